@@ -1,0 +1,18 @@
+// Command fount is both the fount server (`fount serve`) and, later, the
+// command-line client of its REST API. main only wires the process to run,
+// so that tests can drive every subcommand in-process.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build run test fmt-check vet staticcheck unit bench clean
+.PHONY: all build run test fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header
 
 all: build
 
@@ -38,3 +38,29 @@ bench:
 
 clean:
 	rm -rf bin
+
+## guest: rebuild guest/fount.wasm from QuickJS (fetched from npm) and guest/src.
+GUEST_PACKAGES := clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32
+
+guest-deps:
+	@missing=""; for p in $(GUEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+guest-header:
+	$(GO) run ./abi/genheader > guest/src/fount_abi.h
+
+guest: guest-deps guest-header
+	bash guest/build.sh guest/fount.wasm
+
+## guest-verify: rebuild in a temporary folder; fail if the bytes differ from the committed wasm.
+guest-verify: guest-deps
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(GO) run ./abi/genheader > "$$tmp/fount_abi.h"; \
+	cmp -s "$$tmp/fount_abi.h" guest/src/fount_abi.h || { echo "guest/src/fount_abi.h is stale: run make guest"; exit 1; }; \
+	bash guest/build.sh "$$tmp/fount.wasm"; \
+	if cmp -s "$$tmp/fount.wasm" guest/fount.wasm; then echo "guest/fount.wasm is reproducible ($$(wc -c < guest/fount.wasm) bytes)"; \
+	else echo "guest/fount.wasm differs from a fresh build of its sources: run make guest and commit"; exit 1; fi

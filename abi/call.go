@@ -1,0 +1,93 @@
+package abi
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Operations of a Call.
+const (
+	OpLoad            = "load"            // load the component and build `this`; done once per instance, before the snapshot
+	OpIntrospect      = "introspect"      // return the component's metadata without building `this`
+	OpRun             = "run"             // call run(event) (sources) or run({ $ }) (actions)
+	OpHook            = "hook"            // call hooks.<Hook>()
+	OpOptions         = "options"         // call props.<Prop>.options({page, prevContext})
+	OpAdditionalProps = "additionalProps" // call additionalProps()
+)
+
+// Call is the host's request to ExportCall. The host builds it; the guest
+// treats it as trusted input.
+type Call struct {
+	Op string `json:"op"`
+
+	// OpLoad and OpIntrospect.
+	Code     string            `json:"code,omitempty"`
+	Filename string            `json:"filename,omitempty"` // the entry's module name, e.g. "component.mjs"
+	Modules  map[string]string `json:"modules,omitempty"`  // further bundled modules by specifier
+	Props    json.RawMessage   `json:"props,omitempty"`    // configured props, an object keyed by prop name
+	Env      map[string]string `json:"env,omitempty"`      // process.env seen by the component
+
+	// OpRun.
+	Event json.RawMessage `json:"event,omitempty"`
+
+	// OpHook.
+	Hook string `json:"hook,omitempty"`
+
+	// OpOptions.
+	Prop        string `json:"prop,omitempty"`
+	Page        int    `json:"page,omitempty"`
+	PrevContext string `json:"prevContext,omitempty"`
+
+	// Every op: the JS heap limit in bytes for this call (0 keeps the
+	// current one).
+	MemoryLimit int64 `json:"memory_limit,omitempty"`
+}
+
+// Result is the guest's answer to a Call. It comes from guest memory, so it
+// is decoded strictly like every other guest message.
+type Result struct {
+	OK      bool                       `json:"ok"`
+	Value   json.RawMessage            `json:"value,omitempty"`
+	Exports map[string]json.RawMessage `json:"exports,omitempty"` // action $.export(name, value)
+	Exit    *string                    `json:"exit,omitempty"`    // action $.flow.exit(reason)
+	Error   *GuestError                `json:"error,omitempty"`
+	// Uncatchable is set by the C shim when an error escaped the prelude:
+	// an interrupt or an exception inside the runtime itself.
+	Uncatchable bool `json:"uncatchable,omitempty"`
+	// Dropped counts timers still pending when the run settled; they are
+	// discarded with the invocation.
+	Dropped int `json:"dropped,omitempty"`
+}
+
+// GuestError is a JavaScript error as the guest reports it.
+type GuestError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+	// Line and Column locate a syntax error in the component's code, when
+	// known (1-based; 0 when unknown).
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+func (e *GuestError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: %s (line %d, column %d)", e.Name, e.Message, e.Line, e.Column)
+	}
+	return e.Name + ": " + e.Message
+}
+
+// DecodeResult decodes and validates a Result.
+func DecodeResult(b []byte) (Result, error) {
+	var r Result
+	if len(b) > MaxResultBytes {
+		return r, fmt.Errorf("%w: result of %d bytes is over the %d byte limit", ErrDecode, len(b), MaxResultBytes)
+	}
+	if err := decodeStrict(b, &r); err != nil {
+		return r, err
+	}
+	if !r.OK && r.Error == nil {
+		return r, fmt.Errorf("%w: a failed result carries no error", ErrDecode)
+	}
+	return r, nil
+}

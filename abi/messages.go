@@ -1,0 +1,201 @@
+package abi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrDecode is wrapped by every decoding error of a guest message.
+var ErrDecode = errors.New("abi: invalid guest message")
+
+// Emit is what the guest passes to FuncEmit: this.$emit(event, meta) or
+// $.send.emit(...).
+type Emit struct {
+	Event      json.RawMessage `json:"event,omitempty"`
+	ID         json.RawMessage `json:"id,omitempty"` // a JSON string or number
+	Name       string          `json:"name,omitempty"`
+	Summary    string          `json:"summary,omitempty"`
+	TS         *int64          `json:"ts,omitempty"`          // epoch ms
+	DeliveryTS *int64          `json:"delivery_ts,omitempty"` // epoch ms, for delayed emits
+}
+
+// IDString returns the emit id as text ("" when absent): a JSON string's
+// value, or a number's literal.
+func (e Emit) IDString() string {
+	if len(e.ID) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(e.ID, &s) == nil {
+		return s
+	}
+	return string(e.ID)
+}
+
+// DecodeEmit decodes and validates an Emit.
+func DecodeEmit(b []byte) (Emit, error) {
+	var e Emit
+	if err := decodeStrict(b, &e); err != nil {
+		return e, err
+	}
+	if len(e.ID) > 0 {
+		var s string
+		var n json.Number
+		if json.Unmarshal(e.ID, &s) != nil && json.Unmarshal(e.ID, &n) != nil {
+			return e, fmt.Errorf("%w: emit id must be a string or a number", ErrDecode)
+		}
+		if len(e.IDString()) > MaxEmitID {
+			return e, fmt.Errorf("%w: emit id is longer than %d bytes", ErrDecode, MaxEmitID)
+		}
+	}
+	if len(e.Name) > MaxEmitName {
+		return e, fmt.Errorf("%w: emit name is longer than %d bytes", ErrDecode, MaxEmitName)
+	}
+	if len(e.Summary) > MaxEmitSummary {
+		return e, fmt.Errorf("%w: emit summary is longer than %d bytes", ErrDecode, MaxEmitSummary)
+	}
+	if e.TS != nil && *e.TS < 0 {
+		return e, fmt.Errorf("%w: emit ts must not be negative", ErrDecode)
+	}
+	if e.DeliveryTS != nil && *e.DeliveryTS < 0 {
+		return e, fmt.Errorf("%w: emit delivery_ts must not be negative", ErrDecode)
+	}
+	return e, nil
+}
+
+// Response is what the guest passes to FuncRespond: http.respond(...) or
+// $.respond(...).
+type Response struct {
+	Status       int               `json:"status"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Body         string            `json:"body,omitempty"`
+	BodyEncoding string            `json:"body_encoding,omitempty"` // "" or "utf8", or "base64" for a buffer
+}
+
+// DecodeResponse decodes and validates a Response: status 100-599, a
+// bounded number of valid header fields, a known body encoding.
+func DecodeResponse(b []byte) (Response, error) {
+	var r Response
+	if err := decodeStrict(b, &r); err != nil {
+		return r, err
+	}
+	if r.Status < 100 || r.Status > 599 {
+		return r, fmt.Errorf("%w: respond status %d is outside 100-599", ErrDecode, r.Status)
+	}
+	if err := validateHeaders(r.Headers); err != nil {
+		return r, err
+	}
+	switch r.BodyEncoding {
+	case "", "utf8", "base64":
+	default:
+		return r, fmt.Errorf("%w: unknown body_encoding %q", ErrDecode, r.BodyEncoding)
+	}
+	return r, nil
+}
+
+// FetchRequest is what the guest passes to FuncFetch.
+type FetchRequest struct {
+	URL     string            `json:"url"`
+	Method  string            `json:"method,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+}
+
+// DecodeFetchRequest decodes and validates a FetchRequest. Whether the
+// destination is allowed is the egress policy's decision, not the decoder's.
+func DecodeFetchRequest(b []byte) (FetchRequest, error) {
+	var r FetchRequest
+	if err := decodeStrict(b, &r); err != nil {
+		return r, err
+	}
+	if r.URL == "" {
+		return r, fmt.Errorf("%w: fetch url is empty", ErrDecode)
+	}
+	if r.Method == "" {
+		r.Method = http.MethodGet
+	}
+	if !validToken(r.Method) {
+		return r, fmt.Errorf("%w: fetch method %q is not a valid HTTP method", ErrDecode, r.Method)
+	}
+	if err := validateHeaders(r.Headers); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// FetchResponse is the host's reply to FuncFetch.
+type FetchResponse struct {
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers"`
+	Body    string            `json:"body"`
+}
+
+func validateHeaders(h map[string]string) error {
+	if len(h) > MaxHeaderCount {
+		return fmt.Errorf("%w: more than %d headers", ErrDecode, MaxHeaderCount)
+	}
+	for k, v := range h {
+		if !validToken(k) {
+			return fmt.Errorf("%w: header name %q is not valid", ErrDecode, k)
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			return fmt.Errorf("%w: header %q has a control character in its value", ErrDecode, k)
+		}
+	}
+	return nil
+}
+
+// validToken reports whether s is an RFC 9110 token (header names, methods).
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeStrict decodes exactly one JSON value into v, refusing unknown
+// fields, invalid UTF-8, trailing data and oversize input.
+func decodeStrict(b []byte, v any) error {
+	if len(b) > MaxMessage {
+		return fmt.Errorf("%w: message of %d bytes is over the %d byte limit", ErrDecode, len(b), MaxMessage)
+	}
+	if !utf8.Valid(b) {
+		return fmt.Errorf("%w: message is not valid UTF-8", ErrDecode)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrDecode, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("%w: trailing data after the message", ErrDecode)
+	}
+	return nil
+}
+
+// ParseLevel maps a FuncLog level to its name; unknown levels are refused.
+func ParseLevel(level int32) (string, error) {
+	switch level {
+	case LevelDebug:
+		return "debug", nil
+	case LevelInfo:
+		return "info", nil
+	case LevelWarn:
+		return "warn", nil
+	case LevelError:
+		return "error", nil
+	}
+	return "", fmt.Errorf("%w: log level %s is unknown", ErrDecode, strconv.Itoa(int(level)))
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Builds the fount guest (QuickJS + guest/src) into a wasm32-wasi reactor.
+#
+#   guest/build.sh OUT.wasm
+#
+# The QuickJS sources come from the npm registry at build time (never from
+# this repository), pinned by the tarball's npm integrity hash. The build is
+# reproducible: it runs in a fresh temporary folder with relative paths and
+# fixed flags, so two builds give the same bytes.
+set -euo pipefail
+
+QJS_PACKAGE="qjsc@0.3.0"
+QJS_TARBALL="qjsc-0.3.0.tgz"
+QJS_INTEGRITY="sha512-a7+cU6/IVcZbIejffdt/wZVMX6LL2MDL3HQ9Zb5Gm23G9DvBMS/z9GHFxz39bAvp2PvMOM+ypSOAyokt2DdZ2w=="
+QJS_DIR="package/deps/quickjs_2021_03_27"
+QJS_VERSION="2021-03-27"
+
+CC="${CC:-clang-16}"
+
+out="$1"
+case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+src="$(cd "$(dirname "$0")" && pwd)/src"
+cache="${FOUNT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fount}"
+mkdir -p "$cache"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+# Fetch (or reuse) the tarball, and check it against the pinned integrity.
+if [ ! -f "$cache/$QJS_TARBALL" ]; then
+  (cd "$cache" && npm pack --silent "$QJS_PACKAGE" >/dev/null)
+fi
+got="sha512-$(node -e 'process.stdout.write(require("crypto").createHash("sha512").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$cache/$QJS_TARBALL")"
+if [ "$got" != "$QJS_INTEGRITY" ]; then
+  echo "guest/build.sh: $QJS_TARBALL has integrity $got, want $QJS_INTEGRITY" >&2
+  rm -f "$cache/$QJS_TARBALL"
+  exit 1
+fi
+
+cd "$work"
+tar xzf "$cache/$QJS_TARBALL" "$QJS_DIR"
+mv "$QJS_DIR" quickjs
+cp -R "$src" shim
+
+CFLAGS=(
+  --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor
+  -O2 -flto -g0 -DNDEBUG -D_GNU_SOURCE
+  -DCONFIG_BIGNUM "-DCONFIG_VERSION=\"$QJS_VERSION\""
+  -fno-ident -ffile-prefix-map="$work"=.
+  -Wno-everything
+  -include shim/compat/wasi_compat.h -Ishim/compat -Ishim -Iquickjs
+)
+
+objs=()
+pids=()
+for f in quickjs/quickjs.c quickjs/libregexp.c quickjs/libunicode.c quickjs/cutils.c quickjs/libbf.c \
+  shim/fount.c shim/compat/stdio_sink.c shim/compat/regexp_interrupt.c; do
+  o="obj_$(basename "$f" .c).o"
+  extra=()
+  # The regexp engine polls the deadline while it backtracks.
+  [ "$f" = quickjs/libregexp.c ] && extra=(-include shim/compat/regexp_interrupt.h)
+  "$CC" "${CFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
+  pids+=($!)
+  objs+=("$o")
+done
+for p in "${pids[@]}"; do wait "$p"; done
+
+"$CC" "${CFLAGS[@]}" "${objs[@]}" -o fount.wasm \
+  -Wl,--stack-first -Wl,-z,stack-size=1048576 \
+  -Wl,--strip-debug -Wl,--gc-sections
+cp fount.wasm "$out"

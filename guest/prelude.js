@@ -1,0 +1,508 @@
+// fount prelude: the component model, evaluated once per instance by
+// fount_init before any component code runs (and so part of the snapshot).
+//
+// The C shim hands over `__host` (the ABI imports as JS functions) and takes
+// back dispatch/poll/fire/result through __host.register. The prelude hides
+// `__host` from component code; the real boundary is the wasm one, and the
+// host validates everything it receives.
+(function () {
+  "use strict";
+  const host = globalThis.__host;
+  delete globalThis.__host;
+
+  const HOST_ERRORS = {
+    "-1": "invalid request",
+    "-2": "over the size limit",
+    "-3": "not allowed for this source",
+    "-4": "not found",
+    "-5": "failed on the host",
+    "-6": "deadline exceeded",
+    "-7": "no pending reply",
+    "-8": "not allowed in this state",
+  };
+  const KNOWN_TYPES = new Set([
+    "app", "boolean", "boolean[]", "integer", "integer[]", "string", "string[]",
+    "object", "any", "$.interface.http", "$.interface.timer", "$.service.db",
+  ]);
+  const HOOKS = ["deploy", "activate", "deactivate"];
+
+  function hostCall(what, fn) {
+    try {
+      return fn();
+    } catch (e) {
+      if (e && typeof e.hostCode === "number") {
+        throw new Error(what + ": " + (HOST_ERRORS[e.hostCode] || "host error " + e.hostCode));
+      }
+      throw e;
+    }
+  }
+
+  // ---- console --------------------------------------------------------
+  function formatArg(v) {
+    if (typeof v === "string") return v;
+    if (v instanceof Error) return v.stack ? v.name + ": " + v.message + "\n" + v.stack : String(v);
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") return String(v);
+    if (typeof v === "bigint") return v + "n";
+    try {
+      const s = JSON.stringify(v);
+      return s === undefined ? String(v) : s;
+    } catch (_) {
+      return String(v);
+    }
+  }
+  function logAt(level) {
+    return function (...args) {
+      host.log(level, args.map(formatArg).join(" "));
+    };
+  }
+  globalThis.console = {
+    debug: logAt(0), log: logAt(1), info: logAt(1), warn: logAt(2), error: logAt(3),
+    trace: logAt(0), dir: logAt(1),
+  };
+
+  // ---- timers (live only within one call) ------------------------------
+  let timers = new Map();
+  let timerSeq = 0;
+  globalThis.setTimeout = function (fn, ms, ...args) {
+    if (typeof fn !== "function") throw new TypeError("setTimeout needs a function");
+    const id = ++timerSeq;
+    const delay = Math.max(0, Number(ms) || 0);
+    timers.set(id, { at: Date.now() + delay, seq: id, fn, args });
+    return id;
+  };
+  globalThis.clearTimeout = function (id) {
+    timers.delete(id);
+  };
+
+  globalThis.process = { env: {} };
+
+  // ---- fetch (only when the host grants egress) ------------------------
+  globalThis.fetch = async function (url, init) {
+    init = init || {};
+    const headers = {};
+    if (init.headers) for (const [k, v] of Object.entries(init.headers)) headers[k] = String(v);
+    const req = { url: String(url), method: init.method, headers };
+    if (init.body != null) req.body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    const res = JSON.parse(hostCall("fetch " + req.url, () => host.fetch(JSON.stringify(req))));
+    const lower = {};
+    for (const [k, v] of Object.entries(res.headers || {})) lower[k.toLowerCase()] = v;
+    return {
+      status: res.status,
+      ok: res.status >= 200 && res.status < 300,
+      headers: { get: (n) => lower[String(n).toLowerCase()] ?? null },
+      text: async () => res.body,
+      json: async () => JSON.parse(res.body),
+    };
+  };
+
+  // ---- helpers -----------------------------------------------------------
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  function base64(bytes) {
+    let out = "";
+    for (let i = 0; i < bytes.length; i += 3) {
+      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63];
+      out += i + 1 < bytes.length ? B64[(n >> 6) & 63] : "=";
+      out += i + 2 < bytes.length ? B64[n & 63] : "=";
+    }
+    return out;
+  }
+
+  function serializeError(e) {
+    if (e instanceof Error || (e && typeof e === "object" && "message" in e)) {
+      const out = { name: String(e.name || "Error"), message: String(e.message), stack: String(e.stack || "") };
+      if (e instanceof SyntaxError) {
+        const m = /:(\d+)/.exec(out.stack);
+        if (m) out.line = Number(m[1]);
+      }
+      return out;
+    }
+    return { name: "Error", message: String(e), stack: "" };
+  }
+
+  function toJSON(what, v) {
+    let s;
+    try {
+      s = JSON.stringify(v);
+    } catch (e) {
+      throw new TypeError(what + " is not JSON-serializable: " + e.message);
+    }
+    return s;
+  }
+
+  // Sentinel thrown by $.flow.exit to end an action early.
+  class FlowExit {
+    constructor(reason) {
+      this.reason = reason;
+    }
+  }
+
+  // ---- loading -----------------------------------------------------------
+  let def = null; // the component definition object
+  let self = null; // `this` for run, hooks and methods
+  let bundled = {}; // module sources by normalised name
+  const cjsCache = {};
+
+  function normalize(name) {
+    return String(name).replace(/^\.\//, "");
+  }
+
+  function looksLikeESM(code) {
+    return /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+(default|const|let|var|function|class|async|\{|\*))/.test(code);
+  }
+
+  function requireFrom(base) {
+    return function require(name) {
+      let key = normalize(name);
+      if (key in cjsCache) return cjsCache[key].exports;
+      if (!(key in bundled)) {
+        throw new Error("Cannot find module '" + name + "': only modules bundled with the component can be required");
+      }
+      const module = { exports: {} };
+      cjsCache[key] = module;
+      evalCJS(bundled[key], key, module);
+      return module.exports;
+    };
+  }
+
+  function evalCJS(code, filename, module) {
+    // One line of wrapper, so error line numbers match the component's.
+    const fn = host.evalScript("(function (exports, require, module, __filename, __dirname) {" + code + "\n})", filename);
+    fn.call(module.exports, module.exports, requireFrom(filename), module, filename, "/");
+  }
+
+  function loadDefinition(msg) {
+    bundled = {};
+    for (const [k, v] of Object.entries(msg.modules || {})) bundled[normalize(k)] = v;
+    const filename = normalize(msg.filename || "component.mjs");
+    const code = String(msg.code || "");
+    bundled[filename] = code;
+    host.setModules(bundled);
+    let loaded;
+    if (looksLikeESM(code)) {
+      globalThis.__fount_loaded = (ns) => {
+        loaded = ns.default !== undefined ? ns.default : ns;
+      };
+      try {
+        host.evalModule("import * as ns from " + JSON.stringify(filename) + "; globalThis.__fount_loaded(ns);", "fount:loader");
+      } finally {
+        delete globalThis.__fount_loaded;
+      }
+    } else {
+      const module = { exports: {} };
+      cjsCache[filename] = module;
+      evalCJS(code, filename, module);
+      loaded = module.exports;
+      if (loaded && loaded.__esModule && loaded.default) loaded = loaded.default;
+    }
+    checkDefinition(loaded);
+    return loaded;
+  }
+
+  function checkDefinition(d) {
+    if (d === null || typeof d !== "object") {
+      throw new TypeError("the component must export an object (export default {...} or module.exports = {...})");
+    }
+    if (typeof d.name !== "string" || d.name === "") throw new TypeError("the component needs a name (a non-empty string)");
+    if (typeof d.version !== "string" || d.version === "") throw new TypeError("the component needs a version (a non-empty string)");
+    if (typeof d.run !== "function") throw new TypeError("the component needs a run method");
+    if (d.type !== undefined && d.type !== "source" && d.type !== "action") {
+      throw new TypeError('the component type must be "source" or "action", not ' + JSON.stringify(d.type));
+    }
+    if (d.dedupe !== undefined && !["unique", "greatest", "last"].includes(d.dedupe)) {
+      throw new TypeError('dedupe must be "unique", "greatest" or "last", not ' + JSON.stringify(d.dedupe));
+    }
+    for (const [name, p] of Object.entries(d.props || {})) resolveProp(name, p);
+  }
+
+  // resolveProp returns the prop with its propDefinition merged in.
+  function resolveProp(name, p) {
+    if (typeof p === "string") p = { type: p }; // shorthand: db: "$.service.db"
+    if (p === null || typeof p !== "object") throw new TypeError("prop " + name + " must be an object or a type name");
+    let prop = p;
+    if (Array.isArray(p.propDefinition)) {
+      const [app, defName] = p.propDefinition;
+      const base = app && app.propDefinitions && app.propDefinitions[defName];
+      if (!base) throw new TypeError("prop " + name + ": propDefinition " + String(defName) + " is not defined by its app");
+      prop = Object.assign({}, base, p);
+      prop.__app = app;
+    }
+    if (typeof prop.type !== "string" || !KNOWN_TYPES.has(prop.type)) {
+      throw new TypeError("prop " + name + " has unknown type " + JSON.stringify(prop.type));
+    }
+    for (const f of ["min", "max"]) {
+      if (prop[f] !== undefined && !Number.isSafeInteger(prop[f])) throw new TypeError("prop " + name + ": " + f + " must be an integer");
+    }
+    return prop;
+  }
+
+  // ---- introspection -----------------------------------------------------
+  function describeProp(name, p) {
+    const prop = resolveProp(name, p);
+    const out = { name, type: prop.type };
+    for (const f of ["label", "description", "optional", "secret", "min", "max", "reloadProps", "customResponse", "app"]) {
+      if (prop[f] !== undefined && typeof prop[f] !== "function") out[f] = prop[f];
+    }
+    if (prop.default !== undefined) out.default = prop.default;
+    if (Array.isArray(prop.options)) out.options = prop.options;
+    else if (typeof prop.options === "function") out.remoteOptions = true;
+    if (p && Array.isArray(p.propDefinition)) {
+      const app = p.propDefinition[0];
+      out.propDefinition = [(app && app.app) || "", p.propDefinition[1]];
+    }
+    return out;
+  }
+
+  function describe(d) {
+    const props = Object.entries(d.props || {}).map(([n, p]) => describeProp(n, p));
+    const out = {
+      name: d.name,
+      version: d.version,
+      type: d.type || "source",
+      hooks: HOOKS.filter((h) => d.hooks && typeof d.hooks[h] === "function"),
+      configurable_props: props,
+      has_additional_props: typeof d.additionalProps === "function",
+    };
+    for (const f of ["key", "description", "dedupe"]) if (typeof d[f] === "string") out[f] = d[f];
+    return out;
+  }
+
+  // ---- building `this` ---------------------------------------------------
+  function emit(event, meta) {
+    meta = meta || {};
+    const payload = {};
+    if (event !== undefined) payload.event = event;
+    for (const f of ["id", "name", "summary", "ts"]) if (meta[f] !== undefined) payload[f] = meta[f];
+    if (meta.delivery_ts !== undefined) payload.delivery_ts = meta.delivery_ts;
+    hostCall("$emit", () => host.emit(toJSON("the emitted event", payload)));
+  }
+
+  function respond(r) {
+    if (r === null || typeof r !== "object") throw new TypeError("respond() needs an object {status, headers, body}");
+    const status = r.status;
+    if (!Number.isInteger(status) || status < 100 || status > 599) {
+      throw new RangeError("respond() status must be an integer from 100 to 599, got " + JSON.stringify(status));
+    }
+    const out = { status, headers: {} };
+    for (const [k, v] of Object.entries(r.headers || {})) out.headers[k] = String(v);
+    const body = r.body;
+    if (body === undefined || body === null) {
+      // no body
+    } else if (typeof body === "string") {
+      out.body = body;
+    } else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+      const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      out.body = base64(bytes);
+      out.body_encoding = "base64";
+    } else {
+      out.body = toJSON("the respond() body", body);
+      if (!Object.keys(out.headers).some((k) => k.toLowerCase() === "content-type")) out.headers["content-type"] = "application/json";
+    }
+    hostCall("respond", () => host.respond(JSON.stringify(out)));
+  }
+
+  function makeDB() {
+    return {
+      get(key) {
+        const s = hostCall("db.get", () => host.dbGet(String(key)));
+        return s === undefined ? undefined : JSON.parse(s);
+      },
+      set(key, value) {
+        const s = toJSON("the db value", value);
+        if (s === undefined) throw new TypeError("db.set: the value is not JSON-serializable");
+        hostCall("db.set", () => host.dbSet(String(key), s));
+      },
+    };
+  }
+
+  function makeApp(propName, prop) {
+    const app = { app: prop.app, propDefinitions: prop.propDefinitions || {} };
+    for (const [m, fn] of Object.entries(prop.methods || {})) {
+      if (typeof fn === "function") app[m] = fn.bind(app);
+    }
+    let auth;
+    Object.defineProperty(app, "$auth", {
+      enumerable: true,
+      get() {
+        if (auth === undefined) auth = JSON.parse(hostCall("$auth", () => host.auth(propName)));
+        return auth;
+      },
+    });
+    return app;
+  }
+
+  function propValue(name, prop, configured) {
+    switch (prop.type) {
+      case "app":
+        return makeApp(name, prop);
+      case "$.service.db":
+        return makeDB();
+      case "$.interface.http": {
+        const c = configured || {};
+        return {
+          endpoint: c.endpoint_url || c.endpoint || null,
+          respond(r) {
+            if (!prop.customResponse) throw new Error("respond() needs customResponse: true on the http prop " + name);
+            respond(r);
+          },
+        };
+      }
+      case "$.interface.timer":
+        return configured !== undefined ? configured : prop.default;
+      default:
+        return configured !== undefined ? configured : prop.default;
+    }
+  }
+
+  function buildThis(d, configured) {
+    const t = {};
+    for (const [name, p] of Object.entries(d.props || {})) {
+      t[name] = propValue(name, resolveProp(name, p), configured[name]);
+    }
+    for (const [name, fn] of Object.entries(d.methods || {})) {
+      if (typeof fn === "function") t[name] = fn.bind(t);
+    }
+    Object.defineProperty(t, "$emit", { value: emit });
+    return t;
+  }
+
+  // ---- one call ------------------------------------------------------------
+  let settled = true;
+  let outcome = null;
+  let exportsOut = null;
+
+  function makeDollar() {
+    return {
+      export(name, value) {
+        exportsOut[String(name)] = value;
+      },
+      flow: {
+        exit(reason) {
+          throw new FlowExit(reason === undefined ? "" : String(reason));
+        },
+      },
+      respond,
+      send: {
+        emit(x) {
+          emit(x && x.raw_event !== undefined ? x.raw_event : x);
+        },
+        http() {
+          throw new Error("$.send.http is not supported by fount");
+        },
+        email() {
+          throw new Error("$.send.email is not supported by fount");
+        },
+        s3() {
+          throw new Error("$.send.s3 is not supported by fount");
+        },
+        sse() {
+          throw new Error("$.send.sse is not supported by fount");
+        },
+      },
+    };
+  }
+
+  function needLoaded() {
+    if (!def) throw new Error("no component is loaded in this instance");
+  }
+
+  async function perform(msg) {
+    switch (msg.op) {
+      case "load":
+        def = loadDefinition(msg);
+        process.env = Object.freeze(Object.assign({}, msg.env || {}));
+        self = buildThis(def, msg.props || {});
+        return describe(def);
+      case "introspect":
+        return describe(loadDefinition(msg));
+      case "run":
+        needLoaded();
+        if (def.type === "action") return await def.run.call(self, { $: makeDollar(), steps: (msg.event && msg.event.steps) || {} });
+        return await def.run.call(self, msg.event === undefined ? {} : msg.event);
+      case "hook": {
+        needLoaded();
+        if (!HOOKS.includes(msg.hook)) throw new TypeError("unknown hook " + JSON.stringify(msg.hook));
+        const h = def.hooks && def.hooks[msg.hook];
+        return typeof h === "function" ? await h.call(self) : undefined;
+      }
+      case "options": {
+        needLoaded();
+        const raw = def.props && def.props[msg.prop];
+        if (!raw) throw new TypeError("the component has no prop " + JSON.stringify(msg.prop));
+        const prop = resolveProp(msg.prop, raw);
+        if (Array.isArray(prop.options)) return prop.options;
+        if (typeof prop.options !== "function") throw new TypeError("prop " + msg.prop + " has no options");
+        const on = prop.__app ? Object.assign(Object.create(self), makeApp(msg.prop, prop.__app)) : self;
+        return await prop.options.call(on, { page: msg.page || 0, prevContext: msg.prevContext || "" });
+      }
+      case "additionalProps": {
+        needLoaded();
+        if (typeof def.additionalProps !== "function") return [];
+        const extra = (await def.additionalProps.call(self, def.props || {})) || {};
+        return Object.entries(extra).map(([n, p]) => describeProp(n, p));
+      }
+      default:
+        throw new TypeError("unknown operation " + JSON.stringify(msg.op));
+    }
+  }
+
+  function finish(o) {
+    if (settled) return;
+    settled = true;
+    outcome = o;
+  }
+
+  function dispatch(text) {
+    const msg = JSON.parse(text);
+    timers = new Map();
+    settled = false;
+    outcome = null;
+    exportsOut = {};
+    if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
+    perform(msg).then(
+      (value) => finish({ ok: true, value }),
+      (err) => {
+        if (err instanceof FlowExit) finish({ ok: true, exit: err.reason });
+        else finish({ ok: false, error: serializeError(err) });
+      },
+    );
+  }
+
+  function poll() {
+    if (settled) return -1;
+    if (timers.size === 0) {
+      finish({ ok: false, error: { name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" } });
+      return -1;
+    }
+    let next = Infinity;
+    for (const t of timers.values()) next = Math.min(next, t.at);
+    return Math.max(0, Math.min(next - Date.now(), 1 << 30));
+  }
+
+  function fire() {
+    const now = Date.now();
+    const due = [...timers.values()].filter((t) => t.at <= now).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    for (const t of due) {
+      if (!timers.delete(t.seq)) continue; // cleared by an earlier callback
+      try {
+        t.fn(...t.args);
+      } catch (err) {
+        finish({ ok: false, error: serializeError(err) });
+      }
+    }
+  }
+
+  function result() {
+    const o = outcome || { ok: false, error: { name: "Error", message: "the call did not settle", stack: "" } };
+    if (timers.size > 0) o.dropped = timers.size;
+    timers = new Map();
+    if (Object.keys(exportsOut || {}).length > 0) o.exports = exportsOut;
+    try {
+      return JSON.stringify(o);
+    } catch (e) {
+      return JSON.stringify({ ok: false, error: { name: "TypeError", message: "the return value is not JSON-serializable: " + e.message, stack: "" } });
+    }
+  }
+
+  host.register({ dispatch, poll, fire, result });
+})();

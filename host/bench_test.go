@@ -1,0 +1,154 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/guest"
+)
+
+// Figures from these benchmarks are recorded in docs/benchmarks.md with the
+// command that reproduces them. Per-iteration timings are collected so that
+// medians (p50) can be reported next to Go's mean ns/op.
+
+const benchComponent = `export default {
+  name: "bench", version: "1.0.0",
+  props: { db: "$.service.db", limit: { type: "integer", default: 10 } },
+  async run(event) { this.$emit({ n: event.n, limit: this.limit }, { id: String(event.n), summary: "one event" }) },
+}`
+
+// reportP50 records the median of ds as p50-ns/op.
+func reportP50(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns/op")
+}
+
+func BenchmarkCompile(b *testing.B) {
+	ctx := context.Background()
+	for b.Loop() {
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler())
+		if _, err := rt.CompileModule(ctx, guest.Wasm); err != nil {
+			b.Fatal(err)
+		}
+		_ = rt.Close(ctx)
+	}
+}
+
+// BenchmarkNewInstance compares, in one run, an instance restored from a
+// source's snapshot with one built from scratch (runtime, prelude and
+// component initialised).
+func BenchmarkNewInstance(b *testing.B) {
+	ctx := context.Background()
+	h := newTestHost(b)
+	s := deploy(b, h, benchComponent, `{}`)
+	load := abi.Call{Op: abi.OpLoad, Code: benchComponent, Props: json.RawMessage(`{}`)}
+
+	b.Run("snapshot", func(b *testing.B) {
+		var ds []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			in, err := h.fromSnapshot(ctx, s.snap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+			in.close(ctx)
+		}
+		reportP50(b, ds)
+	})
+	b.Run("fresh", func(b *testing.B) {
+		var ds []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			in, err := h.freshInstance(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := h.invokeOnce(ctx, in, load, h.cfg.Limits, Capabilities{}); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+			in.close(ctx)
+		}
+		reportP50(b, ds)
+	})
+}
+
+// BenchmarkWarmInvoke is one run() that emits one event, on a warm instance.
+func BenchmarkWarmInvoke(b *testing.B) {
+	ctx := context.Background()
+	h := newTestHost(b)
+	s := deploy(b, h, benchComponent, `{}`)
+	caps := Capabilities{Emit: EmitFunc(func(context.Context, abi.Emit) error { return nil })}
+	event := json.RawMessage(`{"n":1}`)
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := s.Run(ctx, event, caps); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	reportP50(b, ds)
+}
+
+// BenchmarkIdleMemory reports the linear memory of a warm, idle instance
+// and the bytes its snapshot keeps.
+func BenchmarkIdleMemory(b *testing.B) {
+	ctx := context.Background()
+	h := newTestHost(b)
+	s := deploy(b, h, benchComponent, `{}`)
+	caps := Capabilities{Emit: EmitFunc(func(context.Context, abi.Emit) error { return nil })}
+	for b.Loop() {
+		if _, err := s.Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {
+			b.Fatal(err)
+		}
+	}
+	in, err := s.acquire(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(in.memoryBytes()), "idle-memory-bytes")
+	b.ReportMetric(float64(s.snap.bytes), "snapshot-bytes")
+	s.release(ctx, in)
+}
+
+// BenchmarkInterruptCost runs loop-heavy JavaScript under both interrupt
+// schemes side by side: the guest's own polling alone (the default), and
+// with wazero's close-on-context-done checks as well.
+func BenchmarkInterruptCost(b *testing.B) {
+	ctx := context.Background()
+	const loop = `export default { name: "loop", version: "1", run() {
+		let x = 0; for (let i = 0; i < 200000; i++) { x = (x + i * 7) % 1000003 } return x } }`
+	hard, err := New(ctx, Config{WazeroInterrupt: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer hard.Close(ctx)
+	for _, tc := range []struct {
+		name string
+		h    *Host
+	}{{"guest-polling", newTestHost(b)}, {"guest-polling+wazero", hard}} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := deploy(b, tc.h, loop, `{}`)
+			var ds []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := s.Run(ctx, nil, Capabilities{}); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+			}
+			reportP50(b, ds)
+		})
+	}
+}

@@ -1,0 +1,108 @@
+package host
+
+import (
+	"fmt"
+	"time"
+)
+
+// Limits bound one invocation. A zero field means "use the host default".
+type Limits struct {
+	// Memory is the JavaScript heap limit in bytes. It cannot exceed the
+	// host's Config.MaxMemory, which caps the whole wasm linear memory.
+	Memory int64
+	// Timeout is the wall-clock budget of the invocation, timers included.
+	Timeout time.Duration
+	// EmitBytes caps the total size of the events emitted by one invocation.
+	EmitBytes int64
+	// LogBytes caps the console output kept from one invocation; output past
+	// it is dropped and a truncation notice is logged once.
+	LogBytes int64
+	// RespondBytes caps the body of an HTTP response.
+	RespondBytes int64
+}
+
+// Default limits, used for every zero field of Limits.
+const (
+	DefaultMemory       = 64 << 20
+	DefaultTimeout      = 30 * time.Second
+	DefaultEmitBytes    = 4 << 20
+	DefaultLogBytes     = 256 << 10
+	DefaultRespondBytes = 1 << 20
+)
+
+// withDefaults fills zero fields from def.
+func (l Limits) withDefaults(def Limits) Limits {
+	if l.Memory <= 0 {
+		l.Memory = def.Memory
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = def.Timeout
+	}
+	if l.EmitBytes <= 0 {
+		l.EmitBytes = def.EmitBytes
+	}
+	if l.LogBytes <= 0 {
+		l.LogBytes = def.LogBytes
+	}
+	if l.RespondBytes <= 0 {
+		l.RespondBytes = def.RespondBytes
+	}
+	return l
+}
+
+// Config configures a Host. The zero value is usable.
+type Config struct {
+	// CacheDir, when set, keeps wazero's compiled code on disk so that a
+	// restarted process skips compiling the guest.
+	CacheDir string
+	// MaxMemory caps each instance's wasm linear memory in bytes (rounded
+	// down to 64 KiB pages). Default 64 MiB plus room for the runtime.
+	MaxMemory int64
+	// Limits are the per-invocation defaults.
+	Limits Limits
+	// IdleTimeout is how long a warm instance may sit unused before it is
+	// evicted. Default 5 minutes.
+	IdleTimeout time.Duration
+	// MaxIdle is how many warm instances a source keeps. Default 1.
+	MaxIdle int
+	// WazeroInterrupt adds wazero's close-on-context-done checks to the
+	// guest's compiled code, a second way to stop a runaway guest. It is off
+	// by default: the checks make loop-heavy JavaScript about 7 times slower
+	// (docs/benchmarks.md), and the guest's own interrupt polling already
+	// stops bytecode loops and regular-expression backtracking at the
+	// deadline (see RATIONALE in doc.go).
+	WazeroInterrupt bool
+}
+
+const (
+	wasmPage = 64 << 10
+	// runtimeHeadroom is linear memory beyond the JS heap limit: the shadow
+	// stack, static data and allocator slack.
+	runtimeHeadroom = 8 << 20
+)
+
+func (c Config) withDefaults() (Config, error) {
+	c.Limits = c.Limits.withDefaults(Limits{
+		Memory:       DefaultMemory,
+		Timeout:      DefaultTimeout,
+		EmitBytes:    DefaultEmitBytes,
+		LogBytes:     DefaultLogBytes,
+		RespondBytes: DefaultRespondBytes,
+	})
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = c.Limits.Memory + runtimeHeadroom
+	}
+	if c.MaxMemory < 4<<20 {
+		return c, fmt.Errorf("host: MaxMemory %d is under the 4 MiB the runtime needs", c.MaxMemory)
+	}
+	if c.MaxMemory > 4<<30-wasmPage {
+		return c, fmt.Errorf("host: MaxMemory %d is over the 4 GiB wasm32 address space", c.MaxMemory)
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = 5 * time.Minute
+	}
+	if c.MaxIdle <= 0 {
+		c.MaxIdle = 1
+	}
+	return c, nil
+}

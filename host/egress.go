@@ -1,0 +1,155 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// Egress performs a component's outbound fetch. Granting an Egress in
+// Capabilities is what turns fetch on; without one fetch is denied.
+type Egress interface {
+	Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error)
+}
+
+var (
+	// ErrEgressDenied is returned when the policy refuses a destination.
+	ErrEgressDenied = errors.New("host: egress denied")
+	// ErrEgressTooBig is returned when a response body is over the cap.
+	ErrEgressTooBig = errors.New("host: egress response too big")
+)
+
+// EgressPolicy is the default Egress: http and https only, destinations in
+// loopback, private, link-local, shared and other special ranges refused
+// unless AllowPrivate, checked on the address actually dialled (so DNS
+// cannot rebind around it), with a timeout and a response size cap.
+type EgressPolicy struct {
+	AllowPrivate bool
+	Timeout      time.Duration // default 10 s; the invocation's deadline also applies
+	MaxBody      int64         // default 1 MiB
+	client       *http.Client
+}
+
+// NewEgressPolicy returns a ready EgressPolicy.
+func NewEgressPolicy(allowPrivate bool, timeout time.Duration, maxBody int64) *EgressPolicy {
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	if maxBody <= 0 {
+		maxBody = 1 << 20
+	}
+	p := &EgressPolicy{AllowPrivate: allowPrivate, Timeout: timeout, MaxBody: maxBody}
+	dialer := &net.Dialer{Timeout: timeout, Control: p.control}
+	p.client = &http.Client{
+		Timeout: timeout,
+		Transport: &http.Transport{
+			DialContext:         dialer.DialContext,
+			Proxy:               nil, // a proxy would hide the real destination from the check
+			TLSHandshakeTimeout: timeout,
+			MaxIdleConns:        16,
+		},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 5 {
+				return errors.New("stopped after 5 redirects")
+			}
+			return checkScheme(req.URL)
+		},
+	}
+	return p
+}
+
+// AllowedAddr reports whether the policy lets a connection reach ip.
+func (p *EgressPolicy) AllowedAddr(ip netip.Addr) bool {
+	if p.AllowPrivate {
+		return true
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsMulticast() || ip.IsUnspecified() || ip.IsInterfaceLocalMulticast() {
+		return false
+	}
+	for _, p := range specialRanges {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// specialRanges are non-public ranges netip has no predicate for.
+var specialRanges = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"), // shared address space (CGNAT)
+	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),   // reserved
+	netip.MustParsePrefix("64:ff9b::/96"),  // NAT64, can reach IPv4 private space
+}
+
+func (p *EgressPolicy) control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot parse %q", ErrEgressDenied, address)
+	}
+	if !p.AllowedAddr(ap.Addr()) {
+		return fmt.Errorf("%w: %s is a private or special-purpose address", ErrEgressDenied, ap.Addr())
+	}
+	return nil
+}
+
+func checkScheme(u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%w: scheme %q is not http or https", ErrEgressDenied, u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("%w: url has no host", ErrEgressDenied)
+	}
+	return nil
+}
+
+// Fetch performs req under the policy.
+func (p *EgressPolicy) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return abi.FetchResponse{}, fmt.Errorf("%w: %v", ErrEgressDenied, err)
+	}
+	if err := checkScheme(u); err != nil {
+		return abi.FetchResponse{}, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, req.Method, u.String(), strings.NewReader(req.Body))
+	if err != nil {
+		return abi.FetchResponse{}, err
+	}
+	for k, v := range req.Headers {
+		hreq.Header.Set(k, v)
+	}
+	resp, err := p.client.Do(hreq)
+	if err != nil {
+		if errors.Is(err, ErrEgressDenied) {
+			return abi.FetchResponse{}, ErrEgressDenied
+		}
+		return abi.FetchResponse{}, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, p.MaxBody+1))
+	if err != nil {
+		return abi.FetchResponse{}, err
+	}
+	if int64(len(body)) > p.MaxBody {
+		return abi.FetchResponse{}, ErrEgressTooBig
+	}
+	headers := make(map[string]string, len(resp.Header))
+	for k := range resp.Header {
+		headers[strings.ToLower(k)] = resp.Header.Get(k)
+	}
+	return abi.FetchResponse{Status: resp.StatusCode, Headers: headers, Body: string(body)}, nil
+}

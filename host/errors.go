@@ -1,0 +1,31 @@
+package host
+
+import (
+	"errors"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// Errors of an invocation. Every one but *ScriptError ends the instance it
+// happened in; the Source replaces it from its snapshot on the next call.
+var (
+	// ErrTimeout is returned when an invocation ran past its deadline or its
+	// context was cancelled; the guest was interrupted.
+	ErrTimeout = errors.New("host: invocation timed out")
+	// ErrOutOfMemory is returned when the guest ran out of memory.
+	ErrOutOfMemory = errors.New("host: invocation ran out of memory")
+	// ErrTrap is returned when the guest trapped (a wasm-level fault) or
+	// broke the ABI; the instance is discarded.
+	ErrTrap = errors.New("host: guest trapped")
+	// ErrClosed is returned when the Host or Source was closed.
+	ErrClosed = errors.New("host: closed")
+)
+
+// ScriptError is an error thrown by component code: a JavaScript exception
+// with its name, message and stack, or a syntax error with its position.
+// The instance stays usable.
+type ScriptError struct {
+	abi.GuestError
+}
+
+func (e *ScriptError) Error() string { return e.GuestError.Error() }

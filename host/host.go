@@ -1,0 +1,194 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/guest"
+)
+
+// Host compiles the guest once and creates Sources, each with instances of
+// its own. It is safe for concurrent use.
+type Host struct {
+	cfg      Config
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	pristine []byte    // memory of a module just instantiated
+	base     *snapshot // runtime + prelude initialised, no component
+
+	mu      sync.Mutex
+	sources map[*Source]struct{}
+	closed  bool
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+// New compiles the guest and prepares the base snapshot. It fails if the
+// guest imports anything outside the fount ABI and the allowed WASI
+// functions.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	rtCfg := wazero.NewRuntimeConfigCompiler().
+		WithMemoryLimitPages(uint32(cfg.MaxMemory / wasmPage)).
+		WithCloseOnContextDone(cfg.WazeroInterrupt)
+	if cfg.CacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("host: compilation cache in %s: %w", cfg.CacheDir, err)
+		}
+		rtCfg = rtCfg.WithCompilationCache(cache)
+	}
+	h := &Host{cfg: cfg, sources: map[*Source]struct{}{}, stop: make(chan struct{})}
+	h.rt = wazero.NewRuntimeWithConfig(ctx, rtCfg)
+	if err := h.setup(ctx); err != nil {
+		_ = h.rt.Close(ctx)
+		return nil, err
+	}
+	h.wg.Add(1)
+	go h.evictLoop()
+	return h, nil
+}
+
+func (h *Host) setup(ctx context.Context) error {
+	if err := instantiateFount(ctx, h.rt); err != nil {
+		return fmt.Errorf("host: fount imports: %w", err)
+	}
+	if err := instantiateWASI(ctx, h.rt); err != nil {
+		return fmt.Errorf("host: wasi imports: %w", err)
+	}
+	compiled, err := h.rt.CompileModule(ctx, guest.Wasm)
+	if err != nil {
+		return fmt.Errorf("host: compile guest: %w", err)
+	}
+	h.compiled = compiled
+	if err := CheckImports(compiled.ImportedFunctions()); err != nil {
+		return err
+	}
+
+	in, err := newInstance(ctx, h.rt, compiled)
+	if err != nil {
+		return err
+	}
+	defer in.close(ctx)
+	view, _ := in.mod.Memory().Read(0, in.memoryBytes())
+	h.pristine = append([]byte(nil), view...)
+	initCtx, cancel := context.WithTimeout(ctx, h.cfg.Limits.Timeout)
+	defer cancel()
+	if err := in.initRuntime(initCtx, guest.Prelude); err != nil {
+		return err
+	}
+	h.base, err = takeSnapshot(in.mod.Memory(), h.pristine)
+	return err
+}
+
+// CheckImports fails unless fns are exactly the fount ABI functions and the
+// allowed WASI functions, each from its own module.
+func CheckImports(fns []api.FunctionDefinition) error {
+	var got, want []string
+	for _, f := range fns {
+		mod, name, _ := f.Import()
+		got = append(got, mod+"."+name)
+	}
+	for _, n := range abi.HostFuncs {
+		want = append(want, abi.ImportModule+"."+n)
+	}
+	for _, n := range abi.WASIImports {
+		want = append(want, abi.WASIModule+"."+n)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("host: guest imports %v, want exactly %v", got, want)
+	}
+	return nil
+}
+
+// fromSnapshot creates an instance whose memory is s.
+func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error) {
+	in, err := newInstance(ctx, h.rt, h.compiled)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.restore(in.mod.Memory()); err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	return in, nil
+}
+
+// freshInstance initialises an instance from scratch, without snapshots.
+// Only benchmarks and tests use it, to compare with fromSnapshot.
+func (h *Host) freshInstance(ctx context.Context) (*instance, error) {
+	in, err := newInstance(ctx, h.rt, h.compiled)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.initRuntime(ctx, guest.Prelude); err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	return in, nil
+}
+
+// evictLoop closes warm instances that have been idle too long.
+func (h *Host) evictLoop() {
+	defer h.wg.Done()
+	period := max(h.cfg.IdleTimeout/4, time.Second)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.stop:
+			return
+		case now := <-t.C:
+			h.EvictIdle(now)
+		}
+	}
+}
+
+// EvictIdle closes every warm instance last used before now minus the idle
+// timeout, and returns how many it closed.
+func (h *Host) EvictIdle(now time.Time) int {
+	h.mu.Lock()
+	sources := make([]*Source, 0, len(h.sources))
+	for s := range h.sources {
+		sources = append(sources, s)
+	}
+	h.mu.Unlock()
+	n := 0
+	for _, s := range sources {
+		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
+	}
+	return n
+}
+
+// Close closes every Source and the runtime. It is safe to call twice.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	sources := make([]*Source, 0, len(h.sources))
+	for s := range h.sources {
+		sources = append(sources, s)
+	}
+	h.mu.Unlock()
+	close(h.stop)
+	h.wg.Wait()
+	for _, s := range sources {
+		s.Close(ctx)
+	}
+	return h.rt.Close(ctx)
+}

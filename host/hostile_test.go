@@ -1,0 +1,260 @@
+package host
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+//go:embed testdata/abiprobe.wasm
+var abiProbeWasm []byte
+
+// TestHostileComponents: a runaway or greedy component ends its own
+// invocation with a clear error, its instance is discarded, and the source
+// keeps serving from its snapshot.
+func TestHostileComponents(t *testing.T) {
+	h := newTestHost(t)
+	short := Limits{Timeout: 300 * time.Millisecond}
+	tests := []struct {
+		name    string
+		run     string
+		limits  Limits
+		wantErr error  // a package error, or nil for a *ScriptError
+		wantMsg string // for a *ScriptError, part of its message
+	}{
+		{"infinite loop", `while (true) {}`, short, ErrTimeout, ""},
+		{"infinite loop in a promise job", `await Promise.resolve(); for (;;) {}`, short, ErrTimeout, ""},
+		{"catastrophic regexp", `return /^(a+)+$/.test("a".repeat(40) + "b")`, short, ErrTimeout, ""},
+		{"timer past the deadline", `await new Promise(r => setTimeout(r, 60000))`, short, ErrTimeout, ""},
+		{"memory bomb", `const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length)`, Limits{Memory: 16 << 20, Timeout: 5 * time.Second}, ErrOutOfMemory, ""},
+		{"huge string", `return "x".repeat(1 << 28).length`, Limits{Memory: 16 << 20}, ErrOutOfMemory, ""},
+		{"deep recursion", `const f = (n) => f(n + 1) + 1; return f(0)`, Limits{}, nil, "stack"},
+		{"huge emit", `this.$emit("x".repeat(8 << 20))`, Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
+		{"emits over the budget", `for (let i = 0; i < 100; i++) this.$emit("y".repeat(20000))`, Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code := `export default { name: "hostile", version: "1", async run() { ` + tt.run + ` } }`
+			s := deploy(t, h, code, `{}`)
+			start := time.Now()
+			_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: tt.limits}, Capabilities{Emit: newRecorder()})
+			elapsed := time.Since(start)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				if s.WarmInstances() != 0 {
+					t.Errorf("the failed instance was kept warm")
+				}
+			} else {
+				var se *ScriptError
+				if !errors.As(err, &se) || !strings.Contains(se.Message, tt.wantMsg) {
+					t.Fatalf("err = %v, want a script error containing %q", err, tt.wantMsg)
+				}
+			}
+			if tt.limits.Timeout > 0 && elapsed > tt.limits.Timeout+2*time.Second {
+				t.Errorf("took %v, far past the %v deadline", elapsed, tt.limits.Timeout)
+			}
+			// The source still serves: a plain call on the same source works.
+			ok := deploy(t, h, `export default { name: "ok", version: "1", run() { return 1 } }`, `{}`)
+			if out, err := ok.Run(context.Background(), nil, Capabilities{}); err != nil || string(out.Value) != "1" {
+				t.Fatalf("a healthy source after the hostile one: %v %s", err, out.Value)
+			}
+		})
+	}
+}
+
+// TestHostileSourceRecovers: after a timeout the same source serves the next
+// invocation from its snapshot, with its module state as after load.
+func TestHostileSourceRecovers(t *testing.T) {
+	h := newTestHost(t)
+	s := deploy(t, h, `let calls = 0; export default { name: "r", version: "1", run(e) { calls++; if (e.spin) for (;;) {} return calls } }`, `{}`)
+	ctx := context.Background()
+	if out, err := s.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != "1" {
+		t.Fatalf("first run: %v %v", err, out)
+	}
+	if out, err := s.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != "2" {
+		t.Fatalf("warm run keeps module state: %v %v", err, out)
+	}
+	_, err := s.Invoke(ctx, Request{Op: abi.OpRun, Event: json.RawMessage(`{"spin":true}`), Limits: Limits{Timeout: 100 * time.Millisecond}}, Capabilities{})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("spin: err = %v, want ErrTimeout", err)
+	}
+	if out, err := s.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != "1" {
+		t.Fatalf("after a timeout the instance restarts from the snapshot: %v %v", err, out)
+	}
+}
+
+// TestCancelledContext: a caller's cancellation stops the guest too.
+func TestCancelledContext(t *testing.T) {
+	h := newTestHost(t)
+	s := deploy(t, h, `export default { name: "c", version: "1", run() { for (;;) {} } }`, `{}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := s.Run(ctx, nil, Capabilities{}); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+}
+
+// probe instantiates the test-only guest that calls fount imports with raw
+// values, sharing the test host's runtime and so its import module.
+func probe(t *testing.T) api.Module {
+	t.Helper()
+	h := newTestHost(t)
+	ctx := context.Background()
+	compiled, err := h.rt.CompileModule(ctx, abiProbeWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := h.rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mod.Close(ctx) })
+	return mod
+}
+
+// TestRawABIBogusArguments calls every host function with out-of-range,
+// negative and oversized pointers and lengths. Each must return an error
+// code; none may panic or touch host state.
+func TestRawABIBogusArguments(t *testing.T) {
+	mod := probe(t)
+	rec := newRecorder()
+	inv := &invocation{caps: rec.caps(), limits: Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
+	inv.caps.Egress = NewEgressPolicy(false, time.Second, 1<<10)
+	ctx := withInvocation(context.Background(), inv)
+	memSize := mod.Memory().Size()
+	bogus := []uint32{memSize, memSize - 1, math.MaxUint32, math.MaxInt32, 1 << 31}
+	lengths := []uint32{math.MaxUint32, math.MaxInt32, memSize + 1, abi.MaxMessage + 1}
+
+	type call struct {
+		fn   string
+		args []uint64
+	}
+	var calls []call
+	for _, p := range bogus {
+		for _, n := range lengths {
+			pp, nn := uint64(p), uint64(n)
+			calls = append(calls,
+				call{"log", []uint64{1, pp, nn}},
+				call{"emit", []uint64{pp, nn}}, call{"emit", []uint64{pp, 4}},
+				call{"db_get", []uint64{pp, nn}}, call{"db_get", []uint64{pp, 4}},
+				call{"db_set", []uint64{0, 1, pp, nn}}, call{"db_set", []uint64{pp, nn, 0, 1}},
+				call{"respond", []uint64{pp, nn}},
+				call{"auth", []uint64{pp, nn}},
+				call{"fetch", []uint64{pp, nn}},
+				call{"take", []uint64{pp, nn}},
+			)
+		}
+	}
+	calls = append(calls, call{"log", []uint64{99, 0, 4}}, call{"sleep", []uint64{uint64(math.MaxUint32)}})
+	for _, c := range calls {
+		res, err := mod.ExportedFunction(c.fn).Call(ctx, c.args...)
+		if err != nil {
+			t.Fatalf("%s%v: the call failed in the host: %v", c.fn, c.args, err)
+		}
+		if code := api.DecodeI32(res[0]); code >= 0 {
+			t.Errorf("%s%v = %d, want a negative error code", c.fn, c.args, code)
+		}
+	}
+	if len(rec.emits)+len(rec.logs)+len(rec.responses)+len(rec.db) != 0 {
+		t.Errorf("bogus calls reached the capabilities: %+v", rec)
+	}
+}
+
+// TestRawABIMessages checks validation of well-addressed but bad messages,
+// and the take protocol.
+func TestRawABIMessages(t *testing.T) {
+	mod := probe(t)
+	rec := newRecorder()
+	rec.db["k"] = []byte(`{"v":1}`)
+	put := func(off uint32, s string) (uint64, uint64) {
+		if !mod.Memory().Write(off, []byte(s)) {
+			t.Fatalf("write at %d", off)
+		}
+		return uint64(off), uint64(len(s))
+	}
+	tests := []struct {
+		name string
+		caps Capabilities
+		fn   string
+		msg  string
+		want int32
+	}{
+		{"emit valid", rec.caps(), "emit", `{"event":{"a":1},"id":"x"}`, 0},
+		{"emit not JSON", rec.caps(), "emit", `{"event":`, abi.ErrInvalid},
+		{"emit unknown field", rec.caps(), "emit", `{"evil":1}`, abi.ErrInvalid},
+		{"emit object id", rec.caps(), "emit", `{"id":{"a":1}}`, abi.ErrInvalid},
+		{"emit invalid utf8", rec.caps(), "emit", "{\"name\":\"\xff\"}", abi.ErrInvalid},
+		{"emit denied", Capabilities{}, "emit", `{}`, abi.ErrDenied},
+		{"respond status 600", rec.caps(), "respond", `{"status":600}`, abi.ErrInvalid},
+		{"respond bad header", rec.caps(), "respond", `{"status":200,"headers":{"a\nb":"c"}}`, abi.ErrInvalid},
+		{"respond header injection", rec.caps(), "respond", `{"status":200,"headers":{"x":"a\r\nSet-Cookie: y"}}`, abi.ErrInvalid},
+		{"respond ok", rec.caps(), "respond", `{"status":201,"body":"hi"}`, 0},
+		{"db_get missing", rec.caps(), "db_get", `nope`, abi.ErrNotFound},
+		{"db_get present", rec.caps(), "db_get", `k`, 7},
+		{"db_get denied", Capabilities{}, "db_get", `k`, abi.ErrDenied},
+		{"auth denied", Capabilities{}, "auth", `github`, abi.ErrDenied},
+		{"fetch denied without egress", rec.caps(), "fetch", `{"url":"http://example.com"}`, abi.ErrDenied},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inv := &invocation{caps: tt.caps, limits: Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
+			ctx := withInvocation(context.Background(), inv)
+			p, n := put(1024, tt.msg)
+			res, err := mod.ExportedFunction(tt.fn).Call(ctx, p, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := api.DecodeI32(res[0]); got != tt.want {
+				t.Fatalf("%s(%q) = %d (%s), want %d (%s)", tt.fn, tt.msg, got, abi.ErrorName(got), tt.want, abi.ErrorName(tt.want))
+			}
+		})
+	}
+
+	t.Run("take", func(t *testing.T) {
+		inv := &invocation{caps: rec.caps()}
+		ctx := withInvocation(context.Background(), inv)
+		take := mod.ExportedFunction("take")
+		if res, _ := take.Call(ctx, 2048, 100); api.DecodeI32(res[0]) != abi.ErrNoPending {
+			t.Fatalf("take with nothing pending = %d", api.DecodeI32(res[0]))
+		}
+		p, n := put(1024, "k")
+		if res, _ := mod.ExportedFunction("db_get").Call(ctx, p, n); api.DecodeI32(res[0]) != 7 {
+			t.Fatalf("db_get = %d", api.DecodeI32(res[0]))
+		}
+		if res, _ := take.Call(ctx, 2048, 3); api.DecodeI32(res[0]) != abi.ErrInvalid {
+			t.Fatalf("take into a too-small buffer = %d, want ErrInvalid", api.DecodeI32(res[0]))
+		}
+		if res, _ := take.Call(ctx, 2048, 7); api.DecodeI32(res[0]) != 7 {
+			t.Fatalf("take = %d, want 7", api.DecodeI32(res[0]))
+		}
+		if got, _ := mod.Memory().Read(2048, 7); string(got) != `{"v":1}` {
+			t.Fatalf("took %q", got)
+		}
+		if res, _ := take.Call(ctx, 2048, 7); api.DecodeI32(res[0]) != abi.ErrNoPending {
+			t.Fatalf("second take = %d, want ErrNoPending", api.DecodeI32(res[0]))
+		}
+	})
+
+	t.Run("respond twice", func(t *testing.T) {
+		inv := &invocation{caps: rec.caps(), limits: Limits{RespondBytes: 1 << 20}}
+		ctx := withInvocation(context.Background(), inv)
+		p, n := put(1024, `{"status":200}`)
+		first, _ := mod.ExportedFunction("respond").Call(ctx, p, n)
+		second, _ := mod.ExportedFunction("respond").Call(ctx, p, n)
+		if api.DecodeI32(first[0]) != 0 || api.DecodeI32(second[0]) != abi.ErrState {
+			t.Fatalf("respond twice = %d, %d; want 0, ErrState", api.DecodeI32(first[0]), api.DecodeI32(second[0]))
+		}
+	})
+}

@@ -1,0 +1,315 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// Every function here treats guest memory as hostile: pointers and lengths
+// are guest-chosen, so each is bounds-checked against the current memory and
+// capped before any byte is read, bytes are copied out before use, and every
+// failure is an abi error code returned to the guest, never a host panic.
+
+var i32 = api.ValueTypeI32
+
+// hostFunc is one fount import: its name, signature and implementation.
+type hostFunc struct {
+	name    string
+	params  []api.ValueType
+	results []api.ValueType
+	fn      func(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32
+}
+
+func fountImports() []hostFunc {
+	return []hostFunc{
+		{abi.FuncLog, []api.ValueType{i32, i32, i32}, []api.ValueType{i32}, hostLog},
+		{abi.FuncEmit, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostEmit},
+		{abi.FuncDBGet, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostDBGet},
+		{abi.FuncDBSet, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i32}, hostDBSet},
+		{abi.FuncRespond, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostRespond},
+		{abi.FuncAuth, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostAuth},
+		{abi.FuncFetch, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostFetch},
+		{abi.FuncTake, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostTake},
+		{abi.FuncSleep, []api.ValueType{i32}, []api.ValueType{i32}, hostSleep},
+		{abi.FuncInterrupted, nil, []api.ValueType{i32}, hostInterrupted},
+	}
+}
+
+// instantiateFount registers the fount import module in rt.
+func instantiateFount(ctx context.Context, rt wazero.Runtime) error {
+	b := rt.NewHostModuleBuilder(abi.ImportModule)
+	for _, f := range fountImports() {
+		f := f
+		b = b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
+			inv := invocationFrom(ctx)
+			if inv == nil {
+				// Called outside an invocation (during init or load): only
+				// the interrupt poll and logging are meaningful.
+				inv = &invocation{}
+			}
+			stack[0] = api.EncodeI32(f.fn(ctx, inv, mod, stack))
+		}), f.params, f.results).Export(f.name)
+	}
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+// guestBytes copies len bytes at ptr out of guest memory, refusing
+// negative values, out-of-bounds ranges and sizes over max.
+func guestBytes(mod api.Module, ptr, length uint64, max int) ([]byte, int32) {
+	p, n := api.DecodeI32(ptr), api.DecodeI32(length)
+	if p < 0 || n < 0 {
+		return nil, abi.ErrInvalid
+	}
+	if int(n) > max {
+		return nil, abi.ErrTooBig
+	}
+	view, ok := mod.Memory().Read(uint32(p), uint32(n))
+	if !ok {
+		return nil, abi.ErrInvalid
+	}
+	return append([]byte(nil), view...), 0
+}
+
+func hostLog(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	level, err := abi.ParseLevel(api.DecodeI32(stack[0]))
+	if err != nil {
+		return abi.ErrInvalid
+	}
+	n := api.DecodeI32(stack[2])
+	if n > abi.MaxLogLine {
+		n = abi.MaxLogLine // truncate rather than refuse: logging must not throw
+	}
+	b, code := guestBytes(mod, stack[1], uint64(uint32(n)), abi.MaxLogLine)
+	if code != 0 {
+		return code
+	}
+	if inv.caps.Log == nil {
+		return 0
+	}
+	if inv.logged+int64(len(b)) > inv.limits.LogBytes {
+		if !inv.truncated {
+			inv.truncated = true
+			_ = inv.caps.Log.Log(ctx, LogEntry{Time: time.Now(), Level: "warn", Text: "[fount: log output over the invocation's limit was dropped]"})
+		}
+		return 0
+	}
+	inv.logged += int64(len(b))
+	text := string(b)
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	if err := inv.caps.Log.Log(ctx, LogEntry{Time: time.Now(), Level: level, Text: text}); err != nil {
+		return abi.ErrFailed
+	}
+	return 0
+}
+
+func hostEmit(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if inv.caps.Emit == nil {
+		return abi.ErrDenied
+	}
+	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	if code != 0 {
+		return code
+	}
+	if inv.emitted+int64(len(b)) > inv.limits.EmitBytes {
+		return abi.ErrTooBig
+	}
+	e, err := abi.DecodeEmit(b)
+	if err != nil {
+		return abi.ErrInvalid
+	}
+	inv.emitted += int64(len(b))
+	if err := inv.caps.Emit.Emit(ctx, e); err != nil {
+		return abi.ErrFailed
+	}
+	return 0
+}
+
+func hostDBGet(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if inv.caps.DB == nil {
+		return abi.ErrDenied
+	}
+	key, code := guestKey(mod, stack[0], stack[1])
+	if code != 0 {
+		return code
+	}
+	v, ok, err := inv.caps.DB.Get(ctx, key)
+	if err != nil {
+		return abi.ErrFailed
+	}
+	if !ok {
+		return abi.ErrNotFound
+	}
+	return inv.setReply(v)
+}
+
+func hostDBSet(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if inv.caps.DB == nil {
+		return abi.ErrDenied
+	}
+	key, code := guestKey(mod, stack[0], stack[1])
+	if code != 0 {
+		return code
+	}
+	v, code := guestBytes(mod, stack[2], stack[3], abi.MaxDBValue)
+	if code != 0 {
+		return code
+	}
+	if !json.Valid(v) {
+		return abi.ErrInvalid
+	}
+	if err := inv.caps.DB.Set(ctx, key, v); err != nil {
+		return abi.ErrFailed
+	}
+	return 0
+}
+
+func guestKey(mod api.Module, ptr, length uint64) (string, int32) {
+	b, code := guestBytes(mod, ptr, length, abi.MaxDBKey)
+	if code != 0 {
+		return "", code
+	}
+	if !utf8.Valid(b) {
+		return "", abi.ErrInvalid
+	}
+	return string(b), 0
+}
+
+func hostRespond(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if inv.caps.Respond == nil {
+		return abi.ErrDenied
+	}
+	if inv.responded {
+		return abi.ErrState
+	}
+	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	if code != 0 {
+		return code
+	}
+	r, err := abi.DecodeResponse(b)
+	if err != nil {
+		return abi.ErrInvalid
+	}
+	if int64(len(r.Body)) > inv.limits.RespondBytes {
+		return abi.ErrTooBig
+	}
+	inv.responded = true
+	if err := inv.caps.Respond.Respond(ctx, r); err != nil {
+		return abi.ErrFailed
+	}
+	return 0
+}
+
+func hostAuth(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if inv.caps.Auth == nil {
+		return abi.ErrDenied
+	}
+	name, code := guestBytes(mod, stack[0], stack[1], abi.MaxAuthPropName)
+	if code != 0 {
+		return code
+	}
+	v, err := inv.caps.Auth.Auth(ctx, string(name))
+	if err != nil {
+		return abi.ErrFailed
+	}
+	if !json.Valid(v) {
+		return abi.ErrFailed
+	}
+	return inv.setReply(v)
+}
+
+func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if inv.caps.Egress == nil {
+		return abi.ErrDenied
+	}
+	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	if code != 0 {
+		return code
+	}
+	req, err := abi.DecodeFetchRequest(b)
+	if err != nil {
+		return abi.ErrInvalid
+	}
+	res, err := inv.caps.Egress.Fetch(ctx, req)
+	switch {
+	case errors.Is(err, ErrEgressDenied):
+		return abi.ErrDenied
+	case errors.Is(err, ErrEgressTooBig):
+		return abi.ErrTooBig
+	case ctx.Err() != nil:
+		return abi.ErrTimeout
+	case err != nil:
+		return abi.ErrFailed
+	}
+	out, err := json.Marshal(res)
+	if err != nil {
+		return abi.ErrFailed
+	}
+	return inv.setReply(out)
+}
+
+// setReply holds v for FuncTake and returns its length.
+func (inv *invocation) setReply(v []byte) int32 {
+	if len(v) > abi.MaxMessage {
+		return abi.ErrTooBig
+	}
+	inv.pending = v
+	inv.hasReply = true
+	return int32(len(v))
+}
+
+func hostTake(_ context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	if !inv.hasReply {
+		return abi.ErrNoPending
+	}
+	p, capacity := api.DecodeI32(stack[0]), api.DecodeI32(stack[1])
+	if p < 0 || capacity < 0 || int(capacity) < len(inv.pending) {
+		return abi.ErrInvalid
+	}
+	if !mod.Memory().Write(uint32(p), inv.pending) {
+		return abi.ErrInvalid
+	}
+	n := int32(len(inv.pending))
+	inv.pending, inv.hasReply = nil, false
+	return n
+}
+
+func hostSleep(ctx context.Context, inv *invocation, _ api.Module, stack []uint64) int32 {
+	ms := api.DecodeI32(stack[0])
+	if ms < 0 {
+		return abi.ErrInvalid
+	}
+	if ms > abi.MaxSleepMillis {
+		ms = abi.MaxSleepMillis
+	}
+	d := time.Duration(ms) * time.Millisecond
+	if !inv.deadline.IsZero() && time.Until(inv.deadline) < d {
+		return abi.ErrTimeout // the timer cannot fire within the budget
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return 0
+	case <-ctx.Done():
+		return abi.ErrTimeout
+	}
+}
+
+func hostInterrupted(ctx context.Context, inv *invocation, _ api.Module, _ []uint64) int32 {
+	if inv.pastDeadline(ctx) {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,192 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// instance is one guest module instance: one QuickJS runtime, one
+// component. It is used by one goroutine at a time and belongs to one
+// Source; it is never handed to another.
+type instance struct {
+	mod                     api.Module
+	alloc, free, init, call api.Function
+	lastUsed                time.Time
+	broken                  bool // trapped, timed out or ran out of memory: must be closed
+}
+
+func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*instance, error) {
+	// No start function runs: a fresh instance calls _initialize itself,
+	// and one restored from a snapshot must not run it at all.
+	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		return nil, fmt.Errorf("host: instantiate guest: %w", err)
+	}
+	in := &instance{
+		mod:   mod,
+		alloc: mod.ExportedFunction(abi.ExportAlloc),
+		free:  mod.ExportedFunction(abi.ExportFree),
+		init:  mod.ExportedFunction(abi.ExportInit),
+		call:  mod.ExportedFunction(abi.ExportCall),
+	}
+	if in.alloc == nil || in.free == nil || in.init == nil || in.call == nil || mod.Memory() == nil {
+		_ = mod.Close(ctx)
+		return nil, fmt.Errorf("host: guest lacks a required export")
+	}
+	return in, nil
+}
+
+// initRuntime runs libc's constructors and creates the JS runtime with the
+// prelude: the slow path that snapshots exist to skip.
+func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
+	if fn := in.mod.ExportedFunction(abi.ExportInitialize); fn != nil {
+		if _, err := fn.Call(ctx); err != nil {
+			return fmt.Errorf("host: guest _initialize: %w", err)
+		}
+	}
+	ptr, err := in.write(ctx, prelude)
+	if err != nil {
+		return err
+	}
+	defer in.release(ctx, ptr)
+	res, err := in.init.Call(ctx, uint64(ptr), uint64(len(prelude)))
+	if err != nil {
+		return fmt.Errorf("host: guest init: %w", err)
+	}
+	if api.DecodeI32(res[0]) != 0 {
+		return errors.New("host: guest init failed to create the runtime or evaluate the prelude")
+	}
+	return nil
+}
+
+// write copies b into memory the guest allocates for it.
+func (in *instance) write(ctx context.Context, b []byte) (uint32, error) {
+	res, err := in.alloc.Call(ctx, uint64(len(b)))
+	if err != nil {
+		return 0, fmt.Errorf("host: guest alloc: %w", err)
+	}
+	ptr := uint32(res[0])
+	if ptr == 0 {
+		return 0, ErrOutOfMemory
+	}
+	if !in.mod.Memory().Write(ptr, b) {
+		return 0, fmt.Errorf("%w: guest alloc returned an out-of-bounds pointer", ErrTrap)
+	}
+	return ptr, nil
+}
+
+func (in *instance) release(ctx context.Context, ptr uint32) {
+	_, _ = in.free.Call(ctx, uint64(ptr))
+}
+
+// invoke sends one Call and decodes the Result. Any failure that leaves the
+// guest in an unknown state marks the instance broken.
+func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (abi.Result, error) {
+	msg, err := json.Marshal(c)
+	if err != nil {
+		return abi.Result{}, fmt.Errorf("host: encode call: %w", err)
+	}
+	ctx = withInvocation(ctx, inv)
+	ptr, err := in.write(ctx, msg)
+	if err != nil {
+		in.broken = true
+		return abi.Result{}, in.classify(ctx, inv, err)
+	}
+	res, err := in.call.Call(ctx, uint64(ptr), uint64(len(msg)))
+	if err != nil {
+		in.broken = true
+		return abi.Result{}, in.classify(ctx, inv, err)
+	}
+	in.release(ctx, ptr)
+	packed := res[0]
+	rptr, rlen := uint32(packed>>32), uint32(packed)
+	if packed == 0 {
+		in.broken = true
+		return abi.Result{}, ErrOutOfMemory
+	}
+	if rlen > abi.MaxResultBytes {
+		in.broken = true
+		return abi.Result{}, fmt.Errorf("%w: result of %d bytes is over the limit", ErrTrap, rlen)
+	}
+	view, ok := in.mod.Memory().Read(rptr, rlen)
+	if !ok {
+		in.broken = true
+		return abi.Result{}, fmt.Errorf("%w: result pointer out of bounds", ErrTrap)
+	}
+	body := append([]byte(nil), view...)
+	in.release(ctx, rptr)
+	r, err := abi.DecodeResult(body)
+	if err != nil {
+		in.broken = true
+		return abi.Result{}, fmt.Errorf("%w: %v", ErrTrap, err)
+	}
+	if r.Uncatchable {
+		in.broken = true
+		return r, in.classifyGuest(ctx, inv, r.Error)
+	}
+	if r.Error != nil && isInterrupted(r.Error) && inv.pastDeadline(ctx) {
+		// The interrupt is uncatchable in JavaScript, but an async function
+		// still turns it into a rejection that reaches the prelude.
+		in.broken = true
+		return r, ErrTimeout
+	}
+	if r.Error != nil && isOutOfMemory(r.Error) {
+		// The component caught nothing here: the allocation failure reached
+		// the prelude. The heap may be fragmented past use; start afresh.
+		in.broken = true
+		return r, fmt.Errorf("%w: %s", ErrOutOfMemory, r.Error.Message)
+	}
+	return r, nil
+}
+
+func isInterrupted(e *abi.GuestError) bool {
+	return e.Name == "InternalError" && e.Message == "interrupted"
+}
+
+func isOutOfMemory(e *abi.GuestError) bool {
+	return e.Name == "InternalError" && e.Message == "out of memory"
+}
+
+// classify maps a wazero call error to one of the package's errors. A trap
+// after the deadline is the guest's regexp engine stopping itself (see
+// guest/src/compat/regexp_interrupt.h), so it is a timeout.
+func (in *instance) classify(ctx context.Context, inv *invocation, err error) error {
+	var exit *sys.ExitError
+	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) {
+		return fmt.Errorf("%w: %v", ErrTimeout, err)
+	}
+	if inv.pastDeadline(ctx) {
+		return ErrTimeout
+	}
+	if errors.Is(err, ErrOutOfMemory) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrTrap, err)
+}
+
+// classifyGuest maps an error that escaped the prelude.
+func (in *instance) classifyGuest(ctx context.Context, inv *invocation, e *abi.GuestError) error {
+	switch {
+	case e != nil && isInterrupted(e), inv.pastDeadline(ctx):
+		return ErrTimeout
+	case e != nil && isOutOfMemory(e):
+		return ErrOutOfMemory
+	case e != nil:
+		return fmt.Errorf("%w: %s: %s", ErrTrap, e.Name, e.Message)
+	}
+	return ErrTrap
+}
+
+// memoryBytes is the current size of the instance's linear memory.
+func (in *instance) memoryBytes() uint32 { return in.mod.Memory().Size() }
+
+func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }

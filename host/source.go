@@ -1,0 +1,245 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// SourceSpec is the code and configuration of one deployed source.
+type SourceSpec struct {
+	// ID is the source's id (dc_...). The component sees it as
+	// process.env.PD_COMPONENT.
+	ID string
+	// Code is the entry module: ESM (export default) or CommonJS
+	// (module.exports).
+	Code string
+	// Filename names the entry module in stacks and relative imports.
+	// Default "component.mjs".
+	Filename string
+	// Modules are further modules bundled with the component, by
+	// specifier ("./lib.mjs"). Nothing else can be imported.
+	Modules map[string]string
+	// Props are the configured props, a JSON object keyed by prop name.
+	Props json.RawMessage
+}
+
+// Source runs one deployed component. Its instances are its own: created
+// from its snapshot, kept warm between invocations, evicted when idle. It is
+// safe for concurrent use; concurrent invocations use separate instances.
+type Source struct {
+	h    *Host
+	meta *Metadata
+	snap *snapshot
+
+	mu     sync.Mutex
+	idle   []*instance
+	closed bool
+}
+
+// NewSource loads spec's component in a new instance, builds `this` from
+// the configured props, and snapshots the result. Component code that fails
+// to load gives a *ScriptError.
+func (h *Host) NewSource(ctx context.Context, spec SourceSpec) (*Source, error) {
+	in, err := h.fromSnapshot(ctx, h.base)
+	if err != nil {
+		return nil, err
+	}
+	props := spec.Props
+	if len(bytes.TrimSpace(props)) == 0 {
+		props = json.RawMessage("{}")
+	}
+	call := abi.Call{
+		Op: abi.OpLoad, Code: spec.Code, Filename: spec.Filename, Modules: spec.Modules,
+		Props: props, Env: map[string]string{"PD_COMPONENT": spec.ID},
+	}
+	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, Capabilities{})
+	if err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	meta, err := decodeMetadata(value)
+	if err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	snap, err := takeSnapshot(in.mod.Memory(), h.pristine)
+	if err != nil {
+		in.close(ctx)
+		return nil, err
+	}
+	s := &Source{h: h, meta: meta, snap: snap}
+	in.lastUsed = time.Now()
+	s.idle = append(s.idle, in)
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		in.close(ctx)
+		return nil, ErrClosed
+	}
+	h.sources[s] = struct{}{}
+	return s, nil
+}
+
+// Metadata is the loaded component's description.
+func (s *Source) Metadata() *Metadata { return s.meta }
+
+// Request is one operation on a source.
+type Request struct {
+	Op          string          // abi.OpRun, abi.OpHook, abi.OpOptions or abi.OpAdditionalProps
+	Event       json.RawMessage // OpRun: the triggering event (an action gets {steps})
+	Hook        string          // OpHook: deploy, activate or deactivate
+	Prop        string          // OpOptions: the prop whose options to list
+	Page        int             // OpOptions
+	PrevContext string          // OpOptions
+	Limits      Limits          // zero fields take the host's defaults
+}
+
+// Outcome is what a successful invocation returned.
+type Outcome struct {
+	Value         json.RawMessage            // the JSON return value, if any
+	Exports       map[string]json.RawMessage // action $.export(name, value)
+	Exit          *string                    // action $.flow.exit(reason)
+	DroppedTimers int                        // timers still pending when the call settled
+	Duration      time.Duration              // wall-clock time inside the guest
+}
+
+// Run calls run(event) with the host's default limits.
+func (s *Source) Run(ctx context.Context, event json.RawMessage, caps Capabilities) (*Outcome, error) {
+	return s.Invoke(ctx, Request{Op: abi.OpRun, Event: event}, caps)
+}
+
+// Hook calls hooks.<name>(); a missing hook succeeds and does nothing.
+func (s *Source) Hook(ctx context.Context, name string, caps Capabilities) (*Outcome, error) {
+	return s.Invoke(ctx, Request{Op: abi.OpHook, Hook: name}, caps)
+}
+
+// Invoke performs req in a warm instance, or one restored from the
+// snapshot. A *ScriptError leaves the instance warm; ErrTimeout,
+// ErrOutOfMemory and ErrTrap discard it.
+func (s *Source) Invoke(ctx context.Context, req Request, caps Capabilities) (*Outcome, error) {
+	switch req.Op {
+	case abi.OpRun, abi.OpHook, abi.OpOptions, abi.OpAdditionalProps:
+	default:
+		return nil, fmt.Errorf("host: unknown operation %q", req.Op)
+	}
+	in, err := s.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	call := abi.Call{Op: req.Op, Event: req.Event, Hook: req.Hook, Prop: req.Prop, Page: req.Page, PrevContext: req.PrevContext}
+	start := time.Now()
+	res, err := s.h.invoke(ctx, in, call, req.Limits.withDefaults(s.h.cfg.Limits), caps)
+	s.release(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{
+		Value: res.Value, Exports: res.Exports, Exit: res.Exit,
+		DroppedTimers: res.Dropped, Duration: time.Since(start),
+	}, nil
+}
+
+// invoke runs one call within limits and turns a thrown error into a
+// *ScriptError.
+func (h *Host) invoke(ctx context.Context, in *instance, call abi.Call, limits Limits, caps Capabilities) (abi.Result, error) {
+	limits.Memory = min(limits.Memory, h.cfg.MaxMemory)
+	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	call.MemoryLimit = limits.Memory
+	inv := &invocation{caps: caps, limits: limits, deadline: deadline}
+	res, err := in.invoke(ctx, inv, call)
+	if err != nil {
+		return res, err
+	}
+	if !res.OK {
+		return res, &ScriptError{GuestError: *res.Error}
+	}
+	return res, nil
+}
+
+// invokeOnce is invoke for a call whose only interest is its value.
+func (h *Host) invokeOnce(ctx context.Context, in *instance, call abi.Call, limits Limits, caps Capabilities) (json.RawMessage, error) {
+	res, err := h.invoke(ctx, in, call, limits, caps)
+	return res.Value, err
+}
+
+func (s *Source) acquire(ctx context.Context) (*instance, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if n := len(s.idle); n > 0 {
+		in := s.idle[n-1]
+		s.idle = s.idle[:n-1]
+		s.mu.Unlock()
+		return in, nil
+	}
+	s.mu.Unlock()
+	return s.h.fromSnapshot(ctx, s.snap)
+}
+
+func (s *Source) release(ctx context.Context, in *instance) {
+	if in.broken {
+		in.close(ctx)
+		return
+	}
+	in.lastUsed = time.Now()
+	s.mu.Lock()
+	if s.closed || len(s.idle) >= s.h.cfg.MaxIdle {
+		s.mu.Unlock()
+		in.close(ctx)
+		return
+	}
+	s.idle = append(s.idle, in)
+	s.mu.Unlock()
+}
+
+// evictIdle closes idle instances last used before cutoff.
+func (s *Source) evictIdle(cutoff time.Time) int {
+	s.mu.Lock()
+	var keep, evict []*instance
+	for _, in := range s.idle {
+		if in.lastUsed.Before(cutoff) {
+			evict = append(evict, in)
+		} else {
+			keep = append(keep, in)
+		}
+	}
+	s.idle = keep
+	s.mu.Unlock()
+	for _, in := range evict {
+		in.close(context.Background())
+	}
+	return len(evict)
+}
+
+// WarmInstances reports how many instances are kept warm.
+func (s *Source) WarmInstances() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.idle)
+}
+
+// Close releases the source's instances; later invocations fail with
+// ErrClosed.
+func (s *Source) Close(ctx context.Context) {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle, s.closed = nil, true
+	s.mu.Unlock()
+	for _, in := range idle {
+		in.close(ctx)
+	}
+	s.h.mu.Lock()
+	delete(s.h.sources, s)
+	s.h.mu.Unlock()
+}

@@ -23,6 +23,7 @@ type Call struct {
 	// OpLoad and OpIntrospect.
 	Code     string            `json:"code,omitempty"`
 	Filename string            `json:"filename,omitempty"` // the entry's module name, e.g. "component.mjs"
+	Format   string            `json:"format,omitempty"`   // "esm" or "cjs"; the guest guesses when empty
 	Modules  map[string]string `json:"modules,omitempty"`  // further bundled modules by specifier
 	Props    json.RawMessage   `json:"props,omitempty"`    // configured props, an object keyed by prop name
 	Env      map[string]string `json:"env,omitempty"`      // process.env seen by the component
@@ -71,8 +72,11 @@ type GuestError struct {
 }
 
 func (e *GuestError) Error() string {
-	if e.Line > 0 {
+	if e.Line > 0 && e.Column > 0 {
 		return fmt.Sprintf("%s: %s (line %d, column %d)", e.Name, e.Message, e.Line, e.Column)
+	}
+	if e.Line > 0 {
+		return fmt.Sprintf("%s: %s (line %d)", e.Name, e.Message, e.Line)
 	}
 	return e.Name + ": " + e.Message
 }

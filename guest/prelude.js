@@ -179,7 +179,7 @@
     bundled[filename] = code;
     host.setModules(bundled);
     let loaded;
-    if (looksLikeESM(code)) {
+    if (msg.format ? msg.format === "esm" : looksLikeESM(code)) {
       globalThis.__fount_loaded = (ns) => {
         loaded = ns.default !== undefined ? ns.default : ns;
       };

@@ -63,7 +63,7 @@ type (
 	LogFunc     func(ctx context.Context, e LogEntry) error
 )
 
-func (f EmitFunc) Emit(ctx context.Context, e abi.Emit) error          { return f(ctx, e) }
+func (f EmitFunc) Emit(ctx context.Context, e abi.Emit) error           { return f(ctx, e) }
 func (f RespondFunc) Respond(ctx context.Context, r abi.Response) error { return f(ctx, r) }
 func (f LogFunc) Log(ctx context.Context, e LogEntry) error             { return f(ctx, e) }
 

@@ -108,7 +108,7 @@ func TestCancelledContext(t *testing.T) {
 
 // probe instantiates the test-only guest that calls fount imports with raw
 // values, sharing the test host's runtime and so its import module.
-func probe(t *testing.T) api.Module {
+func probe(t testing.TB) api.Module {
 	t.Helper()
 	h := newTestHost(t)
 	ctx := context.Background()

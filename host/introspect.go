@@ -49,11 +49,30 @@ type Prop struct {
 // It runs in a throwaway instance with no capabilities. Code that does not
 // parse gives a *ScriptError named SyntaxError with its line and column.
 func (h *Host) Introspect(ctx context.Context, code, filename string, modules map[string]string) (*Metadata, error) {
-	if filename == "" {
-		filename = "component.mjs"
-	}
-	if err := checkSyntax(code, filename); err != nil {
+	format, err := analyze(code, filename, modules)
+	if err != nil {
 		return nil, err
+	}
+	in, err := h.fromSnapshot(ctx, h.base)
+	if err != nil {
+		return nil, err
+	}
+	defer in.close(ctx)
+	call := abi.Call{Op: abi.OpIntrospect, Code: code, Filename: filename, Format: format, Modules: modules}
+	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, Capabilities{})
+	if err != nil {
+		return nil, err
+	}
+	return decodeMetadata(value)
+}
+
+// analyze parses the entry and every bundled module with esbuild, which
+// reports a syntax error's line and column (QuickJS reports only the line),
+// and tells whether the entry is an ES module ("esm") or CommonJS ("cjs").
+func analyze(code, filename string, modules map[string]string) (string, error) {
+	format, err := parse(code, orDefault(filename))
+	if err != nil {
+		return "", err
 	}
 	names := make([]string, 0, len(modules))
 	for name := range modules {
@@ -61,40 +80,47 @@ func (h *Host) Introspect(ctx context.Context, code, filename string, modules ma
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if err := checkSyntax(modules[name], name); err != nil {
-			return nil, err
+		if _, err := parse(modules[name], name); err != nil {
+			return "", err
 		}
 	}
-	in, err := h.fromSnapshot(ctx, h.base)
-	if err != nil {
-		return nil, err
-	}
-	defer in.close(ctx)
-	value, err := h.invokeOnce(ctx, in, abi.Call{Op: abi.OpIntrospect, Code: code, Filename: filename, Modules: modules}, h.cfg.Limits, Capabilities{})
-	if err != nil {
-		return nil, err
-	}
-	return decodeMetadata(value)
+	return format, nil
 }
 
-// checkSyntax parses code with esbuild, which reports the line and column
-// of a syntax error (QuickJS reports only the line).
-func checkSyntax(code, filename string) error {
-	res := esbuild.Transform(code, esbuild.TransformOptions{
-		Loader:     esbuild.LoaderJS,
-		Sourcefile: filename,
-		LogLevel:   esbuild.LogLevelSilent,
+func orDefault(filename string) string {
+	if filename == "" {
+		return "component.mjs"
+	}
+	return filename
+}
+
+func parse(code, filename string) (string, error) {
+	// A neutral extension, so that esbuild infers the format from the
+	// syntax rather than from .mjs or .cjs.
+	res := esbuild.Build(esbuild.BuildOptions{
+		Stdin:    &esbuild.StdinOptions{Contents: code, Sourcefile: "input.js", Loader: esbuild.LoaderJS},
+		Metafile: true,
+		Write:    false,
+		LogLevel: esbuild.LogLevelSilent,
 	})
-	if len(res.Errors) == 0 {
-		return nil
+	if len(res.Errors) > 0 {
+		msg := res.Errors[0]
+		ge := abi.GuestError{Name: "SyntaxError", Message: msg.Text}
+		if loc := msg.Location; loc != nil {
+			ge.Line, ge.Column = loc.Line, loc.Column+1
+			ge.Stack = fmt.Sprintf("    at %s:%d:%d", filename, loc.Line, loc.Column+1)
+		}
+		return "", &ScriptError{GuestError: ge}
 	}
-	msg := res.Errors[0]
-	ge := abi.GuestError{Name: "SyntaxError", Message: msg.Text}
-	if loc := msg.Location; loc != nil {
-		ge.Line, ge.Column = loc.Line, loc.Column+1
-		ge.Stack = fmt.Sprintf("    at %s:%d:%d", loc.File, loc.Line, loc.Column+1)
+	var meta struct {
+		Inputs map[string]struct {
+			Format string `json:"format"`
+		} `json:"inputs"`
 	}
-	return &ScriptError{GuestError: ge}
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err == nil && meta.Inputs["input.js"].Format == "esm" {
+		return "esm", nil
+	}
+	return "cjs", nil
 }
 
 // decodeMetadata decodes the guest's description of a component. The

@@ -46,6 +46,10 @@ type Source struct {
 // the configured props, and snapshots the result. Component code that fails
 // to load gives a *ScriptError.
 func (h *Host) NewSource(ctx context.Context, spec SourceSpec) (*Source, error) {
+	format, err := analyze(spec.Code, spec.Filename, spec.Modules)
+	if err != nil {
+		return nil, err
+	}
 	in, err := h.fromSnapshot(ctx, h.base)
 	if err != nil {
 		return nil, err
@@ -55,7 +59,7 @@ func (h *Host) NewSource(ctx context.Context, spec SourceSpec) (*Source, error) 
 		props = json.RawMessage("{}")
 	}
 	call := abi.Call{
-		Op: abi.OpLoad, Code: spec.Code, Filename: spec.Filename, Modules: spec.Modules,
+		Op: abi.OpLoad, Code: spec.Code, Filename: spec.Filename, Format: format, Modules: spec.Modules,
 		Props: props, Env: map[string]string{"PD_COMPONENT": spec.ID},
 	}
 	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, Capabilities{})

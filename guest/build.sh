@@ -54,7 +54,7 @@ CFLAGS=(
 objs=()
 pids=()
 for f in quickjs/quickjs.c quickjs/libregexp.c quickjs/libunicode.c quickjs/cutils.c quickjs/libbf.c \
-  shim/fount.c shim/compat/stdio_sink.c shim/compat/regexp_interrupt.c; do
+  shim/fount.c shim/compat/stdio_sink.c shim/compat/regexp_interrupt.c shim/compat/fenv_directed.c; do
   o="obj_$(basename "$f" .c).o"
   extra=()
   # The regexp engine polls the deadline while it backtracks.

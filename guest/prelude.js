@@ -322,7 +322,7 @@
     }
     let auth;
     Object.defineProperty(app, "$auth", {
-      enumerable: true,
+      enumerable: false, // fetched on first use, not by JSON.stringify or Object.assign
       get() {
         if (auth === undefined) auth = JSON.parse(hostCall("$auth", () => host.auth(propName)));
         return auth;
@@ -432,7 +432,13 @@
         const prop = resolveProp(msg.prop, raw);
         if (Array.isArray(prop.options)) return prop.options;
         if (typeof prop.options !== "function") throw new TypeError("prop " + msg.prop + " has no options");
-        const on = prop.__app ? Object.assign(Object.create(self), makeApp(msg.prop, prop.__app)) : self;
+        // Options of a propDefinition run with `this` bound to its app, as
+        // the app's own methods do.
+        let on = self;
+        if (prop.__app) {
+          const appName = Object.keys(def.props).find((k) => def.props[k] === prop.__app);
+          on = appName ? self[appName] : makeApp(msg.prop, prop.__app);
+        }
         return await prop.options.call(on, { page: msg.page || 0, prevContext: msg.prevContext || "" });
       }
       case "additionalProps": {

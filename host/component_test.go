@@ -438,3 +438,17 @@ func TestEviction(t *testing.T) {
 		t.Fatalf("warm = %d after a run, want 1", s.WarmInstances())
 	}
 }
+
+// TestNumberFormatting: ties round away from zero as the spec requires,
+// although wasm has no directed rounding modes (guest/src/compat/
+// fenv_directed.c). Expected values are the spec's, as Node.js prints them.
+func TestNumberFormatting(t *testing.T) {
+	exprs := `[(2.5).toFixed(0), (0.5).toFixed(0), (-2.5).toFixed(0), (-0.5).toFixed(0), (1.25).toFixed(1), (9.5).toFixed(0),
+		(99.5).toFixed(0), (1.005).toFixed(2), (8.345).toFixed(2), (1.45).toFixed(1), (2.5).toPrecision(1), (1.25).toExponential(1),
+		(9.5).toExponential(0), (-9.5).toExponential(0), (0.125).toPrecision(2), (123.456).toFixed(10), (1e21).toFixed(2), (5e-7).toFixed(6)]`
+	runComponentCases(t, []componentCase{{
+		name:  "toFixed, toPrecision and toExponential",
+		code:  src(`run() { return ` + exprs + ` }`),
+		check: wantValue(`["3","1","-3","-1","1.3","10","100","1.00","8.35","1.4","3","1.3e+0","1e+1","-1e+1","0.13","123.4560000000","1e+21","0.000000"]`),
+	}})
+}

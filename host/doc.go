@@ -3,5 +3,62 @@
 // and enforces memory, time and size limits.
 //
 // Instances are never shared across sources. The host knows nothing about
-// HTTP, users or storage: callers hand it capabilities per invocation.
+// HTTP, users or storage: callers hand it Capabilities per invocation (an
+// emit sink, a KV for db, an $auth provider, a respond sink, a log sink and
+// an egress policy for fetch, off unless granted).
+//
+// # Use
+//
+//	h, err := host.New(ctx, host.Config{})          // compile once
+//	meta, err := h.Introspect(ctx, code, "", nil)     // describe without deploying
+//	src, err := h.NewSource(ctx, host.SourceSpec{...}) // load + snapshot
+//	out, err := src.Run(ctx, event, caps)             // warm instance, or one from the snapshot
+//
+// # Errors
+//
+// An invocation fails with a *ScriptError when component code throws (the
+// instance stays warm), or with ErrTimeout, ErrOutOfMemory or ErrTrap
+// (the instance is discarded, the source keeps serving from its snapshot).
+//
+// # Rationale
+//
+// Interrupts. A runaway guest must stop at its deadline. wazero's
+// WithCloseOnContextDone does that by inserting checks into the compiled
+// guest, which measured about 7 times slower on loop-heavy JavaScript
+// (BenchmarkInterruptCost, docs/benchmarks.md). Instead the guest polls the
+// host's `interrupted` import: QuickJS's interrupt handler every few
+// thousand bytecodes (an uncatchable InternalError ends the call), and the
+// regexp engine every 4096 backtracks (it traps; see
+// guest/src/compat/regexp_interrupt.h), which covers catastrophic
+// backtracking that never returns to the bytecode loop. Host functions that
+// block (sleep, fetch) honour the invocation's context themselves.
+// Config.WazeroInterrupt turns the wazero checks on as well, for those who
+// prefer a second mechanism over speed.
+//
+// Snapshots. Creating a QuickJS runtime and context, evaluating the prelude
+// and loading a component takes milliseconds; copying memory takes a
+// fraction of one. After load, the pages of linear memory that differ from
+// a freshly instantiated module are kept per source, and new instances are
+// instantiated from the compiled module with those pages written back. The
+// guest's only mutable global is the shadow stack pointer, at its initial
+// value between calls, so memory is the whole state (abi/ABI.md,
+// "Snapshots"). Snapshots stay in process memory: they hold configured
+// props, secrets included.
+//
+// Compilation. The guest is compiled once with CompileModule and every
+// instance is instantiated from the compiled module (instantiating from
+// bytes would evict it from wazero's in-memory cache, wazero issue #2197).
+// Config.CacheDir adds wazero's on-disk cache so a restart skips the ~0.5 s
+// compile.
+//
+// Encoding. Messages across the boundary are JSON: the guest already has a
+// fast, correct JSON codec (QuickJS's), events are JSON anyway, and a
+// reviewer can read every message. Replies use a two-step length/take
+// protocol so the host never calls back into the guest from a host
+// function.
+//
+// Syntax errors. QuickJS 2021-03-27 reports only a line for a syntax
+// error; esbuild, which fount uses for bundling anyway, reports line and
+// column and tells ES modules from CommonJS, so load and introspection
+// parse with it first.
 package host

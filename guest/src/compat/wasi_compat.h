@@ -6,10 +6,11 @@
 
 /* WebAssembly has a single floating-point rounding mode, round to nearest,
  * so wasi-libc's <fenv.h> defines only FE_TONEAREST. QuickJS 2021-03-27
- * names FE_DOWNWARD and FE_UPWARD when it rounds Number.prototype.toFixed
- * ties by hand. They get distinct values here; wasi-libc's fesetround
- * refuses any mode but FE_TONEAREST, so the directed passes print
- * round-to-nearest (see guest/README.md for the visible consequence). */
+ * rounds Number.prototype.toFixed/toPrecision/toExponential ties "away
+ * from zero" (as the spec requires) by printing with FE_DOWNWARD and
+ * FE_UPWARD. Those modes are emulated in fenv_directed.c: fesetround
+ * records the mode, and snprintf honours it for the two formats QuickJS
+ * prints numbers with, by rounding the exact decimal expansion itself. */
 #include <fenv.h>
 #ifndef FE_DOWNWARD
 #define FE_DOWNWARD 0x400
@@ -17,6 +18,11 @@
 #ifndef FE_UPWARD
 #define FE_UPWARD 0x800
 #endif
+#include <stdio.h>
+int fount_fesetround(int mode);
+int fount_snprintf(char *buf, size_t size, const char *fmt, ...);
+#define fesetround fount_fesetround
+#define snprintf fount_snprintf
 
 /* wasi-libc's dlmalloc provides malloc_usable_size, which QuickJS uses to
  * account memory against JS_SetMemoryLimit; QuickJS includes <malloc.h>
@@ -27,7 +33,6 @@
  * to the shim keeps libc's stdout/stderr FILE objects, and the WASI file
  * functions behind them (fd_write, fd_seek, fd_close, fd_fdstat_get), out
  * of the guest: the import list stays at what the runtime really uses. */
-#include <stdio.h>
 int fount_printf(const char *fmt, ...);
 int fount_fprintf(FILE *f, const char *fmt, ...);
 int fount_fputc(int c, FILE *f);

@@ -159,46 +159,61 @@ static JSValue take_reply(JSContext *c, const char *op, int32_t n) {
     return s;
 }
 
-/* with_string runs f on argv[i] as UTF-8 bytes. */
-#define WITH_STRING(c, v, ptr, len, body)                 \
-    do {                                                   \
-        size_t len;                                        \
-        const char *ptr = JS_ToCStringLen(c, &len, v);     \
-        if (ptr == NULL)                                   \
-            return JS_EXCEPTION;                           \
-        body;                                              \
-        JS_FreeCString(c, ptr);                            \
-    } while (0)
+/* QuickJS pads a C function's arguments with undefined up to its declared
+ * length (the JS_CFUNC_DEF below), so argv[0..length) is always readable. */
+
+typedef int32_t (*host_string_fn)(const char *ptr, int32_t len);
+
+/* call_host passes a JS string, as UTF-8, to a host import. On success it
+ * returns undefined, or the import's pending reply when reply is set. */
+static JSValue call_host(JSContext *c, JSValueConst arg, const char *op, host_string_fn fn, int reply) {
+    size_t n;
+    const char *s = JS_ToCStringLen(c, &n, arg);
+    if (s == NULL)
+        return JS_EXCEPTION;
+    int32_t rc = fn(s, (int32_t)n);
+    JS_FreeCString(c, s);
+    if (rc < 0)
+        return throw_host(c, op, rc);
+    return reply ? take_reply(c, op, rc) : JS_UNDEFINED;
+}
 
 static JSValue h_log(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     int32_t level = 0;
-    if (argc < 2 || JS_ToInt32(c, &level, argv[0]) < 0)
+    if (JS_ToInt32(c, &level, argv[0]) < 0)
         return JS_EXCEPTION;
-    WITH_STRING(c, argv[1], s, n, fount_host_log(level, s, (int32_t)(n > FOUNT_MAX_LOG_LINE ? FOUNT_MAX_LOG_LINE : n)));
+    size_t n;
+    const char *s = JS_ToCStringLen(c, &n, argv[1]);
+    if (s == NULL)
+        return JS_EXCEPTION;
+    fount_host_log(level, s, (int32_t)(n > FOUNT_MAX_LOG_LINE ? FOUNT_MAX_LOG_LINE : n));
+    JS_FreeCString(c, s);
     return JS_UNDEFINED;
 }
 
 static JSValue h_emit(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    int32_t rc = 0;
-    if (argc < 1)
-        return JS_EXCEPTION;
-    WITH_STRING(c, argv[0], s, n, rc = fount_host_emit(s, (int32_t)n));
-    return rc < 0 ? throw_host(c, "emit", rc) : JS_UNDEFINED;
+    return call_host(c, argv[0], "emit", fount_host_emit, 0);
 }
 
 static JSValue h_respond(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    int32_t rc = 0;
-    if (argc < 1)
-        return JS_EXCEPTION;
-    WITH_STRING(c, argv[0], s, n, rc = fount_host_respond(s, (int32_t)n));
-    return rc < 0 ? throw_host(c, "respond", rc) : JS_UNDEFINED;
+    return call_host(c, argv[0], "respond", fount_host_respond, 0);
+}
+
+static JSValue h_auth(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
+    return call_host(c, argv[0], "$auth", fount_host_auth, 1);
+}
+
+static JSValue h_fetch(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
+    return call_host(c, argv[0], "fetch", fount_host_fetch, 1);
 }
 
 static JSValue h_db_get(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    int32_t rc = 0;
-    if (argc < 1)
+    size_t n;
+    const char *k = JS_ToCStringLen(c, &n, argv[0]);
+    if (k == NULL)
         return JS_EXCEPTION;
-    WITH_STRING(c, argv[0], k, kn, rc = fount_host_db_get(k, (int32_t)kn));
+    int32_t rc = fount_host_db_get(k, (int32_t)n);
+    JS_FreeCString(c, k);
     if (rc == FOUNT_ERR_NOT_FOUND)
         return JS_UNDEFINED;
     if (rc < 0)
@@ -207,37 +222,22 @@ static JSValue h_db_get(JSContext *c, JSValueConst this, int argc, JSValueConst 
 }
 
 static JSValue h_db_set(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    int32_t rc = 0;
-    if (argc < 2)
-        return JS_EXCEPTION;
-    size_t kn;
+    size_t kn, vn;
     const char *k = JS_ToCStringLen(c, &kn, argv[0]);
     if (k == NULL)
         return JS_EXCEPTION;
-    WITH_STRING(c, argv[1], v, vn, rc = fount_host_db_set(k, (int32_t)kn, v, (int32_t)vn));
+    const char *v = JS_ToCStringLen(c, &vn, argv[1]);
+    if (v == NULL) {
+        JS_FreeCString(c, k);
+        return JS_EXCEPTION;
+    }
+    int32_t rc = fount_host_db_set(k, (int32_t)kn, v, (int32_t)vn);
+    JS_FreeCString(c, v);
     JS_FreeCString(c, k);
     return rc < 0 ? throw_host(c, "db.set", rc) : JS_UNDEFINED;
 }
 
-static JSValue h_auth(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    int32_t rc = 0;
-    if (argc < 1)
-        return JS_EXCEPTION;
-    WITH_STRING(c, argv[0], s, n, rc = fount_host_auth(s, (int32_t)n));
-    return rc < 0 ? throw_host(c, "$auth", rc) : take_reply(c, "$auth", rc);
-}
-
-static JSValue h_fetch(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    int32_t rc = 0;
-    if (argc < 1)
-        return JS_EXCEPTION;
-    WITH_STRING(c, argv[0], s, n, rc = fount_host_fetch(s, (int32_t)n));
-    return rc < 0 ? throw_host(c, "fetch", rc) : take_reply(c, "fetch", rc);
-}
-
 static JSValue eval_source(JSContext *c, int argc, JSValueConst *argv, int flags) {
-    if (argc < 2)
-        return JS_EXCEPTION;
     size_t fn_len;
     const char *filename = JS_ToCStringLen(c, &fn_len, argv[1]);
     if (filename == NULL)
@@ -262,7 +262,7 @@ static JSValue h_eval_module(JSContext *c, JSValueConst this, int argc, JSValueC
 }
 
 static JSValue h_set_modules(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    if (argc < 1 || !JS_IsObject(argv[0]))
+    if (!JS_IsObject(argv[0]))
         return JS_ThrowTypeError(c, "setModules needs an object");
     JS_FreeValue(c, bundled_modules);
     bundled_modules = JS_DupValue(c, argv[0]);
@@ -271,7 +271,7 @@ static JSValue h_set_modules(JSContext *c, JSValueConst this, int argc, JSValueC
 
 static JSValue h_set_memory_limit(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     int64_t limit = 0;
-    if (argc < 1 || JS_ToInt64(c, &limit, argv[0]) < 0)
+    if (JS_ToInt64(c, &limit, argv[0]) < 0)
         return JS_EXCEPTION;
     if (limit > 0)
         JS_SetMemoryLimit(rt, (size_t)limit);
@@ -279,7 +279,7 @@ static JSValue h_set_memory_limit(JSContext *c, JSValueConst this, int argc, JSV
 }
 
 static JSValue h_register(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
-    if (argc < 1 || !JS_IsObject(argv[0]))
+    if (!JS_IsObject(argv[0]))
         return JS_ThrowTypeError(c, "register needs an object");
     fn_dispatch = JS_GetPropertyStr(c, argv[0], "dispatch");
     fn_poll = JS_GetPropertyStr(c, argv[0], "poll");

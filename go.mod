@@ -6,7 +6,9 @@ tool honnef.co/go/tools/cmd/staticcheck
 
 require (
 	github.com/evanw/esbuild v0.28.2
+	github.com/go-chi/chi/v5 v5.5.0
 	github.com/tetratelabs/wazero v1.12.0
+	go.etcd.io/bbolt v1.4.3
 )
 
 require (

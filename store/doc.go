@@ -1,11 +1,19 @@
 // Package store owns fount's durable state: accounts, API keys,
-// organizations, components, sources, subscriptions, webhooks, per-emitter
-// event logs, per-source db KV, and the delivery and invocation queues.
+// organizations, components, sources, subscriptions, auto-subscriptions,
+// webhooks, per-emitter event logs and per-source db KV.
 //
-// It is built on bbolt today and exposes Go interfaces so that a second,
-// distributed backend (NATS JetStream) can sit beside it later. Byte slices
-// read from bbolt never escape their transaction.
+// Store is the interface the rest of fount uses; Bolt implements it on
+// bbolt in the data directory. A second, distributed backend (NATS
+// JetStream) is planned to sit beside it, which is why callers never see
+// bbolt types.
 //
-// The package is filled in by the control-plane issue; until then it holds
-// only this description of its responsibility.
+// # Caveats
+//
+//   - Every multi-key change runs in one bbolt write transaction.
+//   - Byte slices read from bbolt never escape their transaction: records
+//     are decoded into fresh values inside it.
+//   - Write transactions are short; no network I/O happens inside one.
+//   - Resources are owned by a user (u_...) or an organization (o_...):
+//     OwnerID. Access checks belong to the caller (package api); the store
+//     only answers what is asked.
 package store

@@ -10,22 +10,34 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/store"
 )
 
 // serveConfig is what `fount serve` is started with. Every flag has an
 // environment variable; the flag wins when both are set.
 type serveConfig struct {
-	addr    string
-	dataDir string
+	addr               string
+	dataDir            string
+	publicURL          string
+	allowPrivateEgress bool
+	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := serveConfig{}
+	cfg := serveConfig{bootstrapKey: os.Getenv("FOUNT_BOOTSTRAP_API_KEY")}
 	fs.StringVar(&cfg.addr, "addr", envOr("FOUNT_ADDR", "127.0.0.1:8080"), "listen address (FOUNT_ADDR)")
 	fs.StringVar(&cfg.dataDir, "data-dir", envOr("FOUNT_DATA_DIR", "./fount-data"), "data directory (FOUNT_DATA_DIR)")
+	fs.StringVar(&cfg.publicURL, "public-url", os.Getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
+	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", os.Getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
+		"let webhooks and fetch reach loopback and private addresses (FOUNT_ALLOW_PRIVATE_EGRESS=1)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: fount serve [flags]\n\nExample:\n  fount serve --addr 127.0.0.1:8080 --data-dir ./fount-data\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -63,21 +75,50 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	return exitOK
 }
 
-// serve listens until ctx is cancelled, then shuts down gracefully.
+// serve runs the server until ctx is cancelled, then shuts down: stop
+// accepting HTTP, finish background work, close the sandbox, close the
+// store last.
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.Logger) error {
 	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
+	st, err := store.OpenBolt(filepath.Join(cfg.dataDir, "fount.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := bootstrapOwner(ctx, st, cfg, stdout); err != nil {
+		return err
+	}
+	sealer, err := api.LoadOrCreateSealer(filepath.Join(cfg.dataDir, "secret.key"))
+	if err != nil {
+		return err
+	}
+	sandbox, err := host.New(ctx, host.Config{CacheDir: filepath.Join(cfg.dataDir, "cache")})
+	if err != nil {
+		return err
+	}
+	defer sandbox.Close(context.Background())
+	registry, err := loadRegistry(ctx, sandbox)
+	if err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"status":"ok"}`+"\n")
+	publicURL := cfg.publicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	egress := host.NewEgressPolicy(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
+	server := api.New(api.Config{
+		Store: st, Introspector: sandbox, CodeFetcher: codeFetcher{egress}, Secrets: sealer,
+		PublicURL: publicURL, Registry: registry, Logger: logger,
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	defer server.Close()
+	srv := &http.Server{Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.dataDir)
 
 	errc := make(chan error, 1)
@@ -93,5 +134,32 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	logger.Info("server stopped cleanly")
+	return nil
+}
+
+// bootstrapOwner creates the owner user on an empty data dir. Its key is
+// FOUNT_BOOTSTRAP_API_KEY when set; otherwise a random key, printed once and
+// written to <data-dir>/owner.key (mode 0600).
+func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout io.Writer) error {
+	n, err := st.CountUsers(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	key := strings.TrimSpace(cfg.bootstrapKey)
+	generated := key == ""
+	if generated {
+		key = api.NewAPIKey()
+	}
+	owner := store.User{ID: store.NewID("u_"), Username: "owner", Email: "owner@localhost", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
+	if err := st.CreateUser(ctx, owner, api.HashKey(key)); err != nil {
+		return fmt.Errorf("create owner: %w", err)
+	}
+	if generated {
+		path := filepath.Join(cfg.dataDir, "owner.key")
+		if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+			return fmt.Errorf("write owner key: %w", err)
+		}
+		fmt.Fprintf(stdout, "created the owner user; its API key (shown once, also in %s):\n%s\n", path, key)
+	}
 	return nil
 }

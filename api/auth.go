@@ -1,0 +1,93 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/fount-dev/fount/store"
+)
+
+type callerKey struct{}
+
+// caller is the authenticated user of a request.
+func caller(ctx context.Context) store.User {
+	u, _ := ctx.Value(callerKey{}).(store.User)
+	return u
+}
+
+// HashKey is how API keys are stored: hex sha256. Keys are random and
+// long, so a fast hash is enough; no key is ever stored in clear.
+func HashKey(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// authenticate requires `Authorization: Bearer <key>` naming a known key.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
+			s.writeError(w, r, errUnauthorized)
+			return
+		}
+		u, err := s.store.UserByKeyHash(r.Context(), HashKey(strings.TrimSpace(key)))
+		if errors.Is(err, store.ErrNotFound) {
+			s.writeError(w, r, errUnauthorized)
+			return
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, u)))
+	})
+}
+
+// canAccess reports whether the caller may use a resource owned by
+// ownerID: their own, or their organization's.
+func (s *Server) canAccess(ctx context.Context, ownerID string) (bool, error) {
+	u := caller(ctx)
+	if ownerID == u.ID {
+		return true, nil
+	}
+	if !strings.HasPrefix(ownerID, "o_") {
+		return false, nil
+	}
+	org, err := s.store.GetOrg(ctx, ownerID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, m := range org.Members {
+		if m == u.ID {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ownerFor resolves where a new resource goes: the caller, or the org named
+// by org_id, which the caller must belong to (403 otherwise).
+func (s *Server) ownerFor(ctx context.Context, p *params) (string, error) {
+	orgID, given, err := p.str("org_id")
+	if err != nil {
+		return "", err
+	}
+	if !given || orgID == "" {
+		return caller(ctx).ID, nil
+	}
+	ok, err := s.canAccess(ctx, orgID)
+	if err != nil {
+		return "", err
+	}
+	if !ok || !strings.HasPrefix(orgID, "o_") {
+		return "", errForbidden("You are not a member of the organization %s.", orgID)
+	}
+	return orgID, nil
+}

@@ -1,0 +1,86 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// PageInfo is the spec's pagination envelope.
+type PageInfo struct {
+	TotalCount  int    `json:"total_count"`
+	Count       int    `json:"count"`
+	StartCursor string `json:"start_cursor"`
+	EndCursor   string `json:"end_cursor"`
+}
+
+// writeData answers 200 with {"data": v}, applying include/exclude to v
+// (or to each element when v is a list).
+func (s *Server) writeData(w http.ResponseWriter, r *http.Request, v any) {
+	data, err := shape(r, v)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+}
+
+// writePage answers 200 with {"page_info": ..., "data": items}.
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, info PageInfo, items any) {
+	data, err := shape(r, items)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"page_info": info, "data": data})
+}
+
+// shape applies the include and exclude parameters: comma-separated
+// top-level field names kept or dropped on each object of data.
+func shape(r *http.Request, v any) (any, error) {
+	include := fieldSet(r.URL.Query().Get("include"))
+	exclude := fieldSet(r.URL.Query().Get("exclude"))
+	if include == nil && exclude == nil {
+		return v, nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return nil, err
+	}
+	filter := func(o any) any {
+		m, ok := o.(map[string]any)
+		if !ok {
+			return o
+		}
+		for k := range m {
+			if (include != nil && !include[k]) || exclude[k] {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	if list, ok := generic.([]any); ok {
+		for i := range list {
+			list[i] = filter(list[i])
+		}
+		return list, nil
+	}
+	return filter(generic), nil
+}
+
+func fieldSet(s string) map[string]bool {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			set[f] = true
+		}
+	}
+	return set
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/registry"
+	"github.com/fount-dev/fount/store"
+)
+
+// codeFetcher fetches component_url through the egress policy.
+type codeFetcher struct{ egress *host.EgressPolicy }
+
+func (f codeFetcher) FetchCode(ctx context.Context, url string) (string, error) {
+	res, err := f.egress.Fetch(ctx, abi.FetchRequest{URL: url, Method: http.MethodGet})
+	if err != nil {
+		return "", err
+	}
+	if res.Status < 200 || res.Status > 299 {
+		return "", fmt.Errorf("HTTP %d", res.Status)
+	}
+	return res.Body, nil
+}
+
+// loadRegistry introspects the published components compiled into the
+// binary. Their ids are derived from key and version, so they are stable
+// across restarts; created_at is the time this process loaded them.
+func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Component, error) {
+	entries, err := registry.Entries()
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().Unix()
+	out := map[string]store.Component{}
+	for _, e := range entries {
+		m, err := sandbox.Introspect(ctx, e.Code, e.File, nil)
+		if err != nil {
+			return nil, fmt.Errorf("registry component %s: %w", e.File, err)
+		}
+		meta, err := json.Marshal(m)
+		if err != nil {
+			return nil, err
+		}
+		id := sha256.Sum256([]byte(m.Key + "@" + m.Version))
+		code := sha256.Sum256([]byte(e.Code))
+		out[m.Key] = store.Component{
+			ID: "sc_" + hex.EncodeToString(id[:12]), OwnerID: "registry", Key: m.Key, Name: m.Name, Version: m.Version,
+			Code: e.Code, CodeHash: hex.EncodeToString(code[:]), Metadata: meta, CreatedAt: now, UpdatedAt: now,
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,235 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// schemaVersion is the layout of the bbolt file this code writes and reads.
+const schemaVersion = 1
+
+// lockTimeout bounds the wait for another process's lock on the file.
+const lockTimeout = 5 * time.Second
+
+// errSchemaTooNew is returned by OpenBolt when the file was written by a
+// newer fount.
+var errSchemaTooNew = errors.New("store: schema version too new")
+
+// Bucket names. Index keys are built by key(); see keys.go.
+var (
+	bucketMeta = []byte("meta") // schema_version
+
+	bucketUsers    = []byte("users")     // user id -> User
+	bucketUserKeys = []byte("user_keys") // key hash -> user id
+
+	bucketOrgs       = []byte("orgs")        // org id -> Org
+	bucketOrgOrder   = []byte("org_order")   // key("")+seq -> org id
+	bucketOrgPos     = []byte("org_pos")     // org id -> its org_order key
+	bucketOrgMembers = []byte("org_members") // key(user)+org seq -> org id
+
+	bucketComponents    = []byte("components")     // component id -> Component
+	bucketComponentKeys = []byte("component_keys") // key(owner, key) -> component id
+
+	bucketSources     = []byte("sources")      // source id -> Source
+	bucketSourceOrder = []byte("source_order") // key(owner)+seq -> source id
+	bucketSourcePos   = []byte("source_pos")   // source id -> its source_order key
+	bucketSourceSlugs = []byte("source_slugs") // key(owner, slug) -> source id
+
+	bucketSubs     = []byte("subs")      // subscription id -> Subscription
+	bucketSubOrder = []byte("sub_order") // key(owner)+seq -> subscription id
+	bucketSubPos   = []byte("sub_pos")   // subscription id -> its sub_order key
+	bucketSubTuple = []byte("sub_tuple") // key(owner, emitter, listener, event) -> subscription id
+	bucketSubEnds  = []byte("sub_ends")  // key(emitter or listener, subscription id) -> ""
+
+	bucketAutoSubs      = []byte("auto_subs")      // id -> AutoSubscription
+	bucketAutoOrder     = []byte("auto_order")     // key(owner)+seq -> id
+	bucketAutoPos       = []byte("auto_pos")       // id -> its auto_order key
+	bucketAutoTuple     = []byte("auto_tuple")     // key(owner, listener, event) -> id
+	bucketAutoListeners = []byte("auto_listeners") // key(listener, id) -> ""
+
+	bucketWebhooks     = []byte("webhooks")      // webhook id -> Webhook
+	bucketWebhookOrder = []byte("webhook_order") // key(owner)+seq -> webhook id
+	bucketWebhookPos   = []byte("webhook_pos")   // webhook id -> its webhook_order key
+
+	bucketEvents      = []byte("events")       // emitter id -> channel buckets -> ms+seq -> Event
+	bucketEventClocks = []byte("event_clocks") // emitter id -> last ms+seq
+
+	bucketDB = []byte("db") // source id -> key -> JSON text
+
+	keySchemaVersion = []byte("schema_version")
+)
+
+// allBuckets are created by OpenBolt.
+var allBuckets = [][]byte{
+	bucketMeta,
+	bucketUsers, bucketUserKeys,
+	bucketOrgs, bucketOrgOrder, bucketOrgPos, bucketOrgMembers,
+	bucketComponents, bucketComponentKeys,
+	bucketSources, bucketSourceOrder, bucketSourcePos, bucketSourceSlugs,
+	bucketSubs, bucketSubOrder, bucketSubPos, bucketSubTuple, bucketSubEnds,
+	bucketAutoSubs, bucketAutoOrder, bucketAutoPos, bucketAutoTuple, bucketAutoListeners,
+	bucketWebhooks, bucketWebhookOrder, bucketWebhookPos,
+	bucketEvents, bucketEventClocks,
+	bucketDB,
+}
+
+// Bolt is the Store on a bbolt file. It is safe for concurrent use.
+type Bolt struct {
+	db  *bolt.DB
+	now func() time.Time // the clock of event ids; tests replace it
+}
+
+var _ Store = (*Bolt)(nil)
+
+// OpenBolt opens or creates the bbolt file at path (mode 0600), creates
+// its buckets and records the schema version on first open.
+//
+// # Errors
+//
+// OpenBolt fails when another process holds the file for longer than a
+// few seconds, or when the file was written by a newer schema than this
+// code knows.
+func OpenBolt(path string) (*Bolt, error) {
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	if err := db.Update(initSchema); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	return &Bolt{db: db, now: time.Now}, nil
+}
+
+// initSchema checks the schema version, then creates missing buckets.
+func initSchema(tx *bolt.Tx) error {
+	if meta := tx.Bucket(bucketMeta); meta != nil {
+		if v := meta.Get(keySchemaVersion); v != nil {
+			n, err := strconv.ParseUint(string(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("unreadable schema version %q: %w", v, err)
+			}
+			if n > schemaVersion {
+				return fmt.Errorf("%w: the file has version %d, this fount knows %d; upgrade fount",
+					errSchemaTooNew, n, schemaVersion)
+			}
+		}
+	}
+	for _, name := range allBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	meta := tx.Bucket(bucketMeta)
+	if meta.Get(keySchemaVersion) == nil {
+		v := strconv.Itoa(schemaVersion)
+		if err := meta.Put(keySchemaVersion, []byte(v)); err != nil {
+			return fmt.Errorf("write schema version: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close closes the file. Calling it twice is safe.
+func (b *Bolt) Close() error {
+	if err := b.db.Close(); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// view runs fn in a read transaction unless ctx is already done.
+func (b *Bolt) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.View(fn)
+}
+
+// update runs fn in a write transaction unless ctx is already done.
+func (b *Bolt) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.Update(fn)
+}
+
+// getJSON decodes the record at key into v; ErrNotFound when absent.
+func getJSON(bk *bolt.Bucket, key string, v any) error {
+	data := bk.Get([]byte(key))
+	if data == nil {
+		return ErrNotFound
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode record %q: %w", key, err)
+	}
+	return nil
+}
+
+// putJSON encodes v and stores it at key.
+func putJSON(bk *bolt.Bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", key, err)
+	}
+	return bk.Put([]byte(key), data)
+}
+
+// has reports whether bk holds key.
+func has(bk *bolt.Bucket, key []byte) bool {
+	return bk.Get(key) != nil
+}
+
+// clone copies a slice read from bbolt so it may outlive the transaction
+// or survive changes made in it.
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte{}, b...)
+}
+
+// key encodes parts as length-prefixed strings. The encoding is
+// prefix-free, so key(a) is a prefix of key(a, b...) and of nothing else
+// that starts with another first part.
+func key(parts ...string) []byte {
+	var k []byte
+	for _, p := range parts {
+		k = binary.AppendUvarint(k, uint64(len(p)))
+		k = append(k, p...)
+	}
+	return k
+}
+
+// lastPart decodes rest, the end of a key made by key(), as one part.
+func lastPart(rest []byte) (string, error) {
+	n, w := binary.Uvarint(rest)
+	if w <= 0 || uint64(len(rest)-w) != n {
+		return "", fmt.Errorf("corrupt index key %x", rest)
+	}
+	return string(rest[w:]), nil
+}
+
+// be8 is v as 8 big-endian bytes.
+func be8(v uint64) []byte {
+	return binary.BigEndian.AppendUint64(nil, v)
+}
+
+// scanPrefix returns copies of the keys and values of bk that start with
+// prefix, in key order, so the caller may change bk while using them.
+func scanPrefix(bk *bolt.Bucket, prefix []byte) (keys, values [][]byte) {
+	c := bk.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		keys = append(keys, clone(k))
+		values = append(values, clone(v))
+	}
+	return keys, values
+}

@@ -1,0 +1,91 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// openTestBolt opens a Bolt in a temp dir; on cleanup it runs bbolt's
+// consistency check, then closes it.
+func openTestBolt(t testing.TB) *Bolt {
+	t.Helper()
+	b, err := OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
+	if err != nil {
+		t.Fatalf("OpenBolt: %v", err)
+	}
+	t.Cleanup(func() {
+		checkBolt(t, b)
+		if err := b.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return b
+}
+
+// checkBolt fails t when bbolt finds the file inconsistent.
+func checkBolt(t testing.TB, b *Bolt) {
+	t.Helper()
+	err := b.db.View(func(tx *bolt.Tx) error {
+		for err := range tx.Check() {
+			t.Errorf("bbolt check: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("bbolt check: %v", err)
+	}
+}
+
+// fakeClock is a settable clock for event ids.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// withClock makes b's event clock c, starting at ms.
+func withClock(b *Bolt, ms int64) *fakeClock {
+	c := &fakeClock{t: time.UnixMilli(ms)}
+	b.now = c.now
+	return c
+}
+
+// wantErr fails t unless err matches want (nil: no error).
+func wantErr(t testing.TB, what string, err, want error) {
+	t.Helper()
+	switch {
+	case want == nil && err != nil:
+		t.Fatalf("%s: unexpected error %v", what, err)
+	case want != nil && !errors.Is(err, want):
+		t.Fatalf("%s: error %v, want %v", what, err, want)
+	}
+}
+
+var ctx = context.Background()
+
+// mustUser creates a user with id.
+func mustUser(t testing.TB, b *Bolt, id, keyHash string) User {
+	t.Helper()
+	u := User{ID: id, Username: "name-" + id, Email: id + "@example.com", Plan: PlanFree, CreatedAt: 1700000000}
+	if err := b.CreateUser(ctx, u, keyHash); err != nil {
+		t.Fatalf("CreateUser(%s): %v", id, err)
+	}
+	return u
+}

@@ -1,0 +1,186 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// defaultPageLimit is the page size when Page.Limit <= 0.
+const defaultPageLimit = 10
+
+// orderIndex keeps the ids of one kind of record in creation order per
+// owner: order maps key(owner)+seq to the id, pos maps the id back to
+// its order key so removal needs no scan. list names the list in cursors.
+type orderIndex struct {
+	list       string
+	order, pos []byte
+}
+
+var (
+	orgIndex     = orderIndex{list: "orgs", order: bucketOrgOrder, pos: bucketOrgPos}
+	sourceIndex  = orderIndex{list: "sources", order: bucketSourceOrder, pos: bucketSourcePos}
+	subIndex     = orderIndex{list: "subscriptions", order: bucketSubOrder, pos: bucketSubPos}
+	autoIndex    = orderIndex{list: "auto_subscriptions", order: bucketAutoOrder, pos: bucketAutoPos}
+	webhookIndex = orderIndex{list: "webhooks", order: bucketWebhookOrder, pos: bucketWebhookPos}
+)
+
+// add appends id to owner's list and returns its sequence number.
+func (ix orderIndex) add(tx *bolt.Tx, owner, id string) (uint64, error) {
+	order := tx.Bucket(ix.order)
+	seq, err := order.NextSequence()
+	if err != nil {
+		return 0, fmt.Errorf("index %s: %w", ix.list, err)
+	}
+	k := append(key(owner), be8(seq)...)
+	if err := order.Put(k, []byte(id)); err != nil {
+		return 0, fmt.Errorf("index %s: %w", ix.list, err)
+	}
+	if err := tx.Bucket(ix.pos).Put([]byte(id), k); err != nil {
+		return 0, fmt.Errorf("index %s: %w", ix.list, err)
+	}
+	return seq, nil
+}
+
+// seq returns the sequence number id got from add, or false.
+func (ix orderIndex) seq(tx *bolt.Tx, id string) (uint64, bool) {
+	k := tx.Bucket(ix.pos).Get([]byte(id))
+	if len(k) < 8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(k[len(k)-8:]), true
+}
+
+// remove takes id out of its list; a missing id is not an error.
+func (ix orderIndex) remove(tx *bolt.Tx, id string) error {
+	pos := tx.Bucket(ix.pos)
+	k := clone(pos.Get([]byte(id)))
+	if k == nil {
+		return nil
+	}
+	if err := tx.Bucket(ix.order).Delete(k); err != nil {
+		return fmt.Errorf("unindex %s: %w", ix.list, err)
+	}
+	if err := pos.Delete([]byte(id)); err != nil {
+		return fmt.Errorf("unindex %s: %w", ix.list, err)
+	}
+	return nil
+}
+
+// ids returns all of owner's ids in creation order.
+func (ix orderIndex) ids(tx *bolt.Tx, owner string) []string {
+	_, values := scanPrefix(tx.Bucket(ix.order), key(owner))
+	ids := make([]string, len(values))
+	for i, v := range values {
+		ids[i] = string(v)
+	}
+	return ids
+}
+
+// page returns the ids and cursors of one page of owner's list, and the
+// list's total count. See Page for the rules.
+func (ix orderIndex) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, total int, err error) {
+	if p.After != "" && p.Before != "" {
+		return nil, nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = defaultPageLimit
+	}
+	prefix := key(owner)
+	tag := ix.tag(owner)
+	c := tx.Bucket(ix.order).Cursor()
+	var keys [][]byte
+	var vals [][]byte
+	switch {
+	case p.Before != "":
+		seq, err := decodeCursor(tag, p.Before)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		var k, v []byte
+		if k, _ = c.Seek(append(clone(prefix), be8(seq)...)); k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, v = c.Prev() {
+			keys = append(keys, clone(k))
+			vals = append(vals, clone(v))
+		}
+		for i, j := 0, len(keys)-1; i < j; i, j = i+1, j-1 {
+			keys[i], keys[j] = keys[j], keys[i]
+			vals[i], vals[j] = vals[j], vals[i]
+		}
+	default:
+		start := clone(prefix)
+		if p.After != "" {
+			seq, err := decodeCursor(tag, p.After)
+			if err != nil {
+				return nil, nil, 0, err
+			}
+			if seq == ^uint64(0) {
+				break // nothing can come after the last sequence
+			}
+			start = append(start, be8(seq+1)...)
+		}
+		for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, v = c.Next() {
+			keys = append(keys, clone(k))
+			vals = append(vals, clone(v))
+		}
+	}
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		total++
+	}
+	ids = make([]string, len(keys))
+	cursors = make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = string(vals[i])
+		cursors[i] = encodeCursor(tag, binary.BigEndian.Uint64(k[len(k)-8:]))
+	}
+	return ids, cursors, total, nil
+}
+
+// tag identifies owner's list inside its cursors.
+func (ix orderIndex) tag(owner string) [4]byte {
+	sum := sha256.Sum256(key(ix.list, owner))
+	return [4]byte(sum[:4])
+}
+
+// encodeCursor is base64url(tag + 8-byte big-endian seq).
+func encodeCursor(tag [4]byte, seq uint64) string {
+	return base64.RawURLEncoding.EncodeToString(append(tag[:], be8(seq)...))
+}
+
+// decodeCursor returns the seq of a cursor made by encodeCursor with tag.
+func decodeCursor(tag [4]byte, cursor string) (uint64, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(b) != 12 {
+		return 0, fmt.Errorf("%w: %q does not decode", ErrBadCursor, cursor)
+	}
+	if !bytes.Equal(b[:4], tag[:]) {
+		return 0, fmt.Errorf("%w: %q belongs to another list", ErrBadCursor, cursor)
+	}
+	return binary.BigEndian.Uint64(b[4:]), nil
+}
+
+// pageOf loads the records of a page of ids with get.
+func pageOf[T any](ids, cursors []string, total int, get func(id string) (T, error)) (PageOf[T], error) {
+	pg := PageOf[T]{Items: make([]T, 0, len(ids)), Cursors: cursors, TotalCount: total}
+	for _, id := range ids {
+		v, err := get(id)
+		if err != nil {
+			return PageOf[T]{}, err
+		}
+		pg.Items = append(pg.Items, v)
+	}
+	if len(cursors) > 0 {
+		pg.StartCursor = cursors[0]
+		pg.EndCursor = cursors[len(cursors)-1]
+	}
+	return pg, nil
+}

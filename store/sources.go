@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// CreateSource stores s and indexes it by owner and by name slug.
+//
+// # Errors
+//
+// ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID.
+func (b *Bolt) CreateSource(ctx context.Context, s Source) error {
+	if s.ID == "" {
+		return errors.New("store: create source: empty id")
+	}
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		sources := tx.Bucket(bucketSources)
+		if has(sources, []byte(s.ID)) {
+			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
+			return err
+		}
+		if _, err := sourceIndex.add(tx, s.OwnerID, s.ID); err != nil {
+			return err
+		}
+		return putJSON(sources, s.ID, s)
+	})
+	if err != nil {
+		return fmt.Errorf("store: create source %q: %w", s.ID, err)
+	}
+	return nil
+}
+
+// claimSlug points (owner, slug) at id unless another source holds it.
+// The empty slug is never indexed.
+func claimSlug(tx *bolt.Tx, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	slugs := tx.Bucket(bucketSourceSlugs)
+	k := key(owner, slug)
+	if cur := slugs.Get(k); cur != nil && string(cur) != id {
+		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
+	}
+	return slugs.Put(k, []byte(id))
+}
+
+// releaseSlug removes (owner, slug) if it points at id.
+func releaseSlug(tx *bolt.Tx, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	slugs := tx.Bucket(bucketSourceSlugs)
+	k := key(owner, slug)
+	if cur := slugs.Get(k); cur == nil || string(cur) != id {
+		return nil
+	}
+	return slugs.Delete(k)
+}
+
+// GetSource returns the source with id, or ErrNotFound.
+func (b *Bolt) GetSource(ctx context.Context, id string) (Source, error) {
+	var s Source
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bucketSources), id, &s)
+	})
+	if err != nil {
+		return Source{}, fmt.Errorf("store: get source %q: %w", id, err)
+	}
+	return s, nil
+}
+
+// UpdateSource replaces the stored source s.ID with s, moving its slug
+// index entry when the slug changes. The owner cannot change.
+//
+// # Errors
+//
+// ErrNotFound for an unknown source; ErrConflict when the new slug is
+// taken by another source of the owner.
+func (b *Bolt) UpdateSource(ctx context.Context, s Source) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		sources := tx.Bucket(bucketSources)
+		var old Source
+		if err := getJSON(sources, s.ID, &old); err != nil {
+			return err
+		}
+		if old.OwnerID != s.OwnerID {
+			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, s.OwnerID)
+		}
+		if old.NameSlug != s.NameSlug {
+			if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
+				return err
+			}
+			if err := releaseSlug(tx, old.OwnerID, old.NameSlug, s.ID); err != nil {
+				return err
+			}
+		}
+		return putJSON(sources, s.ID, s)
+	})
+	if err != nil {
+		return fmt.Errorf("store: update source %q: %w", s.ID, err)
+	}
+	return nil
+}
+
+// DeleteSource removes the source, its index entries, its events, its db
+// and every subscription naming it as emitter or listener, plus the
+// auto-subscriptions naming it as listener, in one transaction.
+//
+// # Errors
+//
+// ErrNotFound for an unknown source.
+func (b *Bolt) DeleteSource(ctx context.Context, id string) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		sources := tx.Bucket(bucketSources)
+		var s Source
+		if err := getJSON(sources, id, &s); err != nil {
+			return err
+		}
+		if err := releaseSlug(tx, s.OwnerID, s.NameSlug, id); err != nil {
+			return err
+		}
+		if err := sourceIndex.remove(tx, id); err != nil {
+			return err
+		}
+		if err := deleteSubsNaming(tx, id, false); err != nil {
+			return err
+		}
+		if err := deleteAutoSubsOfListener(tx, id); err != nil {
+			return err
+		}
+		if err := deleteEmitter(tx, id); err != nil {
+			return err
+		}
+		if err := deleteNested(tx.Bucket(bucketDB), id); err != nil {
+			return err
+		}
+		return sources.Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete source %q: %w", id, err)
+	}
+	return nil
+}
+
+// deleteNested removes the nested bucket name of parent if it exists.
+func deleteNested(parent *bolt.Bucket, name string) error {
+	if name == "" || parent.Bucket([]byte(name)) == nil {
+		return nil
+	}
+	return parent.DeleteBucket([]byte(name))
+}
+
+// ListSources returns one page of ownerID's sources in creation order.
+func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error) {
+	var pg PageOf[Source]
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		ids, cursors, total, err := sourceIndex.page(tx, ownerID, p)
+		if err != nil {
+			return err
+		}
+		sources := tx.Bucket(bucketSources)
+		pg, err = pageOf(ids, cursors, total, func(id string) (Source, error) {
+			var s Source
+			return s, getJSON(sources, id, &s)
+		})
+		return err
+	})
+	if err != nil {
+		return PageOf[Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
+	}
+	return pg, nil
+}
+
+// SlugTaken reports whether a source of ownerID has the name slug.
+func (b *Bolt) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error) {
+	taken := false
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		taken = slug != "" && has(tx.Bucket(bucketSourceSlugs), key(ownerID, slug))
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: slug taken: %w", err)
+	}
+	return taken, nil
+}

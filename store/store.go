@@ -1,0 +1,82 @@
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// Errors returned by Store methods.
+var (
+	// ErrNotFound is returned when the record does not exist.
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict is returned when a unique value (a name slug, a
+	// component key, an API key) is taken.
+	ErrConflict = errors.New("store: conflict")
+	// ErrBadCursor is returned when a page cursor was not produced by the
+	// store for that list.
+	ErrBadCursor = errors.New("store: bad cursor")
+)
+
+// Store is fount's durable state. Lists return records in creation order
+// (events: newest first). Implementations are safe for concurrent use.
+type Store interface {
+	// Users and API keys. Keys are stored as the hex sha256 of the key.
+	CreateUser(ctx context.Context, u User, keyHash string) error
+	GetUser(ctx context.Context, id string) (User, error)
+	UserByKeyHash(ctx context.Context, keyHash string) (User, error)
+	AddKeyHash(ctx context.Context, userID, keyHash string) error
+	CountUsers(ctx context.Context) (int, error)
+
+	// Organizations.
+	CreateOrg(ctx context.Context, o Org) error
+	GetOrg(ctx context.Context, id string) (Org, error)
+	AddOrgMember(ctx context.Context, orgID, userID string) (Org, error)
+	OrgsOfUser(ctx context.Context, userID string) ([]Org, error)
+
+	// Components. A component's (OwnerID, Key) points at the newest
+	// component saved with that key.
+	CreateComponent(ctx context.Context, c Component) error
+	GetComponent(ctx context.Context, id string) (Component, error)
+	ComponentByKey(ctx context.Context, ownerID, key string) (Component, error)
+
+	// Sources. CreateSource fails with ErrConflict when the slug is taken
+	// for the owner; SlugTaken lets callers pick a free one first.
+	CreateSource(ctx context.Context, s Source) error
+	GetSource(ctx context.Context, id string) (Source, error)
+	UpdateSource(ctx context.Context, s Source) error
+	// DeleteSource removes the source, its events, its db and every
+	// subscription naming it (as emitter or listener), in one transaction.
+	DeleteSource(ctx context.Context, id string) error
+	ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error)
+	SlugTaken(ctx context.Context, ownerID, slug string) (bool, error)
+
+	// Subscriptions. PutSubscription is idempotent: an identical
+	// (owner, emitter, listener, event name) returns the existing one.
+	PutSubscription(ctx context.Context, s Subscription) (Subscription, error)
+	DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error
+	ListSubscriptions(ctx context.Context, ownerID string) ([]Subscription, error)
+	PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error)
+	ListAutoSubscriptions(ctx context.Context, ownerID string) ([]AutoSubscription, error)
+
+	// Webhooks.
+	CreateWebhook(ctx context.Context, w Webhook) error
+	GetWebhook(ctx context.Context, id string) (Webhook, error)
+	DeleteWebhook(ctx context.Context, id string) error
+	ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error)
+
+	// Events. AppendEvents assigns ids (<ms>-<seq>, strictly increasing
+	// per emitter) and IndexedAtMs, stores the events, and trims each
+	// channel of the emitter to its newest keep events.
+	AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error)
+	// ListEvents returns up to limit events of a channel, newest first.
+	ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error)
+	// DeleteEvents deletes a channel's events with ids in [startID,
+	// endID]; an empty bound is open.
+	DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)
+
+	// The db KV of a source ($.service.db); values are JSON text.
+	DBGet(ctx context.Context, sourceID, key string) ([]byte, bool, error)
+	DBSet(ctx context.Context, sourceID, key string, value []byte) error
+
+	Close() error
+}

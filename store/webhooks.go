@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// CreateWebhook stores w and indexes it by owner.
+//
+// # Errors
+//
+// ErrConflict when w.ID exists.
+func (b *Bolt) CreateWebhook(ctx context.Context, w Webhook) error {
+	if w.ID == "" {
+		return errors.New("store: create webhook: empty id")
+	}
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		hooks := tx.Bucket(bucketWebhooks)
+		if has(hooks, []byte(w.ID)) {
+			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if _, err := webhookIndex.add(tx, w.OwnerID, w.ID); err != nil {
+			return err
+		}
+		return putJSON(hooks, w.ID, w)
+	})
+	if err != nil {
+		return fmt.Errorf("store: create webhook %q: %w", w.ID, err)
+	}
+	return nil
+}
+
+// GetWebhook returns the webhook with id, or ErrNotFound.
+func (b *Bolt) GetWebhook(ctx context.Context, id string) (Webhook, error) {
+	var w Webhook
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bucketWebhooks), id, &w)
+	})
+	if err != nil {
+		return Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
+	}
+	return w, nil
+}
+
+// DeleteWebhook removes the webhook and the subscriptions and
+// auto-subscriptions whose listener it is, in one transaction.
+//
+// # Errors
+//
+// ErrNotFound for an unknown webhook.
+func (b *Bolt) DeleteWebhook(ctx context.Context, id string) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		hooks := tx.Bucket(bucketWebhooks)
+		if !has(hooks, []byte(id)) {
+			return ErrNotFound
+		}
+		if err := webhookIndex.remove(tx, id); err != nil {
+			return err
+		}
+		if err := deleteSubsNaming(tx, id, true); err != nil {
+			return err
+		}
+		if err := deleteAutoSubsOfListener(tx, id); err != nil {
+			return err
+		}
+		return hooks.Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete webhook %q: %w", id, err)
+	}
+	return nil
+}
+
+// ListWebhooks returns one page of ownerID's webhooks in creation order.
+func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error) {
+	var pg PageOf[Webhook]
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		ids, cursors, total, err := webhookIndex.page(tx, ownerID, p)
+		if err != nil {
+			return err
+		}
+		hooks := tx.Bucket(bucketWebhooks)
+		pg, err = pageOf(ids, cursors, total, func(id string) (Webhook, error) {
+			var w Webhook
+			return w, getJSON(hooks, id, &w)
+		})
+		return err
+	})
+	if err != nil {
+		return PageOf[Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
+	}
+	return pg, nil
+}

@@ -61,17 +61,25 @@ var WASIImports = []string{"clock_time_get", "random_get"}
 const (
 	// ExportInitialize is the reactor's libc constructor; called once.
 	ExportInitialize = "_initialize"
-	// ExportAlloc(size) -> ptr, 0 on failure. Memory for a host message.
+	// ExportAlloc(size) -> ptr, 0 on failure. Memory for a host message
+	// larger than the inbox.
 	ExportAlloc = "fount_alloc"
-	// ExportFree(ptr) releases memory from ExportAlloc or a call result.
+	// ExportFree(ptr) releases memory from ExportAlloc that was not handed
+	// to ExportCall (the prelude, for ExportInit).
 	ExportFree = "fount_free"
+	// ExportInbox() -> (ptr << 32 | capacity) of a buffer the guest keeps
+	// for Call messages, so that a call needs no allocation. Valid after
+	// ExportInit; the same in every instance restored from a snapshot.
+	ExportInbox = "fount_inbox"
 	// ExportInit(ptr, len) -> 0 | -1. Creates the JS runtime and evaluates
 	// the prelude held at ptr/len.
 	ExportInit = "fount_init"
-	// ExportCall(ptr, len) -> packed result. ptr/len hold a Call as JSON.
-	// The result is (resultPtr << 32 | resultLen); it holds a Result as JSON
-	// in guest memory that the host frees with ExportFree. 0 means the
-	// guest could not even allocate its answer.
+	// ExportCall(ptr, len) -> packed result. ptr/len hold a Call as JSON,
+	// in the inbox or in memory from ExportAlloc, which the guest then owns
+	// and frees. The result is (resultPtr << 32 | resultLen); it holds a
+	// Result as JSON in guest memory, valid until the next ExportCall (the
+	// guest frees it then). 0 means the guest could not even allocate its
+	// answer.
 	ExportCall = "fount_call"
 	// ExportMemory is the guest's linear memory.
 	ExportMemory = "memory"
@@ -87,7 +95,7 @@ const (
 	ErrFailed    int32 = -5 // the host-side sink or provider failed
 	ErrTimeout   int32 = -6 // the invocation's deadline passed or it was cancelled
 	ErrNoPending int32 = -7 // take: no reply is pending
-	ErrState     int32 = -8 // the call is not allowed now (respond twice, respond without customResponse)
+	ErrState     int32 = -8 // the call is not allowed now (a second respond)
 )
 
 // ErrorCodes names every error code, for the generated C header and docs.

@@ -57,6 +57,7 @@ func TestDecodeEmit(t *testing.T) {
 		{"numeric id", `{"id":12.5}`, "", "12.5"},
 		{"object id", `{"id":{}}`, "string or a number", ""},
 		{"bool id", `{"id":true}`, "string or a number", ""},
+		{"null id", `{"id":null}`, "not null", ""},
 		{"long id", `{"id":"` + strings.Repeat("i", MaxEmitID+1) + `"}`, "emit id is longer", ""},
 		{"long name", `{"name":"` + strings.Repeat("n", MaxEmitName+1) + `"}`, "emit name is longer", ""},
 		{"long summary", `{"summary":"` + strings.Repeat("s", MaxEmitSummary+1) + `"}`, "emit summary is longer", ""},
@@ -126,6 +127,8 @@ func TestDecodeResult(t *testing.T) {
 		{"error", `{"ok":false,"error":{"name":"TypeError","message":"m","stack":"s"}}`, ""},
 		{"failure without error", `{"ok":false}`, "carries no error"},
 		{"unknown field", `{"ok":true,"x":1}`, "unknown field"},
+		{"over MaxMessage but within MaxResultBytes", `{"ok":true,"value":"` + strings.Repeat("r", MaxMessage) + `"}`, ""},
+		{"over MaxResultBytes", `{"ok":true,"value":"` + strings.Repeat("r", MaxResultBytes) + `"}`, "over the"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -58,6 +58,10 @@ type Result struct {
 	// Dropped counts timers still pending when the run settled; they are
 	// discarded with the invocation.
 	Dropped int `json:"dropped,omitempty"`
+	// Unsettled is set when the call's promise never settled; work it
+	// left pending could otherwise run in a later call, so the host
+	// discards the instance.
+	Unsettled bool `json:"unsettled,omitempty"`
 }
 
 // GuestError is a JavaScript error as the guest reports it.
@@ -87,7 +91,7 @@ func DecodeResult(b []byte) (Result, error) {
 	if len(b) > MaxResultBytes {
 		return r, fmt.Errorf("%w: result of %d bytes is over the %d byte limit", ErrDecode, len(b), MaxResultBytes)
 	}
-	if err := decodeStrict(b, &r); err != nil {
+	if err := decodeStrictMax(b, &r, MaxResultBytes); err != nil {
 		return r, err
 	}
 	if !r.OK && r.Error == nil {

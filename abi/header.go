@@ -55,7 +55,7 @@ func CHeader() string {
 		fmt.Fprintf(&b, "__attribute__((import_module(%q), import_name(%q)))\n%s;\n", ImportModule, name, hostFuncSignatures[name])
 	}
 	b.WriteString("\n")
-	for _, name := range []string{ExportAlloc, ExportFree, ExportInit, ExportCall} {
+	for _, name := range []string{ExportAlloc, ExportFree, ExportInbox, ExportInit, ExportCall} {
 		fmt.Fprintf(&b, "#define FOUNT_EXPORT_%s __attribute__((export_name(%q)))\n", strings.ToUpper(strings.TrimPrefix(name, "fount_")), name)
 	}
 	b.WriteString("\n#endif /* FOUNT_ABI_H */\n")

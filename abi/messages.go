@@ -44,6 +44,9 @@ func DecodeEmit(b []byte) (Emit, error) {
 	if err := decodeStrict(b, &e); err != nil {
 		return e, err
 	}
+	if string(e.ID) == "null" {
+		return e, fmt.Errorf("%w: emit id must be a string or a number, not null", ErrDecode)
+	}
 	if len(e.ID) > 0 {
 		var s string
 		var n json.Number
@@ -168,8 +171,13 @@ func validToken(s string) bool {
 // decodeStrict decodes exactly one JSON value into v, refusing unknown
 // fields, invalid UTF-8, trailing data and oversize input.
 func decodeStrict(b []byte, v any) error {
-	if len(b) > MaxMessage {
-		return fmt.Errorf("%w: message of %d bytes is over the %d byte limit", ErrDecode, len(b), MaxMessage)
+	return decodeStrictMax(b, v, MaxMessage)
+}
+
+// decodeStrictMax is decodeStrict with a size limit of its own.
+func decodeStrictMax(b []byte, v any, limit int) error {
+	if len(b) > limit {
+		return fmt.Errorf("%w: message of %d bytes is over the %d byte limit", ErrDecode, len(b), limit)
 	}
 	if !utf8.Valid(b) {
 		return fmt.Errorf("%w: message is not valid UTF-8", ErrDecode)

@@ -60,6 +60,11 @@
     trace: logAt(0), dir: logAt(1),
   };
 
+  // callSeq numbers the calls of this instance; work a call left pending
+  // (a late .then, a stale $) checks it so that it cannot settle or write
+  // into a later call.
+  let callSeq = 0;
+
   // ---- timers (live only within one call) ------------------------------
   let timers = new Map();
   let timerSeq = 0;
@@ -320,11 +325,17 @@
     for (const [m, fn] of Object.entries(prop.methods || {})) {
       if (typeof fn === "function") app[m] = fn.bind(app);
     }
-    let auth;
+    // Credentials are fetched on first use in each call and never kept
+    // past it: a warm instance must not see revoked or rotated tokens, nor
+    // reach them in a call that was granted no auth.
+    let auth, authCall = -1;
     Object.defineProperty(app, "$auth", {
-      enumerable: false, // fetched on first use, not by JSON.stringify or Object.assign
+      enumerable: false, // not fetched by JSON.stringify or Object.assign
       get() {
-        if (auth === undefined) auth = JSON.parse(hostCall("$auth", () => host.auth(propName)));
+        if (authCall !== callSeq) {
+          auth = JSON.parse(hostCall("$auth", () => host.auth(propName)));
+          authCall = callSeq;
+        }
         return auth;
       },
     });
@@ -372,9 +383,10 @@
   let exportsOut = null;
 
   function makeDollar() {
+    const exp = exportsOut; // this call's exports, even if used later
     return {
       export(name, value) {
-        exportsOut[String(name)] = value;
+        exp[String(name)] = value;
       },
       flow: {
         exit(reason) {
@@ -452,24 +464,25 @@
     }
   }
 
-  function finish(o) {
-    if (settled) return;
+  function finish(o, seq) {
+    if (settled || seq !== callSeq) return;
     settled = true;
     outcome = o;
   }
 
   function dispatch(text) {
     const msg = JSON.parse(text);
+    const seq = ++callSeq;
     timers = new Map();
     settled = false;
     outcome = null;
     exportsOut = {};
     if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
     perform(msg).then(
-      (value) => finish({ ok: true, value }),
+      (value) => finish({ ok: true, value }, seq),
       (err) => {
-        if (err instanceof FlowExit) finish({ ok: true, exit: err.reason });
-        else finish({ ok: false, error: serializeError(err) });
+        if (err instanceof FlowExit) finish({ ok: true, exit: err.reason }, seq);
+        else finish({ ok: false, error: serializeError(err) }, seq);
       },
     );
   }
@@ -477,7 +490,7 @@
   function poll() {
     if (settled) return -1;
     if (timers.size === 0) {
-      finish({ ok: false, error: { name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" } });
+      finish({ ok: false, unsettled: true, error: { name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" } }, callSeq);
       return -1;
     }
     let next = Infinity;
@@ -493,7 +506,7 @@
       try {
         t.fn(...t.args);
       } catch (err) {
-        finish({ ok: false, error: serializeError(err) });
+        finish({ ok: false, error: serializeError(err) }, callSeq);
       }
     }
   }

@@ -76,6 +76,8 @@ type invocation struct {
 
 	emitted   int64
 	logged    int64
+	dbWritten int64
+	timedOut  bool // a host function refused to wait past the deadline
 	truncated bool
 	responded bool
 	pending   []byte // reply waiting for FuncTake
@@ -96,5 +98,5 @@ func invocationFrom(ctx context.Context) *invocation {
 // pastDeadline reports whether the invocation must stop: its context is done
 // or its deadline has passed.
 func (inv *invocation) pastDeadline(ctx context.Context) bool {
-	return ctx.Err() != nil || (!inv.deadline.IsZero() && !time.Now().Before(inv.deadline))
+	return inv.timedOut || ctx.Err() != nil || (!inv.deadline.IsZero() && !time.Now().Before(inv.deadline))
 }

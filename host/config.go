@@ -19,6 +19,9 @@ type Limits struct {
 	LogBytes int64
 	// RespondBytes caps the body of an HTTP response.
 	RespondBytes int64
+	// DBBytes caps the bytes of keys and values one invocation may write
+	// to its db.
+	DBBytes int64
 }
 
 // Default limits, used for every zero field of Limits.
@@ -28,6 +31,7 @@ const (
 	DefaultEmitBytes    = 4 << 20
 	DefaultLogBytes     = 256 << 10
 	DefaultRespondBytes = 1 << 20
+	DefaultDBBytes      = 8 << 20
 )
 
 // withDefaults fills zero fields from def.
@@ -47,6 +51,9 @@ func (l Limits) withDefaults(def Limits) Limits {
 	if l.RespondBytes <= 0 {
 		l.RespondBytes = def.RespondBytes
 	}
+	if l.DBBytes <= 0 {
+		l.DBBytes = def.DBBytes
+	}
 	return l
 }
 
@@ -65,13 +72,14 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxIdle is how many warm instances a source keeps. Default 1.
 	MaxIdle int
-	// WazeroInterrupt adds wazero's close-on-context-done checks to the
-	// guest's compiled code, a second way to stop a runaway guest. It is off
-	// by default: the checks make loop-heavy JavaScript about 7 times slower
-	// (docs/benchmarks.md), and the guest's own interrupt polling already
-	// stops bytecode loops and regular-expression backtracking at the
-	// deadline (see RATIONALE in doc.go).
-	WazeroInterrupt bool
+	// GuestPollingOnly turns off wazero's close-on-context-done checks and
+	// relies on the guest's own polling alone. The checks make loop-heavy
+	// JavaScript several times slower (docs/benchmarks.md), but without them
+	// a built-in that loops in C without polling (Array.prototype.includes
+	// on a huge array-like object, say) runs past its deadline and cannot be
+	// cancelled. Never set it for untrusted code; benchmarks use it to
+	// measure the difference.
+	GuestPollingOnly bool
 }
 
 const (
@@ -88,6 +96,7 @@ func (c Config) withDefaults() (Config, error) {
 		EmitBytes:    DefaultEmitBytes,
 		LogBytes:     DefaultLogBytes,
 		RespondBytes: DefaultRespondBytes,
+		DBBytes:      DefaultDBBytes,
 	})
 	if c.MaxMemory <= 0 {
 		c.MaxMemory = c.Limits.Memory + runtimeHeadroom

@@ -22,18 +22,22 @@
 //
 // # Rationale
 //
-// Interrupts. A runaway guest must stop at its deadline. wazero's
-// WithCloseOnContextDone does that by inserting checks into the compiled
-// guest, which measured about 7 times slower on loop-heavy JavaScript
-// (BenchmarkInterruptCost, docs/benchmarks.md). Instead the guest polls the
-// host's `interrupted` import: QuickJS's interrupt handler every few
-// thousand bytecodes (an uncatchable InternalError ends the call), and the
-// regexp engine every 4096 backtracks (it traps; see
-// guest/src/compat/regexp_interrupt.h), which covers catastrophic
-// backtracking that never returns to the bytecode loop. Host functions that
-// block (sleep, fetch) honour the invocation's context themselves.
-// Config.WazeroInterrupt turns the wazero checks on as well, for those who
-// prefer a second mechanism over speed.
+// Interrupts. A runaway guest must stop at its deadline. Two mechanisms
+// work together. The guest polls the host's `interrupted` import: QuickJS's
+// interrupt handler every few thousand bytecodes (an uncatchable
+// InternalError ends the call cleanly, with a JS stack), and the regexp
+// engine every 4096 backtracks (it traps; see
+// guest/src/compat/regexp_interrupt.h). Polling alone is not enough:
+// built-ins that loop in C without reaching the poll
+// (Array.prototype.includes on an array-like of length 2**40, found in
+// review) would run on for hours and could not be cancelled. So wazero's
+// WithCloseOnContextDone is on as well: it inserts checks into the
+// compiled guest and ends any call whose context is done. It costs about
+// 4-7 times on loop-heavy JavaScript (BenchmarkInterruptCost,
+// docs/benchmarks.md); a guarantee that one tenant cannot pin a host
+// thread is worth more. Config.GuestPollingOnly removes the checks, for
+// measurement only. Host functions that block (sleep, fetch) honour the
+// invocation's context themselves.
 //
 // Snapshots. Creating a QuickJS runtime and context, evaluating the prelude
 // and loading a component takes milliseconds; copying memory takes a

@@ -59,7 +59,7 @@ func NewEgressPolicy(allowPrivate bool, timeout time.Duration, maxBody int64) *E
 			MaxIdleConns:        16,
 		},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 5 {
+			if len(via) > 5 { // via holds the original request and each redirect so far
 				return errors.New("stopped after 5 redirects")
 			}
 			return checkScheme(req.URL)
@@ -88,11 +88,17 @@ func (p *EgressPolicy) AllowedAddr(ip netip.Addr) bool {
 
 // specialRanges are non-public ranges netip has no predicate for.
 var specialRanges = []netip.Prefix{
-	netip.MustParsePrefix("100.64.0.0/10"), // shared address space (CGNAT)
-	netip.MustParsePrefix("192.0.0.0/24"),  // IETF protocol assignments
-	netip.MustParsePrefix("198.18.0.0/15"), // benchmarking
-	netip.MustParsePrefix("240.0.0.0/4"),   // reserved
-	netip.MustParsePrefix("64:ff9b::/96"),  // NAT64, can reach IPv4 private space
+	netip.MustParsePrefix("100.64.0.0/10"),  // shared address space (CGNAT)
+	netip.MustParsePrefix("192.0.0.0/24"),   // IETF protocol assignments
+	netip.MustParsePrefix("198.18.0.0/15"),  // benchmarking
+	netip.MustParsePrefix("240.0.0.0/4"),    // reserved
+	netip.MustParsePrefix("0.0.0.0/8"),      // "this network"
+	netip.MustParsePrefix("64:ff9b::/96"),   // NAT64, can reach IPv4 private space
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64 (RFC 8215)
+	netip.MustParsePrefix("::/96"),          // IPv4-compatible (deprecated)
+	netip.MustParsePrefix("2002::/16"),      // 6to4, embeds an IPv4 address
+	netip.MustParsePrefix("2001::/32"),      // Teredo, embeds an IPv4 address
+	netip.MustParsePrefix("fec0::/10"),      // site-local (deprecated)
 }
 
 func (p *EgressPolicy) control(_, address string, _ syscall.RawConn) error {

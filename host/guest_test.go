@@ -58,7 +58,7 @@ func TestGuestImportList(t *testing.T) {
 	if err := CheckImports(compiled.ImportedFunctions()); err != nil {
 		t.Errorf("CheckImports: %v", err)
 	}
-	for _, name := range []string{abi.ExportInitialize, abi.ExportAlloc, abi.ExportFree, abi.ExportInit, abi.ExportCall} {
+	for _, name := range []string{abi.ExportInitialize, abi.ExportAlloc, abi.ExportFree, abi.ExportInbox, abi.ExportInit, abi.ExportCall} {
 		if compiled.ExportedFunctions()[name] == nil {
 			t.Errorf("guest does not export %s", name)
 		}

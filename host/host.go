@@ -22,6 +22,7 @@ type Host struct {
 	compiled wazero.CompiledModule
 	pristine []byte    // memory of a module just instantiated
 	base     *snapshot // runtime + prelude initialised, no component
+	inbox    [2]uint32 // the guest's inbox address and size, the same in every restored instance
 
 	mu      sync.Mutex
 	sources map[*Source]struct{}
@@ -40,7 +41,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	rtCfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(cfg.MaxMemory / wasmPage)).
-		WithCloseOnContextDone(cfg.WazeroInterrupt)
+		WithCloseOnContextDone(!cfg.GuestPollingOnly)
 	if cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
 		if err != nil {
@@ -87,6 +88,7 @@ func (h *Host) setup(ctx context.Context) error {
 	if err := in.initRuntime(initCtx, guest.Prelude); err != nil {
 		return err
 	}
+	h.inbox = [2]uint32{in.inbox, in.inboxCap}
 	h.base, err = takeSnapshot(in.mod.Memory(), h.pristine)
 	return err
 }
@@ -123,6 +125,7 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 		in.close(ctx)
 		return nil, err
 	}
+	in.inbox, in.inboxCap = h.inbox[0], h.inbox[1]
 	return in, nil
 }
 

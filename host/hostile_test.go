@@ -258,3 +258,65 @@ func TestRawABIMessages(t *testing.T) {
 		}
 	})
 }
+
+// TestBuiltinLoopsStopAtTheDeadline: built-ins that loop in C without
+// reaching QuickJS's interrupt poll are stopped by wazero's checks.
+func TestBuiltinLoopsStopAtTheDeadline(t *testing.T) {
+	h := newTestHost(t)
+	for _, body := range []string{
+		`return Array.prototype.includes.call({ length: 2 ** 40 }, 1)`,
+		`return Array.prototype.lastIndexOf.call({ length: 2 ** 40 }, 1)`,
+	} {
+		s := deploy(t, h, src(`run() { `+body+` }`), `{}`)
+		start := time.Now()
+		_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: Limits{Timeout: 300 * time.Millisecond}}, Capabilities{})
+		if !errors.Is(err, ErrTimeout) {
+			t.Errorf("%s: err = %v, want ErrTimeout", body, err)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%s: stopped after %v", body, d)
+		}
+	}
+}
+
+// TestNoStateLeaksBetweenCalls: neither credentials nor a call's leftover
+// work reach a later call on the same warm instance.
+func TestNoStateLeaksBetweenCalls(t *testing.T) {
+	h := newTestHost(t)
+	ctx := context.Background()
+	app := `const gh = { type: "app", app: "github" }; `
+	s := deploy(t, h, app+src(`props: { gh }, run() { return this.gh.$auth.token }`), `{}`)
+	rec := newRecorder()
+	rec.auth["gh"] = json.RawMessage(`{"token":"secret-v1"}`)
+	if out, err := s.Run(ctx, nil, rec.caps()); err != nil || string(out.Value) != `"secret-v1"` {
+		t.Fatalf("first run: %v %v", err, out)
+	}
+	_, err := s.Run(ctx, nil, Capabilities{})
+	var se *ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "not allowed") {
+		t.Fatalf("a run without auth read cached credentials: %v", err)
+	}
+	rec.auth["gh"] = json.RawMessage(`{"token":"secret-v2"}`)
+	if out, err := s.Run(ctx, nil, rec.caps()); err != nil || string(out.Value) != `"secret-v2"` {
+		t.Fatalf("rotated credentials: %v %v", err, out)
+	}
+
+	late := deploy(t, h, `let resolveLater; const gate = new Promise(r => { resolveLater = r });
+		export default { name: "l", version: "1", async run(e) { if (e.first) { await gate; return "first" } resolveLater(); return "second" } }`, `{}`)
+	if _, err := late.Run(ctx, json.RawMessage(`{"first":true}`), Capabilities{}); !errors.As(err, &se) || !strings.Contains(se.Message, "never settles") {
+		t.Fatalf("first call: %v", err)
+	}
+	if out, err := late.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != `"second"` {
+		t.Fatalf("the second call got %v %v, not its own result", err, out)
+	}
+}
+
+func TestDBWriteBudget(t *testing.T) {
+	h := newTestHost(t)
+	s := deploy(t, h, src(`props: { db: "$.service.db" }, run() { for (let i = 0; i < 100; i++) this.db.set("k" + i, "v".repeat(50000)) }`), `{}`)
+	_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: Limits{DBBytes: 1 << 20}}, newRecorder().caps())
+	var se *ScriptError
+	if !errors.As(err, &se) || !strings.Contains(se.Message, "db.set: over the size limit") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -137,6 +137,7 @@ func hostEmit(ctx context.Context, inv *invocation, mod api.Module, stack []uint
 }
 
 func hostDBGet(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	inv.clearReply()
 	if inv.caps.DB == nil {
 		return abi.ErrDenied
 	}
@@ -169,6 +170,10 @@ func hostDBSet(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 	if !json.Valid(v) {
 		return abi.ErrInvalid
 	}
+	if inv.dbWritten+int64(len(key)+len(v)) > inv.limits.DBBytes {
+		return abi.ErrTooBig
+	}
+	inv.dbWritten += int64(len(key) + len(v))
 	if err := inv.caps.DB.Set(ctx, key, v); err != nil {
 		return abi.ErrFailed
 	}
@@ -212,6 +217,7 @@ func hostRespond(ctx context.Context, inv *invocation, mod api.Module, stack []u
 }
 
 func hostAuth(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	inv.clearReply()
 	if inv.caps.Auth == nil {
 		return abi.ErrDenied
 	}
@@ -230,6 +236,7 @@ func hostAuth(ctx context.Context, inv *invocation, mod api.Module, stack []uint
 }
 
 func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	inv.clearReply()
 	if inv.caps.Egress == nil {
 		return abi.ErrDenied
 	}
@@ -258,6 +265,10 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 	}
 	return inv.setReply(out)
 }
+
+// clearReply drops any pending reply, so that FuncTake only ever returns
+// the reply of the last db_get, auth or fetch, or nothing when it failed.
+func (inv *invocation) clearReply() { inv.pending, inv.hasReply = nil, false }
 
 // setReply holds v for FuncTake and returns its length.
 func (inv *invocation) setReply(v []byte) int32 {
@@ -295,7 +306,8 @@ func hostSleep(ctx context.Context, inv *invocation, _ api.Module, stack []uint6
 	}
 	d := time.Duration(ms) * time.Millisecond
 	if !inv.deadline.IsZero() && time.Until(inv.deadline) < d {
-		return abi.ErrTimeout // the timer cannot fire within the budget
+		inv.timedOut = true // the timer cannot fire within the budget
+		return abi.ErrTimeout
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -303,6 +315,7 @@ func hostSleep(ctx context.Context, inv *invocation, _ api.Module, stack []uint6
 	case <-t.C:
 		return 0
 	case <-ctx.Done():
+		inv.timedOut = true
 		return abi.ErrTimeout
 	}
 }

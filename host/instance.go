@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 type instance struct {
 	mod                     api.Module
 	alloc, free, init, call api.Function
+	inbox, inboxCap         uint32 // the guest's buffer for Call messages
 	lastUsed                time.Time
 	broken                  bool // trapped, timed out or ran out of memory: must be closed
 }
@@ -65,6 +67,15 @@ func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
 	if api.DecodeI32(res[0]) != 0 {
 		return errors.New("host: guest init failed to create the runtime or evaluate the prelude")
 	}
+	fn := in.mod.ExportedFunction(abi.ExportInbox)
+	if fn == nil {
+		return errors.New("host: guest lacks " + abi.ExportInbox)
+	}
+	res, err = fn.Call(ctx)
+	if err != nil {
+		return fmt.Errorf("host: guest inbox: %w", err)
+	}
+	in.inbox, in.inboxCap = uint32(res[0]>>32), uint32(res[0])
 	return nil
 }
 
@@ -96,17 +107,20 @@ func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (ab
 		return abi.Result{}, fmt.Errorf("host: encode call: %w", err)
 	}
 	ctx = withInvocation(ctx, inv)
-	ptr, err := in.write(ctx, msg)
-	if err != nil {
-		in.broken = true
-		return abi.Result{}, in.classify(ctx, inv, err)
+	// The message goes in the inbox when it fits; otherwise in memory the
+	// guest allocates and, once called, owns.
+	ptr := in.inbox
+	if uint32(len(msg)) > in.inboxCap || !in.mod.Memory().Write(ptr, msg) {
+		if ptr, err = in.write(ctx, msg); err != nil {
+			in.broken = true
+			return abi.Result{}, in.classify(ctx, inv, err)
+		}
 	}
 	res, err := in.call.Call(ctx, uint64(ptr), uint64(len(msg)))
 	if err != nil {
 		in.broken = true
 		return abi.Result{}, in.classify(ctx, inv, err)
 	}
-	in.release(ctx, ptr)
 	packed := res[0]
 	rptr, rlen := uint32(packed>>32), uint32(packed)
 	if packed == 0 {
@@ -122,12 +136,16 @@ func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (ab
 		in.broken = true
 		return abi.Result{}, fmt.Errorf("%w: result pointer out of bounds", ErrTrap)
 	}
-	body := append([]byte(nil), view...)
-	in.release(ctx, rptr)
+	// Invalid UTF-8 (a lone surrogate in an error message, say) is
+	// replaced rather than failing the whole result.
+	body := bytes.ToValidUTF8(view, []byte("\uFFFD")) // a copy; the guest frees its result on the next call
 	r, err := abi.DecodeResult(body)
 	if err != nil {
 		in.broken = true
 		return abi.Result{}, fmt.Errorf("%w: %v", ErrTrap, err)
+	}
+	if r.Unsettled {
+		in.broken = true
 	}
 	if r.Uncatchable {
 		in.broken = true
@@ -176,7 +194,7 @@ func (in *instance) classify(ctx context.Context, inv *invocation, err error) er
 // classifyGuest maps an error that escaped the prelude.
 func (in *instance) classifyGuest(ctx context.Context, inv *invocation, e *abi.GuestError) error {
 	switch {
-	case e != nil && isInterrupted(e), inv.pastDeadline(ctx):
+	case inv.pastDeadline(ctx):
 		return ErrTimeout
 	case e != nil && isOutOfMemory(e):
 		return ErrOutOfMemory

@@ -31,6 +31,13 @@ static JSContext *ctx;
 static JSValue fn_dispatch, fn_poll, fn_fire, fn_result, bundled_modules;
 static uint64_t rng[2];
 
+/* The inbox takes Call messages without an allocation per call; the last
+ * result stays allocated until the next call, so the host needs no free
+ * either. One wasm call per invocation is what keeps warm calls cheap. */
+#define FOUNT_INBOX_BYTES (64 * 1024)
+static char *inbox;
+static char *last_result;
+
 /* ---- small byte buffer for building the failure JSON ---------------- */
 
 typedef struct {
@@ -76,8 +83,10 @@ static void buf_json_string(buf_t *b, const char *s, size_t n) {
     buf_put(b, "\"", 1);
 }
 
-/* pack returns a result buffer as (ptr << 32 | len), or 0 without one. */
+/* pack returns a result buffer as (ptr << 32 | len), or 0 without one.
+ * The buffer is freed at the start of the next call. */
 static int64_t pack(char *p, size_t len) {
+    last_result = p;
     if (p == NULL)
         return 0;
     return (int64_t)(((uint64_t)(uintptr_t)p << 32) | (uint64_t)(uint32_t)len);
@@ -281,6 +290,8 @@ static JSValue h_set_memory_limit(JSContext *c, JSValueConst this, int argc, JSV
 static JSValue h_register(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     if (!JS_IsObject(argv[0]))
         return JS_ThrowTypeError(c, "register needs an object");
+    if (JS_IsFunction(c, fn_dispatch))
+        return JS_ThrowTypeError(c, "register may be called once");
     fn_dispatch = JS_GetPropertyStr(c, argv[0], "dispatch");
     fn_poll = JS_GetPropertyStr(c, argv[0], "poll");
     fn_fire = JS_GetPropertyStr(c, argv[0], "fire");
@@ -363,9 +374,16 @@ FOUNT_EXPORT_ALLOC void *fount_alloc(int32_t n) {
 
 FOUNT_EXPORT_FREE void fount_free(void *p) { free(p); }
 
+FOUNT_EXPORT_INBOX int64_t fount_inbox(void) {
+    if (inbox == NULL)
+        return 0;
+    return (int64_t)(((uint64_t)(uintptr_t)inbox << 32) | FOUNT_INBOX_BYTES);
+}
+
 FOUNT_EXPORT_INIT int32_t fount_init(const char *prelude, int32_t n) {
     if (rt != NULL)
         return -1;
+    inbox = malloc(FOUNT_INBOX_BYTES);
     rt = JS_NewRuntime();
     if (rt == NULL)
         return -1;
@@ -391,10 +409,10 @@ FOUNT_EXPORT_INIT int32_t fount_init(const char *prelude, int32_t n) {
     if (JS_IsException(ret)) {
         int64_t packed = fail_with_exception();
         char *p = (char *)(uintptr_t)((uint64_t)packed >> 32);
-        if (p != NULL) {
+        if (p != NULL)
             fount_host_log(FOUNT_LEVEL_ERROR, p, (int32_t)(packed & 0xffffffff));
-            free(p);
-        }
+        free(last_result);
+        last_result = NULL;
         return -1;
     }
     JS_FreeValue(ctx, ret);
@@ -402,10 +420,16 @@ FOUNT_EXPORT_INIT int32_t fount_init(const char *prelude, int32_t n) {
 }
 
 FOUNT_EXPORT_CALL int64_t fount_call(const char *msg, int32_t n) {
+    free(last_result);
+    last_result = NULL;
     if (ctx == NULL)
         return fail_static("{\"ok\":false,\"uncatchable\":true,\"error\":{\"name\":\"Error\",\"message\":\"runtime not initialised\"}}");
     reseed();
     JSValue arg = JS_NewStringLen(ctx, msg, (size_t)n);
+    if (msg != inbox)
+        free((void *)msg); /* from fount_alloc: the guest owns it now */
+    if (JS_IsException(arg))
+        return fail_with_exception();
     JSValue r = JS_Call(ctx, fn_dispatch, JS_UNDEFINED, 1, &arg);
     JS_FreeValue(ctx, arg);
     if (JS_IsException(r))
@@ -424,8 +448,10 @@ FOUNT_EXPORT_CALL int64_t fount_call(const char *msg, int32_t n) {
         if (JS_IsException(w))
             return fail_with_exception();
         int32_t wait = -1;
-        JS_ToInt32(ctx, &wait, w);
+        int bad = JS_ToInt32(ctx, &wait, w);
         JS_FreeValue(ctx, w);
+        if (bad < 0)
+            return fail_with_exception();
         if (wait < 0)
             break;
         if (wait > 0 && fount_host_sleep(wait) != 0)

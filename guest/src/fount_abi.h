@@ -50,6 +50,7 @@ int32_t fount_host_interrupted(void);
 
 #define FOUNT_EXPORT_ALLOC __attribute__((export_name("fount_alloc")))
 #define FOUNT_EXPORT_FREE __attribute__((export_name("fount_free")))
+#define FOUNT_EXPORT_INBOX __attribute__((export_name("fount_inbox")))
 #define FOUNT_EXPORT_INIT __attribute__((export_name("fount_init")))
 #define FOUNT_EXPORT_CALL __attribute__((export_name("fount_call")))
 

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// server is a real `fount serve` running in-process on loopback.
+type server struct {
+	t      *testing.T
+	base   string
+	key    string
+	stdout *lockedBuffer
+	done   chan int
+	cancel context.CancelFunc
+}
+
+func startServe(t *testing.T, dataDir string, env map[string]string, args ...string) *server {
+	t.Helper()
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{t: t, stdout: &lockedBuffer{}, done: make(chan int, 1), cancel: cancel}
+	go func() {
+		s.done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, args...), s.stdout, io.Discard)
+	}()
+	s.base = "http://" + waitForListening(t, s.stdout)
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *server) stop() {
+	s.cancel()
+	select {
+	case code := <-s.done:
+		if code != exitOK {
+			s.t.Errorf("serve exited with %d", code)
+		}
+	case <-time.After(15 * time.Second):
+		s.t.Error("serve did not stop")
+	}
+	s.done <- exitOK // later stops return at once
+}
+
+func (s *server) do(method, path string, body any) (int, map[string]any) {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.base+path, rd)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			s.t.Fatalf("%s %s: not JSON: %q", method, path, raw)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+func data(m map[string]any) map[string]any { d, _ := m["data"].(map[string]any); return d }
+
+func TestServeBootstrapsOwnerKey(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, nil)
+	keyFile := filepath.Join(dir, "owner.key")
+	info, err := os.Stat(keyFile)
+	if err != nil {
+		t.Fatalf("owner.key: %v", err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("owner.key mode %v, want 0600", info.Mode().Perm())
+	}
+	raw, _ := os.ReadFile(keyFile)
+	s.key = strings.TrimSpace(string(raw))
+	if !strings.Contains(s.stdout.String(), s.key) {
+		t.Errorf("the generated key was not printed")
+	}
+	if code, me := s.do("GET", "/v1/users/me", nil); code != 200 || data(me)["username"] != "owner" {
+		t.Fatalf("users/me with the generated key: %d %v", code, me)
+	}
+	s.stop()
+
+	// A restart keeps the owner and does not print a key again.
+	s2 := startServe(t, dir, nil)
+	s2.key = s.key
+	if code, _ := s2.do("GET", "/v1/users/me", nil); code != 200 {
+		t.Fatalf("after restart: %d", code)
+	}
+	if strings.Contains(s2.stdout.String(), s.key) {
+		t.Errorf("the key was printed again on restart")
+	}
+}
+
+// TestServeEndToEnd drives every resource through a real fount serve.
+func TestServeEndToEnd(t *testing.T) {
+	code, err := os.ReadFile("../../testdata/components/http-request.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(code) }))
+	defer codeSrv.Close()
+
+	s := startServe(t, t.TempDir(), map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "boot-key"},
+		"--public-url", "https://hooks.example.com/", "--allow-private-egress")
+	s.key = "boot-key"
+
+	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL + "/c.mjs"})
+	if st != 200 || data(body)["name"] != "New Requests" {
+		t.Fatalf("component from component_url: %d %v", st, body)
+	}
+	comp := data(body)["id"].(string)
+	st, body = s.do("POST", "/v1/sources/", map[string]any{"component_id": comp, "configured_props": map[string]any{"token": "t0ken"}})
+	if st != 200 {
+		t.Fatalf("create source: %d %v", st, body)
+	}
+	src := data(body)
+	endpoint := src["configured_props"].(map[string]any)["http"].(map[string]any)["endpoint_url"].(string)
+	if !strings.HasPrefix(endpoint, "https://hooks.example.com/h/") {
+		t.Errorf("endpoint_url %q does not use --public-url", endpoint)
+	}
+	id := src["id"].(string)
+	st, body = s.do("PUT", "/v1/sources/"+id, map[string]any{"component_id": comp, "active": false})
+	if st != 200 || data(body)["active"] != false || data(body)["id"] != id {
+		t.Errorf("update: %d %v", st, body)
+	}
+	st, body = s.do("POST", "/v1/webhooks?url=https%3A%2F%2Fexample.com%2Fin", nil)
+	if st != 200 {
+		t.Fatalf("webhook: %d %v", st, body)
+	}
+	wh := data(body)["id"].(string)
+	if st, body = s.do("POST", fmt.Sprintf("/v1/subscriptions?emitter_id=%s&listener_id=%s", id, wh), nil); st != 200 {
+		t.Errorf("subscription: %d %v", st, body)
+	}
+	if st, body = s.do("POST", "/v1/auto_subscriptions?event_name=$logs&listener_id="+wh, nil); st != 200 {
+		t.Errorf("auto subscription: %d %v", st, body)
+	}
+	for _, path := range []string{"/v1/users/me/sources/", "/v1/users/me/webhooks", "/v1/users/me/subscriptions", "/v1/sources/" + id + "/event_summaries", "/v1/components/" + comp, "/v1/components/registry/rss-new-item-in-feed", "/v1/users/me"} {
+		if st, body := s.do("GET", path, nil); st != 200 {
+			t.Errorf("GET %s: %d %v", path, st, body)
+		}
+	}
+	if st, _ := s.do("DELETE", "/v1/sources/"+id+"/events", nil); st != 202 {
+		t.Errorf("delete events: %d", st)
+	}
+	if st, _ := s.do("DELETE", fmt.Sprintf("/v1/subscriptions?emitter_id=%s&listener_id=%s&event_name=", id, wh), nil); st != 204 {
+		t.Errorf("delete subscription: %d", st)
+	}
+	if st, _ := s.do("DELETE", "/v1/sources/"+id, nil); st != 204 {
+		t.Errorf("delete source: %d", st)
+	}
+	if st, _ := s.do("DELETE", "/v1/webhooks/"+wh, nil); st != 204 {
+		t.Errorf("delete webhook: %d", st)
+	}
+	if st, _ := s.do("GET", "/v1/workflows/p_x/event_summaries", nil); st != 404 {
+		t.Errorf("workflow: %d", st)
+	}
+	resp, err := http.Get(s.base + "/v1/openapi.json")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("openapi without a key: %v %v", err, resp)
+	}
+	resp.Body.Close()
+}
+
+// TestServeRefusesPrivateComponentURL: without --allow-private-egress a
+// component_url on loopback is refused by the egress policy.
+func TestServeRefusesPrivateComponentURL(t *testing.T) {
+	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer codeSrv.Close()
+	s := startServe(t, t.TempDir(), map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"})
+	s.key = "k"
+	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL})
+	if st != 400 || !strings.Contains(fmt.Sprint(body), "component_url") {
+		t.Fatalf("private component_url: %d %v", st, body)
+	}
+}

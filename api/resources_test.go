@@ -117,6 +117,21 @@ func TestSources(t *testing.T) {
 		if r.data()["component_id"] != comp {
 			t.Errorf("component_id did not win: %v", r.data())
 		}
+		// component_code wins over component_url, which is then only
+		// metadata (this server has no fetcher, so a fetch would fail).
+		r = h.must(h.call("POST", "/v1/sources", "owner-key", map[string]any{"component_code": tinySource, "component_url": "https://example.com/t.mjs"}), 200)
+		saved, err := h.st.GetComponent(context.Background(), r.data()["component_id"].(string))
+		if err != nil || saved.ComponentURL != "https://example.com/t.mjs" || saved.Code != tinySource {
+			t.Errorf("code with url: %v %+v", err, saved)
+		}
+		if r := h.call("POST", "/v1/sources", "owner-key", map[string]any{"component_url": "https://example.com/t.mjs"}); r.status != 400 || r.errParam() != "component_url" {
+			t.Errorf("url alone is fetched (and this server cannot): %d %s", r.status, r.raw)
+		}
+		// The same precedence on update.
+		r = h.must(h.call("PUT", "/v1/sources/"+r.data()["id"].(string), "owner-key", map[string]any{"component_id": comp, "component_code": "((("}), 200)
+		if r.data()["component_id"] != comp {
+			t.Errorf("update: component_id did not win: %v", r.data())
+		}
 		if r := h.call("POST", "/v1/sources", "owner-key", map[string]any{"name": "x"}); r.status != 400 || r.errCode() != "missing_parameter" {
 			t.Errorf("no component field: %d %s", r.status, r.raw)
 		}

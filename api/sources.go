@@ -77,6 +77,20 @@ func (s *Server) freeSlug(ctx context.Context, owner, base string) (string, erro
 	return "", &Error{Status: http.StatusConflict, Code: "conflict", Message: "No free name is left for " + base + "; pass a different name."}
 }
 
+// requireComponent is resolveComponent for create and update, where one of
+// the three component fields is required; it also decodes the metadata.
+func (s *Server) requireComponent(ctx context.Context, p *params, owner string) (store.Component, *host.Metadata, error) {
+	comp, ok, err := s.resolveComponent(ctx, p, owner)
+	if err != nil {
+		return comp, nil, err
+	}
+	if !ok {
+		return comp, nil, errNoComponent
+	}
+	meta, err := componentMeta(comp)
+	return comp, meta, err
+}
+
 // resolveComponent applies the spec's precedence for sources: component_id
 // first; then component_code (component_url only metadata); then
 // component_url. It returns (false) when none was given.
@@ -137,14 +151,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, p *params)
 	if err != nil {
 		return err
 	}
-	comp, ok, err := s.resolveComponent(ctx, p, owner)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errNoComponent
-	}
-	meta, err := componentMeta(comp)
+	comp, meta, err := s.requireComponent(ctx, p, owner)
 	if err != nil {
 		return err
 	}
@@ -230,14 +237,7 @@ func (s *Server) updateSource(w http.ResponseWriter, r *http.Request, p *params)
 	if err != nil {
 		return err
 	}
-	comp, ok, err := s.resolveComponent(ctx, p, old.OwnerID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errNoComponent
-	}
-	meta, err := componentMeta(comp)
+	comp, meta, err := s.requireComponent(ctx, p, old.OwnerID)
 	if err != nil {
 		return err
 	}

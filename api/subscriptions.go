@@ -94,16 +94,21 @@ func requiredString(p *params, name string) (string, error) {
 	return v, nil
 }
 
+// subscriptionParams reads what identifies a subscription: emitter_id and
+// listener_id (required) and event_name ("" for the default channel).
+func subscriptionParams(p *params) (emitter, listener, eventName string, err error) {
+	if emitter, err = requiredString(p, "emitter_id"); err != nil {
+		return
+	}
+	if listener, err = requiredString(p, "listener_id"); err != nil {
+		return
+	}
+	eventName, err = readEventName(p)
+	return
+}
+
 func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, p *params) error {
-	emitter, err := requiredString(p, "emitter_id")
-	if err != nil {
-		return err
-	}
-	listener, err := requiredString(p, "listener_id")
-	if err != nil {
-		return err
-	}
-	eventName, err := readEventName(p)
+	emitter, listener, eventName, err := subscriptionParams(p)
 	if err != nil {
 		return err
 	}
@@ -131,15 +136,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, p *p
 }
 
 func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, p *params) error {
-	emitter, err := requiredString(p, "emitter_id")
-	if err != nil {
-		return err
-	}
-	listener, err := requiredString(p, "listener_id")
-	if err != nil {
-		return err
-	}
-	eventName, err := readEventName(p)
+	emitter, listener, eventName, err := subscriptionParams(p)
 	if err != nil {
 		return err
 	}

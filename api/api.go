@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -18,8 +19,8 @@ type Server struct {
 	log       *slog.Logger
 	inspect   Introspector
 	fetch     CodeFetcher
-	lifecycle Lifecycle
-	secrets   *Sealer
+	engine    Engine
+	secrets   *secret.Sealer
 	publicURL string
 	registry  map[string]store.Component // by registry key
 	bg        sync.WaitGroup
@@ -31,9 +32,9 @@ type Config struct {
 	Introspector Introspector
 	// CodeFetcher fetches component_url; nil refuses component_url.
 	CodeFetcher CodeFetcher
-	// Lifecycle is told about source changes (the engine); nil does nothing.
-	Lifecycle Lifecycle
-	Secrets   *Sealer
+	// Engine runs sources; nil runs nothing (NopEngine).
+	Engine  Engine
+	Secrets *secret.Sealer
 	// PublicURL is the server's external base URL, for endpoint URLs.
 	PublicURL string
 	// Registry holds the published components, by key.
@@ -47,12 +48,12 @@ func New(cfg Config) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	lc := cfg.Lifecycle
-	if lc == nil {
-		lc = NopLifecycle{}
+	eng := cfg.Engine
+	if eng == nil {
+		eng = NopEngine{}
 	}
 	return &Server{
-		store: cfg.Store, log: logger, inspect: cfg.Introspector, fetch: cfg.CodeFetcher, lifecycle: lc,
+		store: cfg.Store, log: logger, inspect: cfg.Introspector, fetch: cfg.CodeFetcher, engine: eng,
 		secrets: cfg.Secrets, publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry,
 	}
 }
@@ -68,6 +69,7 @@ type route struct {
 	summary      string
 	extension    bool // not in the spec: fount's own addition
 	paginated    bool
+	status       int // success status when not the default for the method
 	handle       handlerFunc
 }
 
@@ -90,6 +92,9 @@ func (s *Server) routes() []route {
 		{method: http.MethodDelete, path: "/sources/{id}", summary: "Delete a source, its events and subscriptions", handle: s.deleteSource},
 		{method: http.MethodGet, path: "/sources/{id}/event_summaries", summary: "The last events of a source, newest first", paginated: true, handle: s.listSourceEvents},
 		{method: http.MethodDelete, path: "/sources/{id}/events", summary: "Delete events of a source (asynchronous)", handle: s.deleteSourceEvents},
+		{method: http.MethodPost, path: "/sources/{id}/run", summary: "Queue a manual run of a source with an optional JSON event", extension: true, status: http.StatusAccepted, handle: s.runSource},
+		{method: http.MethodGet, path: "/sources/{id}/sse", summary: "Stream new events of a source (text/event-stream; Last-Event-ID resumes)", extension: true, handle: s.streamSource},
+		{method: http.MethodGet, path: "/webhooks/{id}/deliveries", summary: "Delivery attempts of a webhook, newest first", extension: true, paginated: true, handle: s.listDeliveries},
 		{method: http.MethodGet, path: "/workflows/{workflow_id}/event_summaries", summary: "Events emitted by a workflow", paginated: true, handle: s.listWorkflowEvents},
 		{method: http.MethodGet, path: "/workflows/{workflow_id}/$errors/event_summaries", summary: "Errors of a workflow", paginated: true, handle: s.listWorkflowEvents},
 

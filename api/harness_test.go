@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -44,7 +45,7 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealer, err := NewSealer(bytes.Repeat([]byte{7}, 32))
+	sealer, err := secret.NewSealer(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

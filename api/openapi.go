@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -83,6 +84,8 @@ func operation(rt route) map[string]any {
 	}
 	status := "200"
 	switch {
+	case rt.status != 0:
+		status = strconv.Itoa(rt.status)
 	case rt.method == http.MethodDelete && strings.HasSuffix(rt.path, "/events"):
 		status = "202"
 	case rt.method == http.MethodDelete:

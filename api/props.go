@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/fount-dev/fount/secret"
 	"math"
 	"net/http"
 	"strings"
@@ -15,9 +16,6 @@ import (
 
 // maxPropValue is the spec's limit on a prop value entered as raw text.
 const maxPropValue = 64 << 10
-
-// sealedKey marks a stored secret: {"$sealed": "<base64>"}.
-const sealedKey = "$sealed"
 
 func badProp(name, format string, args ...any) *Error {
 	return errInvalid("configured_props."+name, "The prop %s %s.", name, fmt.Sprintf(format, args...))
@@ -32,7 +30,7 @@ type preparedProps struct {
 // prepareProps validates given values against the component's props and
 // builds the stored and plain forms. previous is the stored form of an
 // earlier version of the source: its endpoint URLs are kept, and a secret
-// sent back as RedactedMarker keeps its stored value.
+// sent back as secret.Marker keeps its stored value.
 func (s *Server) prepareProps(meta *host.Metadata, given, previous map[string]json.RawMessage) (preparedProps, error) {
 	out := preparedProps{stored: map[string]json.RawMessage{}, plain: map[string]json.RawMessage{}}
 	known := map[string]bool{}
@@ -77,9 +75,9 @@ func (s *Server) prepareProps(meta *host.Metadata, given, previous map[string]js
 		if p.Secret && isRedacted(raw) {
 			old, ok := previous[p.Name]
 			if !ok {
-				return out, badProp(p.Name, "was sent as %s but has no stored value; send the secret itself", RedactedMarker)
+				return out, badProp(p.Name, "was sent as %s but has no stored value; send the secret itself", secret.Marker)
 			}
-			plain, err := s.openSecret(old)
+			plain, err := s.secrets.OpenProp(old)
 			if err != nil {
 				return out, err
 			}
@@ -92,8 +90,7 @@ func (s *Server) prepareProps(meta *host.Metadata, given, previous map[string]js
 		out.plain[p.Name] = raw
 		out.stored[p.Name] = raw
 		if p.Secret {
-			sealed, _ := json.Marshal(map[string]string{sealedKey: s.secrets.Seal(raw)})
-			out.stored[p.Name] = sealed
+			out.stored[p.Name] = s.secrets.SealProp(raw)
 		}
 	}
 	return out, nil
@@ -103,15 +100,7 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 func isRedacted(raw json.RawMessage) bool {
 	var s string
-	return json.Unmarshal(raw, &s) == nil && s == RedactedMarker
-}
-
-func (s *Server) openSecret(stored json.RawMessage) (json.RawMessage, error) {
-	var sealed map[string]string
-	if err := json.Unmarshal(stored, &sealed); err != nil || sealed[sealedKey] == "" {
-		return nil, fmt.Errorf("api: stored secret is not sealed")
-	}
-	return s.secrets.Open(sealed[sealedKey])
+	return json.Unmarshal(raw, &s) == nil && s == secret.Marker
 }
 
 // endpointFor keeps an http prop's endpoint across updates, or makes a new

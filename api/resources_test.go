@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -81,7 +82,7 @@ func TestSources(t *testing.T) {
 		t.Fatalf("source: %v", src)
 	}
 	cp := src["configured_props"].(map[string]any)
-	if cp["token"] != RedactedMarker {
+	if cp["token"] != secret.Marker {
 		t.Errorf("a secret prop is shown: %v", cp["token"])
 	}
 	endpoint := cp["http"].(map[string]any)["endpoint_url"].(string)
@@ -176,7 +177,7 @@ func TestSources(t *testing.T) {
 
 	t.Run("update keeps the id, the endpoint and the secret", func(t *testing.T) {
 		r := h.must(h.call("PUT", "/v1/sources/"+id, "owner-key", map[string]any{
-			"component_code": readTestComponent(t, "http-request.mjs"), "configured_props": map[string]any{"token": RedactedMarker, "allowedMethods": []string{"GET"}},
+			"component_code": readTestComponent(t, "http-request.mjs"), "configured_props": map[string]any{"token": secret.Marker, "allowedMethods": []string{"GET"}},
 		}), 200)
 		d := r.data()
 		if d["id"] != id || d["configured_props"].(map[string]any)["http"].(map[string]any)["endpoint_url"] != endpoint {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -33,9 +34,8 @@ func viewSource(src store.Source) sourceView {
 	props := map[string]json.RawMessage{}
 	_ = json.Unmarshal(src.ConfiguredProps, &props)
 	for name, raw := range props {
-		var sealed map[string]json.RawMessage
-		if json.Unmarshal(raw, &sealed) == nil && sealed[sealedKey] != nil {
-			props[name] = json.RawMessage(`"` + RedactedMarker + `"`)
+		if secret.IsSealed(raw) {
+			props[name] = json.RawMessage(`"` + secret.Marker + `"`)
 		}
 	}
 	return sourceView{
@@ -169,7 +169,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, p *params)
 		ID: store.NewID("dc_"), OwnerID: owner, UserID: caller(ctx).ID, ComponentID: comp.ID, Name: name, NameSlug: slug,
 		ConfiguredProps: stored, Active: true, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.lifecycle.SourceCreated(ctx, src, comp, props.plain); err != nil {
+	if err := s.engine.SourceCreated(ctx, src, comp, props.plain); err != nil {
 		return hookError(err)
 	}
 	if err := s.store.CreateSource(ctx, src); err != nil {
@@ -261,7 +261,7 @@ func (s *Server) updateSource(w http.ResponseWriter, r *http.Request, p *params)
 	updated := old
 	updated.ComponentID, updated.Name, updated.NameSlug = comp.ID, name, slug
 	updated.ConfiguredProps, updated.Active, updated.UpdatedAt = stored, active, time.Now().Unix()
-	if err := s.lifecycle.SourceUpdated(ctx, old, updated, comp, props.plain); err != nil {
+	if err := s.engine.SourceUpdated(ctx, old, updated, comp, props.plain); err != nil {
 		return hookError(err)
 	}
 	if err := s.store.UpdateSource(ctx, updated); err != nil {
@@ -272,13 +272,12 @@ func (s *Server) updateSource(w http.ResponseWriter, r *http.Request, p *params)
 }
 
 // redactedCopy turns stored props back into input: sealed secrets become
-// RedactedMarker (kept as they are), interface values are regenerated.
+// secret.Marker (kept as they are), interface values are regenerated.
 func redactedCopy(stored map[string]json.RawMessage) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	for name, raw := range stored {
-		var sealed map[string]json.RawMessage
-		if json.Unmarshal(raw, &sealed) == nil && sealed[sealedKey] != nil {
-			out[name] = json.RawMessage(`"` + RedactedMarker + `"`)
+		if secret.IsSealed(raw) {
+			out[name] = json.RawMessage(`"` + secret.Marker + `"`)
 			continue
 		}
 		out[name] = raw
@@ -291,7 +290,7 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request, _ *params)
 	if err != nil {
 		return err
 	}
-	if err := s.lifecycle.SourceDeleted(r.Context(), src); err != nil {
+	if err := s.engine.SourceDeleted(r.Context(), src); err != nil {
 		return hookError(err)
 	}
 	if err := s.store.DeleteSource(r.Context(), src.ID); err != nil {

@@ -13,13 +13,6 @@ import (
 	"github.com/fount-dev/fount/store"
 )
 
-// Daily quotas of free accounts. Compute time is in milliseconds (the spec
-// leaves the unit open; this is fount's choice, stated in the OpenAPI).
-const (
-	DailyInvocationsQuota  = 10_000
-	DailyComputeTimeQuotaM = 30 * 60 * 1000
-)
-
 type orgView struct {
 	ID      string `json:"id"`
 	Name    string `json:"name"`
@@ -55,17 +48,32 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request, _ *params) error 
 	for _, o := range orgs {
 		v.Orgs = append(v.Orgs, orgView{ID: o.ID, Name: o.Name, Orgname: o.Orgname, Email: o.Email})
 	}
+	now := time.Now().UTC()
+	usage, err := s.engine.Usage(r.Context(), u.ID, now.Format(time.DateOnly))
+	if err != nil {
+		return err
+	}
 	if u.Plan == store.PlanPaid {
-		now := time.Now().UTC()
+		// The billing period is the calendar month (UTC); usage is kept
+		// per day, so its invocations are the sum of its days so far.
 		start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+		var total int64
+		for d := start; !d.After(now); d = d.AddDate(0, 0, 1) {
+			day, err := s.engine.Usage(r.Context(), u.ID, d.Format(time.DateOnly))
+			if err != nil {
+				return err
+			}
+			total += day.Invocations
+		}
 		v.BillingPeriodStartTS = ptr(start.Unix())
 		v.BillingPeriodEndTS = ptr(start.AddDate(0, 1, 0).Unix())
-		v.BillingPeriodInvocations = ptr(int64(0))
+		v.BillingPeriodInvocations = ptr(total)
 	} else {
-		v.DailyComputeTimeQuota = ptr(int64(DailyComputeTimeQuotaM))
-		v.DailyComputeTimeUsed = ptr(int64(0))
-		v.DailyInvocationsQuota = ptr(int64(DailyInvocationsQuota))
-		v.DailyInvocationsUsed = ptr(int64(0))
+		invQuota, computeQuota := s.engine.Quotas()
+		v.DailyComputeTimeQuota = ptr(computeQuota)
+		v.DailyComputeTimeUsed = ptr(usage.ComputeMs)
+		v.DailyInvocationsQuota = ptr(invQuota)
+		v.DailyInvocationsUsed = ptr(usage.Invocations)
 	}
 	s.writeData(w, r, v)
 	return nil

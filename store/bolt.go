@@ -64,6 +64,16 @@ var (
 
 	bucketDB = []byte("db") // source id -> key -> JSON text
 
+	// The engine's queues (see queue.go). The invocations bucket's own
+	// sequence numbers invocations, the deliveries bucket's deliveries.
+	bucketInvocations   = []byte("invocations")    // source id -> 8-byte seq -> Invocation
+	bucketDeliveries    = []byte("deliveries")     // 8-byte seq -> Delivery
+	bucketDeliveryOrder = []byte("delivery_order") // key(listener)+8-byte seq -> delivery id
+	bucketDeliveryDue   = []byte("delivery_due")   // 8-byte next attempt ms+8-byte seq -> delivery id, pending only
+	bucketDedupe        = []byte("dedupe")         // source id -> DedupeState
+	bucketUsage         = []byte("usage")          // key(account, day) -> Usage
+	bucketTimers        = []byte("timers")         // source id -> 8-byte last fire ms
+
 	keySchemaVersion = []byte("schema_version")
 )
 
@@ -79,15 +89,20 @@ var allBuckets = [][]byte{
 	bucketWebhooks, bucketWebhookOrder, bucketWebhookPos,
 	bucketEvents, bucketEventClocks,
 	bucketDB,
+	bucketInvocations, bucketDeliveries, bucketDeliveryOrder, bucketDeliveryDue,
+	bucketDedupe, bucketUsage, bucketTimers,
 }
 
 // Bolt is the Store on a bbolt file. It is safe for concurrent use.
 type Bolt struct {
 	db  *bolt.DB
-	now func() time.Time // the clock of event ids; tests replace it
+	now func() time.Time // the clock of event ids and queue times; tests replace it
 }
 
-var _ Store = (*Bolt)(nil)
+var (
+	_ Store  = (*Bolt)(nil)
+	_ Queues = (*Bolt)(nil)
+)
 
 // OpenBolt opens or creates the bbolt file at path (mode 0600), creates
 // its buckets and records the schema version on first open.

@@ -1,11 +1,13 @@
 // Package store owns fount's durable state: accounts, API keys,
 // organizations, components, sources, subscriptions, auto-subscriptions,
-// webhooks, per-emitter event logs and per-source db KV.
+// webhooks, per-emitter event logs and per-source db KV (Store), and the
+// engine's invocation and delivery queues, dedupe, usage and timer state
+// (Queues).
 //
-// Store is the interface the rest of fount uses; Bolt implements it on
-// bbolt in the data directory. A second, distributed backend (NATS
-// JetStream) is planned to sit beside it, which is why callers never see
-// bbolt types.
+// Store and Queues are the interfaces the rest of fount uses; Bolt
+// implements both on bbolt in the data directory. A second, distributed
+// backend (NATS JetStream) is planned to sit beside it, which is why
+// callers never see bbolt types.
 //
 // # Caveats
 //

@@ -78,64 +78,78 @@ func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []Even
 	if emitterID == "" {
 		return nil, errors.New("store: append events: empty emitter id")
 	}
-	if keep <= 0 {
-		keep = defaultEventLimit
-	}
 	out := make([]Event, len(events))
 	copy(out, events)
 	if len(out) == 0 {
 		return out, nil
 	}
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		now := uint64(max(b.now().UnixMilli(), 0))
-		clocks := tx.Bucket(bucketEventClocks)
-		var lastMs, lastSeq uint64
-		seen := false
-		if v := clocks.Get([]byte(emitterID)); len(v) == 16 {
-			lastMs, lastSeq, seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
-		}
-		em, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(emitterID))
-		if err != nil {
-			return err
-		}
-		touched := map[string]*bolt.Bucket{}
-		for i := range out {
-			ms, seq := max(now, lastMs), uint64(0)
-			if seen && ms == lastMs {
-				seq = lastSeq + 1
-			}
-			lastMs, lastSeq, seen = ms, seq, true
-			e := &out[i]
-			e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), emitterID
-			ch := touched[e.Name]
-			if ch == nil {
-				if ch, err = em.CreateBucketIfNotExists(channelName(e.Name)); err != nil {
-					return err
-				}
-				touched[e.Name] = ch
-			}
-			data, err := json.Marshal(e)
-			if err != nil {
-				return fmt.Errorf("encode event: %w", err)
-			}
-			if err := ch.Put(eventKey(ms, seq), data); err != nil {
-				return err
-			}
-		}
-		if err := clocks.Put([]byte(emitterID), eventKey(lastMs, lastSeq)); err != nil {
-			return err
-		}
-		for _, ch := range touched {
-			if err := trim(ch, keep); err != nil {
-				return err
-			}
-		}
-		return nil
+		return appendEvents(tx, b.now().UnixMilli(), emitterID, out, keep)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: append events of %q: %w", emitterID, err)
 	}
 	return out, nil
+}
+
+// appendEvents is AppendEvents inside tx, at clock nowMs: it sets ID,
+// IndexedAtMs and EmitterID of each of out in place, stores them,
+// advances the emitter's id clock and trims the channels touched to keep
+// (<= 0: 100). No events: nothing changes.
+func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []Event, keep int) error {
+	if len(out) == 0 {
+		return nil
+	}
+	if emitterID == "" {
+		return errors.New("empty emitter id")
+	}
+	if keep <= 0 {
+		keep = defaultEventLimit
+	}
+	now := uint64(max(nowMs, 0))
+	clocks := tx.Bucket(bucketEventClocks)
+	var lastMs, lastSeq uint64
+	seen := false
+	if v := clocks.Get([]byte(emitterID)); len(v) == 16 {
+		lastMs, lastSeq, seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
+	}
+	em, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(emitterID))
+	if err != nil {
+		return err
+	}
+	touched := map[string]*bolt.Bucket{}
+	for i := range out {
+		ms, seq := max(now, lastMs), uint64(0)
+		if seen && ms == lastMs {
+			seq = lastSeq + 1
+		}
+		lastMs, lastSeq, seen = ms, seq, true
+		e := &out[i]
+		e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), emitterID
+		ch := touched[e.Name]
+		if ch == nil {
+			if ch, err = em.CreateBucketIfNotExists(channelName(e.Name)); err != nil {
+				return err
+			}
+			touched[e.Name] = ch
+		}
+		data, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("encode event: %w", err)
+		}
+		if err := ch.Put(eventKey(ms, seq), data); err != nil {
+			return err
+		}
+	}
+	if err := clocks.Put([]byte(emitterID), eventKey(lastMs, lastSeq)); err != nil {
+		return err
+	}
+	for _, ch := range touched {
+		if err := trim(ch, keep); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // trim deletes the oldest events of ch beyond the newest keep.

@@ -108,9 +108,10 @@ func (b *Bolt) UpdateSource(ctx context.Context, s Source) error {
 	return nil
 }
 
-// DeleteSource removes the source, its index entries, its events, its db
-// and every subscription naming it as emitter or listener, plus the
-// auto-subscriptions naming it as listener, in one transaction.
+// DeleteSource removes the source, its index entries, its events, its db,
+// its queued invocations, dedupe and timer state, and every subscription
+// naming it as emitter or listener, plus the auto-subscriptions naming it
+// as listener, in one transaction.
 //
 // # Errors
 //
@@ -138,6 +139,9 @@ func (b *Bolt) DeleteSource(ctx context.Context, id string) error {
 			return err
 		}
 		if err := deleteNested(tx.Bucket(bucketDB), id); err != nil {
+			return err
+		}
+		if err := deleteSourceQueues(tx, id); err != nil {
 			return err
 		}
 		return sources.Delete([]byte(id))

@@ -45,8 +45,8 @@ func (b *Bolt) GetWebhook(ctx context.Context, id string) (Webhook, error) {
 	return w, nil
 }
 
-// DeleteWebhook removes the webhook and the subscriptions and
-// auto-subscriptions whose listener it is, in one transaction.
+// DeleteWebhook removes the webhook, its deliveries and the subscriptions
+// and auto-subscriptions whose listener it is, in one transaction.
 //
 // # Errors
 //
@@ -64,6 +64,9 @@ func (b *Bolt) DeleteWebhook(ctx context.Context, id string) error {
 			return err
 		}
 		if err := deleteAutoSubsOfListener(tx, id); err != nil {
+			return err
+		}
+		if err := deleteDeliveriesOf(tx, id); err != nil {
 			return err
 		}
 		return hooks.Delete([]byte(id))

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -76,8 +78,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 }
 
 // serve runs the server until ctx is cancelled, then shuts down: stop
-// accepting HTTP, finish background work, close the sandbox, close the
-// store last.
+// accepting HTTP, finish background work, stop the engine (timers, runs,
+// deliveries), close the sandbox, close the store last.
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.Logger) error {
 	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
@@ -90,7 +92,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if err := bootstrapOwner(ctx, st, cfg, stdout); err != nil {
 		return err
 	}
-	sealer, err := api.LoadOrCreateSealer(filepath.Join(cfg.dataDir, "secret.key"))
+	sealer, err := secret.LoadOrCreateSealer(filepath.Join(cfg.dataDir, "secret.key"))
 	if err != nil {
 		return err
 	}
@@ -113,12 +115,20 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		publicURL = "http://" + ln.Addr().String()
 	}
 	egress := host.NewEgressPolicy(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
+	eng := engine.New(engine.Config{Store: st, Queues: st, Host: sandbox, Secrets: sealer, Egress: egress, Logger: logger})
+	if err := eng.Start(ctx); err != nil {
+		return fmt.Errorf("start engine: %w", err)
+	}
+	defer eng.Stop()
 	server := api.New(api.Config{
-		Store: st, Introspector: sandbox, CodeFetcher: codeFetcher{egress}, Secrets: sealer,
+		Store: st, Introspector: sandbox, CodeFetcher: codeFetcher{egress}, Engine: eng, Secrets: sealer,
 		PublicURL: publicURL, Registry: registry, Logger: logger,
 	})
 	defer server.Close()
-	srv := &http.Server{Handler: server.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	mux := http.NewServeMux()
+	mux.Handle("/h/", eng.Ingress())
+	mux.Handle("/", server.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.dataDir)
 
 	errc := make(chan error, 1)

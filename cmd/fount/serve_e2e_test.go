@@ -196,3 +196,5 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 		t.Fatalf("private component_url: %d %v", st, body)
 	}
 }
+
+var osReadFile = os.ReadFile

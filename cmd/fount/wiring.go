@@ -10,10 +10,14 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/registry"
 	"github.com/fount-dev/fount/store"
 )
+
+var _ api.Engine = (*engine.Engine)(nil)
 
 // codeFetcher fetches component_url through the egress policy.
 type codeFetcher struct{ egress *host.EgressPolicy }

@@ -1,10 +1,15 @@
-package api
+// Package secret seals secret prop values at rest: AES-256-GCM under a key
+// kept in the data directory. A sealed prop is stored as
+// {"$sealed": "<base64 nonce+ciphertext>"}; responses show Marker instead,
+// and only the engine opens them, to hand the component its real value.
+package secret
 
 import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,14 +18,17 @@ import (
 
 // Sealer encrypts secret prop values at rest with AES-256-GCM under a key
 // kept in the data directory (secret.key, mode 0600). Sealed values never
-// leave the server: responses show RedactedMarker instead.
+// leave the server: responses show Marker instead.
 type Sealer struct {
 	aead cipher.AEAD
 }
 
-// RedactedMarker replaces a secret prop's value in every response. Sending
-// it back unchanged in an update keeps the stored secret.
-const RedactedMarker = "[redacted]"
+// Marker replaces a secret prop's value in every response. Sending it back
+// unchanged in an update keeps the stored secret.
+const Marker = "[redacted]"
+
+// SealedKey is the key of a sealed prop value's one-field object.
+const SealedKey = "$sealed"
 
 // LoadOrCreateSealer reads the key at path, creating it on first use.
 func LoadOrCreateSealer(path string) (*Sealer, error) {
@@ -74,4 +82,45 @@ func (s *Sealer) Open(sealed string) ([]byte, error) {
 		return nil, fmt.Errorf("secrets: open: %w", err)
 	}
 	return plain, nil
+}
+
+// SealProp returns the stored form of a secret prop value.
+func (s *Sealer) SealProp(plain json.RawMessage) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{SealedKey: s.Seal(plain)})
+	return b
+}
+
+// IsSealed reports whether a stored prop value is sealed.
+func IsSealed(stored json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(stored, &m) == nil && len(m) == 1 && m[SealedKey] != nil
+}
+
+// OpenProp returns the plain value of a sealed prop value.
+func (s *Sealer) OpenProp(stored json.RawMessage) (json.RawMessage, error) {
+	var m map[string]string
+	if err := json.Unmarshal(stored, &m); err != nil || m[SealedKey] == "" {
+		return nil, errors.New("secrets: stored value is not sealed")
+	}
+	return s.Open(m[SealedKey])
+}
+
+// OpenProps returns configured props with every sealed value opened.
+func (s *Sealer) OpenProps(stored json.RawMessage) (map[string]json.RawMessage, error) {
+	props := map[string]json.RawMessage{}
+	if len(stored) > 0 {
+		if err := json.Unmarshal(stored, &props); err != nil {
+			return nil, fmt.Errorf("secrets: configured props: %w", err)
+		}
+	}
+	for name, v := range props {
+		if IsSealed(v) {
+			plain, err := s.OpenProp(v)
+			if err != nil {
+				return nil, fmt.Errorf("secrets: prop %s: %w", name, err)
+			}
+			props[name] = plain
+		}
+	}
+	return props, nil
 }

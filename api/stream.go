@@ -1,0 +1,161 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/fount-dev/fount/store"
+)
+
+// sseHeartbeat is how often an idle stream gets a comment line, so that
+// proxies and clients see it is alive.
+const sseHeartbeat = 15 * time.Second
+
+func (s *Server) runSource(w http.ResponseWriter, r *http.Request, p *params) error {
+	src, err := s.ownedSource(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	event := json.RawMessage("{}")
+	if raw, ok := p.body["event"]; ok {
+		event = raw
+	} else if len(p.body) > 0 {
+		return errInvalid("event", "Send the run's event as {\"event\": ...}.")
+	}
+	if err := s.engine.RunNow(r.Context(), src.ID, event); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"data": map[string]any{"source_id": src.ID, "queued": true}})
+	return nil
+}
+
+// streamSource streams a channel's new events as server-sent events: the
+// event id as the SSE id, the event summary (whole event) as data. With
+// Last-Event-ID (header or last_event_id parameter) it first replays the
+// retained events after that id.
+func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, p *params) error {
+	src, err := s.ownedSource(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		return err
+	}
+	channel, err := readEventName(p)
+	if err != nil {
+		return err
+	}
+	last := r.Header.Get("Last-Event-ID")
+	if q, ok, _ := p.str("last_event_id"); ok {
+		last = q
+	}
+	var lastMs, lastSeq uint64
+	if last != "" {
+		if lastMs, lastSeq, err = store.ParseEventID(last); err != nil {
+			return errInvalid("last_event_id", "Last-Event-ID must be an event id like 1700000000000-0.")
+		}
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return fmt.Errorf("api: streaming is not supported by this connection")
+	}
+	// Subscribe before reading the log, so nothing falls in between.
+	live, cancel := s.engine.Subscribe(src.ID)
+	defer cancel()
+	after := func(id string) bool {
+		ms, seq, err := store.ParseEventID(id)
+		return err == nil && (ms > lastMs || (ms == lastMs && seq > lastSeq))
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": stream of "+src.ID+"\n\n")
+	if last != "" {
+		events, err := s.store.ListEvents(r.Context(), src.ID, channel, 100)
+		if err != nil {
+			return nil // the stream has started; the client reconnects
+		}
+		slices.Reverse(events)
+		for _, ev := range events {
+			if after(ev.ID) {
+				writeSSE(w, ev)
+				lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
+			}
+		}
+	}
+	flusher.Flush()
+	beat := time.NewTicker(sseHeartbeat)
+	defer beat.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return nil
+		case <-beat.C:
+			fmt.Fprint(w, ": heartbeat\n\n")
+			flusher.Flush()
+		case ev, ok := <-live:
+			if !ok {
+				return nil // fell behind: the client resumes with Last-Event-ID
+			}
+			if ev.Name != channel || !after(ev.ID) {
+				continue
+			}
+			writeSSE(w, ev)
+			lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
+			flusher.Flush()
+		}
+	}
+}
+
+func writeSSE(w http.ResponseWriter, ev store.Event) {
+	data, _ := json.Marshal(summarize(ev, true))
+	fmt.Fprintf(w, "id: %s\nevent: event\ndata: %s\n\n", ev.ID, data)
+}
+
+type deliveryView struct {
+	ID          string          `json:"id"`
+	EventID     string          `json:"event_id"`
+	EmitterID   string          `json:"emitter_id"`
+	Channel     string          `json:"event_name"`
+	Status      string          `json:"status"`
+	Attempts    []store.Attempt `json:"attempts"`
+	NextAttempt *int64          `json:"next_attempt_ms,omitempty"`
+	CreatedAtMs int64           `json:"created_at_ms"`
+}
+
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, _ *params) error {
+	h, err := s.store.GetWebhook(r.Context(), chi.URLParam(r, "id"))
+	if isNotFound(err) {
+		return errNotFound("webhook")
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.visible(r.Context(), h.OwnerID, "webhook"); err != nil {
+		return err
+	}
+	page, err := readPage(r)
+	if err != nil {
+		return err
+	}
+	pg, err := s.engine.Deliveries(r.Context(), h.ID, page)
+	if err != nil {
+		return err
+	}
+	views := make([]deliveryView, 0, len(pg.Items))
+	for _, d := range pg.Items {
+		v := deliveryView{ID: d.ID, EventID: d.EventID, EmitterID: d.EmitterID, Channel: d.Channel, Status: d.Status, Attempts: d.Attempts, CreatedAtMs: d.CreatedAtMs}
+		if v.Attempts == nil {
+			v.Attempts = []store.Attempt{}
+		}
+		if d.Status == store.DeliveryPending {
+			v.NextAttempt = ptr(d.NextAttemptMs)
+		}
+		views = append(views, v)
+	}
+	s.writePage(w, r, pageInfo(pg), views)
+	return nil
+}

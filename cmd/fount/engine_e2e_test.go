@@ -1,0 +1,366 @@
+package main
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// deploySource creates a source from code and returns its data.
+func (s *server) deploySource(code string, props map[string]any) map[string]any {
+	s.t.Helper()
+	st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": code, "configured_props": props})
+	if st != 200 {
+		s.t.Fatalf("deploy: %d %v", st, body)
+	}
+	return data(body)
+}
+
+func endpointOf(src map[string]any, prop string) string {
+	return src["configured_props"].(map[string]any)[prop].(map[string]any)["endpoint_url"].(string)
+}
+
+// events polls a source's channel until want events are there.
+func (s *server) events(id, channel string, want int) []map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var got []map[string]any
+	for time.Now().Before(deadline) {
+		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100&expand=event&event_name="+channel, nil)
+		got = nil
+		for _, it := range body["data"].([]any) {
+			got = append(got, it.(map[string]any))
+		}
+		if len(got) >= want {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("source %s channel %q has %d events, want %d", id, channel, len(got), want)
+	return nil
+}
+
+func (s *server) run(id string, event any) {
+	s.t.Helper()
+	if st, body := s.do("POST", "/v1/sources/"+id+"/run", map[string]any{"event": event}); st != 202 {
+		s.t.Fatalf("run: %d %v", st, body)
+	}
+}
+
+func startEngineServer(t *testing.T) *server {
+	s := startServe(t, t.TempDir(), map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"}, "--allow-private-egress")
+	s.key = "k"
+	return s
+}
+
+const echoSource = `export default { name: "Echo", version: "1.0.0",
+	props: { http: "$.interface.http" },
+	run(e) { console.log("got", e.method); this.$emit({ body: e.body, path: e.path, q: e.query }, { summary: e.method }) } }`
+
+func TestHTTPSourceToEvents(t *testing.T) {
+	s := startEngineServer(t)
+	src := s.deploySource(echoSource, nil)
+	url := endpointOf(src, "http")
+	resp, err := http.Post(url+"/sub/path?x=1", "application/json", strings.NewReader(`{"hello":"world"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"success":true`) {
+		t.Fatalf("endpoint answered %d %s", resp.StatusCode, b)
+	}
+	ev := s.events(src["id"].(string), "", 1)[0]
+	if got, _ := json.Marshal(ev["event"]); string(got) != `{"body":{"hello":"world"},"path":"/sub/path","q":{"x":"1"}}` {
+		t.Errorf("event = %s", got)
+	}
+	logs := s.events(src["id"].(string), "$logs", 1)
+	if msg := logs[0]["event"].(map[string]any)["message"]; msg != "got POST" {
+		t.Errorf("$logs event = %v", logs[0]["event"])
+	}
+	// Form bodies are parsed; unknown endpoints and oversize bodies refused.
+	resp, _ = http.Post(url, "application/x-www-form-urlencoded", strings.NewReader("a=1&b=2"))
+	resp.Body.Close()
+	evs := s.events(src["id"].(string), "", 2)
+	if body := evs[0]["event"].(map[string]any)["body"].(map[string]any); body["a"] != "1" {
+		t.Errorf("form body = %v", body)
+	}
+	if resp, _ := http.Post(url+"x", "text/plain", nil); resp.StatusCode != 404 {
+		t.Errorf("unknown endpoint: %d", resp.StatusCode)
+	}
+	if resp, _ := http.Post(url, "text/plain", bytes.NewReader(make([]byte, 600<<10))); resp.StatusCode != 413 {
+		t.Errorf("oversize body: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest("OPTIONS", url, nil)
+	if resp, _ := http.DefaultClient.Do(req); resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Errorf("OPTIONS: %d %v", resp.StatusCode, resp.Header)
+	}
+	// Inactive: the endpoint answers 404; active again: it works.
+	s.do("PUT", "/v1/sources/"+src["id"].(string), map[string]any{"component_id": src["component_id"], "active": false})
+	if resp, _ := http.Post(url, "text/plain", nil); resp.StatusCode != 404 {
+		t.Errorf("inactive endpoint: %d", resp.StatusCode)
+	}
+	s.do("PUT", "/v1/sources/"+src["id"].(string), map[string]any{"component_id": src["component_id"], "active": true})
+	if resp, _ := http.Post(url, "text/plain", nil); resp.StatusCode != 200 {
+		t.Errorf("reactivated endpoint: %d", resp.StatusCode)
+	}
+}
+
+func TestCustomResponse(t *testing.T) {
+	s := startEngineServer(t)
+	code, _ := readFile("../../testdata/components/http-request.mjs")
+	src := s.deploySource(code, map[string]any{"allowedMethods": []string{"POST"}})
+	url := endpointOf(src, "http")
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"n":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != `{"received":true}` || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("custom response: %d %q %v", resp.StatusCode, b, resp.Header)
+	}
+	req, _ := http.NewRequest("DELETE", url, nil)
+	resp, _ = http.DefaultClient.Do(req)
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+		t.Fatalf("405 from the component: %d %v", resp.StatusCode, resp.Header)
+	}
+	silent := s.deploySource(`export default { name: "Silent", version: "1", props: { http: { type: "$.interface.http", customResponse: true } }, run() {} }`, nil)
+	resp, _ = http.Post(endpointOf(silent, "http"), "text/plain", nil)
+	b, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != 500 || !strings.Contains(string(b), "without calling respond") {
+		t.Fatalf("a run that never responds: %d %s", resp.StatusCode, b)
+	}
+}
+
+func readFile(path string) (string, error) {
+	b, err := osReadFile(path)
+	return string(b), err
+}
+
+func TestTimerFires(t *testing.T) {
+	s := startEngineServer(t)
+	src := s.deploySource(`export default { name: "Tick", version: "1", props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 1 } } },
+		run(e) { this.$emit(e) } }`, nil)
+	evs := s.events(src["id"].(string), "", 2)
+	ev := evs[0]["event"].(map[string]any)
+	if ev["interval_seconds"] != float64(1) || ev["timestamp"].(float64) < float64(time.Now().Add(-time.Minute).Unix()) {
+		t.Errorf("timer event = %v", ev)
+	}
+}
+
+func TestDedupeAndOrdering(t *testing.T) {
+	s := startEngineServer(t)
+	mk := func(strategy string) string {
+		src := s.deploySource(`export default { name: "D`+strategy+`", version: "1", dedupe: "`+strategy+`",
+			run(e) { for (const id of e.ids) this.$emit({ id }, { id }) } }`, nil)
+		return src["id"].(string)
+	}
+	ids := func(id string, want int) string {
+		var out []string
+		evs := s.events(id, "", want)
+		for i := len(evs) - 1; i >= 0; i-- { // oldest first
+			out = append(out, fmt.Sprint(evs[i]["event"].(map[string]any)["id"]))
+		}
+		return strings.Join(out, ",")
+	}
+	unique := mk("unique")
+	s.run(unique, map[string]any{"ids": []any{"a", "b"}})
+	s.run(unique, map[string]any{"ids": []any{"b", "c", "a", "d"}})
+	if got := ids(unique, 4); got != "a,b,c,d" {
+		t.Errorf("unique: %s", got)
+	}
+	greatest := mk("greatest")
+	s.run(greatest, map[string]any{"ids": []any{3, 5}})
+	s.run(greatest, map[string]any{"ids": []any{4, 5, 9, 7}})
+	if got := ids(greatest, 3); got != "3,5,9" {
+		t.Errorf("greatest: %s", got)
+	}
+	last := mk("last")
+	s.run(last, map[string]any{"ids": []any{"x", "y"}})
+	s.run(last, map[string]any{"ids": []any{"w", "y", "z"}})
+	if got := ids(last, 3); got != "x,y,z" {
+		t.Errorf("last: %s", got)
+	}
+	s.run(last, map[string]any{"ids": []any{"p", "q"}}) // no match: all emitted
+	if got := ids(last, 5); got != "x,y,z,p,q" {
+		t.Errorf("last without a match: %s", got)
+	}
+	noID := s.deploySource(`export default { name: "NoID", version: "1", dedupe: "unique", run() { this.$emit({}) } }`, nil)
+	s.run(noID["id"].(string), nil)
+	errs := s.events(noID["id"].(string), "$errors", 1)
+	if msg := errs[0]["event"].(map[string]any)["error"].(map[string]any)["message"]; !strings.Contains(fmt.Sprint(msg), "without an id") {
+		t.Errorf("emit without id: %v", msg)
+	}
+
+	ordered := s.deploySource(`export default { name: "TS", version: "1", run() {
+		this.$emit("c", { ts: 3000 }); this.$emit("a", { ts: 1000 }); this.$emit("b", { ts: 2000 }) } }`, nil)
+	s.run(ordered["id"].(string), nil)
+	evs := s.events(ordered["id"].(string), "", 3)
+	if got := fmt.Sprint(evs[2]["event"], evs[1]["event"], evs[0]["event"]); got != "abc" {
+		t.Errorf("ts order (oldest first) = %s", got)
+	}
+}
+
+func TestErrorsChannel(t *testing.T) {
+	s := startEngineServer(t)
+	src := s.deploySource(`export default { name: "Thrower", version: "1", run(e) { throw new TypeError("bad " + e.n) } }`, nil)
+	s.run(src["id"].(string), map[string]any{"n": 7})
+	ev := s.events(src["id"].(string), "$errors", 1)[0]["event"].(map[string]any)
+	e := ev["error"].(map[string]any)
+	if e["name"] != "TypeError" || e["message"] != "bad 7" || !strings.Contains(fmt.Sprint(e["stack"]), "component.mjs") {
+		t.Errorf("error = %v", e)
+	}
+	if ev["original_event"].(map[string]any)["n"] != float64(7) {
+		t.Errorf("original event = %v", ev["original_event"])
+	}
+}
+
+func TestHooksAtDeploy(t *testing.T) {
+	s := startEngineServer(t)
+	st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": `export default { name: "H", version: "1",
+		hooks: { deploy() { throw new Error("no deploying today") } }, run() {} }`})
+	if st != 400 || !strings.Contains(fmt.Sprint(body), "no deploying today") {
+		t.Fatalf("a throwing deploy hook: %d %v", st, body)
+	}
+	if _, list := s.do("GET", "/v1/users/me/sources", nil); len(list["data"].([]any)) != 0 {
+		t.Errorf("the failed source was stored")
+	}
+	src := s.deploySource(`export default { name: "H2", version: "1", props: { db: "$.service.db" },
+		hooks: { deploy() { this.db.set("n", 41); this.$emit("deployed") } }, run() { this.$emit(this.db.get("n") + 1) } }`, nil)
+	s.run(src["id"].(string), nil)
+	evs := s.events(src["id"].(string), "", 2)
+	if evs[0]["event"] != float64(42) || evs[1]["event"] != "deployed" {
+		t.Errorf("events = %v, %v", evs[0]["event"], evs[1]["event"])
+	}
+}
+
+// receiver is a local webhook endpoint that checks signatures.
+type receiver struct {
+	mu       sync.Mutex
+	failures int // answer 500 to this many requests first
+	got      []map[string]any
+	bad      []string
+	secret   string
+}
+
+func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(rc.secret, "whsec_"))
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "%s.%s.%s", r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp"), body)
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	if r.Header.Get("webhook-signature") != want || r.Header.Get("Content-Type") != "application/json" {
+		rc.bad = append(rc.bad, r.Header.Get("webhook-signature"))
+		w.WriteHeader(400)
+		return
+	}
+	if rc.failures > 0 {
+		rc.failures--
+		w.WriteHeader(500)
+		return
+	}
+	var m map[string]any
+	_ = json.Unmarshal(body, &m)
+	m["emitter_header"] = r.Header.Get("X-Fount-Emitter-Id")
+	rc.got = append(rc.got, m)
+}
+
+func (rc *receiver) wait(t *testing.T, n int) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		rc.mu.Lock()
+		got, bad := append([]map[string]any(nil), rc.got...), len(rc.bad)
+		rc.mu.Unlock()
+		if bad > 0 {
+			t.Fatalf("%d deliveries had a bad signature", bad)
+		}
+		if len(got) >= n {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("received %d deliveries, want %d", len(rc.got), n)
+	return nil
+}
+
+func TestDeliveryToSourcesAndWebhooks(t *testing.T) {
+	s := startEngineServer(t)
+	emitter := s.deploySource(`export default { name: "Emitter", version: "1", run(e) { this.$emit(e, { name: e.channel }) } }`, nil)
+	listener := s.deploySource(`export default { name: "Listener", version: "1", run(e) { this.$emit({ heard: e.msg }) } }`, nil)
+	eid, lid := emitter["id"].(string), listener["id"].(string)
+	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+eid+"&listener_id="+lid, nil); st != 200 {
+		t.Fatalf("subscribe: %d %v", st, body)
+	}
+	rc := &receiver{failures: 1}
+	hookSrv := httptest.NewServer(rc)
+	defer hookSrv.Close()
+	st, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL + "/in"})
+	if st != 200 {
+		t.Fatalf("webhook: %d %v", st, body)
+	}
+	rc.mu.Lock()
+	rc.secret = data(body)["signing_secret"].(string)
+	rc.mu.Unlock()
+	wh := data(body)["id"].(string)
+	s.do("POST", "/v1/subscriptions?emitter_id="+eid+"&listener_id="+wh+"&event_name=orders", nil)
+
+	s.run(eid, map[string]any{"msg": "hi"})                      // default channel: to the listener source
+	s.run(eid, map[string]any{"msg": "o1", "channel": "orders"}) // orders: to the webhook
+	heard := s.events(lid, "", 1)[0]["event"].(map[string]any)
+	if heard["heard"] != "hi" {
+		t.Errorf("the listener heard %v", heard)
+	}
+	got := rc.wait(t, 1)[0]
+	if got["event"].(map[string]any)["msg"] != "o1" || got["metadata"].(map[string]any)["name"] != "orders" || got["emitter_header"] != eid {
+		t.Errorf("webhook got %v", got)
+	}
+	_, dl := s.do("GET", "/v1/webhooks/"+wh+"/deliveries", nil)
+	d := dl["data"].([]any)[0].(map[string]any)
+	if d["status"] != "delivered" || len(d["attempts"].([]any)) != 2 {
+		t.Errorf("delivery after a 500 then a 200: %v", d)
+	}
+}
+
+func TestAutoSubscriptionOnlyForLaterSources(t *testing.T) {
+	s := startEngineServer(t)
+	thrower := `export default { name: "T", version: "1", run() { throw new Error("boom") } }`
+	before := s.deploySource(thrower, nil)
+	rc := &receiver{}
+	hookSrv := httptest.NewServer(rc)
+	defer hookSrv.Close()
+	_, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
+	rc.mu.Lock()
+	rc.secret = data(body)["signing_secret"].(string)
+	rc.mu.Unlock()
+	wh := data(body)["id"].(string)
+	time.Sleep(1100 * time.Millisecond) // created_at has second resolution
+	if st, b := s.do("POST", "/v1/auto_subscriptions?event_name=$errors&listener_id="+wh, nil); st != 200 {
+		t.Fatalf("auto subscription: %d %v", st, b)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	after := s.deploySource(thrower, nil)
+	s.run(before["id"].(string), nil)
+	s.run(after["id"].(string), nil)
+	s.events(before["id"].(string), "$errors", 1)
+	got := rc.wait(t, 1)
+	time.Sleep(500 * time.Millisecond)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.got) != 1 || got[0]["emitter_header"] != after["id"] {
+		t.Errorf("deliveries %v: want only the later source's error", rc.got)
+	}
+}

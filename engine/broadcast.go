@@ -1,0 +1,55 @@
+package engine
+
+import (
+	"sync"
+
+	"github.com/fount-dev/fount/store"
+)
+
+// broadcaster fans new events out to live subscribers (SSE streams).
+type broadcaster struct {
+	mu   sync.Mutex
+	subs map[string]map[chan store.Event]struct{} // by emitter id
+}
+
+func newBroadcaster() *broadcaster {
+	return &broadcaster{subs: map[string]map[chan store.Event]struct{}{}}
+}
+
+// Subscribe returns a channel of the emitter's new events and a cancel
+// function. A subscriber that falls behind is dropped: its channel is
+// closed, and it resumes from the stored log (Last-Event-ID).
+func (e *Engine) Subscribe(emitterID string) (<-chan store.Event, func()) {
+	b := e.subs
+	ch := make(chan store.Event, 256)
+	b.mu.Lock()
+	if b.subs[emitterID] == nil {
+		b.subs[emitterID] = map[chan store.Event]struct{}{}
+	}
+	b.subs[emitterID][ch] = struct{}{}
+	b.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if _, ok := b.subs[emitterID][ch]; ok {
+				delete(b.subs[emitterID], ch)
+				close(ch)
+			}
+		})
+	}
+}
+
+func (b *broadcaster) publish(ev store.Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for ch := range b.subs[ev.EmitterID] {
+		select {
+		case ch <- ev:
+		default:
+			delete(b.subs[ev.EmitterID], ch)
+			close(ch)
+		}
+	}
+}

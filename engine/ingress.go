@@ -1,0 +1,249 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/store"
+)
+
+// endpoint is an HTTP-interface prop's endpoint.
+type endpoint struct {
+	sourceID       string
+	prop           string
+	customResponse bool
+}
+
+// waiter is a customResponse request waiting for its run's respond().
+type waiter struct {
+	once     sync.Once
+	response chan abi.Response // buffered 1
+	ended    chan struct{}     // closed when the run has finished
+}
+
+// Respond is the run's host.RespondSink.
+func (w *waiter) Respond(_ context.Context, r abi.Response) error {
+	select {
+	case w.response <- r:
+	default:
+	}
+	return nil
+}
+
+func (w *waiter) finish() {
+	if w != nil {
+		w.once.Do(func() { close(w.ended) })
+	}
+}
+
+func (e *Engine) takeWaiter(key string) *waiter {
+	if key == "" {
+		return nil
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	w := e.waiters[key]
+	delete(e.waiters, key)
+	return w
+}
+
+// Ingress serves every source's HTTP interface at /h/<token>[/sub/path],
+// any method.
+func (e *Engine) Ingress() http.Handler {
+	return http.HandlerFunc(e.serveIngress)
+}
+
+func ingressError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": msg}})
+}
+
+func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
+	rest := strings.TrimPrefix(r.URL.Path, "/h/")
+	token, sub, _ := strings.Cut(rest, "/")
+	e.mu.Lock()
+	ep, ok := e.endpoints[token]
+	e.mu.Unlock()
+	if !ok || token == "" {
+		ingressError(w, http.StatusNotFound, "no active source has this endpoint")
+		return
+	}
+	if r.Method == http.MethodOptions {
+		cors(w, r)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.cfg.MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			ingressError(w, http.StatusRequestEntityTooLarge, "the request body is over the endpoint's size limit")
+			return
+		}
+		ingressError(w, http.StatusBadRequest, "the request body could not be read")
+		return
+	}
+	src, err := e.cfg.Store.GetSource(r.Context(), ep.sourceID)
+	if err != nil || !src.Active {
+		ingressError(w, http.StatusNotFound, "no active source has this endpoint")
+		return
+	}
+	if over, err := e.overQuota(r.Context(), src.UserID, time.Now().UTC().Format(time.DateOnly)); err != nil {
+		ingressError(w, http.StatusInternalServerError, "the server could not check the account's quota")
+		return
+	} else if over {
+		ingressError(w, http.StatusTooManyRequests, errQuota.Error())
+		return
+	}
+	event, _ := json.Marshal(httpEvent(r, "/"+sub, body))
+	inv := store.Invocation{SourceID: src.ID, Kind: kindHTTP, Event: event}
+	var wt *waiter
+	if ep.customResponse {
+		inv.ReplyTo = store.NewID("")
+		wt = &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{})}
+		e.mu.Lock()
+		e.waiters[inv.ReplyTo] = wt
+		e.mu.Unlock()
+		defer e.takeWaiter(inv.ReplyTo)
+	}
+	if _, err := e.cfg.Queues.EnqueueInvocation(r.Context(), inv); err != nil {
+		e.log.Error("enqueue http invocation", "source", src.ID, "err", err)
+		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
+		return
+	}
+	e.sch.kick(src.ID)
+	if wt == nil {
+		cors(w, r)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true}`+"\n")
+		return
+	}
+	e.awaitResponse(w, r, wt)
+}
+
+func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waiter) {
+	timeout := time.NewTimer(e.cfg.RespondTimeout)
+	defer timeout.Stop()
+	select {
+	case resp := <-wt.response:
+		writeResponse(w, resp)
+	case <-wt.ended:
+		select { // respond() may have come just before the end
+		case resp := <-wt.response:
+			writeResponse(w, resp)
+		default:
+			ingressError(w, http.StatusInternalServerError, "the source's run ended without calling respond()")
+		}
+	case <-timeout.C:
+		ingressError(w, http.StatusGatewayTimeout, "the source did not call respond() in time")
+	case <-r.Context().Done():
+	}
+}
+
+func writeResponse(w http.ResponseWriter, resp abi.Response) {
+	for k, v := range resp.Headers {
+		w.Header().Set(k, v)
+	}
+	body := []byte(resp.Body)
+	if resp.BodyEncoding == "base64" {
+		if b, err := base64.StdEncoding.DecodeString(resp.Body); err == nil {
+			body = b
+		}
+	}
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(body)
+}
+
+// cors answers with permissive CORS headers: endpoints are meant to be
+// called from anywhere.
+func cors(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD")
+	if req := r.Header.Get("Access-Control-Request-Headers"); req != "" {
+		h.Set("Access-Control-Allow-Headers", req)
+	} else {
+		h.Set("Access-Control-Allow-Headers", "*")
+	}
+	h.Set("Access-Control-Max-Age", "86400")
+}
+
+// httpEvent is the run event of an HTTP interface.
+func httpEvent(r *http.Request, path string, body []byte) map[string]any {
+	headers := map[string]string{}
+	for k, vs := range r.Header {
+		headers[strings.ToLower(k)] = strings.Join(vs, ", ")
+	}
+	query := map[string]string{}
+	for k, vs := range r.URL.Query() {
+		if len(vs) > 0 {
+			query[k] = vs[0]
+		}
+	}
+	return map[string]any{
+		"method":  r.Method,
+		"path":    path,
+		"query":   query,
+		"headers": headers,
+		"bodyRaw": string(body),
+		"body":    parseBody(r.Header.Get("Content-Type"), body),
+	}
+}
+
+// parseBody parses JSON, urlencoded and multipart bodies as their content
+// type says; anything else (or a body that does not parse) is the raw
+// string.
+func parseBody(contentType string, body []byte) any {
+	if len(body) == 0 {
+		return ""
+	}
+	mt, params, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		var v any
+		if json.Unmarshal(body, &v) == nil {
+			return v
+		}
+	case mt == "application/x-www-form-urlencoded":
+		if vals, err := url.ParseQuery(string(body)); err == nil {
+			return flatten(vals)
+		}
+	case mt == "multipart/form-data" && params["boundary"] != "":
+		form, err := multipart.NewReader(strings.NewReader(string(body)), params["boundary"]).ReadForm(int64(len(body)) + 1)
+		if err == nil {
+			out := flatten(form.Value)
+			for name, files := range form.File {
+				if len(files) > 0 {
+					out[name] = map[string]any{"filename": files[0].Filename, "size": files[0].Size, "content_type": files[0].Header.Get("Content-Type")}
+				}
+			}
+			_ = form.RemoveAll()
+			return out
+		}
+	}
+	return string(body)
+}
+
+func flatten(vals map[string][]string) map[string]any {
+	out := map[string]any{}
+	for k, vs := range vals {
+		if len(vs) == 1 {
+			out[k] = vs[0]
+		} else {
+			out[k] = vs
+		}
+	}
+	return out
+}

@@ -1,0 +1,296 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Deliveries live in three buckets: the records by 8-byte sequence
+// number (the ID is its decimal form), the per-listener order index
+// key(listener)+seq that ListDeliveries pages through, and the due index
+// next-attempt-ms+seq holding pending deliveries only, so DueDeliveries
+// reads just what is due.
+
+// deliveryList names the delivery lists in their cursors.
+var deliveryList = orderIndex{list: "deliveries"}
+
+// validStatus reports whether s is a delivery state.
+func validStatus(s string) bool {
+	return s == DeliveryPending || s == DeliveryDelivered || s == DeliveryFailed
+}
+
+// orderKey is the key of delivery seq in its listener's list.
+func orderKey(listenerID string, seq uint64) []byte {
+	return append(key(listenerID), be8(seq)...)
+}
+
+// dueKey is the key of a pending delivery seq in the due index: its next
+// attempt (negative counts as 0) then seq, so byte order is due order.
+func dueKey(d Delivery, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(be8(uint64(max(d.NextAttemptMs, 0))), seq)
+}
+
+// createDelivery stores d as a new delivery at clock nowMs and returns
+// it: ID assigned, Status DeliveryPending when empty, CreatedAtMs nowMs,
+// NextAttemptMs nowMs when zero.
+func createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, error) {
+	if d.ListenerID == "" {
+		return Delivery{}, errors.New("empty listener id")
+	}
+	if d.Status == "" {
+		d.Status = DeliveryPending
+	}
+	if !validStatus(d.Status) {
+		return Delivery{}, fmt.Errorf("unknown delivery status %q", d.Status)
+	}
+	if d.NextAttemptMs == 0 {
+		d.NextAttemptMs = nowMs
+	}
+	if d.Attempts == nil {
+		d.Attempts = []Attempt{}
+	}
+	d.CreatedAtMs = nowMs
+	seq, err := tx.Bucket(bucketDeliveries).NextSequence()
+	if err != nil {
+		return Delivery{}, err
+	}
+	d.ID = seqID(seq)
+	return d, putDelivery(tx, seq, d)
+}
+
+// putDelivery writes the record of d (sequence seq), its order index
+// entry and, when pending, its due index entry.
+func putDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
+	data, err := json.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("encode delivery: %w", err)
+	}
+	if err := tx.Bucket(bucketDeliveries).Put(be8(seq), data); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketDeliveryOrder).Put(orderKey(d.ListenerID, seq), []byte(d.ID)); err != nil {
+		return err
+	}
+	if d.Status != DeliveryPending {
+		return nil
+	}
+	return tx.Bucket(bucketDeliveryDue).Put(dueKey(d, seq), []byte(d.ID))
+}
+
+// getDelivery decodes delivery seq; ErrNotFound when absent.
+func getDelivery(tx *bolt.Tx, seq uint64) (Delivery, error) {
+	data := tx.Bucket(bucketDeliveries).Get(be8(seq))
+	if data == nil {
+		return Delivery{}, ErrNotFound
+	}
+	var d Delivery
+	if err := json.Unmarshal(data, &d); err != nil {
+		return Delivery{}, fmt.Errorf("decode delivery %d: %w", seq, err)
+	}
+	return d, nil
+}
+
+// removeDelivery deletes the record of d (sequence seq) and its index
+// entries.
+func removeDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
+	if d.Status == DeliveryPending {
+		if err := tx.Bucket(bucketDeliveryDue).Delete(dueKey(d, seq)); err != nil {
+			return err
+		}
+	}
+	if err := tx.Bucket(bucketDeliveryOrder).Delete(orderKey(d.ListenerID, seq)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketDeliveries).Delete(be8(seq))
+}
+
+// DueDeliveries returns up to limit (<= 0: 100) pending deliveries whose
+// NextAttemptMs is at or before nowMs, oldest first: by NextAttemptMs,
+// then by ID (creation order). It reads the due index only, never the
+// delivered or failed records.
+func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, limit int) ([]Delivery, error) {
+	if limit <= 0 {
+		limit = defaultQueueLimit
+	}
+	out := []Delivery{}
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketDeliveryDue).Cursor()
+		for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
+			if len(k) != 16 {
+				return fmt.Errorf("corrupt due key %x", k)
+			}
+			if nowMs < 0 || binary.BigEndian.Uint64(k) > uint64(nowMs) {
+				break
+			}
+			d, err := getDelivery(tx, binary.BigEndian.Uint64(k[8:]))
+			if err != nil {
+				return fmt.Errorf("due delivery %x: %w", k, err)
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: due deliveries: %w", err)
+	}
+	return out, nil
+}
+
+// UpdateDelivery replaces the stored delivery d.ID with d (status,
+// attempts, next attempt...) and moves its index entries to match: only
+// a DeliveryPending delivery is ever due again.
+//
+// # Errors
+//
+// ErrNotFound for an unknown id (also once its webhook is deleted); an
+// error for an empty listener or a status that is not a delivery state.
+func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		seq, ok := parseSeqID(d.ID)
+		if !ok {
+			return ErrNotFound
+		}
+		old, err := getDelivery(tx, seq)
+		if err != nil {
+			return err
+		}
+		if d.ListenerID == "" {
+			return errors.New("empty listener id")
+		}
+		if !validStatus(d.Status) {
+			return fmt.Errorf("unknown delivery status %q", d.Status)
+		}
+		if err := removeDelivery(tx, seq, old); err != nil {
+			return err
+		}
+		return putDelivery(tx, seq, d)
+	})
+	if err != nil {
+		return fmt.Errorf("store: update delivery %q: %w", d.ID, err)
+	}
+	return nil
+}
+
+// ListDeliveries returns one page of listenerID's deliveries, newest
+// first. Cursors run in that direction: After gives the deliveries older
+// than the cursor, Before those newer than it, both newest first.
+// TotalCount counts all the listener's deliveries.
+//
+// # Errors
+//
+// ErrBadCursor for a cursor not made by this list, or both After and
+// Before.
+func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[Delivery], error) {
+	var pg PageOf[Delivery]
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		seqs, total, err := pageNewestFirst(tx.Bucket(bucketDeliveryOrder), listenerID, p)
+		if err != nil {
+			return err
+		}
+		tag := deliveryList.tag(listenerID)
+		pg = PageOf[Delivery]{Items: make([]Delivery, 0, len(seqs)), Cursors: make([]string, 0, len(seqs)), TotalCount: total}
+		for _, seq := range seqs {
+			d, err := getDelivery(tx, seq)
+			if err != nil {
+				return fmt.Errorf("delivery %d: %w", seq, err)
+			}
+			pg.Items = append(pg.Items, d)
+			pg.Cursors = append(pg.Cursors, encodeCursor(tag, seq))
+		}
+		if len(pg.Cursors) > 0 {
+			pg.StartCursor, pg.EndCursor = pg.Cursors[0], pg.Cursors[len(pg.Cursors)-1]
+		}
+		return nil
+	})
+	if err != nil {
+		return PageOf[Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
+	}
+	return pg, nil
+}
+
+// pageNewestFirst returns the sequence numbers of one page of
+// listenerID's keys key(listenerID)+8-byte seq in bk, newest (largest
+// seq) first, and how many keys the listener has. Cursors are
+// deliveryList's.
+func pageNewestFirst(bk *bolt.Bucket, listenerID string, p Page) (seqs []uint64, total int, err error) {
+	if p.After != "" && p.Before != "" {
+		return nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = defaultPageLimit
+	}
+	prefix := key(listenerID)
+	tag := deliveryList.tag(listenerID)
+	seqOf := func(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
+	inList := func(k []byte) bool { return k != nil && len(k) == len(prefix)+8 && bytes.HasPrefix(k, prefix) }
+	c := bk.Cursor()
+	if p.Before != "" {
+		seq, err := decodeCursor(tag, p.Before)
+		if err != nil {
+			return nil, 0, err
+		}
+		if seq != ^uint64(0) { // nothing is newer than the last sequence
+			for k, _ := c.Seek(append(clone(prefix), be8(seq+1)...)); inList(k) && len(seqs) < limit; k, _ = c.Next() {
+				seqs = append(seqs, seqOf(k))
+			}
+		}
+		slices.Reverse(seqs)
+	} else {
+		from := ^uint64(0) // newest first: from the largest sequence down, inclusive
+		skip := false
+		if p.After != "" {
+			seq, err := decodeCursor(tag, p.After)
+			if err != nil {
+				return nil, 0, err
+			}
+			from, skip = seq-1, seq == 0 // nothing is older than sequence 0
+		}
+		if !skip {
+			start := append(clone(prefix), be8(from)...)
+			k, _ := c.Seek(start)
+			if k == nil {
+				k, _ = c.Last()
+			} else if !bytes.Equal(k, start) {
+				k, _ = c.Prev()
+			}
+			for ; inList(k) && len(seqs) < limit; k, _ = c.Prev() {
+				seqs = append(seqs, seqOf(k))
+			}
+		}
+	}
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		total++
+	}
+	return seqs, total, nil
+}
+
+// deleteDeliveriesOf removes every delivery to listenerID and its index
+// entries.
+func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
+	keys, _ := scanPrefix(tx.Bucket(bucketDeliveryOrder), key(listenerID))
+	for _, k := range keys {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		d, err := getDelivery(tx, seq)
+		if errors.Is(err, ErrNotFound) {
+			if err := tx.Bucket(bucketDeliveryOrder).Delete(k); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := removeDelivery(tx, seq, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

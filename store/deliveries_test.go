@@ -1,0 +1,247 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// mustDeliver creates d at clock nowMs as CompleteRun's routing does and
+// returns the stored delivery.
+func mustDeliver(t *testing.T, b *Bolt, nowMs int64, d Delivery) Delivery {
+	t.Helper()
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		d, err = createDelivery(tx, nowMs, d)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("createDelivery: %v", err)
+	}
+	return d
+}
+
+func deliveryIDs(list []Delivery) []string {
+	ids := []string{}
+	for _, d := range list {
+		ids = append(ids, d.ID)
+	}
+	return ids
+}
+
+// bucketLen counts the keys of a top-level bucket.
+func bucketLen(t *testing.T, b *Bolt, name []byte) int {
+	t.Helper()
+	n := 0
+	err := b.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(name).Stats().KeyN
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestDueDeliveries(t *testing.T) {
+	b := openTestBolt(t)
+	// Created in this order (ids 1..5) with these next attempts.
+	next := []int64{300, 100, 200, 100, 500}
+	var ds []Delivery
+	for i, n := range next {
+		ds = append(ds, mustDeliver(t, b, 50, Delivery{ListenerID: "wh_1", EventID: fmt.Sprint("e", i), NextAttemptMs: n,
+			Payload: json.RawMessage(`{}`)}))
+	}
+	if d := ds[0]; d.ID != "1" || d.Status != DeliveryPending || d.CreatedAtMs != 50 || d.Attempts == nil {
+		t.Fatalf("created delivery = %+v", d)
+	}
+	dueTests := []struct {
+		name  string
+		now   int64
+		limit int
+		want  []string
+	}{
+		{"by next attempt then id", 250, 0, []string{"2", "4", "3"}},
+		{"limit", 250, 2, []string{"2", "4"}},
+		{"exactly due", 100, 0, []string{"2", "4"}},
+		{"nothing due yet", 99, 0, []string{}},
+		{"negative now", -1, 0, []string{}},
+		{"all", 1000, 0, []string{"2", "4", "3", "1", "5"}},
+	}
+	for _, tt := range dueTests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := b.DueDeliveries(ctx, tt.now, tt.limit)
+			wantErr(t, "DueDeliveries", err, nil)
+			if !slices.Equal(deliveryIDs(got), tt.want) {
+				t.Errorf("DueDeliveries(%d, %d) = %v, want %v", tt.now, tt.limit, deliveryIDs(got), tt.want)
+			}
+		})
+	}
+
+	// Deliver 2, fail 3, retry 4 later with an attempt recorded.
+	updates := []Delivery{ds[1], ds[2], ds[3]}
+	updates[0].Status = DeliveryDelivered
+	updates[1].Status = DeliveryFailed
+	updates[2].NextAttemptMs = 400
+	updates[2].Attempts = []Attempt{{AtMs: 100, Status: 500, DurationMs: 3}}
+	for _, d := range updates {
+		wantErr(t, "UpdateDelivery "+d.ID, b.UpdateDelivery(ctx, d), nil)
+	}
+	if got := deliveryIDs(must(b.DueDeliveries(ctx, 1000, 0))); !slices.Equal(got, []string{"1", "4", "5"}) {
+		t.Errorf("due after updates = %v, want [1 4 5]", got)
+	}
+	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, 0))); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("due at 350 = %v, want [1]", got)
+	}
+	// The due index holds the pending deliveries only.
+	if n := bucketLen(t, b, bucketDeliveryDue); n != 3 {
+		t.Errorf("due index has %d entries, want 3", n)
+	}
+	// The record was replaced.
+	all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
+	byID := map[string]Delivery{}
+	for _, d := range all.Items {
+		byID[d.ID] = d
+	}
+	if d := byID["4"]; len(d.Attempts) != 1 || d.Attempts[0].Status != 500 || d.NextAttemptMs != 400 {
+		t.Errorf("delivery 4 = %+v", d)
+	}
+	if byID["2"].Status != DeliveryDelivered || byID["3"].Status != DeliveryFailed {
+		t.Errorf("statuses = %q, %q", byID["2"].Status, byID["3"].Status)
+	}
+	// Back to pending: due again.
+	again := byID["2"]
+	again.Status, again.NextAttemptMs = DeliveryPending, 10
+	wantErr(t, "UpdateDelivery back to pending", b.UpdateDelivery(ctx, again), nil)
+	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, 0))); !slices.Equal(got, []string{"2", "1"}) {
+		t.Errorf("due at 350 = %v, want [2 1]", got)
+	}
+
+	errTests := []struct {
+		name string
+		d    Delivery
+		want error
+	}{
+		{"unknown id", Delivery{ID: "99", ListenerID: "wh_1", Status: DeliveryPending}, ErrNotFound},
+		{"not an id", Delivery{ID: "one", ListenerID: "wh_1", Status: DeliveryPending}, ErrNotFound},
+		{"empty id", Delivery{ListenerID: "wh_1", Status: DeliveryPending}, ErrNotFound},
+		{"bad status", Delivery{ID: "1", ListenerID: "wh_1", Status: "lost"}, errAny},
+		{"empty status", Delivery{ID: "1", ListenerID: "wh_1"}, errAny},
+		{"empty listener", Delivery{ID: "1", Status: DeliveryDelivered}, errAny},
+	}
+	for _, tt := range errTests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := b.UpdateDelivery(ctx, tt.d)
+			if tt.want == errAny {
+				if err == nil {
+					t.Fatal("UpdateDelivery succeeded")
+				}
+				return
+			}
+			wantErr(t, "UpdateDelivery", err, tt.want)
+		})
+	}
+	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, 0))); !slices.Equal(got, []string{"2", "1"}) {
+		t.Errorf("refused updates changed the due list: %v", got)
+	}
+}
+
+func TestUpdateDeliveryMovesListener(t *testing.T) {
+	b := openTestBolt(t)
+	d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_1"})
+	d.ListenerID = "wh_2"
+	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, d), nil)
+	if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); pg.TotalCount != 0 {
+		t.Errorf("wh_1 still lists %+v", pg.Items)
+	}
+	if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); !slices.Equal(deliveryIDs(pg.Items), []string{d.ID}) {
+		t.Errorf("wh_2 lists %+v", pg.Items)
+	}
+}
+
+func deliveryLister(b *Bolt, listener string) lister {
+	return func(p Page) (plainPage, error) {
+		pg, err := b.ListDeliveries(ctx, listener, p)
+		return plain(pg, err, func(d Delivery) string { return d.ID })
+	}
+}
+
+func TestListDeliveriesPagination(t *testing.T) {
+	b := openTestBolt(t)
+	var newestFirst []string
+	for i := range 11 {
+		d := mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"})
+		newestFirst = append([]string{d.ID}, newestFirst...)
+		mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_10"}) // a listener whose id extends wh_1
+	}
+	// After walks to older deliveries, Before to newer; pages are newest first.
+	checkPagination(t, deliveryLister(b, "wh_1"), newestFirst)
+	other := must(b.ListDeliveries(ctx, "wh_10", Page{}))
+	if other.TotalCount != 11 {
+		t.Errorf("wh_10 TotalCount = %d", other.TotalCount)
+	}
+	checkBadCursors(t, deliveryLister(b, "wh_1"), other.StartCursor)
+	if err := b.CreateWebhook(ctx, Webhook{ID: "wh_x", OwnerID: "wh_1"}); err != nil {
+		t.Fatal(err)
+	}
+	hooks := must(b.ListWebhooks(ctx, "wh_1", Page{}))
+	checkBadCursors(t, deliveryLister(b, "wh_1"), hooks.StartCursor)
+	checkPagination(t, deliveryLister(b, "wh_none"), nil)
+
+	// Explicit: page 2 of size 4 is older than page 1.
+	first := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 4}))
+	second := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 4, After: first.EndCursor}))
+	if got := deliveryIDs(second.Items); !slices.Equal(got, []string{"13", "11", "9", "7"}) {
+		t.Errorf("second page = %v, first = %v", got, deliveryIDs(first.Items))
+	}
+	back := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 2, Before: second.StartCursor}))
+	if got := deliveryIDs(back.Items); !slices.Equal(got, []string{"17", "15"}) {
+		t.Errorf("before second page = %v", got)
+	}
+}
+
+func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
+	b := openTestBolt(t)
+	for _, id := range []string{"wh_1", "wh_2"} {
+		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)
+	}
+	var gone []Delivery
+	for i := range 3 {
+		gone = append(gone, mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"}))
+		mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_2"})
+	}
+	gone[1].Status = DeliveryDelivered
+	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, gone[1]), nil)
+
+	wantErr(t, "DeleteWebhook", b.DeleteWebhook(ctx, "wh_1"), nil)
+
+	if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); pg.TotalCount != 0 {
+		t.Errorf("wh_1 deliveries after delete = %+v", pg.Items)
+	}
+	due := must(b.DueDeliveries(ctx, 100, 0))
+	if len(due) != 3 {
+		t.Errorf("due after delete = %+v", due)
+	}
+	for _, d := range due {
+		if d.ListenerID != "wh_2" {
+			t.Errorf("due delivery of a deleted webhook: %+v", d)
+		}
+	}
+	for _, d := range gone {
+		wantErr(t, "UpdateDelivery of a deleted webhook's delivery", b.UpdateDelivery(ctx, d), ErrNotFound)
+	}
+	for _, c := range []struct {
+		bucket []byte
+		want   int
+	}{{bucketDeliveries, 3}, {bucketDeliveryOrder, 3}, {bucketDeliveryDue, 3}} {
+		if n := bucketLen(t, b, c.bucket); n != c.want {
+			t.Errorf("%s has %d keys, want %d", c.bucket, n, c.want)
+		}
+	}
+	if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); pg.TotalCount != 3 {
+		t.Errorf("wh_2 deliveries = %d, want 3", pg.TotalCount)
+	}
+}

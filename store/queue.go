@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Invocation is durable work for one source: an HTTP request, a timer
+// fire, a manual run, or an event delivered through a subscription. It
+// stays queued until the run's results are committed with CompleteRun, in
+// the same transaction, so a crash never loses an acknowledged request.
+type Invocation struct {
+	ID       string          `json:"id"` // assigned by EnqueueInvocation; increasing per store
+	SourceID string          `json:"source_id"`
+	Kind     string          `json:"kind"` // "http", "timer", "manual", "event"
+	Event    json.RawMessage `json:"event"`
+	Hops     int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
+	// ReplyTo names the in-memory waiter of a customResponse request; it
+	// is meaningless after a restart, when nobody waits any more.
+	ReplyTo      string `json:"reply_to,omitempty"`
+	EnqueuedAtMs int64  `json:"enqueued_at_ms"`
+}
+
+// Delivery is one event on its way to a webhook or workflow listener.
+type Delivery struct {
+	ID            string          `json:"id"` // assigned by the store
+	ListenerID    string          `json:"listener_id"`
+	EmitterID     string          `json:"emitter_id"`
+	EventID       string          `json:"event_id"`
+	Channel       string          `json:"channel"`
+	Payload       json.RawMessage `json:"payload"` // the body to send
+	Status        string          `json:"status"`  // DeliveryPending, DeliveryDelivered, DeliveryFailed
+	Attempts      []Attempt       `json:"attempts"`
+	NextAttemptMs int64           `json:"next_attempt_ms"`
+	CreatedAtMs   int64           `json:"created_at_ms"`
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	AtMs       int64  `json:"at_ms"`
+	Status     int    `json:"status,omitempty"` // HTTP status, 0 when none came back
+	Error      string `json:"error,omitempty"`
+	DurationMs int64  `json:"duration_ms"`
+}
+
+// DedupeState is what a source's dedupe strategy remembers.
+type DedupeState struct {
+	Unique   []string `json:"unique,omitempty"`   // last ids, oldest first (at most 100)
+	Greatest *float64 `json:"greatest,omitempty"` // largest numeric id so far
+	Last     string   `json:"last,omitempty"`     // id of the last emitted event
+}
+
+// Routed is what an event stored by CompleteRun leads to: invocations of
+// listener sources and deliveries to webhooks and workflows.
+type Routed struct {
+	Invocations []Invocation
+	Deliveries  []Delivery
+}
+
+// RunCommit is everything one finished run changes, committed together.
+type RunCommit struct {
+	// Events to append to the source's log (ids are assigned), trimmed to
+	// Keep per channel.
+	Events []Event
+	Keep   int
+	// Route is called inside the transaction for each stored event, with
+	// its id assigned; what it returns is enqueued in the same
+	// transaction. It must not do I/O.
+	Route func(e Event) Routed
+	// Dedupe, when not nil, replaces the source's dedupe state.
+	Dedupe *DedupeState
+	// Usage is added to the account's counters for the day.
+	UsageAccount string
+	UsageDay     string // YYYY-MM-DD, UTC
+	Invocations  int64
+	ComputeMs    int64
+}
+
+// Usage is an account's counters for one day.
+type Usage struct {
+	Invocations int64 `json:"invocations"`
+	ComputeMs   int64 `json:"compute_ms"`
+}
+
+// Queues is the engine's durable state. Bolt implements it.
+type Queues interface {
+	// AllSources returns every source of every owner.
+	AllSources(ctx context.Context) ([]Source, error)
+
+	// EnqueueInvocation stores inv (ID and EnqueuedAtMs assigned) and
+	// returns it.
+	EnqueueInvocation(ctx context.Context, inv Invocation) (Invocation, error)
+	// PendingInvocations returns up to limit queued invocations of a
+	// source, oldest first.
+	PendingInvocations(ctx context.Context, sourceID string, limit int) ([]Invocation, error)
+	// SourcesWithPending lists the sources that have queued invocations.
+	SourcesWithPending(ctx context.Context) ([]string, error)
+	// CompleteRun removes inv from the queue and applies c, atomically;
+	// it returns the stored events. An invocation already removed gives
+	// ErrNotFound and changes nothing.
+	CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error)
+
+	// GetDedupe returns a source's dedupe state (zero value when none).
+	GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
+
+	// DueDeliveries returns up to limit pending deliveries whose
+	// NextAttemptMs is at or before nowMs, oldest first.
+	DueDeliveries(ctx context.Context, nowMs int64, limit int) ([]Delivery, error)
+	// UpdateDelivery stores d (status, attempts, next attempt).
+	UpdateDelivery(ctx context.Context, d Delivery) error
+	// ListDeliveries lists a listener's deliveries, newest first.
+	ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[Delivery], error)
+
+	// GetUsage returns an account's counters for a day.
+	GetUsage(ctx context.Context, accountID, day string) (Usage, error)
+
+	// TimerLastFire and SetTimerLastFire remember when a source's timer
+	// last fired (epoch ms), so schedules survive restarts.
+	TimerLastFire(ctx context.Context, sourceID string) (int64, error)
+	SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error
+}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// GetDedupe returns the dedupe state CompleteRun last stored for
+// sourceID, or the zero value when there is none.
+func (b *Bolt) GetDedupe(ctx context.Context, sourceID string) (DedupeState, error) {
+	var st DedupeState
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		if err := getJSON(tx.Bucket(bucketDedupe), sourceID, &st); !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return DedupeState{}, fmt.Errorf("store: get dedupe of %q: %w", sourceID, err)
+	}
+	return st, nil
+}
+
+// usageKey is the key of an account's counters for a day.
+func usageKey(accountID, day string) string {
+	return string(key(accountID, day))
+}
+
+// addUsage adds invocations and computeMs to accountID's counters for day.
+func addUsage(tx *bolt.Tx, accountID, day string, invocations, computeMs int64) error {
+	bk := tx.Bucket(bucketUsage)
+	k := usageKey(accountID, day)
+	var u Usage
+	if err := getJSON(bk, k, &u); err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	u.Invocations += invocations
+	u.ComputeMs += computeMs
+	return putJSON(bk, k, u)
+}
+
+// GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
+// when nothing was counted.
+func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (Usage, error) {
+	var u Usage
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		if err := getJSON(tx.Bucket(bucketUsage), usageKey(accountID, day), &u); !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
+	}
+	return u, nil
+}
+
+// TimerLastFire returns when sourceID's timer last fired (epoch ms), or 0
+// when it never did.
+func (b *Bolt) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {
+	var ms int64
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketTimers).Get([]byte(sourceID))
+		switch {
+		case v == nil:
+		case len(v) != 8:
+			return fmt.Errorf("corrupt timer record %x", v)
+		default:
+			ms = int64(binary.BigEndian.Uint64(v))
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: timer last fire of %q: %w", sourceID, err)
+	}
+	return ms, nil
+}
+
+// SetTimerLastFire records that sourceID's timer fired at ms (epoch ms).
+func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error {
+	if sourceID == "" {
+		return errors.New("store: set timer last fire: empty source id")
+	}
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketTimers).Put([]byte(sourceID), be8(uint64(ms)))
+	})
+	if err != nil {
+		return fmt.Errorf("store: set timer last fire of %q: %w", sourceID, err)
+	}
+	return nil
+}
+
+// deleteSourceQueues removes sourceID's queued invocations, dedupe state
+// and timer state.
+func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {
+	if err := deleteInvocationsOf(tx, sourceID); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketDedupe).Delete([]byte(sourceID)); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketTimers).Delete([]byte(sourceID))
+}

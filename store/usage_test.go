@@ -1,0 +1,196 @@
+package store
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func TestUsage(t *testing.T) {
+	b := openTestBolt(t)
+	runs := []struct {
+		account, day string
+		inv, ms      int64
+	}{
+		{"u_a", "2024-01-01", 1, 10},
+		{"u_a", "2024-01-01", 1, 15},
+		{"u_a", "2024-01-02", 1, 7},
+		{"o_1", "2024-01-01", 2, 100},
+		{"", "2024-01-01", 1, 1000}, // no account: not counted
+	}
+	for _, r := range runs {
+		inv := mustEnqueue(t, b, "dc_1")
+		_, err := b.CompleteRun(ctx, inv, RunCommit{UsageAccount: r.account, UsageDay: r.day, Invocations: r.inv, ComputeMs: r.ms})
+		wantErr(t, "CompleteRun", err, nil)
+	}
+	tests := []struct {
+		account, day string
+		want         Usage
+	}{
+		{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25}},
+		{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 7}},
+		{"o_1", "2024-01-01", Usage{Invocations: 2, ComputeMs: 100}},
+		{"u_a", "2024-01-03", Usage{}},
+		{"u_zz", "2024-01-01", Usage{}},
+		{"", "2024-01-01", Usage{}},
+	}
+	for _, tt := range tests {
+		got, err := b.GetUsage(ctx, tt.account, tt.day)
+		wantErr(t, "GetUsage", err, nil)
+		if got != tt.want {
+			t.Errorf("GetUsage(%q, %q) = %+v, want %+v", tt.account, tt.day, got, tt.want)
+		}
+	}
+}
+
+func TestTimerLastFire(t *testing.T) {
+	b := openTestBolt(t)
+	if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
+		t.Errorf("TimerLastFire of a new source = %d, want 0", ms)
+	}
+	tests := []struct {
+		source string
+		ms     int64
+	}{
+		{"dc_1", 1700000000000},
+		{"dc_1", 1700000060000}, // overwrites
+		{"dc_2", -5},            // any int64 round-trips
+	}
+	for _, tt := range tests {
+		wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, tt.source, tt.ms), nil)
+		if got := must(b.TimerLastFire(ctx, tt.source)); got != tt.ms {
+			t.Errorf("TimerLastFire(%s) = %d, want %d", tt.source, got, tt.ms)
+		}
+	}
+	if err := b.SetTimerLastFire(ctx, "", 1); err == nil {
+		t.Error("SetTimerLastFire with an empty source succeeded")
+	}
+}
+
+func TestGetDedupeUnknown(t *testing.T) {
+	b := openTestBolt(t)
+	for _, id := range []string{"dc_1", ""} {
+		if st := must(b.GetDedupe(ctx, id)); !reflect.DeepEqual(st, DedupeState{}) {
+			t.Errorf("GetDedupe(%q) = %+v, want zero", id, st)
+		}
+	}
+}
+
+func TestDeleteSourceDeletesQueues(t *testing.T) {
+	b := openTestBolt(t)
+	for _, id := range []string{"dc_1", "dc_2"} {
+		wantErr(t, "CreateSource", b.CreateSource(ctx, source(id, "u_a", id)), nil)
+	}
+	for _, id := range []string{"dc_1", "dc_2"} {
+		done := mustEnqueue(t, b, id)
+		_, err := b.CompleteRun(ctx, done, RunCommit{Events: evs("", 1), Dedupe: &DedupeState{Last: id}})
+		wantErr(t, "CompleteRun", err, nil)
+		mustEnqueue(t, b, id)
+		mustEnqueue(t, b, id)
+		wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, id, 123), nil)
+	}
+	doomed := must(b.PendingInvocations(ctx, "dc_1", 1))[0]
+
+	wantErr(t, "DeleteSource", b.DeleteSource(ctx, "dc_1"), nil)
+
+	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2"}) {
+		t.Errorf("SourcesWithPending = %v, want [dc_2]", got)
+	}
+	if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
+		t.Errorf("dc_1 has %d pending", n)
+	}
+	if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
+		t.Errorf("dedupe of deleted source = %+v", st)
+	}
+	if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
+		t.Errorf("timer of deleted source = %d", ms)
+	}
+	_, err := b.CompleteRun(ctx, doomed, RunCommit{Events: evs("", 1)})
+	wantErr(t, "CompleteRun of a deleted source's invocation", err, ErrNotFound)
+	if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))); n != 0 {
+		t.Errorf("deleted source has %d events", n)
+	}
+	// The other source is untouched.
+	if n := len(must(b.PendingInvocations(ctx, "dc_2", 0))); n != 2 {
+		t.Errorf("dc_2 has %d pending, want 2", n)
+	}
+	if st := must(b.GetDedupe(ctx, "dc_2")); st.Last != "dc_2" {
+		t.Errorf("dedupe of dc_2 = %+v", st)
+	}
+	if ms := must(b.TimerLastFire(ctx, "dc_2")); ms != 123 {
+		t.Errorf("timer of dc_2 = %d", ms)
+	}
+}
+
+func TestReopenKeepsQueues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fount.db")
+	b, err := OpenBolt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withClock(b, 4000)
+	first := mustEnqueue(t, b, "dc_1")
+	second := mustEnqueue(t, b, "dc_2")
+	var seen []Event
+	_, err = b.CompleteRun(ctx, first, RunCommit{Events: evs("", 1), Route: routeTo("dc_3", "wh_1", &seen),
+		Dedupe: &DedupeState{Last: "e0"}, UsageAccount: "u_a", UsageDay: "2024-05-06", Invocations: 1, ComputeMs: 9})
+	wantErr(t, "CompleteRun", err, nil)
+	delivered := mustDeliver(t, b, 4000, Delivery{ListenerID: "wh_1", Status: DeliveryDelivered})
+	wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, "dc_2", 3999), nil)
+	beforeInv := must(b.PendingInvocations(ctx, "dc_3", 0))
+	beforeDue := must(b.DueDeliveries(ctx, 4000, 0))
+	checkBolt(t, b)
+	wantErr(t, "Close", b.Close(), nil)
+
+	b, err = OpenBolt(path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	t.Cleanup(func() {
+		checkBolt(t, b)
+		_ = b.Close()
+	})
+	withClock(b, 5000)
+
+	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2", "dc_3"}) {
+		t.Errorf("SourcesWithPending after reopen = %v", got)
+	}
+	if got := must(b.PendingInvocations(ctx, "dc_2", 0)); !reflect.DeepEqual(got, []Invocation{second}) {
+		t.Errorf("dc_2 pending after reopen = %+v, want %+v", got, second)
+	}
+	if got := must(b.PendingInvocations(ctx, "dc_3", 0)); !reflect.DeepEqual(got, beforeInv) {
+		t.Errorf("dc_3 pending after reopen = %+v, want %+v", got, beforeInv)
+	}
+	if got := must(b.DueDeliveries(ctx, 4000, 0)); len(got) != 1 || !reflect.DeepEqual(got, beforeDue) {
+		t.Errorf("due after reopen = %+v, want %+v", got, beforeDue)
+	}
+	if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "e0" {
+		t.Errorf("dedupe after reopen = %+v", st)
+	}
+	if u := must(b.GetUsage(ctx, "u_a", "2024-05-06")); u != (Usage{Invocations: 1, ComputeMs: 9}) {
+		t.Errorf("usage after reopen = %+v", u)
+	}
+	if ms := must(b.TimerLastFire(ctx, "dc_2")); ms != 3999 {
+		t.Errorf("timer after reopen = %d", ms)
+	}
+	// Sequences continue: new ids come after the old ones.
+	if inv := mustEnqueue(t, b, "dc_1"); must(parseSeq(inv.ID)) <= must(parseSeq(beforeInv[0].ID)) {
+		t.Errorf("invocation id after reopen = %s, not after %s", inv.ID, beforeInv[0].ID)
+	}
+	if d := mustDeliver(t, b, 5000, Delivery{ListenerID: "wh_1"}); must(parseSeq(d.ID)) <= must(parseSeq(delivered.ID)) {
+		t.Errorf("delivery id after reopen = %s, not after %s", d.ID, delivered.ID)
+	}
+	// The queued invocation still completes.
+	_, err = b.CompleteRun(ctx, second, RunCommit{})
+	wantErr(t, "CompleteRun after reopen", err, nil)
+}
+
+// parseSeq is parseSeqID as a (value, error) pair for must.
+func parseSeq(id string) (uint64, error) {
+	seq, ok := parseSeqID(id)
+	if !ok {
+		return 0, ErrNotFound
+	}
+	return seq, nil
+}

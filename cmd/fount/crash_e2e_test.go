@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// process is a `fount serve` child process, so that it can be killed -9.
+type process struct {
+	cmd  *exec.Cmd
+	base string
+}
+
+func buildFount(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "fount")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+var addrLine = regexp.MustCompile(`listening on http://(\S+)`)
+
+func startProcess(t *testing.T, bin, dataDir string) *process {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--allow-private-egress")
+	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=crash-key")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m[1]
+			}
+		}
+	}()
+	select {
+	case addr := <-found:
+		return &process{cmd: cmd, base: "http://" + addr}
+	case <-time.After(60 * time.Second):
+		t.Fatal("fount serve did not start")
+	}
+	return nil
+}
+
+// TestCrashLosesNothingAcknowledged kills the server with SIGKILL while a
+// client posts to an HTTP endpoint, restarts it, and checks that every
+// request that got a 200 has its event stored and delivered to a webhook.
+func TestCrashLosesNothingAcknowledged(t *testing.T) {
+	bin := buildFount(t)
+	dir := t.TempDir()
+	p := startProcess(t, bin, dir)
+	s := &server{t: t, base: p.base, key: "crash-key"}
+
+	rc := &receiver{}
+	hookSrv := httptest.NewServer(rc)
+	defer hookSrv.Close()
+	src := s.deploySource(`export default { name: "Crash", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ n: e.body.n }, { summary: "n=" + e.body.n }) } }`, nil)
+	id := src["id"].(string)
+	token := endpointOf(src, "http")[strings.LastIndex(endpointOf(src, "http"), "/h/"):]
+	_, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
+	rc.mu.Lock()
+	rc.secret = data(body)["signing_secret"].(string)
+	rc.mu.Unlock()
+	s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+data(body)["id"].(string), nil)
+
+	// Post until killed; record what was acknowledged.
+	var mu sync.Mutex
+	acked := map[int]bool{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	client := &http.Client{Timeout: 5 * time.Second}
+	go func() {
+		defer close(done)
+		for n := 0; n < 90; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := client.Post(p.base+token, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				mu.Lock()
+				acked[n] = true
+				mu.Unlock()
+			}
+		}
+	}()
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 40 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL, mid-stream
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	close(stop)
+	<-done
+	mu.Lock()
+	want := len(acked)
+	mu.Unlock()
+
+	p2 := startProcess(t, bin, dir)
+	s.base = p2.base
+	deadline := time.Now().Add(30 * time.Second)
+	var missingStored, missingDelivered []int
+	for time.Now().Before(deadline) {
+		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
+		stored := map[int]bool{}
+		for _, it := range body["data"].([]any) {
+			ev := it.(map[string]any)["event"].(map[string]any)
+			stored[int(ev["n"].(float64))] = true
+		}
+		delivered := map[int]bool{}
+		rc.mu.Lock()
+		for _, d := range rc.got {
+			delivered[int(d["event"].(map[string]any)["n"].(float64))] = true
+		}
+		rc.mu.Unlock()
+		missingStored, missingDelivered = nil, nil
+		for n := range acked {
+			if !stored[n] {
+				missingStored = append(missingStored, n)
+			}
+			if !delivered[n] {
+				missingDelivered = append(missingDelivered, n)
+			}
+		}
+		if len(missingStored) == 0 && len(missingDelivered) == 0 {
+			t.Logf("%d acknowledged requests before the kill: all stored and delivered", want)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("of %d acknowledged requests, not stored: %v; not delivered: %v", want, missingStored, missingDelivered)
+}
+

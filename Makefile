@@ -35,6 +35,7 @@ unit:
 ## bench: the benchmarks whose figures go in docs/benchmarks.md.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./host/
+	$(GO) test -run '^$$' -bench Load -benchtime 1x -count 3 ./cmd/fount/
 
 clean:
 	rm -rf bin

@@ -97,14 +97,21 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, p *params)
 			fmt.Fprint(w, ": heartbeat\n\n")
 			flusher.Flush()
 		case ev, ok := <-live:
-			if !ok {
-				return nil // fell behind: the client resumes with Last-Event-ID
+			// Write what is already waiting, then flush once.
+			for more := true; more; {
+				if !ok {
+					return nil // fell behind: the client resumes with Last-Event-ID
+				}
+				if ev.Name == channel && after(ev.ID) {
+					writeSSE(w, ev)
+					lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
+				}
+				select {
+				case ev, ok = <-live:
+				default:
+					more = false
+				}
 			}
-			if ev.Name != channel || !after(ev.ID) {
-				continue
-			}
-			writeSSE(w, ev)
-			lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
 			flusher.Flush()
 		}
 	}

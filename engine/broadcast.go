@@ -21,7 +21,7 @@ func newBroadcaster() *broadcaster {
 // closed, and it resumes from the stored log (Last-Event-ID).
 func (e *Engine) Subscribe(emitterID string) (<-chan store.Event, func()) {
 	b := e.subs
-	ch := make(chan store.Event, 256)
+	ch := make(chan store.Event, 4096)
 	b.mu.Lock()
 	if b.subs[emitterID] == nil {
 		b.subs[emitterID] = map[chan store.Event]struct{}{}

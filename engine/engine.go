@@ -90,12 +90,13 @@ type Engine struct {
 	sch  *scheduler
 	subs *broadcaster
 
-	mu        sync.Mutex
-	live      map[string]*live    // by source id
-	endpoints map[string]endpoint // by endpoint token
-	timers    map[string]*timer   // by source id
-	waiters   map[string]*waiter  // by invocation id, for customResponse
-	deliverCh chan struct{}       // wakes the delivery loop
+	mu         sync.Mutex
+	live       map[string]*live      // by source id
+	endpoints  map[string]endpoint   // by endpoint token
+	timers     map[string]*timer     // by source id
+	waiters    map[string]*waiter    // by invocation id, for customResponse
+	quotaCache map[string]quotaEntry // by account, for the ingress
+	deliverCh  chan struct{}         // wakes the delivery loop
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -117,7 +118,7 @@ func New(cfg Config) *Engine {
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, subs: newBroadcaster(),
 		live: map[string]*live{}, endpoints: map[string]endpoint{}, timers: map[string]*timer{},
-		waiters: map[string]*waiter{}, deliverCh: make(chan struct{}, 1),
+		waiters: map[string]*waiter{}, quotaCache: map[string]quotaEntry{}, deliverCh: make(chan struct{}, 1),
 	}
 	e.sch = newScheduler(e.drain)
 	return e

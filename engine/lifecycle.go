@@ -135,7 +135,7 @@ func (e *Engine) activateTriggers(src store.Source) {
 			if json.Unmarshal(props[p.Name], &v) == nil && v.EndpointURL != "" {
 				token := v.EndpointURL[strings.LastIndex(v.EndpointURL, "/")+1:]
 				e.mu.Lock()
-				e.endpoints[token] = endpoint{sourceID: src.ID, prop: p.Name, customResponse: p.CustomResponse}
+				e.endpoints[token] = endpoint{sourceID: src.ID, userID: src.UserID, prop: p.Name, customResponse: p.CustomResponse}
 				e.mu.Unlock()
 			}
 		case "$.interface.timer":

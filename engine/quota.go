@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/store"
 )
@@ -45,4 +46,33 @@ func (e *Engine) Quotas() (invocations, computeMs int64) {
 // Usage returns an account's counters for a day (YYYY-MM-DD, UTC).
 func (e *Engine) Usage(ctx context.Context, accountID, day string) (store.Usage, error) {
 	return e.cfg.Queues.GetUsage(ctx, accountID, day)
+}
+
+// quotaCacheTTL is how long the ingress trusts a quota check: a request
+// does not need a fresh count of the day's usage, and under load reading
+// it for every request would cost more than the request itself.
+const quotaCacheTTL = time.Second
+
+type quotaEntry struct {
+	over  bool
+	until time.Time
+}
+
+// overQuotaCached is overQuota for today, remembered for quotaCacheTTL.
+func (e *Engine) overQuotaCached(ctx context.Context, accountID string) (bool, error) {
+	now := time.Now()
+	e.mu.Lock()
+	ent, ok := e.quotaCache[accountID]
+	e.mu.Unlock()
+	if ok && now.Before(ent.until) {
+		return ent.over, nil
+	}
+	over, err := e.overQuota(ctx, accountID, now.UTC().Format(time.DateOnly))
+	if err != nil {
+		return false, err
+	}
+	e.mu.Lock()
+	e.quotaCache[accountID] = quotaEntry{over: over, until: now.Add(quotaCacheTTL)}
+	e.mu.Unlock()
+	return over, nil
 }

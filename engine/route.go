@@ -14,15 +14,14 @@ import (
 type router struct {
 	e         *Engine
 	src       store.Source
-	hops      int
 	subs      []store.Subscription
 	autos     []store.AutoSubscription
 	kicked    map[string]bool // listener sources given work
 	delivered bool            // webhook deliveries queued
 }
 
-func (e *Engine) newRouter(ctx context.Context, l *live, inv store.Invocation) (*router, error) {
-	r := &router{e: e, src: l.src, hops: inv.Hops, kicked: map[string]bool{}}
+func (e *Engine) newRouter(ctx context.Context, l *live) (*router, error) {
+	r := &router{e: e, src: l.src, kicked: map[string]bool{}}
 	// Subscriptions live in the account that made them: the source's
 	// owner, and its creator when the owner is an organization.
 	owners := []string{l.src.OwnerID}
@@ -74,16 +73,17 @@ func (r *router) listeners(channel string) []string {
 	return out
 }
 
-// route is store.RunCommit.Route.
-func (r *router) route(ev store.Event) store.Routed {
+// route is store.RunCommit.Route for an event of a run that was reached
+// through hops subscription hops.
+func (r *router) route(ev store.Event, hops int) store.Routed {
 	var out store.Routed
 	for _, id := range r.listeners(ev.Name) {
 		switch {
 		case strings.HasPrefix(id, "dc_"):
-			if r.hops+1 > r.e.cfg.MaxHops {
-				continue // a loop: reported by hopGuard before the commit
+			if hops+1 > r.e.cfg.MaxHops {
+				continue // a loop: commit reports it on $errors
 			}
-			out.Invocations = append(out.Invocations, store.Invocation{SourceID: id, Kind: kindEvent, Event: ev.Data, Hops: r.hops + 1})
+			out.Invocations = append(out.Invocations, store.Invocation{SourceID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
 			r.kicked[id] = true
 		case strings.HasPrefix(id, "wh_"):
 			out.Deliveries = append(out.Deliveries, store.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})

@@ -13,12 +13,16 @@ import (
 	"github.com/fount-dev/fount/store"
 )
 
+// batchSize is how many queued invocations of a source run before their
+// results are committed together.
+const batchSize = 256
+
 // drain runs a source's queued invocations, oldest first, until none is
-// left. A store failure stops the drain; the invocation stays queued and
-// runs on the next kick or start.
+// left, committing each batch in one transaction. A store failure stops the
+// drain; the invocations stay queued and run on the next kick or start.
 func (e *Engine) drain(ctx context.Context, sourceID string) {
 	for ctx.Err() == nil {
-		invs, err := e.cfg.Queues.PendingInvocations(ctx, sourceID, 16)
+		invs, err := e.cfg.Queues.PendingInvocations(ctx, sourceID, batchSize)
 		if err != nil {
 			e.log.Error("read queue", "source", sourceID, "err", err)
 			return
@@ -26,13 +30,11 @@ func (e *Engine) drain(ctx context.Context, sourceID string) {
 		if len(invs) == 0 {
 			return
 		}
-		for _, inv := range invs {
-			if err := e.process(ctx, inv); err != nil {
-				if ctx.Err() == nil {
-					e.log.Error("invocation failed", "source", sourceID, "invocation", inv.ID, "err", err)
-				}
-				return
+		if err := e.processBatch(ctx, sourceID, invs); err != nil {
+			if ctx.Err() == nil {
+				e.log.Error("invocations failed", "source", sourceID, "err", err)
 			}
+			return
 		}
 	}
 }
@@ -88,29 +90,64 @@ func (e *Engine) capabilities(l *live, c *collector) host.Capabilities {
 	return caps
 }
 
-// process runs one invocation and commits its results.
-func (e *Engine) process(ctx context.Context, inv store.Invocation) error {
-	w := e.takeWaiter(inv.ReplyTo)
-	defer w.finish()
-	l, err := e.load(ctx, inv.SourceID)
+// processBatch runs invocations of one source in order and commits all
+// their results at once. Dedupe state carries from one run to the next.
+func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store.Invocation) error {
+	waiters := make([]*waiter, len(invs))
+	for i, inv := range invs {
+		waiters[i] = e.takeWaiter(inv.ReplyTo)
+	}
+	defer func() {
+		for _, w := range waiters {
+			w.finish()
+		}
+	}()
+	l, err := e.load(ctx, sourceID)
 	if errors.Is(err, store.ErrNotFound) {
-		_, err = e.cfg.Queues.CompleteRun(ctx, inv, store.RunCommit{}) // the source is gone
-		return ignoreGone(err)
+		runs := make([]store.CompletedRun, len(invs)) // the source is gone: drop its work
+		for i, inv := range invs {
+			runs[i] = store.CompletedRun{Invocation: inv}
+		}
+		_, err = e.cfg.Queues.CompleteRuns(ctx, runs)
+		return err
 	}
 	if err != nil {
-		return e.commitFailure(ctx, inv, l, err)
+		l = &live{src: store.Source{ID: sourceID}}
+		runs := make([]store.CompletedRun, len(invs))
+		for i, inv := range invs {
+			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []store.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
+		}
+		return e.commit(ctx, l, runs)
 	}
+	dedupe, err := e.cfg.Queues.GetDedupe(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	runs := make([]store.CompletedRun, 0, len(invs))
+	for i, inv := range invs {
+		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: c})
+	}
+	return e.commit(ctx, l, runs)
+}
+
+// runOne runs an invocation and returns what to commit for it.
+func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState) (store.RunCommit, error) {
+	keep := e.cfg.EventsKept
 	if !l.src.Active && inv.Kind != kindManual {
-		_, err = e.cfg.Queues.CompleteRun(ctx, inv, store.RunCommit{})
-		return ignoreGone(err)
+		return store.RunCommit{}, nil // queued before the source was deactivated
 	}
 	day := time.Now().UTC().Format(time.DateOnly)
-	if over, err := e.overQuota(ctx, l.src.UserID, day); err != nil {
-		return err
-	} else if over {
-		return e.commitFailure(ctx, inv, l, errQuota)
+	over, err := e.overQuota(ctx, l.src.UserID, day)
+	if err != nil {
+		return store.RunCommit{}, err
 	}
-
+	if over {
+		return store.RunCommit{Events: []store.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
+	}
 	c := &collector{}
 	caps := e.capabilities(l, c)
 	if w != nil {
@@ -120,45 +157,39 @@ func (e *Engine) process(ctx context.Context, inv store.Invocation) error {
 	_, runErr := l.hs.Invoke(ctx, host.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
 	elapsed := time.Since(start)
 	if ctx.Err() != nil {
-		return ctx.Err() // stopping: the invocation stays queued and runs again
+		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again
 	}
-	dedupe, err := e.cfg.Queues.GetDedupe(ctx, l.src.ID)
-	if err != nil {
-		return err
+	out := e.pipeline(l, inv, c, runErr, *dedupe)
+	if out.dedupe != nil {
+		*dedupe = *out.dedupe
 	}
-	out := e.pipeline(l, inv, c, runErr, dedupe)
-	commit := store.RunCommit{
-		Events: out.events, Keep: e.cfg.EventsKept, Dedupe: out.dedupe,
+	return store.RunCommit{
+		Events: out.events, Keep: keep, Dedupe: out.dedupe,
 		UsageAccount: l.src.UserID, UsageDay: day, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
-	}
-	return e.commit(ctx, l, inv, commit)
+	}, nil
 }
 
 var errQuota = errors.New("the account's daily quota of invocations or compute time is used up")
 
-// commitFailure records a run that could not start as an $errors event.
-func (e *Engine) commitFailure(ctx context.Context, inv store.Invocation, l *live, cause error) error {
-	if l == nil {
-		l = &live{src: store.Source{ID: inv.SourceID}}
-	}
-	ev := errorEvent(cause, inv)
-	return e.commit(ctx, l, inv, store.RunCommit{Events: []store.Event{ev}, Keep: e.cfg.EventsKept})
-}
-
-// commit stores a run's results, routing each event, then wakes whoever
-// the commit gave work to.
-func (e *Engine) commit(ctx context.Context, l *live, inv store.Invocation, c store.RunCommit) error {
-	r, err := e.newRouter(ctx, l, inv)
+// commit stores a batch of runs' results, routing each event, then wakes
+// whoever the commit gave work to.
+func (e *Engine) commit(ctx context.Context, l *live, runs []store.CompletedRun) error {
+	r, err := e.newRouter(ctx, l)
 	if err != nil {
 		return err
 	}
-	if inv.Hops >= e.cfg.MaxHops && r.wouldLoop(c.Events) {
-		c.Events = append(c.Events, errorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), inv))
+	for i := range runs {
+		run := &runs[i]
+		hops := run.Invocation.Hops
+		if hops >= e.cfg.MaxHops && r.wouldLoop(run.Commit.Events) {
+			run.Commit.Events = append(run.Commit.Events, errorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), run.Invocation))
+			run.Commit.Keep = e.cfg.EventsKept
+		}
+		run.Commit.Route = func(ev store.Event) store.Routed { return r.route(ev, hops) }
 	}
-	c.Route = r.route
-	stored, err := e.cfg.Queues.CompleteRun(ctx, inv, c)
+	stored, err := e.cfg.Queues.CompleteRuns(ctx, runs)
 	if err != nil {
-		return ignoreGone(err)
+		return err
 	}
 	for id := range r.kicked {
 		e.sch.kick(id)
@@ -166,17 +197,10 @@ func (e *Engine) commit(ctx context.Context, l *live, inv store.Invocation, c st
 	if r.delivered {
 		e.wakeDeliveries()
 	}
-	for _, ev := range stored {
-		e.subs.publish(ev)
+	for _, events := range stored {
+		for _, ev := range events {
+			e.subs.publish(ev)
+		}
 	}
 	return nil
-}
-
-// ignoreGone treats an invocation that was already completed (a duplicate
-// drain after a restart) as done.
-func ignoreGone(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	return err
 }

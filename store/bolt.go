@@ -117,6 +117,9 @@ func OpenBolt(path string) (*Bolt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	// Batched writes (EnqueueInvocation) wait at most this long for
+	// company: a short wait keeps request latency low under light load.
+	db.MaxBatchDelay = 2 * time.Millisecond
 	if err := db.Update(initSchema); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)

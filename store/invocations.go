@@ -37,10 +37,17 @@ func parseSeqID(id string) (uint64, bool) {
 // The store does not check that the source exists: an invocation queued
 // for a source deleted meanwhile is dropped by calling CompleteRun with an
 // empty RunCommit.
+//
+// Concurrent calls are coalesced into one write transaction (bbolt's
+// Batch), so that many requests arriving together share one fsync.
 func (b *Bolt) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocation, error) {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	if err := ctx.Err(); err != nil {
+		return Invocation{}, err
+	}
+	in := inv
+	err := b.db.Batch(func(tx *bolt.Tx) error {
 		var err error
-		inv, err = enqueueInvocation(tx, b.now().UnixMilli(), inv)
+		inv, err = enqueueInvocation(tx, b.now().UnixMilli(), in)
 		return err
 	})
 	if err != nil {
@@ -166,14 +173,56 @@ func dequeue(tx *bolt.Tx, inv Invocation) error {
 // source deleted); nothing changes then. An error from any step, such as
 // a routed delivery with an unknown status, also changes nothing.
 func (b *Bolt) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error) {
-	out := make([]Event, len(c.Events))
-	copy(out, c.Events)
+	var out []Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		now := b.now()
-		nowMs := now.UnixMilli()
 		if err := dequeue(tx, inv); err != nil {
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
 		}
+		var err error
+		out, err = b.applyRun(tx, inv, c)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
+	}
+	return out, nil
+}
+
+// CompleteRuns is CompleteRun for several runs in one transaction, so that
+// a worker that ran a batch of invocations pays for one commit. Runs are
+// applied in order; a run whose invocation is no longer queued is skipped
+// (its result is nil). Any other error changes nothing.
+func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error) {
+	out := make([][]Event, len(runs))
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		for i, r := range runs {
+			if err := dequeue(tx, r.Invocation); errors.Is(err, ErrNotFound) {
+				out[i] = nil
+				continue
+			} else if err != nil {
+				return fmt.Errorf("invocation %q: %w", r.Invocation.ID, err)
+			}
+			events, err := b.applyRun(tx, r.Invocation, r.Commit)
+			if err != nil {
+				return err
+			}
+			out[i] = events
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
+	}
+	return out, nil
+}
+
+// applyRun applies c for inv inside tx and returns the stored events.
+func (b *Bolt) applyRun(tx *bolt.Tx, inv Invocation, c RunCommit) ([]Event, error) {
+	out := make([]Event, len(c.Events))
+	copy(out, c.Events)
+	err := func() error {
+		now := b.now()
+		nowMs := now.UnixMilli()
 		if err := appendEvents(tx, nowMs, inv.SourceID, out, c.Keep); err != nil {
 			return fmt.Errorf("append events: %w", err)
 		}
@@ -199,11 +248,8 @@ func (b *Bolt) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
-	}
-	return out, nil
+	}()
+	return out, err
 }
 
 // enqueueRouted enqueues what routing one event returned.

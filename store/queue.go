@@ -83,6 +83,12 @@ type RunCommit struct {
 	ComputeMs    int64
 }
 
+// CompletedRun pairs a finished invocation with what it changes.
+type CompletedRun struct {
+	Invocation Invocation
+	Commit     RunCommit
+}
+
 // Usage is an account's counters for one day.
 type Usage struct {
 	Invocations int64 `json:"invocations"`
@@ -106,6 +112,9 @@ type Queues interface {
 	// it returns the stored events. An invocation already removed gives
 	// ErrNotFound and changes nothing.
 	CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error)
+	// CompleteRuns commits several runs in one transaction, in order; a
+	// run whose invocation is gone is skipped (nil events).
+	CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error)
 
 	// GetDedupe returns a source's dedupe state (zero value when none).
 	GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/fount-dev/fount/store"
+)
+
+// The load benchmark: POSTs to one HTTP source whose run() emits one event,
+// measuring sustained events/s and time-to-stored, and, in the same run, a
+// bare chi handler that appends the same payload to bbolt, as the ceiling.
+// Run it with `make bench`; figures go in docs/benchmarks.md.
+
+const (
+	loadClients  = 32
+	loadDuration = 5 * time.Second
+)
+
+// loadResult is what one side of the benchmark measured.
+type loadResult struct {
+	stored    int
+	perSecond float64
+	p50, p99  time.Duration
+}
+
+func (r loadResult) report(b *testing.B) {
+	b.ReportMetric(r.perSecond, "events/s")
+	b.ReportMetric(float64(r.p50.Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(r.p99.Microseconds())/1000, "p99-ms")
+}
+
+func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)*50/100], ds[min(len(ds)-1, len(ds)*99/100)]
+}
+
+// hammer posts {"sent": <unix ns>} from loadClients clients for
+// loadDuration and returns how many were acknowledged.
+func hammer(url string) int64 {
+	var acked atomic.Int64
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadClients}}
+	deadline := time.Now().Add(loadDuration)
+	var wg sync.WaitGroup
+	for range loadClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				body := fmt.Sprintf(`{"sent":%d}`, time.Now().UnixNano())
+				resp, err := client.Post(url, "application/json", strings.NewReader(body))
+				if err != nil {
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					acked.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return acked.Load()
+}
+
+// offeredRate is the open-loop rate at which time-to-stored is measured:
+// the issue's throughput target.
+const offeredRate = 5000
+
+func BenchmarkLoad(b *testing.B) {
+	b.Run("fount-max", func(b *testing.B) { // closed loop: as fast as it goes
+		for b.Loop() {
+			loadFount(b, hammer).report(b)
+		}
+	})
+	b.Run("fount-at-5000", func(b *testing.B) { // open loop: 5,000 requests/s
+		for b.Loop() {
+			loadFount(b, func(url string) int64 { return paced(url, offeredRate) }).report(b)
+		}
+	})
+	b.Run("fount-at-2500", func(b *testing.B) { // open loop, half the target rate
+		for b.Loop() {
+			loadFount(b, func(url string) int64 { return paced(url, offeredRate/2) }).report(b)
+		}
+	})
+	b.Run("bare-chi-bbolt", func(b *testing.B) {
+		for b.Loop() {
+			loadBare(b).report(b)
+		}
+	})
+}
+
+// paced posts at a fixed rate for loadDuration, whatever the answers'
+// latency (an open loop), and returns how many were acknowledged.
+func paced(url string, perSecond int) int64 {
+	var acked atomic.Int64
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256}}
+	sem := make(chan struct{}, 256)
+	var wg sync.WaitGroup
+	start := time.Now()
+	total := int(loadDuration.Seconds() * float64(perSecond))
+	for i := range total {
+		if d := time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(perSecond))); d > 0 {
+			time.Sleep(d)
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			body := fmt.Sprintf(`{"sent":%d}`, time.Now().UnixNano())
+			resp, err := client.Post(url, "application/json", strings.NewReader(body))
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				acked.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return acked.Load()
+}
+
+// loadFount measures a real fount serve: time-to-stored is from the
+// client's send to the event's arrival on the source's SSE stream, which
+// publishes an event once it is committed.
+func loadFount(b *testing.B, drive func(url string) int64) loadResult {
+	s := &server{t: &testing.T{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout := &lockedBuffer{}
+	done := make(chan int, 1)
+	b.Setenv("FOUNT_BOOTSTRAP_API_KEY", "load-key")
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, stdout, io.Discard)
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stdout.String(), "listening on") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.base = "http://" + listeningLine.FindStringSubmatch(stdout.String())[1]
+	s.key = "load-key"
+	// A paid account: the free plan's daily quota would stop the run.
+	_, user := s.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
+	s.key = data(user)["api_key"].(string)
+	src := s.deploySource(`export default { name: "Load", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ sent: e.body.sent }) } }`, nil)
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	streamCtx, stopStream := context.WithCancel(ctx)
+	streamDone := make(chan struct{})
+	go func() {
+		defer close(streamDone)
+		req, _ := http.NewRequestWithContext(streamCtx, "GET", s.base+"/v1/sources/"+src["id"].(string)+"/sse", nil)
+		req.Header.Set("Authorization", "Bearer "+s.key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var ev struct {
+				Event struct {
+					Sent int64 `json:"sent"`
+				} `json:"event"`
+			}
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.Event.Sent > 0 {
+				d := time.Since(time.Unix(0, ev.Event.Sent))
+				mu.Lock()
+				lat = append(lat, d)
+				mu.Unlock()
+			}
+		}
+	}()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	acked := drive(endpointOf(src, "http"))
+	// Wait for the backlog to drain: every acknowledged event stored.
+	for time.Since(start) < loadDuration+60*time.Second {
+		mu.Lock()
+		n := len(lat)
+		mu.Unlock()
+		if int64(n) >= acked {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	stopStream()
+	<-streamDone
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	b.Logf("fount: %d acknowledged, %d seen stored, in %v", acked, len(lat), elapsed)
+	p50, p99 := percentiles(lat)
+	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
+}
+
+// loadBare is the ceiling: chi plus one bbolt append per request, answered
+// after the commit, so time-to-stored is the request's latency.
+func loadBare(b *testing.B) loadResult {
+	st, err := store.OpenBolt(filepath.Join(b.TempDir(), "bare.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	var mu sync.Mutex
+	var lat []time.Duration
+	r := chi.NewRouter()
+	r.Post("/h/{token}", func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var in struct {
+			Sent int64 `json:"sent"`
+		}
+		_ = json.Unmarshal(body, &in)
+		if _, err := st.AppendEvents(r.Context(), "dc_bare", []store.Event{{Data: body}}, 100); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		mu.Lock()
+		lat = append(lat, time.Since(time.Unix(0, in.Sent)))
+		mu.Unlock()
+		io.WriteString(w, `{"success":true}`)
+	})
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	start := time.Now()
+	hammer(srv.URL + "/h/bare")
+	elapsed := time.Since(start)
+	mu.Lock()
+	defer mu.Unlock()
+	p50, p99 := percentiles(lat)
+	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
+}
+

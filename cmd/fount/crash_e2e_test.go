@@ -167,4 +167,3 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	}
 	t.Fatalf("of %d acknowledged requests, not stored: %v; not delivered: %v", want, missingStored, missingDelivered)
 }
-

@@ -260,4 +260,3 @@ func loadBare(b *testing.B) loadResult {
 	p50, p99 := percentiles(lat)
 	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
 }
-

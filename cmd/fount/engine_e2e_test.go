@@ -370,3 +370,66 @@ func TestAutoSubscriptionOnlyForLaterSources(t *testing.T) {
 		t.Errorf("deliveries %v: want only the later source's error", rc.got)
 	}
 }
+
+func TestQuota(t *testing.T) {
+	s := startServe(t, t.TempDir(), map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"}, "--quota-invocations", "3")
+	s.key = "k"
+	src := s.deploySource(echoSource, nil)
+	url := endpointOf(src, "http")
+	for i := range 3 {
+		resp, err := http.Post(url, "text/plain", nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("request %d: %v %v", i, err, resp)
+		}
+		resp.Body.Close()
+		s.events(src["id"].(string), "", i+1)
+	}
+	_, me := s.do("GET", "/v1/users/me", nil)
+	if u := data(me); u["daily_invocations_used"] != float64(3) || u["daily_invocations_quota"] != float64(3) || u["daily_compute_time_used"].(float64) < 3 {
+		t.Errorf("users/me = %v", u)
+	}
+	deadline := time.Now().Add(5 * time.Second) // the ingress trusts a quota check for a second
+	for {
+		resp, _ := http.Post(url, "text/plain", nil)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusTooManyRequests {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("over quota: %d, want 429", resp.StatusCode)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestSelfSubscriptionLoopIsBounded(t *testing.T) {
+	s := startEngineServer(t)
+	src := s.deploySource(`export default { name: "Loop", version: "1", run(e) { this.$emit({ depth: (e.depth || 0) + 1 }) } }`, nil)
+	id := src["id"].(string)
+	s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+id, nil)
+	s.run(id, map[string]any{})
+	errs := s.events(id, "$errors", 1)
+	if msg := fmt.Sprint(errs[0]["event"].(map[string]any)["error"].(map[string]any)["message"]); !strings.Contains(msg, "limit of 8 hops") {
+		t.Errorf("loop error: %s", msg)
+	}
+	evs := s.events(id, "", 9)
+	if len(evs) != 9 || evs[0]["event"].(map[string]any)["depth"] != float64(9) {
+		t.Errorf("the chain ran %d times, deepest %v; want 9 (the run and 8 hops)", len(evs), evs[0]["event"])
+	}
+}
+
+func TestTimerSurvivesRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"})
+	s.key = "k"
+	src := s.deploySource(`export default { name: "Tick", version: "1", props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 1 } } },
+		run(e) { this.$emit(e) } }`, nil)
+	id := src["id"].(string)
+	s.events(id, "", 1)
+	s.stop()
+	s2 := startServe(t, dir, nil)
+	s2.key = "k"
+	_, body := s2.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
+	before := len(body["data"].([]any))
+	s2.events(id, "", before+2)
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ type serveConfig struct {
 	dataDir            string
 	publicURL          string
 	allowPrivateEgress bool
+	quotaInvocations   int64
+	quotaComputeMs     int64
+	eventsKept         int
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 }
 
@@ -40,6 +44,12 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.StringVar(&cfg.publicURL, "public-url", os.Getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
 	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", os.Getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
 		"let webhooks and fetch reach loopback and private addresses (FOUNT_ALLOW_PRIVATE_EGRESS=1)")
+	fs.Int64Var(&cfg.quotaInvocations, "quota-invocations", envInt("FOUNT_QUOTA_INVOCATIONS", engine.DefaultQuotaInvocations),
+		"daily invocations of a free account (FOUNT_QUOTA_INVOCATIONS)")
+	fs.Int64Var(&cfg.quotaComputeMs, "quota-compute-ms", envInt("FOUNT_QUOTA_COMPUTE_MS", engine.DefaultQuotaComputeMs),
+		"daily compute milliseconds of a free account (FOUNT_QUOTA_COMPUTE_MS)")
+	fs.IntVar(&cfg.eventsKept, "events-kept", int(envInt("FOUNT_EVENTS_KEPT", 100)),
+		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: fount serve [flags]\n\nExample:\n  fount serve --addr 127.0.0.1:8080 --data-dir ./fount-data\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -50,7 +60,19 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
+	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 {
+		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms and --events-kept must be at least 1")
+	}
 	return cfg, nil
+}
+
+// envInt reads an integer environment variable, or fallback when it is
+// unset or not a number.
+func envInt(name string, fallback int64) int64 {
+	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return fallback
 }
 
 func envOr(name, fallback string) string {
@@ -115,7 +137,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		publicURL = "http://" + ln.Addr().String()
 	}
 	egress := host.NewEgressPolicy(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
-	eng := engine.New(engine.Config{Store: st, Queues: st, Host: sandbox, Secrets: sealer, Egress: egress, Logger: logger})
+	eng := engine.New(engine.Config{
+		Store: st, Queues: st, Host: sandbox, Secrets: sealer, Egress: egress, Logger: logger,
+		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
+	})
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}

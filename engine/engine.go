@@ -96,6 +96,7 @@ type Engine struct {
 	timers     map[string]*timer     // by source id
 	waiters    map[string]*waiter    // by invocation id, for customResponse
 	quotaCache map[string]quotaEntry // by account, for the ingress
+	delayDue   map[string]int64      // earliest delayed emit per source, epoch ms
 	deliverCh  chan struct{}         // wakes the delivery loop
 
 	ctx    context.Context
@@ -118,7 +119,7 @@ func New(cfg Config) *Engine {
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, subs: newBroadcaster(),
 		live: map[string]*live{}, endpoints: map[string]endpoint{}, timers: map[string]*timer{},
-		waiters: map[string]*waiter{}, quotaCache: map[string]quotaEntry{}, deliverCh: make(chan struct{}, 1),
+		waiters: map[string]*waiter{}, quotaCache: map[string]quotaEntry{}, delayDue: map[string]int64{}, deliverCh: make(chan struct{}, 1),
 	}
 	e.sch = newScheduler(e.drain)
 	return e
@@ -138,6 +139,9 @@ func (e *Engine) Start(ctx context.Context) error {
 			e.activateTriggers(src)
 		}
 	}
+	if err := e.loadDelayed(ctx, sources); err != nil {
+		return err
+	}
 	e.sch.start(e.ctx, e.cfg.Workers, &e.wg)
 	pending, err := e.cfg.Queues.SourcesWithPending(ctx)
 	if err != nil {
@@ -146,8 +150,9 @@ func (e *Engine) Start(ctx context.Context) error {
 	for _, id := range pending {
 		e.sch.kick(id)
 	}
-	e.wg.Add(1)
+	e.wg.Add(2)
 	go e.deliveryLoop()
+	go e.delayLoop()
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/host"
@@ -20,10 +21,11 @@ const (
 
 // Kinds of invocation.
 const (
-	kindHTTP   = "http"
-	kindTimer  = "timer"
-	kindManual = "manual"
-	kindEvent  = "event"
+	kindHTTP    = "http"
+	kindTimer   = "timer"
+	kindManual  = "manual"
+	kindEvent   = "event"
+	kindRelease = "release" // emit delayed events whose time has come
 )
 
 // uniqueCacheSize is the spec's dedupe cache of 100 ids.
@@ -42,13 +44,13 @@ func (e *Engine) pipeline(l *live, inv store.Invocation, c *collector, runErr er
 	if runErr == nil {
 		emits := orderByTS(c.emits)
 		kept, state, err := applyDedupe(l.meta.Dedupe, emits, dedupe)
+		if err == nil {
+			out.dedupe = state
+			out.events, err = e.emitEvents(kept, time.Now())
+		}
 		if err != nil {
 			runErr = err
-		} else {
-			out.dedupe = state
-			for _, em := range kept {
-				out.events = append(out.events, emitEvent(em))
-			}
+			out.events, out.dedupe = nil, nil
 		}
 	}
 	if runErr != nil {
@@ -150,6 +152,28 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 		return nil, nil, fmt.Errorf("unknown dedupe strategy %q", strategy)
 	}
 	return kept, &st, nil
+}
+
+// maxDelay is how far ahead delivery_ts may be: a year.
+const maxDelay = 366 * 24 * time.Hour
+
+// emitEvents makes the events of emits: each on its channel, or, with a
+// future delivery_ts, waiting on the $in channel until then.
+func (e *Engine) emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, error) {
+	var out []store.Event
+	for _, em := range emits {
+		if em.DeliveryTS == nil || *em.DeliveryTS <= now.UnixMilli() {
+			out = append(out, emitEvent(em))
+			continue
+		}
+		if *em.DeliveryTS > now.Add(maxDelay).UnixMilli() {
+			return nil, fmt.Errorf("delivery_ts %d is more than a year ahead", *em.DeliveryTS)
+		}
+		data, _ := json.Marshal(em)
+		out = append(out, store.Event{Name: store.ChannelDelayed, EmitID: newEmitID(), Data: data,
+			Summary: "until " + time.UnixMilli(*em.DeliveryTS).UTC().Format(time.RFC3339) + ": " + em.Summary})
+	}
+	return out, nil
 }
 
 func emitEvent(em abi.Emit) store.Event {

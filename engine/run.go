@@ -137,6 +137,9 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 // runOne runs an invocation and returns what to commit for it.
 func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
+	if inv.Kind == kindRelease {
+		return e.releaseCommit(ctx, l)
+	}
 	if !l.src.Active && inv.Kind != kindManual {
 		return store.RunCommit{}, nil // queued before the source was deactivated
 	}
@@ -190,6 +193,13 @@ func (e *Engine) commit(ctx context.Context, l *live, runs []store.CompletedRun)
 	stored, err := e.cfg.Queues.CompleteRuns(ctx, runs)
 	if err != nil {
 		return err
+	}
+	for _, events := range stored {
+		for _, ev := range events {
+			if em, ok := delayedEmit(ev); ok && ev.Name == store.ChannelDelayed {
+				e.noteDelayed(l.src.ID, *em.DeliveryTS)
+			}
+		}
 	}
 	for id := range r.kicked {
 		e.sch.kick(id)

@@ -16,6 +16,10 @@ import (
 // ErrBadEventID is returned when an event id is not "<epoch_ms>-<seq>".
 var ErrBadEventID = errors.New("store: bad event id")
 
+// ChannelDelayed is the channel where emits with a future delivery time
+// wait ("$in"). It is never trimmed: its events leave it when released.
+const ChannelDelayed = "$in"
+
 // defaultEventLimit is the keep of AppendEvents and the limit of
 // ListEvents when given <= 0.
 const defaultEventLimit = 100
@@ -144,7 +148,10 @@ func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []Event, keep 
 	if err := clocks.Put([]byte(emitterID), eventKey(lastMs, lastSeq)); err != nil {
 		return err
 	}
-	for _, ch := range touched {
+	for name, ch := range touched {
+		if name == ChannelDelayed {
+			continue // delayed emits wait for their time, whatever their number
+		}
 		if err := trim(ch, keep); err != nil {
 			return err
 		}

@@ -220,6 +220,12 @@ func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event
 func (b *Bolt) applyRun(tx *bolt.Tx, inv Invocation, c RunCommit) ([]Event, error) {
 	out := make([]Event, len(c.Events))
 	copy(out, c.Events)
+	if len(c.Release) > 0 {
+		var err error
+		if out, err = release(tx, inv.SourceID, c.Release, out); err != nil {
+			return nil, err
+		}
+	}
 	err := func() error {
 		now := b.now()
 		nowMs := now.UnixMilli()
@@ -270,4 +276,29 @@ func enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) error {
 // deleteInvocationsOf removes every queued invocation of sourceID.
 func deleteInvocationsOf(tx *bolt.Tx, sourceID string) error {
 	return deleteNested(tx.Bucket(bucketInvocations), sourceID)
+}
+
+// release removes the named events from sourceID's ChannelDelayed and
+// returns the events of out whose delayed original was still there.
+func release(tx *bolt.Tx, sourceID string, ids []string, out []Event) ([]Event, error) {
+	if len(ids) != len(out) {
+		return nil, fmt.Errorf("release: %d ids for %d events", len(ids), len(out))
+	}
+	ch := channelBucket(tx, sourceID, ChannelDelayed)
+	kept := out[:0]
+	for i, id := range ids {
+		ms, seq, err := ParseEventID(id)
+		if err != nil {
+			return nil, err
+		}
+		key := eventKey(ms, seq)
+		if ch == nil || ch.Get(key) == nil {
+			continue // cancelled meanwhile
+		}
+		if err := ch.Delete(key); err != nil {
+			return nil, err
+		}
+		kept = append(kept, out[i])
+	}
+	return kept, nil
 }

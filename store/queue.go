@@ -74,6 +74,11 @@ type RunCommit struct {
 	// its id assigned; what it returns is enqueued in the same
 	// transaction. It must not do I/O.
 	Route func(e Event) Routed
+	// Release names events of the source's ChannelDelayed that this run
+	// emits: Events[i] is the release of Release[i]. Each is removed from
+	// ChannelDelayed in the same transaction; one that is gone by then
+	// (cancelled) is not emitted.
+	Release []string
 	// Dedupe, when not nil, replaces the source's dedupe state.
 	Dedupe *DedupeState
 	// Usage is added to the account's counters for the day.

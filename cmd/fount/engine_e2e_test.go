@@ -433,3 +433,50 @@ func TestTimerSurvivesRestart(t *testing.T) {
 	before := len(body["data"].([]any))
 	s2.events(id, "", before+2)
 }
+
+func TestDelayedEmits(t *testing.T) {
+	dir := t.TempDir()
+	s := startServe(t, dir, map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"})
+	s.key = "k"
+	src := s.deploySource(`export default { name: "Later", version: "1", run(e) {
+		this.$emit({ n: e.n }, { id: String(e.n), name: "later", summary: "n" + e.n, delivery_ts: Date.now() + e.wait }) } }`, nil)
+	id := src["id"].(string)
+	s.run(id, map[string]any{"n": 1, "wait": 1500})
+	s.run(id, map[string]any{"n": 2, "wait": 60000})
+	s.run(id, map[string]any{"n": 3, "wait": 2500})
+	waiting := s.events(id, "$in", 3)
+	// Cancel the third: it must never be emitted.
+	var third string
+	for _, w := range waiting {
+		if w["event"].(map[string]any)["event"].(map[string]any)["n"] == float64(3) {
+			third = w["id"].(string)
+		}
+	}
+	if st, _ := s.do("DELETE", "/v1/sources/"+id+"/events?event_name=$in&start_id="+third+"&end_id="+third, nil); st != 202 {
+		t.Fatalf("cancel: %d", st)
+	}
+	// Restart before the first is due: the delay survives it.
+	s.stop()
+	s2 := startServe(t, dir, nil)
+	s2.key = "k"
+	got := s2.events(id, "later", 1)
+	if got[0]["event"].(map[string]any)["n"] != float64(1) || got[0]["metadata"].(map[string]any)["summary"] != "n1" {
+		t.Errorf("released = %v", got[0])
+	}
+	time.Sleep(2 * time.Second)
+	if evs := s2.events(id, "later", 1); len(evs) != 1 {
+		t.Errorf("%d events released; the cancelled and the far one must wait: %v", len(evs), evs)
+	}
+	if waiting := s2.events(id, "$in", 1); len(waiting) != 1 {
+		t.Errorf("%d still waiting, want 1 (n=2)", len(waiting))
+	}
+	st, body := s2.do("POST", "/v1/sources", map[string]any{"component_code": `export default { name: "TooLate", version: "1", run() { this.$emit(1, { delivery_ts: Date.now() + 400 * 86400000 }) } }`})
+	if st != 200 {
+		t.Fatal(body)
+	}
+	s2.run(data(body)["id"].(string), nil)
+	errs := s2.events(data(body)["id"].(string), "$errors", 1)
+	if !strings.Contains(fmt.Sprint(errs[0]["event"]), "more than a year ahead") {
+		t.Errorf("a delay over a year: %v", errs[0]["event"])
+	}
+}

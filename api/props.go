@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 )
 
@@ -139,8 +140,8 @@ func timerValue(p host.Prop, raw json.RawMessage, given bool) (json.RawMessage, 
 	out := map[string]any{"cron": nil, "interval_seconds": nil}
 	switch {
 	case t.Cron != nil && *t.Cron != "":
-		if n := len(strings.Fields(*t.Cron)); n < 5 || n > 6 {
-			return nil, badProp(p.Name, "has a cron expression with %d fields; use 5 (minute hour day month weekday) or 6", n)
+		if err := engine.ParseCron(*t.Cron); err != nil {
+			return nil, badProp(p.Name, "has an invalid cron expression (%v); use 5 fields (minute hour day month weekday), 6 with seconds first, or a descriptor such as @hourly", err)
 		}
 		out["cron"] = *t.Cron
 	case t.IntervalSeconds != nil:

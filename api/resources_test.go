@@ -154,6 +154,20 @@ func TestSources(t *testing.T) {
 			{map[string]any{"zzz": 1}, 400, "configured_props.zzz"},
 			{map[string]any{"n": 3}, 200, ""},
 		}
+		timer := `export default { name: "t", version: "1", props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 60 } } }, run() {} }`
+		for _, tc := range []struct {
+			value  any
+			status int
+		}{
+			{map[string]any{"cron": "*/5 * * * *"}, 200}, {map[string]any{"cron": "@hourly"}, 200}, {map[string]any{"cron": "0 */5 * * * *"}, 200},
+			{map[string]any{"cron": "61 * * * *"}, 400}, {map[string]any{"cron": "every tuesday"}, 400}, {map[string]any{"intervalSeconds": 0}, 400},
+			{map[string]any{"intervalSeconds": 1.5}, 400}, {"soon", 400},
+		} {
+			r := h.call("POST", "/v1/sources", "owner-key", map[string]any{"component_code": timer, "configured_props": map[string]any{"timer": tc.value}})
+			if r.status != tc.status {
+				t.Errorf("timer %v: %d %s", tc.value, r.status, r.raw)
+			}
+		}
 		for _, tt := range tests {
 			r := h.call("POST", "/v1/sources", "owner-key", map[string]any{"component_code": tinySource, "configured_props": tt.props})
 			if r.status != tt.status || r.errParam() != tt.param {

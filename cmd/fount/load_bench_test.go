@@ -64,14 +64,7 @@ func hammer(url string) int64 {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				body := fmt.Sprintf(`{"sent":%d}`, time.Now().UnixNano())
-				resp, err := client.Post(url, "application/json", strings.NewReader(body))
-				if err != nil {
-					continue
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
+				if postSent(client, url) {
 					acked.Add(1)
 				}
 			}
@@ -79,6 +72,19 @@ func hammer(url string) int64 {
 	}
 	wg.Wait()
 	return acked.Load()
+}
+
+// postSent posts {"sent": <unix ns>} and reports whether it was
+// acknowledged.
+func postSent(client *http.Client, url string) bool {
+	body := fmt.Sprintf(`{"sent":%d}`, time.Now().UnixNano())
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == 200
 }
 
 // offeredRate is the open-loop rate at which time-to-stored is measured:
@@ -125,14 +131,7 @@ func paced(url string, perSecond int) int64 {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			body := fmt.Sprintf(`{"sent":%d}`, time.Now().UnixNano())
-			resp, err := client.Post(url, "application/json", strings.NewReader(body))
-			if err != nil {
-				return
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
+			if postSent(client, url) {
 				acked.Add(1)
 			}
 		}()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 )
 
 // Exit codes shared by every subcommand.
@@ -16,19 +18,41 @@ const (
 // version is overridden at link time by release builds.
 var version = "dev"
 
-const usage = `fount hosts event sources.
+// clientCommands are the subcommands that talk to a server's API.
+func clientCommands() []command {
+	return []command{
+		deployCommand(), updateCommand(), deleteCommand(), devCommand(), listCommand(), getCommand(),
+		eventsCommand("events"), eventsCommand("logs"), runCommand(), subscribeCommand("subscribe"),
+		subscribeCommand("unsubscribe"), webhooksCommand(), whoamiCommand(), loginCommand(),
+	}
+}
 
-Usage:
-  fount serve [flags]    start the server (API, endpoints, timers, delivery)
-  fount version          print the version
+func commandNames() []string {
+	names := []string{"serve", "version", "completion", "help"}
+	for _, c := range clientCommands() {
+		names = append(names, c.name)
+	}
+	sort.Strings(names)
+	return names
+}
 
-Run 'fount <command> --help' for the flags of a command.
-`
+func usage() string {
+	var b strings.Builder
+	b.WriteString("fount hosts event sources.\n\nUsage:\n  fount <command> [arguments] [flags]\n\nServer:\n")
+	b.WriteString("  serve        start the server (API, endpoints, timers, delivery)\n\nClient (talks to a server: --url/FOUNT_URL, --key/FOUNT_API_KEY, or `fount login`):\n")
+	for _, c := range clientCommands() {
+		fmt.Fprintf(&b, "  %-12s %s\n", c.name, strings.SplitN(c.summary, ".", 2)[0])
+	}
+	b.WriteString("\nOther:\n  completion   print a shell completion script (bash, zsh, fish)\n  version      print the version\n\n")
+	b.WriteString("Client commands take --json (the API's JSON) and --quiet (ids only).\nRun 'fount <command> --help' for a command's flags and an example.\n")
+	b.WriteString("Exit codes: 0 ok, 1 server or API error, 2 usage error.\n")
+	return b.String()
+}
 
 // run dispatches to a subcommand and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return exitUsage
 	}
 	switch args[0] {
@@ -38,10 +62,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "fount %s\n", version)
 		return exitOK
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage())
 		return exitOK
-	default:
-		fmt.Fprintf(stderr, "fount: unknown command %q\n\n%s", args[0], usage)
-		return exitUsage
+	case "completion":
+		return runCompletion(args[1:], stdout, stderr, commandNames())
 	}
+	for _, c := range clientCommands() {
+		if c.name == args[0] {
+			return runClient(ctx, c, args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "fount: unknown command %q\n\n%s", args[0], usage())
+	return exitUsage
 }

@@ -40,7 +40,7 @@ func TestRunDispatch(t *testing.T) {
 	}{
 		{"no args prints usage", nil, exitUsage, "", "Usage:"},
 		{"version", []string{"version"}, exitOK, "fount dev", ""},
-		{"help", []string{"--help"}, exitOK, "fount serve", ""},
+		{"help", []string{"--help"}, exitOK, "start the server", ""},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
 		{"serve rejects stray args", []string{"serve", "extra"}, exitUsage, "", "serve takes no arguments"},
 		{"serve help has an example", []string{"serve", "--help"}, exitOK, "", "Example:"},

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fount-dev/fount/bundle"
+	"github.com/fount-dev/fount/client"
+)
+
+// saveFile bundles a component file and saves it on the server.
+func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string) (client.Component, bundle.Result, error) {
+	stop := c.spinner("bundling " + path)
+	b, err := bundle.File(path)
+	stop()
+	if err != nil {
+		return client.Component{}, b, usagef("cannot bundle %s:\n%v", path, err)
+	}
+	stop = c.spinner("saving the component")
+	comp, err := api.SaveComponent(ctx, b.Code, org)
+	stop()
+	return comp, b, err
+}
+
+// resolveSource finds a source by id (dc_...), name or name slug.
+func resolveSource(ctx context.Context, api *client.Client, ref string) (client.Source, error) {
+	sources, err := api.Sources(ctx)
+	if err != nil {
+		return client.Source{}, err
+	}
+	for _, s := range sources {
+		if s.ID == ref || s.Name == ref || s.NameSlug == ref {
+			return s, nil
+		}
+	}
+	return client.Source{}, fmt.Errorf("no source named %q: see `fount list sources`", ref)
+}
+
+func (c *cli) printSource(raw []byte, s client.Source, verb string) {
+	switch {
+	case c.json:
+		c.printJSON(raw)
+	case c.quiet:
+		fmt.Fprintln(c.stdout, s.ID)
+	default:
+		fmt.Fprintf(c.stdout, "%s %s (%s)\n", verb, s.Name, s.ID)
+		for prop, url := range s.Endpoints() {
+			fmt.Fprintf(c.stdout, "  %s endpoint: %s\n", prop, url)
+		}
+	}
+}
+
+func deployCommand() command {
+	var props propsInput
+	var name, org string
+	return command{
+		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS) and deploy it as a source.",
+		usage: "<file> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
+		flags: func(fs *flag.FlagSet) {
+			fs.Var(&props.flags, "prop", "a prop value, name=value (repeatable; value - reads a secret from stdin)")
+			fs.StringVar(&props.file, "props", "", "a JSON file of prop values")
+			fs.StringVar(&name, "name", "", "the source's name (default: the component's name slug)")
+			fs.StringVar(&org, "org", "", "deploy in this organization")
+		},
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("deploy takes one file")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			comp, _, err := c.saveFile(ctx, api, args[0], org)
+			if err != nil {
+				return err
+			}
+			values, err := props.build(c, comp.ConfigurableProps)
+			if err != nil {
+				return err
+			}
+			stop := c.spinner("deploying")
+			src, raw, err := api.CreateSource(ctx, comp.ID, name, org, values)
+			stop()
+			if err != nil {
+				return err
+			}
+			c.printSource(raw, src, "deployed")
+			return nil
+		},
+	}
+}
+
+func updateCommand() command {
+	var props propsInput
+	return command{
+		name: "update", summary: "Replace a source's code (from a file) and/or props; the source keeps its id and endpoints.",
+		usage: "<source> [<file>] [--prop name=value]... [--props file.json]", example: "fount update new-order ./sources/new-order.mjs",
+		flags: func(fs *flag.FlagSet) {
+			fs.Var(&props.flags, "prop", "a prop value, name=value (repeatable)")
+			fs.StringVar(&props.file, "props", "", "a JSON file of prop values")
+		},
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("update takes a source and optionally a file")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			src, err := resolveSource(ctx, api, args[0])
+			if err != nil {
+				return err
+			}
+			var comp client.Component
+			if len(args) == 2 {
+				comp, _, err = c.saveFile(ctx, api, args[1], "")
+			} else {
+				comp, _, err = api.Component(ctx, src.ComponentID)
+			}
+			if err != nil {
+				return err
+			}
+			values, err := mergedProps(c, src, comp, props)
+			if err != nil {
+				return err
+			}
+			updated, raw, err := api.UpdateSource(ctx, src.ID, comp.ID, values)
+			if err != nil {
+				return err
+			}
+			c.printSource(raw, updated, "updated")
+			return nil
+		},
+	}
+}
+
+// mergedProps is the source's current props with the command line's on
+// top; nil (keep them all) when the command line gives none.
+func mergedProps(c *cli, src client.Source, comp client.Component, in propsInput) (map[string]json.RawMessage, error) {
+	if len(in.flags) == 0 && in.file == "" {
+		return nil, nil
+	}
+	given, err := in.build(c, comp.ConfigurableProps)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]json.RawMessage{}
+	for k, v := range src.ConfiguredProps {
+		out[k] = v
+	}
+	for k, v := range given {
+		out[k] = v
+	}
+	return out, nil
+}
+
+func deleteCommand() command {
+	return command{
+		name: "delete", summary: "Delete a source, its events and its subscriptions.", usage: "<source>", example: "fount delete new-order",
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("delete takes one source")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			src, err := resolveSource(ctx, api, args[0])
+			if err != nil {
+				return err
+			}
+			if err := api.DeleteSource(ctx, src.ID); err != nil {
+				return err
+			}
+			if c.quiet {
+				fmt.Fprintln(c.stdout, src.ID)
+			} else if !c.json {
+				fmt.Fprintf(c.stdout, "deleted %s (%s)\n", src.Name, src.ID)
+			}
+			return nil
+		},
+	}
+}
+
+func devCommand() command {
+	var props propsInput
+	var name string
+	var keep bool
+	return command{
+		name: "dev", summary: "Deploy a component, redeploy it on every save, and stream its events and logs until Ctrl-C.",
+		usage: "<file> [--prop name=value]... [--name NAME] [--keep]", example: "fount dev ./sources/new-order.mjs",
+		flags: func(fs *flag.FlagSet) {
+			fs.Var(&props.flags, "prop", "a prop value, name=value (repeatable)")
+			fs.StringVar(&props.file, "props", "", "a JSON file of prop values")
+			fs.StringVar(&name, "name", "", "the dev source's name")
+			fs.BoolVar(&keep, "keep", false, "keep the source when dev exits")
+		},
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("dev takes one file")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			comp, b, err := c.saveFile(ctx, api, args[0], "")
+			if err != nil {
+				return err
+			}
+			values, err := props.build(c, comp.ConfigurableProps)
+			if err != nil {
+				return err
+			}
+			src, _, err := api.CreateSource(ctx, comp.ID, name, "", values)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "dev: deployed %s (%s)\n", src.Name, src.ID)
+			for prop, url := range src.Endpoints() {
+				fmt.Fprintf(c.stdout, "dev: %s endpoint: %s\n", prop, url)
+			}
+			defer func() {
+				if keep {
+					fmt.Fprintf(c.stdout, "dev: keeping %s\n", src.ID)
+					return
+				}
+				cleanup, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := api.DeleteSource(cleanup, src.ID); err == nil {
+					fmt.Fprintf(c.stdout, "dev: deleted %s\n", src.ID)
+				}
+			}()
+			go c.stream(ctx, api, src.ID, "", "event")
+			go c.stream(ctx, api, src.ID, "$logs", "log")
+			go c.stream(ctx, api, src.ID, "$errors", "error")
+			return c.watch(ctx, api, src, args[0], b.Inputs, values)
+		},
+	}
+}
+
+// watch redeploys whenever one of the component's files changes.
+func (c *cli) watch(ctx context.Context, api *client.Client, src client.Source, path string, inputs []string, values map[string]json.RawMessage) error {
+	mtimes := fileTimes(inputs)
+	tick := time.NewTicker(300 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		now := fileTimes(inputs)
+		if sameTimes(now, mtimes) {
+			continue
+		}
+		mtimes = now
+		comp, b, err := c.saveFile(ctx, api, path, "")
+		if err != nil {
+			fmt.Fprintf(c.stdout, "dev: not redeployed: %s\n", explain(err, c))
+			continue
+		}
+		inputs, mtimes = b.Inputs, fileTimes(b.Inputs)
+		if _, _, err := api.UpdateSource(ctx, src.ID, comp.ID, nil); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "dev: not redeployed: %s\n", explain(err, c))
+			continue
+		}
+		fmt.Fprintf(c.stdout, "dev: redeployed %s (%s)\n", src.Name, src.ID)
+	}
+}
+
+func fileTimes(paths []string) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil {
+			out[p] = info.ModTime()
+		}
+	}
+	return out
+}
+
+func sameTimes(a, b map[string]time.Time) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if !b[k].Equal(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// stream prints a channel's new events until ctx ends.
+func (c *cli) stream(ctx context.Context, api *client.Client, sourceID, channel, label string) {
+	_ = api.Follow(ctx, sourceID, channel, func(ev client.Event) error {
+		c.printEvent(ev, label)
+		return nil
+	})
+}
+
+// printEvent prints one event: its JSON with --json, else a line.
+func (c *cli) printEvent(ev client.Event, label string) {
+	if c.json {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintln(c.stdout, string(b))
+		return
+	}
+	if c.quiet {
+		fmt.Fprintln(c.stdout, ev.ID)
+		return
+	}
+	at := time.UnixMilli(ev.IndexedAtMs).Local().Format("15:04:05.000")
+	body := strings.TrimSpace(string(ev.Event))
+	if label == "log" {
+		var l struct{ Level, Message string }
+		if json.Unmarshal(ev.Event, &l) == nil {
+			body = l.Level + " " + l.Message
+		}
+	}
+	prefix := ""
+	if label != "" && label != "event" {
+		prefix = label + " "
+	}
+	fmt.Fprintf(c.stdout, "%s %s %s%s\n", at, ev.ID, prefix, body)
+}

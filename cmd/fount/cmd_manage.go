@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/fount-dev/fount/client"
+)
+
+func runCommand() command {
+	var event string
+	return command{
+		name: "run", summary: "Queue a manual run of a source, with an optional JSON event.",
+		usage: "<source> [--event JSON]", example: `fount run new-order --event '{"id": 42}'`,
+		flags: func(fs *flag.FlagSet) { fs.StringVar(&event, "event", "", "the run's event, as JSON") },
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("run takes one source")
+			}
+			if event != "" && !json.Valid([]byte(event)) {
+				return usagef("--event must be JSON, got %q", event)
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			src, err := resolveSource(ctx, api, args[0])
+			if err != nil {
+				return err
+			}
+			if err := api.Run(ctx, src.ID, json.RawMessage(event)); err != nil {
+				return err
+			}
+			if !c.quiet && !c.json {
+				fmt.Fprintf(c.stdout, "queued a run of %s (%s)\n", src.Name, src.ID)
+			}
+			return nil
+		},
+	}
+}
+
+// resolveEndpoint turns a source name into its id; other ids and globs
+// pass through.
+func resolveEndpoint(ctx context.Context, api *client.Client, ref string) (string, error) {
+	for _, prefix := range []string{"dc_", "p_", "wh_"} {
+		if strings.HasPrefix(ref, prefix) {
+			return ref, nil
+		}
+	}
+	src, err := resolveSource(ctx, api, ref)
+	return src.ID, err
+}
+
+func subscribeCommand(name string) command {
+	var emitter, listener, channel string
+	cmd := command{
+		name: name, summary: "Subscribe a listener (source, webhook) to an emitter's channel.",
+		usage: "--emitter SOURCE --listener SOURCE|WEBHOOK_ID [--channel NAME]", example: "fount subscribe --emitter new-order --listener wh_3kQ... --channel orders",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&emitter, "emitter", "", "the emitting source (id, name, or dc_* for all)")
+			fs.StringVar(&listener, "listener", "", "the listening source or webhook")
+			fs.StringVar(&channel, "channel", "", "the channel (default: the default channel)")
+		},
+	}
+	if name == "unsubscribe" {
+		cmd.summary = "Remove a subscription."
+		cmd.example = "fount unsubscribe --emitter new-order --listener wh_3kQ... --channel orders"
+	}
+	cmd.run = func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+		if len(args) != 0 || emitter == "" || listener == "" {
+			return usagef("%s needs --emitter and --listener", name)
+		}
+		api, err := c.client()
+		if err != nil {
+			return err
+		}
+		e, err := resolveEndpoint(ctx, api, emitter)
+		if err != nil {
+			return err
+		}
+		l, err := resolveEndpoint(ctx, api, listener)
+		if err != nil {
+			return err
+		}
+		if name == "unsubscribe" {
+			if err := api.Unsubscribe(ctx, e, l, channel); err != nil {
+				return err
+			}
+			if !c.quiet && !c.json {
+				fmt.Fprintf(c.stdout, "unsubscribed %s from %s\n", l, e)
+			}
+			return nil
+		}
+		sub, raw, err := api.Subscribe(ctx, e, l, channel)
+		if err != nil {
+			return err
+		}
+		switch {
+		case c.json:
+			c.printJSON(raw)
+		case c.quiet:
+			fmt.Fprintln(c.stdout, sub.ID)
+		default:
+			fmt.Fprintf(c.stdout, "subscribed %s to %s (%s)\n", l, e, sub.ID)
+		}
+		return nil
+	}
+	return cmd
+}
+
+func webhooksCommand() command {
+	var name string
+	return command{
+		name: "webhooks", summary: "Create, list or delete webhooks.",
+		usage: "create <url> [--name NAME] | list | delete <id>", example: "fount webhooks create https://example.com/hooks/fount --name ops",
+		flags: func(fs *flag.FlagSet) { fs.StringVar(&name, "name", "", "the webhook's name (create)") },
+		run: func(ctx context.Context, c *cli, fs *flag.FlagSet, args []string) error {
+			if len(args) == 0 {
+				return usagef("webhooks takes create, list or delete")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			switch {
+			case args[0] == "list" && len(args) == 1:
+				return listCommand().run(ctx, c, fs, []string{"webhooks"})
+			case args[0] == "create" && len(args) == 2:
+				h, raw, err := api.CreateWebhook(ctx, args[1], name)
+				if err != nil {
+					return err
+				}
+				switch {
+				case c.json:
+					c.printJSON(raw)
+				case c.quiet:
+					fmt.Fprintln(c.stdout, h.ID)
+				default:
+					fmt.Fprintf(c.stdout, "created webhook %s for %s\n  signing secret (shown once): %s\n", h.ID, h.URL, h.SigningSecret)
+				}
+				return nil
+			case args[0] == "delete" && len(args) == 2:
+				if err := api.DeleteWebhook(ctx, args[1]); err != nil {
+					return err
+				}
+				if !c.quiet && !c.json {
+					fmt.Fprintf(c.stdout, "deleted webhook %s\n", args[1])
+				}
+				return nil
+			}
+			return usagef("webhooks takes: create <url> | list | delete <id>")
+		},
+	}
+}
+
+func whoamiCommand() command {
+	return command{
+		name: "whoami", summary: "Show the user the API key belongs to, and the server.", usage: "", example: "fount whoami",
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 0 {
+				return usagef("whoami takes no arguments")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			u, raw, err := api.Me(ctx)
+			if err != nil {
+				return err
+			}
+			switch {
+			case c.json:
+				c.printJSON(raw)
+			case c.quiet:
+				fmt.Fprintln(c.stdout, u.ID)
+			default:
+				fmt.Fprintf(c.stdout, "%s (%s, %s) on %s\n", u.Username, u.Email, u.ID, c.url)
+			}
+			return nil
+		},
+	}
+}
+
+func loginCommand() command {
+	return command{
+		name: "login", summary: "Check a server URL and API key, and save them in a profile (mode 0600).",
+		usage: "[--url URL] [--key KEY] [--profile NAME]", example: "fount login --url http://127.0.0.1:8080 --key fount_...",
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 0 {
+				return usagef("login takes no arguments")
+			}
+			if c.key == "" && os.Getenv("FOUNT_API_KEY") == "" {
+				key, err := promptKey(c)
+				if err != nil {
+					return err
+				}
+				c.key = key
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			u, _, err := api.Me(ctx)
+			if err != nil {
+				return err
+			}
+			cfg, err := loadConfig()
+			if err != nil {
+				return err
+			}
+			cfg.Profiles[c.profileName()] = profileConfig{URL: c.url, Key: c.key}
+			path, err := saveConfig(cfg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "logged in to %s as %s; profile %q saved in %s\n", c.url, u.Username, c.profileName(), path)
+			return nil
+		},
+	}
+}
+
+func promptKey(c *cli) (string, error) {
+	f, ok := c.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		key, err := readSecret(c.stdin)
+		if err != nil || key == "" {
+			return "", errors.New("no API key: pass --key, set FOUNT_API_KEY, or send it on standard input")
+		}
+		return key, nil
+	}
+	fmt.Fprint(c.stderr, "API key: ")
+	b, err := term.ReadPassword(int(f.Fd()))
+	fmt.Fprintln(c.stderr)
+	return strings.TrimSpace(string(b)), err
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/fount-dev/fount/client"
+)
+
+// propFlags collects repeated --prop name=value.
+type propFlags []string
+
+func (p *propFlags) String() string     { return strings.Join(*p, ",") }
+func (p *propFlags) Set(v string) error { *p = append(*p, v); return nil }
+
+// propsInput is what the command line says about props.
+type propsInput struct {
+	flags propFlags
+	file  string
+}
+
+// build checks every given value against the component's props and
+// converts it to JSON of the prop's type. A secret given as "-" is read
+// from standard input; a required secret that is missing is asked for on a
+// terminal, without echo.
+func (in propsInput) build(c *cli, props []client.Prop) (map[string]json.RawMessage, error) {
+	byName := map[string]client.Prop{}
+	for _, p := range props {
+		byName[p.Name] = p
+	}
+	out := map[string]json.RawMessage{}
+	if in.file != "" {
+		b, err := os.ReadFile(in.file)
+		if err != nil {
+			return nil, usagef("read --props: %v", err)
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			return nil, usagef("--props %s must hold a JSON object of prop values: %v", in.file, err)
+		}
+		for name := range out {
+			if _, ok := byName[name]; !ok {
+				return nil, usagef("--props names %q, which is not a prop of this component", name)
+			}
+		}
+	}
+	for _, kv := range in.flags {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, usagef("--prop %q must be name=value", kv)
+		}
+		p, known := byName[name]
+		if !known {
+			return nil, usagef("the component has no prop %q (its props: %s)", name, propNames(props))
+		}
+		if p.Secret && value == "-" {
+			v, err := readSecret(c.stdin)
+			if err != nil {
+				return nil, err
+			}
+			value = v
+		}
+		raw, err := convertProp(p, value)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = raw
+	}
+	for _, p := range props {
+		if _, given := out[p.Name]; given || !p.Secret || p.Optional || len(p.Default) > 0 {
+			continue
+		}
+		if !isTerminal(c.stdin) {
+			return nil, usagef("the secret prop %s is required: pass --prop %s=- and send it on standard input", p.Name, p.Name)
+		}
+		fmt.Fprintf(c.stderr, "%s (secret): ", firstNonEmpty(p.Label, p.Name))
+		b, err := term.ReadPassword(int(c.stdin.(*os.File).Fd()))
+		fmt.Fprintln(c.stderr)
+		if err != nil {
+			return nil, err
+		}
+		out[p.Name], _ = json.Marshal(string(b))
+	}
+	return out, nil
+}
+
+func readSecret(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return "", fmt.Errorf("read the secret from standard input: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+func propNames(props []client.Prop) string {
+	var names []string
+	for _, p := range props {
+		names = append(names, p.Name+" ("+p.Type+")")
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// convertProp turns a command-line value into JSON of the prop's type.
+func convertProp(p client.Prop, value string) (json.RawMessage, error) {
+	bad := func(expected string) error {
+		return usagef("invalid prop %s: expected %s, got %q", p.Name, expected, value)
+	}
+	elem, isArray := strings.CutSuffix(p.Type, "[]")
+	if isArray {
+		var items []string
+		if strings.HasPrefix(strings.TrimSpace(value), "[") {
+			var raw []json.RawMessage
+			if err := json.Unmarshal([]byte(value), &raw); err != nil {
+				return nil, bad("a JSON array or comma-separated values of type " + elem)
+			}
+			for _, r := range raw {
+				var s string
+				if json.Unmarshal(r, &s) != nil {
+					s = string(r)
+				}
+				items = append(items, s)
+			}
+		} else if value != "" {
+			items = strings.Split(value, ",")
+		}
+		out := make([]json.RawMessage, 0, len(items))
+		for _, it := range items {
+			v, err := convertScalar(p, elem, strings.TrimSpace(it))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return json.Marshal(out)
+	}
+	return convertScalar(p, p.Type, value)
+}
+
+func convertScalar(p client.Prop, typ, value string) (json.RawMessage, error) {
+	bad := func(expected string) error {
+		return usagef("invalid prop %s: expected %s, got %q", p.Name, expected, value)
+	}
+	switch typ {
+	case "string":
+		return json.Marshal(value)
+	case "integer":
+		n, err := strconv.ParseInt(value, 10, 64)
+		if err != nil {
+			return nil, bad("an integer")
+		}
+		if p.Min != nil && n < *p.Min {
+			return nil, bad(fmt.Sprintf("an integer of at least %d", *p.Min))
+		}
+		if p.Max != nil && n > *p.Max {
+			return nil, bad(fmt.Sprintf("an integer of at most %d", *p.Max))
+		}
+		return json.Marshal(n)
+	case "boolean":
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return nil, bad("true or false")
+		}
+		return json.Marshal(b)
+	case "object", "$.interface.timer":
+		var m map[string]any
+		if json.Unmarshal([]byte(value), &m) != nil {
+			return nil, bad("a JSON object")
+		}
+		return json.RawMessage(value), nil
+	case "any":
+		if json.Valid([]byte(value)) {
+			return json.RawMessage(value), nil
+		}
+		return json.Marshal(value)
+	}
+	return nil, usagef("prop %s (%s) is set by fount, not on the command line", p.Name, typ)
+}

@@ -24,6 +24,8 @@ type Server struct {
 	publicURL string
 	registry  map[string]store.Component // by registry key
 	bg        sync.WaitGroup
+	closing   chan struct{} // closed by CloseStreams
+	closeOnce sync.Once
 }
 
 // Config configures a Server. Store, Introspector and Secrets are required.
@@ -55,6 +57,7 @@ func New(cfg Config) *Server {
 	return &Server{
 		store: cfg.Store, log: logger, inspect: cfg.Introspector, fetch: cfg.CodeFetcher, engine: eng,
 		secrets: cfg.Secrets, publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry,
+		closing: make(chan struct{}),
 	}
 }
 

@@ -93,6 +93,8 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, p *params)
 		select {
 		case <-r.Context().Done():
 			return nil
+		case <-s.closing:
+			return nil // shutting down: the client reconnects to the next server
 		case <-beat.C:
 			fmt.Fprint(w, ": heartbeat\n\n")
 			flusher.Flush()
@@ -115,6 +117,13 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, p *params)
 			flusher.Flush()
 		}
 	}
+}
+
+// CloseStreams ends every open event stream, so that a graceful shutdown
+// does not wait on connections that never go idle. Register it with
+// http.Server.RegisterOnShutdown.
+func (s *Server) CloseStreams() {
+	s.closeOnce.Do(func() { close(s.closing) })
 }
 
 func writeSSE(w http.ResponseWriter, ev store.Event) {

@@ -11,11 +11,15 @@ import (
 	"time"
 )
 
-// Follow streams a source channel's new events to fn until ctx ends,
-// reconnecting with Last-Event-ID after a dropped connection so that no
-// retained event is missed. It returns fn's error, or ctx's.
-func (c *Client) Follow(ctx context.Context, sourceID, channel string, fn func(Event) error) error {
-	last := ""
+// FromStart makes Follow replay every retained event first.
+const FromStart = "0-0"
+
+// Follow streams a source channel's events after the event id after
+// (FromStart for all retained ones) to fn until ctx ends, reconnecting with
+// Last-Event-ID after a dropped connection so that no retained event is
+// missed. It returns fn's error, or ctx's.
+func (c *Client) Follow(ctx context.Context, sourceID, channel, after string, fn func(Event) error) error {
+	last := after
 	backoff := 200 * time.Millisecond
 	for {
 		err := c.followOnce(ctx, sourceID, channel, &last, fn)

@@ -299,9 +299,9 @@ func sameTimes(a, b map[string]time.Time) bool {
 	return true
 }
 
-// stream prints a channel's new events until ctx ends.
+// stream prints a channel's events, from the first, until ctx ends.
 func (c *cli) stream(ctx context.Context, api *client.Client, sourceID, channel, label string) {
-	_ = api.Follow(ctx, sourceID, channel, func(ev client.Event) error {
+	_ = api.Follow(ctx, sourceID, channel, client.FromStart, func(ev client.Event) error {
 		c.printEvent(ev, label)
 		return nil
 	})

@@ -134,9 +134,13 @@ func (c *cli) listComponents(ctx context.Context, api *client.Client) error {
 }
 
 func getCommand() command {
+	var endpoint bool
 	return command{
 		name: "get", summary: "Show one source (by id or name), component, webhook or subscription.",
-		usage: "<id or source name>", example: "fount get dc_Lk2x0eYQ",
+		usage: "<id or source name> [--endpoint]", example: "fount get hello-http --endpoint",
+		flags: func(fs *flag.FlagSet) {
+			fs.BoolVar(&endpoint, "endpoint", false, "print only the source's HTTP endpoint URL")
+		},
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				return usagef("get takes one id")
@@ -168,6 +172,13 @@ func getCommand() command {
 				src, err := resolveSource(ctx, api, ref)
 				if err != nil {
 					return err
+				}
+				if endpoint {
+					for _, u := range src.Endpoints() {
+						fmt.Fprintln(c.stdout, u)
+						return nil
+					}
+					return fmt.Errorf("source %s has no HTTP endpoint", src.Name)
 				}
 				v = src
 			}
@@ -261,7 +272,13 @@ func eventsCommand(name string) command {
 		if !follow {
 			return nil
 		}
-		return api.Follow(ctx, src.ID, channel, func(ev client.Event) error {
+		// Resume after the newest event shown, so that one stored between
+		// the listing and the stream is not missed.
+		after := client.FromStart
+		if len(evs) > 0 {
+			after = evs[0].ID
+		}
+		return api.Follow(ctx, src.ID, channel, after, func(ev client.Event) error {
 			c.printEvent(ev, label)
 			return nil
 		})

@@ -154,6 +154,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	mux.Handle("/h/", eng.Ingress())
 	mux.Handle("/", server.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(server.CloseStreams)
 	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.dataDir)
 
 	errc := make(chan error, 1)

@@ -1,0 +1,3 @@
+export default {
+  name: "broken", version: "1", run() { return ) }
+};

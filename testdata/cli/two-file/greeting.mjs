@@ -1,0 +1,3 @@
+export function greeting(who) {
+  return `hello, ${who}`;
+}

@@ -130,8 +130,9 @@ func (c *Client) CreateSource(ctx context.Context, componentID, name, orgID stri
 }
 
 // UpdateSource replaces a source's component (and props when not nil).
-func (c *Client) UpdateSource(ctx context.Context, id, componentID string, props map[string]json.RawMessage) (Source, []byte, error) {
-	body := map[string]any{"component_id": componentID}
+// active is sent as given: the API would otherwise reactivate the source.
+func (c *Client) UpdateSource(ctx context.Context, id, componentID string, props map[string]json.RawMessage, active bool) (Source, []byte, error) {
+	body := map[string]any{"component_id": componentID, "active": active}
 	if props != nil {
 		body["configured_props"] = props
 	}
@@ -148,11 +149,20 @@ func (c *Client) DeleteSource(ctx context.Context, id string) error {
 
 // Sources lists every source of the caller, in creation order.
 func (c *Client) Sources(ctx context.Context) ([]Source, error) {
+	return c.listSources(ctx, "/users/me/sources")
+}
+
+// OrgSources lists every source of an organization, in creation order.
+func (c *Client) OrgSources(ctx context.Context, orgID string) ([]Source, error) {
+	return c.listSources(ctx, "/orgs/"+url.PathEscape(orgID)+"/sources")
+}
+
+func (c *Client) listSources(ctx context.Context, path string) ([]Source, error) {
 	var all []Source
 	q := url.Values{"limit": {"100"}}
 	for {
 		var page []Source
-		raw, err := c.Do(ctx, http.MethodGet, "/users/me/sources", q, nil, &page)
+		raw, err := c.Do(ctx, http.MethodGet, path, q, nil, &page)
 		if err != nil {
 			return nil, err
 		}

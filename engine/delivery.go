@@ -42,34 +42,54 @@ func (e *Engine) deliveryLoop() {
 		case <-tick.C:
 		case <-e.deliverCh:
 		}
-		for e.ctx.Err() == nil {
-			due, err := e.cfg.Queues.DueDeliveries(e.ctx, time.Now().UnixMilli(), 32)
-			if err != nil {
-				e.log.Error("read deliveries", "err", err)
-				break
-			}
-			if len(due) == 0 {
-				break
-			}
-			e.deliverAll(due)
+		due, err := e.cfg.Queues.DueDeliveries(e.ctx, time.Now().UnixMilli(), 64)
+		if err != nil {
+			e.log.Error("read deliveries", "err", err)
+			continue
 		}
+		e.deliverAll(due)
 	}
 }
 
-// deliverAll sends a batch, a few at a time.
-func (e *Engine) deliverAll(due []store.Delivery) {
-	sem := make(chan struct{}, 4)
-	done := make(chan struct{}, len(due))
+// deliveryWorkers bounds concurrent webhook requests.
+const deliveryWorkers = 16
+
+// deliverAll starts the due deliveries that are not already in flight, at
+// most deliveryWorkers at a time, without waiting for a batch to finish: a
+// slow or dead endpoint holds one worker, not everyone's deliveries. It
+// reports whether it started anything.
+func (e *Engine) deliverAll(due []store.Delivery) bool {
+	started := false
 	for _, d := range due {
-		sem <- struct{}{}
+		e.mu.Lock()
+		busy := e.inFlight[d.ID]
+		if !busy {
+			e.inFlight[d.ID] = true
+		}
+		e.mu.Unlock()
+		if busy {
+			continue
+		}
+		select {
+		case e.deliverSem <- struct{}{}:
+		case <-e.ctx.Done():
+			return started
+		}
+		started = true
+		e.wg.Add(1)
 		go func() {
-			defer func() { <-sem; done <- struct{}{} }()
+			defer func() {
+				<-e.deliverSem
+				e.mu.Lock()
+				delete(e.inFlight, d.ID)
+				e.mu.Unlock()
+				e.wg.Done()
+				e.wakeDeliveries()
+			}()
 			e.deliver(e.ctx, d)
 		}()
 	}
-	for range due {
-		<-done
-	}
+	return started
 }
 
 // deliver makes one attempt and records it: delivered on 2xx, otherwise a
@@ -80,7 +100,12 @@ func (e *Engine) deliver(ctx context.Context, d store.Delivery) {
 	hook, err := e.cfg.Store.GetWebhook(ctx, d.ListenerID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return // deleted with its deliveries
+		// The webhook is gone; a delivery routed just before its deletion
+		// must not stay due forever.
+		d.Status = store.DeliveryFailed
+		d.Attempts = append(d.Attempts, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"})
+		e.saveDelivery(ctx, d)
+		return
 	case err != nil:
 		e.log.Error("deliver", "delivery", d.ID, "err", err)
 		return

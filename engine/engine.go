@@ -97,6 +97,8 @@ type Engine struct {
 	waiters    map[string]*waiter    // by invocation id, for customResponse
 	quotaCache map[string]quotaEntry // by account, for the ingress
 	delayDue   map[string]int64      // earliest delayed emit per source, epoch ms
+	inFlight   map[string]bool       // deliveries being sent
+	deliverSem chan struct{}         // bounds concurrent deliveries
 	deliverCh  chan struct{}         // wakes the delivery loop
 
 	ctx    context.Context
@@ -119,7 +121,8 @@ func New(cfg Config) *Engine {
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, subs: newBroadcaster(),
 		live: map[string]*live{}, endpoints: map[string]endpoint{}, timers: map[string]*timer{},
-		waiters: map[string]*waiter{}, quotaCache: map[string]quotaEntry{}, delayDue: map[string]int64{}, deliverCh: make(chan struct{}, 1),
+		waiters: map[string]*waiter{}, quotaCache: map[string]quotaEntry{}, delayDue: map[string]int64{}, inFlight: map[string]bool{},
+		deliverSem: make(chan struct{}, deliveryWorkers), deliverCh: make(chan struct{}, 1),
 	}
 	e.sch = newScheduler(e.drain)
 	return e

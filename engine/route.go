@@ -14,7 +14,7 @@ import (
 type router struct {
 	e         *Engine
 	src       store.Source
-	subs      []store.Subscription
+	subs      []store.Subscription // the owner's, and the creator's exact ones
 	autos     []store.AutoSubscription
 	kicked    map[string]bool // listener sources given work
 	delivered bool            // webhook deliveries queued
@@ -28,7 +28,7 @@ func (e *Engine) newRouter(ctx context.Context, l *live) (*router, error) {
 	if l.src.UserID != "" && l.src.UserID != l.src.OwnerID {
 		owners = append(owners, l.src.UserID)
 	}
-	for _, owner := range owners {
+	for i, owner := range owners {
 		if owner == "" {
 			continue
 		}
@@ -36,7 +36,16 @@ func (e *Engine) newRouter(ctx context.Context, l *live) (*router, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.subs = append(r.subs, subs...)
+		for _, s := range subs {
+			// A glob (dc_*) covers the sources of the account that made
+			// it: a member's personal glob never reaches an org's sources.
+			if i == 0 || s.EmitterID == l.src.ID {
+				r.subs = append(r.subs, s)
+			}
+		}
+		if i > 0 {
+			continue // auto-subscriptions, too, are the owner's alone
+		}
 		autos, err := e.cfg.Store.ListAutoSubscriptions(ctx, owner)
 		if err != nil {
 			return nil, err

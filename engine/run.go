@@ -17,27 +17,30 @@ import (
 // results are committed together.
 const batchSize = 256
 
-// drain runs a source's queued invocations, oldest first, until none is
-// left, committing each batch in one transaction. A store failure stops the
-// drain; the invocations stay queued and run on the next kick or start.
+// drain runs one batch of a source's queued invocations, oldest first, and
+// commits it in one transaction. When more may be queued it asks for
+// another turn at the back of the scheduler's queue, so that one busy
+// source does not hold a worker while others wait. A failure leaves the
+// invocations queued and retries the source a second later.
 func (e *Engine) drain(ctx context.Context, sourceID string) {
-	for ctx.Err() == nil {
-		invs, err := e.cfg.Queues.PendingInvocations(ctx, sourceID, batchSize)
-		if err != nil {
-			e.log.Error("read queue", "source", sourceID, "err", err)
-			return
-		}
-		if len(invs) == 0 {
-			return
-		}
-		if err := e.processBatch(ctx, sourceID, invs); err != nil {
-			if ctx.Err() == nil {
-				e.log.Error("invocations failed", "source", sourceID, "err", err)
-			}
-			return
-		}
+	invs, err := e.cfg.Queues.PendingInvocations(ctx, sourceID, batchSize)
+	if err == nil && len(invs) > 0 {
+		err = e.processBatch(ctx, sourceID, invs)
+	}
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
+		time.AfterFunc(time.Second, func() { e.sch.kick(sourceID) })
+	case len(invs) > 0:
+		e.sch.kick(sourceID) // there may be more
 	}
 }
+
+// errSwapped ends a batch whose sandbox was replaced by an update or
+// delete while it ran: the rest of the batch runs again with what is now
+// stored.
+var errSwapped = errors.New("engine: the source was updated or deleted during the batch")
 
 // collector gathers what a run emits and logs, for the commit after it.
 type collector struct {
@@ -123,10 +126,24 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 	if err != nil {
 		return err
 	}
+	day := time.Now().UTC().Format(time.DateOnly)
+	over, err := e.overQuota(ctx, l.src.UserID, day)
+	if err != nil {
+		return err
+	}
 	runs := make([]store.CompletedRun, 0, len(invs))
 	for i, inv := range invs {
-		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe)
+		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, day, over)
 		if err != nil {
+			// Keep what finished: its side effects (db writes, responses)
+			// have happened, so running it again would repeat them. The
+			// commit must outlive a cancelled ctx for that.
+			if cerr := e.commit(context.WithoutCancel(ctx), l, runs); cerr != nil {
+				return cerr
+			}
+			if errors.Is(err, errSwapped) {
+				return nil
+			}
 			return err
 		}
 		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: c})
@@ -135,18 +152,15 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 }
 
 // runOne runs an invocation and returns what to commit for it.
-func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState) (store.RunCommit, error) {
+// The quota was checked once for the batch (over); usage is counted per
+// run.
+func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState, day string, over bool) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
 	if inv.Kind == kindRelease {
 		return e.releaseCommit(ctx, l)
 	}
 	if !l.src.Active && inv.Kind != kindManual {
 		return store.RunCommit{}, nil // queued before the source was deactivated
-	}
-	day := time.Now().UTC().Format(time.DateOnly)
-	over, err := e.overQuota(ctx, l.src.UserID, day)
-	if err != nil {
-		return store.RunCommit{}, err
 	}
 	if over {
 		return store.RunCommit{Events: []store.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
@@ -161,6 +175,9 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	elapsed := time.Since(start)
 	if ctx.Err() != nil {
 		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again
+	}
+	if errors.Is(runErr, host.ErrClosed) {
+		return store.RunCommit{}, errSwapped
 	}
 	out := e.pipeline(l, inv, c, runErr, *dedupe)
 	if out.dedupe != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -266,6 +267,9 @@ func enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) error {
 		}
 	}
 	for _, d := range r.Deliveries {
+		if strings.HasPrefix(d.ListenerID, "wh_") && tx.Bucket(bucketWebhooks).Get([]byte(d.ListenerID)) == nil {
+			continue // deleted since the route was computed: nobody to deliver to
+		}
 		if _, err := createDelivery(tx, nowMs, d); err != nil {
 			return fmt.Errorf("enqueue delivery to %q: %w", d.ListenerID, err)
 		}

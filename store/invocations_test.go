@@ -169,6 +169,7 @@ func routeTo(listener, hook string, seen *[]Event) func(Event) Routed {
 
 func TestCompleteRun(t *testing.T) {
 	b := openTestBolt(t)
+	mustWebhook(t, b, "wh_1")
 	clock := withClock(b, 7000)
 	mustAppend(t, b, "dc_1", evs("", 2), 0) // 7000-0, 7000-1
 	inv := mustEnqueue(t, b, "dc_1")
@@ -348,6 +349,7 @@ func TestCompleteRunNoEvents(t *testing.T) {
 
 func TestCompleteRunFailureChangesNothing(t *testing.T) {
 	b := openTestBolt(t)
+	mustWebhook(t, b, "wh_1")
 	withClock(b, 3000)
 	inv := mustEnqueue(t, b, "dc_1")
 	bad := func(Event) Routed {

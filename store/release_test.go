@@ -58,3 +58,29 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 		t.Errorf("mismatched release ids: %v", err)
 	}
 }
+
+func mustWebhook(t *testing.T, b *Bolt, id string) {
+	t.Helper()
+	if err := b.CreateWebhook(context.Background(), Webhook{ID: id, OwnerID: "u_1", URL: "https://example.com", Active: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRoutedDeliveryToAMissingWebhookIsSkipped: a webhook deleted between
+// routing and commit gets no delivery that could never be sent.
+func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
+	ctx := context.Background()
+	b := openTestBolt(t)
+	mustWebhook(t, b, "wh_here")
+	inv, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_s", Kind: "manual"})
+	_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []Event{{Data: json.RawMessage(`1`)}}, Route: func(Event) Routed {
+		return Routed{Deliveries: []Delivery{{ListenerID: "wh_here"}, {ListenerID: "wh_gone"}}}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due, _ := b.DueDeliveries(ctx, 1<<62, 10)
+	if len(due) != 1 || due[0].ListenerID != "wh_here" {
+		t.Fatalf("due = %+v, want only wh_here's", due)
+	}
+}

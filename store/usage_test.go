@@ -130,6 +130,7 @@ func TestReopenKeepsQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	withClock(b, 4000)
+	mustWebhook(t, b, "wh_1")
 	first := mustEnqueue(t, b, "dc_1")
 	second := mustEnqueue(t, b, "dc_2")
 	var seen []Event

@@ -380,3 +380,79 @@ func TestCLIFollowReconnects(t *testing.T) {
 		t.Errorf("ONE printed %d times after the reconnect:\n%s", n, out)
 	}
 }
+
+func TestCLIReviewCases(t *testing.T) {
+	e := newCLIEnv(t)
+	// Names are unique per account, so two sources share one only across
+	// accounts: the user's own and an organization's. Both are found.
+	_, org := e.srv.do("POST", "/v1/orgs", map[string]any{"orgname": "team"})
+	orgID := data(org)["id"].(string)
+	orgSource := strings.TrimSpace(e.mustFount("deploy", "../../testdata/components/hello-http.mjs", "--name", "org-only", "--org", orgID, "--quiet"))
+	if got := e.mustFount("get", "org-only"); !strings.Contains(got, orgSource) {
+		t.Errorf("an org source by name: %s", got)
+	}
+	e.mustFount("deploy", "../../testdata/components/hello-http.mjs", "--name", "same")
+	e.mustFount("deploy", "../../testdata/components/hello-http.mjs", "--name", "same", "--org", orgID)
+	if code, _, errOut := e.fount("events", "same"); code != exitUsage || !strings.Contains(errOut, `"same" names 2 sources`) {
+		t.Errorf("an ambiguous name: %d %s", code, errOut)
+	}
+
+	// update keeps an inactive source inactive.
+	id := strings.TrimSpace(e.mustFount("deploy", "../../testdata/components/hello-http.mjs", "--name", "quiet-one", "--quiet"))
+	if st, body := e.srv.do("PUT", "/v1/sources/"+id, map[string]any{"component_id": mustComponentID(t, e, id), "active": false}); st != 200 {
+		t.Fatalf("deactivate: %d %v", st, body)
+	}
+	if out := e.mustFount("update", id, "--json"); !strings.Contains(out, `"active":false`) {
+		t.Errorf("update reactivated the source: %s", out)
+	}
+
+	// --props values are type-checked like --prop ones.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "props.json")
+	os.WriteFile(file, []byte(`{"times": "three"}`), 0o644)
+	if code, _, errOut := e.fount("deploy", "../../testdata/cli/two-file/source.mjs", "--props", file); code != exitUsage || !strings.Contains(errOut, "invalid prop times in --props") {
+		t.Errorf("--props type check: %d %s", code, errOut)
+	}
+
+	// Two secrets from one stdin take one line each; an empty one is refused.
+	secretComponent := filepath.Join(dir, "two-secrets.mjs")
+	os.WriteFile(secretComponent, []byte(`export default { name: "TwoSecrets", version: "1", props: { a: { type: "string", secret: true }, b: { type: "string", secret: true } },
+		run() { this.$emit(this.a + "|" + this.b) } }`), 0o644)
+	withStdin(t, "first\nsecond\n", func() {
+		e.mustFount("deploy", secretComponent, "--prop", "a=-", "--prop", "b=-", "--name", "secrets")
+	})
+	e.mustFount("run", "secrets")
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(e.mustFount("events", "secrets"), `"first|second"`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the two secrets did not both arrive")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	withStdin(t, "", func() {
+		if code, _, errOut := e.fount("deploy", secretComponent, "--prop", "a=-", "--prop", "b=x"); code != exitUsage || !strings.Contains(errOut, "is empty") {
+			t.Errorf("an empty secret: %d %s", code, errOut)
+		}
+	})
+}
+
+func mustComponentID(t *testing.T, e *cliEnv, id string) string {
+	var src map[string]any
+	if err := json.Unmarshal([]byte(e.mustFount("get", id)), &src); err != nil {
+		t.Fatal(err)
+	}
+	return src["component_id"].(string)
+}
+
+func withStdin(t *testing.T, input string, fn func()) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteString(input)
+	w.Close()
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old }()
+	fn()
+}

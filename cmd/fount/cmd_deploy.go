@@ -28,18 +28,45 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 	return comp, b, err
 }
 
-// resolveSource finds a source by id (dc_...), name or name slug.
+// resolveSource finds a source by id (dc_...), name or name slug, among
+// the caller's sources and those of their organizations. A name that fits
+// several sources is refused: pass the id.
 func resolveSource(ctx context.Context, api *client.Client, ref string) (client.Source, error) {
 	sources, err := api.Sources(ctx)
 	if err != nil {
 		return client.Source{}, err
 	}
+	me, _, err := api.Me(ctx)
+	if err != nil {
+		return client.Source{}, err
+	}
+	for _, org := range me.Orgs {
+		orgSources, err := api.OrgSources(ctx, org.ID)
+		if err != nil {
+			return client.Source{}, err
+		}
+		sources = append(sources, orgSources...)
+	}
+	var found []client.Source
 	for _, s := range sources {
-		if s.ID == ref || s.Name == ref || s.NameSlug == ref {
+		if s.ID == ref {
 			return s, nil
 		}
+		if s.Name == ref || s.NameSlug == ref {
+			found = append(found, s)
+		}
 	}
-	return client.Source{}, fmt.Errorf("no source named %q: see `fount list sources`", ref)
+	switch len(found) {
+	case 0:
+		return client.Source{}, fmt.Errorf("no source named %q: see `fount list sources`", ref)
+	case 1:
+		return found[0], nil
+	}
+	var ids []string
+	for _, s := range found {
+		ids = append(ids, s.ID)
+	}
+	return client.Source{}, usagef("%q names %d sources (%s): pass an id", ref, len(found), strings.Join(ids, ", "))
 }
 
 func (c *cli) printSource(raw []byte, s client.Source, verb string) {
@@ -130,7 +157,7 @@ func updateCommand() command {
 			if err != nil {
 				return err
 			}
-			updated, raw, err := api.UpdateSource(ctx, src.ID, comp.ID, values)
+			updated, raw, err := api.UpdateSource(ctx, src.ID, comp.ID, values, src.Active)
 			if err != nil {
 				return err
 			}
@@ -140,8 +167,9 @@ func updateCommand() command {
 	}
 }
 
-// mergedProps is the source's current props with the command line's on
-// top; nil (keep them all) when the command line gives none.
+// mergedProps is the source's current props that the component still has,
+// with the command line's on top; nil (keep them all) when the command line
+// gives none.
 func mergedProps(c *cli, src client.Source, comp client.Component, in propsInput) (map[string]json.RawMessage, error) {
 	if len(in.flags) == 0 && in.file == "" {
 		return nil, nil
@@ -150,9 +178,15 @@ func mergedProps(c *cli, src client.Source, comp client.Component, in propsInput
 	if err != nil {
 		return nil, err
 	}
+	known := map[string]bool{}
+	for _, p := range comp.ConfigurableProps {
+		known[p.Name] = true
+	}
 	out := map[string]json.RawMessage{}
 	for k, v := range src.ConfiguredProps {
-		out[k] = v
+		if known[k] {
+			out[k] = v
+		}
 	}
 	for k, v := range given {
 		out[k] = v
@@ -266,7 +300,7 @@ func (c *cli) watch(ctx context.Context, api *client.Client, src client.Source, 
 			continue
 		}
 		inputs, mtimes = b.Inputs, fileTimes(b.Inputs)
-		if _, _, err := api.UpdateSource(ctx, src.ID, comp.ID, nil); err != nil {
+		if _, _, err := api.UpdateSource(ctx, src.ID, comp.ID, nil, true); err != nil {
 			if errors.Is(err, context.Canceled) {
 				return nil
 			}

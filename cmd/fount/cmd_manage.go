@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -142,6 +143,7 @@ func webhooksCommand() command {
 					c.printJSON(raw)
 				case c.quiet:
 					fmt.Fprintln(c.stdout, h.ID)
+					fmt.Fprintf(c.stderr, "signing secret (shown once): %s\n", h.SigningSecret)
 				default:
 					fmt.Fprintf(c.stdout, "created webhook %s for %s\n  signing secret (shown once): %s\n", h.ID, h.URL, h.SigningSecret)
 				}
@@ -229,7 +231,7 @@ func loginCommand() command {
 func promptKey(c *cli) (string, error) {
 	f, ok := c.stdin.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
-		key, err := readSecret(c.stdin)
+		key, err := readSecret(bufio.NewReader(c.stdin))
 		if err != nil || key == "" {
 			return "", errors.New("no API key: pass --key, set FOUNT_API_KEY, or send it on standard input")
 		}

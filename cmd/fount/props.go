@@ -44,12 +44,17 @@ func (in propsInput) build(c *cli, props []client.Prop) (map[string]json.RawMess
 		if err := json.Unmarshal(b, &out); err != nil {
 			return nil, usagef("--props %s must hold a JSON object of prop values: %v", in.file, err)
 		}
-		for name := range out {
-			if _, ok := byName[name]; !ok {
+		for name, raw := range out {
+			p, ok := byName[name]
+			if !ok {
 				return nil, usagef("--props names %q, which is not a prop of this component", name)
+			}
+			if err := checkJSONProp(p, raw); err != nil {
+				return nil, err
 			}
 		}
 	}
+	stdin := bufio.NewReader(c.stdin) // shared: each secret read takes one line
 	for _, kv := range in.flags {
 		name, value, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -60,9 +65,12 @@ func (in propsInput) build(c *cli, props []client.Prop) (map[string]json.RawMess
 			return nil, usagef("the component has no prop %q (its props: %s)", name, propNames(props))
 		}
 		if p.Secret && value == "-" {
-			v, err := readSecret(c.stdin)
+			v, err := readSecret(stdin)
 			if err != nil {
 				return nil, err
+			}
+			if v == "" {
+				return nil, usagef("the secret prop %s read from standard input is empty", name)
 			}
 			value = v
 		}
@@ -90,8 +98,8 @@ func (in propsInput) build(c *cli, props []client.Prop) (map[string]json.RawMess
 	return out, nil
 }
 
-func readSecret(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
+func readSecret(r *bufio.Reader) (string, error) {
+	line, err := r.ReadString('\n')
 	if err != nil && err != io.EOF {
 		return "", fmt.Errorf("read the secret from standard input: %w", err)
 	}
@@ -107,6 +115,20 @@ func propNames(props []client.Prop) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// checkJSONProp checks a value from a --props file against its prop's
+// type, by the same rules as a --prop value.
+func checkJSONProp(p client.Prop, raw json.RawMessage) error {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if p.Type != "string" && p.Type != "any" {
+			return usagef("invalid prop %s in --props: expected %s, got the string %q", p.Name, p.Type, s)
+		}
+		return nil
+	}
+	_, err := convertProp(p, string(raw))
+	return err
 }
 
 // convertProp turns a command-line value into JSON of the prop's type.

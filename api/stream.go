@@ -12,6 +12,10 @@ import (
 	"github.com/fount-dev/fount/store"
 )
 
+// maxReplay bounds how many retained events a resumed stream replays; it
+// is above any sensible --events-kept, so a resume misses nothing kept.
+const maxReplay = 100_000
+
 // sseHeartbeat is how often an idle stream gets a comment line, so that
 // proxies and clients see it is alive.
 const sseHeartbeat = 15 * time.Second
@@ -74,7 +78,7 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, p *params)
 	w.WriteHeader(http.StatusOK)
 	fmt.Fprint(w, ": stream of "+src.ID+"\n\n")
 	if last != "" {
-		events, err := s.store.ListEvents(r.Context(), src.ID, channel, 100)
+		events, err := s.store.ListEvents(r.Context(), src.ID, channel, maxReplay)
 		if err != nil {
 			return nil // the stream has started; the client reconnects
 		}

@@ -28,6 +28,16 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 	return comp, b, err
 }
 
+// apiAndSource returns the API client and the source ref names.
+func (c *cli) apiAndSource(ctx context.Context, ref string) (*client.Client, client.Source, error) {
+	api, err := c.client()
+	if err != nil {
+		return nil, client.Source{}, err
+	}
+	src, err := resolveSource(ctx, api, ref)
+	return api, src, err
+}
+
 // resolveSource finds a source by id (dc_...), name or name slug, among
 // the caller's sources and those of their organizations. A name that fits
 // several sources is refused: pass the id.
@@ -90,8 +100,7 @@ func deployCommand() command {
 		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS) and deploy it as a source.",
 		usage: "<file> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
 		flags: func(fs *flag.FlagSet) {
-			fs.Var(&props.flags, "prop", "a prop value, name=value (repeatable; value - reads a secret from stdin)")
-			fs.StringVar(&props.file, "props", "", "a JSON file of prop values")
+			props.register(fs)
 			fs.StringVar(&name, "name", "", "the source's name (default: the component's name slug)")
 			fs.StringVar(&org, "org", "", "deploy in this organization")
 		},
@@ -129,18 +138,13 @@ func updateCommand() command {
 		name: "update", summary: "Replace a source's code (from a file) and/or props; the source keeps its id and endpoints.",
 		usage: "<source> [<file>] [--prop name=value]... [--props file.json]", example: "fount update new-order ./sources/new-order.mjs",
 		flags: func(fs *flag.FlagSet) {
-			fs.Var(&props.flags, "prop", "a prop value, name=value (repeatable)")
-			fs.StringVar(&props.file, "props", "", "a JSON file of prop values")
+			props.register(fs)
 		},
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usagef("update takes a source and optionally a file")
 			}
-			api, err := c.client()
-			if err != nil {
-				return err
-			}
-			src, err := resolveSource(ctx, api, args[0])
+			api, src, err := c.apiAndSource(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -201,11 +205,7 @@ func deleteCommand() command {
 			if len(args) != 1 {
 				return usagef("delete takes one source")
 			}
-			api, err := c.client()
-			if err != nil {
-				return err
-			}
-			src, err := resolveSource(ctx, api, args[0])
+			api, src, err := c.apiAndSource(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -230,8 +230,7 @@ func devCommand() command {
 		name: "dev", summary: "Deploy a component, redeploy it on every save, and stream its events and logs until Ctrl-C.",
 		usage: "<file> [--prop name=value]... [--name NAME] [--keep]", example: "fount dev ./sources/new-order.mjs",
 		flags: func(fs *flag.FlagSet) {
-			fs.Var(&props.flags, "prop", "a prop value, name=value (repeatable)")
-			fs.StringVar(&props.file, "props", "", "a JSON file of prop values")
+			props.register(fs)
 			fs.StringVar(&name, "name", "", "the dev source's name")
 			fs.BoolVar(&keep, "keep", false, "keep the source when dev exits")
 		},

@@ -28,11 +28,7 @@ func runCommand() command {
 			if event != "" && !json.Valid([]byte(event)) {
 				return usagef("--event must be JSON, got %q", event)
 			}
-			api, err := c.client()
-			if err != nil {
-				return err
-			}
-			src, err := resolveSource(ctx, api, args[0])
+			api, src, err := c.apiAndSource(ctx, args[0])
 			if err != nil {
 				return err
 			}

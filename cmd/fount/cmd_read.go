@@ -250,11 +250,7 @@ func eventsCommand(name string) command {
 		if name == "logs" {
 			channel = "$logs"
 		}
-		api, err := c.client()
-		if err != nil {
-			return err
-		}
-		src, err := resolveSource(ctx, api, args[0])
+		api, src, err := c.apiAndSource(ctx, args[0])
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,12 @@ func (p *propFlags) Set(v string) error { *p = append(*p, v); return nil }
 type propsInput struct {
 	flags propFlags
 	file  string
+}
+
+// register adds --prop and --props to a command's flags.
+func (in *propsInput) register(fs *flag.FlagSet) {
+	fs.Var(&in.flags, "prop", "a prop value, name=value (repeatable; value - reads a secret from stdin)")
+	fs.StringVar(&in.file, "props", "", "a JSON file of prop values")
 }
 
 // build checks every given value against the component's props and

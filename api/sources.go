@@ -173,6 +173,9 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, p *params)
 		return hookError(err)
 	}
 	if err := s.store.CreateSource(ctx, src); err != nil {
+		// The engine already runs the source: take it down again, so that
+		// no trigger of a source that was never stored keeps firing.
+		_ = s.engine.SourceDeleted(context.WithoutCancel(ctx), src)
 		return err
 	}
 	s.writeData(w, r, viewSource(src))

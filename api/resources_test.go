@@ -528,4 +528,16 @@ func TestCrossTenant(t *testing.T) {
 	if r := h.call("GET", "/v1/orgs/"+org+"/subscriptions", carol, nil); r.status != 200 {
 		t.Errorf("carol listing org subscriptions: %d", r.status)
 	}
+
+	// A member's subscription to an org source lives with the org, where
+	// every member (and the engine) finds it; deleting it works the same way.
+	carolHook := h.must(h.call("POST", "/v1/webhooks", carol, map[string]any{"url": "https://example.com/carol"}), 200).data()["id"].(string)
+	h.must(h.call("POST", "/v1/subscriptions?emitter_id="+sharedID+"&listener_id="+carolHook, carol, nil), 200)
+	if r := h.must(h.call("GET", "/v1/orgs/"+org+"/subscriptions", alice, nil), 200); len(r.list()) != 1 {
+		t.Errorf("the org's subscriptions, as alice sees them: %s", r.raw)
+	}
+	if r := h.must(h.call("GET", "/v1/users/me/subscriptions", carol, nil), 200); len(r.list()) != 0 {
+		t.Errorf("carol's personal subscriptions: %s", r.raw)
+	}
+	h.must(h.call("DELETE", "/v1/subscriptions?emitter_id="+sharedID+"&listener_id="+carolHook+"&event_name=", carol, nil), 204)
 }

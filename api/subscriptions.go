@@ -121,7 +121,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, p *p
 	if err := s.checkExists(ctx, listener, "listener_id", true); err != nil {
 		return err
 	}
-	owner, err := s.ownerFor(ctx, p)
+	owner, err := s.subscriptionOwner(ctx, p, emitter)
 	if err != nil {
 		return err
 	}
@@ -140,7 +140,7 @@ func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, p *p
 	if err != nil {
 		return err
 	}
-	owner, err := s.ownerFor(r.Context(), p)
+	owner, err := s.subscriptionOwner(r.Context(), p, emitter)
 	if err != nil {
 		return err
 	}
@@ -168,6 +168,26 @@ func (s *Server) listSubscriptionsOf(w http.ResponseWriter, r *http.Request, own
 
 func (s *Server) listMySubscriptions(w http.ResponseWriter, r *http.Request, _ *params) error {
 	return s.listSubscriptionsOf(w, r, caller(r.Context()).ID)
+}
+
+// subscriptionOwner decides which account holds a subscription: the
+// org_id given, else the organization that owns the emitting source (so
+// that every member's subscriptions to an org source live with it, where
+// the engine looks for them and /orgs/{org_id}/subscriptions lists them),
+// else the caller.
+func (s *Server) subscriptionOwner(ctx context.Context, p *params, emitter string) (string, error) {
+	if orgID, given, err := p.str("org_id"); err != nil || (given && orgID != "") {
+		return s.ownerFor(ctx, p)
+	}
+	if strings.HasPrefix(emitter, "dc_") && emitter != globSources {
+		src, err := s.store.GetSource(ctx, emitter)
+		if err == nil && strings.HasPrefix(src.OwnerID, "o_") {
+			if ok, err := s.canAccess(ctx, src.OwnerID); err != nil || ok {
+				return src.OwnerID, err
+			}
+		}
+	}
+	return caller(ctx).ID, nil
 }
 
 // orgMember checks the {org_id} path parameter: 404 for an unknown

@@ -480,3 +480,34 @@ func TestDelayedEmits(t *testing.T) {
 		t.Errorf("a delay over a year: %v", errs[0]["event"])
 	}
 }
+
+// TestOrgMemberSubscriptionIsDelivered: a member who did not create an org
+// source subscribes to it; the event reaches the member's webhook.
+func TestOrgMemberSubscriptionIsDelivered(t *testing.T) {
+	s := startEngineServer(t)
+	_, org := s.do("POST", "/v1/orgs", map[string]any{"orgname": "team"})
+	orgID := data(org)["id"].(string)
+	_, carol := s.do("POST", "/v1/users", map[string]any{"username": "carol", "email": "carol@example.com"})
+	s.do("POST", "/v1/orgs/"+orgID+"/members", map[string]any{"user_id": data(carol)["id"]})
+	st, body := s.do("POST", "/v1/sources?org_id="+orgID, map[string]any{"component_code": `export default { name: "Org", version: "1", run(e) { this.$emit({ n: e.n }) } }`})
+	if st != 200 {
+		t.Fatalf("org source: %d %v", st, body)
+	}
+	src := data(body)["id"].(string)
+
+	rc := &receiver{}
+	hookSrv := httptest.NewServer(rc)
+	defer hookSrv.Close()
+	asCarol := &server{t: t, base: s.base, key: data(carol)["api_key"].(string)}
+	_, hook := asCarol.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
+	rc.mu.Lock()
+	rc.secret = data(hook)["signing_secret"].(string)
+	rc.mu.Unlock()
+	if st, b := asCarol.do("POST", "/v1/subscriptions?emitter_id="+src+"&listener_id="+data(hook)["id"].(string), nil); st != 200 {
+		t.Fatalf("carol subscribes: %d %v", st, b)
+	}
+	asCarol.run(src, map[string]any{"n": 5})
+	if got := rc.wait(t, 1)[0]; got["event"].(map[string]any)["n"] != float64(5) {
+		t.Errorf("carol's webhook got %v", got)
+	}
+}

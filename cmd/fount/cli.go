@@ -271,6 +271,24 @@ func (c *cli) spinner(msg string) (stop func()) {
 	return func() { close(done); <-finished }
 }
 
+// report prints a command's result in the chosen form: the API's JSON
+// (nothing when the call answered none), the id (nothing when there is
+// none to print), or the human sentence.
+func (c *cli) report(raw []byte, id, human string) {
+	switch {
+	case c.json:
+		if raw != nil {
+			c.printJSON(raw)
+		}
+	case c.quiet:
+		if id != "" {
+			fmt.Fprintln(c.stdout, id)
+		}
+	default:
+		fmt.Fprint(c.stdout, human)
+	}
+}
+
 // printJSON writes raw API JSON, one document per line.
 func (c *cli) printJSON(raw []byte) {
 	fmt.Fprintln(c.stdout, strings.TrimSpace(string(raw)))

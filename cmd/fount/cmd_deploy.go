@@ -80,17 +80,11 @@ func resolveSource(ctx context.Context, api *client.Client, ref string) (client.
 }
 
 func (c *cli) printSource(raw []byte, s client.Source, verb string) {
-	switch {
-	case c.json:
-		c.printJSON(raw)
-	case c.quiet:
-		fmt.Fprintln(c.stdout, s.ID)
-	default:
-		fmt.Fprintf(c.stdout, "%s %s (%s)\n", verb, s.Name, s.ID)
-		for prop, url := range s.Endpoints() {
-			fmt.Fprintf(c.stdout, "  %s endpoint: %s\n", prop, url)
-		}
+	human := fmt.Sprintf("%s %s (%s)\n", verb, s.Name, s.ID)
+	for prop, url := range s.Endpoints() {
+		human += fmt.Sprintf("  %s endpoint: %s\n", prop, url)
 	}
+	c.report(raw, s.ID, human)
 }
 
 func deployCommand() command {
@@ -212,11 +206,7 @@ func deleteCommand() command {
 			if err := api.DeleteSource(ctx, src.ID); err != nil {
 				return err
 			}
-			if c.quiet {
-				fmt.Fprintln(c.stdout, src.ID)
-			} else if !c.json {
-				fmt.Fprintf(c.stdout, "deleted %s (%s)\n", src.Name, src.ID)
-			}
+			c.report(nil, src.ID, fmt.Sprintf("deleted %s (%s)\n", src.Name, src.ID))
 			return nil
 		},
 	}

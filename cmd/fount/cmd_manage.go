@@ -35,9 +35,7 @@ func runCommand() command {
 			if err := api.Run(ctx, src.ID, json.RawMessage(event)); err != nil {
 				return err
 			}
-			if !c.quiet && !c.json {
-				fmt.Fprintf(c.stdout, "queued a run of %s (%s)\n", src.Name, src.ID)
-			}
+			c.report(nil, "", fmt.Sprintf("queued a run of %s (%s)\n", src.Name, src.ID))
 			return nil
 		},
 	}
@@ -90,23 +88,14 @@ func subscribeCommand(name string) command {
 			if err := api.Unsubscribe(ctx, e, l, channel); err != nil {
 				return err
 			}
-			if !c.quiet && !c.json {
-				fmt.Fprintf(c.stdout, "unsubscribed %s from %s\n", l, e)
-			}
+			c.report(nil, "", fmt.Sprintf("unsubscribed %s from %s\n", l, e))
 			return nil
 		}
 		sub, raw, err := api.Subscribe(ctx, e, l, channel)
 		if err != nil {
 			return err
 		}
-		switch {
-		case c.json:
-			c.printJSON(raw)
-		case c.quiet:
-			fmt.Fprintln(c.stdout, sub.ID)
-		default:
-			fmt.Fprintf(c.stdout, "subscribed %s to %s (%s)\n", l, e, sub.ID)
-		}
+		c.report(raw, sub.ID, fmt.Sprintf("subscribed %s to %s (%s)\n", l, e, sub.ID))
 		return nil
 	}
 	return cmd
@@ -122,35 +111,29 @@ func webhooksCommand() command {
 			if len(args) == 0 {
 				return usagef("webhooks takes create, list or delete")
 			}
+			if args[0] == "list" && len(args) == 1 {
+				return listCommand().run(ctx, c, fs, []string{"webhooks"})
+			}
 			api, err := c.client()
 			if err != nil {
 				return err
 			}
 			switch {
-			case args[0] == "list" && len(args) == 1:
-				return listCommand().run(ctx, c, fs, []string{"webhooks"})
 			case args[0] == "create" && len(args) == 2:
 				h, raw, err := api.CreateWebhook(ctx, args[1], name)
 				if err != nil {
 					return err
 				}
-				switch {
-				case c.json:
-					c.printJSON(raw)
-				case c.quiet:
-					fmt.Fprintln(c.stdout, h.ID)
+				c.report(raw, h.ID, fmt.Sprintf("created webhook %s for %s\n  signing secret (shown once): %s\n", h.ID, h.URL, h.SigningSecret))
+				if c.quiet {
 					fmt.Fprintf(c.stderr, "signing secret (shown once): %s\n", h.SigningSecret)
-				default:
-					fmt.Fprintf(c.stdout, "created webhook %s for %s\n  signing secret (shown once): %s\n", h.ID, h.URL, h.SigningSecret)
 				}
 				return nil
 			case args[0] == "delete" && len(args) == 2:
 				if err := api.DeleteWebhook(ctx, args[1]); err != nil {
 					return err
 				}
-				if !c.quiet && !c.json {
-					fmt.Fprintf(c.stdout, "deleted webhook %s\n", args[1])
-				}
+				c.report(nil, "", fmt.Sprintf("deleted webhook %s\n", args[1]))
 				return nil
 			}
 			return usagef("webhooks takes: create <url> | list | delete <id>")
@@ -173,14 +156,7 @@ func whoamiCommand() command {
 			if err != nil {
 				return err
 			}
-			switch {
-			case c.json:
-				c.printJSON(raw)
-			case c.quiet:
-				fmt.Fprintln(c.stdout, u.ID)
-			default:
-				fmt.Fprintf(c.stdout, "%s (%s, %s) on %s\n", u.Username, u.Email, u.ID, c.url)
-			}
+			c.report(raw, u.ID, fmt.Sprintf("%s (%s, %s) on %s\n", u.Username, u.Email, u.ID, c.url))
 			return nil
 		},
 	}

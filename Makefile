@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build run test fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header
+.PHONY: all build run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header
 
 all: build
 
@@ -17,7 +17,18 @@ run: build
 	./$(BIN) serve
 
 ## test: everything CI checks.
-test: fmt-check vet staticcheck unit
+test: check-tracked fmt-check vet staticcheck unit
+
+## check-tracked: nothing built is committed. Binary files are refused except
+## the guest (checked by guest-verify) and wasm test fixtures kept beside
+## their C source, as wazero keeps its own.
+ALLOWED_BINARIES := guest/fount.wasm host/testdata/abiprobe.wasm
+check-tracked:
+	@bad=""; for f in $$(git ls-files -z | xargs -0 -r grep -IL '' --); do \
+		[ -s "$$f" ] || continue; \
+		case " $(ALLOWED_BINARIES) " in *" $$f "*) ;; *) bad="$$bad $$f";; esac; \
+	done; \
+	if [ -n "$$bad" ]; then echo "built or binary files are tracked:$$bad"; echo "remove them (git rm --cached) and ignore them in .gitignore"; exit 1; fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

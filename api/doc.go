@@ -2,6 +2,4 @@
 // checks, request parsing, pagination, include/exclude, the single error
 // shape, server-sent events and the OpenAPI document. It is deliberately
 // thin: it validates input and calls engine and store.
-//
-// The package is filled in by the control-plane issue.
 package api

@@ -23,7 +23,7 @@ const lockTimeout = 5 * time.Second
 // newer fount.
 var errSchemaTooNew = errors.New("store: schema version too new")
 
-// Bucket names. Index keys are built by key(); see keys.go.
+// Bucket names. Index keys are built by key(), below.
 var (
 	bucketMeta = []byte("meta") // schema_version
 

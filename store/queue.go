@@ -12,7 +12,7 @@ import (
 type Invocation struct {
 	ID       string          `json:"id"` // assigned by EnqueueInvocation; increasing per store
 	SourceID string          `json:"source_id"`
-	Kind     string          `json:"kind"` // "http", "timer", "manual", "event"
+	Kind     string          `json:"kind"` // set by the engine: "http", "timer", "manual", "event", "release"
 	Event    json.RawMessage `json:"event"`
 	Hops     int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
 	// ReplyTo names the in-memory waiter of a customResponse request; it

@@ -1,4 +1,4 @@
-// Command fount is both the fount server (`fount serve`) and, later, the
+// Command fount is both the fount server (`fount serve`) and the
 // command-line client of its REST API. main only wires the process to run,
 // so that tests can drive every subcommand in-process.
 package main

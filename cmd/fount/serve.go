@@ -53,6 +53,11 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: fount serve [flags]\n\nExample:\n  fount serve --addr 127.0.0.1:8080 --data-dir ./fount-data\n\nFlags:\n")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, "\nEnvironment only:\n"+
+			"  FOUNT_BOOTSTRAP_API_KEY\n"+
+			"    \tthe owner user's API key on the first start of an empty data dir\n"+
+			"    \t(default: a random key, printed once and written to <data-dir>/owner.key);\n"+
+			"    \tnever a flag, so that it does not show in the process list\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return cfg, err

@@ -12,7 +12,7 @@
  *     (this is what makes memory snapshots valid);
  *   - every reply the host produces is copied in with fount_host_take into
  *     a buffer of exactly the announced size;
- *   - the result of fount_call is a malloc'd buffer the host frees. */
+ *   - the result of fount_call stays the guest's; it frees it next call. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

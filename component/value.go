@@ -1,0 +1,131 @@
+package component
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// MaxPropValue is the specification's limit on a prop value entered as
+// raw text: 64 KB.
+const MaxPropValue = 64 << 10
+
+// PropError is a configured value that does not fit its prop. Reason is a
+// clause that completes "The prop <name> ...".
+type PropError struct {
+	Prop   string
+	Reason string
+	// TooLarge is set when the value is over MaxPropValue.
+	TooLarge bool
+}
+
+func (e *PropError) Error() string { return "The prop " + e.Prop + " " + e.Reason + "." }
+
+func propErr(p Prop, format string, args ...any) *PropError {
+	return &PropError{Prop: p.Name, Reason: fmt.Sprintf(format, args...)}
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// Check validates a configured value of p: its JSON type (arrays
+// element by element), Min and Max of integers, static options, and the
+// size limit. App props and props of type any take any JSON value;
+// interface and db props take none (callers handle them before).
+func (p Prop) Check(raw json.RawMessage) error {
+	if len(raw) > MaxPropValue {
+		return &PropError{Prop: p.Name, TooLarge: true,
+			Reason: fmt.Sprintf("is %d bytes; the limit is %d", len(raw), MaxPropValue)}
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return propErr(p, "is not valid JSON")
+	}
+	if elem, isArray := p.Type.Elem(); isArray {
+		list, ok := v.([]any)
+		if !ok {
+			return propErr(p, "must be an array of %s", elem)
+		}
+		for i, item := range list {
+			if err := p.checkScalar(elem, item, fmt.Sprintf("[%d] ", i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p.checkScalar(p.Type, v, "")
+}
+
+func (p Prop) checkScalar(typ PropType, v any, where string) error {
+	switch typ {
+	case TypeString:
+		s, ok := v.(string)
+		if !ok {
+			return propErr(p, "%smust be a string", where)
+		}
+		return p.checkOption(s, where)
+	case TypeBoolean:
+		if _, ok := v.(bool); !ok {
+			return propErr(p, "%smust be true or false", where)
+		}
+	case TypeInteger:
+		n, ok := v.(json.Number)
+		if !ok {
+			return propErr(p, "%smust be an integer", where)
+		}
+		i, err := n.Int64()
+		if err != nil {
+			return propErr(p, "%smust be an integer, not %s", where, n)
+		}
+		if p.Min != nil && i < *p.Min {
+			return propErr(p, "%smust be at least %d", where, *p.Min)
+		}
+		if p.Max != nil && i > *p.Max {
+			return propErr(p, "%smust be at most %d", where, *p.Max)
+		}
+		return p.checkOption(n.String(), where)
+	case TypeObject:
+		if _, ok := v.(map[string]any); !ok {
+			return propErr(p, "%smust be a JSON object", where)
+		}
+	}
+	return nil // any, app: any JSON value
+}
+
+// checkOption enforces static options: the value must be one of them,
+// given as plain values or as {label, value} objects.
+func (p Prop) checkOption(value, where string) error {
+	if len(p.Options) == 0 {
+		return nil
+	}
+	var opts []json.RawMessage
+	if json.Unmarshal(p.Options, &opts) != nil {
+		return nil
+	}
+	for _, o := range opts {
+		var lv struct {
+			Value any `json:"value"`
+		}
+		var plain any
+		if json.Unmarshal(o, &lv) == nil && lv.Value != nil {
+			plain = lv.Value
+		} else {
+			_ = json.Unmarshal(o, &plain)
+		}
+		if fmt.Sprint(plain) == value {
+			return nil
+		}
+	}
+	return propErr(p, "%smust be one of its options %s", where, p.Options)
+}
+
+// Required reports whether a deploy must give p a value: a configured
+// prop that is neither optional nor has a default.
+func (p Prop) Required() bool {
+	switch p.Type {
+	case TypeApp, TypeHTTP, TypeTimer, TypeDB:
+		return false
+	}
+	return !p.Optional && len(p.Default) == 0
+}

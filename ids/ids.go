@@ -1,0 +1,105 @@
+// Package ids mints and recognises fount's resource ids. An id is its
+// kind's prefix (the specification's dc_, sc_, p_, wh_, sub_, u_, o_)
+// followed by 128 random bits in unpadded base64url, so it is URL-safe and
+// unguessable. Code that needs to know what an id names asks this package,
+// never the string's first bytes itself.
+package ids
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"strings"
+)
+
+// Kind is the kind of resource an id names; its value is the id prefix.
+type Kind string
+
+// The kinds of the specification.
+const (
+	Source       Kind = "dc_" // a deployed component
+	Component    Kind = "sc_" // a saved component
+	Workflow     Kind = "p_"
+	Webhook      Kind = "wh_"
+	Subscription Kind = "sub_"
+	User         Kind = "u_"
+	Org          Kind = "o_"
+)
+
+// Kinds lists every kind.
+var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org}
+
+// randomBytes is the randomness of an id: 128 bits.
+const randomBytes = 16
+
+// New returns a new id of kind k.
+func New(k Kind) string { return string(k) + Random() }
+
+// Random returns 128 random bits from crypto/rand in unpadded base64url
+// (22 characters): an id without a kind, for emits and reply addresses.
+func Random() string {
+	b := make([]byte, randomBytes)
+	_, _ = rand.Read(b) // never fails since Go 1.24; it crashes the program instead
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// Is reports whether id names a resource of kind k: it has k's prefix and
+// something after it. A glob such as "dc_*" is not an id.
+func Is(id string, k Kind) bool {
+	rest, ok := strings.CutPrefix(id, string(k))
+	return ok && rest != "" && rest != "*"
+}
+
+// Of returns the kind of id, or false when id has no known prefix.
+func Of(id string) (Kind, bool) {
+	for _, k := range Kinds {
+		if Is(id, k) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// Glob is the emitter glob of a kind: "dc_*" for every source, "p_*" for
+// every workflow (the specification's subscription globs).
+func (k Kind) Glob() string { return string(k) + "*" }
+
+// GlobOf returns the kind a glob covers, or false when s is not one of the
+// specification's globs (dc_* and p_*).
+func GlobOf(s string) (Kind, bool) {
+	switch s {
+	case Source.Glob():
+		return Source, true
+	case Workflow.Glob():
+		return Workflow, true
+	}
+	return "", false
+}
+
+// Matches reports whether emitter, an id or a glob, covers id.
+func Matches(emitter, id string) bool {
+	if k, ok := GlobOf(emitter); ok {
+		return Is(id, k)
+	}
+	return emitter == id
+}
+
+// Noun names a kind in messages: "source", "webhook"...
+func (k Kind) Noun() string {
+	switch k {
+	case Source:
+		return "source"
+	case Component:
+		return "component"
+	case Workflow:
+		return "workflow"
+	case Webhook:
+		return "webhook"
+	case Subscription:
+		return "subscription"
+	case User:
+		return "user"
+	case Org:
+		return "organization"
+	}
+	return "resource"
+}

@@ -1,0 +1,65 @@
+package ids
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNewAndOf(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Kinds {
+		id := New(k)
+		if !strings.HasPrefix(id, string(k)) || len(id) != len(k)+22 {
+			t.Fatalf("New(%s) = %q", k, id)
+		}
+		if got, ok := Of(id); !ok || got != k {
+			t.Errorf("Of(%q) = %q, %v; want %q", id, got, ok, k)
+		}
+		if seen[id] {
+			t.Fatalf("New returned %q twice", id)
+		}
+		seen[id] = true
+	}
+}
+
+func TestIsAndGlobs(t *testing.T) {
+	tests := []struct {
+		s       string
+		kind    Kind
+		is      bool
+		glob    bool
+		matches string // an id the string, as an emitter, covers
+		misses  string // one it does not
+	}{
+		{s: "dc_abc", kind: Source, is: true, matches: "dc_abc", misses: "dc_abd"},
+		{s: "dc_", kind: Source, is: false},
+		{s: "dc_*", kind: Source, is: false, glob: true, matches: "dc_x", misses: "p_x"},
+		{s: "p_*", kind: Workflow, is: false, glob: true, matches: "p_x", misses: "dc_x"},
+		{s: "wh_1", kind: Webhook, is: true, matches: "wh_1", misses: "wh_*"},
+		{s: "sub_1", kind: Subscription, is: true},
+		{s: "sc_1", kind: Source, is: false},
+		{s: "o_1", kind: Org, is: true},
+		{s: "u_1", kind: Org, is: false},
+		{s: "wh_*", kind: Webhook, is: false, glob: false},
+	}
+	for _, tt := range tests {
+		if got := Is(tt.s, tt.kind); got != tt.is {
+			t.Errorf("Is(%q, %s) = %v", tt.s, tt.kind, got)
+		}
+		if _, got := GlobOf(tt.s); got != tt.glob {
+			t.Errorf("GlobOf(%q) = %v", tt.s, got)
+		}
+		if tt.matches != "" && !Matches(tt.s, tt.matches) {
+			t.Errorf("%q should cover %q", tt.s, tt.matches)
+		}
+		if tt.misses != "" && Matches(tt.s, tt.misses) {
+			t.Errorf("%q should not cover %q", tt.s, tt.misses)
+		}
+	}
+	if _, ok := Of("x_1"); ok {
+		t.Error("an unknown prefix has a kind")
+	}
+	if Workflow.Noun() != "workflow" || Kind("zz").Noun() != "resource" {
+		t.Error("nouns")
+	}
+}

@@ -4,39 +4,44 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/fount-dev/fount/secret"
+	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/store"
 )
 
 // Server holds the API's dependencies; its handlers are methods on it.
 type Server struct {
 	store     store.Store
-	log       *slog.Logger
-	inspect   Introspector
+	engine    *engine.Engine
 	fetch     CodeFetcher
-	engine    Engine
-	secrets   *secret.Sealer
+	log       *slog.Logger
 	publicURL string
 	registry  map[string]store.Component // by registry key
+	routes    []route
+
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
 }
 
-// Config configures a Server. Store, Introspector and Secrets are required.
+// CodeFetcher fetches component code from component_url, through the
+// server's egress policy, with a size cap and a timeout.
+type CodeFetcher interface {
+	FetchCode(ctx context.Context, url string) (string, error)
+}
+
+// Config configures a Server. Store and Engine are required.
 type Config struct {
-	Store        store.Store
-	Introspector Introspector
+	Store  store.Store
+	Engine *engine.Engine
 	// CodeFetcher fetches component_url; nil refuses component_url.
 	CodeFetcher CodeFetcher
-	// Engine runs sources; nil runs nothing (NopEngine).
-	Engine  Engine
-	Secrets *secret.Sealer
 	// PublicURL is the server's external base URL, for endpoint URLs.
 	PublicURL string
 	// Registry holds the published components, by key.
@@ -50,83 +55,101 @@ func New(cfg Config) *Server {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	eng := cfg.Engine
-	if eng == nil {
-		eng = NopEngine{}
+	s := &Server{
+		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, closing: make(chan struct{}),
 	}
-	return &Server{
-		store: cfg.Store, log: logger, inspect: cfg.Introspector, fetch: cfg.CodeFetcher, engine: eng,
-		secrets: cfg.Secrets, publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry,
-		closing: make(chan struct{}),
-	}
+	s.routes = s.routeTable()
+	return s
 }
 
-// handlerFunc is an endpoint: it gets the request's parameters and returns
-// an error to be answered in the API's error shape.
-type handlerFunc func(w http.ResponseWriter, r *http.Request, p *params) error
-
-// route is one endpoint of the route table, which drives both the router
-// and the OpenAPI document.
+// route is one endpoint of the route table, which drives the router, the
+// request decoding and the OpenAPI document.
 type route struct {
 	method, path string
 	summary      string
-	extension    bool // not in the spec: fount's own addition
-	paginated    bool
-	status       int // success status when not the default for the method
-	handle       handlerFunc
+	extension    bool // not in the specification: fount's own addition
+	status       int  // success status; 0 is 200
+	fields       *requestFields
+	response     reflect.Type // nil: no body
+	handle       func(w http.ResponseWriter, r *http.Request, req any) error
 }
 
-// routes is the route table of /v1, relative to /v1.
-func (s *Server) routes() []route {
+// op makes a route from a handler of a typed request and the type of its
+// successful response (Resp; use struct{} for none).
+func op[Req, Resp any](method, path, summary string, h func(http.ResponseWriter, *http.Request, *Req) error) route {
+	rt := route{method: method, path: path, summary: summary, fields: fieldsOf(reflect.TypeFor[Req]()),
+		handle: func(w http.ResponseWriter, r *http.Request, req any) error { return h(w, r, req.(*Req)) }}
+	if t := reflect.TypeFor[Resp](); t != reflect.TypeFor[struct{}]() {
+		rt.response = t
+	}
+	return rt
+}
+
+func (rt route) ext() route             { rt.extension = true; return rt }
+func (rt route) withStatus(n int) route { rt.status = n; return rt }
+
+type (
+	source      = apiv1.Data[apiv1.Source]
+	none        = struct{}
+	eventsPage  = apiv1.Page[apiv1.EventSummary]
+	webhookData = apiv1.Data[apiv1.Webhook]
+)
+
+// routeTable is every endpoint of /v1, relative to /v1.
+func (s *Server) routeTable() []route {
+	const get, post, put, del = http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete
 	return []route{
-		{method: http.MethodGet, path: "/users/me", summary: "The authenticated user", handle: s.getMe},
-		{method: http.MethodPost, path: "/users", summary: "Create a user and its API key (owner only)", extension: true, handle: s.createUser},
-		{method: http.MethodPost, path: "/orgs", summary: "Create an organization (owner only)", extension: true, handle: s.createOrg},
-		{method: http.MethodPost, path: "/orgs/{org_id}/members", summary: "Add a member to an organization (owner only)", extension: true, handle: s.addOrgMember},
+		op[apiv1.Empty, apiv1.Data[apiv1.User]](get, "/users/me", "The authenticated user", s.getMe),
+		op[apiv1.CreateUserRequest, apiv1.Data[apiv1.CreatedUser]](post, "/users", "Create a user and its API key (owner only)", s.createUser).ext(),
+		op[apiv1.CreateOrgRequest, apiv1.Data[apiv1.Org]](post, "/orgs", "Create an organization (owner only)", s.createOrg).ext(),
+		op[apiv1.AddOrgMemberRequest, apiv1.Data[apiv1.Org]](post, "/orgs/{org_id}/members", "Add a member to an organization (owner only)", s.addOrgMember).ext(),
 
-		{method: http.MethodPost, path: "/components", summary: "Save a component from code or a URL", handle: s.createComponent},
-		{method: http.MethodGet, path: "/components/registry/{key}", summary: "A published component by its registry key", handle: s.getRegistryComponent},
-		{method: http.MethodGet, path: "/components/{key_or_id}", summary: "A saved component by id or key", handle: s.getComponent},
+		op[apiv1.CreateComponentRequest, apiv1.Data[apiv1.Component]](post, "/components", "Save a component from code or a URL", s.createComponent),
+		op[apiv1.RegistryComponentRequest, apiv1.Data[apiv1.Component]](get, "/components/registry/{key}", "A published component by its registry key", s.getRegistryComponent),
+		op[apiv1.GetComponentRequest, apiv1.Data[apiv1.Component]](get, "/components/{key_or_id}", "A saved component by id or key", s.getComponent),
 
-		{method: http.MethodGet, path: "/users/me/sources", summary: "List your sources", paginated: true, handle: s.listMySources},
-		{method: http.MethodGet, path: "/orgs/{org_id}/sources", summary: "List an organization's sources", paginated: true, handle: s.listOrgSources},
-		{method: http.MethodPost, path: "/sources", summary: "Deploy a source", handle: s.createSource},
-		{method: http.MethodPut, path: "/sources/{id}", summary: "Update a source (code, props, name, active)", handle: s.updateSource},
-		{method: http.MethodDelete, path: "/sources/{id}", summary: "Delete a source, its events and subscriptions", handle: s.deleteSource},
-		{method: http.MethodGet, path: "/sources/{id}/event_summaries", summary: "The last events of a source, newest first", paginated: true, handle: s.listSourceEvents},
-		{method: http.MethodDelete, path: "/sources/{id}/events", summary: "Delete events of a source (asynchronous)", handle: s.deleteSourceEvents},
-		{method: http.MethodPost, path: "/sources/{id}/run", summary: "Queue a manual run of a source with an optional JSON event", extension: true, status: http.StatusAccepted, handle: s.runSource},
-		{method: http.MethodGet, path: "/sources/{id}/sse", summary: "Stream new events of a source (text/event-stream; Last-Event-ID resumes)", extension: true, handle: s.streamSource},
-		{method: http.MethodGet, path: "/webhooks/{id}/deliveries", summary: "Delivery attempts of a webhook, newest first", extension: true, paginated: true, handle: s.listDeliveries},
-		{method: http.MethodGet, path: "/workflows/{workflow_id}/event_summaries", summary: "Events emitted by a workflow", paginated: true, handle: s.listWorkflowEvents},
-		{method: http.MethodGet, path: "/workflows/{workflow_id}/$errors/event_summaries", summary: "Errors of a workflow", paginated: true, handle: s.listWorkflowEvents},
+		op[apiv1.ListRequest, apiv1.Page[apiv1.Source]](get, "/users/me/sources", "List your sources", s.listMySources),
+		op[apiv1.OrgListRequest, apiv1.Page[apiv1.Source]](get, "/orgs/{org_id}/sources", "List an organization's sources", s.listOrgSources),
+		op[apiv1.CreateSourceRequest, source](post, "/sources", "Deploy a source", s.createSource),
+		op[apiv1.UpdateSourceRequest, source](put, "/sources/{id}", "Update a source (code, props, name, active)", s.updateSource),
+		op[apiv1.SourceByIDRequest, none](del, "/sources/{id}", "Delete a source, its events and subscriptions", s.deleteSource).withStatus(http.StatusNoContent),
+		op[apiv1.EventSummariesRequest, eventsPage](get, "/sources/{id}/event_summaries", "The last events of a source, newest first", s.listSourceEvents),
+		op[apiv1.DeleteEventsRequest, none](del, "/sources/{id}/events", "Delete events of a source (asynchronous)", s.deleteSourceEvents).withStatus(http.StatusAccepted),
+		op[apiv1.RunSourceRequest, apiv1.Data[apiv1.RunQueued]](post, "/sources/{id}/run", "Queue a manual run of a source with an optional JSON event", s.runSource).ext().withStatus(http.StatusAccepted),
+		op[apiv1.StreamRequest, none](get, "/sources/{id}/sse", "Stream new events of a source (text/event-stream; Last-Event-ID resumes)", s.streamSource).ext(),
+		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/event_summaries", "Events emitted by a workflow", s.listWorkflowEvents),
+		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/$errors/event_summaries", "Errors of a workflow", s.listWorkflowEvents),
 
-		{method: http.MethodPost, path: "/webhooks", summary: "Create a webhook", handle: s.createWebhook},
-		{method: http.MethodGet, path: "/users/me/webhooks", summary: "List your webhooks", paginated: true, handle: s.listWebhooks},
-		{method: http.MethodDelete, path: "/webhooks/{id}", summary: "Delete a webhook", handle: s.deleteWebhook},
+		op[apiv1.CreateWebhookRequest, webhookData](post, "/webhooks", "Create a webhook", s.createWebhook),
+		op[apiv1.ListRequest, apiv1.Page[apiv1.Webhook]](get, "/users/me/webhooks", "List your webhooks", s.listWebhooks),
+		op[apiv1.SourceByIDRequest, none](del, "/webhooks/{id}", "Delete a webhook", s.deleteWebhook).withStatus(http.StatusNoContent),
+		op[apiv1.DeliveriesRequest, apiv1.Page[apiv1.Delivery]](get, "/webhooks/{id}/deliveries", "Delivery attempts of a webhook, newest first", s.listDeliveries).ext(),
 
-		{method: http.MethodPost, path: "/subscriptions", summary: "Subscribe a listener to an emitter", handle: s.createSubscription},
-		{method: http.MethodDelete, path: "/subscriptions", summary: "Delete a subscription", handle: s.deleteSubscription},
-		{method: http.MethodGet, path: "/users/me/subscriptions", summary: "List your subscriptions", handle: s.listMySubscriptions},
-		{method: http.MethodGet, path: "/orgs/{org_id}/subscriptions", summary: "List an organization's subscriptions", handle: s.listOrgSubscriptions},
-		{method: http.MethodPost, path: "/auto_subscriptions", summary: "Subscribe a listener to $errors or $logs of emitters created later", handle: s.createAutoSubscription},
+		op[apiv1.SubscriptionRequest, apiv1.Data[apiv1.Subscription]](post, "/subscriptions", "Subscribe a listener to an emitter", s.createSubscription),
+		op[apiv1.SubscriptionRequest, none](del, "/subscriptions", "Delete a subscription", s.deleteSubscription).withStatus(http.StatusNoContent),
+		op[apiv1.Empty, apiv1.List[apiv1.Subscription]](get, "/users/me/subscriptions", "List your subscriptions", s.listMySubscriptions),
+		op[apiv1.OrgRequest, apiv1.List[apiv1.Subscription]](get, "/orgs/{org_id}/subscriptions", "List an organization's subscriptions", s.listOrgSubscriptions),
+		op[apiv1.AutoSubscriptionRequest, apiv1.Data[apiv1.Subscription]](post, "/auto_subscriptions", "Subscribe a listener to $errors or $logs of emitters created later", s.createAutoSubscription),
 	}
 }
 
 // Handler returns the HTTP handler: /healthz and /v1/openapi.json without
-// authentication, every other /v1 route behind it.
+// authentication, every other /v1 route behind it, every route behind the
+// recover middleware.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
+	r.Use(s.recoverer)
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		writeJSON(w, http.StatusOK, apiv1.Health{Status: "ok"})
 	})
-	r.Get("/v1/openapi.json", s.openAPI)
+	r.Get("/v1/openapi.json", s.serveOpenAPI)
 	r.Route("/v1", func(v1 chi.Router) {
 		v1.Use(s.authenticate)
-		for _, rt := range s.routes() {
-			v1.Method(rt.method, rt.path, s.endpoint(rt.handle))
+		for _, rt := range s.routes {
+			v1.Method(rt.method, rt.path, s.endpoint(rt))
 			if rt.path == "/users/me/sources" || rt.path == "/sources" {
-				v1.Method(rt.method, rt.path+"/", s.endpoint(rt.handle)) // the spec writes these with a trailing slash
+				v1.Method(rt.method, rt.path+"/", s.endpoint(rt)) // the specification writes these with a trailing slash
 			}
 		}
 	})
@@ -139,11 +162,13 @@ func (s *Server) Handler() http.Handler {
 	return r
 }
 
-func (s *Server) endpoint(h handlerFunc) http.Handler {
+// endpoint decodes a route's request and calls its handler, answering
+// errors in the API's shape.
+func (s *Server) endpoint(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := readParams(r)
+		req, err := rt.fields.decode(r)
 		if err == nil {
-			err = h(w, r, p)
+			err = rt.handle(w, r, req)
 		}
 		if err != nil {
 			s.writeError(w, r, err)
@@ -154,19 +179,5 @@ func (s *Server) endpoint(h handlerFunc) http.Handler {
 // noContent answers 204.
 func noContent(w http.ResponseWriter) error {
 	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-// visible loads a resource's owner check: a resource the caller cannot
-// access is reported as not found, never as forbidden, so that its
-// existence is not revealed.
-func (s *Server) visible(ctx context.Context, ownerID, what string) error {
-	ok, err := s.canAccess(ctx, ownerID)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return errNotFound(what)
-	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -54,7 +55,7 @@ func (s *Server) canAccess(ctx context.Context, ownerID string) (bool, error) {
 	if ownerID == u.ID {
 		return true, nil
 	}
-	if !strings.HasPrefix(ownerID, "o_") {
+	if !ids.Is(ownerID, ids.Org) {
 		return false, nil
 	}
 	org, err := s.store.GetOrg(ctx, ownerID)
@@ -74,20 +75,38 @@ func (s *Server) canAccess(ctx context.Context, ownerID string) (bool, error) {
 
 // ownerFor resolves where a new resource goes: the caller, or the org named
 // by org_id, which the caller must belong to (403 otherwise).
-func (s *Server) ownerFor(ctx context.Context, p *params) (string, error) {
-	orgID, given, err := p.str("org_id")
-	if err != nil {
-		return "", err
-	}
-	if !given || orgID == "" {
+func (s *Server) ownerFor(ctx context.Context, orgID string) (string, error) {
+	if orgID == "" {
 		return caller(ctx).ID, nil
 	}
 	ok, err := s.canAccess(ctx, orgID)
 	if err != nil {
 		return "", err
 	}
-	if !ok || !strings.HasPrefix(orgID, "o_") {
+	if !ok || !ids.Is(orgID, ids.Org) {
 		return "", errForbidden("You are not a member of the organization %s.", orgID)
 	}
 	return orgID, nil
+}
+
+// visible answers a resource the caller cannot access as not found, never
+// as forbidden, so that its existence is not revealed. what names it in
+// the message ("source", or "source dc_..."); param is the parameter that
+// named it, if any.
+func (s *Server) visible(ctx context.Context, ownerID, what, param string) error {
+	ok, err := s.canAccess(ctx, ownerID)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return notVisible(what, param)
+	}
+	return nil
+}
+
+// notVisible is the 404 of a resource that does not exist or that the
+// caller cannot access.
+func notVisible(what, param string) *Error {
+	return &Error{Status: http.StatusNotFound, Code: "not_found", Param: param,
+		Message: "No " + what + " exists, or you do not have access to it."}
 }

@@ -7,20 +7,21 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/store"
 )
 
 // Error is an API error: the one shape every failure is answered with,
-//
-//	{"error": {"code": "...", "message": "...", "param": "..."}}
-//
-// Status is the HTTP status; Code is snake_case and stable; Message is a
-// sentence a person can act on; Param names the offending parameter.
+// apiv1.Error. Status is the HTTP status; Code is snake_case and stable;
+// Message is a sentence a person can act on; Param names the offending
+// parameter.
 type Error struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Param   string `json:"param,omitempty"`
+	Status  int
+	Code    string
+	Message string
+	Param   string
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -46,26 +47,57 @@ var (
 		Message: "Send a valid API key as `Authorization: Bearer <key>`."}
 	errUnsupportedMedia = &Error{Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type",
 		Message: "Send the request body as JSON with `Content-Type: application/json`."}
+	errInternal = &Error{Status: http.StatusInternalServerError, Code: "internal_error",
+		Message: "The server failed to handle the request; try again, and report it if it persists."}
 )
 
-// writeError answers err in the API's error shape. Errors that are not
-// *Error are mapped from the store's sentinels, or become a 500 whose
-// details go to the log, never to the client.
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var e *Error
+// toAPIError maps an error to its answer, in this one place: the API's
+// own *Error, then the typed errors of the engine and the component
+// model, then the store's sentinels. Anything else is a 500 whose details
+// go to the log, never to the client. param names the parameter that
+// carried the component, for errors about its code.
+func toAPIError(err error, param string) (*Error, bool) {
+	var (
+		e     *Error
+		pe    *component.PropError
+		ce    *engine.CodeError
+		he    *engine.HookError
+		taken *engine.NameTakenError
+	)
 	switch {
 	case errors.As(err, &e):
+		return e, true
+	case errors.As(err, &pe):
+		status, code := http.StatusBadRequest, "invalid_parameter"
+		if pe.TooLarge {
+			status, code = http.StatusRequestEntityTooLarge, "prop_too_large"
+		}
+		return &Error{Status: status, Code: code, Param: "configured_props." + pe.Prop, Message: pe.Error()}, true
+	case errors.As(err, &ce):
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_component", Param: param, Message: "The component code failed to load: " + ce.Error() + "."}, true
+	case errors.As(err, &he):
+		return &Error{Status: http.StatusBadRequest, Code: "hook_failed", Message: fmt.Sprintf("The component's %s hook failed: %s: %s", he.Hook, he.Name, he.Msg)}, true
+	case errors.As(err, &taken):
+		return &Error{Status: http.StatusConflict, Code: "name_taken", Param: "name", Message: "A source named " + taken.Slug + " already exists; choose another name."}, true
+	case errors.Is(err, engine.ErrStopped):
+		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The server is shutting down; try again in a moment."}, true
 	case errors.Is(err, store.ErrNotFound):
-		e = errNotFound("resource")
+		return errNotFound("resource"), true
 	case errors.Is(err, store.ErrConflict):
-		e = &Error{Status: http.StatusConflict, Code: "conflict", Message: "That name or key is already taken; choose another."}
+		return &Error{Status: http.StatusConflict, Code: "conflict", Message: "That name or key is already taken; choose another."}, true
 	case errors.Is(err, store.ErrBadCursor):
-		e = errInvalid("after", "The page cursor is not valid for this list; use a cursor from page_info.")
-	default:
-		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		e = &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "The server failed to handle the request; try again, and report it if it persists."}
+		return errInvalid("after", "The page cursor is not valid for this list; use a cursor from page_info."), true
 	}
-	writeJSON(w, e.Status, map[string]*Error{"error": e})
+	return errInternal, false
+}
+
+// writeError answers err in the API's error shape.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e, known := toAPIError(err, "component_code")
+	if !known {
+		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	writeJSON(w, e.Status, apiv1.Error{Error: apiv1.ErrorBody{Code: e.Code, Message: e.Message, Param: e.Param}})
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

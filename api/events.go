@@ -6,8 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
+	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -15,28 +14,11 @@ import (
 // unless expand=event.
 const truncateAt = 1024
 
-type eventMetadata struct {
-	EmitID    string `json:"emit_id"`
-	Name      string `json:"name"`
-	EmitterID string `json:"emitter_id"`
-	Summary   string `json:"summary,omitempty"`
-	// Truncated is set when event holds a preview, not the event
-	// (extension; pass expand=event for the whole event).
-	Truncated bool `json:"truncated,omitempty"`
-}
-
-type eventSummary struct {
-	ID          string          `json:"id"`
-	IndexedAtMs int64           `json:"indexed_at_ms"`
-	Event       json.RawMessage `json:"event"`
-	Metadata    eventMetadata   `json:"metadata"`
-}
-
 // summarize builds an event summary. A truncated event is replaced by
 // {"$truncated": true, "size": <bytes>, "preview": "<first 1 KB of its JSON>"}.
-func summarize(e store.Event, expand bool) eventSummary {
-	sum := eventSummary{ID: e.ID, IndexedAtMs: e.IndexedAtMs, Event: e.Data,
-		Metadata: eventMetadata{EmitID: e.EmitID, Name: e.Name, EmitterID: e.EmitterID, Summary: e.Summary}}
+func summarize(e store.Event, expand bool) apiv1.EventSummary {
+	sum := apiv1.EventSummary{ID: e.ID, IndexedAtMs: e.IndexedAtMs, Event: e.Data,
+		Metadata: apiv1.EventMetadata{EmitID: e.EmitID, Name: e.Name, EmitterID: e.EmitterID, Summary: e.Summary}}
 	if len(sum.Event) == 0 {
 		sum.Event = json.RawMessage("null")
 	}
@@ -51,32 +33,30 @@ func summarize(e store.Event, expand bool) eventSummary {
 	return sum
 }
 
-func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, p *params) error {
-	src, err := s.ownedSource(r.Context(), chi.URLParam(r, "id"))
+func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *apiv1.EventSummariesRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
 	if err != nil {
 		return err
 	}
-	page, err := readPage(r)
+	limit, err := readLimit(r, req.Limit)
 	if err != nil {
 		return err
 	}
-	channel, err := readEventName(p)
-	if err != nil {
+	if err := checkEventName(req.EventName); err != nil {
 		return err
 	}
-	expand := r.URL.Query().Get("expand")
-	if expand != "" && expand != "event" {
+	if req.Expand != "" && req.Expand != "event" {
 		return errInvalid("expand", "The only value of expand is event.")
 	}
-	events, err := s.store.ListEvents(r.Context(), src.ID, channel, page.Limit)
+	events, err := s.store.ListEvents(r.Context(), src.ID, req.EventName, limit)
 	if err != nil {
 		return err
 	}
-	sums := make([]eventSummary, 0, len(events))
+	sums := make([]apiv1.EventSummary, 0, len(events))
 	for _, e := range events {
-		sums = append(sums, summarize(e, expand == "event"))
+		sums = append(sums, summarize(e, req.Expand == "event"))
 	}
-	info := PageInfo{TotalCount: len(sums), Count: len(sums)}
+	info := apiv1.PageInfo{TotalCount: len(sums), Count: len(sums)}
 	if len(sums) > 0 {
 		info.StartCursor, info.EndCursor = sums[0].ID, sums[len(sums)-1].ID
 	}
@@ -88,30 +68,24 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, p *par
 // start_id alone deletes it and everything later; end_id alone it and
 // everything earlier; both an inclusive range (the same id twice: one
 // event). It answers 202 and deletes in the background.
-func (s *Server) deleteSourceEvents(w http.ResponseWriter, r *http.Request, p *params) error {
-	src, err := s.ownedSource(r.Context(), chi.URLParam(r, "id"))
+func (s *Server) deleteSourceEvents(w http.ResponseWriter, r *http.Request, req *apiv1.DeleteEventsRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
 	if err != nil {
 		return err
 	}
-	bounds := map[string]string{}
-	for _, name := range []string{"start_id", "end_id"} {
-		v, _, err := p.str(name)
-		if err != nil {
-			return err
+	for name, v := range map[string]string{"start_id": req.StartID, "end_id": req.EndID} {
+		if v == "" {
+			continue
 		}
-		if v != "" {
-			if _, _, err := store.ParseEventID(v); err != nil {
-				return errInvalid(name, "The %s must be an event id like 1700000000000-0, as event summaries show.", name)
-			}
+		if _, _, err := store.ParseEventID(v); err != nil {
+			return errInvalid(name, "The %s must be an event id like 1700000000000-0, as event summaries show.", name)
 		}
-		bounds[name] = v
 	}
-	channel, err := readEventName(p)
-	if err != nil {
+	if err := checkEventName(req.EventName); err != nil {
 		return err
 	}
 	s.background(func(ctx context.Context) {
-		if _, err := s.store.DeleteEvents(ctx, src.ID, channel, bounds["start_id"], bounds["end_id"]); err != nil {
+		if _, err := s.store.DeleteEvents(ctx, src.ID, req.EventName, req.StartID, req.EndID); err != nil {
 			s.log.Error("delete events", "source", src.ID, "err", err)
 		}
 	})
@@ -134,10 +108,10 @@ func (s *Server) background(f func(ctx context.Context)) {
 // Close waits for background work started by requests.
 func (s *Server) Close() { s.bg.Wait() }
 
-// Workflows are not managed through fount's API (the spec leaves workflow
-// development out of it), so no workflow id is known here.
-func (s *Server) listWorkflowEvents(w http.ResponseWriter, r *http.Request, _ *params) error {
-	if _, err := readPage(r); err != nil {
+// Workflows are not managed through fount's API (the specification leaves
+// workflow development out of it), so no workflow id is known here.
+func (s *Server) listWorkflowEvents(_ http.ResponseWriter, r *http.Request, req *apiv1.WorkflowEventsRequest) error {
+	if _, err := readLimit(r, req.Limit); err != nil {
 		return err
 	}
 	return errNotFound("workflow")

@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -31,6 +33,7 @@ type harness struct {
 	srv      *httptest.Server
 	st       *store.Bolt
 	server   *Server
+	engine   *engine.Engine
 	ownerKey string
 	owner    store.User
 }
@@ -50,15 +53,24 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: st, ownerKey: "owner-key"}
-	h.owner = store.User{ID: store.NewID("u_"), Username: "owner", Email: "owner@example.com", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
+	h.owner = store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@example.com", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
 	if err := st.CreateUser(context.Background(), h.owner, HashKey(h.ownerKey)); err != nil {
 		t.Fatal(err)
 	}
-	h.server = New(Config{Store: st, Introspector: sb, Secrets: sealer, PublicURL: "http://fount.test", Registry: testRegistry(t, sb)})
+	eng, err := engine.New(engine.Config{Store: st, Queues: st, Sandbox: sb, Secrets: sealer, PublicURL: "http://fount.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.engine = eng
+	h.server = New(Config{Store: st, Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb)})
 	h.srv = httptest.NewServer(h.server.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()
 		h.server.Close()
+		eng.Stop()
 		st.Close()
 	})
 	return h
@@ -70,8 +82,7 @@ func testRegistry(t *testing.T, sb *host.Host) map[string]store.Component {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, _ := json.Marshal(m)
-	return map[string]store.Component{m.Key: {ID: "sc_registryhttp", Key: m.Key, Name: m.Name, Version: m.Version, Code: code, Metadata: meta}}
+	return map[string]store.Component{m.Key: {ID: "sc_registryhttp", Key: m.Key, Name: m.Name, Version: m.Version, Code: code, Metadata: *m}}
 }
 
 func readTestComponent(t *testing.T, name string) string {

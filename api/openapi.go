@@ -1,112 +1,134 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
-	"regexp"
-	"strconv"
+	"reflect"
 	"strings"
+
+	"github.com/swaggest/jsonschema-go"
+	"github.com/swaggest/openapi-go"
+	"github.com/swaggest/openapi-go/openapi31"
+
+	"github.com/fount-dev/fount/apiv1"
 )
 
-var pathParam = regexp.MustCompile(`\{([a-z_]+)\}`)
-
-// openAPIDocument builds the OpenAPI 3.1 document from the route table, so
-// that it cannot miss a route (TestOpenAPICoversEveryRoute walks the router
-// to make sure).
-func (s *Server) openAPIDocument() map[string]any {
-	paths := map[string]map[string]any{}
-	for _, rt := range s.routes() {
-		path := "/v1" + rt.path
-		if paths[path] == nil {
-			paths[path] = map[string]any{}
+// openAPIDocument builds the OpenAPI 3.1 document from the route table and
+// the request and response types of package apiv1, so that it cannot miss
+// a route or a field (TestOpenAPICoversEveryRoute walks the router to make
+// sure, and CI validates the document and compiles a client generated
+// from it).
+func (s *Server) openAPIDocument() ([]byte, error) {
+	r := openapi31.NewReflector()
+	r.JSONSchemaReflector().DefaultOptions = append(r.JSONSchemaReflector().DefaultOptions, jsonschema.InterceptDefName(schemaName))
+	r.Spec.SetTitle("fount API")
+	r.Spec.SetVersion("1")
+	r.Spec.SetDescription("Event sources, subscriptions and webhooks, as the specification in docs/SPEC.md describes them. " +
+		"Operations marked x-fount-extension are fount's additions to it. Compute-time quota fields are in milliseconds. " +
+		"Parameters travel where this document says; as the specification allows, on POST and PUT a query parameter may also be sent " +
+		"as a body field and a scalar body field as a query parameter (the body wins). Names that are no parameter of an operation are refused with a 400.")
+	r.Spec.SetHTTPBearerTokenSecurity("bearer", "", "an API key: Authorization: Bearer <key>")
+	r.Spec.WithServers(openapi31.Server{URL: "/"})
+	for _, rt := range s.routes {
+		if err := addOperation(r, rt); err != nil {
+			return nil, fmt.Errorf("api: openapi %s %s: %w", rt.method, rt.path, err)
 		}
-		paths[path][strings.ToLower(rt.method)] = operation(rt)
 	}
-	paths["/v1/openapi.json"] = map[string]any{"get": map[string]any{
-		"summary": "This document", "security": []any{},
-		"responses": map[string]any{"200": map[string]any{"description": "The OpenAPI document"}},
-	}}
-	paths["/healthz"] = map[string]any{"get": map[string]any{
-		"summary": "Liveness", "security": []any{},
-		"responses": map[string]any{"200": map[string]any{"description": `{"status":"ok"}`}},
-	}}
-	return map[string]any{
-		"openapi": "3.1.0",
-		"info": map[string]any{
-			"title":       "fount API",
-			"version":     "1",
-			"description": "Event sources, subscriptions and webhooks. Operations marked x-fount-extension are fount's additions to the specification. Compute-time quota fields are in milliseconds.",
-		},
-		"servers":  []any{map[string]any{"url": "/"}},
-		"security": []any{map[string]any{"bearer": []any{}}},
-		"paths":    paths,
-		"components": map[string]any{
-			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer"}},
-			"schemas": map[string]any{
-				"Error": map[string]any{
-					"type":     "object",
-					"required": []any{"error"},
-					"properties": map[string]any{"error": map[string]any{
-						"type":     "object",
-						"required": []any{"code", "message"},
-						"properties": map[string]any{
-							"code":    map[string]any{"type": "string"},
-							"message": map[string]any{"type": "string"},
-							"param":   map[string]any{"type": "string"},
-						},
-					}},
-				},
-				"PageInfo": map[string]any{
-					"type": "object",
-					"properties": map[string]any{
-						"total_count": map[string]any{"type": "integer"}, "count": map[string]any{"type": "integer"},
-						"start_cursor": map[string]any{"type": "string"}, "end_cursor": map[string]any{"type": "string"},
-					},
-				},
-			},
-		},
+	for path, ok := range map[string]any{"/healthz": new(apiv1.Health), "/v1/openapi.json": new(map[string]any)} {
+		oc, err := r.NewOperationContext(http.MethodGet, path)
+		if err != nil {
+			return nil, err
+		}
+		oc.SetSummary(map[string]string{"/healthz": "Liveness", "/v1/openapi.json": "This document"}[path])
+		oc.AddRespStructure(ok, openapi.WithHTTPStatus(http.StatusOK))
+		if err := r.AddOperation(oc); err != nil {
+			return nil, err
+		}
+		op := r.Spec.Paths.MapOfPathItemValues[path].Get
+		op.Security = []map[string][]string{} // no key needed
 	}
+	r.Spec.WithSecurity(map[string][]string{"bearer": {}})
+	return json.Marshal(r.Spec)
 }
 
-func operation(rt route) map[string]any {
-	var ps []any
-	for _, m := range pathParam.FindAllStringSubmatch(rt.path, -1) {
-		ps = append(ps, map[string]any{"name": m[1], "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+// addOperation documents one route: its parameters and body from its
+// request type, its success response, and the error shape for the rest.
+func addOperation(r *openapi31.Reflector, rt route) error {
+	oc, err := r.NewOperationContext(rt.method, "/v1"+rt.path)
+	if err != nil {
+		return err
 	}
-	for _, name := range []string{"include", "exclude", "org_id"} {
-		ps = append(ps, map[string]any{"name": name, "in": "query", "schema": map[string]any{"type": "string"}})
+	oc.SetSummary(rt.summary)
+	oc.SetID(operationID(rt))
+	oc.AddReqStructure(reflect.New(rt.fields.typ).Interface())
+	status := rt.status
+	if status == 0 {
+		status = http.StatusOK
 	}
-	if rt.paginated {
-		ps = append(ps,
-			map[string]any{"name": "limit", "in": "query", "schema": map[string]any{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": defaultLimit}},
-			map[string]any{"name": "after", "in": "query", "schema": map[string]any{"type": "string"}},
-			map[string]any{"name": "before", "in": "query", "schema": map[string]any{"type": "string"}},
-		)
-	}
-	status := "200"
 	switch {
-	case rt.status != 0:
-		status = strconv.Itoa(rt.status)
-	case rt.method == http.MethodDelete && strings.HasSuffix(rt.path, "/events"):
-		status = "202"
-	case rt.method == http.MethodDelete:
-		status = "204"
+	case rt.path == "/sources/{id}/sse":
+		oc.AddRespStructure(new(string), openapi.WithHTTPStatus(status), openapi.WithContentType("text/event-stream"))
+	case rt.response != nil:
+		oc.AddRespStructure(reflect.New(rt.response).Interface(), openapi.WithHTTPStatus(status))
+	default:
+		oc.AddRespStructure(nil, openapi.WithHTTPStatus(status))
 	}
-	op := map[string]any{
-		"summary":    rt.summary,
-		"parameters": ps,
-		"responses": map[string]any{
-			status: map[string]any{"description": "Success"},
-			"default": map[string]any{"description": "Error", "content": map[string]any{
-				"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}},
-			}},
-		},
+	oc.AddRespStructure(new(apiv1.Error), func(cu *openapi.ContentUnit) { cu.IsDefault = true; cu.Description = "Error" })
+	if err := r.AddOperation(oc); err != nil {
+		return err
 	}
 	if rt.extension {
-		op["x-fount-extension"] = true
+		item := r.Spec.Paths.MapOfPathItemValues["/v1"+rt.path]
+		if op := operationOf(&item, rt.method); op != nil {
+			op.WithMapOfAnythingItem("x-fount-extension", true)
+		}
 	}
-	return op
+	return nil
 }
 
-func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, s.openAPIDocument())
+// operationOf returns the operation of a method in a path item.
+func operationOf(item *openapi31.PathItem, method string) *openapi31.Operation {
+	switch method {
+	case http.MethodGet:
+		return item.Get
+	case http.MethodPost:
+		return item.Post
+	case http.MethodPut:
+		return item.Put
+	case http.MethodDelete:
+		return item.Delete
+	}
+	return nil
+}
+
+// operationID names an operation after its method and path:
+// "put_sources_id".
+func operationID(rt route) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(rt.method))
+	for _, part := range strings.Split(rt.path, "/") {
+		part = strings.Trim(part, "{}$")
+		if part != "" {
+			b.WriteString("_" + part)
+		}
+	}
+	return b.String()
+}
+
+// schemaName names the schemas of package apiv1 without the package
+// prefix, and generic envelopes after their item: DataSource, PageWebhook.
+func schemaName(_ reflect.Type, name string) string {
+	name = strings.ReplaceAll(name, "GithubComFountDevFountApiv1", "")
+	return strings.TrimPrefix(name, "Apiv1")
+}
+
+func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
+	doc, err := s.openAPIDocument()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(doc)
 }

@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -93,8 +95,8 @@ func TestSources(t *testing.T) {
 		t.Fatal("the secret value appears in the response")
 	}
 	stored, _ := h.st.GetSource(context.Background(), id)
-	if strings.Contains(string(stored.ConfiguredProps), "s3cret") {
-		t.Fatal("the secret is stored in clear")
+	if raw, _ := json.Marshal(stored); strings.Contains(string(raw), "s3cret") || !slices.Contains(stored.SecretProps, "token") {
+		t.Fatalf("the secret is stored in clear, or not named as sealed: %s", raw)
 	}
 
 	t.Run("name defaults to a unique slug", func(t *testing.T) {
@@ -174,7 +176,7 @@ func TestSources(t *testing.T) {
 				t.Errorf("props %v: %d %s", tt.props, r.status, r.raw)
 			}
 		}
-		big := strings.Repeat("x", maxPropValue+1)
+		big := strings.Repeat("x", component.MaxPropValue+1)
 		r := h.deploy("owner-key", "http-request.mjs", map[string]any{"token": big}, nil)
 		if r.status != 413 || r.errParam() != "configured_props.token" {
 			t.Errorf("a prop over 64 KB: %d %.200s", r.status, r.raw)
@@ -198,8 +200,9 @@ func TestSources(t *testing.T) {
 			t.Errorf("update: %v", d)
 		}
 		after, _ := h.st.GetSource(context.Background(), id)
-		if string(after.ConfiguredProps) == string(stored.ConfiguredProps) || !strings.Contains(string(after.ConfiguredProps), "$sealed") {
-			t.Errorf("stored props after update: %s", after.ConfiguredProps)
+		if string(after.ConfiguredProps["token"]) != string(stored.ConfiguredProps["token"]) || !slices.Contains(after.SecretProps, "token") ||
+			string(after.ConfiguredProps["allowedMethods"]) != `["GET"]` {
+			t.Errorf("stored props after update: %v %v, want the sealed token kept", after.ConfiguredProps, after.SecretProps)
 		}
 		r = h.must(h.call("PUT", "/v1/sources/"+id, "owner-key", map[string]any{"component_id": d["component_id"], "active": false}), 200)
 		if r.data()["active"] != false {

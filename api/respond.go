@@ -4,15 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-)
 
-// PageInfo is the spec's pagination envelope.
-type PageInfo struct {
-	TotalCount  int    `json:"total_count"`
-	Count       int    `json:"count"`
-	StartCursor string `json:"start_cursor"`
-	EndCursor   string `json:"end_cursor"`
-}
+	"github.com/fount-dev/fount/apiv1"
+)
 
 // writeData answers 200 with {"data": v}, applying include/exclude to v
 // (or to each element when v is a list).
@@ -26,13 +20,16 @@ func (s *Server) writeData(w http.ResponseWriter, r *http.Request, v any) {
 }
 
 // writePage answers 200 with {"page_info": ..., "data": items}.
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, info PageInfo, items any) {
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, info apiv1.PageInfo, items any) {
 	data, err := shape(r, items)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"page_info": info, "data": data})
+	writeJSON(w, http.StatusOK, struct {
+		PageInfo apiv1.PageInfo `json:"page_info"`
+		Data     any            `json:"data"`
+	}{info, data})
 }
 
 // shape applies the include and exclude parameters: comma-separated

@@ -7,8 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
+	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -20,21 +19,15 @@ const maxReplay = 100_000
 // proxies and clients see it is alive.
 const sseHeartbeat = 15 * time.Second
 
-func (s *Server) runSource(w http.ResponseWriter, r *http.Request, p *params) error {
-	src, err := s.ownedSource(r.Context(), chi.URLParam(r, "id"))
+func (s *Server) runSource(w http.ResponseWriter, r *http.Request, req *apiv1.RunSourceRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
 	if err != nil {
 		return err
 	}
-	event := json.RawMessage("{}")
-	if raw, ok := p.body["event"]; ok {
-		event = raw
-	} else if len(p.body) > 0 {
-		return errInvalid("event", "Send the run's event as {\"event\": ...}.")
-	}
-	if err := s.engine.RunNow(r.Context(), src.ID, event); err != nil {
+	if err := s.engine.RunNow(r.Context(), src.ID, req.Event); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"data": map[string]any{"source_id": src.ID, "queued": true}})
+	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.RunQueued]{Data: apiv1.RunQueued{SourceID: src.ID, Queued: true}})
 	return nil
 }
 
@@ -42,18 +35,18 @@ func (s *Server) runSource(w http.ResponseWriter, r *http.Request, p *params) er
 // event id as the SSE id, the event summary (whole event) as data. With
 // Last-Event-ID (header or last_event_id parameter) it first replays the
 // retained events after that id.
-func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, p *params) error {
-	src, err := s.ownedSource(r.Context(), chi.URLParam(r, "id"))
+func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1.StreamRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
 	if err != nil {
 		return err
 	}
-	channel, err := readEventName(p)
-	if err != nil {
+	channel := req.EventName
+	if err := checkEventName(channel); err != nil {
 		return err
 	}
 	last := r.Header.Get("Last-Event-ID")
-	if q, ok, _ := p.str("last_event_id"); ok {
-		last = q
+	if req.LastEventID != "" {
+		last = req.LastEventID
 	}
 	var lastMs, lastSeq uint64
 	if last != "" {
@@ -133,49 +126,4 @@ func (s *Server) CloseStreams() {
 func writeSSE(w http.ResponseWriter, ev store.Event) {
 	data, _ := json.Marshal(summarize(ev, true))
 	fmt.Fprintf(w, "id: %s\nevent: event\ndata: %s\n\n", ev.ID, data)
-}
-
-type deliveryView struct {
-	ID          string          `json:"id"`
-	EventID     string          `json:"event_id"`
-	EmitterID   string          `json:"emitter_id"`
-	Channel     string          `json:"event_name"`
-	Status      string          `json:"status"`
-	Attempts    []store.Attempt `json:"attempts"`
-	NextAttempt *int64          `json:"next_attempt_ms,omitempty"`
-	CreatedAtMs int64           `json:"created_at_ms"`
-}
-
-func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, _ *params) error {
-	h, err := s.store.GetWebhook(r.Context(), chi.URLParam(r, "id"))
-	if isNotFound(err) {
-		return errNotFound("webhook")
-	}
-	if err != nil {
-		return err
-	}
-	if err := s.visible(r.Context(), h.OwnerID, "webhook"); err != nil {
-		return err
-	}
-	page, err := readPage(r)
-	if err != nil {
-		return err
-	}
-	pg, err := s.engine.Deliveries(r.Context(), h.ID, page)
-	if err != nil {
-		return err
-	}
-	views := make([]deliveryView, 0, len(pg.Items))
-	for _, d := range pg.Items {
-		v := deliveryView{ID: d.ID, EventID: d.EventID, EmitterID: d.EmitterID, Channel: d.Channel, Status: d.Status, Attempts: d.Attempts, CreatedAtMs: d.CreatedAtMs}
-		if v.Attempts == nil {
-			v.Attempts = []store.Attempt{}
-		}
-		if d.Status == store.DeliveryPending {
-			v.NextAttempt = ptr(d.NextAttemptMs)
-		}
-		views = append(views, v)
-	}
-	s.writePage(w, r, pageInfo(pg), views)
-	return nil
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"net"
@@ -8,29 +9,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/go-chi/chi/v5"
-
+	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
-
-type webhookView struct {
-	ID          string  `json:"id"`
-	UserID      string  `json:"user_id,omitempty"`
-	Name        *string `json:"name"`
-	Description *string `json:"description"`
-	URL         string  `json:"url"`
-	Active      bool    `json:"active"`
-	CreatedAt   int64   `json:"created_at"`
-	UpdatedAt   int64   `json:"updated_at"`
-	// SigningSecret is shown once, in the create response (extension).
-	SigningSecret string `json:"signing_secret,omitempty"`
-}
-
-func viewWebhook(h store.Webhook) webhookView {
-	return webhookView{ID: h.ID, Name: h.Name, Description: h.Description, URL: h.URL, Active: h.Active, CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
-}
 
 // validateWebhookURL accepts an http or https URL with a hostname and an
 // optional port, path and query. Credentials in the URL, a fragment, or
@@ -95,40 +78,20 @@ func validHost(h string) bool {
 	return true
 }
 
-func optionalString(p *params, name string) (*string, error) {
-	v, given, err := p.str(name)
-	if err != nil || !given {
-		return nil, err
-	}
-	return &v, nil
-}
-
-func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *params) error {
-	rawURL, _, err := p.str("url")
-	if err != nil {
+func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv1.CreateWebhookRequest) error {
+	if err := validateWebhookURL(req.URL); err != nil {
 		return err
 	}
-	if err := validateWebhookURL(rawURL); err != nil {
-		return err
-	}
-	name, err := optionalString(p, "name")
-	if err != nil {
-		return err
-	}
-	desc, err := optionalString(p, "description")
-	if err != nil {
-		return err
-	}
-	owner, err := s.ownerFor(r.Context(), p)
+	owner, err := s.ownerFor(r.Context(), req.OrgID)
 	if err != nil {
 		return err
 	}
 	secret := make([]byte, 24)
 	_, _ = rand.Read(secret)
-	now := time.Now().Unix()
+	now := s.engine.Now().Unix()
 	h := store.Webhook{
-		ID: store.NewID("wh_"), OwnerID: owner, UserID: caller(r.Context()).ID, Name: name, Description: desc,
-		URL: rawURL, Active: true, SigningSecret: "whsec_" + base64.StdEncoding.EncodeToString(secret), CreatedAt: now, UpdatedAt: now,
+		ID: ids.New(ids.Webhook), OwnerID: owner, UserID: caller(r.Context()).ID, Name: req.Name, Description: req.Description,
+		URL: req.URL, Active: true, SigningSecret: "whsec_" + base64.StdEncoding.EncodeToString(secret), CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.store.CreateWebhook(r.Context(), h); err != nil {
 		return err
@@ -140,8 +103,8 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, p *params
 	return nil
 }
 
-func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, _ *params) error {
-	page, err := readPage(r)
+func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1.ListRequest) error {
+	page, err := readPage(r, req.PageParams)
 	if err != nil {
 		return err
 	}
@@ -149,27 +112,46 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, _ *params)
 	if err != nil {
 		return err
 	}
-	views := make([]webhookView, 0, len(pg.Items))
-	for _, h := range pg.Items {
-		views = append(views, viewWebhook(h)) // the list omits user_id, as the spec shows
-	}
-	s.writePage(w, r, pageInfo(pg), views)
+	s.writePage(w, r, pageInfo(pg), viewAll(pg.Items, viewWebhook)) // the list omits user_id, as the specification shows
 	return nil
 }
 
-func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, _ *params) error {
-	h, err := s.store.GetWebhook(r.Context(), chi.URLParam(r, "id"))
-	if err != nil {
-		if isNotFound(err) {
-			return errNotFound("webhook")
-		}
-		return err
+// ownedWebhook loads a webhook, 404 unless the caller can see it.
+func (s *Server) ownedWebhook(ctx context.Context, id string) (store.Webhook, error) {
+	h, err := s.store.GetWebhook(ctx, id)
+	if isNotFound(err) {
+		return h, errNotFound("webhook")
 	}
-	if err := s.visible(r.Context(), h.OwnerID, "webhook"); err != nil {
+	if err != nil {
+		return h, err
+	}
+	return h, s.visible(ctx, h.OwnerID, "webhook", "")
+}
+
+func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, req *apiv1.SourceByIDRequest) error {
+	h, err := s.ownedWebhook(r.Context(), req.ID)
+	if err != nil {
 		return err
 	}
 	if err := s.store.DeleteWebhook(r.Context(), h.ID); err != nil {
 		return err
 	}
 	return noContent(w)
+}
+
+func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, req *apiv1.DeliveriesRequest) error {
+	h, err := s.ownedWebhook(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	page, err := readPage(r, req.PageParams)
+	if err != nil {
+		return err
+	}
+	pg, err := s.engine.Deliveries(r.Context(), h.ID, page)
+	if err != nil {
+		return err
+	}
+	s.writePage(w, r, pageInfo(pg), viewAll(pg.Items, viewDelivery))
+	return nil
 }

@@ -16,11 +16,10 @@ func newBroadcaster() *broadcaster {
 	return &broadcaster{subs: map[string]map[chan store.Event]struct{}{}}
 }
 
-// Subscribe returns a channel of the emitter's new events and a cancel
+// subscribe returns a channel of the emitter's new events and a cancel
 // function. A subscriber that falls behind is dropped: its channel is
 // closed, and it resumes from the stored log (Last-Event-ID).
-func (e *Engine) Subscribe(emitterID string) (<-chan store.Event, func()) {
-	b := e.subs
+func (b *broadcaster) subscribe(emitterID string) (<-chan store.Event, func()) {
 	ch := make(chan store.Event, 4096)
 	b.mu.Lock()
 	if b.subs[emitterID] == nil {
@@ -35,21 +34,29 @@ func (e *Engine) Subscribe(emitterID string) (<-chan store.Event, func()) {
 			defer b.mu.Unlock()
 			if _, ok := b.subs[emitterID][ch]; ok {
 				delete(b.subs[emitterID], ch)
+				if len(b.subs[emitterID]) == 0 {
+					delete(b.subs, emitterID)
+				}
 				close(ch)
 			}
 		})
 	}
 }
 
-func (b *broadcaster) publish(ev store.Event) {
+func (b *broadcaster) publish(events ...store.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for ch := range b.subs[ev.EmitterID] {
-		select {
-		case ch <- ev:
-		default:
-			delete(b.subs[ev.EmitterID], ch)
-			close(ch)
+	for _, ev := range events {
+		for ch := range b.subs[ev.EmitterID] {
+			select {
+			case ch <- ev:
+			default:
+				delete(b.subs[ev.EmitterID], ch)
+				close(ch)
+				if len(b.subs[ev.EmitterID]) == 0 {
+					delete(b.subs, ev.EmitterID)
+				}
+			}
 		}
 	}
 }

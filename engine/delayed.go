@@ -1,116 +1,166 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
-	"slices"
+	"fmt"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/store"
 )
 
-// Delayed emits wait on a source's $in channel (store.ChannelDelayed).
-// The engine keeps, per source, the earliest delivery time it knows of;
-// when it comes, a release invocation is queued, and the source's worker
-// moves every due event from $in to its channel in one commit. A restart
-// rebuilds the times from the stored $in channels, so delays survive it.
+// Delayed emits wait on a source's $in channel (store.ChannelDelayed) as
+// delayedRecords. The delayedScheduler keeps, per source, the earliest
+// due time it knows of; when it comes, a release invocation is queued, and
+// the source's worker moves every due event from $in to its channel in one
+// commit (releaseCommit). A restart rebuilds the due times from the stored
+// $in channels, so delays survive it; an event deleted from $in before its
+// time is cancelled.
 
-// maxDelayedScan bounds how many waiting events one release reads.
-const maxDelayedScan = 100_000
+// delayedVersion is the version of delayedRecord this code writes.
+const delayedVersion = 1
 
-// noteDelayed records that a source has an event due at dueMs.
-func (e *Engine) noteDelayed(sourceID string, dueMs int64) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if cur, ok := e.delayDue[sourceID]; !ok || dueMs < cur {
-		e.delayDue[sourceID] = dueMs
-	}
+// delayedRecord is a delayed emit as the engine stores it on $in: the
+// engine's own record, versioned, so that the ABI's wire type can change
+// without touching stored data.
+type delayedRecord struct {
+	Version int             `json:"v"`
+	DueMs   int64           `json:"due_ms"`
+	Name    string          `json:"name,omitempty"`
+	Summary string          `json:"summary,omitempty"`
+	Event   json.RawMessage `json:"event,omitempty"`
 }
 
-// loadDelayed rebuilds the release times of every source at start.
-func (e *Engine) loadDelayed(ctx context.Context, sources []store.Source) error {
-	for _, src := range sources {
-		events, err := e.cfg.Store.ListEvents(ctx, src.ID, store.ChannelDelayed, maxDelayedScan)
-		if err != nil {
-			return err
+// newDelayedRecord records em, due at em.DeliveryTS.
+func newDelayedRecord(em abi.Emit) delayedRecord {
+	return delayedRecord{Version: delayedVersion, DueMs: *em.DeliveryTS, Name: em.Name, Summary: em.Summary, Event: em.Event}
+}
+
+// decodeDelayed reads a stored delayed emit: a delayedRecord, or the
+// abi.Emit that fount stored before the record existed.
+func decodeDelayed(data []byte) (delayedRecord, error) {
+	var head struct {
+		Version int `json:"v"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return delayedRecord{}, fmt.Errorf("delayed emit: %w", err)
+	}
+	switch head.Version {
+	case delayedVersion:
+		var r delayedRecord
+		if err := json.Unmarshal(data, &r); err != nil {
+			return r, fmt.Errorf("delayed emit: %w", err)
 		}
-		for _, ev := range events {
-			if em, ok := delayedEmit(ev); ok {
-				e.noteDelayed(src.ID, *em.DeliveryTS)
+		return r, nil
+	case 0: // the ABI's Emit, written before records were versioned
+		var em abi.Emit
+		if err := json.Unmarshal(data, &em); err != nil || em.DeliveryTS == nil {
+			return delayedRecord{}, fmt.Errorf("delayed emit without a version or delivery time")
+		}
+		return newDelayedRecord(em), nil
+	}
+	return delayedRecord{}, fmt.Errorf("delayed emit of unknown version %d", head.Version)
+}
+
+// event is the emit the record releases.
+func (r delayedRecord) event() store.Event {
+	data := r.Event
+	if len(data) == 0 {
+		data = json.RawMessage("null")
+	}
+	return store.Event{Name: r.Name, EmitID: newEmitID(), Summary: r.Summary, Data: data}
+}
+
+// delayedScheduler queues the release of delayed emits when they come due.
+// Its loop ticks every delayTick; Stop ends it and waits.
+type delayedScheduler struct {
+	clock   Clock
+	log     *slog.Logger
+	release func(sourceID string) error // queues a release invocation
+
+	mu   sync.Mutex
+	due  map[string]int64 // earliest due time per source, epoch ms
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// delayTick is how often due emits are looked for: their precision.
+const delayTick = 100 * time.Millisecond
+
+func newDelayedScheduler(clock Clock, log *slog.Logger, release func(string) error) *delayedScheduler {
+	return &delayedScheduler{clock: clock, log: log, release: release, due: map[string]int64{}}
+}
+
+// Start starts the loop.
+func (d *delayedScheduler) Start() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stop != nil {
+		return
+	}
+	d.stop = make(chan struct{})
+	tick := d.clock.NewTicker(delayTick)
+	d.wg.Add(1)
+	go func(stop chan struct{}) {
+		defer d.wg.Done()
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tick.C():
+				d.releaseDue(now)
 			}
 		}
-	}
-	return nil
+	}(d.stop)
 }
 
-func delayedEmit(ev store.Event) (abi.Emit, bool) {
-	var em abi.Emit
-	if json.Unmarshal(ev.Data, &em) != nil || em.DeliveryTS == nil {
-		return em, false
+// Stop ends the loop and waits for it; it is safe to call twice.
+func (d *delayedScheduler) Stop() {
+	d.mu.Lock()
+	stop := d.stop
+	d.stop = nil
+	d.mu.Unlock()
+	if stop != nil {
+		close(stop)
 	}
-	return em, true
+	d.wg.Wait()
 }
 
-// delayLoop queues releases as their time comes.
-func (e *Engine) delayLoop() {
-	defer e.wg.Done()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case now := <-tick.C:
-			var due []string
-			e.mu.Lock()
-			for id, at := range e.delayDue {
-				if at <= now.UnixMilli() {
-					due = append(due, id)
-					delete(e.delayDue, id)
-				}
-			}
-			e.mu.Unlock()
-			for _, id := range due {
-				if _, err := e.cfg.Queues.EnqueueInvocation(e.ctx, store.Invocation{SourceID: id, Kind: kindRelease}); err != nil {
-					e.log.Error("queue release of delayed events", "source", id, "err", err)
-					e.noteDelayed(id, now.UnixMilli()) // try again
-					continue
-				}
-				e.sch.kick(id)
-			}
+// note records that a source has an event due at dueMs.
+func (d *delayedScheduler) note(sourceID string, dueMs int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if cur, ok := d.due[sourceID]; !ok || dueMs < cur {
+		d.due[sourceID] = dueMs
+	}
+}
+
+// forget drops a source (deleted).
+func (d *delayedScheduler) forget(sourceID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.due, sourceID)
+}
+
+// releaseDue queues the release of every source with an event due by now.
+// A release that cannot be queued is tried again on the next tick.
+func (d *delayedScheduler) releaseDue(now time.Time) {
+	var due []string
+	d.mu.Lock()
+	for id, at := range d.due {
+		if at <= now.UnixMilli() {
+			due = append(due, id)
+			delete(d.due, id)
 		}
 	}
-}
-
-// releaseCommit moves the source's due delayed events to their channels.
-func (e *Engine) releaseCommit(ctx context.Context, l *live) (store.RunCommit, error) {
-	waiting, err := e.cfg.Store.ListEvents(ctx, l.src.ID, store.ChannelDelayed, maxDelayedScan)
-	if err != nil {
-		return store.RunCommit{}, err
-	}
-	type due struct {
-		id string
-		em abi.Emit
-	}
-	var ready []due
-	now := time.Now().UnixMilli()
-	for _, ev := range waiting {
-		em, ok := delayedEmit(ev)
-		switch {
-		case !ok:
-			continue
-		case *em.DeliveryTS <= now:
-			ready = append(ready, due{ev.ID, em})
-		default:
-			e.noteDelayed(l.src.ID, *em.DeliveryTS)
+	d.mu.Unlock()
+	for _, id := range due {
+		if err := d.release(id); err != nil {
+			d.log.Error("queue the release of delayed events", "source", id, "err", err)
+			d.note(id, now.UnixMilli())
 		}
 	}
-	slices.SortStableFunc(ready, func(a, b due) int { return compareInt64(*a.em.DeliveryTS, *b.em.DeliveryTS) })
-	c := store.RunCommit{Keep: e.cfg.EventsKept}
-	for _, d := range ready {
-		c.Events = append(c.Events, emitEvent(d.em))
-		c.Release = append(c.Release, d.id)
-	}
-	return c, nil
 }

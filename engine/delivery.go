@@ -7,10 +7,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -23,156 +25,219 @@ const (
 	HeaderChannel = "X-Fount-Channel"
 )
 
-func (e *Engine) wakeDeliveries() {
+// deliveryWorkers bounds concurrent webhook requests.
+const deliveryWorkers = 16
+
+// deliveryPoll is how often due deliveries are looked for when nothing
+// wakes the loop (retries coming due).
+const deliveryPoll = 250 * time.Millisecond
+
+// deliverySender makes one attempt of a delivery (a signed POST through
+// the egress policy) and returns the status it got.
+type deliverySender func(ctx context.Context, hook store.Webhook, d store.Delivery, at time.Time) (int, error)
+
+// deliverer sends due webhook deliveries: up to deliveryWorkers at a
+// time, without waiting for a batch to finish, so a slow or dead endpoint
+// holds one worker, not everyone's deliveries. Failed attempts are retried
+// with exponential, jittered backoff; after maxAttempts the delivery has
+// failed. Stop ends the loop, cancels the attempts in flight (they are not
+// counted, and run again after a restart) and waits for them.
+type deliverer struct {
+	clock       Clock
+	log         *slog.Logger
+	store       store.Store
+	queues      store.Queues
+	send        deliverySender
+	maxAttempts int
+	retryBase   time.Duration
+
+	wake     chan struct{}
+	sem      chan struct{}
+	mu       sync.Mutex
+	inFlight map[string]bool
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+func newDeliverer(clock Clock, log *slog.Logger, st store.Store, q store.Queues, send deliverySender, maxAttempts int, retryBase time.Duration) *deliverer {
+	return &deliverer{clock: clock, log: log, store: st, queues: q, send: send, maxAttempts: maxAttempts, retryBase: retryBase,
+		wake: make(chan struct{}, 1), sem: make(chan struct{}, deliveryWorkers), inFlight: map[string]bool{}}
+}
+
+// Start starts the loop.
+func (d *deliverer) Start() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cancel != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel = cancel
+	tick := d.clock.NewTicker(deliveryPoll)
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C():
+			case <-d.wake:
+			}
+			d.deliverDue(ctx)
+		}
+	}()
+}
+
+// Stop ends the loop and the attempts in flight and waits for them. It is
+// safe to call twice.
+func (d *deliverer) Stop() {
+	d.mu.Lock()
+	cancel := d.cancel
+	d.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	d.wg.Wait()
+}
+
+// poke wakes the loop: deliveries were queued.
+func (d *deliverer) poke() {
 	select {
-	case e.deliverCh <- struct{}{}:
+	case d.wake <- struct{}{}:
 	default:
 	}
 }
 
-// deliveryLoop sends due webhook deliveries until the engine stops.
-func (e *Engine) deliveryLoop() {
-	defer e.wg.Done()
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-e.ctx.Done():
-			return
-		case <-tick.C:
-		case <-e.deliverCh:
+// deliverDue starts the due deliveries that are not already in flight.
+func (d *deliverer) deliverDue(ctx context.Context) {
+	due, err := d.queues.DueDeliveries(ctx, d.clock.Now().UnixMilli(), 4*deliveryWorkers)
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Error("read due deliveries", "err", err)
 		}
-		due, err := e.cfg.Queues.DueDeliveries(e.ctx, time.Now().UnixMilli(), 64)
-		if err != nil {
-			e.log.Error("read deliveries", "err", err)
-			continue
-		}
-		e.deliverAll(due)
+		return
 	}
-}
-
-// deliveryWorkers bounds concurrent webhook requests.
-const deliveryWorkers = 16
-
-// deliverAll starts the due deliveries that are not already in flight, at
-// most deliveryWorkers at a time, without waiting for a batch to finish: a
-// slow or dead endpoint holds one worker, not everyone's deliveries. It
-// reports whether it started anything.
-func (e *Engine) deliverAll(due []store.Delivery) bool {
-	started := false
-	for _, d := range due {
-		e.mu.Lock()
-		busy := e.inFlight[d.ID]
-		if !busy {
-			e.inFlight[d.ID] = true
-		}
-		e.mu.Unlock()
+	for _, dl := range due {
+		d.mu.Lock()
+		busy := d.inFlight[dl.ID]
+		d.inFlight[dl.ID] = true
+		d.mu.Unlock()
 		if busy {
 			continue
 		}
 		select {
-		case e.deliverSem <- struct{}{}:
-		case <-e.ctx.Done():
-			return started
+		case d.sem <- struct{}{}:
+		case <-ctx.Done():
+			d.mu.Lock()
+			delete(d.inFlight, dl.ID)
+			d.mu.Unlock()
+			return
 		}
-		started = true
-		e.wg.Add(1)
+		d.wg.Add(1)
 		go func() {
 			defer func() {
-				<-e.deliverSem
-				e.mu.Lock()
-				delete(e.inFlight, d.ID)
-				e.mu.Unlock()
-				e.wg.Done()
-				e.wakeDeliveries()
+				<-d.sem
+				d.mu.Lock()
+				delete(d.inFlight, dl.ID)
+				d.mu.Unlock()
+				d.wg.Done()
+				d.poke()
 			}()
-			e.deliver(e.ctx, d)
+			d.attempt(ctx, dl)
 		}()
 	}
-	return started
 }
 
-// deliver makes one attempt and records it: delivered on 2xx, otherwise a
-// retry after an exponential, jittered backoff, or failed after the last
-// attempt. Inactive or deleted webhooks receive nothing.
-func (e *Engine) deliver(ctx context.Context, d store.Delivery) {
-	now := time.Now()
-	hook, err := e.cfg.Store.GetWebhook(ctx, d.ListenerID)
+// attempt makes one attempt and records it: delivered on 2xx, otherwise a
+// retry after backoff, or failed after the last attempt. Inactive or
+// deleted webhooks receive nothing.
+func (d *deliverer) attempt(ctx context.Context, dl store.Delivery) {
+	now := d.clock.Now()
+	hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		// The webhook is gone; a delivery routed just before its deletion
-		// must not stay due forever.
-		d.Status = store.DeliveryFailed
-		d.Attempts = append(d.Attempts, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"})
-		e.saveDelivery(ctx, d)
+		// Deleted after the event was routed: the delivery must not stay
+		// due forever.
+		d.settle(ctx, dl, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"}, store.DeliveryFailed)
 		return
 	case err != nil:
-		e.log.Error("deliver", "delivery", d.ID, "err", err)
+		if ctx.Err() == nil {
+			d.log.Error("read the webhook of a delivery", "delivery", dl.ID, "err", err)
+		}
 		return
 	case !hook.Active:
-		d.Status = store.DeliveryFailed
-		d.Attempts = append(d.Attempts, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"})
-		e.saveDelivery(ctx, d)
+		d.settle(ctx, dl, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"}, store.DeliveryFailed)
 		return
 	}
-	status, sendErr := e.send(ctx, hook, d, now)
+	status, sendErr := d.send(ctx, hook, dl, now)
 	if ctx.Err() != nil {
-		return // stopping: the attempt is not counted, it runs again on start
+		return // stopping: the attempt is not counted; it runs again on start
 	}
-	att := store.Attempt{AtMs: now.UnixMilli(), Status: status, DurationMs: time.Since(now).Milliseconds()}
+	att := store.Attempt{AtMs: now.UnixMilli(), Status: status, DurationMs: d.clock.Now().Sub(now).Milliseconds()}
 	if sendErr != nil {
 		att.Error = sendErr.Error()
 	}
-	d.Attempts = append(d.Attempts, att)
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:
-		d.Status = store.DeliveryDelivered
-	case len(d.Attempts) >= e.cfg.MaxAttempts:
-		d.Status = store.DeliveryFailed
+		d.settle(ctx, dl, att, store.DeliveryDelivered)
+	case len(dl.Attempts)+1 >= d.maxAttempts:
+		d.log.Warn("webhook delivery failed", "delivery", dl.ID, "webhook", dl.ListenerID, "attempts", len(dl.Attempts)+1, "status", status, "err", att.Error)
+		d.settle(ctx, dl, att, store.DeliveryFailed)
 	default:
-		d.NextAttemptMs = time.Now().Add(e.backoff(len(d.Attempts))).UnixMilli()
-	}
-	e.saveDelivery(ctx, d)
-}
-
-func (e *Engine) saveDelivery(ctx context.Context, d store.Delivery) {
-	if err := e.cfg.Queues.UpdateDelivery(ctx, d); err != nil && !errors.Is(err, store.ErrNotFound) {
-		e.log.Error("record delivery", "delivery", d.ID, "err", err)
+		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
+		d.settle(ctx, dl, att, store.DeliveryPending)
 	}
 }
 
-// backoff is RetryBase * 2^(n-1), with ±25% jitter, capped at an hour.
-func (e *Engine) backoff(attempts int) time.Duration {
-	d := e.cfg.RetryBase << min(attempts-1, 20)
+// settle records an attempt and the delivery's new status.
+func (d *deliverer) settle(ctx context.Context, dl store.Delivery, att store.Attempt, status string) {
+	dl.Attempts = append(dl.Attempts, att)
+	dl.Status = status
+	if err := d.queues.UpdateDelivery(ctx, dl); err != nil && !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+		d.log.Error("record a delivery attempt", "delivery", dl.ID, "err", err)
+	}
+}
+
+// backoff is base * 2^(attempts-1), with ±25% jitter, capped at an hour.
+func backoff(base time.Duration, attempts int) time.Duration {
+	d := base << min(max(attempts-1, 0), 20)
 	d = min(d, time.Hour)
 	jitter := time.Duration(rand.Int64N(int64(d)/2+1)) - d/4
 	return d + jitter
 }
 
-// send POSTs the delivery with Standard Webhooks headers.
-func (e *Engine) send(ctx context.Context, hook store.Webhook, d store.Delivery, now time.Time) (int, error) {
-	if e.cfg.Egress == nil {
-		return 0, errors.New("the server has no egress policy for webhooks")
+// deliveryFetch performs a delivery's POST: the egress policy's Fetch.
+type deliveryFetch func(context.Context, abi.FetchRequest) (abi.FetchResponse, error)
+
+// webhookSender is the deliverySender of a server: a POST through fetch
+// (the egress policy) with Standard Webhooks headers, 10 s at most.
+func webhookSender(fetch deliveryFetch) deliverySender {
+	return func(ctx context.Context, hook store.Webhook, dl store.Delivery, at time.Time) (int, error) {
+		if fetch == nil {
+			return 0, errors.New("the server has no egress policy for webhooks")
+		}
+		ts := strconv.FormatInt(at.Unix(), 10)
+		sig, err := Sign(hook.SigningSecret, dl.ID, ts, dl.Payload)
+		if err != nil {
+			return 0, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		res, err := fetch(ctx, abi.FetchRequest{
+			URL: hook.URL, Method: http.MethodPost, Body: string(dl.Payload),
+			Headers: map[string]string{
+				"Content-Type": "application/json", "User-Agent": "fount-webhooks",
+				"webhook-id": dl.ID, "webhook-timestamp": ts, "webhook-signature": sig,
+				HeaderEmitter: dl.EmitterID, HeaderChannel: dl.Channel,
+			},
+		})
+		if err != nil {
+			return 0, err
+		}
+		return res.Status, nil
 	}
-	ts := strconv.FormatInt(now.Unix(), 10)
-	sig, err := Sign(hook.SigningSecret, d.ID, ts, d.Payload)
-	if err != nil {
-		return 0, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	res, err := e.cfg.Egress.Fetch(ctx, abi.FetchRequest{
-		URL: hook.URL, Method: http.MethodPost, Body: string(d.Payload),
-		Headers: map[string]string{
-			"Content-Type": "application/json", "User-Agent": "fount-webhooks",
-			"webhook-id": d.ID, "webhook-timestamp": ts, "webhook-signature": sig,
-			HeaderEmitter: d.EmitterID, HeaderChannel: d.Channel,
-		},
-	})
-	if err != nil {
-		return 0, err
-	}
-	return res.Status, nil
 }
 
 // Sign computes the Standard Webhooks signature header value, "v1,<base64

@@ -2,7 +2,8 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
+	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,52 +11,154 @@ import (
 	"github.com/fount-dev/fount/store"
 )
 
-// goneWebhooks is a store whose webhooks have all just been deleted: the
-// window between routing an event and the webhook's deletion.
-type goneWebhooks struct {
-	*store.Bolt
-	lookups atomic.Int64
+// scriptedSender answers each attempt with the next status of its script
+// (0: a network error), then 200.
+type scriptedSender struct {
+	mu       sync.Mutex
+	script   []int
+	attempts atomic.Int32
 }
 
-func (g *goneWebhooks) GetWebhook(context.Context, string) (store.Webhook, error) {
-	g.lookups.Add(1)
-	return store.Webhook{}, store.ErrNotFound
+func (s *scriptedSender) send(_ context.Context, _ store.Webhook, _ store.Delivery, _ time.Time) (int, error) {
+	s.attempts.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.script) == 0 {
+		return 200, nil
+	}
+	status := s.script[0]
+	s.script = s.script[1:]
+	if status == 0 {
+		return 0, errors.New("connection refused")
+	}
+	return status, nil
 }
 
-// TestDeliveryToADeletedWebhookStops: a delivery whose webhook is gone is
-// marked failed once, not retried in a tight loop.
-func TestDeliveryToADeletedWebhookStops(t *testing.T) {
-	ctx := context.Background()
-	b, err := store.OpenBolt(filepath.Join(t.TempDir(), "x.db"))
+// queueDelivery routes one delivery to listener through a run commit.
+func queueDelivery(t *testing.T, st *store.Bolt, listener string) {
+	t.Helper()
+	inv, err := st.EnqueueInvocation(ctx, store.Invocation{SourceID: "dc_a", Kind: kindManual})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	if err := b.CreateWebhook(ctx, store.Webhook{ID: "wh_x", OwnerID: "u_1", URL: "https://example.com", Active: true, SigningSecret: "whsec_AAAA"}); err != nil {
-		t.Fatal(err)
-	}
-	inv, _ := b.EnqueueInvocation(ctx, store.Invocation{SourceID: "dc_a", Kind: kindManual})
-	_, err = b.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
+	_, err = st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
 		Events: []store.Event{{EmitID: "e1", Data: []byte(`{}`)}},
 		Route: func(ev store.Event) store.Routed {
-			return store.Routed{Deliveries: []store.Delivery{{ListenerID: "wh_x", EmitterID: "dc_a", EventID: ev.ID, Payload: []byte(`{}`)}}}
+			return store.Routed{Deliveries: []store.Delivery{{ListenerID: listener, EmitterID: "dc_a", EventID: ev.ID, Payload: []byte(`{}`)}}}
 		},
 	}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &goneWebhooks{Bolt: b}
-	e := New(Config{Store: g, Queues: b})
-	if err := e.Start(ctx); err != nil {
+}
+
+func deliveryOf(t *testing.T, st *store.Bolt, listener string) store.Delivery {
+	t.Helper()
+	pg, err := st.ListDeliveries(ctx, listener, store.Page{Limit: 10})
+	if err != nil || len(pg.Items) != 1 {
+		t.Fatalf("deliveries of %s: %+v, %v", listener, pg.Items, err)
+	}
+	return pg.Items[0]
+}
+
+func TestDelivererRetriesThenSettles(t *testing.T) {
+	tests := []struct {
+		name       string
+		script     []int
+		webhook    *store.Webhook // nil: deleted after the event was routed
+		want       string
+		wantTries  int
+		wantStatus []int
+	}{
+		{"delivered at once", nil, &store.Webhook{Active: true}, store.DeliveryDelivered, 1, []int{200}},
+		{"retried after failures", []int{500, 0}, &store.Webhook{Active: true}, store.DeliveryDelivered, 3, []int{500, 0, 200}},
+		{"failed after the last attempt", []int{500, 502, 503}, &store.Webhook{Active: true}, store.DeliveryFailed, 3, []int{500, 502, 503}},
+		{"an inactive webhook gets nothing", nil, &store.Webhook{Active: false}, store.DeliveryFailed, 0, []int{0}},
+		{"a deleted webhook gets nothing", nil, nil, store.DeliveryFailed, 0, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			te := newTestEngine(t, func(c *Config) {
+				c.MaxAttempts, c.RetryBase = 3, time.Second
+				if tt.webhook == nil {
+					c.Store = goneWebhooks{c.Store.(*store.Bolt)}
+				}
+			})
+			sender := &scriptedSender{script: tt.script}
+			te.deliverer.send = sender.send
+			h := store.Webhook{Active: true}
+			if tt.webhook != nil {
+				h = *tt.webhook
+			}
+			h.ID, h.OwnerID = "wh_1", "u_owner"
+			if err := te.st.CreateWebhook(ctx, h); err != nil {
+				t.Fatal(err)
+			}
+			queueDelivery(t, te.st, "wh_1")
+			te.deliverer.poke()
+			waitFor(t, "the delivery to settle", func() bool {
+				te.clock.Advance(time.Minute) // past any backoff
+				return deliveryOf(t, te.st, "wh_1").Status != store.DeliveryPending
+			})
+			d := deliveryOf(t, te.st, "wh_1")
+			if d.Status != tt.want || int(sender.attempts.Load()) != tt.wantTries || len(d.Attempts) != len(tt.wantStatus) {
+				t.Fatalf("status %s after %d sends, attempts %+v; want %s after %d", d.Status, sender.attempts.Load(), d.Attempts, tt.want, tt.wantTries)
+			}
+			for i, a := range d.Attempts {
+				if a.Status != tt.wantStatus[i] {
+					t.Errorf("attempt %d status %d, want %d", i, a.Status, tt.wantStatus[i])
+				}
+			}
+		})
+	}
+}
+
+// goneWebhooks is a store whose webhooks have all just been deleted: the
+// window between routing an event and its webhook's deletion.
+type goneWebhooks struct{ *store.Bolt }
+
+func (goneWebhooks) GetWebhook(context.Context, string) (store.Webhook, error) {
+	return store.Webhook{}, store.ErrNotFound
+}
+
+func TestDelivererStop(t *testing.T) {
+	te := newTestEngine(t, nil)
+	sender := &scriptedSender{}
+	te.deliverer.send = sender.send
+	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_1", OwnerID: "u_owner", Active: true}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(700 * time.Millisecond)
-	e.Stop()
-	if n := g.lookups.Load(); n < 1 || n > 3 {
-		t.Fatalf("%d webhook lookups for one orphaned delivery; want it settled at the first", n)
+	te.deliverer.Stop()
+	te.deliverer.Stop()
+	queueDelivery(t, te.st, "wh_1")
+	te.deliverer.poke()
+	te.clock.Advance(time.Minute)
+	if n := sender.attempts.Load(); n != 0 || deliveryOf(t, te.st, "wh_1").Status != store.DeliveryPending {
+		t.Errorf("%d sends after Stop", n)
 	}
-	pg, err := b.ListDeliveries(ctx, "wh_x", store.Page{Limit: 10})
-	if err != nil || len(pg.Items) != 1 || pg.Items[0].Status != store.DeliveryFailed {
-		t.Fatalf("delivery = %+v, %v; want failed", pg.Items, err)
+}
+
+func TestBackoff(t *testing.T) {
+	for attempt, base := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 30: time.Hour} {
+		for range 20 {
+			d := backoff(time.Second, attempt)
+			if d < base*3/4 || d > base*5/4 {
+				t.Fatalf("backoff(%d) = %v, want %v ± 25%%", attempt, d, base)
+			}
+		}
+	}
+}
+
+func TestSignMatchesStandardWebhooks(t *testing.T) {
+	// The Standard Webhooks specification's own example.
+	sig, err := Sign("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", []byte(`{"test": 2432232314}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig != "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=" {
+		t.Fatalf("signature %s", sig)
+	}
+	if _, err := Sign("whsec_***", "id", "1", nil); err == nil {
+		t.Fatal("a malformed secret was accepted")
 	}
 }

@@ -1,29 +1,85 @@
-// Package engine makes deployed sources live: deploy, update and delete with
-// hooks; HTTP-interface ingress; timers; manual runs; the emit pipeline
-// (ordering by ts, dedupe, channels, $errors, $logs); subscription fan-out
-// and delivery to sources, workflows and signed webhooks; quotas.
+// Package engine makes deployed sources live. It owns a source's
+// lifecycle (deploy, update, activate and deactivate, delete) as single
+// operations, HTTP-interface ingress, timers, manual runs, the emit
+// pipeline (ordering by ts, dedupe, channels, $errors, $logs), delayed
+// emits, subscription fan-out, delivery to sources, workflows and signed
+// webhooks, and quotas.
+//
+// It depends on a store (package store) for everything durable, on a
+// sandbox through the small interface of package sandbox, and on a Clock
+// for every timer and timestamp, so that it is tested in its own package
+// with a fake sandbox and a fake clock.
+//
+// # Lifecycle
+//
+// Each lifecycle operation writes the store once, in one transaction that
+// also commits what the source's hooks emitted (routed to listeners like
+// any emit), and changes the running engine only after that write
+// succeeded. So the engine is never ahead of the store: a write that fails
+// leaves no endpoint, timer or sandbox behind, and nothing the store does
+// not hold ever runs. The one window, after the write and before the
+// triggers follow it, lasts microseconds; work a trigger queues for a
+// source deleted in it is dropped when it runs.
+//
+// Deploy: validate props; load the component in a sandbox; run the deploy
+// hook, then activate (the specification's order); store the source with
+// the hooks' events; register endpoints and arm timers. A hook that
+// throws ends the deploy before the store is touched.
+//
+// Update (PUT, which is also how a source is switched on or off; hooks run
+// on every update, active or not, and the active flag only switches the
+// triggers): validate; load the new version; run the old version's
+// deactivate hook, then the new version's activate hook (the
+// specification's order: real components unregister upstream webhooks in
+// deactivate by ids kept in the db that activate then overwrites, so the
+// other order would delete the new registration); store; swap triggers
+// and sandbox. If deactivate throws, nothing has changed. If activate
+// throws, or the store write fails, the hooks are undone (the new
+// version's deactivate, the old version's activate again), so the old
+// version keeps running as stored, as it was.
+//
+// Delete: run the deactivate hook; delete the source, its events, db and
+// subscriptions in one transaction that first routes the hook's events;
+// stop triggers; close the sandbox. A deactivate hook that throws cannot
+// stop a delete (a broken hook would make a source undeletable): its
+// failure is logged and recorded as an $errors event, delivered to the
+// source's $errors listeners before the source is gone.
+//
+// Lifecycle operations of one source are serialised. Runs go on during
+// them in their own instances; a run that loads a source while it is
+// updated or deleted keeps no sandbox of the old version (liveSet).
 //
 // # Durability
 //
 // Every trigger first becomes a store.Invocation in the source's durable
 // queue (an HTTP request is acknowledged only after that). A worker runs
-// it in the sandbox and commits what the run produced — its events, the
-// invocations and deliveries they route to, the dedupe state and the usage
-// counters — in the same transaction that removes the invocation
-// (store.Queues.CompleteRun). A crash between the run and the commit runs
-// the invocation again on restart: delivery is at least once, and nothing
-// acknowledged is lost.
+// it in the sandbox and commits what the run produced (its events, the
+// invocations and deliveries they route to, the dedupe state and the
+// usage counters) in the same transaction that removes the invocation
+// (store.Queues.CompleteRuns). A crash between the run and the commit
+// runs the invocation again on restart: delivery is at least once, and
+// nothing acknowledged is lost.
 //
 // # Ordering
 //
 // Invocations of one source run one at a time in arrival order; different
-// sources run in parallel on a bounded pool of workers.
+// sources run in parallel on a bounded pool of workers (scheduler).
+//
+// # Parts
+//
+// The Engine is built from parts, each owning its goroutines and timers
+// and each with Start and Stop (Stop is safe twice, and nothing a part
+// started fires after its Stop returns): the endpoint registry (tokens of
+// active HTTP interfaces), the timer set, the delayed-emit scheduler, the
+// scheduler of workers, the deliverer of webhooks, and the set of requests
+// waiting for respond(). Engine.Stop stops them in that order and closes
+// the sandboxes; the store can be closed after it.
 //
 // # Caveats
 //
-//   - Events emitted by deploy and activate hooks are stored on the
-//     source's log but not routed to subscriptions (the source has none
-//     yet, and the hooks run before the source is stored).
 //   - db writes happen during the run, not with its commit: a run retried
 //     after a crash sees its own earlier writes.
+//   - Hooks' emits are not deduplicated: the dedupe state belongs to runs.
+//   - The clock drives timers, retries and delays; event ids and queue
+//     times come from the store's own clock.
 package engine

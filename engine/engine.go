@@ -2,31 +2,35 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
-// Config configures an Engine. Store, Queues, Host and Secrets are
+// Config configures an Engine. Store, Queues, Sandbox and Secrets are
 // required; zero values of the rest take the defaults below.
 type Config struct {
 	Store   store.Store
 	Queues  store.Queues
-	Host    *host.Host
+	Sandbox sandbox.Sandbox
 	Secrets *secret.Sealer
+	// Clock is the engine's time. Default SystemClock().
+	Clock Clock
+	// PublicURL is the server's external base URL, under which endpoint
+	// URLs are shown to components.
+	PublicURL string
 	// Egress is the policy for components' fetch and for webhook
-	// deliveries.
-	Egress *host.EgressPolicy
+	// deliveries (an *egress.Policy); nil denies both.
+	Egress sandbox.Egress
 	// Workers bounds how many sources run at once. Default 4.
 	Workers int
 	// EventsKept is how many events each channel of an emitter keeps.
-	// Default 100, the spec's figure.
+	// Default 100, the specification's figure.
 	EventsKept int
 	// MaxHops bounds chains of source-to-source deliveries. Default 8.
 	MaxHops int
@@ -39,8 +43,9 @@ type Config struct {
 	// from RetryBase with jitter, capped at an hour. Defaults 8 and 1 s.
 	MaxAttempts int
 	RetryBase   time.Duration
-	// Limits are the sandbox limits of every run.
-	Limits host.Limits
+	// Limits are the sandbox limits of every run and hook; zero fields
+	// take the sandbox's defaults.
+	Limits sandbox.Limits
 	// QuotaInvocations and QuotaComputeMs are the daily quotas of free
 	// accounts. Defaults DefaultQuotaInvocations and DefaultQuotaComputeMs.
 	QuotaInvocations int64
@@ -48,7 +53,13 @@ type Config struct {
 	Logger           *slog.Logger
 }
 
-func (c Config) withDefaults() Config {
+func (c Config) withDefaults() (Config, error) {
+	if c.Store == nil || c.Queues == nil || c.Sandbox == nil || c.Secrets == nil {
+		return c, errors.New("engine: Store, Queues, Sandbox and Secrets are required")
+	}
+	if c.Clock == nil {
+		c.Clock = SystemClock()
+	}
 	if c.Workers <= 0 {
 		c.Workers = 4
 	}
@@ -79,172 +90,194 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
-	return c
+	return c, nil
 }
 
 // Engine runs sources. Create it with New, then Start; Stop ends every
-// goroutine it started.
+// goroutine it started. It is built from parts that each own their
+// goroutines and timers (see the package documentation, "Parts").
 type Engine struct {
-	cfg  Config
-	log  *slog.Logger
-	sch  *scheduler
-	subs *broadcaster
+	cfg     Config
+	log     *slog.Logger
+	clock   Clock
+	store   store.Store
+	queues  store.Queues
+	sandbox sandbox.Sandbox
 
-	mu         sync.Mutex
-	live       map[string]*live      // by source id
-	endpoints  map[string]endpoint   // by endpoint token
-	timers     map[string]*timer     // by source id
-	waiters    map[string]*waiter    // by invocation id, for customResponse
-	quotaCache map[string]quotaEntry // by account, for the ingress
-	delayDue   map[string]int64      // earliest delayed emit per source, epoch ms
-	inFlight   map[string]bool       // deliveries being sent
-	deliverSem chan struct{}         // bounds concurrent deliveries
-	deliverCh  chan struct{}         // wakes the delivery loop
+	live      *liveSet
+	endpoints *endpointRegistry
+	timers    *timerSet
+	waiters   *waiterSet
+	delayed   *delayedScheduler
+	deliverer *deliverer
+	workers   *scheduler
+	events    *broadcaster
+	quotas    *quotas
+	lifecycle keyedMutex
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-}
-
-// live is a loaded source: its record, component and sandbox.
-type live struct {
-	src   store.Source
-	comp  store.Component
-	meta  *host.Metadata
-	props map[string]json.RawMessage // plain, secrets opened
-	hs    *host.Source
+	mu      sync.Mutex
+	running bool
+	stopped bool
 }
 
 // New returns an Engine; it does nothing until Start.
-func New(cfg Config) *Engine {
-	cfg = cfg.withDefaults()
-	e := &Engine{
-		cfg: cfg, log: cfg.Logger, subs: newBroadcaster(),
-		live: map[string]*live{}, endpoints: map[string]endpoint{}, timers: map[string]*timer{},
-		waiters: map[string]*waiter{}, quotaCache: map[string]quotaEntry{}, delayDue: map[string]int64{}, inFlight: map[string]bool{},
-		deliverSem: make(chan struct{}, deliveryWorkers), deliverCh: make(chan struct{}, 1),
+func New(cfg Config) (*Engine, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
-	e.sch = newScheduler(e.drain)
-	return e
+	e := &Engine{
+		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
+		live: newLiveSet(), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
+		quotas: newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
+	}
+	e.timers = newTimerSet(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
+		return cfg.Queues.TimerLastFire(context.Background(), id)
+	})
+	e.delayed = newDelayedScheduler(cfg.Clock, cfg.Logger, e.releaseDelayed)
+	var fetch deliveryFetch
+	if cfg.Egress != nil {
+		fetch = cfg.Egress.Fetch
+	}
+	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch), cfg.MaxAttempts, cfg.RetryBase)
+	e.workers = newScheduler(cfg.Clock, e.drain)
+	return e, nil
 }
 
 // Start brings every active source's endpoints and timers back from the
-// store, resumes queued invocations and pending deliveries, and starts the
-// workers.
+// store, resumes queued invocations, delayed emits and pending deliveries,
+// and starts the workers. An engine starts once.
 func (e *Engine) Start(ctx context.Context) error {
-	e.ctx, e.cancel = context.WithCancel(context.Background())
-	sources, err := e.cfg.Queues.AllSources(ctx)
+	e.mu.Lock()
+	if e.running || e.stopped {
+		e.mu.Unlock()
+		return errors.New("engine: Start called twice, or after Stop")
+	}
+	e.running = true
+	e.mu.Unlock()
+	sources, err := e.queues.AllSources(ctx)
 	if err != nil {
 		return err
 	}
+	e.endpoints.Start()
+	e.timers.Start()
+	e.waiters.Start()
 	for _, src := range sources {
-		if src.Active {
-			e.activateTriggers(src)
+		if !src.Active {
+			continue
 		}
+		comp, err := e.store.GetComponent(ctx, src.ComponentID)
+		if err != nil {
+			e.log.Error("a source's component is missing; its triggers stay down", "source", src.ID, "err", err)
+			continue
+		}
+		e.startTriggers(src, &comp.Metadata)
 	}
 	if err := e.loadDelayed(ctx, sources); err != nil {
 		return err
 	}
-	e.sch.start(e.ctx, e.cfg.Workers, &e.wg)
-	pending, err := e.cfg.Queues.SourcesWithPending(ctx)
+	e.workers.Start(e.cfg.Workers)
+	pending, err := e.queues.SourcesWithPending(ctx)
 	if err != nil {
 		return err
 	}
 	for _, id := range pending {
-		e.sch.kick(id)
+		e.workers.kick(id)
 	}
-	e.wg.Add(2)
-	go e.deliveryLoop()
-	go e.delayLoop()
+	e.delayed.Start()
+	e.deliverer.Start()
 	return nil
 }
 
-// Stop stops timers, workers and deliveries and waits for them; a run in
-// progress is interrupted and will run again on the next start.
+// Stop stops the engine's parts in order and waits for each: endpoints
+// (the ingress answers 404), timers, delayed releases, the workers (a run
+// in progress is interrupted and runs again on the next start),
+// deliveries, and the requests still waiting for respond(); then the
+// sandboxes are closed. After Stop nothing the engine started touches the
+// store, so the caller may close it. Stop is safe to call twice.
 func (e *Engine) Stop() {
-	if e.cancel == nil {
+	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
 		return
 	}
-	e.mu.Lock()
-	for id, t := range e.timers {
-		t.stop()
-		delete(e.timers, id)
-	}
+	e.stopped, e.running = true, false
 	e.mu.Unlock()
-	e.cancel()
-	e.sch.stop()
-	e.wg.Wait()
-	e.mu.Lock()
-	for id, l := range e.live {
-		l.hs.Close(context.Background())
-		delete(e.live, id)
-	}
-	e.mu.Unlock()
+	e.endpoints.Stop()
+	e.timers.Stop()
+	e.delayed.Stop()
+	e.workers.Stop()
+	e.deliverer.Stop()
+	e.waiters.Stop()
+	e.live.closeAll()
 }
 
-// load returns the live source, loading it from the store on first use.
-func (e *Engine) load(ctx context.Context, id string) (*live, error) {
-	e.mu.Lock()
-	l := e.live[id]
-	e.mu.Unlock()
-	if l != nil {
-		return l, nil
-	}
-	src, err := e.cfg.Store.GetSource(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	comp, err := e.cfg.Store.GetComponent(ctx, src.ComponentID)
-	if err != nil {
-		return nil, fmt.Errorf("engine: component of %s: %w", id, err)
-	}
-	props, err := e.cfg.Secrets.OpenProps(src.ConfiguredProps)
-	if err != nil {
-		return nil, err
-	}
-	l, err = e.build(ctx, src, comp, props)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) checkRunning() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if cur := e.live[id]; cur != nil { // loaded concurrently: keep one
-		l.hs.Close(ctx)
-		return cur, nil
+	if !e.running {
+		return ErrStopped
 	}
-	e.live[id] = l
-	return l, nil
+	return nil
 }
 
-// build loads a component with its props in a new sandbox source.
-func (e *Engine) build(ctx context.Context, src store.Source, comp store.Component, props map[string]json.RawMessage) (*live, error) {
-	var meta host.Metadata
-	if err := json.Unmarshal(comp.Metadata, &meta); err != nil {
-		return nil, fmt.Errorf("engine: component %s metadata: %w", comp.ID, err)
-	}
-	raw, err := json.Marshal(props)
-	if err != nil {
-		return nil, err
-	}
-	hs, err := e.cfg.Host.NewSource(ctx, host.SourceSpec{ID: src.ID, Code: comp.Code, Props: raw})
-	if err != nil {
-		return nil, err
-	}
-	return &live{src: src, comp: comp, meta: &meta, props: props, hs: hs}, nil
+// Subscribe streams an emitter's new events until cancel is called or the
+// channel is closed (the subscriber fell behind and resumes from the log).
+func (e *Engine) Subscribe(emitterID string) (<-chan store.Event, func()) {
+	return e.events.subscribe(emitterID)
 }
 
-// forget drops a loaded source, e.g. after an update or delete.
-func (e *Engine) forget(id string) {
-	e.mu.Lock()
-	l := e.live[id]
-	delete(e.live, id)
-	e.mu.Unlock()
-	if l != nil {
-		l.hs.Close(context.Background())
-	}
+// Usage returns an account's counters for a day (YYYY-MM-DD, UTC).
+func (e *Engine) Usage(ctx context.Context, accountID, day string) (store.Usage, error) {
+	return e.queues.GetUsage(ctx, accountID, day)
+}
+
+// Quotas returns the daily quotas of free accounts: invocations and
+// compute milliseconds.
+func (e *Engine) Quotas() (invocations, computeMs int64) {
+	return e.cfg.QuotaInvocations, e.cfg.QuotaComputeMs
 }
 
 // Deliveries lists a webhook's deliveries, newest first.
 func (e *Engine) Deliveries(ctx context.Context, listenerID string, p store.Page) (store.PageOf[store.Delivery], error) {
-	return e.cfg.Queues.ListDeliveries(ctx, listenerID, p)
+	return e.queues.ListDeliveries(ctx, listenerID, p)
+}
+
+// Now is the engine's clock.
+func (e *Engine) Now() time.Time { return e.clock.Now() }
+
+// keyedMutex serialises the lifecycle operations of each source, so that
+// two updates of one source never interleave their hooks.
+type keyedMutex struct {
+	mu    sync.Mutex
+	locks map[string]*keyedLock
+}
+
+type keyedLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// lock locks key and returns its unlock.
+func (k *keyedMutex) lock(key string) func() {
+	k.mu.Lock()
+	if k.locks == nil {
+		k.locks = map[string]*keyedLock{}
+	}
+	l := k.locks[key]
+	if l == nil {
+		l = &keyedLock{}
+		k.locks[key] = l
+	}
+	l.refs++
+	k.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		k.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(k.locks, key)
+		}
+		k.mu.Unlock()
+	}
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -11,53 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
-
-// endpoint is an HTTP-interface prop's endpoint.
-type endpoint struct {
-	sourceID       string
-	userID         string // whose quota its runs count against
-	prop           string
-	customResponse bool
-}
-
-// waiter is a customResponse request waiting for its run's respond().
-type waiter struct {
-	once     sync.Once
-	response chan abi.Response // buffered 1
-	ended    chan struct{}     // closed when the run has finished
-}
-
-// Respond is the run's host.RespondSink.
-func (w *waiter) Respond(_ context.Context, r abi.Response) error {
-	select {
-	case w.response <- r:
-	default:
-	}
-	return nil
-}
-
-func (w *waiter) finish() {
-	if w != nil {
-		w.once.Do(func() { close(w.ended) })
-	}
-}
-
-func (e *Engine) takeWaiter(key string) *waiter {
-	if key == "" {
-		return nil
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	w := e.waiters[key]
-	delete(e.waiters, key)
-	return w
-}
 
 // Ingress serves every source's HTTP interface at /h/<token>[/sub/path],
 // any method.
@@ -72,11 +30,9 @@ func ingressError(w http.ResponseWriter, status int, msg string) {
 }
 
 func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
-	rest := strings.TrimPrefix(r.URL.Path, "/h/")
+	rest := strings.TrimPrefix(r.URL.Path, component.EndpointPath)
 	token, sub, _ := strings.Cut(rest, "/")
-	e.mu.Lock()
-	ep, ok := e.endpoints[token]
-	e.mu.Unlock()
+	ep, ok := e.endpoints.lookup(component.EndpointToken(token))
 	if !ok || token == "" {
 		ingressError(w, http.StatusNotFound, "no active source has this endpoint")
 		return
@@ -98,7 +54,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	}
 	// Only active sources have endpoints registered, so the map answers
 	// without a store read per request.
-	if over, err := e.overQuotaCached(r.Context(), ep.userID); err != nil {
+	if over, err := e.quotas.overCached(r.Context(), ep.account); err != nil {
 		ingressError(w, http.StatusInternalServerError, "the server could not check the account's quota")
 		return
 	} else if over {
@@ -109,19 +65,19 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	inv := store.Invocation{SourceID: ep.sourceID, Kind: kindHTTP, Event: event}
 	var wt *waiter
 	if ep.customResponse {
-		inv.ReplyTo = store.NewID("")
-		wt = &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{})}
-		e.mu.Lock()
-		e.waiters[inv.ReplyTo] = wt
-		e.mu.Unlock()
-		defer e.takeWaiter(inv.ReplyTo)
+		inv.ReplyTo = ids.Random()
+		if wt = e.waiters.register(inv.ReplyTo); wt == nil {
+			ingressError(w, http.StatusServiceUnavailable, "the server is shutting down; try again")
+			return
+		}
+		defer e.waiters.take(inv.ReplyTo)
 	}
-	if _, err := e.cfg.Queues.EnqueueInvocation(r.Context(), inv); err != nil {
+	if _, err := e.queues.EnqueueInvocation(r.Context(), inv); err != nil {
 		e.log.Error("enqueue http invocation", "source", ep.sourceID, "err", err)
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return
 	}
-	e.sch.kick(ep.sourceID)
+	e.workers.kick(ep.sourceID)
 	if wt == nil {
 		cors(w, r)
 		w.Header().Set("Content-Type", "application/json")
@@ -132,8 +88,9 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 }
 
 func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waiter) {
-	timeout := time.NewTimer(e.cfg.RespondTimeout)
-	defer timeout.Stop()
+	timeout := make(chan struct{})
+	t := e.clock.AfterFunc(e.cfg.RespondTimeout, func() { close(timeout) })
+	defer t.Stop()
 	select {
 	case resp := <-wt.response:
 		writeResponse(w, resp)
@@ -144,7 +101,7 @@ func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waite
 		default:
 			ingressError(w, http.StatusInternalServerError, "the source's run ended without calling respond()")
 		}
-	case <-timeout.C:
+	case <-timeout:
 		ingressError(w, http.StatusGatewayTimeout, "the source did not call respond() in time")
 	case <-r.Context().Done():
 	}

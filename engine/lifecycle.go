@@ -2,162 +2,371 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strings"
+	"time"
 
-	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
 
-// SourceCreated runs a new source's deploy and then activate hooks and, if
-// both succeed, brings its triggers up. A hook that throws fails with its
-// *host.ScriptError and leaves nothing running.
-func (e *Engine) SourceCreated(ctx context.Context, src store.Source, comp store.Component, props map[string]json.RawMessage) error {
-	l, err := e.build(ctx, src, comp, props)
+// The lifecycle of a source is four operations, each one call: deploy,
+// update (which also switches it on or off), delete, and saving the
+// component they start from. Each writes the store once, in one
+// transaction that also commits what the hooks emitted, and brings the
+// source's triggers up or down only after that write, so the engine is
+// never ahead of the store. The order of each, and why, is in the package
+// documentation ("Lifecycle").
+
+// DeployRequest asks for a new source.
+type DeployRequest struct {
+	OwnerID   string // the user or organization that owns it
+	UserID    string // who deploys it; its runs count against this user's quota
+	Component store.Component
+	// Name is the source's name; empty takes the component's name slug,
+	// made unique in the owner's account with a numeric suffix.
+	Name string
+	// Props are the configured values, as the user gave them.
+	Props map[string]json.RawMessage
+}
+
+// UpdateRequest asks to replace a source's component, props, name and
+// state.
+type UpdateRequest struct {
+	Component store.Component
+	// Name is the new name; empty keeps the current one.
+	Name string
+	// Props are the configured values; nil keeps the current values of the
+	// props the component still has.
+	Props map[string]json.RawMessage
+	// Active switches the source's triggers on or off.
+	Active bool
+}
+
+// SaveComponent describes code in the sandbox and stores it as a saved
+// component of owner. Code that cannot be loaded is a *CodeError.
+func (e *Engine) SaveComponent(ctx context.Context, owner, code, codeURL string) (store.Component, error) {
+	meta, err := e.sandbox.Introspect(ctx, code, "", nil)
+	if err != nil {
+		return store.Component{}, codeError(err)
+	}
+	sum := sha256.Sum256([]byte(code))
+	now := e.clock.Now().Unix()
+	c := store.Component{
+		ID: ids.New(ids.Component), OwnerID: owner, Key: meta.Key, Name: meta.Name, Version: meta.Version, Code: code,
+		CodeHash: hex.EncodeToString(sum[:]), ComponentURL: codeURL, Metadata: *meta, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := e.store.CreateComponent(ctx, c); err != nil {
+		return store.Component{}, err
+	}
+	return c, nil
+}
+
+// DeploySource deploys a source: it validates the props, loads the
+// component, runs its deploy and then activate hooks, stores the source
+// with what the hooks emitted (routed like any emit), and only then
+// brings its endpoints and timers up. A hook that throws fails the deploy
+// with a *HookError and leaves nothing behind.
+func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Source, error) {
+	if err := e.checkRunning(); err != nil {
+		return store.Source{}, err
+	}
+	meta := &req.Component.Metadata
+	props, err := e.prepareProps(meta, req.Props, nil)
+	if err != nil {
+		return store.Source{}, err
+	}
+	name, slug, err := e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, "")
+	if err != nil {
+		return store.Source{}, err
+	}
+	now := e.clock.Now().Unix()
+	src := store.Source{
+		ID: ids.New(ids.Source), OwnerID: req.OwnerID, UserID: req.UserID, ComponentID: req.Component.ID,
+		Name: name, NameSlug: slug, Active: true, CreatedAt: now, UpdatedAt: now,
+	}
+	props.apply(&src)
+	l, err := e.build(ctx, src, req.Component)
+	if err != nil {
+		return store.Source{}, err
+	}
+	var events []store.Event
+	for _, hook := range []string{component.HookDeploy, component.HookActivate} {
+		evs, err := e.runHook(ctx, l, hook)
+		if err != nil {
+			l.box.Close(ctx)
+			return store.Source{}, err
+		}
+		events = append(events, evs...)
+	}
+	// Every auto-subscription stored so far predates the new source.
+	routing := src
+	routing.Order = newestOrder
+	r, err := newRouter(ctx, e.store, routing, e.cfg.MaxHops)
+	if err != nil {
+		l.box.Close(ctx)
+		return store.Source{}, err
+	}
+	stored, evs, err := e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	if err != nil {
+		l.box.Close(ctx)
+		if errors.Is(err, store.ErrConflict) {
+			return store.Source{}, &NameTakenError{Slug: slug}
+		}
+		return store.Source{}, err
+	}
+	l.src = stored
+	e.live.install(l)
+	e.startTriggers(stored, meta)
+	e.afterCommit(r, evs)
+	return stored, nil
+}
+
+// UpdateSource replaces a source's component, props and name, and
+// switches it on or off. In the specification's order, the running
+// version's deactivate hook runs, then the new version's activate hook;
+// then the store is written (with what both hooks emitted), and only then
+// are the triggers and the sandbox swapped.
+//
+// If the old version's deactivate hook throws, nothing changes (a
+// *HookError). If the new version's activate hook throws, the old version
+// is re-activated (its activate hook runs again; if that throws, the
+// failure is recorded on $errors) and nothing else changes: the old
+// version keeps running, as stored.
+func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (store.Source, error) {
+	if err := e.checkRunning(); err != nil {
+		return store.Source{}, err
+	}
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	old, err := e.store.GetSource(ctx, id)
+	if err != nil {
+		return store.Source{}, err
+	}
+	meta := &req.Component.Metadata
+	props, err := e.prepareProps(meta, req.Props, &old)
+	if err != nil {
+		return store.Source{}, err
+	}
+	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)
+	if err != nil {
+		return store.Source{}, err
+	}
+	if name == "" {
+		name = old.Name
+	}
+	updated := old
+	updated.ComponentID, updated.Name, updated.NameSlug = req.Component.ID, name, slug
+	updated.Active, updated.UpdatedAt = req.Active, e.clock.Now().Unix()
+	props.apply(&updated)
+	next, err := e.build(ctx, updated, req.Component)
+	if err != nil {
+		return store.Source{}, err
+	}
+	prev, err := e.load(ctx, id)
+	if err != nil {
+		// The running version no longer loads (its code broke under a new
+		// guest, say): the update is how it gets fixed, so go on without
+		// its deactivate hook.
+		e.log.Warn("the running version of a source cannot be loaded; its deactivate hook is skipped", "source", id, "err", err)
+		prev = nil
+	}
+	var events []store.Event
+	if prev != nil {
+		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
+		if err != nil {
+			next.box.Close(ctx)
+			return store.Source{}, err
+		}
+		events = append(events, evs...)
+	}
+	evs, err := e.runHook(ctx, next, component.HookActivate)
+	if err != nil {
+		e.reactivate(ctx, prev, events)
+		next.box.Close(ctx)
+		return store.Source{}, err
+	}
+	events = append(events, evs...)
+	r, err := newRouter(ctx, e.store, updated, e.cfg.MaxHops)
+	if err == nil {
+		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	}
+	if err != nil {
+		// Undo the hooks: the new version goes, the old one comes back.
+		if _, herr := e.runHook(ctx, next, component.HookDeactivate); herr != nil {
+			e.log.Warn("deactivate hook of a version that could not be stored failed", "source", id, "err", herr)
+		}
+		e.reactivate(ctx, prev, nil)
+		next.box.Close(ctx)
+		if errors.Is(err, store.ErrConflict) {
+			return store.Source{}, &NameTakenError{Slug: slug}
+		}
+		return store.Source{}, err
+	}
+	e.stopTriggers(id)
+	e.live.install(next)
+	if updated.Active {
+		e.startTriggers(updated, meta)
+	}
+	e.afterCommit(r, evs)
+	return updated, nil
+}
+
+// reactivate runs prev's activate hook again after an update failed past
+// its deactivate hook, so that the version that stays stored is running
+// as it was. earlier are the events the update's hooks emitted so far;
+// they are committed with what this hook emits, since those hooks did run.
+func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []store.Event) {
+	if prev == nil {
+		return
+	}
+	evs, err := e.runHook(ctx, prev, component.HookActivate)
+	if err != nil {
+		e.log.Warn("re-activating a source after a failed update failed", "source", prev.src.ID, "err", err)
+	}
+	if err := e.commitEvents(ctx, prev.src, append(earlier, evs...)); err != nil {
+		e.log.Error("record the hooks of a failed update", "source", prev.src.ID, "err", err)
+	}
+}
+
+// DeleteSource deletes a source: its deactivate hook runs, then the store
+// removes the source with its events, db and subscriptions, and then its
+// triggers and sandbox go. A deactivate hook that throws does not stop
+// the delete: its failure is logged and recorded as an $errors event,
+// routed to the source's $errors listeners before the source is gone.
+func (e *Engine) DeleteSource(ctx context.Context, id string) error {
+	if err := e.checkRunning(); err != nil {
+		return err
+	}
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	src, err := e.store.GetSource(ctx, id)
 	if err != nil {
 		return err
 	}
-	for _, hook := range []string{"deploy", "activate"} {
-		if err := e.runHook(ctx, l, hook); err != nil {
-			l.hs.Close(ctx)
-			return err
+	var events []store.Event
+	l, err := e.load(ctx, id)
+	if err != nil {
+		e.log.Warn("a source being deleted cannot be loaded; its deactivate hook is skipped", "source", id, "err", err)
+	} else {
+		events, err = e.runHook(ctx, l, component.HookDeactivate)
+		if err != nil {
+			e.log.Warn("deactivate hook failed; the source is deleted anyway", "source", id, "err", err)
 		}
 	}
-	e.install(l)
-	return nil
-}
-
-// SourceUpdated runs the old code's deactivate hook, then the new code's
-// activate hook, and swaps the running source. If a hook throws, the old
-// source keeps running as it was.
-func (e *Engine) SourceUpdated(ctx context.Context, old, updated store.Source, comp store.Component, props map[string]json.RawMessage) error {
-	if prev, err := e.load(ctx, old.ID); err == nil {
-		if err := e.runHook(ctx, prev, "deactivate"); err != nil {
-			return err
-		}
-	}
-	l, err := e.build(ctx, updated, comp, props)
+	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
-	if err := e.runHook(ctx, l, "activate"); err != nil {
-		l.hs.Close(ctx)
+	stored, err := e.store.DeleteSource(ctx, id, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	if err != nil {
 		return err
 	}
-	e.deactivateTriggers(old.ID)
-	e.forget(old.ID)
-	e.install(l)
+	e.stopTriggers(id)
+	e.live.forget(id)
+	e.delayed.forget(id)
+	e.afterCommit(r, stored)
 	return nil
 }
 
-// SourceDeleted runs the deactivate hook and stops the source's triggers;
-// the store then removes the source, its events and subscriptions.
-func (e *Engine) SourceDeleted(ctx context.Context, src store.Source) error {
-	if l, err := e.load(ctx, src.ID); err == nil {
-		if err := e.runHook(ctx, l, "deactivate"); err != nil {
-			return err
-		}
-	}
-	e.deactivateTriggers(src.ID)
-	e.forget(src.ID)
-	return nil
-}
-
-// install makes l the running version of its source.
-func (e *Engine) install(l *live) {
-	e.mu.Lock()
-	if prev := e.live[l.src.ID]; prev != nil && prev != l {
-		defer prev.hs.Close(context.Background())
-	}
-	e.live[l.src.ID] = l
-	e.mu.Unlock()
-	if l.src.Active {
-		e.activateTriggers(l.src)
-	}
-}
-
-// runHook runs a hook with the source's db, and stores what it emits and
-// logs on the source's log (see the package caveats).
-func (e *Engine) runHook(ctx context.Context, l *live, hook string) error {
-	if !hasHook(l.meta, hook) {
-		return nil
+// runHook runs a lifecycle hook of l and returns the events to commit for
+// it: its emits and console lines, or, when it fails, an $errors event
+// and its console lines together with a *HookError. A component without
+// the hook runs nothing.
+func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]store.Event, error) {
+	if !l.meta().HasHook(hook) {
+		return nil, nil
 	}
 	c := &collector{}
-	caps := e.capabilities(l, c)
-	_, err := l.hs.Invoke(ctx, host.Request{Op: "hook", Hook: hook, Limits: e.cfg.Limits}, caps)
+	_, err := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
+	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
+	out := pipeline("", store.Invocation{Kind: kindHook + hook}, c, err, store.DedupeState{}, e.clock.Now())
+	if err != nil {
+		return out.events, hookError(hook, err)
+	}
+	return out.events, nil
+}
+
+// commitEvents stores and routes events of a source outside a run.
+func (e *Engine) commitEvents(ctx context.Context, src store.Source, events []store.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
-	out := e.pipeline(l, store.Invocation{Kind: "hook:" + hook}, c, nil, store.DedupeState{})
-	if len(out.events) > 0 {
-		stored, err := e.cfg.Store.AppendEvents(ctx, l.src.ID, out.events, e.cfg.EventsKept)
-		if err != nil {
-			return fmt.Errorf("engine: store events of hook %s: %w", hook, err)
-		}
-		for _, ev := range stored {
-			e.subs.publish(ev)
-		}
+	stored, err := e.queues.CommitEvents(ctx, src.ID, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	if err != nil {
+		return err
 	}
+	e.afterCommit(r, stored)
 	return nil
 }
 
-func hasHook(m *host.Metadata, hook string) bool {
-	for _, h := range m.Hooks {
-		if h == hook {
-			return true
-		}
+// startTriggers registers a source's endpoints and arms its timers.
+func (e *Engine) startTriggers(src store.Source, meta *component.Metadata) {
+	eps := map[component.EndpointToken]endpoint{}
+	for name, tok := range src.Endpoints {
+		p, _ := meta.Prop(name)
+		eps[tok] = endpoint{sourceID: src.ID, account: src.UserID, prop: name, customResponse: p.CustomResponse}
 	}
-	return false
+	e.endpoints.set(src.ID, eps)
+	specs := map[string]component.TimerSpec{}
+	for _, p := range meta.PropsOfType(component.TypeTimer) {
+		var spec component.TimerSpec
+		if err := json.Unmarshal(src.ConfiguredProps[p.Name], &spec); err != nil {
+			e.log.Warn("a stored timer value cannot be read", "source", src.ID, "prop", p.Name, "err", err)
+			continue
+		}
+		specs[p.Name] = spec
+	}
+	e.timers.set(src.ID, specs)
 }
 
-// activateTriggers registers a source's HTTP endpoints and timers.
-func (e *Engine) activateTriggers(src store.Source) {
-	props := map[string]json.RawMessage{}
-	_ = json.Unmarshal(src.ConfiguredProps, &props)
-	comp, err := e.cfg.Store.GetComponent(context.Background(), src.ComponentID)
-	if err != nil {
-		e.log.Error("activate triggers", "source", src.ID, "err", err)
-		return
-	}
-	var meta host.Metadata
-	if err := json.Unmarshal(comp.Metadata, &meta); err != nil {
-		e.log.Error("activate triggers", "source", src.ID, "err", err)
-		return
-	}
-	e.deactivateTriggers(src.ID)
-	for _, p := range meta.ConfigurableProps {
-		switch p.Type {
-		case "$.interface.http":
-			var v struct {
-				EndpointURL string `json:"endpoint_url"`
-			}
-			if json.Unmarshal(props[p.Name], &v) == nil && v.EndpointURL != "" {
-				token := v.EndpointURL[strings.LastIndex(v.EndpointURL, "/")+1:]
-				e.mu.Lock()
-				e.endpoints[token] = endpoint{sourceID: src.ID, userID: src.UserID, prop: p.Name, customResponse: p.CustomResponse}
-				e.mu.Unlock()
-			}
-		case "$.interface.timer":
-			var spec timerSpec
-			if json.Unmarshal(props[p.Name], &spec) == nil {
-				e.startTimer(src.ID, spec)
-			}
-		}
-	}
+// stopTriggers removes a source's endpoints and stops its timers.
+func (e *Engine) stopTriggers(id string) {
+	e.endpoints.remove(id)
+	e.timers.remove(id)
 }
 
-// deactivateTriggers removes a source's endpoints and stops its timer.
-func (e *Engine) deactivateTriggers(id string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for token, ep := range e.endpoints {
-		if ep.sourceID == id {
-			delete(e.endpoints, token)
-		}
+// fireTimer queues a timer run: event {timestamp, interval_seconds}.
+func (e *Engine) fireTimer(sourceID string, spec component.TimerSpec, at time.Time) {
+	ctx := context.Background()
+	inv := store.Invocation{SourceID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
+	if _, err := e.queues.EnqueueInvocation(ctx, inv); err != nil {
+		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
+		return
 	}
-	if t := e.timers[id]; t != nil {
-		t.stop()
-		delete(e.timers, id)
+	if err := e.queues.SetTimerLastFire(ctx, sourceID, at.UnixMilli()); err != nil {
+		e.log.Error("record a timer fire", "source", sourceID, "err", err)
 	}
+	e.workers.kick(sourceID)
+}
+
+// RunNow queues a manual run of a source with event ({} when empty).
+func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMessage) error {
+	if len(event) == 0 {
+		event = json.RawMessage("{}")
+	}
+	if _, err := e.queues.EnqueueInvocation(ctx, store.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
+		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
+	}
+	e.workers.kick(sourceID)
+	return nil
+}
+
+// releaseDelayed queues the release of a source's due delayed emits.
+func (e *Engine) releaseDelayed(sourceID string) error {
+	if _, err := e.queues.EnqueueInvocation(context.Background(), store.Invocation{SourceID: sourceID, Kind: kindRelease}); err != nil {
+		return err
+	}
+	e.workers.kick(sourceID)
+	return nil
 }

@@ -1,52 +1,82 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
 
-// Channels of the spec.
+// Channels of the specification.
 const (
 	channelErrors = "$errors"
 	channelLogs   = "$logs"
 )
 
-// Kinds of invocation.
+// Kinds of invocation (store.Invocation.Kind), and of the hooks' runs.
 const (
 	kindHTTP    = "http"
 	kindTimer   = "timer"
 	kindManual  = "manual"
 	kindEvent   = "event"
 	kindRelease = "release" // emit delayed events whose time has come
+	kindHook    = "hook:"   // + the hook's name; never queued
 )
 
-// uniqueCacheSize is the spec's dedupe cache of 100 ids.
+// uniqueCacheSize is the specification's dedupe cache of 100 ids.
 const uniqueCacheSize = 100
+
+// maxDelay is how far ahead delivery_ts may be: a year.
+const maxDelay = 366 * 24 * time.Hour
+
+// collector gathers what a run emits and logs, for the commit after it.
+// It is the run's sandbox.EmitSink and sandbox.LogSink.
+type collector struct {
+	mu    sync.Mutex
+	emits []abi.Emit
+	logs  []sandbox.LogEntry
+}
+
+func (c *collector) Emit(_ context.Context, em abi.Emit) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.emits = append(c.emits, em)
+	return nil
+}
+
+func (c *collector) Log(_ context.Context, l sandbox.LogEntry) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logs = append(c.logs, l)
+	return nil
+}
 
 type pipelineOut struct {
 	events []store.Event
-	dedupe *store.DedupeState
+	dedupe *store.DedupeState // nil: no strategy, or the run failed
 }
 
 // pipeline turns what a run emitted and logged into events: the emits
 // ordered by ts and deduplicated, an $errors event when the run failed, and
 // one $logs event per console line.
-func (e *Engine) pipeline(l *live, inv store.Invocation, c *collector, runErr error, dedupe store.DedupeState) pipelineOut {
+func pipeline(strategy string, inv store.Invocation, c *collector, runErr error, dedupe store.DedupeState, now time.Time) pipelineOut {
 	var out pipelineOut
 	if runErr == nil {
 		emits := orderByTS(c.emits)
-		kept, state, err := applyDedupe(l.meta.Dedupe, emits, dedupe)
+		kept, state, err := applyDedupe(strategy, emits, dedupe)
 		if err == nil {
 			out.dedupe = state
-			out.events, err = e.emitEvents(kept, time.Now())
+			out.events, err = emitEvents(kept, now)
 		}
 		if err != nil {
 			runErr = err
@@ -79,12 +109,12 @@ func orderByTS(emits []abi.Emit) []abi.Emit {
 		case b.TS == nil:
 			return -1
 		}
-		return compareInt64(*a.TS, *b.TS)
+		return cmpInt64(*a.TS, *b.TS)
 	})
 	return out
 }
 
-func compareInt64(a, b int64) int {
+func cmpInt64(a, b int64) int {
 	switch {
 	case a < b:
 		return -1
@@ -109,7 +139,7 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 	}
 	var kept []abi.Emit
 	switch strategy {
-	case "unique":
+	case component.DedupeUnique:
 		seen := map[string]bool{}
 		for _, id := range st.Unique {
 			seen[id] = true
@@ -126,7 +156,7 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 		if n := len(st.Unique); n > uniqueCacheSize {
 			st.Unique = slices.Clone(st.Unique[n-uniqueCacheSize:]) // the oldest ids go first
 		}
-	case "greatest":
+	case component.DedupeGreatest:
 		for _, em := range emits {
 			n, err := strconv.ParseFloat(em.IDString(), 64)
 			if err != nil {
@@ -137,7 +167,7 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 				st.Greatest = &n
 			}
 		}
-	case "last":
+	case component.DedupeLast:
 		start := 0
 		for i, em := range emits {
 			if st.Last != "" && em.IDString() == st.Last {
@@ -154,12 +184,9 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 	return kept, &st, nil
 }
 
-// maxDelay is how far ahead delivery_ts may be: a year.
-const maxDelay = 366 * 24 * time.Hour
-
 // emitEvents makes the events of emits: each on its channel, or, with a
-// future delivery_ts, waiting on the $in channel until then.
-func (e *Engine) emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, error) {
+// future delivery_ts, a delayedRecord waiting on the $in channel.
+func emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, error) {
 	var out []store.Event
 	for _, em := range emits {
 		if em.DeliveryTS == nil || *em.DeliveryTS <= now.UnixMilli() {
@@ -169,7 +196,7 @@ func (e *Engine) emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, err
 		if *em.DeliveryTS > now.Add(maxDelay).UnixMilli() {
 			return nil, fmt.Errorf("delivery_ts %d is more than a year ahead", *em.DeliveryTS)
 		}
-		data, _ := json.Marshal(em)
+		data, _ := json.Marshal(newDelayedRecord(em))
 		out = append(out, store.Event{Name: store.ChannelDelayed, EmitID: newEmitID(), Data: data,
 			Summary: "until " + time.UnixMilli(*em.DeliveryTS).UTC().Format(time.RFC3339) + ": " + em.Summary})
 	}
@@ -187,13 +214,16 @@ func emitEvent(em abi.Emit) store.Event {
 // errorEvent describes a failed run on the $errors channel.
 func errorEvent(err error, inv store.Invocation) store.Event {
 	desc := map[string]any{"name": "Error", "message": err.Error()}
-	var se *host.ScriptError
+	var se *sandbox.ScriptError
+	var he *HookError
 	switch {
 	case errors.As(err, &se):
 		desc = map[string]any{"name": se.Name, "message": se.Message, "stack": se.Stack}
-	case errors.Is(err, host.ErrTimeout):
+	case errors.As(err, &he):
+		desc = map[string]any{"name": he.Name, "message": he.Msg}
+	case errors.Is(err, sandbox.ErrTimeout):
 		desc["name"], desc["message"] = "TimeoutError", "the run did not finish within its time limit"
-	case errors.Is(err, host.ErrOutOfMemory):
+	case errors.Is(err, sandbox.ErrOutOfMemory):
 		desc["name"], desc["message"] = "OutOfMemoryError", "the run ran out of memory"
 	}
 	original := inv.Event
@@ -215,4 +245,4 @@ func truncate(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-func newEmitID() string { return store.NewID("") }
+func newEmitID() string { return ids.Random() }

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
 
-func emit(id string, ts int64) abi.Emit {
+func emitOf(id string, ts int64) abi.Emit {
 	e := abi.Emit{ID: json.RawMessage(id)}
 	if ts != 0 {
 		e.TS = &ts
@@ -19,7 +21,7 @@ func emit(id string, ts int64) abi.Emit {
 	return e
 }
 
-func ids(es []abi.Emit) string {
+func emitIDs(es []abi.Emit) string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.IDString())
@@ -37,12 +39,12 @@ func TestApplyDedupe(t *testing.T) {
 		want     string
 		wantErr  string
 	}{
-		{"none keeps all", "", store.DedupeState{}, []abi.Emit{emit(`"a"`, 0), emit(`"a"`, 0)}, "a,a", ""},
-		{"unique drops seen ids", "unique", store.DedupeState{Unique: []string{"a"}}, []abi.Emit{emit(`"a"`, 0), emit(`"b"`, 0), emit(`"b"`, 0)}, "b", ""},
-		{"greatest", "greatest", store.DedupeState{Greatest: f(5)}, []abi.Emit{emit(`4`, 0), emit(`6`, 0), emit(`5.5`, 0), emit(`7`, 0)}, "6,7", ""},
-		{"greatest needs numbers", "greatest", store.DedupeState{}, []abi.Emit{emit(`"x"`, 0)}, "", "numeric"},
-		{"last after the match", "last", store.DedupeState{Last: "b"}, []abi.Emit{emit(`"a"`, 0), emit(`"b"`, 0), emit(`"c"`, 0)}, "c", ""},
-		{"last without a match keeps all", "last", store.DedupeState{Last: "z"}, []abi.Emit{emit(`"a"`, 0), emit(`"b"`, 0)}, "a,b", ""},
+		{"none keeps all", "", store.DedupeState{}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"a"`, 0)}, "a,a", ""},
+		{"unique drops seen ids", component.DedupeUnique, store.DedupeState{Unique: []string{"a"}}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0), emitOf(`"b"`, 0)}, "b", ""},
+		{"greatest", "greatest", store.DedupeState{Greatest: f(5)}, []abi.Emit{emitOf(`4`, 0), emitOf(`6`, 0), emitOf(`5.5`, 0), emitOf(`7`, 0)}, "6,7", ""},
+		{"greatest needs numbers", "greatest", store.DedupeState{}, []abi.Emit{emitOf(`"x"`, 0)}, "", "numeric"},
+		{"last after the match", "last", store.DedupeState{Last: "b"}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0), emitOf(`"c"`, 0)}, "c", ""},
+		{"last without a match keeps all", "last", store.DedupeState{Last: "z"}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0)}, "a,b", ""},
 		{"an emit without id", "unique", store.DedupeState{}, []abi.Emit{{}}, "", "without an id"},
 	}
 	for _, tt := range tests {
@@ -54,8 +56,8 @@ func TestApplyDedupe(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || ids(kept) != tt.want {
-				t.Fatalf("kept %s (%v), want %s", ids(kept), err, tt.want)
+			if err != nil || emitIDs(kept) != tt.want {
+				t.Fatalf("kept %s (%v), want %s", emitIDs(kept), err, tt.want)
 			}
 		})
 	}
@@ -65,7 +67,7 @@ func TestUniqueCachePurgesOldestFirst(t *testing.T) {
 	var st store.DedupeState
 	var emits []abi.Emit
 	for i := range 150 {
-		emits = append(emits, emit(fmt.Sprintf(`"id%d"`, i), 0))
+		emits = append(emits, emitOf(fmt.Sprintf(`"id%d"`, i), 0))
 	}
 	_, next, err := applyDedupe("unique", emits, st)
 	if err != nil {
@@ -77,38 +79,78 @@ func TestUniqueCachePurgesOldestFirst(t *testing.T) {
 }
 
 func TestOrderByTS(t *testing.T) {
-	got := orderByTS([]abi.Emit{emit(`"c"`, 30), emit(`"n1"`, 0), emit(`"a"`, 10), emit(`"b"`, 20), emit(`"n2"`, 0)})
-	if ids(got) != "a,b,c,n1,n2" {
-		t.Fatalf("order %s", ids(got))
+	got := orderByTS([]abi.Emit{emitOf(`"c"`, 30), emitOf(`"n1"`, 0), emitOf(`"a"`, 10), emitOf(`"b"`, 20), emitOf(`"n2"`, 0)})
+	if emitIDs(got) != "a,b,c,n1,n2" {
+		t.Fatalf("order %s", emitIDs(got))
 	}
-	plain := []abi.Emit{emit(`"x"`, 0), emit(`"y"`, 0)}
-	if ids(orderByTS(plain)) != "x,y" {
+	plain := []abi.Emit{emitOf(`"x"`, 0), emitOf(`"y"`, 0)}
+	if emitIDs(orderByTS(plain)) != "x,y" {
 		t.Fatal("emits without ts must keep their order")
 	}
 }
 
-func TestSignMatchesStandardWebhooks(t *testing.T) {
-	// The Standard Webhooks specification's own example.
-	sig, err := Sign("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", []byte(`{"test": 2432232314}`))
-	if err != nil {
-		t.Fatal(err)
+func TestPipeline(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	future := now.Add(time.Hour).UnixMilli()
+	tooFar := now.Add(2 * 366 * 24 * time.Hour).UnixMilli()
+	past := now.Add(-time.Hour).UnixMilli()
+	log := sandbox.LogEntry{Time: now, Level: "info", Text: "hello"}
+	tests := []struct {
+		name     string
+		strategy string
+		emits    []abi.Emit
+		runErr   error
+		want     string // channel:data of each event, in order, |-separated
+	}{
+		{"emits then logs", "", []abi.Emit{{Event: json.RawMessage(`1`)}, {Event: json.RawMessage(`2`), Name: "orders"}}, nil, `:1|orders:2|$logs:hello`},
+		{"an emit without data is null", "", []abi.Emit{{}}, nil, `:null|$logs:hello`},
+		{"a failed run: $errors, no emits, logs kept", "", []abi.Emit{{Event: json.RawMessage(`1`)}}, throw("boom"), `$errors:boom|$logs:hello`},
+		{"dedupe without ids fails the run", component.DedupeUnique, []abi.Emit{{Event: json.RawMessage(`1`)}}, nil, `$errors:without an id|$logs:hello`},
+		{"a future delivery_ts waits on $in", "", []abi.Emit{{Event: json.RawMessage(`1`), DeliveryTS: &future}}, nil, `$in:"due_ms"|$logs:hello`},
+		{"a past delivery_ts emits now", "", []abi.Emit{{Event: json.RawMessage(`1`), DeliveryTS: &past}}, nil, `:1|$logs:hello`},
+		{"more than a year ahead fails the run", "", []abi.Emit{{Event: json.RawMessage(`1`), DeliveryTS: &tooFar}}, nil, `$errors:more than a year|$logs:hello`},
 	}
-	if sig != "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=" {
-		t.Fatalf("signature %s", sig)
-	}
-	if _, err := Sign("whsec_***", "id", "1", nil); err == nil {
-		t.Fatal("a malformed secret was accepted")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &collector{emits: tt.emits, logs: []sandbox.LogEntry{log}}
+			out := pipeline(tt.strategy, store.Invocation{Kind: kindManual, Event: json.RawMessage(`{"x":1}`)}, c, tt.runErr, store.DedupeState{}, now)
+			want := strings.Split(tt.want, "|")
+			if len(out.events) != len(want) {
+				t.Fatalf("%d events, want %d: %+v", len(out.events), len(want), out.events)
+			}
+			for i, ev := range out.events {
+				channel, data, _ := strings.Cut(want[i], ":")
+				if ev.Name != channel || !strings.Contains(string(ev.Data), data) || ev.EmitID == "" {
+					t.Errorf("event %d = %s %s, want %s containing %s", i, ev.Name, ev.Data, channel, data)
+				}
+			}
+		})
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	e := New(Config{RetryBase: time.Second})
-	for attempt, base := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 30: time.Hour} {
-		for range 20 {
-			d := e.backoff(attempt)
-			if d < base*3/4 || d > base*5/4 {
-				t.Fatalf("backoff(%d) = %v, want %v ± 25%%", attempt, d, base)
-			}
+func TestErrorEventDescribesTheFailure(t *testing.T) {
+	inv := store.Invocation{Kind: kindHTTP, Event: json.RawMessage(`{"body":1}`)}
+	for _, tt := range []struct {
+		err  error
+		name string
+	}{
+		{throw("boom"), "Error"},
+		{&HookError{Hook: "deactivate", Name: "TypeError", Msg: "x"}, "TypeError"},
+		{sandbox.ErrTimeout, "TimeoutError"},
+		{sandbox.ErrOutOfMemory, "OutOfMemoryError"},
+		{errQuota, "Error"},
+	} {
+		ev := errorEvent(tt.err, inv)
+		var data struct {
+			Error struct {
+				Name string `json:"name"`
+			} `json:"error"`
+			Original json.RawMessage `json:"original_event"`
+			Trigger  string          `json:"trigger"`
+		}
+		if err := json.Unmarshal(ev.Data, &data); err != nil || ev.Name != channelErrors || data.Error.Name != tt.name ||
+			string(data.Original) != `{"body":1}` || data.Trigger != kindHTTP {
+			t.Errorf("errorEvent(%v) = %s %s", tt.err, ev.Name, ev.Data)
 		}
 	}
 }

@@ -3,76 +3,88 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
+	"sync"
 	"time"
 
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
 
 // Default daily quotas of free accounts. Compute time is in milliseconds
-// (the spec leaves the unit open).
+// (the specification leaves the unit open).
 const (
 	DefaultQuotaInvocations = 10_000
 	DefaultQuotaComputeMs   = 30 * 60 * 1000
 )
 
-// overQuota reports whether a free account has used up a daily quota.
-// Paid accounts have no daily limit.
-func (e *Engine) overQuota(ctx context.Context, accountID, day string) (bool, error) {
-	if !strings.HasPrefix(accountID, "u_") {
-		return false, nil
-	}
-	u, err := e.cfg.Store.GetUser(ctx, accountID)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil // an account that is gone has no quota to enforce
-	}
-	if err != nil || u.Plan != store.PlanFree {
-		return false, err
-	}
-	usage, err := e.cfg.Queues.GetUsage(ctx, accountID, day)
-	if err != nil {
-		return false, err
-	}
-	inv, compute := e.Quotas()
-	return usage.Invocations >= inv || usage.ComputeMs >= compute, nil
-}
-
-// Quotas returns the daily quotas of free accounts: invocations and
-// compute milliseconds.
-func (e *Engine) Quotas() (invocations, computeMs int64) {
-	return e.cfg.QuotaInvocations, e.cfg.QuotaComputeMs
-}
-
-// Usage returns an account's counters for a day (YYYY-MM-DD, UTC).
-func (e *Engine) Usage(ctx context.Context, accountID, day string) (store.Usage, error) {
-	return e.cfg.Queues.GetUsage(ctx, accountID, day)
-}
+var errQuota = errors.New("the account's daily quota of invocations or compute time is used up")
 
 // quotaCacheTTL is how long the ingress trusts a quota check: a request
 // does not need a fresh count of the day's usage, and under load reading
 // it for every request would cost more than the request itself.
 const quotaCacheTTL = time.Second
 
+// quotas checks the daily quotas of free accounts, remembering answers
+// for quotaCacheTTL for the ingress.
+type quotas struct {
+	clock       Clock
+	store       store.Store
+	queues      store.Queues
+	invocations int64
+	computeMs   int64
+
+	mu    sync.Mutex
+	cache map[string]quotaEntry // by account
+}
+
 type quotaEntry struct {
 	over  bool
 	until time.Time
 }
 
-// overQuotaCached is overQuota for today, remembered for quotaCacheTTL.
-func (e *Engine) overQuotaCached(ctx context.Context, accountID string) (bool, error) {
-	now := time.Now()
-	e.mu.Lock()
-	ent, ok := e.quotaCache[accountID]
-	e.mu.Unlock()
-	if ok && now.Before(ent.until) {
-		return ent.over, nil
+func newQuotas(clock Clock, st store.Store, q store.Queues, invocations, computeMs int64) *quotas {
+	return &quotas{clock: clock, store: st, queues: q, invocations: invocations, computeMs: computeMs, cache: map[string]quotaEntry{}}
+}
+
+// day is the usage day of t: YYYY-MM-DD in UTC.
+func day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// over reports whether a free account has used up a daily quota on day.
+// Paid accounts, organizations and accounts that no longer exist have no
+// daily limit.
+func (q *quotas) over(ctx context.Context, account, day string) (bool, error) {
+	if !ids.Is(account, ids.User) {
+		return false, nil
 	}
-	over, err := e.overQuota(ctx, accountID, now.UTC().Format(time.DateOnly))
+	u, err := q.store.GetUser(ctx, account)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil || u.Plan != store.PlanFree {
+		return false, err
+	}
+	usage, err := q.queues.GetUsage(ctx, account, day)
 	if err != nil {
 		return false, err
 	}
-	e.mu.Lock()
-	e.quotaCache[accountID] = quotaEntry{over: over, until: now.Add(quotaCacheTTL)}
-	e.mu.Unlock()
+	return usage.Invocations >= q.invocations || usage.ComputeMs >= q.computeMs, nil
+}
+
+// overCached is over for today, remembered for quotaCacheTTL.
+func (q *quotas) overCached(ctx context.Context, account string) (bool, error) {
+	now := q.clock.Now()
+	q.mu.Lock()
+	ent, ok := q.cache[account]
+	q.mu.Unlock()
+	if ok && now.Before(ent.until) {
+		return ent.over, nil
+	}
+	over, err := q.over(ctx, account, day(now))
+	if err != nil {
+		return false, err
+	}
+	q.mu.Lock()
+	q.cache[account] = quotaEntry{over: over, until: now.Add(quotaCacheTTL)}
+	q.mu.Unlock()
 	return over, nil
 }

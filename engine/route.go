@@ -4,49 +4,54 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"strings"
 
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
 
-// router matches a run's events against subscriptions. It is built before
-// the commit (reading subscriptions) and called inside it (no I/O).
+// router matches an emitter's events against subscriptions. It is built
+// before a commit (reading subscriptions) and called inside it (no I/O).
 type router struct {
-	e         *Engine
 	src       store.Source
+	maxHops   int
 	subs      []store.Subscription // the owner's, and the creator's exact ones
 	autos     []store.AutoSubscription
 	kicked    map[string]bool // listener sources given work
 	delivered bool            // webhook deliveries queued
 }
 
-func (e *Engine) newRouter(ctx context.Context, l *live) (*router, error) {
-	r := &router{e: e, src: l.src, kicked: map[string]bool{}}
-	// Subscriptions live in the account that made them: the source's
-	// owner, and its creator when the owner is an organization.
-	owners := []string{l.src.OwnerID}
-	if l.src.UserID != "" && l.src.UserID != l.src.OwnerID {
-		owners = append(owners, l.src.UserID)
+// newestOrder stands for the creation order of a source being created: it
+// comes after every auto-subscription already stored.
+const newestOrder = math.MaxUint64
+
+// newRouter reads the subscriptions that can match src's events.
+// Subscriptions live in the account that made them: the source's owner,
+// and its creator when the owner is an organization.
+func newRouter(ctx context.Context, st store.Store, src store.Source, maxHops int) (*router, error) {
+	r := &router{src: src, maxHops: maxHops, kicked: map[string]bool{}}
+	owners := []string{src.OwnerID}
+	if src.UserID != "" && src.UserID != src.OwnerID {
+		owners = append(owners, src.UserID)
 	}
 	for i, owner := range owners {
 		if owner == "" {
 			continue
 		}
-		subs, err := e.cfg.Store.ListSubscriptions(ctx, owner)
+		subs, err := st.ListSubscriptions(ctx, owner)
 		if err != nil {
 			return nil, err
 		}
 		for _, s := range subs {
 			// A glob (dc_*) covers the sources of the account that made
 			// it: a member's personal glob never reaches an org's sources.
-			if i == 0 || s.EmitterID == l.src.ID {
+			if i == 0 || s.EmitterID == src.ID {
 				r.subs = append(r.subs, s)
 			}
 		}
 		if i > 0 {
 			continue // auto-subscriptions, too, are the owner's alone
 		}
-		autos, err := e.cfg.Store.ListAutoSubscriptions(ctx, owner)
+		autos, err := st.ListAutoSubscriptions(ctx, owner)
 		if err != nil {
 			return nil, err
 		}
@@ -66,16 +71,14 @@ func (r *router) listeners(channel string) []string {
 		}
 	}
 	for _, s := range r.subs {
-		if s.EventName != channel {
-			continue
-		}
-		if s.EmitterID == r.src.ID || (s.EmitterID == "dc_*" && strings.HasPrefix(r.src.ID, "dc_")) {
+		if s.EventName == channel && ids.Matches(s.EmitterID, r.src.ID) {
 			add(s.ListenerID)
 		}
 	}
 	for _, a := range r.autos {
-		// An auto-subscription applies to emitters created after it.
-		if a.EventName == channel && a.CreatedAt <= r.src.CreatedAt {
+		// The specification: an auto-subscription applies to emitters
+		// created after it; existing ones need a subscription.
+		if a.EventName == channel && a.AppliesTo(r.src) {
 			add(a.ListenerID)
 		}
 	}
@@ -87,17 +90,18 @@ func (r *router) listeners(channel string) []string {
 func (r *router) route(ev store.Event, hops int) store.Routed {
 	var out store.Routed
 	for _, id := range r.listeners(ev.Name) {
-		switch {
-		case strings.HasPrefix(id, "dc_"):
-			if hops+1 > r.e.cfg.MaxHops {
-				continue // a loop: commit reports it on $errors
+		kind, _ := ids.Of(id)
+		switch kind {
+		case ids.Source:
+			if hops+1 > r.maxHops {
+				continue // a loop: the commit reports it on $errors
 			}
 			out.Invocations = append(out.Invocations, store.Invocation{SourceID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
 			r.kicked[id] = true
-		case strings.HasPrefix(id, "wh_"):
+		case ids.Webhook:
 			out.Deliveries = append(out.Deliveries, store.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 			r.delivered = true
-		case strings.HasPrefix(id, "p_"):
+		case ids.Workflow:
 			// Workflows come in a later issue: the delivery waits in the
 			// queue, never due until a workflow runner takes it.
 			out.Deliveries = append(out.Deliveries, store.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name,
@@ -105,6 +109,11 @@ func (r *router) route(ev store.Event, hops int) store.Routed {
 		}
 	}
 	return out
+}
+
+// at returns route for events reached through hops subscription hops.
+func (r *router) at(hops int) func(store.Event) store.Routed {
+	return func(ev store.Event) store.Routed { return r.route(ev, hops) }
 }
 
 // deliveryPayload is the body a webhook receives: the event summary with
@@ -124,7 +133,7 @@ func deliveryPayload(ev store.Event) json.RawMessage {
 func (r *router) wouldLoop(events []store.Event) bool {
 	for _, ev := range events {
 		for _, id := range r.listeners(ev.Name) {
-			if strings.HasPrefix(id, "dc_") {
+			if ids.Is(id, ids.Source) {
 				return true
 			}
 		}

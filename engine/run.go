@@ -2,14 +2,12 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -17,80 +15,80 @@ import (
 // results are committed together.
 const batchSize = 256
 
-// drain runs one batch of a source's queued invocations, oldest first, and
-// commits it in one transaction. When more may be queued it asks for
-// another turn at the back of the scheduler's queue, so that one busy
-// source does not hold a worker while others wait. A failure leaves the
-// invocations queued and retries the source a second later.
-func (e *Engine) drain(ctx context.Context, sourceID string) {
-	invs, err := e.cfg.Queues.PendingInvocations(ctx, sourceID, batchSize)
-	if err == nil && len(invs) > 0 {
-		err = e.processBatch(ctx, sourceID, invs)
-	}
-	switch {
-	case ctx.Err() != nil:
-	case err != nil:
-		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
-		time.AfterFunc(time.Second, func() { e.sch.kick(sourceID) })
-	case len(invs) > 0:
-		e.sch.kick(sourceID) // there may be more
-	}
-}
+// retryDelay is how long a source whose invocations failed to run (the
+// store or the sandbox failing, not the component) waits to try again.
+const retryDelay = time.Second
 
 // errSwapped ends a batch whose sandbox was replaced by an update or
 // delete while it ran: the rest of the batch runs again with what is now
 // stored.
 var errSwapped = errors.New("engine: the source was updated or deleted during the batch")
 
-// collector gathers what a run emits and logs, for the commit after it.
-type collector struct {
-	mu    sync.Mutex
-	emits []abi.Emit
-	logs  []host.LogEntry
-}
-
-func (c *collector) Emit(_ context.Context, em abi.Emit) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.emits = append(c.emits, em)
-	return nil
-}
-
-func (c *collector) Log(_ context.Context, l host.LogEntry) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.logs = append(c.logs, l)
-	return nil
-}
-
-// sourceDB is a source's $.service.db in the store.
-type sourceDB struct {
-	st store.Store
-	id string
-}
-
-func (d sourceDB) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	return d.st.DBGet(ctx, d.id, key)
-}
-
-func (d sourceDB) Set(ctx context.Context, key string, value []byte) error {
-	return d.st.DBSet(ctx, d.id, key, value)
-}
-
-// noAuth answers $auth for apps: fount has no managed-auth accounts yet,
-// so every app prop sees an empty credential object.
-type noAuth struct{}
-
-func (noAuth) Auth(context.Context, string) (json.RawMessage, error) {
-	return json.RawMessage(`{}`), nil
-}
-
-func (e *Engine) capabilities(l *live, c *collector) host.Capabilities {
-	caps := host.Capabilities{Emit: c, Log: c, DB: sourceDB{e.cfg.Store, l.src.ID}, Auth: noAuth{}}
-	if e.cfg.Egress != nil {
-		caps.Egress = e.cfg.Egress
+// drain runs one batch of a source's queued invocations, oldest first, and
+// commits it in one transaction. When more may be queued it asks for
+// another turn at the back of the scheduler's queue. A failure leaves the
+// invocations queued and retries the source after retryDelay.
+func (e *Engine) drain(ctx context.Context, sourceID string) {
+	invs, err := e.queues.PendingInvocations(ctx, sourceID, batchSize)
+	if err == nil && len(invs) > 0 {
+		err = e.processBatch(ctx, sourceID, invs)
 	}
-	return caps
+	switch {
+	case ctx.Err() != nil:
+	case errors.Is(err, errSwapped):
+		e.workers.kick(sourceID)
+	case err != nil:
+		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
+		e.workers.kickAfter(sourceID, retryDelay)
+	case len(invs) > 0:
+		e.workers.kick(sourceID) // there may be more
+	}
+}
+
+// load returns the live source, loading it from the store on first use.
+// It returns errSwapped when a lifecycle change of the source raced the
+// load (the caller tries again), and an error wrapping store.ErrNotFound
+// for a source that is gone.
+func (e *Engine) load(ctx context.Context, id string) (*live, error) {
+	if l := e.live.get(id); l != nil {
+		return l, nil
+	}
+	ticket := e.live.begin(id)
+	l, err := e.loadStored(ctx, id)
+	if err != nil {
+		e.live.finish(id, ticket, nil)
+		return nil, err
+	}
+	if cur := e.live.finish(id, ticket, l); cur != nil {
+		return cur, nil
+	}
+	return nil, errSwapped
+}
+
+// loadStored builds the live form of a stored source.
+func (e *Engine) loadStored(ctx context.Context, id string) (*live, error) {
+	src, err := e.store.GetSource(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := e.store.GetComponent(ctx, src.ComponentID)
+	if err != nil {
+		return nil, fmt.Errorf("engine: component of %s: %w", id, err)
+	}
+	return e.build(ctx, src, comp)
+}
+
+// build loads a source's component with its props in a new sandbox.
+func (e *Engine) build(ctx context.Context, src store.Source, comp store.Component) (*live, error) {
+	props, err := e.sandboxProps(src)
+	if err != nil {
+		return nil, err
+	}
+	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: src.ID, Code: comp.Code, Props: props})
+	if err != nil {
+		return nil, codeError(err)
+	}
+	return &live{src: src, comp: comp, box: box}, nil
 }
 
 // processBatch runs invocations of one source in order and commits all
@@ -98,7 +96,7 @@ func (e *Engine) capabilities(l *live, c *collector) host.Capabilities {
 func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store.Invocation) error {
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
-		waiters[i] = e.takeWaiter(inv.ReplyTo)
+		waiters[i] = e.waiters.take(inv.ReplyTo)
 	}
 	defer func() {
 		for _, w := range waiters {
@@ -106,58 +104,62 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 		}
 	}()
 	l, err := e.load(ctx, sourceID)
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		runs := make([]store.CompletedRun, len(invs)) // the source is gone: drop its work
 		for i, inv := range invs {
 			runs[i] = store.CompletedRun{Invocation: inv}
 		}
-		_, err = e.cfg.Queues.CompleteRuns(ctx, runs)
+		_, err = e.queues.CompleteRuns(ctx, runs)
 		return err
-	}
-	if err != nil {
-		l = &live{src: store.Source{ID: sourceID}}
+	case errors.Is(err, errSwapped), ctx.Err() != nil:
+		return err
+	case err != nil:
+		// The source cannot be loaded (its code no longer loads, a secret
+		// cannot be opened): each invocation ends with an $errors event.
+		e.log.Warn("source failed to load", "source", sourceID, "err", err)
+		src, gerr := e.store.GetSource(ctx, sourceID)
+		if gerr != nil {
+			return gerr
+		}
 		runs := make([]store.CompletedRun, len(invs))
 		for i, inv := range invs {
 			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []store.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
 		}
-		return e.commit(ctx, l, runs)
+		return e.commit(ctx, src, runs)
 	}
-	dedupe, err := e.cfg.Queues.GetDedupe(ctx, sourceID)
+	dedupe, err := e.queues.GetDedupe(ctx, sourceID)
 	if err != nil {
 		return err
 	}
-	day := time.Now().UTC().Format(time.DateOnly)
-	over, err := e.overQuota(ctx, l.src.UserID, day)
+	today := day(e.clock.Now())
+	over, err := e.quotas.over(ctx, l.src.UserID, today)
 	if err != nil {
 		return err
 	}
 	runs := make([]store.CompletedRun, 0, len(invs))
 	for i, inv := range invs {
-		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, day, over)
+		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, today, over)
 		if err != nil {
 			// Keep what finished: its side effects (db writes, responses)
 			// have happened, so running it again would repeat them. The
 			// commit must outlive a cancelled ctx for that.
-			if cerr := e.commit(context.WithoutCancel(ctx), l, runs); cerr != nil {
+			if cerr := e.commit(context.WithoutCancel(ctx), l.src, runs); cerr != nil {
 				return cerr
-			}
-			if errors.Is(err, errSwapped) {
-				return nil
 			}
 			return err
 		}
 		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: c})
 	}
-	return e.commit(ctx, l, runs)
+	return e.commit(ctx, l.src, runs)
 }
 
-// runOne runs an invocation and returns what to commit for it.
-// The quota was checked once for the batch (over); usage is counted per
-// run.
-func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState, day string, over bool) (store.RunCommit, error) {
+// runOne runs an invocation and returns what to commit for it. The quota
+// was checked once for the batch (over); usage is counted per run.
+func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState, today string, over bool) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
 	if inv.Kind == kindRelease {
-		return e.releaseCommit(ctx, l)
+		return e.releaseCommit(ctx, l.src.ID)
 	}
 	if !l.src.Active && inv.Kind != kindManual {
 		return store.RunCommit{}, nil // queued before the source was deactivated
@@ -170,31 +172,32 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	if w != nil {
 		caps.Respond = w
 	}
-	start := time.Now()
-	_, runErr := l.hs.Invoke(ctx, host.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
-	elapsed := time.Since(start)
+	start := e.clock.Now()
+	_, runErr := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
+	elapsed := e.clock.Now().Sub(start)
 	if ctx.Err() != nil {
 		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again
 	}
-	if errors.Is(runErr, host.ErrClosed) {
+	if errors.Is(runErr, sandbox.ErrClosed) {
 		return store.RunCommit{}, errSwapped
 	}
-	out := e.pipeline(l, inv, c, runErr, *dedupe)
+	out := pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
 	if out.dedupe != nil {
 		*dedupe = *out.dedupe
 	}
 	return store.RunCommit{
 		Events: out.events, Keep: keep, Dedupe: out.dedupe,
-		UsageAccount: l.src.UserID, UsageDay: day, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
+		UsageAccount: l.src.UserID, UsageDay: today, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
 	}, nil
 }
 
-var errQuota = errors.New("the account's daily quota of invocations or compute time is used up")
-
-// commit stores a batch of runs' results, routing each event, then wakes
+// commit stores a batch of a source's runs, routing each event, then wakes
 // whoever the commit gave work to.
-func (e *Engine) commit(ctx context.Context, l *live, runs []store.CompletedRun) error {
-	r, err := e.newRouter(ctx, l)
+func (e *Engine) commit(ctx context.Context, src store.Source, runs []store.CompletedRun) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
@@ -205,29 +208,36 @@ func (e *Engine) commit(ctx context.Context, l *live, runs []store.CompletedRun)
 			run.Commit.Events = append(run.Commit.Events, errorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), run.Invocation))
 			run.Commit.Keep = e.cfg.EventsKept
 		}
-		run.Commit.Route = func(ev store.Event) store.Routed { return r.route(ev, hops) }
+		run.Commit.Route = r.at(hops)
 	}
-	stored, err := e.cfg.Queues.CompleteRuns(ctx, runs)
+	stored, err := e.queues.CompleteRuns(ctx, runs)
 	if err != nil {
 		return err
 	}
+	var all []store.Event
 	for _, events := range stored {
-		for _, ev := range events {
-			if em, ok := delayedEmit(ev); ok && ev.Name == store.ChannelDelayed {
-				e.noteDelayed(l.src.ID, *em.DeliveryTS)
-			}
+		all = append(all, events...)
+	}
+	e.afterCommit(r, all)
+	return nil
+}
+
+// afterCommit wakes whoever a commit gave work to, notes delayed emits and
+// publishes the stored events to live streams.
+func (e *Engine) afterCommit(r *router, events []store.Event) {
+	for _, ev := range events {
+		if ev.Name != store.ChannelDelayed {
+			continue
+		}
+		if rec, err := decodeDelayed(ev.Data); err == nil {
+			e.delayed.note(ev.EmitterID, rec.DueMs)
 		}
 	}
 	for id := range r.kicked {
-		e.sch.kick(id)
+		e.workers.kick(id)
 	}
 	if r.delivered {
-		e.wakeDeliveries()
+		e.deliverer.poke()
 	}
-	for _, events := range stored {
-		for _, ev := range events {
-			e.subs.publish(ev)
-		}
-	}
-	return nil
+	e.events.publish(events...)
 }

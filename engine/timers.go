@@ -1,136 +1,152 @@
 package engine
 
 import (
-	"context"
-	"encoding/json"
+	"log/slog"
 	"sync"
 	"time"
 
-	"github.com/robfig/cron/v3"
-
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/component"
 )
 
-// timerSpec is a timer prop's configured value, as the API stores it.
-type timerSpec struct {
-	Cron            *string `json:"cron"`
-	IntervalSeconds *int64  `json:"interval_seconds"`
-}
+// timerSet fires the timer props of active sources. Each fire calls fire,
+// which queues the run; the set then arms the next one. After a restart, a
+// fire that came due while the server was down runs once at once (missed
+// fires are not replayed one by one) and the schedule continues from
+// there; lastFire tells when the source's timer last fired.
+//
+// Stop stops every timer and waits for a fire in progress, so that nothing
+// fires, and nothing touches the store, after it returns.
+type timerSet struct {
+	clock    Clock
+	log      *slog.Logger
+	fire     func(sourceID string, spec component.TimerSpec, at time.Time)
+	lastFire func(sourceID string) (int64, error)
 
-// timer fires a source's timer prop until stopped.
-type timer struct {
 	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
+	timers  map[string]map[string]*armed // by source id, then prop
+	running bool
+	firing  sync.WaitGroup
 }
 
-func (t *timer) stop() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.stopped = true
-	if t.t != nil {
-		t.t.Stop()
+// armed is one timer prop's schedule and its pending fire.
+type armed struct {
+	spec  component.TimerSpec
+	sched component.Schedule
+	next  Timer
+}
+
+func newTimerSet(clock Clock, log *slog.Logger, fire func(string, component.TimerSpec, time.Time), lastFire func(string) (int64, error)) *timerSet {
+	return &timerSet{clock: clock, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
+}
+
+// Start lets the set arm timers.
+func (s *timerSet) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = true
+}
+
+// Stop stops every timer and waits for fires in progress. It is safe to
+// call twice.
+func (s *timerSet) Stop() {
+	s.mu.Lock()
+	s.running = false
+	for id := range s.timers {
+		s.removeLocked(id)
 	}
+	s.mu.Unlock()
+	s.firing.Wait()
 }
 
-var cronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
-// ParseCron checks a cron expression: 5 fields, or 6 with seconds first, or
-// a descriptor such as @hourly.
-func ParseCron(expr string) error {
-	_, err := cronParser.Parse(expr)
-	return err
-}
-
-// schedule returns when a timer fires next after from.
-type schedule func(from time.Time) time.Time
-
-func (s timerSpec) schedule() (schedule, bool) {
-	switch {
-	case s.Cron != nil && *s.Cron != "":
-		sched, err := cronParser.Parse(*s.Cron)
+// set replaces the timers of a source with one per entry of specs (by
+// prop name). A spec without a valid schedule is logged and skipped.
+func (s *timerSet) set(sourceID string, specs map[string]component.TimerSpec) {
+	s.remove(sourceID)
+	if len(specs) == 0 {
+		return
+	}
+	now := s.clock.Now()
+	last, err := s.lastFire(sourceID)
+	if err != nil {
+		s.log.Error("read the last timer fire", "source", sourceID, "err", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return
+	}
+	for prop, spec := range specs {
+		sched, err := spec.Schedule()
 		if err != nil {
-			return nil, false
+			s.log.Warn("timer prop has no valid schedule", "source", sourceID, "prop", prop, "err", err)
+			continue
 		}
-		return sched.Next, true
-	case s.IntervalSeconds != nil && *s.IntervalSeconds > 0:
-		d := time.Duration(*s.IntervalSeconds) * time.Second
-		return func(from time.Time) time.Time { return from.Add(d) }, true
+		a := &armed{spec: spec, sched: sched}
+		if s.timers[sourceID] == nil {
+			s.timers[sourceID] = map[string]*armed{}
+		}
+		s.timers[sourceID][prop] = a
+		s.arm(sourceID, prop, a, firstFire(sched, now, last))
 	}
-	return nil, false
 }
 
-// startTimer schedules a source's timer. After a restart, a fire that was
-// due while the server was down runs once, right away (missed fires are
-// not replayed one by one), and the schedule continues from then.
-func (e *Engine) startTimer(sourceID string, spec timerSpec) {
-	next, ok := spec.schedule()
-	if !ok {
-		e.log.Warn("timer prop has no valid schedule", "source", sourceID)
-		return
+// firstFire is when a timer first fires after a start at now, given when
+// its source's timer last fired (epoch ms, 0 for never).
+func firstFire(sched component.Schedule, now time.Time, lastMs int64) time.Time {
+	if lastMs <= 0 {
+		return sched.Next(now)
 	}
-	t := &timer{}
-	e.mu.Lock()
-	if old := e.timers[sourceID]; old != nil {
-		old.stop()
+	due := sched.Next(time.UnixMilli(lastMs))
+	if due.Before(now) {
+		return now // one catch-up fire for what was missed while down
 	}
-	e.timers[sourceID] = t
-	e.mu.Unlock()
-
-	now := time.Now()
-	first := next(now)
-	if last, err := e.cfg.Queues.TimerLastFire(e.ctx, sourceID); err == nil && last > 0 {
-		if due := next(time.UnixMilli(last)); due.Before(now) {
-			first = now // a catch-up fire for what was missed while down
-		} else {
-			first = due
-		}
-	}
-	var arm func(at time.Time)
-	arm = func(at time.Time) {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if t.stopped {
-			return
-		}
-		t.t = time.AfterFunc(time.Until(at), func() {
-			fired := time.Now()
-			e.fireTimer(sourceID, spec, fired)
-			arm(next(fired))
-		})
-	}
-	arm(first)
+	return due
 }
 
-// fireTimer queues a timer run: event {timestamp, interval_seconds}.
-func (e *Engine) fireTimer(sourceID string, spec timerSpec, at time.Time) {
-	ctx := e.ctx
-	if ctx == nil || ctx.Err() != nil {
-		return
-	}
-	ev := map[string]any{"timestamp": at.Unix(), "interval_seconds": nil}
-	if spec.IntervalSeconds != nil {
-		ev["interval_seconds"] = *spec.IntervalSeconds
-	}
-	event, _ := json.Marshal(ev)
-	if _, err := e.cfg.Queues.EnqueueInvocation(ctx, store.Invocation{SourceID: sourceID, Kind: kindTimer, Event: event}); err != nil {
-		e.log.Error("enqueue timer run", "source", sourceID, "err", err)
-		return
-	}
-	if err := e.cfg.Queues.SetTimerLastFire(ctx, sourceID, at.UnixMilli()); err != nil {
-		e.log.Error("record timer fire", "source", sourceID, "err", err)
-	}
-	e.sch.kick(sourceID)
+// arm schedules a's next fire at at; s.mu is held.
+func (s *timerSet) arm(sourceID, prop string, a *armed, at time.Time) {
+	a.next = s.clock.AfterFunc(at.Sub(s.clock.Now()), func() {
+		s.mu.Lock()
+		if !s.running || s.timers[sourceID][prop] != a {
+			s.mu.Unlock()
+			return // stopped, or removed or replaced meanwhile
+		}
+		s.firing.Add(1)
+		s.mu.Unlock()
+		defer s.firing.Done()
+
+		fired := s.clock.Now()
+		s.fire(sourceID, a.spec, fired)
+
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.running && s.timers[sourceID][prop] == a {
+			s.arm(sourceID, prop, a, a.sched.Next(fired))
+		}
+	})
 }
 
-// RunNow queues a manual run of a source with event (null when empty).
-func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMessage) error {
-	if len(event) == 0 {
-		event = json.RawMessage("{}")
+// remove stops every timer of a source.
+func (s *timerSet) remove(sourceID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removeLocked(sourceID)
+}
+
+func (s *timerSet) removeLocked(sourceID string) {
+	for _, a := range s.timers[sourceID] {
+		a.next.Stop()
 	}
-	if _, err := e.cfg.Queues.EnqueueInvocation(ctx, store.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
-		return err
+	delete(s.timers, sourceID)
+}
+
+// count reports how many timers are armed.
+func (s *timerSet) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, props := range s.timers {
+		n += len(props)
 	}
-	e.sch.kick(sourceID)
-	return nil
+	return n
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/guest"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // Figures from these benchmarks are recorded in docs/benchmarks.md with the
@@ -73,7 +74,7 @@ func BenchmarkNewInstance(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := h.invokeOnce(ctx, in, load, h.cfg.Limits, Capabilities{}); err != nil {
+			if _, err := h.invokeOnce(ctx, in, load, h.cfg.Limits, sandbox.Capabilities{}); err != nil {
 				b.Fatal(err)
 			}
 			ds = append(ds, time.Since(start))
@@ -88,7 +89,7 @@ func BenchmarkWarmInvoke(b *testing.B) {
 	ctx := context.Background()
 	h := newTestHost(b)
 	s := deploy(b, h, benchComponent, `{}`)
-	caps := Capabilities{Emit: EmitFunc(func(context.Context, abi.Emit) error { return nil })}
+	caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
 	event := json.RawMessage(`{"n":1}`)
 	var ds []time.Duration
 	for b.Loop() {
@@ -107,7 +108,7 @@ func BenchmarkIdleMemory(b *testing.B) {
 	ctx := context.Background()
 	h := newTestHost(b)
 	s := deploy(b, h, benchComponent, `{}`)
-	caps := Capabilities{Emit: EmitFunc(func(context.Context, abi.Emit) error { return nil })}
+	caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
 	for b.Loop() {
 		if _, err := s.Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {
 			b.Fatal(err)
@@ -143,7 +144,7 @@ func BenchmarkInterruptCost(b *testing.B) {
 			var ds []time.Duration
 			for b.Loop() {
 				start := time.Now()
-				if _, err := s.Run(ctx, nil, Capabilities{}); err != nil {
+				if _, err := s.Run(ctx, nil, sandbox.Capabilities{}); err != nil {
 					b.Fatal(err)
 				}
 				ds = append(ds, time.Since(start))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // componentCase runs one component operation and checks what came back and
@@ -18,8 +19,8 @@ type componentCase struct {
 	code    string
 	modules map[string]string
 	props   string
-	req     Request // Op defaults to run
-	check   func(t *testing.T, out *Outcome, err error, rec *recorder)
+	req     sandbox.Request // Op defaults to run
+	check   func(t *testing.T, out *sandbox.Outcome, err error, rec *recorder)
 }
 
 func runComponentCases(t *testing.T, tests []componentCase) {
@@ -31,7 +32,7 @@ func runComponentCases(t *testing.T, tests []componentCase) {
 			if props == "" {
 				props = "{}"
 			}
-			s, err := h.NewSource(context.Background(), SourceSpec{ID: "dc_abc", Code: tt.code, Modules: tt.modules, Props: json.RawMessage(props)})
+			s, err := h.NewSource(context.Background(), sandbox.Spec{ID: "dc_abc", Code: tt.code, Modules: tt.modules, Props: json.RawMessage(props)})
 			if err != nil {
 				t.Fatalf("NewSource: %v", err)
 			}
@@ -49,8 +50,8 @@ func runComponentCases(t *testing.T, tests []componentCase) {
 }
 
 // wantValue checks a successful call's JSON return value.
-func wantValue(want string) func(*testing.T, *Outcome, error, *recorder) {
-	return func(t *testing.T, out *Outcome, err error, _ *recorder) {
+func wantValue(want string) func(*testing.T, *sandbox.Outcome, error, *recorder) {
+	return func(t *testing.T, out *sandbox.Outcome, err error, _ *recorder) {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("err = %v", err)
@@ -62,12 +63,12 @@ func wantValue(want string) func(*testing.T, *Outcome, error, *recorder) {
 }
 
 // wantScriptError checks that the call failed with a JS error.
-func wantScriptError(name, msgPart string) func(*testing.T, *Outcome, error, *recorder) {
-	return func(t *testing.T, _ *Outcome, err error, _ *recorder) {
+func wantScriptError(name, msgPart string) func(*testing.T, *sandbox.Outcome, error, *recorder) {
+	return func(t *testing.T, _ *sandbox.Outcome, err error, _ *recorder) {
 		t.Helper()
-		var se *ScriptError
+		var se *sandbox.ScriptError
 		if !errors.As(err, &se) {
-			t.Fatalf("err = %v, want a *ScriptError", err)
+			t.Fatalf("err = %v, want a *sandbox.ScriptError", err)
 		}
 		if se.Name != name || !strings.Contains(se.Message, msgPart) {
 			t.Fatalf("error = %s: %s, want %s containing %q", se.Name, se.Message, name, msgPart)
@@ -95,9 +96,9 @@ func src(body string) string {
 
 func TestModuleFormats(t *testing.T) {
 	runComponentCases(t, []componentCase{
-		{name: "ESM default export", code: src(`run(e) { return e.x * 2 }`), req: Request{Event: json.RawMessage(`{"x":21}`)}, check: wantValue(`42`)},
+		{name: "ESM default export", code: src(`run(e) { return e.x * 2 }`), req: sandbox.Request{Event: json.RawMessage(`{"x":21}`)}, check: wantValue(`42`)},
 		{name: "CommonJS module.exports", code: `module.exports = { name: "c", version: "1", run(e) { return "cjs:" + e.x } }`,
-			req: Request{Event: json.RawMessage(`{"x":1}`)}, check: wantValue(`"cjs:1"`)},
+			req: sandbox.Request{Event: json.RawMessage(`{"x":1}`)}, check: wantValue(`"cjs:1"`)},
 		{name: "CommonJS exports.default from a bundler", code: `Object.defineProperty(exports, "__esModule", {value: true}); exports.default = { name: "b", version: "1", run() { return "bundled" } }`,
 			check: wantValue(`"bundled"`)},
 		{name: "ESM import of a bundled module", code: `import { double } from "./lib.mjs"; import cfg from "./cfg.mjs"; ` + src(`run() { return double(cfg.n) }`),
@@ -127,8 +128,8 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := h.NewSource(context.Background(), SourceSpec{Code: tt.code})
-			var se *ScriptError
+			_, err := h.NewSource(context.Background(), sandbox.Spec{Code: tt.code})
+			var se *sandbox.ScriptError
 			if !errors.As(err, &se) || !strings.Contains(se.Message, tt.want) {
 				t.Fatalf("err = %v, want a script error containing %q", err, tt.want)
 			}
@@ -172,7 +173,7 @@ func TestProps(t *testing.T) {
 		{name: "db round trip", code: src(props + `, run() {
 				const before = this.db.get("cursor"); this.db.set("cursor", { page: 2, ids: [1, "x"] }); this.db.set("n", 0);
 				return { before: before === undefined ? "undefined" : before, after: this.db.get("cursor"), n: this.db.get("n") } }`),
-			check: func(t *testing.T, out *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, out *sandbox.Outcome, err error, rec *recorder) {
 				wantValue(`{"before":"undefined","after":{"page":2,"ids":[1,"x"]},"n":0}`)(t, out, err, rec)
 				if string(rec.db["cursor"]) != `{"page":2,"ids":[1,"x"]}` {
 					t.Errorf("stored %q", rec.db["cursor"])
@@ -192,7 +193,7 @@ func TestEmit(t *testing.T) {
 				this.$emit(undefined, { summary: "no data" });
 				this.$emit({ later: true }, { id: "d", delivery_ts: 1800000000000 });
 			}`),
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -228,16 +229,16 @@ func TestHooksAndLifecycle(t *testing.T) {
 		deactivate() { throw new Error("cannot deactivate now") },
 	}, props: { who: { type: "string" }, db: "$.service.db" }, run() {}`
 	runComponentCases(t, []componentCase{
-		{name: "deploy uses db and emit", code: src(hooks), req: Request{Op: abi.OpHook, Hook: "deploy"},
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+		{name: "deploy uses db and emit", code: src(hooks), req: sandbox.Request{Op: abi.OpHook, Hook: "deploy"},
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil || string(rec.db["deployed"]) != "true" || len(rec.emits) != 1 {
 					t.Fatalf("err=%v db=%v emits=%d", err, rec.db, len(rec.emits))
 				}
 			}},
-		{name: "activate sees props", code: src(hooks), props: `{"who":"ops"}`, req: Request{Op: abi.OpHook, Hook: "activate"}, check: wantValue(`"activated with ops"`)},
-		{name: "a throwing hook", code: src(hooks), req: Request{Op: abi.OpHook, Hook: "deactivate"}, check: wantScriptError("Error", "cannot deactivate now")},
-		{name: "a missing hook is a no-op", code: src(`run() {}`), req: Request{Op: abi.OpHook, Hook: "deploy"}, check: wantValue(``)},
-		{name: "an unknown hook", code: src(`run() {}`), req: Request{Op: abi.OpHook, Hook: "explode"}, check: wantScriptError("TypeError", "unknown hook")},
+		{name: "activate sees props", code: src(hooks), props: `{"who":"ops"}`, req: sandbox.Request{Op: abi.OpHook, Hook: "activate"}, check: wantValue(`"activated with ops"`)},
+		{name: "a throwing hook", code: src(hooks), req: sandbox.Request{Op: abi.OpHook, Hook: "deactivate"}, check: wantScriptError("Error", "cannot deactivate now")},
+		{name: "a missing hook is a no-op", code: src(`run() {}`), req: sandbox.Request{Op: abi.OpHook, Hook: "deploy"}, check: wantValue(``)},
+		{name: "an unknown hook", code: src(`run() {}`), req: sandbox.Request{Op: abi.OpHook, Hook: "explode"}, check: wantScriptError("TypeError", "unknown hook")},
 	})
 }
 
@@ -245,7 +246,7 @@ func TestRespond(t *testing.T) {
 	custom := `props: { http: { type: "$.interface.http", customResponse: true }, plain: { type: "$.interface.http" } }, `
 	runComponentCases(t, []componentCase{
 		{name: "string body with headers", code: src(custom + `run() { this.http.respond({ status: 201, headers: { "X-Id": 7 }, body: "made" }) }`),
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil || len(rec.responses) != 1 {
 					t.Fatalf("err=%v responses=%v", err, rec.responses)
 				}
@@ -255,13 +256,13 @@ func TestRespond(t *testing.T) {
 				}
 			}},
 		{name: "object body becomes JSON", code: src(custom + `run() { this.http.respond({ status: 200, body: { ok: true } }) }`),
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil || rec.responses[0].Body != `{"ok":true}` || rec.responses[0].Headers["content-type"] != "application/json" {
 					t.Fatalf("err=%v response=%+v", err, rec.responses)
 				}
 			}},
 		{name: "buffer body is base64", code: src(custom + `run() { this.http.respond({ status: 200, body: new Uint8Array([0, 255, 10]) }) }`),
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil || rec.responses[0].Body != "AP8K" || rec.responses[0].BodyEncoding != "base64" {
 					t.Fatalf("err=%v response=%+v", err, rec.responses)
 				}
@@ -279,25 +280,25 @@ func TestActions(t *testing.T) {
 	}
 	runComponentCases(t, []componentCase{
 		{name: "return value and exports", code: action(`async run({ $ }) { $.export("$summary", "did it"); $.export("count", this.n); return { done: true } }`),
-			check: func(t *testing.T, out *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, out *sandbox.Outcome, err error, rec *recorder) {
 				wantValue(`{"done":true}`)(t, out, err, rec)
 				if string(out.Exports["$summary"]) != `"did it"` || string(out.Exports["count"]) != `2` {
 					t.Errorf("exports = %v", out.Exports)
 				}
 			}},
 		{name: "flow exit", code: action(`run({ $ }) { $.export("before", 1); return $.flow.exit("nothing to do"); }`),
-			check: func(t *testing.T, out *Outcome, err error, _ *recorder) {
+			check: func(t *testing.T, out *sandbox.Outcome, err error, _ *recorder) {
 				if err != nil || out.Exit == nil || *out.Exit != "nothing to do" || string(out.Exports["before"]) != "1" {
 					t.Fatalf("err=%v out=%+v", err, out)
 				}
 			}},
 		{name: "respond and send.emit", code: action(`run({ $ }) { $.respond({ status: 202, body: "queued" }); $.send.emit({ raw_event: { k: "v" } }) }`),
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil || len(rec.responses) != 1 || rec.responses[0].Status != 202 || len(rec.emits) != 1 || string(rec.emits[0].Event) != `{"k":"v"}` {
 					t.Fatalf("err=%v responses=%+v emits=%+v", err, rec.responses, rec.emits)
 				}
 			}},
-		{name: "steps are passed through", code: action(`run({ steps }) { return steps.trigger.event.id }`), req: Request{Event: json.RawMessage(`{"steps":{"trigger":{"event":{"id":"e9"}}}}`)},
+		{name: "steps are passed through", code: action(`run({ steps }) { return steps.trigger.event.id }`), req: sandbox.Request{Event: json.RawMessage(`{"steps":{"trigger":{"event":{"id":"e9"}}}}`)},
 			check: wantValue(`"e9"`)},
 		{name: "unsupported destinations say so", code: action(`run({ $ }) { $.send.email({}) }`), check: wantScriptError("Error", "not supported by fount")},
 	})
@@ -306,8 +307,8 @@ func TestActions(t *testing.T) {
 func TestErrorsAndAsync(t *testing.T) {
 	runComponentCases(t, []componentCase{
 		{name: "thrown error has name, message and stack", code: "export default { name: \"e\", version: \"1\",\n  run() {\n    throw new TypeError(\"bad input: \" + 1)\n  } }",
-			check: func(t *testing.T, _ *Outcome, err error, _ *recorder) {
-				var se *ScriptError
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, _ *recorder) {
+				var se *sandbox.ScriptError
 				if !errors.As(err, &se) || se.Name != "TypeError" || se.Message != "bad input: 1" || !strings.Contains(se.Stack, "component.mjs:3") {
 					t.Fatalf("err = %#v", err)
 				}
@@ -320,7 +321,7 @@ func TestErrorsAndAsync(t *testing.T) {
 				setTimeout(() => seen.push("b"), 20); setTimeout(() => seen.push("a"), 5); const c = setTimeout(() => seen.push("never"), 10); clearTimeout(c);
 				await new Promise(r => setTimeout(r, 40)); return seen }`), check: wantValue(`["a","b"]`)},
 		{name: "timers pending at the end are dropped", code: src(`run() { setTimeout(() => {}, 10000); return "done" }`),
-			check: func(t *testing.T, out *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, out *sandbox.Outcome, err error, rec *recorder) {
 				wantValue(`"done"`)(t, out, err, rec)
 				if out.DroppedTimers != 1 {
 					t.Errorf("dropped = %d, want 1", out.DroppedTimers)
@@ -329,7 +330,7 @@ func TestErrorsAndAsync(t *testing.T) {
 		{name: "a promise that never settles", code: src(`run() { return new Promise(() => {}) }`), check: wantScriptError("Error", "never settles")},
 		{name: "a non-serializable return value", code: src(`run() { const o = {}; o.self = o; return o }`), check: wantScriptError("TypeError", "not JSON-serializable")},
 		{name: "console output with levels and time", code: src(`run() { console.log("a", 1, { b: 2 }); console.info("i"); console.warn("w"); console.error(new Error("e")); console.debug("d") }`),
-			check: func(t *testing.T, _ *Outcome, err error, rec *recorder) {
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
 				if err != nil || len(rec.logs) != 5 {
 					t.Fatalf("err=%v logs=%+v", err, rec.logs)
 				}
@@ -349,14 +350,14 @@ func TestOptionsAndAdditionalProps(t *testing.T) {
 	runComponentCases(t, []componentCase{
 		{name: "async options with paging context", code: src(`props: { ch: { type: "string", async options({ page, prevContext }) {
 				return { options: [{ label: "L" + page, value: "v" + page }], context: { nextPageToken: prevContext + "+" } } } } }, run() {}`),
-			req: Request{Op: abi.OpOptions, Prop: "ch", Page: 2, PrevContext: "tok"}, check: wantValue(`{"options":[{"label":"L2","value":"v2"}],"context":{"nextPageToken":"tok+"}}`)},
-		{name: "static options", code: src(`props: { c: { type: "string", options: ["x", "y"] } }, run() {}`), req: Request{Op: abi.OpOptions, Prop: "c"}, check: wantValue(`["x","y"]`)},
+			req: sandbox.Request{Op: abi.OpOptions, Prop: "ch", Page: 2, PrevContext: "tok"}, check: wantValue(`{"options":[{"label":"L2","value":"v2"}],"context":{"nextPageToken":"tok+"}}`)},
+		{name: "static options", code: src(`props: { c: { type: "string", options: ["x", "y"] } }, run() {}`), req: sandbox.Request{Op: abi.OpOptions, Prop: "c"}, check: wantValue(`["x","y"]`)},
 		{name: "options from a propDefinition", code: app + src(`props: { svc, region: { propDefinition: [svc, "region"] } }, run() {}`),
-			req: Request{Op: abi.OpOptions, Prop: "region", Page: 1}, check: wantValue(`["eu-1","us-1"]`)},
-		{name: "options of an unknown prop", code: src(`run() {}`), req: Request{Op: abi.OpOptions, Prop: "nope"}, check: wantScriptError("TypeError", "has no prop")},
+			req: sandbox.Request{Op: abi.OpOptions, Prop: "region", Page: 1}, check: wantValue(`["eu-1","us-1"]`)},
+		{name: "options of an unknown prop", code: src(`run() {}`), req: sandbox.Request{Op: abi.OpOptions, Prop: "nope"}, check: wantScriptError("TypeError", "has no prop")},
 		{name: "additionalProps", code: src(`props: { mode: { type: "string", reloadProps: true } }, async additionalProps() {
 				return this.mode === "adv" ? { depth: { type: "integer", label: "Depth", min: 1 } } : {} }, run() {}`),
-			props: `{"mode":"adv"}`, req: Request{Op: abi.OpAdditionalProps}, check: wantValue(`[{"name":"depth","type":"integer","label":"Depth","min":1}]`)},
+			props: `{"mode":"adv"}`, req: sandbox.Request{Op: abi.OpAdditionalProps}, check: wantValue(`[{"name":"depth","type":"integer","label":"Depth","min":1}]`)},
 	})
 }
 
@@ -377,12 +378,12 @@ func TestInstancesAreIndependent(t *testing.T) {
 	}
 	defer b.close(ctx)
 	call := abi.Call{Op: abi.OpRun}
-	ra, err := h.invokeOnce(ctx, a, call, h.cfg.Limits, Capabilities{})
+	ra, err := h.invokeOnce(ctx, a, call, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ra2, _ := h.invokeOnce(ctx, a, call, h.cfg.Limits, Capabilities{})
-	rb, _ := h.invokeOnce(ctx, b, call, h.cfg.Limits, Capabilities{})
+	ra2, _ := h.invokeOnce(ctx, a, call, h.cfg.Limits, sandbox.Capabilities{})
+	rb, _ := h.invokeOnce(ctx, b, call, h.cfg.Limits, sandbox.Capabilities{})
 	var va, va2, vb []float64
 	for _, p := range []struct {
 		raw json.RawMessage
@@ -408,13 +409,13 @@ func TestSourcesAreIsolated(t *testing.T) {
 	a := deploy(t, h, code, `{"tag":"a"}`)
 	b := deploy(t, h, code, `{"tag":"b"}`)
 	ctx := context.Background()
-	if out, _ := a.Run(ctx, nil, Capabilities{}); string(out.Value) != "null" {
+	if out, _ := a.Run(ctx, nil, sandbox.Capabilities{}); string(out.Value) != "null" {
 		t.Fatalf("a first = %s", out.Value)
 	}
-	if out, _ := b.Run(ctx, nil, Capabilities{}); string(out.Value) != "null" {
+	if out, _ := b.Run(ctx, nil, sandbox.Capabilities{}); string(out.Value) != "null" {
 		t.Fatalf("b saw a's global: %s", out.Value)
 	}
-	if out, _ := a.Run(ctx, nil, Capabilities{}); string(out.Value) != `"a"` {
+	if out, _ := a.Run(ctx, nil, sandbox.Capabilities{}); string(out.Value) != `"a"` {
 		t.Fatalf("a second = %s", out.Value)
 	}
 }
@@ -431,7 +432,7 @@ func TestEviction(t *testing.T) {
 	if n := h.EvictIdle(time.Now().Add(h.cfg.IdleTimeout + time.Second)); n < 1 || s.WarmInstances() != 0 {
 		t.Fatalf("EvictIdle closed %d, warm now %d", n, s.WarmInstances())
 	}
-	if out, err := s.Run(context.Background(), nil, Capabilities{}); err != nil || string(out.Value) != "1" {
+	if out, err := s.Run(context.Background(), nil, sandbox.Capabilities{}); err != nil || string(out.Value) != "1" {
 		t.Fatalf("run after eviction: %v", err)
 	}
 	if s.WarmInstances() != 1 {

@@ -3,28 +3,11 @@ package host
 import (
 	"fmt"
 	"time"
+
+	"github.com/fount-dev/fount/sandbox"
 )
 
-// Limits bound one invocation. A zero field means "use the host default".
-type Limits struct {
-	// Memory is the JavaScript heap limit in bytes. It cannot exceed the
-	// host's Config.MaxMemory, which caps the whole wasm linear memory.
-	Memory int64
-	// Timeout is the wall-clock budget of the invocation, timers included.
-	Timeout time.Duration
-	// EmitBytes caps the total size of the events emitted by one invocation.
-	EmitBytes int64
-	// LogBytes caps the console output kept from one invocation; output past
-	// it is dropped and a truncation notice is logged once.
-	LogBytes int64
-	// RespondBytes caps the body of an HTTP response.
-	RespondBytes int64
-	// DBBytes caps the bytes of keys and values one invocation may write
-	// to its db.
-	DBBytes int64
-}
-
-// Default limits, used for every zero field of Limits.
+// Default limits, used for every zero field of sandbox.Limits.
 const (
 	DefaultMemory       = 64 << 20
 	DefaultTimeout      = 30 * time.Second
@@ -33,29 +16,6 @@ const (
 	DefaultRespondBytes = 1 << 20
 	DefaultDBBytes      = 8 << 20
 )
-
-// withDefaults fills zero fields from def.
-func (l Limits) withDefaults(def Limits) Limits {
-	if l.Memory <= 0 {
-		l.Memory = def.Memory
-	}
-	if l.Timeout <= 0 {
-		l.Timeout = def.Timeout
-	}
-	if l.EmitBytes <= 0 {
-		l.EmitBytes = def.EmitBytes
-	}
-	if l.LogBytes <= 0 {
-		l.LogBytes = def.LogBytes
-	}
-	if l.RespondBytes <= 0 {
-		l.RespondBytes = def.RespondBytes
-	}
-	if l.DBBytes <= 0 {
-		l.DBBytes = def.DBBytes
-	}
-	return l
-}
 
 // Config configures a Host. The zero value is usable.
 type Config struct {
@@ -66,7 +26,7 @@ type Config struct {
 	// down to 64 KiB pages). Default 64 MiB plus room for the runtime.
 	MaxMemory int64
 	// Limits are the per-invocation defaults.
-	Limits Limits
+	Limits sandbox.Limits
 	// IdleTimeout is how long a warm instance may sit unused before it is
 	// evicted. Default 5 minutes.
 	IdleTimeout time.Duration
@@ -90,7 +50,7 @@ const (
 )
 
 func (c Config) withDefaults() (Config, error) {
-	c.Limits = c.Limits.withDefaults(Limits{
+	c.Limits = c.Limits.WithDefaults(sandbox.Limits{
 		Memory:       DefaultMemory,
 		Timeout:      DefaultTimeout,
 		EmitBytes:    DefaultEmitBytes,

@@ -3,9 +3,11 @@
 // and enforces memory, time and size limits.
 //
 // Instances are never shared across sources. The host knows nothing about
-// HTTP, users or storage: callers hand it Capabilities per invocation (an
-// emit sink, a KV for db, an $auth provider, a respond sink, a log sink and
-// an egress policy for fetch, off unless granted).
+// HTTP, users or storage: callers hand it sandbox.Capabilities per
+// invocation (an emit sink, a KV for db, an $auth provider, a respond
+// sink, a log sink and an egress policy for fetch, off unless granted).
+// Host and Source implement the engine's interfaces in package sandbox,
+// whose types (requests, capabilities, errors) they use.
 //
 // # Use
 //
@@ -16,9 +18,10 @@
 //
 // # Errors
 //
-// An invocation fails with a *ScriptError when component code throws (the
-// instance stays warm), or with ErrTimeout, ErrOutOfMemory or ErrTrap
-// (the instance is discarded, the source keeps serving from its snapshot).
+// An invocation fails with a *sandbox.ScriptError when component code
+// throws (the instance stays warm), or with sandbox.ErrTimeout,
+// sandbox.ErrOutOfMemory or sandbox.ErrTrap (the instance is discarded,
+// the source keeps serving from its snapshot).
 //
 // # Rationale
 //

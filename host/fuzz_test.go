@@ -10,11 +10,12 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // fuzzHost has a short deadline so that looping inputs stay cheap.
 var fuzzHost = sync.OnceValues(func() (*Host, error) {
-	return New(context.Background(), Config{Limits: Limits{Timeout: 250 * time.Millisecond, Memory: 16 << 20}})
+	return New(context.Background(), Config{Limits: sandbox.Limits{Timeout: 250 * time.Millisecond, Memory: 16 << 20}})
 })
 
 // FuzzIntrospect feeds arbitrary code to introspection. It must never panic
@@ -42,8 +43,8 @@ func FuzzIntrospect(f *testing.F) {
 			}
 			return
 		}
-		var se *ScriptError
-		if !errors.As(err, &se) && !errors.Is(err, ErrTimeout) && !errors.Is(err, ErrOutOfMemory) && !errors.Is(err, ErrTrap) {
+		var se *sandbox.ScriptError
+		if !errors.As(err, &se) && !errors.Is(err, sandbox.ErrTimeout) && !errors.Is(err, sandbox.ErrOutOfMemory) && !errors.Is(err, sandbox.ErrTrap) {
 			t.Fatalf("undocumented error %T: %v", err, err)
 		}
 	})
@@ -64,7 +65,7 @@ func FuzzRawABI(f *testing.F) {
 		}
 		mod.Memory().Write(0, data)
 		rec := newRecorder()
-		inv := &invocation{caps: rec.caps(), limits: Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
+		inv := &invocation{caps: rec.caps(), limits: sandbox.Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
 		ctx := withInvocation(context.Background(), inv)
 		name := names[int(which)%len(names)]
 		args := []uint64{uint64(ptr), uint64(length)}

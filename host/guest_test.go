@@ -11,6 +11,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/guest"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // TestGuestImportList pins the guest's exact imports with their
@@ -173,7 +174,7 @@ func TestSnapshotRestoresState(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.close(ctx)
-	v, err := h.invokeOnce(ctx, in, abi.Call{Op: abi.OpRun}, h.cfg.Limits, Capabilities{})
+	v, err := h.invokeOnce(ctx, in, abi.Call{Op: abi.OpRun}, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil || string(v) != `"len=100000"` {
 		t.Fatalf("restored instance ran: %s, %v", v, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // testHost compiles the guest once for the whole package's tests.
@@ -27,7 +28,7 @@ func newTestHost(t testing.TB) *Host {
 type recorder struct {
 	mu        sync.Mutex
 	emits     []abi.Emit
-	logs      []LogEntry
+	logs      []sandbox.LogEntry
 	responses []abi.Response
 	db        map[string][]byte
 	auth      map[string]json.RawMessage
@@ -37,8 +38,8 @@ func newRecorder() *recorder {
 	return &recorder{db: map[string][]byte{}, auth: map[string]json.RawMessage{}}
 }
 
-func (r *recorder) caps() Capabilities {
-	return Capabilities{Emit: r, DB: r, Auth: r, Respond: r, Log: r}
+func (r *recorder) caps() sandbox.Capabilities {
+	return sandbox.Capabilities{Emit: r, DB: r, Auth: r, Respond: r, Log: r}
 }
 
 func (r *recorder) Emit(_ context.Context, e abi.Emit) error {
@@ -48,7 +49,7 @@ func (r *recorder) Emit(_ context.Context, e abi.Emit) error {
 	return nil
 }
 
-func (r *recorder) Log(_ context.Context, e LogEntry) error {
+func (r *recorder) Log(_ context.Context, e sandbox.LogEntry) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.logs = append(r.logs, e)
@@ -88,7 +89,7 @@ func (r *recorder) Auth(_ context.Context, prop string) (json.RawMessage, error)
 // deploy loads code as a source, failing the test on error.
 func deploy(t testing.TB, h *Host, code string, props string) *Source {
 	t.Helper()
-	s, err := h.NewSource(context.Background(), SourceSpec{ID: "dc_test", Code: code, Props: json.RawMessage(props)})
+	s, err := h.NewSource(context.Background(), sandbox.Spec{ID: "dc_test", Code: code, Props: json.RawMessage(props)})
 	if err != nil {
 		t.Fatalf("NewSource: %v", err)
 	}

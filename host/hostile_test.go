@@ -14,6 +14,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/egress"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 //go:embed testdata/abiprobe.wasm
@@ -24,30 +26,30 @@ var abiProbeWasm []byte
 // keeps serving from its snapshot.
 func TestHostileComponents(t *testing.T) {
 	h := newTestHost(t)
-	short := Limits{Timeout: 300 * time.Millisecond}
+	short := sandbox.Limits{Timeout: 300 * time.Millisecond}
 	tests := []struct {
 		name    string
 		run     string
-		limits  Limits
-		wantErr error  // a package error, or nil for a *ScriptError
-		wantMsg string // for a *ScriptError, part of its message
+		limits  sandbox.Limits
+		wantErr error  // a package error, or nil for a *sandbox.ScriptError
+		wantMsg string // for a *sandbox.ScriptError, part of its message
 	}{
-		{"infinite loop", `while (true) {}`, short, ErrTimeout, ""},
-		{"infinite loop in a promise job", `await Promise.resolve(); for (;;) {}`, short, ErrTimeout, ""},
-		{"catastrophic regexp", `return /^(a+)+$/.test("a".repeat(40) + "b")`, short, ErrTimeout, ""},
-		{"timer past the deadline", `await new Promise(r => setTimeout(r, 60000))`, short, ErrTimeout, ""},
-		{"memory bomb", `const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length)`, Limits{Memory: 16 << 20, Timeout: 5 * time.Second}, ErrOutOfMemory, ""},
-		{"huge string", `return "x".repeat(1 << 28).length`, Limits{Memory: 16 << 20}, ErrOutOfMemory, ""},
-		{"deep recursion", `const f = (n) => f(n + 1) + 1; return f(0)`, Limits{}, nil, "stack"},
-		{"huge emit", `this.$emit("x".repeat(8 << 20))`, Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
-		{"emits over the budget", `for (let i = 0; i < 100; i++) this.$emit("y".repeat(20000))`, Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
+		{"infinite loop", `while (true) {}`, short, sandbox.ErrTimeout, ""},
+		{"infinite loop in a promise job", `await Promise.resolve(); for (;;) {}`, short, sandbox.ErrTimeout, ""},
+		{"catastrophic regexp", `return /^(a+)+$/.test("a".repeat(40) + "b")`, short, sandbox.ErrTimeout, ""},
+		{"timer past the deadline", `await new Promise(r => setTimeout(r, 60000))`, short, sandbox.ErrTimeout, ""},
+		{"memory bomb", `const a = []; for (;;) a.push("x".repeat(1 << 16) + a.length)`, sandbox.Limits{Memory: 16 << 20, Timeout: 5 * time.Second}, sandbox.ErrOutOfMemory, ""},
+		{"huge string", `return "x".repeat(1 << 28).length`, sandbox.Limits{Memory: 16 << 20}, sandbox.ErrOutOfMemory, ""},
+		{"deep recursion", `const f = (n) => f(n + 1) + 1; return f(0)`, sandbox.Limits{}, nil, "stack"},
+		{"huge emit", `this.$emit("x".repeat(8 << 20))`, sandbox.Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
+		{"emits over the budget", `for (let i = 0; i < 100; i++) this.$emit("y".repeat(20000))`, sandbox.Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code := `export default { name: "hostile", version: "1", async run() { ` + tt.run + ` } }`
 			s := deploy(t, h, code, `{}`)
 			start := time.Now()
-			_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: tt.limits}, Capabilities{Emit: newRecorder()})
+			_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: tt.limits}, sandbox.Capabilities{Emit: newRecorder()})
 			elapsed := time.Since(start)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
@@ -57,7 +59,7 @@ func TestHostileComponents(t *testing.T) {
 					t.Errorf("the failed instance was kept warm")
 				}
 			} else {
-				var se *ScriptError
+				var se *sandbox.ScriptError
 				if !errors.As(err, &se) || !strings.Contains(se.Message, tt.wantMsg) {
 					t.Fatalf("err = %v, want a script error containing %q", err, tt.wantMsg)
 				}
@@ -67,7 +69,7 @@ func TestHostileComponents(t *testing.T) {
 			}
 			// The source still serves: a plain call on the same source works.
 			ok := deploy(t, h, `export default { name: "ok", version: "1", run() { return 1 } }`, `{}`)
-			if out, err := ok.Run(context.Background(), nil, Capabilities{}); err != nil || string(out.Value) != "1" {
+			if out, err := ok.Run(context.Background(), nil, sandbox.Capabilities{}); err != nil || string(out.Value) != "1" {
 				t.Fatalf("a healthy source after the hostile one: %v %s", err, out.Value)
 			}
 		})
@@ -80,17 +82,17 @@ func TestHostileSourceRecovers(t *testing.T) {
 	h := newTestHost(t)
 	s := deploy(t, h, `let calls = 0; export default { name: "r", version: "1", run(e) { calls++; if (e.spin) for (;;) {} return calls } }`, `{}`)
 	ctx := context.Background()
-	if out, err := s.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != "1" {
+	if out, err := s.Run(ctx, json.RawMessage(`{}`), sandbox.Capabilities{}); err != nil || string(out.Value) != "1" {
 		t.Fatalf("first run: %v %v", err, out)
 	}
-	if out, err := s.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != "2" {
+	if out, err := s.Run(ctx, json.RawMessage(`{}`), sandbox.Capabilities{}); err != nil || string(out.Value) != "2" {
 		t.Fatalf("warm run keeps module state: %v %v", err, out)
 	}
-	_, err := s.Invoke(ctx, Request{Op: abi.OpRun, Event: json.RawMessage(`{"spin":true}`), Limits: Limits{Timeout: 100 * time.Millisecond}}, Capabilities{})
-	if !errors.Is(err, ErrTimeout) {
-		t.Fatalf("spin: err = %v, want ErrTimeout", err)
+	_, err := s.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: json.RawMessage(`{"spin":true}`), Limits: sandbox.Limits{Timeout: 100 * time.Millisecond}}, sandbox.Capabilities{})
+	if !errors.Is(err, sandbox.ErrTimeout) {
+		t.Fatalf("spin: err = %v, want sandbox.ErrTimeout", err)
 	}
-	if out, err := s.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != "1" {
+	if out, err := s.Run(ctx, json.RawMessage(`{}`), sandbox.Capabilities{}); err != nil || string(out.Value) != "1" {
 		t.Fatalf("after a timeout the instance restarts from the snapshot: %v %v", err, out)
 	}
 }
@@ -101,8 +103,8 @@ func TestCancelledContext(t *testing.T) {
 	s := deploy(t, h, `export default { name: "c", version: "1", run() { for (;;) {} } }`, `{}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
-	if _, err := s.Run(ctx, nil, Capabilities{}); !errors.Is(err, ErrTimeout) {
-		t.Fatalf("err = %v, want ErrTimeout", err)
+	if _, err := s.Run(ctx, nil, sandbox.Capabilities{}); !errors.Is(err, sandbox.ErrTimeout) {
+		t.Fatalf("err = %v, want sandbox.ErrTimeout", err)
 	}
 }
 
@@ -130,8 +132,8 @@ func probe(t testing.TB) api.Module {
 func TestRawABIBogusArguments(t *testing.T) {
 	mod := probe(t)
 	rec := newRecorder()
-	inv := &invocation{caps: rec.caps(), limits: Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
-	inv.caps.Egress = NewEgressPolicy(false, time.Second, 1<<10)
+	inv := &invocation{caps: rec.caps(), limits: sandbox.Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
+	inv.caps.Egress = egress.New(false, time.Second, 1<<10)
 	ctx := withInvocation(context.Background(), inv)
 	memSize := mod.Memory().Size()
 	bogus := []uint32{memSize, memSize - 1, math.MaxUint32, math.MaxInt32, 1 << 31}
@@ -186,7 +188,7 @@ func TestRawABIMessages(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		caps Capabilities
+		caps sandbox.Capabilities
 		fn   string
 		msg  string
 		want int32
@@ -196,20 +198,20 @@ func TestRawABIMessages(t *testing.T) {
 		{"emit unknown field", rec.caps(), "emit", `{"evil":1}`, abi.ErrInvalid},
 		{"emit object id", rec.caps(), "emit", `{"id":{"a":1}}`, abi.ErrInvalid},
 		{"emit invalid utf8", rec.caps(), "emit", "{\"name\":\"\xff\"}", abi.ErrInvalid},
-		{"emit denied", Capabilities{}, "emit", `{}`, abi.ErrDenied},
+		{"emit denied", sandbox.Capabilities{}, "emit", `{}`, abi.ErrDenied},
 		{"respond status 600", rec.caps(), "respond", `{"status":600}`, abi.ErrInvalid},
 		{"respond bad header", rec.caps(), "respond", `{"status":200,"headers":{"a\nb":"c"}}`, abi.ErrInvalid},
 		{"respond header injection", rec.caps(), "respond", `{"status":200,"headers":{"x":"a\r\nSet-Cookie: y"}}`, abi.ErrInvalid},
 		{"respond ok", rec.caps(), "respond", `{"status":201,"body":"hi"}`, 0},
 		{"db_get missing", rec.caps(), "db_get", `nope`, abi.ErrNotFound},
 		{"db_get present", rec.caps(), "db_get", `k`, 7},
-		{"db_get denied", Capabilities{}, "db_get", `k`, abi.ErrDenied},
-		{"auth denied", Capabilities{}, "auth", `github`, abi.ErrDenied},
+		{"db_get denied", sandbox.Capabilities{}, "db_get", `k`, abi.ErrDenied},
+		{"auth denied", sandbox.Capabilities{}, "auth", `github`, abi.ErrDenied},
 		{"fetch denied without egress", rec.caps(), "fetch", `{"url":"http://example.com"}`, abi.ErrDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inv := &invocation{caps: tt.caps, limits: Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
+			inv := &invocation{caps: tt.caps, limits: sandbox.Limits{EmitBytes: 1 << 20, LogBytes: 1 << 20, RespondBytes: 1 << 20}}
 			ctx := withInvocation(context.Background(), inv)
 			p, n := put(1024, tt.msg)
 			res, err := mod.ExportedFunction(tt.fn).Call(ctx, p, n)
@@ -248,7 +250,7 @@ func TestRawABIMessages(t *testing.T) {
 	})
 
 	t.Run("respond twice", func(t *testing.T) {
-		inv := &invocation{caps: rec.caps(), limits: Limits{RespondBytes: 1 << 20}}
+		inv := &invocation{caps: rec.caps(), limits: sandbox.Limits{RespondBytes: 1 << 20}}
 		ctx := withInvocation(context.Background(), inv)
 		p, n := put(1024, `{"status":200}`)
 		first, _ := mod.ExportedFunction("respond").Call(ctx, p, n)
@@ -269,9 +271,9 @@ func TestBuiltinLoopsStopAtTheDeadline(t *testing.T) {
 	} {
 		s := deploy(t, h, src(`run() { `+body+` }`), `{}`)
 		start := time.Now()
-		_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: Limits{Timeout: 300 * time.Millisecond}}, Capabilities{})
-		if !errors.Is(err, ErrTimeout) {
-			t.Errorf("%s: err = %v, want ErrTimeout", body, err)
+		_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{Timeout: 300 * time.Millisecond}}, sandbox.Capabilities{})
+		if !errors.Is(err, sandbox.ErrTimeout) {
+			t.Errorf("%s: err = %v, want sandbox.ErrTimeout", body, err)
 		}
 		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("%s: stopped after %v", body, d)
@@ -291,8 +293,8 @@ func TestNoStateLeaksBetweenCalls(t *testing.T) {
 	if out, err := s.Run(ctx, nil, rec.caps()); err != nil || string(out.Value) != `"secret-v1"` {
 		t.Fatalf("first run: %v %v", err, out)
 	}
-	_, err := s.Run(ctx, nil, Capabilities{})
-	var se *ScriptError
+	_, err := s.Run(ctx, nil, sandbox.Capabilities{})
+	var se *sandbox.ScriptError
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "not allowed") {
 		t.Fatalf("a run without auth read cached credentials: %v", err)
 	}
@@ -303,10 +305,10 @@ func TestNoStateLeaksBetweenCalls(t *testing.T) {
 
 	late := deploy(t, h, `let resolveLater; const gate = new Promise(r => { resolveLater = r });
 		export default { name: "l", version: "1", async run(e) { if (e.first) { await gate; return "first" } resolveLater(); return "second" } }`, `{}`)
-	if _, err := late.Run(ctx, json.RawMessage(`{"first":true}`), Capabilities{}); !errors.As(err, &se) || !strings.Contains(se.Message, "never settles") {
+	if _, err := late.Run(ctx, json.RawMessage(`{"first":true}`), sandbox.Capabilities{}); !errors.As(err, &se) || !strings.Contains(se.Message, "never settles") {
 		t.Fatalf("first call: %v", err)
 	}
-	if out, err := late.Run(ctx, json.RawMessage(`{}`), Capabilities{}); err != nil || string(out.Value) != `"second"` {
+	if out, err := late.Run(ctx, json.RawMessage(`{}`), sandbox.Capabilities{}); err != nil || string(out.Value) != `"second"` {
 		t.Fatalf("the second call got %v %v, not its own result", err, out)
 	}
 }
@@ -314,8 +316,8 @@ func TestNoStateLeaksBetweenCalls(t *testing.T) {
 func TestDBWriteBudget(t *testing.T) {
 	h := newTestHost(t)
 	s := deploy(t, h, src(`props: { db: "$.service.db" }, run() { for (let i = 0; i < 100; i++) this.db.set("k" + i, "v".repeat(50000)) }`), `{}`)
-	_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: Limits{DBBytes: 1 << 20}}, newRecorder().caps())
-	var se *ScriptError
+	_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{DBBytes: 1 << 20}}, newRecorder().caps())
+	var se *sandbox.ScriptError
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "db.set: over the size limit") {
 		t.Fatalf("err = %v", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/egress"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // Every function here treats guest memory as hostile: pointers and lengths
@@ -99,7 +101,7 @@ func hostLog(ctx context.Context, inv *invocation, mod api.Module, stack []uint6
 	if inv.logged+int64(len(b)) > inv.limits.LogBytes {
 		if !inv.truncated {
 			inv.truncated = true
-			_ = inv.caps.Log.Log(ctx, LogEntry{Time: time.Now(), Level: "warn", Text: "[fount: log output over the invocation's limit was dropped]"})
+			_ = inv.caps.Log.Log(ctx, sandbox.LogEntry{Time: time.Now(), Level: "warn", Text: "[fount: log output over the invocation's limit was dropped]"})
 		}
 		return 0
 	}
@@ -108,7 +110,7 @@ func hostLog(ctx context.Context, inv *invocation, mod api.Module, stack []uint6
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
-	if err := inv.caps.Log.Log(ctx, LogEntry{Time: time.Now(), Level: level, Text: text}); err != nil {
+	if err := inv.caps.Log.Log(ctx, sandbox.LogEntry{Time: time.Now(), Level: level, Text: text}); err != nil {
 		return abi.ErrFailed
 	}
 	return 0
@@ -250,9 +252,9 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 	}
 	res, err := inv.caps.Egress.Fetch(ctx, req)
 	switch {
-	case errors.Is(err, ErrEgressDenied):
+	case errors.Is(err, egress.ErrDenied):
 		return abi.ErrDenied
-	case errors.Is(err, ErrEgressTooBig):
+	case errors.Is(err, egress.ErrTooBig):
 		return abi.ErrTooBig
 	case ctx.Err() != nil:
 		return abi.ErrTimeout

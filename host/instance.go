@@ -13,6 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // instance is one guest module instance: one QuickJS runtime, one
@@ -87,10 +88,10 @@ func (in *instance) write(ctx context.Context, b []byte) (uint32, error) {
 	}
 	ptr := uint32(res[0])
 	if ptr == 0 {
-		return 0, ErrOutOfMemory
+		return 0, sandbox.ErrOutOfMemory
 	}
 	if !in.mod.Memory().Write(ptr, b) {
-		return 0, fmt.Errorf("%w: guest alloc returned an out-of-bounds pointer", ErrTrap)
+		return 0, fmt.Errorf("%w: guest alloc returned an out-of-bounds pointer", sandbox.ErrTrap)
 	}
 	return ptr, nil
 }
@@ -125,16 +126,16 @@ func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (ab
 	rptr, rlen := uint32(packed>>32), uint32(packed)
 	if packed == 0 {
 		in.broken = true
-		return abi.Result{}, ErrOutOfMemory
+		return abi.Result{}, sandbox.ErrOutOfMemory
 	}
 	if rlen > abi.MaxResultBytes {
 		in.broken = true
-		return abi.Result{}, fmt.Errorf("%w: result of %d bytes is over the limit", ErrTrap, rlen)
+		return abi.Result{}, fmt.Errorf("%w: result of %d bytes is over the limit", sandbox.ErrTrap, rlen)
 	}
 	view, ok := in.mod.Memory().Read(rptr, rlen)
 	if !ok {
 		in.broken = true
-		return abi.Result{}, fmt.Errorf("%w: result pointer out of bounds", ErrTrap)
+		return abi.Result{}, fmt.Errorf("%w: result pointer out of bounds", sandbox.ErrTrap)
 	}
 	// Invalid UTF-8 (a lone surrogate in an error message, say) is
 	// replaced rather than failing the whole result.
@@ -142,7 +143,7 @@ func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (ab
 	r, err := abi.DecodeResult(body)
 	if err != nil {
 		in.broken = true
-		return abi.Result{}, fmt.Errorf("%w: %v", ErrTrap, err)
+		return abi.Result{}, fmt.Errorf("%w: %v", sandbox.ErrTrap, err)
 	}
 	if r.Unsettled {
 		in.broken = true
@@ -155,13 +156,13 @@ func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (ab
 		// The interrupt is uncatchable in JavaScript, but an async function
 		// still turns it into a rejection that reaches the prelude.
 		in.broken = true
-		return r, ErrTimeout
+		return r, sandbox.ErrTimeout
 	}
 	if r.Error != nil && isOutOfMemory(r.Error) {
 		// The component caught nothing here: the allocation failure reached
 		// the prelude. The heap may be fragmented past use; start afresh.
 		in.broken = true
-		return r, fmt.Errorf("%w: %s", ErrOutOfMemory, r.Error.Message)
+		return r, fmt.Errorf("%w: %s", sandbox.ErrOutOfMemory, r.Error.Message)
 	}
 	return r, nil
 }
@@ -180,28 +181,28 @@ func isOutOfMemory(e *abi.GuestError) bool {
 func (in *instance) classify(ctx context.Context, inv *invocation, err error) error {
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) {
-		return fmt.Errorf("%w: %v", ErrTimeout, err)
+		return fmt.Errorf("%w: %v", sandbox.ErrTimeout, err)
 	}
 	if inv.pastDeadline(ctx) {
-		return ErrTimeout
+		return sandbox.ErrTimeout
 	}
-	if errors.Is(err, ErrOutOfMemory) {
+	if errors.Is(err, sandbox.ErrOutOfMemory) {
 		return err
 	}
-	return fmt.Errorf("%w: %v", ErrTrap, err)
+	return fmt.Errorf("%w: %v", sandbox.ErrTrap, err)
 }
 
 // classifyGuest maps an error that escaped the prelude.
 func (in *instance) classifyGuest(ctx context.Context, inv *invocation, e *abi.GuestError) error {
 	switch {
 	case inv.pastDeadline(ctx):
-		return ErrTimeout
+		return sandbox.ErrTimeout
 	case e != nil && isOutOfMemory(e):
-		return ErrOutOfMemory
+		return sandbox.ErrOutOfMemory
 	case e != nil:
-		return fmt.Errorf("%w: %s: %s", ErrTrap, e.Name, e.Message)
+		return fmt.Errorf("%w: %s: %s", sandbox.ErrTrap, e.Name, e.Message)
 	}
-	return ErrTrap
+	return sandbox.ErrTrap
 }
 
 // memoryBytes is the current size of the instance's linear memory.

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,45 +9,14 @@ import (
 	esbuild "github.com/evanw/esbuild/pkg/api"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/sandbox"
 )
-
-// Metadata describes a component in the shape of the spec's Component
-// resource: what the API stores and shows as configurable_props.
-type Metadata struct {
-	Name               string   `json:"name"`
-	Key                string   `json:"key,omitempty"`
-	Version            string   `json:"version"`
-	Type               string   `json:"type"` // "source" (also when the code names none) or "action"
-	Description        string   `json:"description,omitempty"`
-	Dedupe             string   `json:"dedupe,omitempty"`
-	Hooks              []string `json:"hooks"`
-	ConfigurableProps  []Prop   `json:"configurable_props"`
-	HasAdditionalProps bool     `json:"has_additional_props"`
-}
-
-// Prop is one entry of configurable_props.
-type Prop struct {
-	Name           string          `json:"name"`
-	Type           string          `json:"type"`
-	Label          string          `json:"label,omitempty"`
-	Description    string          `json:"description,omitempty"`
-	Optional       bool            `json:"optional,omitempty"`
-	Default        json.RawMessage `json:"default,omitempty"`
-	Secret         bool            `json:"secret,omitempty"`
-	Min            *int64          `json:"min,omitempty"`
-	Max            *int64          `json:"max,omitempty"`
-	Options        json.RawMessage `json:"options,omitempty"`       // static options
-	RemoteOptions  bool            `json:"remoteOptions,omitempty"` // options is an async method
-	ReloadProps    bool            `json:"reloadProps,omitempty"`
-	PropDefinition []string        `json:"propDefinition,omitempty"` // [app slug, definition name]
-	App            string          `json:"app,omitempty"`            // app props: the app's slug
-	CustomResponse bool            `json:"customResponse,omitempty"` // http props
-}
 
 // Introspect returns the metadata of component code without deploying it.
 // It runs in a throwaway instance with no capabilities. Code that does not
-// parse gives a *ScriptError named SyntaxError with its line and column.
-func (h *Host) Introspect(ctx context.Context, code, filename string, modules map[string]string) (*Metadata, error) {
+// parse gives a *sandbox.ScriptError named SyntaxError with its line and column.
+func (h *Host) Introspect(ctx context.Context, code, filename string, modules map[string]string) (*component.Metadata, error) {
 	format, err := analyze(code, filename, modules)
 	if err != nil {
 		return nil, err
@@ -59,7 +27,7 @@ func (h *Host) Introspect(ctx context.Context, code, filename string, modules ma
 	}
 	defer in.close(ctx)
 	call := abi.Call{Op: abi.OpIntrospect, Code: code, Filename: filename, Format: format, Modules: modules}
-	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, Capabilities{})
+	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +78,7 @@ func parse(code, filename string) (string, error) {
 			ge.Line, ge.Column = loc.Line, loc.Column+1
 			ge.Stack = fmt.Sprintf("    at %s:%d:%d", filename, loc.Line, loc.Column+1)
 		}
-		return "", &ScriptError{GuestError: ge}
+		return "", &sandbox.ScriptError{GuestError: ge}
 	}
 	var meta struct {
 		Inputs map[string]struct {
@@ -123,18 +91,13 @@ func parse(code, filename string) (string, error) {
 	return "cjs", nil
 }
 
-// decodeMetadata decodes the guest's description of a component. The
-// prelude builds it, but in a realm the component controls, so it is
-// decoded as untrusted input.
-func decodeMetadata(b json.RawMessage) (*Metadata, error) {
-	var m Metadata
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("%w: component metadata: %v", ErrTrap, err)
+// decodeMetadata decodes the guest's description of a component, as
+// untrusted input (component.DecodeMetadata). A description that does not
+// decode means the guest broke the ABI: ErrTrap.
+func decodeMetadata(b json.RawMessage) (*component.Metadata, error) {
+	m, err := component.DecodeMetadata(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", sandbox.ErrTrap, err)
 	}
-	if m.Name == "" || m.Version == "" || (m.Type != "source" && m.Type != "action") {
-		return nil, fmt.Errorf("%w: component metadata lacks name, version or a valid type", ErrTrap)
-	}
-	return &m, nil
+	return m, nil
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 func readComponent(t testing.TB, name string) string {
@@ -18,7 +21,7 @@ func readComponent(t testing.TB, name string) string {
 	return string(b)
 }
 
-func propByName(m *Metadata, name string) *Prop {
+func propByName(m *component.Metadata, name string) *component.Prop {
 	for i := range m.ConfigurableProps {
 		if m.ConfigurableProps[i].Name == name {
 			return &m.ConfigurableProps[i]
@@ -112,9 +115,9 @@ func TestIntrospectSyntaxErrorPosition(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := h.Introspect(context.Background(), tt.code, "", tt.modules)
-			var se *ScriptError
+			var se *sandbox.ScriptError
 			if !errors.As(err, &se) {
-				t.Fatalf("err = %v, want a *ScriptError", err)
+				t.Fatalf("err = %v, want a *sandbox.ScriptError", err)
 			}
 			if se.Name != "SyntaxError" || se.Line != tt.line || se.Column != tt.col {
 				t.Fatalf("got %s at %d:%d (%s), want SyntaxError at %d:%d", se.Name, se.Line, se.Column, se.Message, tt.line, tt.col)

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 func TestLogLimit(t *testing.T) {
 	h := newTestHost(t)
 	s := deploy(t, h, src(`run() { for (let i = 0; i < 1000; i++) console.log("line " + i + " " + "x".repeat(100)); console.log("x".repeat(100000)); return "finished" }`), `{}`)
 	rec := newRecorder()
-	out, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: Limits{LogBytes: 10 << 10}}, rec.caps())
+	out, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{LogBytes: 10 << 10}}, rec.caps())
 	if err != nil || string(out.Value) != `"finished"` {
 		t.Fatalf("a run over its log budget must still finish: %v %v", err, out)
 	}
@@ -45,8 +46,8 @@ func TestRespondLimit(t *testing.T) {
 		wantOK bool
 	}{{"1024", true}, {"1025", false}} {
 		rec := newRecorder()
-		_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Event: []byte(`{"n":` + tt.n + `}`), Limits: Limits{RespondBytes: 1024}}, rec.caps())
-		var se *ScriptError
+		_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Event: []byte(`{"n":` + tt.n + `}`), Limits: sandbox.Limits{RespondBytes: 1024}}, rec.caps())
+		var se *sandbox.ScriptError
 		if tt.wantOK && (err != nil || len(rec.responses) != 1) {
 			t.Errorf("body of %s bytes: %v", tt.n, err)
 		}
@@ -57,16 +58,16 @@ func TestRespondLimit(t *testing.T) {
 }
 
 // TestDefaultMemoryLimit: with default limits a memory bomb ends in
-// ErrOutOfMemory, whether the JS heap limit or the wasm memory cap is hit
+// sandbox.ErrOutOfMemory, whether the JS heap limit or the wasm memory cap is hit
 // first.
 func TestDefaultMemoryLimit(t *testing.T) {
 	h := newTestHost(t)
 	s := deploy(t, h, src(`run() { const a = []; for (;;) a.push(new Array(1 << 16).fill(a.length)) }`), `{}`)
-	_, err := s.Invoke(context.Background(), Request{Op: abi.OpRun, Limits: Limits{Timeout: 20 * time.Second}}, Capabilities{})
-	if !errors.Is(err, ErrOutOfMemory) {
-		t.Fatalf("err = %v, want ErrOutOfMemory", err)
+	_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{Timeout: 20 * time.Second}}, sandbox.Capabilities{})
+	if !errors.Is(err, sandbox.ErrOutOfMemory) {
+		t.Fatalf("err = %v, want sandbox.ErrOutOfMemory", err)
 	}
-	if out, err := s.Invoke(context.Background(), Request{Op: abi.OpHook, Hook: "deploy"}, Capabilities{}); err != nil {
+	if out, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpHook, Hook: "deploy"}, sandbox.Capabilities{}); err != nil {
 		t.Fatalf("the source serves after an out-of-memory: %v %v", err, out)
 	}
 }

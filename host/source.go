@@ -9,32 +9,16 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/sandbox"
 )
-
-// SourceSpec is the code and configuration of one deployed source.
-type SourceSpec struct {
-	// ID is the source's id (dc_...). The component sees it as
-	// process.env.PD_COMPONENT.
-	ID string
-	// Code is the entry module: ESM (export default) or CommonJS
-	// (module.exports).
-	Code string
-	// Filename names the entry module in stacks and relative imports.
-	// Default "component.mjs".
-	Filename string
-	// Modules are further modules bundled with the component, by
-	// specifier ("./lib.mjs"). Nothing else can be imported.
-	Modules map[string]string
-	// Props are the configured props, a JSON object keyed by prop name.
-	Props json.RawMessage
-}
 
 // Source runs one deployed component. Its instances are its own: created
 // from its snapshot, kept warm between invocations, evicted when idle. It is
 // safe for concurrent use; concurrent invocations use separate instances.
 type Source struct {
 	h    *Host
-	meta *Metadata
+	meta *component.Metadata
 	snap *snapshot
 
 	mu     sync.Mutex
@@ -44,8 +28,8 @@ type Source struct {
 
 // NewSource loads spec's component in a new instance, builds `this` from
 // the configured props, and snapshots the result. Component code that fails
-// to load gives a *ScriptError.
-func (h *Host) NewSource(ctx context.Context, spec SourceSpec) (*Source, error) {
+// to load gives a *sandbox.ScriptError.
+func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error) {
 	format, err := analyze(spec.Code, spec.Filename, spec.Modules)
 	if err != nil {
 		return nil, err
@@ -62,7 +46,7 @@ func (h *Host) NewSource(ctx context.Context, spec SourceSpec) (*Source, error) 
 		Op: abi.OpLoad, Code: spec.Code, Filename: spec.Filename, Format: format, Modules: spec.Modules,
 		Props: props, Env: map[string]string{"PD_COMPONENT": spec.ID},
 	}
-	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, Capabilities{})
+	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil {
 		in.close(ctx)
 		return nil, err
@@ -85,49 +69,39 @@ func (h *Host) NewSource(ctx context.Context, spec SourceSpec) (*Source, error) 
 	defer h.mu.Unlock()
 	if h.closed {
 		in.close(ctx)
-		return nil, ErrClosed
+		return nil, sandbox.ErrClosed
 	}
 	h.sources[s] = struct{}{}
 	return s, nil
 }
 
+// Load is NewSource behind the sandbox.Sandbox interface.
+func (h *Host) Load(ctx context.Context, spec sandbox.Spec) (sandbox.Source, error) {
+	return h.NewSource(ctx, spec)
+}
+
+var (
+	_ sandbox.Sandbox = (*Host)(nil)
+	_ sandbox.Source  = (*Source)(nil)
+)
+
 // Metadata is the loaded component's description.
-func (s *Source) Metadata() *Metadata { return s.meta }
-
-// Request is one operation on a source.
-type Request struct {
-	Op          string          // abi.OpRun, abi.OpHook, abi.OpOptions or abi.OpAdditionalProps
-	Event       json.RawMessage // OpRun: the triggering event (an action gets {steps})
-	Hook        string          // OpHook: deploy, activate or deactivate
-	Prop        string          // OpOptions: the prop whose options to list
-	Page        int             // OpOptions
-	PrevContext string          // OpOptions
-	Limits      Limits          // zero fields take the host's defaults
-}
-
-// Outcome is what a successful invocation returned.
-type Outcome struct {
-	Value         json.RawMessage            // the JSON return value, if any
-	Exports       map[string]json.RawMessage // action $.export(name, value)
-	Exit          *string                    // action $.flow.exit(reason)
-	DroppedTimers int                        // timers still pending when the call settled
-	Duration      time.Duration              // wall-clock time inside the guest
-}
+func (s *Source) Metadata() *component.Metadata { return s.meta }
 
 // Run calls run(event) with the host's default limits.
-func (s *Source) Run(ctx context.Context, event json.RawMessage, caps Capabilities) (*Outcome, error) {
-	return s.Invoke(ctx, Request{Op: abi.OpRun, Event: event}, caps)
+func (s *Source) Run(ctx context.Context, event json.RawMessage, caps sandbox.Capabilities) (*sandbox.Outcome, error) {
+	return s.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: event}, caps)
 }
 
 // Hook calls hooks.<name>(); a missing hook succeeds and does nothing.
-func (s *Source) Hook(ctx context.Context, name string, caps Capabilities) (*Outcome, error) {
-	return s.Invoke(ctx, Request{Op: abi.OpHook, Hook: name}, caps)
+func (s *Source) Hook(ctx context.Context, name string, caps sandbox.Capabilities) (*sandbox.Outcome, error) {
+	return s.Invoke(ctx, sandbox.Request{Op: abi.OpHook, Hook: name}, caps)
 }
 
 // Invoke performs req in a warm instance, or one restored from the
-// snapshot. A *ScriptError leaves the instance warm; ErrTimeout,
-// ErrOutOfMemory and ErrTrap discard it.
-func (s *Source) Invoke(ctx context.Context, req Request, caps Capabilities) (*Outcome, error) {
+// snapshot. A *sandbox.ScriptError leaves the instance warm; sandbox.ErrTimeout,
+// sandbox.ErrOutOfMemory and sandbox.ErrTrap discard it.
+func (s *Source) Invoke(ctx context.Context, req sandbox.Request, caps sandbox.Capabilities) (*sandbox.Outcome, error) {
 	switch req.Op {
 	case abi.OpRun, abi.OpHook, abi.OpOptions, abi.OpAdditionalProps:
 	default:
@@ -139,20 +113,20 @@ func (s *Source) Invoke(ctx context.Context, req Request, caps Capabilities) (*O
 	}
 	call := abi.Call{Op: req.Op, Event: req.Event, Hook: req.Hook, Prop: req.Prop, Page: req.Page, PrevContext: req.PrevContext}
 	start := time.Now()
-	res, err := s.h.invoke(ctx, in, call, req.Limits.withDefaults(s.h.cfg.Limits), caps)
+	res, err := s.h.invoke(ctx, in, call, req.Limits.WithDefaults(s.h.cfg.Limits), caps)
 	s.release(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	return &Outcome{
+	return &sandbox.Outcome{
 		Value: res.Value, Exports: res.Exports, Exit: res.Exit,
 		DroppedTimers: res.Dropped, Duration: time.Since(start),
 	}, nil
 }
 
 // invoke runs one call within limits and turns a thrown error into a
-// *ScriptError.
-func (h *Host) invoke(ctx context.Context, in *instance, call abi.Call, limits Limits, caps Capabilities) (abi.Result, error) {
+// *sandbox.ScriptError.
+func (h *Host) invoke(ctx context.Context, in *instance, call abi.Call, limits sandbox.Limits, caps sandbox.Capabilities) (abi.Result, error) {
 	limits.Memory = min(limits.Memory, h.cfg.MaxMemory)
 	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
 	defer cancel()
@@ -164,13 +138,13 @@ func (h *Host) invoke(ctx context.Context, in *instance, call abi.Call, limits L
 		return res, err
 	}
 	if !res.OK {
-		return res, &ScriptError{GuestError: *res.Error}
+		return res, &sandbox.ScriptError{GuestError: *res.Error}
 	}
 	return res, nil
 }
 
 // invokeOnce is invoke for a call whose only interest is its value.
-func (h *Host) invokeOnce(ctx context.Context, in *instance, call abi.Call, limits Limits, caps Capabilities) (json.RawMessage, error) {
+func (h *Host) invokeOnce(ctx context.Context, in *instance, call abi.Call, limits sandbox.Limits, caps sandbox.Capabilities) (json.RawMessage, error) {
 	res, err := h.invoke(ctx, in, call, limits, caps)
 	return res.Value, err
 }
@@ -179,7 +153,7 @@ func (s *Source) acquire(ctx context.Context) (*instance, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil, ErrClosed
+		return nil, sandbox.ErrClosed
 	}
 	if n := len(s.idle); n > 0 {
 		in := s.idle[n-1]
@@ -234,7 +208,7 @@ func (s *Source) WarmInstances() int {
 }
 
 // Close releases the source's instances; later invocations fail with
-// ErrClosed.
+// sandbox.ErrClosed.
 func (s *Source) Close(ctx context.Context) {
 	s.mu.Lock()
 	idle := s.idle

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 var (
@@ -95,13 +97,13 @@ func TestRSSPoller(t *testing.T) {
 	}
 	defer h.Close(context.Background())
 	props, _ := json.Marshal(map[string]string{"url": srv.URL})
-	s, err := h.NewSource(context.Background(), host.SourceSpec{Code: entry(t, "rss-new-item.mjs"), Props: props})
+	s, err := h.NewSource(context.Background(), sandbox.Spec{Code: entry(t, "rss-new-item.mjs"), Props: props})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := &emits{}
 	db := memDB{}
-	_, err = s.Run(context.Background(), nil, host.Capabilities{Emit: out, DB: db, Egress: host.NewEgressPolicy(true, time.Second, 1<<20)})
+	_, err = s.Run(context.Background(), nil, sandbox.Capabilities{Emit: out, DB: db, Egress: egress.New(true, time.Second, 1<<20)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,12 +124,12 @@ func TestScheduleTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	s, err := h.NewSource(context.Background(), host.SourceSpec{Code: entry(t, "schedule-timer.mjs"), Props: json.RawMessage(`{"payload":{"team":"ops"}}`)})
+	s, err := h.NewSource(context.Background(), sandbox.Spec{Code: entry(t, "schedule-timer.mjs"), Props: json.RawMessage(`{"payload":{"team":"ops"}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := &emits{}
-	if _, err := s.Run(context.Background(), json.RawMessage(`{"timestamp":1700000000,"interval_seconds":3600}`), host.Capabilities{Emit: out}); err != nil {
+	if _, err := s.Run(context.Background(), json.RawMessage(`{"timestamp":1700000000,"interval_seconds":3600}`), sandbox.Capabilities{Emit: out}); err != nil {
 		t.Fatal(err)
 	}
 	if len(out.got) != 1 || string(out.got[0].Event) != `{"team":"ops","timestamp":1700000000}` || out.got[0].IDString() != "1700000000" {

@@ -90,7 +90,10 @@ func (s *Sealer) SealProp(plain json.RawMessage) json.RawMessage {
 	return b
 }
 
-// IsSealed reports whether a stored prop value is sealed.
+// IsSealed reports whether a stored value has the shape of a sealed one.
+// Shape alone cannot tell a secret from an object prop that looks like one,
+// so fount opens only the values its records name as sealed; this is for
+// the store's upgrade of records from before they did.
 func IsSealed(stored json.RawMessage) bool {
 	var m map[string]json.RawMessage
 	return json.Unmarshal(stored, &m) == nil && len(m) == 1 && m[SealedKey] != nil
@@ -103,24 +106,4 @@ func (s *Sealer) OpenProp(stored json.RawMessage) (json.RawMessage, error) {
 		return nil, errors.New("secrets: stored value is not sealed")
 	}
 	return s.Open(m[SealedKey])
-}
-
-// OpenProps returns configured props with every sealed value opened.
-func (s *Sealer) OpenProps(stored json.RawMessage) (map[string]json.RawMessage, error) {
-	props := map[string]json.RawMessage{}
-	if len(stored) > 0 {
-		if err := json.Unmarshal(stored, &props); err != nil {
-			return nil, fmt.Errorf("secrets: configured props: %w", err)
-		}
-	}
-	for name, v := range props {
-		if IsSealed(v) {
-			plain, err := s.OpenProp(v)
-			if err != nil {
-				return nil, fmt.Errorf("secrets: prop %s: %w", name, err)
-			}
-			props[name] = plain
-		}
-	}
-	return props, nil
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // lockTimeout bounds the wait for another process's lock on the file.
 const lockTimeout = 5 * time.Second
@@ -127,8 +127,10 @@ func OpenBolt(path string) (*Bolt, error) {
 	return &Bolt{db: db, now: time.Now}, nil
 }
 
-// initSchema checks the schema version, then creates missing buckets.
+// initSchema checks the schema version, creates missing buckets, and
+// upgrades a file of an older version with the migrations in order.
 func initSchema(tx *bolt.Tx) error {
+	var version uint64 // 0: a new file
 	if meta := tx.Bucket(bucketMeta); meta != nil {
 		if v := meta.Get(keySchemaVersion); v != nil {
 			n, err := strconv.ParseUint(string(v), 10, 64)
@@ -139,6 +141,7 @@ func initSchema(tx *bolt.Tx) error {
 				return fmt.Errorf("%w: the file has version %d, this fount knows %d; upgrade fount",
 					errSchemaTooNew, n, schemaVersion)
 			}
+			version = n
 		}
 	}
 	for _, name := range allBuckets {
@@ -146,10 +149,13 @@ func initSchema(tx *bolt.Tx) error {
 			return fmt.Errorf("create bucket %s: %w", name, err)
 		}
 	}
-	meta := tx.Bucket(bucketMeta)
-	if meta.Get(keySchemaVersion) == nil {
-		v := strconv.Itoa(schemaVersion)
-		if err := meta.Put(keySchemaVersion, []byte(v)); err != nil {
+	for v := version; v > 0 && v < schemaVersion; v++ {
+		if err := migrations[v](tx); err != nil {
+			return fmt.Errorf("upgrade schema from version %d: %w", v, err)
+		}
+	}
+	if version != schemaVersion {
+		if err := tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte(strconv.Itoa(schemaVersion))); err != nil {
 			return fmt.Errorf("write schema version: %w", err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,8 +21,8 @@ func TestOpenWritesSchemaVersion(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if v != "1" {
-		t.Fatalf("schema_version = %q, want 1", v)
+	if v != strconv.Itoa(schemaVersion) {
+		t.Fatalf("schema_version = %q, want %d", v, schemaVersion)
 	}
 }
 
@@ -32,8 +33,9 @@ func TestOpenRefusesSchema(t *testing.T) {
 		wantErr error  // nil: opens
 		msg     string // substring of the error
 	}{
-		{"same version", "1", nil, ""},
-		{"newer version", "2", errSchemaTooNew, "upgrade fount"},
+		{"same version", "2", nil, ""},
+		{"older version, upgraded", "1", nil, ""},
+		{"newer version", "3", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

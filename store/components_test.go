@@ -1,20 +1,21 @@
 package store
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/fount-dev/fount/component"
 )
 
 func TestComponents(t *testing.T) {
 	b := openTestBolt(t)
 	first := Component{ID: "sc_1", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.1.0",
-		Code: "export default {}", CodeHash: "abc", Metadata: json.RawMessage(`{"type":"source"}`), CreatedAt: 1, UpdatedAt: 1}
+		Code: "export default {}", CodeHash: "abc", Metadata: component.Metadata{Type: component.KindSource}, CreatedAt: 1, UpdatedAt: 1}
 	comps := []Component{
 		first,
-		{ID: "sc_2", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.2.0", Metadata: json.RawMessage(`{}`)},
-		{ID: "sc_3", OwnerID: "u_b", Key: "rss", Version: "9.0.0", Metadata: json.RawMessage(`{}`)},
-		{ID: "sc_4", OwnerID: "u_a", Key: "", Metadata: json.RawMessage(`{}`)},
+		{ID: "sc_2", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.2.0"},
+		{ID: "sc_3", OwnerID: "u_b", Key: "rss", Version: "9.0.0"},
+		{ID: "sc_4", OwnerID: "u_a", Key: ""},
 	}
 	for _, c := range comps {
 		wantErr(t, "CreateComponent "+c.ID, b.CreateComponent(ctx, c), nil)

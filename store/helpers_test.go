@@ -89,3 +89,20 @@ func mustUser(t testing.TB, b *Bolt, id, keyHash string) User {
 	}
 	return u
 }
+
+// createSource, updateSource and deleteSource are the source writes
+// without hook events.
+func createSource(ctx context.Context, b *Bolt, s Source) error {
+	_, _, err := b.CreateSource(ctx, s, RunCommit{})
+	return err
+}
+
+func updateSource(ctx context.Context, b *Bolt, s Source) error {
+	_, err := b.UpdateSource(ctx, s, RunCommit{})
+	return err
+}
+
+func deleteSource(ctx context.Context, b *Bolt, id string) error {
+	_, err := b.DeleteSource(ctx, id, RunCommit{})
+	return err
+}

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/fount-dev/fount/ids"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -180,7 +180,7 @@ func (b *Bolt) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
 		}
 		var err error
-		out, err = b.applyRun(tx, inv, c)
+		out, err = b.applyCommit(tx, inv.SourceID, c)
 		return err
 	})
 	if err != nil {
@@ -203,7 +203,7 @@ func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event
 			} else if err != nil {
 				return fmt.Errorf("invocation %q: %w", r.Invocation.ID, err)
 			}
-			events, err := b.applyRun(tx, r.Invocation, r.Commit)
+			events, err := b.applyCommit(tx, r.Invocation.SourceID, r.Commit)
 			if err != nil {
 				return err
 			}
@@ -217,20 +217,40 @@ func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event
 	return out, nil
 }
 
-// applyRun applies c for inv inside tx and returns the stored events.
-func (b *Bolt) applyRun(tx *bolt.Tx, inv Invocation, c RunCommit) ([]Event, error) {
+// CommitEvents applies c for sourceID as CompleteRun does, without an
+// invocation to remove: events a source's lifecycle produced outside its
+// runs (a hook re-run after a failed update).
+func (b *Bolt) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]Event, error) {
+	if sourceID == "" {
+		return nil, errors.New("store: commit events: empty source id")
+	}
+	var out []Event
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		var err error
+		out, err = b.applyCommit(tx, sourceID, c)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: commit events of %q: %w", sourceID, err)
+	}
+	return out, nil
+}
+
+// applyCommit applies c for the source inside tx and returns the stored
+// events.
+func (b *Bolt) applyCommit(tx *bolt.Tx, sourceID string, c RunCommit) ([]Event, error) {
 	out := make([]Event, len(c.Events))
 	copy(out, c.Events)
 	if len(c.Release) > 0 {
 		var err error
-		if out, err = release(tx, inv.SourceID, c.Release, out); err != nil {
+		if out, err = release(tx, sourceID, c.Release, out); err != nil {
 			return nil, err
 		}
 	}
 	err := func() error {
 		now := b.now()
 		nowMs := now.UnixMilli()
-		if err := appendEvents(tx, nowMs, inv.SourceID, out, c.Keep); err != nil {
+		if err := appendEvents(tx, nowMs, sourceID, out, c.Keep); err != nil {
 			return fmt.Errorf("append events: %w", err)
 		}
 		if c.Route != nil {
@@ -241,7 +261,7 @@ func (b *Bolt) applyRun(tx *bolt.Tx, inv Invocation, c RunCommit) ([]Event, erro
 			}
 		}
 		if c.Dedupe != nil {
-			if err := putJSON(tx.Bucket(bucketDedupe), inv.SourceID, c.Dedupe); err != nil {
+			if err := putJSON(tx.Bucket(bucketDedupe), sourceID, c.Dedupe); err != nil {
 				return fmt.Errorf("dedupe: %w", err)
 			}
 		}
@@ -267,7 +287,7 @@ func enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) error {
 		}
 	}
 	for _, d := range r.Deliveries {
-		if strings.HasPrefix(d.ListenerID, "wh_") && tx.Bucket(bucketWebhooks).Get([]byte(d.ListenerID)) == nil {
+		if ids.Is(d.ListenerID, ids.Webhook) && tx.Bucket(bucketWebhooks).Get([]byte(d.ListenerID)) == nil {
 			continue // deleted since the route was computed: nobody to deliver to
 		}
 		if _, err := createDelivery(tx, nowMs, d); err != nil {

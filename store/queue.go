@@ -121,6 +121,10 @@ type Queues interface {
 	// run whose invocation is gone is skipped (nil events).
 	CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error)
 
+	// CommitEvents applies c for a source without an invocation to
+	// remove (events of its lifecycle outside a run).
+	CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]Event, error)
+
 	// GetDedupe returns a source's dedupe state (zero value when none).
 	GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
 

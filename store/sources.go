@@ -8,15 +8,20 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// CreateSource stores s and indexes it by owner and by name slug.
+// CreateSource stores s with its Order assigned, indexes it by owner and
+// by name slug, and applies hooks (what its deploy and activate hooks
+// emitted, as CompleteRun applies a run's commit), in one transaction. It
+// returns the stored source and the hooks' stored events.
 //
 // # Errors
 //
-// ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID.
-func (b *Bolt) CreateSource(ctx context.Context, s Source) error {
+// ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID;
+// nothing is stored then.
+func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Source, []Event, error) {
 	if s.ID == "" {
-		return errors.New("store: create source: empty id")
+		return Source{}, nil, errors.New("store: create source: empty id")
 	}
+	var events []Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		sources := tx.Bucket(bucketSources)
 		if has(sources, []byte(s.ID)) {
@@ -28,12 +33,31 @@ func (b *Bolt) CreateSource(ctx context.Context, s Source) error {
 		if _, err := sourceIndex.add(tx, s.OwnerID, s.ID); err != nil {
 			return err
 		}
-		return putJSON(sources, s.ID, s)
+		order, err := nextOrder(tx)
+		if err != nil {
+			return err
+		}
+		s.Order = order
+		if err := putJSON(sources, s.ID, s); err != nil {
+			return err
+		}
+		events, err = b.applyCommit(tx, s.ID, hooks)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: create source %q: %w", s.ID, err)
+		return Source{}, nil, fmt.Errorf("store: create source %q: %w", s.ID, err)
 	}
-	return nil
+	return s, events, nil
+}
+
+// nextOrder returns the next creation order, shared by sources and
+// auto-subscriptions so that the two can be compared.
+func nextOrder(tx *bolt.Tx) (uint64, error) {
+	n, err := tx.Bucket(bucketMeta).NextSequence()
+	if err != nil {
+		return 0, fmt.Errorf("creation order: %w", err)
+	}
+	return n, nil
 }
 
 // claimSlug points (owner, slug) at id unless another source holds it.
@@ -76,13 +100,16 @@ func (b *Bolt) GetSource(ctx context.Context, id string) (Source, error) {
 }
 
 // UpdateSource replaces the stored source s.ID with s, moving its slug
-// index entry when the slug changes. The owner cannot change.
+// index entry when the slug changes, and applies hooks (what the old
+// version's deactivate and the new version's activate hooks emitted), in
+// one transaction. The owner and the creation order cannot change.
 //
 // # Errors
 //
 // ErrNotFound for an unknown source; ErrConflict when the new slug is
-// taken by another source of the owner.
-func (b *Bolt) UpdateSource(ctx context.Context, s Source) error {
+// taken by another source of the owner. Nothing changes then.
+func (b *Bolt) UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]Event, error) {
+	var events []Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		sources := tx.Bucket(bucketSources)
 		var old Source
@@ -92,6 +119,7 @@ func (b *Bolt) UpdateSource(ctx context.Context, s Source) error {
 		if old.OwnerID != s.OwnerID {
 			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, s.OwnerID)
 		}
+		s.Order = old.Order
 		if old.NameSlug != s.NameSlug {
 			if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
 				return err
@@ -100,27 +128,40 @@ func (b *Bolt) UpdateSource(ctx context.Context, s Source) error {
 				return err
 			}
 		}
-		return putJSON(sources, s.ID, s)
+		if err := putJSON(sources, s.ID, s); err != nil {
+			return err
+		}
+		var err error
+		events, err = b.applyCommit(tx, s.ID, hooks)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("store: update source %q: %w", s.ID, err)
+		return nil, fmt.Errorf("store: update source %q: %w", s.ID, err)
 	}
-	return nil
+	return events, nil
 }
 
-// DeleteSource removes the source, its index entries, its events, its db,
-// its queued invocations, dedupe and timer state, and every subscription
-// naming it as emitter or listener, plus the auto-subscriptions naming it
-// as listener, in one transaction.
+// DeleteSource first applies hooks (what the deactivate hook emitted, or
+// the $errors event of its failure), so that their routed deliveries and
+// invocations are queued, and then removes the source, its index entries,
+// its events, its db, its queued invocations, dedupe and timer state, and
+// every subscription naming it as emitter or listener, plus the
+// auto-subscriptions naming it as listener, in one transaction. It returns
+// the hooks' events as they were stored before the removal.
 //
 // # Errors
 //
-// ErrNotFound for an unknown source.
-func (b *Bolt) DeleteSource(ctx context.Context, id string) error {
+// ErrNotFound for an unknown source; nothing changes then.
+func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]Event, error) {
+	var events []Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		sources := tx.Bucket(bucketSources)
 		var s Source
 		if err := getJSON(sources, id, &s); err != nil {
+			return err
+		}
+		var err error
+		if events, err = b.applyCommit(tx, id, hooks); err != nil {
 			return err
 		}
 		if err := releaseSlug(tx, s.OwnerID, s.NameSlug, id); err != nil {
@@ -147,9 +188,9 @@ func (b *Bolt) DeleteSource(ctx context.Context, id string) error {
 		return sources.Delete([]byte(id))
 	})
 	if err != nil {
-		return fmt.Errorf("store: delete source %q: %w", id, err)
+		return nil, fmt.Errorf("store: delete source %q: %w", id, err)
 	}
-	return nil
+	return events, nil
 }
 
 // deleteNested removes the nested bucket name of parent if it exists.

@@ -39,14 +39,18 @@ type Store interface {
 	GetComponent(ctx context.Context, id string) (Component, error)
 	ComponentByKey(ctx context.Context, ownerID, key string) (Component, error)
 
-	// Sources. CreateSource fails with ErrConflict when the slug is taken
-	// for the owner; SlugTaken lets callers pick a free one first.
-	CreateSource(ctx context.Context, s Source) error
+	// Sources. Each write also commits what the source's lifecycle hooks
+	// emitted (hooks, applied as a run's commit is), in the same
+	// transaction. CreateSource assigns Order and fails with ErrConflict
+	// when the slug is taken for the owner; SlugTaken lets callers pick a
+	// free one first.
+	CreateSource(ctx context.Context, s Source, hooks RunCommit) (Source, []Event, error)
 	GetSource(ctx context.Context, id string) (Source, error)
-	UpdateSource(ctx context.Context, s Source) error
-	// DeleteSource removes the source, its events, its db and every
-	// subscription naming it (as emitter or listener), in one transaction.
-	DeleteSource(ctx context.Context, id string) error
+	UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]Event, error)
+	// DeleteSource applies hooks, then removes the source, its events, its
+	// db and every subscription naming it (as emitter or listener), in one
+	// transaction.
+	DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]Event, error)
 	ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error)
 	SlugTaken(ctx context.Context, ownerID, slug string) (bool, error)
 
@@ -55,6 +59,7 @@ type Store interface {
 	PutSubscription(ctx context.Context, s Subscription) (Subscription, error)
 	DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error
 	ListSubscriptions(ctx context.Context, ownerID string) ([]Subscription, error)
+	// PutAutoSubscription assigns Order to a new auto-subscription.
 	PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error)
 	ListAutoSubscriptions(ctx context.Context, ownerID string) ([]AutoSubscription, error)
 

@@ -162,6 +162,12 @@ func (b *Bolt) PutAutoSubscription(ctx context.Context, a AutoSubscription) (Aut
 		if err := tx.Bucket(bucketAutoListeners).Put(key(a.ListenerID, a.ID), nil); err != nil {
 			return err
 		}
+		order, err := nextOrder(tx)
+		if err != nil {
+			return err
+		}
+		a.Order = order
+		out = a
 		return putJSON(autos, a.ID, a)
 	})
 	if err != nil {

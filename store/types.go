@@ -1,6 +1,10 @@
 package store
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/fount-dev/fount/component"
+)
 
 // Plans of a user.
 const (
@@ -30,17 +34,17 @@ type Org struct {
 
 // Component is a saved component: code plus what introspection found.
 type Component struct {
-	ID           string          `json:"id"`       // sc_...
-	OwnerID      string          `json:"owner_id"` // user or org whose namespace holds Key
-	Key          string          `json:"key,omitempty"`
-	Name         string          `json:"name"`
-	Version      string          `json:"version"`
-	Code         string          `json:"code"`
-	CodeHash     string          `json:"code_hash"` // sha256 of Code, hex
-	ComponentURL string          `json:"component_url,omitempty"`
-	Metadata     json.RawMessage `json:"metadata"` // host.Metadata: type, props, hooks, dedupe...
-	CreatedAt    int64           `json:"created_at"`
-	UpdatedAt    int64           `json:"updated_at"`
+	ID           string             `json:"id"`       // sc_...
+	OwnerID      string             `json:"owner_id"` // user or org whose namespace holds Key
+	Key          string             `json:"key,omitempty"`
+	Name         string             `json:"name"`
+	Version      string             `json:"version"`
+	Code         string             `json:"code"`
+	CodeHash     string             `json:"code_hash"` // sha256 of Code, hex
+	ComponentURL string             `json:"component_url,omitempty"`
+	Metadata     component.Metadata `json:"metadata"` // what introspection found: type, props, hooks, dedupe...
+	CreatedAt    int64              `json:"created_at"`
+	UpdatedAt    int64              `json:"updated_at"`
 }
 
 // Source is a deployed component.
@@ -51,12 +55,23 @@ type Source struct {
 	ComponentID string `json:"component_id"`
 	Name        string `json:"name"`
 	NameSlug    string `json:"name_slug"` // unique per owner
-	// ConfiguredProps as stored: secret values are sealed (encrypted) by
-	// the caller before they reach the store.
-	ConfiguredProps json.RawMessage `json:"configured_props"`
-	Active          bool            `json:"active"`
-	CreatedAt       int64           `json:"created_at"`
-	UpdatedAt       int64           `json:"updated_at"`
+	// ConfiguredProps are the values of the component's props as the
+	// user configured them (timers normalised to component.TimerSpec).
+	// Values named in SecretProps are sealed (encrypted) by the engine
+	// before they reach the store. HTTP interfaces are in Endpoints.
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props"`
+	// SecretProps names the sealed values of ConfiguredProps: those of
+	// props declared secret, and only those.
+	SecretProps []string `json:"secret_props,omitempty"`
+	// Endpoints holds the endpoint token of each HTTP-interface prop; the
+	// URL is derived from it when the source is shown.
+	Endpoints map[string]component.EndpointToken `json:"endpoints,omitempty"`
+	Active    bool                               `json:"active"`
+	CreatedAt int64                              `json:"created_at"`
+	UpdatedAt int64                              `json:"updated_at"`
+	// Order is the store's creation order, shared with auto-subscriptions
+	// (assigned by CreateSource; 0 for sources stored before it existed).
+	Order uint64 `json:"order,omitempty"`
 }
 
 // Subscription connects an emitter (or a glob dc_* / p_*) to a listener.
@@ -76,6 +91,25 @@ type AutoSubscription struct {
 	ListenerID string `json:"listener_id"`
 	EventName  string `json:"event_name"` // $errors or $logs
 	CreatedAt  int64  `json:"created_at"`
+	// Order is the store's creation order, shared with sources (assigned
+	// by PutAutoSubscription; 0 for records stored before it existed).
+	Order uint64 `json:"order,omitempty"`
+}
+
+// AppliesTo reports whether a covers src: src was created after a. Records
+// from before creation orders existed compare by their creation second,
+// strictly, so that a tie never delivers an older source's stream.
+func (a AutoSubscription) AppliesTo(src Source) bool {
+	if a.Order != 0 && src.Order != 0 {
+		return src.Order > a.Order
+	}
+	if a.Order == 0 && src.Order != 0 {
+		return true // a predates orders; src does not
+	}
+	if a.Order != 0 && src.Order == 0 {
+		return false
+	}
+	return src.CreatedAt > a.CreatedAt
 }
 
 // Webhook is an account-level delivery URL.

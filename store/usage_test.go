@@ -80,7 +80,7 @@ func TestGetDedupeUnknown(t *testing.T) {
 func TestDeleteSourceDeletesQueues(t *testing.T) {
 	b := openTestBolt(t)
 	for _, id := range []string{"dc_1", "dc_2"} {
-		wantErr(t, "CreateSource", b.CreateSource(ctx, source(id, "u_a", id)), nil)
+		wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
 	}
 	for _, id := range []string{"dc_1", "dc_2"} {
 		done := mustEnqueue(t, b, id)
@@ -92,7 +92,7 @@ func TestDeleteSourceDeletesQueues(t *testing.T) {
 	}
 	doomed := must(b.PendingInvocations(ctx, "dc_1", 1))[0]
 
-	wantErr(t, "DeleteSource", b.DeleteSource(ctx, "dc_1"), nil)
+	wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_1"), nil)
 
 	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2"}) {
 		t.Errorf("SourcesWithPending = %v, want [dc_2]", got)

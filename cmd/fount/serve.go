@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/secret"
@@ -141,18 +142,20 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	egress := host.NewEgressPolicy(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
-	eng := engine.New(engine.Config{
-		Store: st, Queues: st, Host: sandbox, Secrets: sealer, Egress: egress, Logger: logger,
+	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
+	eng, err := engine.New(engine.Config{
+		Store: st, Queues: st, Sandbox: sandbox, Secrets: sealer, Egress: policy, PublicURL: publicURL, Logger: logger,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 	})
+	if err != nil {
+		return err
+	}
 	if err := eng.Start(ctx); err != nil {
 		return fmt.Errorf("start engine: %w", err)
 	}
 	defer eng.Stop()
 	server := api.New(api.Config{
-		Store: st, Introspector: sandbox, CodeFetcher: codeFetcher{egress}, Engine: eng, Secrets: sealer,
-		PublicURL: publicURL, Registry: registry, Logger: logger,
+		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: publicURL, Registry: registry, Logger: logger,
 	})
 	defer server.Close()
 	mux := http.NewServeMux()

@@ -4,23 +4,19 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/api"
-	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/registry"
 	"github.com/fount-dev/fount/store"
 )
 
-var _ api.Engine = (*engine.Engine)(nil)
-
 // codeFetcher fetches component_url through the egress policy.
-type codeFetcher struct{ egress *host.EgressPolicy }
+type codeFetcher struct{ egress *egress.Policy }
 
 func (f codeFetcher) FetchCode(ctx context.Context, url string) (string, error) {
 	res, err := f.egress.Fetch(ctx, abi.FetchRequest{URL: url, Method: http.MethodGet})
@@ -48,15 +44,11 @@ func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Com
 		if err != nil {
 			return nil, fmt.Errorf("registry component %s: %w", e.File, err)
 		}
-		meta, err := json.Marshal(m)
-		if err != nil {
-			return nil, err
-		}
 		id := sha256.Sum256([]byte(m.Key + "@" + m.Version))
 		code := sha256.Sum256([]byte(e.Code))
 		out[m.Key] = store.Component{
 			ID: "sc_" + hex.EncodeToString(id[:12]), OwnerID: "registry", Key: m.Key, Name: m.Name, Version: m.Version,
-			Code: e.Code, CodeHash: hex.EncodeToString(code[:]), Metadata: meta, CreatedAt: now, UpdatedAt: now,
+			Code: e.Code, CodeHash: hex.EncodeToString(code[:]), Metadata: *m, CreatedAt: now, UpdatedAt: now,
 		}
 	}
 	return out, nil

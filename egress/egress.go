@@ -1,4 +1,12 @@
-package host
+// Package egress is fount's one outbound-network policy. Every request
+// fount makes on behalf of a tenant goes through a Policy: a component's
+// fetch, a webhook delivery, a component_url download (and npm resolution
+// once it exists). It allows http and https only, refuses loopback,
+// private, link-local and other special-purpose addresses on the address
+// actually dialled and on every redirect (so DNS cannot rebind around it),
+// ignores proxy settings that would hide the destination, and caps time
+// and response size.
+package egress
 
 import (
 	"context"
@@ -16,39 +24,34 @@ import (
 	"github.com/fount-dev/fount/abi"
 )
 
-// Egress performs a component's outbound fetch. Granting an Egress in
-// Capabilities is what turns fetch on; without one fetch is denied.
-type Egress interface {
-	Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error)
-}
-
 var (
-	// ErrEgressDenied is returned when the policy refuses a destination.
-	ErrEgressDenied = errors.New("host: egress denied")
-	// ErrEgressTooBig is returned when a response body is over the cap.
-	ErrEgressTooBig = errors.New("host: egress response too big")
+	// ErrDenied is returned when the policy refuses a destination.
+	ErrDenied = errors.New("egress: denied")
+	// ErrTooBig is returned when a response body is over the cap.
+	ErrTooBig = errors.New("egress: response too big")
 )
 
-// EgressPolicy is the default Egress: http and https only, destinations in
+// Policy is the egress policy: http and https only, destinations in
 // loopback, private, link-local, shared and other special ranges refused
 // unless AllowPrivate, checked on the address actually dialled (so DNS
-// cannot rebind around it), with a timeout and a response size cap.
-type EgressPolicy struct {
+// cannot rebind around it), with a timeout and a response size cap. It is
+// safe for concurrent use.
+type Policy struct {
 	AllowPrivate bool
 	Timeout      time.Duration // default 10 s; the invocation's deadline also applies
 	MaxBody      int64         // default 1 MiB
 	client       *http.Client
 }
 
-// NewEgressPolicy returns a ready EgressPolicy.
-func NewEgressPolicy(allowPrivate bool, timeout time.Duration, maxBody int64) *EgressPolicy {
+// New returns a ready Policy. A timeout or maxBody <= 0 takes the default.
+func New(allowPrivate bool, timeout time.Duration, maxBody int64) *Policy {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
 	if maxBody <= 0 {
 		maxBody = 1 << 20
 	}
-	p := &EgressPolicy{AllowPrivate: allowPrivate, Timeout: timeout, MaxBody: maxBody}
+	p := &Policy{AllowPrivate: allowPrivate, Timeout: timeout, MaxBody: maxBody}
 	dialer := &net.Dialer{Timeout: timeout, Control: p.control}
 	p.client = &http.Client{
 		Timeout: timeout,
@@ -69,7 +72,7 @@ func NewEgressPolicy(allowPrivate bool, timeout time.Duration, maxBody int64) *E
 }
 
 // AllowedAddr reports whether the policy lets a connection reach ip.
-func (p *EgressPolicy) AllowedAddr(ip netip.Addr) bool {
+func (p *Policy) AllowedAddr(ip netip.Addr) bool {
 	if p.AllowPrivate {
 		return true
 	}
@@ -101,32 +104,32 @@ var specialRanges = []netip.Prefix{
 	netip.MustParsePrefix("fec0::/10"),      // site-local (deprecated)
 }
 
-func (p *EgressPolicy) control(_, address string, _ syscall.RawConn) error {
+func (p *Policy) control(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
-		return fmt.Errorf("%w: cannot parse %q", ErrEgressDenied, address)
+		return fmt.Errorf("%w: cannot parse %q", ErrDenied, address)
 	}
 	if !p.AllowedAddr(ap.Addr()) {
-		return fmt.Errorf("%w: %s is a private or special-purpose address", ErrEgressDenied, ap.Addr())
+		return fmt.Errorf("%w: %s is a private or special-purpose address", ErrDenied, ap.Addr())
 	}
 	return nil
 }
 
 func checkScheme(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%w: scheme %q is not http or https", ErrEgressDenied, u.Scheme)
+		return fmt.Errorf("%w: scheme %q is not http or https", ErrDenied, u.Scheme)
 	}
 	if u.Hostname() == "" {
-		return fmt.Errorf("%w: url has no host", ErrEgressDenied)
+		return fmt.Errorf("%w: url has no host", ErrDenied)
 	}
 	return nil
 }
 
 // Fetch performs req under the policy.
-func (p *EgressPolicy) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
+func (p *Policy) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
 	u, err := url.Parse(req.URL)
 	if err != nil {
-		return abi.FetchResponse{}, fmt.Errorf("%w: %v", ErrEgressDenied, err)
+		return abi.FetchResponse{}, fmt.Errorf("%w: %v", ErrDenied, err)
 	}
 	if err := checkScheme(u); err != nil {
 		return abi.FetchResponse{}, err
@@ -140,8 +143,8 @@ func (p *EgressPolicy) Fetch(ctx context.Context, req abi.FetchRequest) (abi.Fet
 	}
 	resp, err := p.client.Do(hreq)
 	if err != nil {
-		if errors.Is(err, ErrEgressDenied) {
-			return abi.FetchResponse{}, ErrEgressDenied
+		if errors.Is(err, ErrDenied) {
+			return abi.FetchResponse{}, ErrDenied
 		}
 		return abi.FetchResponse{}, err
 	}
@@ -151,7 +154,7 @@ func (p *EgressPolicy) Fetch(ctx context.Context, req abi.FetchRequest) (abi.Fet
 		return abi.FetchResponse{}, err
 	}
 	if int64(len(body)) > p.MaxBody {
-		return abi.FetchResponse{}, ErrEgressTooBig
+		return abi.FetchResponse{}, ErrTooBig
 	}
 	headers := make(map[string]string, len(resp.Header))
 	for k := range resp.Header {

@@ -1,4 +1,4 @@
-package host
+package sandbox
 
 import (
 	"errors"
@@ -11,14 +11,14 @@ import (
 var (
 	// ErrTimeout is returned when an invocation ran past its deadline or its
 	// context was cancelled; the guest was interrupted.
-	ErrTimeout = errors.New("host: invocation timed out")
+	ErrTimeout = errors.New("sandbox: invocation timed out")
 	// ErrOutOfMemory is returned when the guest ran out of memory.
-	ErrOutOfMemory = errors.New("host: invocation ran out of memory")
+	ErrOutOfMemory = errors.New("sandbox: invocation ran out of memory")
 	// ErrTrap is returned when the guest trapped (a wasm-level fault) or
 	// broke the ABI; the instance is discarded.
-	ErrTrap = errors.New("host: guest trapped")
+	ErrTrap = errors.New("sandbox: guest trapped")
 	// ErrClosed is returned when the Host or Source was closed.
-	ErrClosed = errors.New("host: closed")
+	ErrClosed = errors.New("sandbox: closed")
 )
 
 // ScriptError is an error thrown by component code: a JavaScript exception

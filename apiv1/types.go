@@ -1,0 +1,392 @@
+package apiv1
+
+import "encoding/json"
+
+// Error is the one shape every failure is answered with:
+// {"error": {"code": "...", "message": "...", "param": "..."}}.
+type Error struct {
+	Error ErrorBody `json:"error" required:"true"`
+}
+
+// ErrorBody describes a failure.
+type ErrorBody struct {
+	Code    string `json:"code" required:"true" description:"stable snake_case code, e.g. invalid_parameter"`
+	Message string `json:"message" required:"true" description:"a sentence a person can act on"`
+	Param   string `json:"param,omitempty" description:"the parameter at fault, when one is"`
+}
+
+// PageInfo is the specification's pagination envelope.
+type PageInfo struct {
+	TotalCount  int    `json:"total_count" required:"true"`
+	Count       int    `json:"count" required:"true"`
+	StartCursor string `json:"start_cursor" required:"true"`
+	EndCursor   string `json:"end_cursor" required:"true"`
+}
+
+// Data is the envelope of a single resource.
+type Data[T any] struct {
+	Data T `json:"data" required:"true"`
+}
+
+// Page is the envelope of a paginated list.
+type Page[T any] struct {
+	PageInfo PageInfo `json:"page_info" required:"true"`
+	Data     []T      `json:"data" required:"true"`
+}
+
+// List is the envelope of a list without pagination.
+type List[T any] struct {
+	Data []T `json:"data" required:"true"`
+}
+
+// Common are the parameters every endpoint takes.
+type Common struct {
+	Include string `query:"include" description:"comma-separated response fields to keep (default: all)"`
+	Exclude string `query:"exclude" description:"comma-separated response fields to drop"`
+	OrgID   string `query:"org_id" description:"the organization the operation takes effect in"`
+}
+
+// PageParams are the parameters of paginated lists.
+type PageParams struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"10" description:"page size"`
+	After  string `query:"after" description:"return items after this cursor"`
+	Before string `query:"before" description:"return items before this cursor"`
+}
+
+// ByID names a resource in the path.
+type ByID struct {
+	ID string `path:"id" required:"true"`
+}
+
+// ByOrg names an organization in the path. (Its field is not OrgID, which
+// is Common's org_id query parameter.)
+type ByOrg struct {
+	Org string `path:"org_id" required:"true"`
+}
+
+// Component is a saved component.
+type Component struct {
+	ID                string `json:"id" required:"true" description:"sc_ id"`
+	Key               string `json:"key,omitempty"`
+	Code              string `json:"code" required:"true"`
+	CodeHash          string `json:"code_hash" required:"true" description:"hex sha256 of the code"`
+	Name              string `json:"name" required:"true"`
+	Version           string `json:"version" required:"true"`
+	Type              string `json:"type" required:"true" enum:"source,action"`
+	ConfigurableProps []Prop `json:"configurable_props" required:"true"`
+	CreatedAt         int64  `json:"created_at" required:"true"`
+	UpdatedAt         int64  `json:"updated_at" required:"true"`
+}
+
+// Prop is one configurable prop of a component.
+type Prop struct {
+	Name           string          `json:"name" required:"true"`
+	Type           string          `json:"type" required:"true" description:"a prop type of the specification, e.g. string or $.interface.http"`
+	Label          string          `json:"label,omitempty"`
+	Description    string          `json:"description,omitempty"`
+	Optional       bool            `json:"optional,omitempty"`
+	Default        json.RawMessage `json:"default,omitempty"`
+	Secret         bool            `json:"secret,omitempty"`
+	Min            *int64          `json:"min,omitempty"`
+	Max            *int64          `json:"max,omitempty"`
+	Options        json.RawMessage `json:"options,omitempty" description:"static options: values, or {label, value} objects"`
+	RemoteOptions  bool            `json:"remoteOptions,omitempty" description:"the options come from the component's async options method"`
+	ReloadProps    bool            `json:"reloadProps,omitempty"`
+	PropDefinition []string        `json:"propDefinition,omitempty" description:"[app slug, definition name]"`
+	App            string          `json:"app,omitempty"`
+	CustomResponse bool            `json:"customResponse,omitempty"`
+}
+
+// CreateComponentRequest saves a component.
+type CreateComponentRequest struct {
+	Common
+	ComponentCode string `json:"component_code,omitempty" description:"the component's code; wins over component_url"`
+	ComponentURL  string `json:"component_url,omitempty" description:"an http(s) URL to fetch the code from; only metadata when component_code is given"`
+}
+
+// GetComponentRequest names a component by id or key.
+type GetComponentRequest struct {
+	Common
+	KeyOrID string `path:"key_or_id" required:"true" description:"sc_ id, or the key in the component's code"`
+}
+
+// RegistryComponentRequest names a published component.
+type RegistryComponentRequest struct {
+	Common
+	Key string `path:"key" required:"true"`
+}
+
+// Source is a deployed component.
+type Source struct {
+	ID          string `json:"id" required:"true" description:"dc_ id"`
+	UserID      string `json:"user_id" required:"true"`
+	ComponentID string `json:"component_id" required:"true"`
+	// ConfiguredProps holds the values of the props. An HTTP interface
+	// holds {endpoint_url}; a timer {cron, interval_seconds}; a secret
+	// "[redacted]".
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props" required:"true"`
+	Active          bool                       `json:"active" required:"true"`
+	CreatedAt       int64                      `json:"created_at" required:"true"`
+	UpdatedAt       int64                      `json:"updated_at" required:"true"`
+	Name            string                     `json:"name" required:"true"`
+	NameSlug        string                     `json:"name_slug" required:"true"`
+}
+
+// SourceRequest is the body of a source create or update.
+type SourceRequest struct {
+	Common
+	ComponentID     string                     `json:"component_id,omitempty" description:"sc_ id of a saved component; wins over the other two"`
+	ComponentCode   string                     `json:"component_code,omitempty"`
+	ComponentURL    string                     `json:"component_url,omitempty"`
+	Name            string                     `json:"name,omitempty" description:"default: the component's name slug, made unique"`
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props,omitempty" description:"values of the component's props; on update, omitted keeps the current values"`
+}
+
+// CreateSourceRequest deploys a source.
+type CreateSourceRequest struct {
+	SourceRequest
+}
+
+// UpdateSourceRequest updates a source.
+type UpdateSourceRequest struct {
+	ByID
+	SourceRequest
+	Active *bool `json:"active,omitempty" default:"true" description:"false disables the source, true enables it"`
+}
+
+// SourceByIDRequest names a source.
+type SourceByIDRequest struct {
+	Common
+	ByID
+}
+
+// ListRequest lists a page of the caller's resources.
+type ListRequest struct {
+	Common
+	PageParams
+}
+
+// OrgListRequest lists a page of an organization's resources.
+type OrgListRequest struct {
+	Common
+	ByOrg
+	PageParams
+}
+
+// OrgRequest names an organization.
+type OrgRequest struct {
+	Common
+	ByOrg
+}
+
+// EventSummary is one event of an emitter.
+type EventSummary struct {
+	ID          string          `json:"id" required:"true" description:"<epoch_ms>-<sequence>; ordered by time; doubles as the cursor"`
+	IndexedAtMs int64           `json:"indexed_at_ms" required:"true"`
+	Event       json.RawMessage `json:"event" required:"true" description:"the event; over 1 KB a {$truncated, size, preview} object unless expand=event"`
+	Metadata    EventMetadata   `json:"metadata" required:"true"`
+}
+
+// EventMetadata describes an event's emit.
+type EventMetadata struct {
+	EmitID    string `json:"emit_id" required:"true"`
+	Name      string `json:"name" required:"true" description:"channel; empty for the default channel"`
+	EmitterID string `json:"emitter_id" required:"true"`
+	Summary   string `json:"summary,omitempty"`
+	Truncated bool   `json:"truncated,omitempty" description:"event holds a preview; pass expand=event for the whole event"`
+}
+
+// EventSummariesRequest reads the last events of a source or workflow.
+type EventSummariesRequest struct {
+	Common
+	ByID
+	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"10" description:"the last N events"`
+	Expand    string `query:"expand" enum:"event" description:"event: whole events, not truncated past 1 KB"`
+	EventName string `query:"event_name" description:"the channel; default the default channel"`
+}
+
+// WorkflowEventsRequest reads the last events of a workflow.
+type WorkflowEventsRequest struct {
+	Common
+	WorkflowID string `path:"workflow_id" required:"true"`
+	Limit      int    `query:"limit" minimum:"1" maximum:"100" default:"10"`
+	Expand     string `query:"expand" enum:"event"`
+}
+
+// DeleteEventsRequest deletes a source's events.
+type DeleteEventsRequest struct {
+	Common
+	ByID
+	StartID   string `query:"start_id" description:"this event and every later one"`
+	EndID     string `query:"end_id" description:"this event and every earlier one"`
+	EventName string `query:"event_name" description:"the channel; default the default channel"`
+}
+
+// RunSourceRequest queues a manual run of a source.
+type RunSourceRequest struct {
+	Common
+	ByID
+	Event json.RawMessage `json:"event,omitempty" description:"the run's event; default {}"`
+}
+
+// RunQueued answers a manual run.
+type RunQueued struct {
+	SourceID string `json:"source_id" required:"true"`
+	Queued   bool   `json:"queued" required:"true"`
+}
+
+// StreamRequest opens a source's event stream.
+type StreamRequest struct {
+	Common
+	ByID
+	EventName   string `query:"event_name"`
+	LastEventID string `query:"last_event_id" description:"resume after this event id (or send the Last-Event-ID header)"`
+}
+
+// Subscription connects an emitter to a listener.
+type Subscription struct {
+	ID         string `json:"id" required:"true" description:"sub_ id"`
+	EmitterID  string `json:"emitter_id,omitempty" description:"a source or workflow id, or a glob dc_* or p_*; absent on auto-subscriptions"`
+	ListenerID string `json:"listener_id" required:"true"`
+	EventName  string `json:"event_name" required:"true" description:"channel; empty for the default channel"`
+}
+
+// SubscriptionRequest names a subscription.
+type SubscriptionRequest struct {
+	Common
+	EmitterID  string `query:"emitter_id" required:"true" description:"a source or workflow id, or dc_* (all sources) or p_* (all workflows)"`
+	ListenerID string `query:"listener_id" required:"true" description:"a source, workflow or webhook id"`
+	EventName  string `query:"event_name" description:"a custom channel, $errors or $logs; empty for the default channel"`
+}
+
+// AutoSubscriptionRequest subscribes a listener to emitters created later.
+type AutoSubscriptionRequest struct {
+	Common
+	EventName  string `query:"event_name" required:"true" enum:"$errors,$logs"`
+	ListenerID string `query:"listener_id" required:"true"`
+}
+
+// Webhook is an account-level delivery URL.
+type Webhook struct {
+	ID          string  `json:"id" required:"true" description:"wh_ id"`
+	UserID      string  `json:"user_id,omitempty" description:"in the create response"`
+	Name        *string `json:"name" required:"true"`
+	Description *string `json:"description" required:"true"`
+	URL         string  `json:"url" required:"true"`
+	Active      bool    `json:"active" required:"true"`
+	CreatedAt   int64   `json:"created_at" required:"true"`
+	UpdatedAt   int64   `json:"updated_at" required:"true"`
+	// SigningSecret is shown once, in the create response (extension).
+	SigningSecret string `json:"signing_secret,omitempty" description:"whsec_ key of the Standard Webhooks signature; shown once, in the create response"`
+}
+
+// CreateWebhookRequest creates a webhook.
+type CreateWebhookRequest struct {
+	Common
+	URL         string  `query:"url" required:"true" description:"http or https URL with a hostname"`
+	Name        *string `query:"name"`
+	Description *string `query:"description"`
+}
+
+// DeliveriesRequest lists a page of a webhook's deliveries.
+type DeliveriesRequest struct {
+	Common
+	ByID
+	PageParams
+}
+
+// Delivery is the record of an event's delivery to a webhook (extension).
+type Delivery struct {
+	ID          string    `json:"id" required:"true"`
+	EventID     string    `json:"event_id" required:"true"`
+	EmitterID   string    `json:"emitter_id" required:"true"`
+	EventName   string    `json:"event_name" required:"true"`
+	Status      string    `json:"status" required:"true" enum:"pending,delivered,failed"`
+	Attempts    []Attempt `json:"attempts" required:"true"`
+	NextAttempt *int64    `json:"next_attempt_ms,omitempty" description:"epoch ms of the next attempt, while pending"`
+	CreatedAtMs int64     `json:"created_at_ms" required:"true"`
+}
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	AtMs       int64  `json:"at_ms" required:"true"`
+	Status     int    `json:"status,omitempty" description:"HTTP status; absent when none came back"`
+	Error      string `json:"error,omitempty"`
+	DurationMs int64  `json:"duration_ms" required:"true"`
+}
+
+// User is the authenticated user. Free accounts carry the daily fields,
+// paid accounts the billing-period ones.
+type User struct {
+	ID                       string    `json:"id" required:"true"`
+	Username                 string    `json:"username" required:"true"`
+	Email                    string    `json:"email" required:"true"`
+	Orgs                     []UserOrg `json:"orgs" required:"true"`
+	DailyComputeTimeQuota    *int64    `json:"daily_compute_time_quota,omitempty" description:"milliseconds"`
+	DailyComputeTimeUsed     *int64    `json:"daily_compute_time_used,omitempty" description:"milliseconds"`
+	DailyInvocationsQuota    *int64    `json:"daily_invocations_quota,omitempty"`
+	DailyInvocationsUsed     *int64    `json:"daily_invocations_used,omitempty"`
+	BillingPeriodStartTS     *int64    `json:"billing_period_start_ts,omitempty"`
+	BillingPeriodEndTS       *int64    `json:"billing_period_end_ts,omitempty"`
+	BillingPeriodInvocations *int64    `json:"billing_period_invocations,omitempty"`
+}
+
+// UserOrg is an organization the user belongs to.
+type UserOrg struct {
+	ID      string `json:"id" required:"true"`
+	Name    string `json:"name" required:"true"`
+	Orgname string `json:"orgname" required:"true"`
+	Email   string `json:"email" required:"true"`
+}
+
+// CreateUserRequest creates a user (owner only; extension).
+type CreateUserRequest struct {
+	Common
+	Username string `json:"username,omitempty" required:"true"`
+	Email    string `json:"email,omitempty" required:"true"`
+	Plan     string `json:"plan,omitempty" enum:"free,paid" default:"free"`
+}
+
+// CreatedUser is a new user with its API key, shown once.
+type CreatedUser struct {
+	ID       string `json:"id" required:"true"`
+	Username string `json:"username" required:"true"`
+	Email    string `json:"email" required:"true"`
+	Plan     string `json:"plan" required:"true"`
+	APIKey   string `json:"api_key" required:"true" description:"shown once"`
+}
+
+// CreateOrgRequest creates an organization (owner only; extension).
+type CreateOrgRequest struct {
+	Common
+	Orgname string `json:"orgname,omitempty" required:"true"`
+	Name    string `json:"name,omitempty"`
+	Email   string `json:"email,omitempty"`
+}
+
+// AddOrgMemberRequest adds a user to an organization (owner only;
+// extension).
+type AddOrgMemberRequest struct {
+	Common
+	ByOrg
+	UserID string `json:"user_id,omitempty" required:"true"`
+}
+
+// Org is an organization with its members (extension).
+type Org struct {
+	ID      string   `json:"id" required:"true"`
+	Orgname string   `json:"orgname" required:"true"`
+	Name    string   `json:"name" required:"true"`
+	Email   string   `json:"email" required:"true"`
+	Members []string `json:"members" required:"true"`
+}
+
+// Empty is a request with only the common parameters.
+type Empty struct {
+	Common
+}
+
+// Health answers /healthz.
+type Health struct {
+	Status string `json:"status" required:"true" enum:"ok"`
+}

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/sandbox"
+)
+
+// Errors of the lifecycle operations, for callers (the API) to map to
+// answers. Besides these, a configured value that does not fit its prop is
+// a *component.PropError, and a missing source or component wraps
+// store.ErrNotFound.
+var (
+	// ErrStopped is returned when the engine is not running.
+	ErrStopped = errors.New("engine: stopped")
+)
+
+// CodeError is component code that cannot be deployed: it does not parse,
+// throws or runs out of time or memory while loading, or describes itself
+// in a way fount cannot use. The message says why, for the component's
+// author.
+type CodeError struct {
+	Name    string // the JavaScript error's name, e.g. SyntaxError
+	Message string
+	Line    int // 1-based; 0 when unknown
+	Column  int // 1-based; 0 when unknown
+}
+
+func (e *CodeError) Error() string {
+	msg := e.Name + ": " + e.Message
+	if e.Line > 0 {
+		msg += fmt.Sprintf(" (line %d", e.Line)
+		if e.Column > 0 {
+			msg += fmt.Sprintf(", column %d", e.Column)
+		}
+		msg += ")"
+	}
+	return msg
+}
+
+// codeError turns a sandbox failure to load code into a *CodeError; other
+// errors (the host failing) are returned as they are.
+func codeError(err error) error {
+	var se *sandbox.ScriptError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return &CodeError{Name: se.Name, Message: se.Message, Line: se.Line, Column: se.Column}
+	case errors.Is(err, sandbox.ErrTimeout):
+		return &CodeError{Name: "TimeoutError", Message: "the component did not finish loading in time; remove long-running top-level code"}
+	case errors.Is(err, sandbox.ErrOutOfMemory):
+		return &CodeError{Name: "RangeError", Message: "the component ran out of memory while loading"}
+	case errors.Is(err, component.ErrInvalidMetadata):
+		return &CodeError{Name: "TypeError", Message: "the component's description is not usable: " + err.Error()}
+	}
+	return err
+}
+
+// HookError is a lifecycle hook (deploy, activate, deactivate) that threw,
+// timed out or ran out of memory.
+type HookError struct {
+	Hook string
+	Name string // the JavaScript error's name
+	Msg  string
+}
+
+func (e *HookError) Error() string {
+	return fmt.Sprintf("the %s hook failed: %s: %s", e.Hook, e.Name, e.Msg)
+}
+
+// hookError describes a failed hook; errors that are not the component's
+// (the host failing) are returned as they are.
+func hookError(hook string, err error) error {
+	var se *sandbox.ScriptError
+	switch {
+	case errors.As(err, &se):
+		return &HookError{Hook: hook, Name: se.Name, Msg: se.Message}
+	case errors.Is(err, sandbox.ErrTimeout):
+		return &HookError{Hook: hook, Name: "TimeoutError", Msg: "the hook did not finish within its time limit"}
+	case errors.Is(err, sandbox.ErrOutOfMemory):
+		return &HookError{Hook: hook, Name: "RangeError", Msg: "the hook ran out of memory"}
+	}
+	return err
+}
+
+// NameTakenError is a source name whose slug another source of the same
+// owner has.
+type NameTakenError struct{ Slug string }
+
+func (e *NameTakenError) Error() string {
+	return "a source named " + e.Slug + " already exists"
+}

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/component"
+)
+
+// Every part of the engine: Start, Stop, Stop twice, and nothing fires
+// after Stop.
+
+func TestEndpointRegistry(t *testing.T) {
+	r := newEndpointRegistry()
+	r.set("dc_early", map[component.EndpointToken]endpoint{"tok0": {sourceID: "dc_early"}})
+	if _, ok := r.lookup("tok0"); ok {
+		t.Fatal("an endpoint registered before Start answers")
+	}
+	r.Start()
+	r.set("dc_a", map[component.EndpointToken]endpoint{"tok1": {sourceID: "dc_a"}, "tok2": {sourceID: "dc_a", prop: "second"}})
+	r.set("dc_b", map[component.EndpointToken]endpoint{"tok3": {sourceID: "dc_b"}})
+	if ep, ok := r.lookup("tok2"); !ok || ep.sourceID != "dc_a" || ep.prop != "second" {
+		t.Fatalf("lookup tok2 = %+v, %v", ep, ok)
+	}
+	r.set("dc_a", map[component.EndpointToken]endpoint{"tok4": {sourceID: "dc_a"}})
+	if _, ok := r.lookup("tok1"); ok {
+		t.Error("a replaced endpoint still answers")
+	}
+	r.remove("dc_b")
+	if _, ok := r.lookup("tok3"); ok {
+		t.Error("a removed endpoint still answers")
+	}
+	r.Stop()
+	r.Stop()
+	if _, ok := r.lookup("tok4"); ok {
+		t.Error("an endpoint answers after Stop")
+	}
+	r.set("dc_c", map[component.EndpointToken]endpoint{"tok5": {sourceID: "dc_c"}})
+	if _, ok := r.lookup("tok5"); ok {
+		t.Error("an endpoint registered after Stop answers")
+	}
+}
+
+func TestWaiterSet(t *testing.T) {
+	s := newWaiterSet()
+	s.Start()
+	w := s.register("r1")
+	if got := s.take("r1"); got != w || s.take("r1") != nil || s.take("") != nil {
+		t.Fatal("take must return a waiter once")
+	}
+	pending := s.register("r2")
+	s.Stop()
+	s.Stop()
+	select {
+	case <-pending.ended:
+	default:
+		t.Fatal("Stop did not end a waiting request")
+	}
+	if s.register("r3") != nil {
+		t.Fatal("a waiter was registered after Stop")
+	}
+	pending.finish() // finishing twice is safe
+}
+
+func TestFirstFire(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)
+	minute := int64(60)
+	every, _ := component.TimerSpec{IntervalSeconds: &minute}.Schedule()
+	tests := []struct {
+		name string
+		last time.Time // zero: never fired
+		want time.Time
+	}{
+		{"never fired: one interval from now", time.Time{}, now.Add(time.Minute)},
+		{"fired recently: the schedule goes on", now.Add(-20 * time.Second), now.Add(40 * time.Second)},
+		{"down past one fire: one catch-up fire at once", now.Add(-90 * time.Second), now},
+		{"down for days: still one catch-up fire", now.Add(-72 * time.Hour), now},
+	}
+	for _, tt := range tests {
+		var lastMs int64
+		if !tt.last.IsZero() {
+			lastMs = tt.last.UnixMilli()
+		}
+		if got := firstFire(every, now, lastMs); !got.Equal(tt.want) {
+			t.Errorf("%s: first fire %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestTimerSetFiresAndStops(t *testing.T) {
+	clock := newFakeClock()
+	var mu sync.Mutex
+	var fires []string
+	var last atomic.Int64
+	s := newTimerSet(clock, quiet, func(id string, spec component.TimerSpec, at time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		fires = append(fires, id+"@"+at.Format("15:04:05"))
+	}, func(string) (int64, error) { return last.Load(), nil })
+	fired := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(fires, " ")
+	}
+	ten, cronExpr := int64(10), "0 * * * * *" // every 10 s; every minute on the minute
+	s.set("dc_early", map[string]component.TimerSpec{"t": {IntervalSeconds: &ten}})
+	if s.count() != 0 {
+		t.Fatal("a timer armed before Start")
+	}
+	s.Start()
+	s.set("dc_a", map[string]component.TimerSpec{"t": {IntervalSeconds: &ten}})
+	s.set("dc_b", map[string]component.TimerSpec{"t": {Cron: &cronExpr}, "bad": {}})
+	if s.count() != 2 {
+		t.Fatalf("%d timers armed, want 2 (a spec without a schedule is skipped)", s.count())
+	}
+	clock.Advance(25 * time.Second)
+	if got := fired(); got != "dc_a@12:00:10 dc_a@12:00:20" {
+		t.Fatalf("fires after 25 s: %q", got)
+	}
+	clock.Advance(40 * time.Second)
+	if got := fired(); !strings.Contains(got, "dc_b@12:01:00") || strings.Count(got, "dc_a") != 6 {
+		t.Fatalf("fires after 65 s: %q", got)
+	}
+	s.remove("dc_a")
+	s.Stop()
+	s.Stop()
+	before := fired()
+	clock.Advance(10 * time.Minute)
+	if fired() != before {
+		t.Fatalf("timers fired after Stop: %q", strings.TrimPrefix(fired(), before))
+	}
+	if clock.pendingTimers() != 0 {
+		t.Errorf("%d clock timers left armed after Stop", clock.pendingTimers())
+	}
+	s.set("dc_c", map[string]component.TimerSpec{"t": {IntervalSeconds: &ten}})
+	if s.count() != 0 {
+		t.Error("a timer armed after Stop")
+	}
+}
+
+func TestSchedulerFairnessAndStop(t *testing.T) {
+	clock := newFakeClock()
+	var mu sync.Mutex
+	var order []string
+	remaining := map[string]int{"dc_busy": 3, "dc_quiet": 1}
+	var s *scheduler
+	s = newScheduler(clock, func(ctx context.Context, id string) {
+		mu.Lock()
+		order = append(order, id)
+		remaining[id]--
+		more := remaining[id] > 0
+		mu.Unlock()
+		if more {
+			s.kick(id) // a batch left work: back of the queue
+		}
+	})
+	s.kick("dc_busy") // before Start: dropped
+	s.Start(1)
+	s.kick("dc_busy")
+	s.kick("dc_quiet")
+	waitFor(t, "both sources to drain", s.idle)
+	mu.Lock()
+	got := strings.Join(order, " ")
+	mu.Unlock()
+	if got != "dc_busy dc_quiet dc_busy dc_busy" {
+		t.Errorf("drain order %q: a busy source must go to the back of the queue", got)
+	}
+
+	s.kickAfter("dc_quiet", time.Second)
+	s.Stop()
+	s.Stop()
+	clock.Advance(time.Minute)
+	s.kick("dc_quiet")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != 4 {
+		t.Errorf("drained after Stop: %v", order[4:])
+	}
+}
+
+func TestSchedulerRetry(t *testing.T) {
+	clock := newFakeClock()
+	var drains atomic.Int32
+	s := newScheduler(clock, func(context.Context, string) { drains.Add(1) })
+	s.Start(2)
+	defer s.Stop()
+	s.kickAfter("dc_a", time.Second)
+	s.kickAfter("dc_a", time.Second) // one retry pending at a time
+	clock.Advance(999 * time.Millisecond)
+	if !s.idle() || drains.Load() != 0 {
+		t.Fatal("a retry ran early")
+	}
+	clock.Advance(time.Millisecond)
+	waitFor(t, "the retry", func() bool { return drains.Load() == 1 && s.idle() })
+}
+
+func TestBroadcaster(t *testing.T) {
+	b := newBroadcaster()
+	ch, cancel := b.subscribe("dc_a")
+	other, cancelOther := b.subscribe("dc_b")
+	defer cancelOther()
+	b.publish(evOf("dc_a", "1"), evOf("dc_b", "2"))
+	if ev := <-ch; string(ev.Data) != "1" {
+		t.Fatalf("dc_a got %s", ev.Data)
+	}
+	if ev := <-other; string(ev.Data) != "2" {
+		t.Fatalf("dc_b got %s", ev.Data)
+	}
+	cancel()
+	cancel()
+	if _, ok := <-ch; ok {
+		t.Fatal("a cancelled subscription is open")
+	}
+	slow, _ := b.subscribe("dc_c")
+	for range cap(slow) + 1 {
+		b.publish(evOf("dc_c", "x"))
+	}
+	n := 0
+	for range slow {
+		n++
+	}
+	if n != cap(slow) {
+		t.Errorf("a subscriber that fell behind got %d events before being dropped, want %d", n, cap(slow))
+	}
+	if keys := mapKeys(b.subs); !slices.Equal(keys, []string{"dc_b"}) {
+		t.Errorf("subscriptions left: %v", mapKeys(b.subs))
+	}
+}

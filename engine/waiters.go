@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"sync"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// waiter is a customResponse request waiting for its run's respond().
+type waiter struct {
+	once     sync.Once
+	response chan abi.Response // buffered 1
+	ended    chan struct{}     // closed when the run has finished (or the engine stops)
+}
+
+// Respond is the run's sandbox.RespondSink.
+func (w *waiter) Respond(_ context.Context, r abi.Response) error {
+	select {
+	case w.response <- r:
+	default:
+	}
+	return nil
+}
+
+// finish tells the request that its run is over; safe on nil and twice.
+func (w *waiter) finish() {
+	if w != nil {
+		w.once.Do(func() { close(w.ended) })
+	}
+}
+
+// waiterSet holds the requests waiting for a respond(), by the
+// invocation's reply address. After Stop, every waiting request is told
+// its run ended and no new one is registered.
+type waiterSet struct {
+	mu      sync.Mutex
+	waiting map[string]*waiter
+	stopped bool
+}
+
+func newWaiterSet() *waiterSet { return &waiterSet{waiting: map[string]*waiter{}} }
+
+// Start is a no-op: the set needs nothing running. It exists so that
+// every part of the engine is started and stopped alike.
+func (s *waiterSet) Start() {}
+
+// Stop ends every wait; it is safe to call twice.
+func (s *waiterSet) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopped = true
+	for key, w := range s.waiting {
+		w.finish()
+		delete(s.waiting, key)
+	}
+}
+
+// register adds a waiter for key, or returns nil after Stop.
+func (s *waiterSet) register(key string) *waiter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return nil
+	}
+	w := &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{})}
+	s.waiting[key] = w
+	return w
+}
+
+// take removes and returns the waiter of key (nil when none).
+func (s *waiterSet) take(key string) *waiter {
+	if key == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := s.waiting[key]
+	delete(s.waiting, key)
+	return w
+}

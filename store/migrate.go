@@ -1,0 +1,68 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/secret"
+)
+
+// migrations[v] upgrades a file of schema version v to v+1, inside the
+// transaction that opens it. Each is idempotent.
+var migrations = map[uint64]func(tx *bolt.Tx) error{
+	1: migrateSourcesToTypedProps,
+}
+
+// migrateSourcesToTypedProps moves version 1 sources to version 2:
+//
+//   - An HTTP-interface prop's value {"endpoint_url": "<public>/h/<token>"}
+//     becomes Endpoints[prop] = token, so that the URL follows the
+//     server's current --public-url.
+//   - A prop declared secret whose value is sealed is named in
+//     SecretProps. Version 1 recognised sealed values by their shape, which
+//     an ordinary object prop could imitate; from version 2 only props the
+//     component declares secret are ever opened.
+//
+// A source whose component is missing keeps its values as they are.
+func migrateSourcesToTypedProps(tx *bolt.Tx) error {
+	sources, comps := tx.Bucket(bucketSources), tx.Bucket(bucketComponents)
+	keys, values := scanPrefix(sources, nil)
+	for i, k := range keys {
+		var s Source
+		if err := json.Unmarshal(values[i], &s); err != nil {
+			return fmt.Errorf("migrate source %s: %w", k, err)
+		}
+		var c Component
+		if err := getJSON(comps, s.ComponentID, &c); err != nil {
+			continue
+		}
+		for _, p := range c.Metadata.ConfigurableProps {
+			raw, ok := s.ConfiguredProps[p.Name]
+			switch {
+			case !ok:
+			case p.Type == component.TypeHTTP:
+				var v struct {
+					EndpointURL string `json:"endpoint_url"`
+				}
+				if json.Unmarshal(raw, &v) == nil {
+					if tok, ok := component.TokenFromURL(v.EndpointURL); ok {
+						if s.Endpoints == nil {
+							s.Endpoints = map[string]component.EndpointToken{}
+						}
+						s.Endpoints[p.Name] = tok
+					}
+				}
+				delete(s.ConfiguredProps, p.Name)
+			case p.Secret && secret.IsSealed(raw):
+				s.SecretProps = append(s.SecretProps, p.Name)
+			}
+		}
+		if err := putJSON(sources, string(k), s); err != nil {
+			return fmt.Errorf("migrate source %s: %w", k, err)
+		}
+	}
+	return nil
+}

@@ -5,7 +5,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header
+.PHONY: all build run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -42,6 +42,12 @@ staticcheck:
 
 unit:
 	$(GO) test -race ./...
+
+## openapi-check: the OpenAPI 3.1 document of `fount openapi` is valid and a
+## TypeScript client generated from it type-checks (needs Node.js 20+; see
+## tools/openapi-check/README.md). Not part of `make test`, which needs only Go.
+openapi-check:
+	GO="$(GO)" bash tools/openapi-check/check.sh
 
 ## bench: the benchmarks whose figures go in docs/benchmarks.md.
 bench:

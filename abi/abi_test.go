@@ -9,6 +9,7 @@ import (
 )
 
 func TestCHeaderIsUpToDate(t *testing.T) {
+	t.Parallel()
 	committed, err := os.ReadFile(filepath.Join("..", "guest", "src", "fount_abi.h"))
 	if err != nil {
 		t.Fatal(err)
@@ -19,6 +20,7 @@ func TestCHeaderIsUpToDate(t *testing.T) {
 }
 
 func TestEveryHostFuncHasASignature(t *testing.T) {
+	t.Parallel()
 	if len(hostFuncSignatures) != len(HostFuncs) {
 		t.Fatalf("%d signatures for %d host functions", len(hostFuncSignatures), len(HostFuncs))
 	}
@@ -30,6 +32,7 @@ func TestEveryHostFuncHasASignature(t *testing.T) {
 }
 
 func TestABIDocumentsEveryImport(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("ABI.md")
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +50,7 @@ func TestABIDocumentsEveryImport(t *testing.T) {
 }
 
 func TestDecodeEmit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in string
 		wantErr  string
@@ -82,6 +86,7 @@ func TestDecodeEmit(t *testing.T) {
 }
 
 func TestDecodeResponse(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, wantErr string }{
 		{"ok", `{"status":200,"headers":{"Content-Type":"text/plain"},"body":"hi"}`, ""},
 		{"base64", `{"status":200,"body":"AA==","body_encoding":"base64"}`, ""},
@@ -103,6 +108,7 @@ func TestDecodeResponse(t *testing.T) {
 }
 
 func TestDecodeFetchRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, wantErr string }{
 		{"get", `{"url":"https://example.com/x"}`, ""},
 		{"post", `{"url":"https://example.com","method":"POST","headers":{"X-A":"1"},"body":"{}"}`, ""},
@@ -122,6 +128,7 @@ func TestDecodeFetchRequest(t *testing.T) {
 }
 
 func TestDecodeResult(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, in, wantErr string }{
 		{"ok", `{"ok":true,"value":{"a":1},"exports":{"x":1},"exit":"r","dropped":2}`, ""},
 		{"error", `{"ok":false,"error":{"name":"TypeError","message":"m","stack":"s"}}`, ""},
@@ -139,6 +146,7 @@ func TestDecodeResult(t *testing.T) {
 }
 
 func TestParseLevel(t *testing.T) {
+	t.Parallel()
 	for level, want := range map[int32]string{LevelDebug: "debug", LevelInfo: "info", LevelWarn: "warn", LevelError: "error"} {
 		if got, err := ParseLevel(level); err != nil || got != want {
 			t.Errorf("ParseLevel(%d) = %q, %v", level, got, err)

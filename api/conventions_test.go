@@ -11,6 +11,7 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tests := []struct {
 		name, header string
@@ -46,6 +47,7 @@ func TestAuthentication(t *testing.T) {
 }
 
 func TestContentTypeAndBody(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	send := func(ct, body string) response {
 		req, _ := http.NewRequest("POST", h.srv.URL+"/v1/webhooks", strings.NewReader(body))
@@ -84,6 +86,7 @@ func TestContentTypeAndBody(t *testing.T) {
 }
 
 func TestUnknownRoutes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	if r := h.call("GET", "/v1/nope", "owner-key", nil); r.status != 404 || r.errCode() != "route_not_found" {
 		t.Errorf("unknown route: %d %s", r.status, r.raw)
@@ -96,6 +99,7 @@ func TestUnknownRoutes(t *testing.T) {
 // TestOpenAPICoversEveryRoute walks the real router and checks that every
 // route and method is in the served OpenAPI document, and nothing else.
 func TestOpenAPICoversEveryRoute(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.must(h.call("GET", "/v1/openapi.json", "", nil), 200)
 	if r.body["openapi"] != "3.1.0" {
@@ -134,6 +138,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 }
 
 func TestIncludeExclude(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.must(h.call("POST", "/v1/webhooks", "owner-key", map[string]any{"url": "https://example.com/a", "name": "a"}), 200)
 	r := h.must(h.call("GET", "/v1/users/me/webhooks?include=id,url", "owner-key", nil), 200)
@@ -156,6 +161,7 @@ func TestIncludeExclude(t *testing.T) {
 }
 
 func TestPagination(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	var ids []string
 	for i := range 25 {
@@ -218,6 +224,7 @@ func TestPagination(t *testing.T) {
 }
 
 func TestErrorShapeNeverLeaksInternals(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.call("GET", "/v1/components/sc_doesnotexist", "owner-key", nil)
 	if r.status != 404 || r.errCode() != "not_found" {

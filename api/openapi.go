@@ -123,6 +123,13 @@ func schemaName(_ reflect.Type, name string) string {
 	return strings.TrimPrefix(name, "Apiv1")
 }
 
+// OpenAPIDocument is the OpenAPI 3.1 document of the API, as a server
+// serves it at /v1/openapi.json; it needs no running server (`fount
+// openapi` prints it, for generating clients).
+func OpenAPIDocument() ([]byte, error) {
+	return New(Config{}).openAPIDocument()
+}
+
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	doc, err := s.openAPIDocument()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 const tinySource = `export default { key: "tiny", name: "Tiny Source", version: "1.0.0", props: { n: { type: "integer", min: 1, max: 5, default: 2 } }, run() {} }`
 
 func TestComponents(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.must(h.call("POST", "/v1/components", "owner-key", map[string]any{"component_code": tinySource}), 200)
 	d := r.data()
@@ -76,6 +77,7 @@ func TestComponents(t *testing.T) {
 }
 
 func TestSources(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.must(h.deploy("owner-key", "http-request.mjs", map[string]any{"token": "s3cret", "allowedMethods": []string{"POST"}}, nil), 200)
 	src := r.data()
@@ -230,6 +232,7 @@ func TestSources(t *testing.T) {
 }
 
 func TestSubscriptions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	a := h.must(h.deploy("owner-key", "http-request.mjs", nil, nil), 200).data()["id"].(string)
 	b := h.must(h.deploy("owner-key", "http-request.mjs", nil, nil), 200).data()["id"].(string)
@@ -281,6 +284,7 @@ func TestSubscriptions(t *testing.T) {
 }
 
 func TestWebhookURLs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tests := []struct {
 		url string
@@ -318,6 +322,7 @@ func TestWebhookURLs(t *testing.T) {
 }
 
 func TestEventSummaries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.must(h.deploy("owner-key", "http-request.mjs", nil, nil), 200).data()["id"].(string)
 	ctx := context.Background()
@@ -376,6 +381,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // TestDeleteEventsRules checks the spec's five rules, each on a fresh
 // source with events e0..e5.
 func TestDeleteEventsRules(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tests := []struct {
 		name       string
@@ -434,6 +440,7 @@ func TestDeleteEventsRules(t *testing.T) {
 }
 
 func TestUsersAndOrgs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	me := h.must(h.call("GET", "/v1/users/me", "owner-key", nil), 200).data()
 	if me["id"] != h.owner.ID || me["daily_invocations_quota"] == nil || me["billing_period_start_ts"] != nil {
@@ -471,6 +478,7 @@ func TestUsersAndOrgs(t *testing.T) {
 // TestCrossTenant: one tenant never sees another's resources; org members
 // share the org's.
 func TestCrossTenant(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	aliceID, alice := h.newUser("alice")
 	_, bob := h.newUser("bob")

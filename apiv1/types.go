@@ -31,12 +31,12 @@ type Data[T any] struct {
 // Page is the envelope of a paginated list.
 type Page[T any] struct {
 	PageInfo PageInfo `json:"page_info" required:"true"`
-	Data     []T      `json:"data" required:"true"`
+	Data     []T      `json:"data" required:"true" nullable:"false"`
 }
 
 // List is the envelope of a list without pagination.
 type List[T any] struct {
-	Data []T `json:"data" required:"true"`
+	Data []T `json:"data" required:"true" nullable:"false"`
 }
 
 // Common are the parameters every endpoint takes.
@@ -73,7 +73,7 @@ type Component struct {
 	Name              string `json:"name" required:"true"`
 	Version           string `json:"version" required:"true"`
 	Type              string `json:"type" required:"true" enum:"source,action"`
-	ConfigurableProps []Prop `json:"configurable_props" required:"true"`
+	ConfigurableProps []Prop `json:"configurable_props" required:"true" nullable:"false"`
 	CreatedAt         int64  `json:"created_at" required:"true"`
 	UpdatedAt         int64  `json:"updated_at" required:"true"`
 }
@@ -124,7 +124,7 @@ type Source struct {
 	// ConfiguredProps holds the values of the props. An HTTP interface
 	// holds {endpoint_url}; a timer {cron, interval_seconds}; a secret
 	// "[redacted]".
-	ConfiguredProps map[string]json.RawMessage `json:"configured_props" required:"true"`
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props" required:"true" nullable:"false"`
 	Active          bool                       `json:"active" required:"true"`
 	CreatedAt       int64                      `json:"created_at" required:"true"`
 	UpdatedAt       int64                      `json:"updated_at" required:"true"`
@@ -302,7 +302,7 @@ type Delivery struct {
 	EmitterID   string    `json:"emitter_id" required:"true"`
 	EventName   string    `json:"event_name" required:"true"`
 	Status      string    `json:"status" required:"true" enum:"pending,delivered,failed"`
-	Attempts    []Attempt `json:"attempts" required:"true"`
+	Attempts    []Attempt `json:"attempts" required:"true" nullable:"false"`
 	NextAttempt *int64    `json:"next_attempt_ms,omitempty" description:"epoch ms of the next attempt, while pending"`
 	CreatedAtMs int64     `json:"created_at_ms" required:"true"`
 }
@@ -321,7 +321,7 @@ type User struct {
 	ID                       string    `json:"id" required:"true"`
 	Username                 string    `json:"username" required:"true"`
 	Email                    string    `json:"email" required:"true"`
-	Orgs                     []UserOrg `json:"orgs" required:"true"`
+	Orgs                     []UserOrg `json:"orgs" required:"true" nullable:"false"`
 	DailyComputeTimeQuota    *int64    `json:"daily_compute_time_quota,omitempty" description:"milliseconds"`
 	DailyComputeTimeUsed     *int64    `json:"daily_compute_time_used,omitempty" description:"milliseconds"`
 	DailyInvocationsQuota    *int64    `json:"daily_invocations_quota,omitempty"`
@@ -378,7 +378,7 @@ type Org struct {
 	Orgname string   `json:"orgname" required:"true"`
 	Name    string   `json:"name" required:"true"`
 	Email   string   `json:"email" required:"true"`
-	Members []string `json:"members" required:"true"`
+	Members []string `json:"members" required:"true" nullable:"false"`
 }
 
 // Empty is a request with only the common parameters.

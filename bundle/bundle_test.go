@@ -19,6 +19,7 @@ func writeFiles(t *testing.T, files map[string]string) string {
 }
 
 func TestFile(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{
 		"main.ts": `import { x } from "./lib";
 import axios from "axios";
@@ -43,6 +44,7 @@ export default { name: "t", version: "1", run(): number { return x + (axios ? 1 
 }
 
 func TestFileErrors(t *testing.T) {
+	t.Parallel()
 	dir := writeFiles(t, map[string]string{"bad.mjs": "export default {\n  run() { return ) }\n}", "missing.mjs": `import "./nope.mjs"; export default {}`})
 	for file, want := range map[string]string{"bad.mjs": "bad.mjs:2:", "missing.mjs": "nope.mjs", "absent.mjs": "absent.mjs"} {
 		if _, err := File(filepath.Join(dir, file)); err == nil || !strings.Contains(err.Error(), want) {

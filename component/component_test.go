@@ -11,6 +11,7 @@ import (
 func i64(v int64) *int64 { return &v }
 
 func TestPropCheck(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		prop    Prop
@@ -60,6 +61,7 @@ func TestPropCheck(t *testing.T) {
 }
 
 func TestRequired(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		p    Prop
 		want bool
@@ -79,6 +81,7 @@ func TestRequired(t *testing.T) {
 }
 
 func TestCheckTimer(t *testing.T) {
+	t.Parallel()
 	timer := Prop{Name: "timer", Type: TypeTimer}
 	withDefault := Prop{Name: "timer", Type: TypeTimer, Default: json.RawMessage(`{"intervalSeconds":900}`)}
 	tests := []struct {
@@ -129,6 +132,7 @@ func TestCheckTimer(t *testing.T) {
 }
 
 func TestSchedule(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 22, 10, 7, 30, 0, time.UTC)
 	cronExpr := "*/15 * * * *"
 	sched, err := TimerSpec{Cron: &cronExpr}.Schedule()
@@ -161,6 +165,7 @@ func TestSchedule(t *testing.T) {
 }
 
 func TestEndpointToken(t *testing.T) {
+	t.Parallel()
 	tok := NewEndpointToken()
 	if len(tok) != 24 || tok == NewEndpointToken() {
 		t.Fatalf("token %q", tok)
@@ -182,6 +187,7 @@ func TestEndpointToken(t *testing.T) {
 }
 
 func TestDecodeMetadata(t *testing.T) {
+	t.Parallel()
 	good := `{"name":"N","version":"1","type":"source","hooks":["deploy"],"configurable_props":[{"name":"a","type":"string"},{"name":"h","type":"$.interface.http","customResponse":true}],"has_additional_props":false,"dedupe":"unique"}`
 	m, err := DecodeMetadata([]byte(good))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestEgressPolicyAddresses(t *testing.T) {
+	t.Parallel()
 	p := New(false, 0, 0)
 	for _, tt := range []struct {
 		addr string

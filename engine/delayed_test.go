@@ -15,6 +15,7 @@ import (
 )
 
 func TestDecodeDelayed(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		data    string
@@ -43,6 +44,7 @@ func TestDecodeDelayed(t *testing.T) {
 }
 
 func TestDelayedSchedulerStops(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	var mu sync.Mutex
 	var released []string
@@ -94,6 +96,7 @@ func delayer() *fakeComponent {
 // time, then moves to its channel; one deleted from $in before its time
 // is never released.
 func TestDelayedEmitReleaseAndCancel(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("delayer", delayer()), nil)
 	now := te.clock.Now()
@@ -134,6 +137,7 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 
 // TestDelayedEmitsSurviveARestart: the due times are rebuilt from $in.
 func TestDelayedEmitsSurviveARestart(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("delayer", delayer()), nil)
 	ev, _ := json.Marshal(map[string]any{"due": te.clock.Now().Add(time.Minute).UnixMilli(), "name": "after-restart"})

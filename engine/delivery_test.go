@@ -62,6 +62,7 @@ func deliveryOf(t *testing.T, st *store.Bolt, listener string) store.Delivery {
 }
 
 func TestDelivererRetriesThenSettles(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		script     []int
@@ -122,6 +123,7 @@ func (goneWebhooks) GetWebhook(context.Context, string) (store.Webhook, error) {
 }
 
 func TestDelivererStop(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	sender := &scriptedSender{}
 	te.deliverer.send = sender.send
@@ -139,6 +141,7 @@ func TestDelivererStop(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
+	t.Parallel()
 	for attempt, base := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 30: time.Hour} {
 		for range 20 {
 			d := backoff(time.Second, attempt)
@@ -150,6 +153,7 @@ func TestBackoff(t *testing.T) {
 }
 
 func TestSignMatchesStandardWebhooks(t *testing.T) {
+	t.Parallel()
 	// The Standard Webhooks specification's own example.
 	sig, err := Sign("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", []byte(`{"test": 2432232314}`))
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 )
 
 func TestQuotaCaching(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.QuotaInvocations = 2 })
 	if err := te.st.CreateUser(ctx, store.User{ID: "u_free", Plan: store.PlanFree}, "h1"); err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestQuotaCaching(t *testing.T) {
 // TestTimerRunsAndCatchesUpAfterRestart drives a timer prop with the
 // fake clock, through the engine and the store's record of the last fire.
 func TestTimerRunsAndCatchesUpAfterRestart(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	ticker := &fakeComponent{
 		meta: component.Metadata{ConfigurableProps: []component.Prop{{Name: "timer", Type: component.TypeTimer, Default: json.RawMessage(`{"intervalSeconds":60}`)}}},
@@ -108,6 +110,7 @@ func TestTimerRunsAndCatchesUpAfterRestart(t *testing.T) {
 // TestObjectPropShapedLikeASealedValue: a value is opened because its prop
 // is secret, not because of its shape.
 func TestObjectPropShapedLikeASealedValue(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("shapes", &fakeComponent{meta: component.Metadata{ConfigurableProps: []component.Prop{
 		{Name: "opts", Type: component.TypeObject},
@@ -132,6 +135,7 @@ func TestObjectPropShapedLikeASealedValue(t *testing.T) {
 }
 
 func TestPrepareProps(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	meta := &component.Metadata{ConfigurableProps: []component.Prop{
 		{Name: "http", Type: component.TypeHTTP},
@@ -207,6 +211,7 @@ func ptr[T any](v T) *T { return &v }
 // handler: the run gets the request, respond() answers it, and requests
 // that cannot be served are refused with a clear status.
 func TestIngress(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.MaxBody = 16; c.RespondTimeout = time.Hour })
 	responder := &fakeComponent{
 		meta: component.Metadata{ConfigurableProps: []component.Prop{{Name: "http", Type: component.TypeHTTP, CustomResponse: true}}},
@@ -260,6 +265,7 @@ func TestIngress(t *testing.T) {
 }
 
 func TestParseBody(t *testing.T) {
+	t.Parallel()
 	multipart := "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"x.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b--\r\n"
 	tests := []struct {
 		ct, body, want string
@@ -281,6 +287,7 @@ func TestParseBody(t *testing.T) {
 }
 
 func TestQuotaRefusesIngress(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.QuotaInvocations = 1 })
 	if err := te.st.CreateUser(ctx, store.User{ID: "u_owner", Plan: store.PlanFree}, "h"); err != nil {
 		t.Fatal(err)

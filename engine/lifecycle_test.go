@@ -65,6 +65,7 @@ func versioned(version string, activateErr, deactivateErr error) *fakeComponent 
 // is still deleted; the failure is an $errors event, delivered to the
 // source's $errors listener before the source is gone.
 func TestDeleteWithThrowingDeactivate(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_errors", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
 		t.Fatal(err)
@@ -95,6 +96,7 @@ func TestDeleteWithThrowingDeactivate(t *testing.T) {
 // activate hook throws after the old version's deactivate ran; the old
 // version is re-activated, stays stored, and keeps serving.
 func TestUpdateWhoseActivateThrowsKeepsTheOldVersion(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	v1 := te.saveComponent("v1", versioned("v1", nil, nil))
 	v2 := te.saveComponent("v2-broken", versioned("v2", throw("cannot register"), nil))
@@ -130,6 +132,7 @@ func TestUpdateWhoseActivateThrowsKeepsTheOldVersion(t *testing.T) {
 // deactivate hook throws; the update is refused and the old version runs
 // as stored, its state untouched.
 func TestUpdateWhoseDeactivateThrowsChangesNothing(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	v1 := te.saveComponent("v1-stuck", versioned("v1", nil, throw("stuck")))
 	v2 := te.saveComponent("v2", versioned("v2", nil, nil))
@@ -149,6 +152,7 @@ func TestUpdateWhoseDeactivateThrowsChangesNothing(t *testing.T) {
 
 // TestUpdateRunsHooksInTheSpecificationsOrder and swaps what runs.
 func TestUpdateRunsHooksInTheSpecificationsOrder(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	var mu sync.Mutex
 	var calls []string
@@ -206,6 +210,7 @@ func (f *failingStore) UpdateSource(ctx context.Context, s store.Source, hooks s
 // TestCreateWhoseStoreWriteFailsLeavesNothing: no endpoint, timer or
 // sandbox of a source the store did not take.
 func TestCreateWhoseStoreWriteFailsLeavesNothing(t *testing.T) {
+	t.Parallel()
 	var fs *failingStore
 	te := newTestEngine(t, func(c *Config) {
 		fs = &failingStore{Bolt: c.Store.(*store.Bolt), failCreate: true}
@@ -233,6 +238,7 @@ func TestCreateWhoseStoreWriteFailsLeavesNothing(t *testing.T) {
 // TestUpdateWhoseStoreWriteFailsKeepsTheOldVersion: the hooks are undone
 // and the old version keeps running.
 func TestUpdateWhoseStoreWriteFailsKeepsTheOldVersion(t *testing.T) {
+	t.Parallel()
 	var fs *failingStore
 	te := newTestEngine(t, func(c *Config) {
 		fs = &failingStore{Bolt: c.Store.(*store.Bolt)}
@@ -258,6 +264,7 @@ func TestUpdateWhoseStoreWriteFailsKeepsTheOldVersion(t *testing.T) {
 // TestRunRacingDeleteKeepsNoSandbox: a run that starts loading a source
 // before its delete and finishes after keeps no sandbox of it.
 func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("racy", versioned("v1", nil, nil))
 	src := te.deploy(comp, nil)
@@ -290,6 +297,7 @@ func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
 // TestHookEventsAreRouted: what deploy and activate hooks emit reaches
 // subscribers like any emit (here a dc_* glob made before the source).
 func TestHookEventsAreRouted(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_all", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
 		t.Fatal(err)
@@ -317,6 +325,7 @@ func TestHookEventsAreRouted(t *testing.T) {
 
 // TestDeployWhoseHookThrowsLeavesNothing: nothing stored, nothing live.
 func TestDeployWhoseHookThrowsLeavesNothing(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("fails-deploy", &fakeComponent{
 		meta: component.Metadata{ConfigurableProps: []component.Prop{{Name: "http", Type: component.TypeHTTP}}},
@@ -336,6 +345,7 @@ func TestDeployWhoseHookThrowsLeavesNothing(t *testing.T) {
 
 // TestLifecycleAfterStop: operations on a stopped engine say so.
 func TestLifecycleAfterStop(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("late", versioned("1", nil, nil))
 	te.Stop()
@@ -350,6 +360,7 @@ func TestLifecycleAfterStop(t *testing.T) {
 // TestLifecycleOperationsOfASourceAreSerialised: two updates of one
 // source never interleave their hooks.
 func TestLifecycleOperationsOfASourceAreSerialised(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	var mu sync.Mutex
 	var trace []string
@@ -400,6 +411,7 @@ func TestLifecycleOperationsOfASourceAreSerialised(t *testing.T) {
 // TestUpdateOfADeletedSource: an update of a source deleted meanwhile is
 // not found, and leaves nothing running.
 func TestUpdateOfADeletedSource(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("short-lived", versioned("1", nil, nil))
 	src := te.deploy(comp, nil)

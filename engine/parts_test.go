@@ -16,6 +16,7 @@ import (
 // after Stop.
 
 func TestEndpointRegistry(t *testing.T) {
+	t.Parallel()
 	r := newEndpointRegistry()
 	r.set("dc_early", map[component.EndpointToken]endpoint{"tok0": {sourceID: "dc_early"}})
 	if _, ok := r.lookup("tok0"); ok {
@@ -47,6 +48,7 @@ func TestEndpointRegistry(t *testing.T) {
 }
 
 func TestWaiterSet(t *testing.T) {
+	t.Parallel()
 	s := newWaiterSet()
 	s.Start()
 	w := s.register("r1")
@@ -68,6 +70,7 @@ func TestWaiterSet(t *testing.T) {
 }
 
 func TestFirstFire(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 30, 0, time.UTC)
 	minute := int64(60)
 	every, _ := component.TimerSpec{IntervalSeconds: &minute}.Schedule()
@@ -93,6 +96,7 @@ func TestFirstFire(t *testing.T) {
 }
 
 func TestTimerSetFiresAndStops(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	var mu sync.Mutex
 	var fires []string
@@ -144,6 +148,7 @@ func TestTimerSetFiresAndStops(t *testing.T) {
 }
 
 func TestSchedulerFairnessAndStop(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	var mu sync.Mutex
 	var order []string
@@ -184,6 +189,7 @@ func TestSchedulerFairnessAndStop(t *testing.T) {
 }
 
 func TestSchedulerRetry(t *testing.T) {
+	t.Parallel()
 	clock := newFakeClock()
 	var drains atomic.Int32
 	s := newScheduler(clock, func(context.Context, string) { drains.Add(1) })
@@ -200,6 +206,7 @@ func TestSchedulerRetry(t *testing.T) {
 }
 
 func TestBroadcaster(t *testing.T) {
+	t.Parallel()
 	b := newBroadcaster()
 	ch, cancel := b.subscribe("dc_a")
 	other, cancelOther := b.subscribe("dc_b")

@@ -30,6 +30,7 @@ func emitIDs(es []abi.Emit) string {
 }
 
 func TestApplyDedupe(t *testing.T) {
+	t.Parallel()
 	f := func(v float64) *float64 { return &v }
 	tests := []struct {
 		name     string
@@ -64,6 +65,7 @@ func TestApplyDedupe(t *testing.T) {
 }
 
 func TestUniqueCachePurgesOldestFirst(t *testing.T) {
+	t.Parallel()
 	var st store.DedupeState
 	var emits []abi.Emit
 	for i := range 150 {
@@ -79,6 +81,7 @@ func TestUniqueCachePurgesOldestFirst(t *testing.T) {
 }
 
 func TestOrderByTS(t *testing.T) {
+	t.Parallel()
 	got := orderByTS([]abi.Emit{emitOf(`"c"`, 30), emitOf(`"n1"`, 0), emitOf(`"a"`, 10), emitOf(`"b"`, 20), emitOf(`"n2"`, 0)})
 	if emitIDs(got) != "a,b,c,n1,n2" {
 		t.Fatalf("order %s", emitIDs(got))
@@ -90,6 +93,7 @@ func TestOrderByTS(t *testing.T) {
 }
 
 func TestPipeline(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	future := now.Add(time.Hour).UnixMilli()
 	tooFar := now.Add(2 * 366 * 24 * time.Hour).UnixMilli()
@@ -129,6 +133,7 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestErrorEventDescribesTheFailure(t *testing.T) {
+	t.Parallel()
 	inv := store.Invocation{Kind: kindHTTP, Event: json.RawMessage(`{"body":1}`)}
 	for _, tt := range []struct {
 		err  error

@@ -9,6 +9,7 @@ import (
 )
 
 func TestRouterListeners(t *testing.T) {
+	t.Parallel()
 	src := store.Source{ID: "dc_me", OwnerID: "u_a", UserID: "u_a", Order: 10}
 	subs := []store.Subscription{
 		{EmitterID: "dc_me", ListenerID: "wh_exact"},
@@ -48,6 +49,7 @@ func TestRouterListeners(t *testing.T) {
 }
 
 func TestRouteByListenerKind(t *testing.T) {
+	t.Parallel()
 	r := &router{src: store.Source{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []store.Subscription{
 		{EmitterID: "dc_me", ListenerID: "dc_next"}, {EmitterID: "dc_me", ListenerID: "wh_1"}, {EmitterID: "dc_me", ListenerID: "p_flow"},
 	}}
@@ -74,6 +76,7 @@ func TestRouteByListenerKind(t *testing.T) {
 // subscriptions and by its creator's exact ones, never by a member's
 // personal glob.
 func TestOrgSourceRouting(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	for _, s := range []store.Subscription{
 		{ID: "sub_1", OwnerID: "o_team", EmitterID: "dc_*", ListenerID: "wh_team"},

@@ -52,6 +52,7 @@ func dataOf(evs []store.Event) string {
 // TestDedupeCarriesAcrossRuns: the dedupe state survives from one run
 // (and one batch) to the next.
 func TestDedupeCarriesAcrossRuns(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("dedupe", echo(component.Metadata{Dedupe: component.DedupeUnique})), nil)
 	te.runAll(src.ID, `{"id":1}`, `{"id":2}`, `{"id":1}`)
@@ -67,6 +68,7 @@ func TestDedupeCarriesAcrossRuns(t *testing.T) {
 // TestSourceToSourceAndTheHopLimit: events reach listener sources; a loop
 // stops at the hop limit with an $errors event.
 func TestSourceToSourceAndTheHopLimit(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.MaxHops = 3 })
 	comp := te.saveComponent("relay", echo(component.Metadata{}))
 	a, b := te.deploy(comp, nil), te.deploy(comp, nil)
@@ -92,6 +94,7 @@ func TestSourceToSourceAndTheHopLimit(t *testing.T) {
 // TestInactiveSources: an inactive source has no endpoint or timer, and
 // runs only manual runs; activating it brings them back.
 func TestInactiveSources(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("switch", echo(component.Metadata{ConfigurableProps: []component.Prop{
 		{Name: "http", Type: component.TypeHTTP},
@@ -147,6 +150,7 @@ func TestInactiveSources(t *testing.T) {
 // TestAFailedRunIsAnError: a run that throws emits nothing and records
 // $errors; the instance keeps serving.
 func TestAFailedRunIsAnError(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	flaky := &fakeComponent{run: func(ctx context.Context, f *fakeSource, event json.RawMessage, caps sandbox.Capabilities) error {
 		if err := emit(ctx, caps, "", event); err != nil {
@@ -172,6 +176,7 @@ func TestAFailedRunIsAnError(t *testing.T) {
 // TestASourceThatNoLongerLoads: each of its invocations ends with an
 // $errors event, and the queue does not stall.
 func TestASourceThatNoLongerLoads(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("vanishing", echo(component.Metadata{})), nil)
 	te.live.forget(src.ID)
@@ -190,6 +195,7 @@ func TestASourceThatNoLongerLoads(t *testing.T) {
 }
 
 func TestSubscribeStreamsCommittedEvents(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("streamed", echo(component.Metadata{})), nil)
 	live, cancel := te.Subscribe(src.ID)
@@ -215,6 +221,7 @@ func TestSubscribeStreamsCommittedEvents(t *testing.T) {
 // answers {"success":true} once the request is queued, and the run's
 // event is the request.
 func TestPlainEndpointAnswersAtOnce(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("plain", echo(component.Metadata{ConfigurableProps: []component.Prop{{Name: "http", Type: component.TypeHTTP}}})), nil)
 	srv := httptest.NewServer(te.Ingress())
@@ -237,6 +244,7 @@ func TestPlainEndpointAnswersAtOnce(t *testing.T) {
 // TestNames: a deploy without a name takes the component's name slug,
 // made unique; a given name must be free.
 func TestNames(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	comp := te.saveComponent("My Component!", echo(component.Metadata{}))
 	first, second := te.deploy(comp, nil), te.deploy(comp, nil)
@@ -267,6 +275,7 @@ func TestNames(t *testing.T) {
 // invocation stays queued and runs on the next start, so nothing
 // acknowledged is lost.
 func TestStopInterruptsARunThatRunsAgain(t *testing.T) {
+	t.Parallel()
 	te := newTestEngine(t, nil)
 	started := make(chan struct{}, 1)
 	var calls atomic.Int32

@@ -95,6 +95,7 @@ func src(body string) string {
 }
 
 func TestModuleFormats(t *testing.T) {
+	t.Parallel()
 	runComponentCases(t, []componentCase{
 		{name: "ESM default export", code: src(`run(e) { return e.x * 2 }`), req: sandbox.Request{Event: json.RawMessage(`{"x":21}`)}, check: wantValue(`42`)},
 		{name: "CommonJS module.exports", code: `module.exports = { name: "c", version: "1", run(e) { return "cjs:" + e.x } }`,
@@ -110,6 +111,7 @@ func TestModuleFormats(t *testing.T) {
 }
 
 func TestLoadErrors(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	tests := []struct {
 		name, code, want string
@@ -138,6 +140,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestProps(t *testing.T) {
+	t.Parallel()
 	const props = `props: {
 		str: { type: "string", default: "dflt" },
 		configured: { type: "string", default: "dflt" },
@@ -185,6 +188,7 @@ func TestProps(t *testing.T) {
 }
 
 func TestEmit(t *testing.T) {
+	t.Parallel()
 	runComponentCases(t, []componentCase{
 		{name: "every emit option", code: src(`run() {
 				this.$emit({ a: 1 }, { id: "e1", name: "orders", summary: "New order", ts: 1700000000000 });
@@ -223,6 +227,7 @@ func TestEmit(t *testing.T) {
 }
 
 func TestHooksAndLifecycle(t *testing.T) {
+	t.Parallel()
 	hooks := `hooks: {
 		async deploy() { this.db.set("deployed", true); this.$emit("deploy") },
 		activate() { return "activated with " + this.who },
@@ -243,6 +248,7 @@ func TestHooksAndLifecycle(t *testing.T) {
 }
 
 func TestRespond(t *testing.T) {
+	t.Parallel()
 	custom := `props: { http: { type: "$.interface.http", customResponse: true }, plain: { type: "$.interface.http" } }, `
 	runComponentCases(t, []componentCase{
 		{name: "string body with headers", code: src(custom + `run() { this.http.respond({ status: 201, headers: { "X-Id": 7 }, body: "made" }) }`),
@@ -275,6 +281,7 @@ func TestRespond(t *testing.T) {
 }
 
 func TestActions(t *testing.T) {
+	t.Parallel()
 	action := func(body string) string {
 		return `export default { name: "a", version: "0.1.0", type: "action", props: { n: { type: "integer", default: 2 } }, ` + body + ` }`
 	}
@@ -305,6 +312,7 @@ func TestActions(t *testing.T) {
 }
 
 func TestErrorsAndAsync(t *testing.T) {
+	t.Parallel()
 	runComponentCases(t, []componentCase{
 		{name: "thrown error has name, message and stack", code: "export default { name: \"e\", version: \"1\",\n  run() {\n    throw new TypeError(\"bad input: \" + 1)\n  } }",
 			check: func(t *testing.T, _ *sandbox.Outcome, err error, _ *recorder) {
@@ -346,6 +354,7 @@ func TestErrorsAndAsync(t *testing.T) {
 }
 
 func TestOptionsAndAdditionalProps(t *testing.T) {
+	t.Parallel()
 	const app = `const svc = { type: "app", app: "svc", propDefinitions: { region: { type: "string", async options({ page }) { return ["eu-" + page, "us-" + page] } } } };`
 	runComponentCases(t, []componentCase{
 		{name: "async options with paging context", code: src(`props: { ch: { type: "string", async options({ page, prevContext }) {
@@ -364,6 +373,7 @@ func TestOptionsAndAdditionalProps(t *testing.T) {
 // TestInstancesAreIndependent: instances restored from one snapshot share
 // nothing — neither module state nor Math.random's sequence.
 func TestInstancesAreIndependent(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, `let n = 0; export default { name: "i", version: "1", run() { n++; return [n, Math.random()] } }`, `{}`)
 	ctx := context.Background()
@@ -404,6 +414,7 @@ func TestInstancesAreIndependent(t *testing.T) {
 // TestSourcesAreIsolated: two sources of the same code never see each
 // other's globals.
 func TestSourcesAreIsolated(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	code := `export default { name: "g", version: "1", props: { tag: { type: "string" } }, run() { const prev = globalThis.seen; globalThis.seen = this.tag; return prev ?? null } }`
 	a := deploy(t, h, code, `{"tag":"a"}`)
@@ -421,6 +432,7 @@ func TestSourcesAreIsolated(t *testing.T) {
 }
 
 func TestEviction(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, src(`run() { return 1 }`), `{}`)
 	if s.WarmInstances() != 1 {
@@ -444,6 +456,7 @@ func TestEviction(t *testing.T) {
 // although wasm has no directed rounding modes (guest/src/compat/
 // fenv_directed.c). Expected values are the spec's, as Node.js prints them.
 func TestNumberFormatting(t *testing.T) {
+	t.Parallel()
 	exprs := `[(2.5).toFixed(0), (0.5).toFixed(0), (-2.5).toFixed(0), (-0.5).toFixed(0), (1.25).toFixed(1), (9.5).toFixed(0),
 		(99.5).toFixed(0), (1.005).toFixed(2), (8.345).toFixed(2), (1.45).toFixed(1), (2.5).toPrecision(1), (1.25).toExponential(1),
 		(9.5).toExponential(0), (-9.5).toExponential(0), (0.125).toPrecision(2), (123.456).toFixed(10), (1e21).toFixed(2), (5e-7).toFixed(6)]`

@@ -18,6 +18,7 @@ import (
 // signatures. A new import is a reviewed change: update this list, abi, and
 // abi/ABI.md together.
 func TestGuestImportList(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"fount.log(i32,i32,i32)->(i32)",
 		"fount.sleep(i32)->(i32)",
@@ -84,6 +85,7 @@ func types(ts []api.ValueType) string {
 // the whole state only if the shadow stack pointer is the sole mutable
 // global (it is back at its initial value between calls).
 func TestGuestHasOneMutableGlobal(t *testing.T) {
+	t.Parallel()
 	mutable, err := countMutableGlobals(guest.Wasm)
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +168,7 @@ func readULEB(r *bytes.Reader) (uint64, error) {
 // behaves as the initialised one, and the snapshot is much smaller than the
 // memory it describes.
 func TestSnapshotRestoresState(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, `const big = "z".repeat(100000); export default { name: "s", version: "1", props: { p: { type: "string" } }, run() { return this.p + big.length } }`, `{"p":"len="}`)
 	ctx := context.Background()

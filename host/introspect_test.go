@@ -31,6 +31,7 @@ func propByName(m *component.Metadata, name string) *component.Prop {
 }
 
 func TestIntrospectComponents(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	ctx := context.Background()
 
@@ -101,6 +102,7 @@ func TestIntrospectComponents(t *testing.T) {
 }
 
 func TestIntrospectSyntaxErrorPosition(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	tests := []struct {
 		name        string
@@ -127,6 +129,7 @@ func TestIntrospectSyntaxErrorPosition(t *testing.T) {
 }
 
 func TestSourceMetadataMatchesIntrospection(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	code := readComponent(t, "http-request.mjs")
 	m, err := h.Introspect(context.Background(), code, "", nil)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLogLimit(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, src(`run() { for (let i = 0; i < 1000; i++) console.log("line " + i + " " + "x".repeat(100)); console.log("x".repeat(100000)); return "finished" }`), `{}`)
 	rec := newRecorder()
@@ -38,6 +39,7 @@ func TestLogLimit(t *testing.T) {
 }
 
 func TestRespondLimit(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, src(`props: { http: { type: "$.interface.http", customResponse: true } },
 		run(e) { this.http.respond({ status: 200, body: "b".repeat(e.n) }) }`), `{}`)
@@ -61,6 +63,7 @@ func TestRespondLimit(t *testing.T) {
 // sandbox.ErrOutOfMemory, whether the JS heap limit or the wasm memory cap is hit
 // first.
 func TestDefaultMemoryLimit(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, src(`run() { const a = []; for (;;) a.push(new Array(1 << 16).fill(a.length)) }`), `{}`)
 	_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{Timeout: 20 * time.Second}}, sandbox.Capabilities{})

@@ -20,6 +20,7 @@ import (
 // These tests run the real-world-shaped components in ../testdata.
 
 func TestHTTPRequestSource(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	code := readComponent(t, "http-request.mjs")
 	tests := []struct {
@@ -52,6 +53,7 @@ func TestHTTPRequestSource(t *testing.T) {
 }
 
 func TestFeedPollerSource(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	feed := "a|First|1000\nc|Third|3000\nb|Second|2000\nd|Fourth|4000"
 	props, _ := json.Marshal(map[string]any{"feed": feed, "maxItems": 2})
@@ -100,6 +102,7 @@ func emitIDs(es []abi.Emit) string {
 }
 
 func TestSendMessageAction(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	code := readComponent(t, "send-message.cjs")
 	for _, tt := range []struct {
@@ -141,6 +144,7 @@ func TestSendMessageAction(t *testing.T) {
 // TestFetchEgress: fetch works only with an egress policy, and the policy
 // refuses loopback unless private egress is allowed.
 func TestFetchEgress(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Echo", r.Header.Get("X-Req"))
 		fmt.Fprintf(w, `{"method":%q}`, r.Method)
@@ -169,6 +173,7 @@ func TestFetchEgress(t *testing.T) {
 // TestConcurrentInvocations: concurrent calls on one source run in
 // separate instances; the race detector watches the host side.
 func TestConcurrentInvocations(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, `let n = 0; export default { name: "c", version: "1", async run(e) { n++; await new Promise(r => setTimeout(r, 5)); this.$emit(e.i); return n } }`, `{}`)
 	var wg sync.WaitGroup
@@ -198,6 +203,7 @@ func TestConcurrentInvocations(t *testing.T) {
 }
 
 func TestCompilationCacheAndClose(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	for i := range 2 { // the second start reads the cache the first wrote
@@ -225,6 +231,7 @@ func TestCompilationCacheAndClose(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range []Config{{MaxMemory: 1 << 20}, {MaxMemory: 5 << 30}} {
 		if _, err := New(context.Background(), cfg); err == nil {
 			t.Errorf("New(%+v) accepted", cfg)

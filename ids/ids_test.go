@@ -6,6 +6,7 @@ import (
 )
 
 func TestNewAndOf(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, k := range Kinds {
 		id := New(k)
@@ -23,6 +24,7 @@ func TestNewAndOf(t *testing.T) {
 }
 
 func TestIsAndGlobs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s       string
 		kind    Kind

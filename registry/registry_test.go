@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,14 +21,19 @@ var (
 	keyRe  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)+$`)
 )
 
+// testHost compiles the guest once for the package's tests.
+var testHost = sync.OnceValues(func() (*host.Host, error) {
+	return host.New(context.Background(), host.Config{})
+})
+
 // TestRegistry: every published component loads, has a registry key of the
 // form app-slug-component-name, a semantic version, and a unique key.
 func TestRegistry(t *testing.T) {
-	h, err := host.New(context.Background(), host.Config{})
+	t.Parallel()
+	h, err := testHost()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close(context.Background())
 	entries, err := Entries()
 	if err != nil {
 		t.Fatal(err)
@@ -85,17 +91,17 @@ func (d memDB) Get(_ context.Context, k string) ([]byte, bool, error) {
 func (d memDB) Set(_ context.Context, k string, v []byte) error { d[k] = v; return nil }
 
 func TestRSSPoller(t *testing.T) {
+	t.Parallel()
 	feed := `<?xml version="1.0"?><rss><channel><title>T</title>
 		<item><title>Second</title><link>https://example.com/2</link><guid>id-2</guid><pubDate>Tue, 02 Jan 2024 00:00:00 GMT</pubDate></item>
 		<item><title><![CDATA[First & best]]></title><link>https://example.com/1</link><guid>id-1</guid><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
 	</channel></rss>`
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(feed)) }))
 	defer srv.Close()
-	h, err := host.New(context.Background(), host.Config{})
+	h, err := testHost()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close(context.Background())
 	props, _ := json.Marshal(map[string]string{"url": srv.URL})
 	s, err := h.NewSource(context.Background(), sandbox.Spec{Code: entry(t, "rss-new-item.mjs"), Props: props})
 	if err != nil {
@@ -119,11 +125,11 @@ func TestRSSPoller(t *testing.T) {
 }
 
 func TestScheduleTimer(t *testing.T) {
-	h, err := host.New(context.Background(), host.Config{})
+	t.Parallel()
+	h, err := testHost()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer h.Close(context.Background())
 	s, err := h.NewSource(context.Background(), sandbox.Spec{Code: entry(t, "schedule-timer.mjs"), Props: json.RawMessage(`{"payload":{"team":"ops"}}`)})
 	if err != nil {
 		t.Fatal(err)

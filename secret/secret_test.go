@@ -10,6 +10,7 @@ import (
 )
 
 func TestSealAndOpen(t *testing.T) {
+	t.Parallel()
 	s, err := NewSealer(bytes.Repeat([]byte{1}, 32))
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestSealAndOpen(t *testing.T) {
 }
 
 func TestLoadOrCreateSealer(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "secret.key")
 	a, err := LoadOrCreateSealer(path)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestOpenWritesSchemaVersion(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var v string
 	if err := b.db.View(func(tx *bolt.Tx) error {
@@ -27,6 +28,7 @@ func TestOpenWritesSchemaVersion(t *testing.T) {
 }
 
 func TestOpenRefusesSchema(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		version string
@@ -89,12 +91,14 @@ func TestOpenRefusesSchema(t *testing.T) {
 }
 
 func TestOpenBadPath(t *testing.T) {
+	t.Parallel()
 	if _, err := OpenBolt(filepath.Join(t.TempDir(), "missing", "dir", "fount.db")); err == nil {
 		t.Fatal("OpenBolt in a missing directory succeeded")
 	}
 }
 
 func TestCloseTwice(t *testing.T) {
+	t.Parallel()
 	b, err := OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +112,7 @@ func TestCloseTwice(t *testing.T) {
 }
 
 func TestCanceledContext(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	c, cancel := context.WithCancel(ctx)
 	cancel()
@@ -120,6 +125,7 @@ func TestCanceledContext(t *testing.T) {
 }
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	re := regexp.MustCompile(`^dc_[A-Za-z0-9_-]{22}$`)
 	seen := map[string]bool{}
 	for range 1000 {
@@ -138,6 +144,7 @@ func TestNewID(t *testing.T) {
 }
 
 func TestKeyIsPrefixFree(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b []string
 		want bool // key(a...) is a prefix of key(b...)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestComponents(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	first := Component{ID: "sc_1", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.1.0",
 		Code: "export default {}", CodeHash: "abc", Metadata: component.Metadata{Type: component.KindSource}, CreatedAt: 1, UpdatedAt: 1}

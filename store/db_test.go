@@ -5,6 +5,7 @@ import (
 )
 
 func TestDB(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	sets := []struct{ source, key, value string }{
 		{"dc_1", "a", `1`},

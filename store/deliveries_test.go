@@ -47,6 +47,7 @@ func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 }
 
 func TestDueDeliveries(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	// Created in this order (ids 1..5) with these next attempts.
 	next := []int64{300, 100, 200, 100, 500}
@@ -150,6 +151,7 @@ func TestDueDeliveries(t *testing.T) {
 }
 
 func TestUpdateDeliveryMovesListener(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_1"})
 	d.ListenerID = "wh_2"
@@ -170,6 +172,7 @@ func deliveryLister(b *Bolt, listener string) lister {
 }
 
 func TestListDeliveriesPagination(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var newestFirst []string
 	for i := range 11 {
@@ -204,6 +207,7 @@ func TestListDeliveriesPagination(t *testing.T) {
 }
 
 func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, id := range []string{"wh_1", "wh_2"} {
 		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)

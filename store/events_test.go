@@ -38,6 +38,7 @@ func mustAppend(t *testing.T, b *Bolt, emitter string, events []Event, keep int)
 }
 
 func TestParseEventID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id      string
 		ms, seq uint64
@@ -73,6 +74,7 @@ func TestParseEventID(t *testing.T) {
 }
 
 func TestAppendEventsIDs(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	clock := withClock(b, 1000)
 
@@ -129,6 +131,7 @@ func TestAppendEventsIDs(t *testing.T) {
 }
 
 func TestAppendEventsRealClockMonotonic(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var all []Event
 	for i := range 50 {
@@ -139,6 +142,7 @@ func TestAppendEventsRealClockMonotonic(t *testing.T) {
 }
 
 func TestAppendEventsConcurrent(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var mu sync.Mutex
 	var all []Event
@@ -201,6 +205,7 @@ func cmpU(a, b uint64) int {
 }
 
 func TestListEventsAndTrim(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	withClock(b, 5000)
 	in := evs("", 5)
@@ -275,6 +280,7 @@ func must[T any](v T, err error) T {
 }
 
 func TestDeleteEvents(t *testing.T) {
+	t.Parallel()
 	// Each case starts from events 7000-0 ... 7000-5 on "" and two on
 	// "$logs" (7000-6, 7000-7).
 	all := []string{"7000-0", "7000-1", "7000-2", "7000-3", "7000-4", "7000-5"}

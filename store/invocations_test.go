@@ -32,6 +32,7 @@ func invIDs(list []Invocation) []string {
 }
 
 func TestEnqueueInvocationOrder(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	clock := withClock(b, 5000)
 	order := []string{"dc_b", "dc_a", "dc_b", "dc_c", "dc_b", "dc_a"}
@@ -81,6 +82,7 @@ func TestEnqueueInvocationOrder(t *testing.T) {
 }
 
 func TestEnqueueInvocationConcurrent(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var mu sync.Mutex
 	seen := map[string]bool{}
@@ -119,6 +121,7 @@ func TestEnqueueInvocationConcurrent(t *testing.T) {
 }
 
 func TestSourcesWithPending(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	invs := map[string][]Invocation{}
 	for _, src := range []string{"dc_2", "dc_1", "dc_3", "dc_2"} {
@@ -168,6 +171,7 @@ func routeTo(listener, hook string, seen *[]Event) func(Event) Routed {
 }
 
 func TestCompleteRun(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	mustWebhook(t, b, "wh_1")
 	clock := withClock(b, 7000)
@@ -278,6 +282,7 @@ func TestCompleteRun(t *testing.T) {
 }
 
 func TestCompleteRunNotQueued(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	inv := mustEnqueue(t, b, "dc_1")
 	tests := []struct {
@@ -306,6 +311,7 @@ func TestCompleteRunNotQueued(t *testing.T) {
 }
 
 func TestCompleteRunNoEvents(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	withClock(b, time.Date(2024, 3, 4, 23, 59, 0, 0, time.UTC).UnixMilli())
 	inv := mustEnqueue(t, b, "dc_1")
@@ -348,6 +354,7 @@ func TestCompleteRunNoEvents(t *testing.T) {
 }
 
 func TestCompleteRunFailureChangesNothing(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	mustWebhook(t, b, "wh_1")
 	withClock(b, 3000)

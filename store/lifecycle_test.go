@@ -15,6 +15,7 @@ import (
 // stored and routed in the same transaction as the source write, and a
 // delete keeps the deliveries and invocations its last events routed.
 func TestSourceWritesCommitHookEvents(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a", Active: true}), nil)
 	toWebhook := func(ev Event) Routed {
@@ -76,6 +77,7 @@ func TestSourceWritesCommitHookEvents(t *testing.T) {
 }
 
 func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	before, _, err := b.CreateSource(ctx, source("dc_before", "u_a", "before"), RunCommit{})
 	wantErr(t, "CreateSource", err, nil)
@@ -121,6 +123,7 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 // with endpoint URLs turned into tokens and sealed secrets named, while an
 // object prop that only looks sealed stays a plain value.
 func TestMigrateSchema1(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "fount.db")
 	db, err := bolt.Open(path, 0o600, nil)
 	if err != nil {

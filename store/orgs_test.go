@@ -6,6 +6,7 @@ import (
 )
 
 func TestOrgs(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, id := range []string{"u_a", "u_b", "u_c"} {
 		mustUser(t, b, id, "")

@@ -7,6 +7,7 @@ import (
 )
 
 func TestReopenKeepsEverything(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "fount.db")
 	b, err := OpenBolt(path)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestCompleteRunsAndRelease(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := openTestBolt(t)
 	// $in is never trimmed, whatever keep says.
@@ -69,6 +70,7 @@ func mustWebhook(t *testing.T, b *Bolt, id string) {
 // TestRoutedDeliveryToAMissingWebhookIsSkipped: a webhook deleted between
 // routing and commit gets no delivery that could never be sent.
 func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	b := openTestBolt(t)
 	mustWebhook(t, b, "wh_here")

@@ -16,6 +16,7 @@ func source(id, owner, slug string) Source {
 }
 
 func TestCreateAndGetSource(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	want := source("dc_1", "u_a", "rss")
 	wantErr(t, "CreateSource", createSource(ctx, b, want), nil)
@@ -68,6 +69,7 @@ func TestCreateAndGetSource(t *testing.T) {
 }
 
 func TestUpdateSource(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, s := range []Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_b", "three")} {
 		wantErr(t, "CreateSource", createSource(ctx, b, s), nil)
@@ -120,6 +122,7 @@ func TestUpdateSource(t *testing.T) {
 }
 
 func TestListSourcesPagination(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var mine, theirs []string
 	for i := range 12 {
@@ -186,6 +189,7 @@ func idsOf(sources []Source) []string {
 }
 
 func TestDeleteSourceCascade(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, s := range []Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_a", "three")} {
 		wantErr(t, "CreateSource", createSource(ctx, b, s), nil)

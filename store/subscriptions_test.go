@@ -14,6 +14,7 @@ func subIDs(list []Subscription) []string {
 }
 
 func TestPutSubscription(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	tests := []struct {
 		name   string
@@ -61,6 +62,7 @@ func TestPutSubscription(t *testing.T) {
 }
 
 func TestDeleteSubscription(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, s := range []Subscription{
 		{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"},
@@ -105,6 +107,7 @@ func TestDeleteSubscription(t *testing.T) {
 }
 
 func TestAutoSubscriptions(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	tests := []struct {
 		name   string

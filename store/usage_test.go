@@ -8,6 +8,7 @@ import (
 )
 
 func TestUsage(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	runs := []struct {
 		account, day string
@@ -45,6 +46,7 @@ func TestUsage(t *testing.T) {
 }
 
 func TestTimerLastFire(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
 		t.Errorf("TimerLastFire of a new source = %d, want 0", ms)
@@ -69,6 +71,7 @@ func TestTimerLastFire(t *testing.T) {
 }
 
 func TestGetDedupeUnknown(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, id := range []string{"dc_1", ""} {
 		if st := must(b.GetDedupe(ctx, id)); !reflect.DeepEqual(st, DedupeState{}) {
@@ -78,6 +81,7 @@ func TestGetDedupeUnknown(t *testing.T) {
 }
 
 func TestDeleteSourceDeletesQueues(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, id := range []string{"dc_1", "dc_2"} {
 		wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
@@ -124,6 +128,7 @@ func TestDeleteSourceDeletesQueues(t *testing.T) {
 }
 
 func TestReopenKeepsQueues(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "fount.db")
 	b, err := OpenBolt(path)
 	if err != nil {

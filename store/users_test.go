@@ -5,6 +5,7 @@ import (
 )
 
 func TestCreateUser(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	mustUser(t, b, "u_a", "hash-a")
 	tests := []struct {
@@ -42,6 +43,7 @@ func TestCreateUser(t *testing.T) {
 }
 
 func TestGetUserAndKeys(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	if n, err := b.CountUsers(ctx); err != nil || n != 0 {
 		t.Fatalf("CountUsers on empty = %d, %v", n, err)

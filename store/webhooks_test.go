@@ -7,6 +7,7 @@ import (
 )
 
 func TestWebhooks(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	name := "alerts"
 	want := Webhook{ID: "wh_1", OwnerID: "u_a", UserID: "u_a", Name: &name, URL: "https://example.com/hook",
@@ -46,6 +47,7 @@ func TestWebhooks(t *testing.T) {
 var errAny = fmt.Errorf("any error")
 
 func TestListWebhooksPagination(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	var ids []string
 	for i := range 11 {
@@ -61,6 +63,7 @@ func TestListWebhooksPagination(t *testing.T) {
 }
 
 func TestDeleteWebhook(t *testing.T) {
+	t.Parallel()
 	b := openTestBolt(t)
 	for _, id := range []string{"wh_1", "wh_2"} {
 		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)

@@ -28,6 +28,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // cli is the environment of a client command: its output, options and
 // the API client they resolve to.
 type cli struct {
+	env            environment
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	url, key       string
@@ -88,8 +89,9 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // runClient runs a client command and maps its error to an exit code and
 // a message that says what to do.
-func runClient(ctx context.Context, cmd command, args []string, stdout, stderr io.Writer) int {
-	c := &cli{stdout: stdout, stderr: stderr, stdin: os.Stdin}
+func runClient(ctx context.Context, cmd command, args []string, env environment) int {
+	stdout, stderr := env.stdout, env.stderr
+	c := &cli{env: env, stdout: stdout, stderr: stderr, stdin: env.stdin}
 	fs := c.newFlagSet(cmd)
 	positional, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -128,11 +130,15 @@ func explain(err error, c *cli) string {
 	return err.Error()
 }
 
-// configFile is where `fount login` keeps profiles.
-func configFile() (string, error) {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return "", fmt.Errorf("find the config dir: %w", err)
+// configFile is where `fount login` keeps profiles: fount/config.json in
+// $XDG_CONFIG_HOME, or in the system's user config dir.
+func configFile(env environment) (string, error) {
+	dir := env.getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		var err error
+		if dir, err = os.UserConfigDir(); err != nil {
+			return "", fmt.Errorf("find the config dir: %w", err)
+		}
 	}
 	return filepath.Join(dir, "fount", "config.json"), nil
 }
@@ -147,9 +153,9 @@ type config struct {
 	Profiles map[string]profileConfig `json:"profiles"`
 }
 
-func loadConfig() (config, error) {
+func loadConfig(env environment) (config, error) {
 	cfg := config{Profiles: map[string]profileConfig{}}
-	path, err := configFile()
+	path, err := configFile(env)
 	if err != nil {
 		return cfg, err
 	}
@@ -169,8 +175,8 @@ func loadConfig() (config, error) {
 	return cfg, nil
 }
 
-func saveConfig(cfg config) (string, error) {
-	path, err := configFile()
+func saveConfig(env environment, cfg config) (string, error) {
+	path, err := configFile(env)
 	if err != nil {
 		return "", err
 	}
@@ -188,19 +194,19 @@ func (c *cli) profileName() string {
 	if c.profile != "" {
 		return c.profile
 	}
-	return envOr("FOUNT_PROFILE", "default")
+	return c.env.or("FOUNT_PROFILE", "default")
 }
 
 // client resolves the server and key: flags, then the environment, then
 // the profile, then the local default server.
 func (c *cli) client() (*client.Client, error) {
-	cfg, err := loadConfig()
+	cfg, err := loadConfig(c.env)
 	if err != nil {
 		return nil, err
 	}
 	p := cfg.Profiles[c.profileName()]
-	c.url = firstNonEmpty(c.url, os.Getenv("FOUNT_URL"), p.URL, "http://127.0.0.1:8080")
-	c.key = firstNonEmpty(c.key, os.Getenv("FOUNT_API_KEY"), p.Key)
+	c.url = firstNonEmpty(c.url, c.env.getenv("FOUNT_URL"), p.URL, "http://127.0.0.1:8080")
+	c.key = firstNonEmpty(c.key, c.env.getenv("FOUNT_API_KEY"), p.Key)
 	if c.key == "" {
 		return nil, errors.New("no API key: run `fount login`, or pass --key or set FOUNT_API_KEY (a new server writes its owner's key to <data-dir>/owner.key)")
 	}
@@ -220,7 +226,7 @@ func firstNonEmpty(vs ...string) string {
 func (c *cli) table(header []string, rows [][]string) {
 	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 	h := strings.Join(header, "\t")
-	if colour(c.stdout) {
+	if c.colour(c.stdout) {
 		h = "\x1b[1m" + h + "\x1b[0m"
 	}
 	fmt.Fprintln(tw, h)
@@ -237,8 +243,8 @@ func isTerminal(w any) bool {
 }
 
 // colour is on only on a terminal, and never with NO_COLOR set.
-func colour(w io.Writer) bool {
-	_, noColor := os.LookupEnv("NO_COLOR")
+func (c *cli) colour(w io.Writer) bool {
+	_, noColor := c.env.lookupEnv("NO_COLOR")
 	return !noColor && isTerminal(w)
 }
 

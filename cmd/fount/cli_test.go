@@ -12,27 +12,48 @@ import (
 	"time"
 )
 
-// cliEnv is a real fount serve plus the environment a CLI user has.
+// cliEnv is a real fount serve plus the environment a CLI user has: its
+// own config dir, and FOUNT_URL and FOUNT_API_KEY set for the server.
 type cliEnv struct {
-	t   *testing.T
-	srv *server
+	t    *testing.T
+	srv  *server
+	vars map[string]string
 }
 
 func newCLIEnv(t *testing.T) *cliEnv {
 	t.Helper()
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("NO_COLOR", "1")
+	t.Parallel()
 	s := startEngineServer(t)
-	t.Setenv("FOUNT_URL", s.base)
-	t.Setenv("FOUNT_API_KEY", s.key)
-	return &cliEnv{t: t, srv: s}
+	return &cliEnv{t: t, srv: s, vars: map[string]string{
+		"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": s.key,
+	}}
+}
+
+// with returns a copy of e with vars set in its environment.
+func (e *cliEnv) with(vars map[string]string) *cliEnv {
+	c := &cliEnv{t: e.t, srv: e.srv, vars: map[string]string{}}
+	for k, v := range e.vars {
+		c.vars[k] = v
+	}
+	for k, v := range vars {
+		c.vars[k] = v
+	}
+	return c
 }
 
 // fount runs a CLI command to completion.
 func (e *cliEnv) fount(args ...string) (int, string, string) {
 	e.t.Helper()
+	return e.fountWithStdin("", args...)
+}
+
+// fountWithStdin runs a CLI command with input on its stdin.
+func (e *cliEnv) fountWithStdin(input string, args ...string) (int, string, string) {
+	e.t.Helper()
 	var stdout, stderr lockedBuffer
-	code := run(context.Background(), args, &stdout, &stderr)
+	env := testEnvironment(e.vars, &stdout, &stderr)
+	env.stdin = strings.NewReader(input)
+	code := run(context.Background(), args, env)
 	return code, stdout.String(), stderr.String()
 }
 
@@ -51,13 +72,13 @@ func (e *cliEnv) background(args ...string) (out *lockedBuffer, stop func() int)
 	ctx, cancel := context.WithCancel(context.Background())
 	out = &lockedBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- run(ctx, args, out, out) }()
+	go func() { done <- run(ctx, args, testEnvironment(e.vars, out, out)) }()
 	return out, func() int {
 		cancel()
 		select {
 		case code := <-done:
 			return code
-		case <-time.After(15 * time.Second):
+		case <-time.After(startupDeadline):
 			e.t.Fatalf("fount %s did not stop", strings.Join(args, " "))
 			return -1
 		}
@@ -66,7 +87,7 @@ func (e *cliEnv) background(args ...string) (out *lockedBuffer, stop func() int)
 
 func waitFor(t *testing.T, out *lockedBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(eventsDeadline)
 	for time.Now().Before(deadline) {
 		if strings.Contains(out.String(), want) {
 			return
@@ -103,8 +124,9 @@ func TestCLIDeployTwoFilesEventsLogsUpdateDelete(t *testing.T) {
 		t.Errorf("list --json: %v %v", err, listed)
 	}
 
+	// The follow resumes after the events it listed first, so the post may
+	// come before or after it connects.
 	follow, stop := e.background("events", "greeter", "--follow")
-	time.Sleep(300 * time.Millisecond)
 	post(t, endpoint, `{"n":1}`)
 	waitFor(t, follow, `"text":"hello, fount"`)
 	if code := stop(); code != exitOK {
@@ -139,7 +161,7 @@ func TestCLIDeployTwoFilesEventsLogsUpdateDelete(t *testing.T) {
 // mustWatch polls a command until its output settles into a buffer.
 func mustWatch(e *cliEnv, args ...string) *lockedBuffer {
 	buf := &lockedBuffer{}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventsDeadline)
 	for time.Now().Before(deadline) {
 		_, out, _ := e.fount(args...)
 		if strings.Contains(out, "again") {
@@ -159,7 +181,7 @@ func TestCLITypeScript(t *testing.T) {
 		t.Fatalf("deploy --quiet: %q", out)
 	}
 	e.mustFount("run", id, "--event", `{"body":{"word":"ts"}}`)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventsDeadline)
 	for !strings.Contains(e.mustFount("events", id), `"loud":"TS!"`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the TypeScript component's event never came")
@@ -188,7 +210,6 @@ func TestCLIDev(t *testing.T) {
 	e.mustFount("run", "dev-source")
 	waitFor(t, out, `{"word":"first"}`)
 	waitFor(t, out, "log info running")
-	time.Sleep(50 * time.Millisecond)
 	write("second")
 	_ = os.Chtimes(file, time.Now().Add(time.Second), time.Now().Add(time.Second))
 	waitFor(t, out, "dev: redeployed dev-source")
@@ -244,12 +265,11 @@ func TestCLIManagement(t *testing.T) {
 }
 
 func TestCLILoginProfiles(t *testing.T) {
-	e := newCLIEnv(t)
-	url, key := os.Getenv("FOUNT_URL"), os.Getenv("FOUNT_API_KEY")
-	t.Setenv("FOUNT_URL", "")
-	t.Setenv("FOUNT_API_KEY", "")
+	full := newCLIEnv(t)
+	url, key := full.vars["FOUNT_URL"], full.vars["FOUNT_API_KEY"]
+	e := full.with(map[string]string{"FOUNT_URL": "", "FOUNT_API_KEY": ""})
 	out := e.mustFount("login", "--url", url, "--key", key, "--profile", "local")
-	path := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "fount", "config.json")
+	path := filepath.Join(e.vars["XDG_CONFIG_HOME"], "fount", "config.json")
 	if !strings.Contains(out, "profile \"local\" saved in "+path) {
 		t.Fatalf("login: %s", out)
 	}
@@ -259,7 +279,7 @@ func TestCLILoginProfiles(t *testing.T) {
 	if who := e.mustFount("whoami", "--profile", "local"); !strings.Contains(who, "owner") {
 		t.Errorf("whoami with the profile: %s", who)
 	}
-	t.Setenv("FOUNT_PROFILE", "local")
+	e = e.with(map[string]string{"FOUNT_PROFILE": "local"})
 	if who := e.mustFount("whoami", "--quiet"); !strings.HasPrefix(who, "u_") {
 		t.Errorf("whoami with FOUNT_PROFILE: %s", who)
 	}
@@ -292,10 +312,7 @@ func TestCLIErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			for k, v := range tt.env {
-				t.Setenv(k, v)
-			}
-			code, _, errOut := e.fount(tt.args...)
+			code, _, errOut := e.with(tt.env).fount(tt.args...)
 			if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
 				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errOut, tt.wantCode, tt.wantErr)
 			}
@@ -304,9 +321,10 @@ func TestCLIErrors(t *testing.T) {
 }
 
 func TestCLIHelpAndCompletion(t *testing.T) {
+	t.Parallel()
 	for _, c := range clientCommands() {
 		var stdout, stderr lockedBuffer
-		if code := run(context.Background(), []string{c.name, "--help"}, &stdout, &stderr); code != exitOK {
+		if code := run(context.Background(), []string{c.name, "--help"}, testEnvironment(nil, &stdout, &stderr)); code != exitOK {
 			t.Errorf("%s --help exited %d", c.name, code)
 		}
 		if h := stderr.String(); !strings.Contains(h, "Example:\n  fount "+c.name) || !strings.Contains(h, "-json") {
@@ -315,28 +333,22 @@ func TestCLIHelpAndCompletion(t *testing.T) {
 	}
 	for shell, want := range map[string]string{"bash": "complete -F _fount fount", "zsh": "compdef _fount fount", "fish": "complete -c fount -n __fish_use_subcommand -a deploy"} {
 		var stdout, stderr lockedBuffer
-		if code := run(context.Background(), []string{"completion", shell}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "webhooks") {
+		if code := run(context.Background(), []string{"completion", shell}, testEnvironment(nil, &stdout, &stderr)); code != exitOK || !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "webhooks") {
 			t.Errorf("completion %s: %d %q", shell, code, stdout.String())
 		}
 	}
 	var stdout, stderr lockedBuffer
-	if code := run(context.Background(), []string{"completion", "tcsh"}, &stdout, &stderr); code != exitUsage {
+	if code := run(context.Background(), []string{"completion", "tcsh"}, testEnvironment(nil, &stdout, &stderr)); code != exitUsage {
 		t.Errorf("completion tcsh: %d", code)
 	}
 }
 
 func TestCLISecretFromStdin(t *testing.T) {
 	e := newCLIEnv(t)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
+	code, out, errOut := e.fountWithStdin("s3cret-token\n", "deploy", "../../testdata/components/http-request.mjs", "--prop", "token=-", "--json")
+	if code != exitOK {
+		t.Fatalf("deploy: %d %s", code, errOut)
 	}
-	w.WriteString("s3cret-token\n")
-	w.Close()
-	old := os.Stdin
-	os.Stdin = r
-	defer func() { os.Stdin = old }()
-	out := e.mustFount("deploy", "../../testdata/components/http-request.mjs", "--prop", "token=-", "--json")
 	if strings.Contains(out, "s3cret-token") || !strings.Contains(out, `"token":"[redacted]"`) {
 		t.Fatalf("the secret shows, or is not set: %s", out)
 	}
@@ -354,23 +366,19 @@ func TestCLISecretFromStdin(t *testing.T) {
 // TestCLIFollowReconnects: --follow survives a server restart and resumes
 // with Last-Event-ID, missing nothing emitted while it was away.
 func TestCLIFollowReconnects(t *testing.T) {
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Parallel()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	s := startServe(t, dir, map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"}, "--addr", addr)
-	s.key = "k"
-	t.Setenv("FOUNT_URL", s.base)
-	t.Setenv("FOUNT_API_KEY", "k")
-	e := &cliEnv{t: t, srv: s}
+	s := startServer(t, serveConfig{addr: addr, dataDir: dir, bootstrapKey: "k"})
+	e := &cliEnv{t: t, srv: s, vars: map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": "k"}}
 	e.mustFount("deploy", "../../testdata/components/hello-http.mjs")
 	e.mustFount("run", "hello-http", "--event", `{"method":"ONE"}`)
 	out, stop := e.background("events", "hello-http", "--follow")
 	waitFor(t, out, `"ONE"`)
 	s.stop()
-	s2 := startServe(t, dir, nil, "--addr", addr)
-	s2.key = "k"
+	startServer(t, serveConfig{addr: addr, dataDir: dir})
 	e.mustFount("run", "hello-http", "--event", `{"method":"TWO"}`)
 	waitFor(t, out, `"TWO"`)
 	if code := stop(); code != exitOK {
@@ -418,22 +426,20 @@ func TestCLIReviewCases(t *testing.T) {
 	secretComponent := filepath.Join(dir, "two-secrets.mjs")
 	os.WriteFile(secretComponent, []byte(`export default { name: "TwoSecrets", version: "1", props: { a: { type: "string", secret: true }, b: { type: "string", secret: true } },
 		run() { this.$emit(this.a + "|" + this.b) } }`), 0o644)
-	withStdin(t, "first\nsecond\n", func() {
-		e.mustFount("deploy", secretComponent, "--prop", "a=-", "--prop", "b=-", "--name", "secrets")
-	})
+	if code, _, errOut := e.fountWithStdin("first\nsecond\n", "deploy", secretComponent, "--prop", "a=-", "--prop", "b=-", "--name", "secrets"); code != exitOK {
+		t.Fatalf("deploy with two secrets: %d %s", code, errOut)
+	}
 	e.mustFount("run", "secrets")
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(eventsDeadline)
 	for !strings.Contains(e.mustFount("events", "secrets"), `"first|second"`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the two secrets did not both arrive")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	withStdin(t, "", func() {
-		if code, _, errOut := e.fount("deploy", secretComponent, "--prop", "a=-", "--prop", "b=x"); code != exitUsage || !strings.Contains(errOut, "is empty") {
-			t.Errorf("an empty secret: %d %s", code, errOut)
-		}
-	})
+	if code, _, errOut := e.fountWithStdin("", "deploy", secretComponent, "--prop", "a=-", "--prop", "b=x"); code != exitUsage || !strings.Contains(errOut, "is empty") {
+		t.Errorf("an empty secret: %d %s", code, errOut)
+	}
 }
 
 func mustComponentID(t *testing.T, e *cliEnv, id string) string {
@@ -442,17 +448,4 @@ func mustComponentID(t *testing.T, e *cliEnv, id string) string {
 		t.Fatal(err)
 	}
 	return src["component_id"].(string)
-}
-
-func withStdin(t *testing.T, input string, fn func()) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.WriteString(input)
-	w.Close()
-	old := os.Stdin
-	os.Stdin = r
-	defer func() { os.Stdin = old }()
-	fn()
 }

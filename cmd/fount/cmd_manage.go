@@ -170,7 +170,7 @@ func loginCommand() command {
 			if len(args) != 0 {
 				return usagef("login takes no arguments")
 			}
-			if c.key == "" && os.Getenv("FOUNT_API_KEY") == "" {
+			if c.key == "" && c.env.getenv("FOUNT_API_KEY") == "" {
 				key, err := promptKey(c)
 				if err != nil {
 					return err
@@ -185,12 +185,12 @@ func loginCommand() command {
 			if err != nil {
 				return err
 			}
-			cfg, err := loadConfig()
+			cfg, err := loadConfig(c.env)
 			if err != nil {
 				return err
 			}
 			cfg.Profiles[c.profileName()] = profileConfig{URL: c.url, Key: c.key}
-			path, err := saveConfig(cfg)
+			path, err := saveConfig(c.env, cfg)
 			if err != nil {
 				return err
 			}

@@ -37,7 +37,7 @@ var addrLine = regexp.MustCompile(`listening on http://(\S+)`)
 func startProcess(t *testing.T, bin, dataDir string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--allow-private-egress")
-	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=crash-key")
+	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=crash-key", "FOUNT_CACHE_DIR="+cacheDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func startProcess(t *testing.T, bin, dataDir string) *process {
 	select {
 	case addr := <-found:
 		return &process{cmd: cmd, base: "http://" + addr}
-	case <-time.After(60 * time.Second):
+	case <-time.After(startupDeadline):
 		t.Fatal("fount serve did not start")
 	}
 	return nil
@@ -69,6 +69,8 @@ func startProcess(t *testing.T, bin, dataDir string) *process {
 // client posts to an HTTP endpoint, restarts it, and checks that every
 // request that got a 200 has its event stored and delivered to a webhook.
 func TestCrashLosesNothingAcknowledged(t *testing.T) {
+	t.Parallel()
+	warmCache(t)
 	bin := buildFount(t)
 	dir := t.TempDir()
 	p := startProcess(t, bin, dir)
@@ -135,7 +137,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 
 	p2 := startProcess(t, bin, dir)
 	s.base = p2.base
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(eventsDeadline)
 	var missingStored, missingDelivered []int
 	for time.Now().Before(deadline) {
 		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)

@@ -149,9 +149,9 @@ func loadFount(b *testing.B, drive func(url string) int64) loadResult {
 	defer cancel()
 	stdout := &lockedBuffer{}
 	done := make(chan int, 1)
-	b.Setenv("FOUNT_BOOTSTRAP_API_KEY", "load-key")
+	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "load-key"}, stdout, io.Discard)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, stdout, io.Discard)
+		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, env)
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for !strings.Contains(stdout.String(), "listening on") && time.Now().Before(deadline) {

@@ -16,6 +16,7 @@ import (
 // is exercised by TestServeHealthzAndShutdown, which runs `fount serve`
 // with the same defaults.
 func TestReadmeMakeCommands(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func readmeBlocks(t *testing.T, section string) [][]string {
 // the second terminal's commands. Only the environment differs: a free
 // port and a temporary data dir instead of 127.0.0.1:8080 and ./fount-data.
 func TestReadmeWalkthrough(t *testing.T) {
+	t.Parallel()
 	blocks := readmeBlocks(t, "First source in two minutes")
 	if len(blocks) != 2 || len(blocks[0]) != 1 || blocks[0][0] != "make run" || len(blocks[1]) < 3 {
 		t.Fatalf("unexpected walkthrough blocks: %q", blocks)
@@ -78,7 +80,8 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	env := append(os.Environ(), "FOUNT_ADDR="+addr, "FOUNT_DATA_DIR="+t.TempDir(), "FOUNT_URL=http://"+addr,
+	warmCache(t)
+	env := append(os.Environ(), "FOUNT_ADDR="+addr, "FOUNT_DATA_DIR="+t.TempDir(), "FOUNT_URL=http://"+addr, "FOUNT_CACHE_DIR="+cacheDir,
 		"FOUNT_API_KEY=", "FOUNT_BOOTSTRAP_API_KEY=", "NO_COLOR=1")
 
 	server := exec.Command("bash", "-c", blocks[0][0])

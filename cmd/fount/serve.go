@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,29 +27,36 @@ import (
 type serveConfig struct {
 	addr               string
 	dataDir            string
+	cacheDir           string
 	publicURL          string
 	allowPrivateEgress bool
 	quotaInvocations   int64
 	quotaComputeMs     int64
 	eventsKept         int
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
+
+	// Set by tests, never by flags.
+	sandbox     *host.Host        // a compiled guest to share instead of compiling one (not closed by serve)
+	onListening func(addr string) // called once the listener is open
 }
 
-func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
+func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg := serveConfig{bootstrapKey: os.Getenv("FOUNT_BOOTSTRAP_API_KEY")}
-	fs.StringVar(&cfg.addr, "addr", envOr("FOUNT_ADDR", "127.0.0.1:8080"), "listen address (FOUNT_ADDR)")
-	fs.StringVar(&cfg.dataDir, "data-dir", envOr("FOUNT_DATA_DIR", "./fount-data"), "data directory (FOUNT_DATA_DIR)")
-	fs.StringVar(&cfg.publicURL, "public-url", os.Getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
-	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", os.Getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
+	fs.SetOutput(env.stderr)
+	cfg := serveConfig{bootstrapKey: env.getenv("FOUNT_BOOTSTRAP_API_KEY")}
+	fs.StringVar(&cfg.addr, "addr", env.or("FOUNT_ADDR", "127.0.0.1:8080"), "listen address (FOUNT_ADDR)")
+	fs.StringVar(&cfg.dataDir, "data-dir", env.or("FOUNT_DATA_DIR", "./fount-data"), "data directory (FOUNT_DATA_DIR)")
+	fs.StringVar(&cfg.cacheDir, "cache-dir", env.getenv("FOUNT_CACHE_DIR"), "where the compiled sandbox is cached, to skip compiling it on the next start (FOUNT_CACHE_DIR; default <data-dir>/cache)")
+	fs.StringVar(&cfg.publicURL, "public-url", env.getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
+	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", env.getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
 		"let webhooks and fetch reach loopback and private addresses (FOUNT_ALLOW_PRIVATE_EGRESS=1)")
-	fs.Int64Var(&cfg.quotaInvocations, "quota-invocations", envInt("FOUNT_QUOTA_INVOCATIONS", engine.DefaultQuotaInvocations),
+	fs.Int64Var(&cfg.quotaInvocations, "quota-invocations", env.int("FOUNT_QUOTA_INVOCATIONS", engine.DefaultQuotaInvocations),
 		"daily invocations of a free account (FOUNT_QUOTA_INVOCATIONS)")
-	fs.Int64Var(&cfg.quotaComputeMs, "quota-compute-ms", envInt("FOUNT_QUOTA_COMPUTE_MS", engine.DefaultQuotaComputeMs),
+	fs.Int64Var(&cfg.quotaComputeMs, "quota-compute-ms", env.int("FOUNT_QUOTA_COMPUTE_MS", engine.DefaultQuotaComputeMs),
 		"daily compute milliseconds of a free account (FOUNT_QUOTA_COMPUTE_MS)")
-	fs.IntVar(&cfg.eventsKept, "events-kept", int(envInt("FOUNT_EVENTS_KEPT", 100)),
+	fs.IntVar(&cfg.eventsKept, "events-kept", int(env.int("FOUNT_EVENTS_KEPT", 100)),
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
+	stderr := env.stderr
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: fount serve [flags]\n\nExample:\n  fount serve --addr 127.0.0.1:8080 --data-dir ./fount-data\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -72,24 +78,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	return cfg, nil
 }
 
-// envInt reads an integer environment variable, or fallback when it is
-// unset or not a number.
-func envInt(name string, fallback int64) int64 {
-	if v, err := strconv.ParseInt(os.Getenv(name), 10, 64); err == nil {
-		return v
-	}
-	return fallback
-}
-
-func envOr(name, fallback string) string {
-	if v, ok := os.LookupEnv(name); ok && v != "" {
-		return v
-	}
-	return fallback
-}
-
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseServeFlags(args, stderr)
+func runServe(ctx context.Context, args []string, env environment) int {
+	stdout, stderr := env.stdout, env.stderr
+	cfg, err := parseServeFlags(args, env)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -124,11 +115,17 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if err != nil {
 		return err
 	}
-	sandbox, err := host.New(ctx, host.Config{CacheDir: filepath.Join(cfg.dataDir, "cache")})
-	if err != nil {
-		return err
+	sandbox := cfg.sandbox
+	if sandbox == nil {
+		cacheDir := cfg.cacheDir
+		if cacheDir == "" {
+			cacheDir = filepath.Join(cfg.dataDir, "cache")
+		}
+		if sandbox, err = host.New(ctx, host.Config{CacheDir: cacheDir}); err != nil {
+			return err
+		}
+		defer sandbox.Close(context.Background())
 	}
-	defer sandbox.Close(context.Background())
 	registry, err := loadRegistry(ctx, sandbox)
 	if err != nil {
 		return err
@@ -164,6 +161,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	srv.RegisterOnShutdown(server.CloseStreams)
 	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.dataDir)
+	if cfg.onListening != nil {
+		cfg.onListening(ln.Addr().String())
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

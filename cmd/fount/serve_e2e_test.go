@@ -1,90 +1,19 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
-// server is a real `fount serve` running in-process on loopback.
-type server struct {
-	t      *testing.T
-	base   string
-	key    string
-	stdout *lockedBuffer
-	done   chan int
-	cancel context.CancelFunc
-}
-
-func startServe(t *testing.T, dataDir string, env map[string]string, args ...string) *server {
-	t.Helper()
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{t: t, stdout: &lockedBuffer{}, done: make(chan int, 1), cancel: cancel}
-	go func() {
-		s.done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir}, args...), s.stdout, io.Discard)
-	}()
-	s.base = "http://" + waitForListening(t, s.stdout)
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *server) stop() {
-	s.cancel()
-	select {
-	case code := <-s.done:
-		if code != exitOK {
-			s.t.Errorf("serve exited with %d", code)
-		}
-	case <-time.After(15 * time.Second):
-		s.t.Error("serve did not stop")
-	}
-	s.done <- exitOK // later stops return at once
-}
-
-func (s *server) do(method, path string, body any) (int, map[string]any) {
-	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, _ := http.NewRequest(method, s.base+path, rd)
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	raw, _ := io.ReadAll(resp.Body)
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			s.t.Fatalf("%s %s: not JSON: %q", method, path, raw)
-		}
-	}
-	return resp.StatusCode, out
-}
-
-func data(m map[string]any) map[string]any { d, _ := m["data"].(map[string]any); return d }
-
 func TestServeBootstrapsOwnerKey(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	s := startServe(t, dir, nil)
+	s := startServer(t, serveConfig{dataDir: dir})
 	keyFile := filepath.Join(dir, "owner.key")
 	info, err := os.Stat(keyFile)
 	if err != nil {
@@ -104,7 +33,7 @@ func TestServeBootstrapsOwnerKey(t *testing.T) {
 	s.stop()
 
 	// A restart keeps the owner and does not print a key again.
-	s2 := startServe(t, dir, nil)
+	s2 := startServer(t, serveConfig{dataDir: dir})
 	s2.key = s.key
 	if code, _ := s2.do("GET", "/v1/users/me", nil); code != 200 {
 		t.Fatalf("after restart: %d", code)
@@ -116,6 +45,7 @@ func TestServeBootstrapsOwnerKey(t *testing.T) {
 
 // TestServeEndToEnd drives every resource through a real fount serve.
 func TestServeEndToEnd(t *testing.T) {
+	t.Parallel()
 	code, err := os.ReadFile("../../testdata/components/http-request.mjs")
 	if err != nil {
 		t.Fatal(err)
@@ -123,9 +53,7 @@ func TestServeEndToEnd(t *testing.T) {
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(code) }))
 	defer codeSrv.Close()
 
-	s := startServe(t, t.TempDir(), map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "boot-key"},
-		"--public-url", "https://hooks.example.com/", "--allow-private-egress")
-	s.key = "boot-key"
+	s := startServer(t, serveConfig{bootstrapKey: "boot-key", publicURL: "https://hooks.example.com/", allowPrivateEgress: true})
 
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL + "/c.mjs"})
 	if st != 200 || data(body)["name"] != "New Requests" {
@@ -187,14 +115,12 @@ func TestServeEndToEnd(t *testing.T) {
 // TestServeRefusesPrivateComponentURL: without --allow-private-egress a
 // component_url on loopback is refused by the egress policy.
 func TestServeRefusesPrivateComponentURL(t *testing.T) {
+	t.Parallel()
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer codeSrv.Close()
-	s := startServe(t, t.TempDir(), map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"})
-	s.key = "k"
+	s := startServer(t, serveConfig{bootstrapKey: "k"})
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL})
 	if st != 400 || !strings.Contains(fmt.Sprint(body), "component_url") {
 		t.Fatalf("private component_url: %d %v", st, body)
 	}
 }
-
-var osReadFile = os.ReadFile

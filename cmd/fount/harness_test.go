@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/host"
+)
+
+// The tests of this package share one compiled guest: sharedSandbox for
+// servers started in-process, and cacheDir, the compilation cache it
+// filled, for `fount serve` processes and commands that compile their own.
+var (
+	cacheDir      string
+	sandboxMade   atomic.Bool
+	sharedSandbox = sync.OnceValues(func() (*host.Host, error) {
+		sandboxMade.Store(true)
+		return host.New(context.Background(), host.Config{CacheDir: cacheDir})
+	})
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fount-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cacheDir = dir
+	code := m.Run()
+	if sandboxMade.Load() {
+		if h, err := sharedSandbox(); err == nil {
+			_ = h.Close(context.Background())
+		}
+	}
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// warmCache compiles the guest into cacheDir once, so that processes
+// started by a test read the cache instead of compiling.
+func warmCache(t testing.TB) {
+	t.Helper()
+	if _, err := sharedSandbox(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startupDeadline bounds how long a server may take to start: generous,
+// for a loaded machine and the race detector.
+const startupDeadline = 2 * time.Minute
+
+// lockedBuffer lets a test read what a running command has printed so far.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// testEnvironment is an environment with exactly vars set, empty stdin,
+// and its output in the two buffers.
+func testEnvironment(vars map[string]string, stdout, stderr io.Writer) environment {
+	env := map[string]string{}
+	for k, v := range vars {
+		env[k] = v
+	}
+	return environment{
+		stdin: strings.NewReader(""), stdout: stdout, stderr: stderr,
+		lookupEnv: func(name string) (string, bool) {
+			v, ok := env[name]
+			return v, ok
+		},
+	}
+}
+
+// server is a real fount server running in-process on loopback.
+type server struct {
+	t      *testing.T
+	base   string
+	key    string
+	stdout *lockedBuffer
+	log    *lockedBuffer
+	done   chan error
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+// startServer starts `fount serve` in-process with cfg, on a free loopback
+// port, a temporary data dir unless cfg names one, and the shared guest.
+// It is stopped when the test ends.
+func startServer(t *testing.T, cfg serveConfig) *server {
+	t.Helper()
+	sb, err := sharedSandbox()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.addr == "" {
+		cfg.addr = "127.0.0.1:0"
+	}
+	if cfg.dataDir == "" {
+		cfg.dataDir = t.TempDir()
+	}
+	cfg.sandbox = sb
+	listening := make(chan string, 1)
+	cfg.onListening = func(addr string) { listening <- addr }
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &server{t: t, key: cfg.bootstrapKey, stdout: &lockedBuffer{}, log: &lockedBuffer{}, done: make(chan error, 1), cancel: cancel}
+	logger := slog.New(slog.NewTextHandler(s.log, nil))
+	go func() { s.done <- serve(ctx, cfg, s.stdout, logger) }()
+	select {
+	case addr := <-listening:
+		s.base = "http://" + addr
+	case err := <-s.done:
+		cancel()
+		t.Fatalf("serve failed to start: %v\n%s", err, s.log)
+	case <-time.After(startupDeadline):
+		cancel()
+		t.Fatalf("serve did not start in %v", startupDeadline)
+	}
+	t.Cleanup(s.stop)
+	return s
+}
+
+// stop shuts the server down as SIGINT would; later calls do nothing.
+func (s *server) stop() {
+	s.once.Do(func() {
+		s.cancel()
+		select {
+		case err := <-s.done:
+			if err != nil {
+				s.t.Errorf("serve stopped with %v", err)
+			}
+		case <-time.After(startupDeadline):
+			s.t.Error("serve did not stop")
+		}
+	})
+}
+
+// startEngineServer is a server with a known key whose components may
+// reach loopback (the tests' webhook receivers).
+func startEngineServer(t *testing.T) *server {
+	return startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
+}
+
+// do sends an API request with the server's key and decodes the answer.
+func (s *server) do(method, path string, body any) (int, map[string]any) {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.base+path, rd)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	raw, _ := io.ReadAll(resp.Body)
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			s.t.Fatalf("%s %s: not JSON: %q", method, path, raw)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+func data(m map[string]any) map[string]any { d, _ := m["data"].(map[string]any); return d }
+
+// deploySource creates a source from code and returns its data.
+func (s *server) deploySource(code string, props map[string]any) map[string]any {
+	s.t.Helper()
+	st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": code, "configured_props": props})
+	if st != 200 {
+		s.t.Fatalf("deploy: %d %v", st, body)
+	}
+	return data(body)
+}
+
+func endpointOf(src map[string]any, prop string) string {
+	return src["configured_props"].(map[string]any)[prop].(map[string]any)["endpoint_url"].(string)
+}
+
+// eventsDeadline bounds every wait for events to arrive.
+const eventsDeadline = time.Minute
+
+// events polls a source's channel until want events are there.
+func (s *server) events(id, channel string, want int) []map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(eventsDeadline)
+	var got []map[string]any
+	for time.Now().Before(deadline) {
+		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100&expand=event&event_name="+channel, nil)
+		got = nil
+		for _, it := range body["data"].([]any) {
+			got = append(got, it.(map[string]any))
+		}
+		if len(got) >= want {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("source %s channel %q has %d events, want %d", id, channel, len(got), want)
+	return nil
+}
+
+func (s *server) run(id string, event any) {
+	s.t.Helper()
+	if st, body := s.do("POST", "/v1/sources/"+id+"/run", map[string]any{"event": event}); st != 202 {
+		s.t.Fatalf("run: %d %v", st, body)
+	}
+}

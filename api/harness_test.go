@@ -19,6 +19,7 @@ import (
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
+	"github.com/go-chi/chi/v5"
 )
 
 // sandbox compiles the guest once for the package's tests.
@@ -200,3 +201,7 @@ func (h *harness) deploy(key, file string, props map[string]any, extra map[strin
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func chiContext(r *http.Request, rctx *chi.Context) context.Context {
+	return context.WithValue(r.Context(), chi.RouteCtxKey, rctx)
+}

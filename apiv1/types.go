@@ -41,27 +41,27 @@ type List[T any] struct {
 
 // Common are the parameters every endpoint takes.
 type Common struct {
-	Include string `query:"include" description:"comma-separated response fields to keep (default: all)"`
-	Exclude string `query:"exclude" description:"comma-separated response fields to drop"`
-	OrgID   string `query:"org_id" description:"the organization the operation takes effect in"`
+	Include string `query:"include" json:"-" description:"comma-separated response fields to keep (default: all)"`
+	Exclude string `query:"exclude" json:"-" description:"comma-separated response fields to drop"`
+	OrgID   string `query:"org_id" json:"-" description:"the organization the operation takes effect in"`
 }
 
 // PageParams are the parameters of paginated lists.
 type PageParams struct {
-	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"10" description:"page size"`
-	After  string `query:"after" description:"return items after this cursor"`
-	Before string `query:"before" description:"return items before this cursor"`
+	Limit  int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10" description:"page size"`
+	After  string `query:"after" json:"-" description:"return items after this cursor"`
+	Before string `query:"before" json:"-" description:"return items before this cursor"`
 }
 
 // ByID names a resource in the path.
 type ByID struct {
-	ID string `path:"id" required:"true"`
+	ID string `path:"id" json:"-" required:"true"`
 }
 
 // ByOrg names an organization in the path. (Its field is not OrgID, which
 // is Common's org_id query parameter.)
 type ByOrg struct {
-	Org string `path:"org_id" required:"true"`
+	Org string `path:"org_id" json:"-" required:"true"`
 }
 
 // Component is a saved component.
@@ -107,13 +107,13 @@ type CreateComponentRequest struct {
 // GetComponentRequest names a component by id or key.
 type GetComponentRequest struct {
 	Common
-	KeyOrID string `path:"key_or_id" required:"true" description:"sc_ id, or the key in the component's code"`
+	KeyOrID string `path:"key_or_id" json:"-" required:"true" description:"sc_ id, or the key in the component's code"`
 }
 
 // RegistryComponentRequest names a published component.
 type RegistryComponentRequest struct {
 	Common
-	Key string `path:"key" required:"true"`
+	Key string `path:"key" json:"-" required:"true"`
 }
 
 // Source is a deployed component.
@@ -200,26 +200,26 @@ type EventMetadata struct {
 type EventSummariesRequest struct {
 	Common
 	ByID
-	Limit     int    `query:"limit" minimum:"1" maximum:"100" default:"10" description:"the last N events"`
-	Expand    string `query:"expand" enum:"event" description:"event: whole events, not truncated past 1 KB"`
-	EventName string `query:"event_name" description:"the channel; default the default channel"`
+	Limit     int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10" description:"the last N events"`
+	Expand    string `query:"expand" json:"-" enum:"event" description:"event: whole events, not truncated past 1 KB"`
+	EventName string `query:"event_name" json:"-" description:"the channel; default the default channel"`
 }
 
 // WorkflowEventsRequest reads the last events of a workflow.
 type WorkflowEventsRequest struct {
 	Common
-	WorkflowID string `path:"workflow_id" required:"true"`
-	Limit      int    `query:"limit" minimum:"1" maximum:"100" default:"10"`
-	Expand     string `query:"expand" enum:"event"`
+	WorkflowID string `path:"workflow_id" json:"-" required:"true"`
+	Limit      int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10"`
+	Expand     string `query:"expand" json:"-" enum:"event"`
 }
 
 // DeleteEventsRequest deletes a source's events.
 type DeleteEventsRequest struct {
 	Common
 	ByID
-	StartID   string `query:"start_id" description:"this event and every later one"`
-	EndID     string `query:"end_id" description:"this event and every earlier one"`
-	EventName string `query:"event_name" description:"the channel; default the default channel"`
+	StartID   string `query:"start_id" json:"-" description:"this event and every later one"`
+	EndID     string `query:"end_id" json:"-" description:"this event and every earlier one"`
+	EventName string `query:"event_name" json:"-" description:"the channel; default the default channel"`
 }
 
 // RunSourceRequest queues a manual run of a source.
@@ -239,8 +239,8 @@ type RunQueued struct {
 type StreamRequest struct {
 	Common
 	ByID
-	EventName   string `query:"event_name"`
-	LastEventID string `query:"last_event_id" description:"resume after this event id (or send the Last-Event-ID header)"`
+	EventName   string `query:"event_name" json:"-"`
+	LastEventID string `query:"last_event_id" json:"-" description:"resume after this event id (or send the Last-Event-ID header)"`
 }
 
 // Subscription connects an emitter to a listener.
@@ -254,16 +254,16 @@ type Subscription struct {
 // SubscriptionRequest names a subscription.
 type SubscriptionRequest struct {
 	Common
-	EmitterID  string `query:"emitter_id" required:"true" description:"a source or workflow id, or dc_* (all sources) or p_* (all workflows)"`
-	ListenerID string `query:"listener_id" required:"true" description:"a source, workflow or webhook id"`
-	EventName  string `query:"event_name" description:"a custom channel, $errors or $logs; empty for the default channel"`
+	EmitterID  string `query:"emitter_id" json:"-" required:"true" description:"a source or workflow id, or dc_* (all sources) or p_* (all workflows)"`
+	ListenerID string `query:"listener_id" json:"-" required:"true" description:"a source, workflow or webhook id"`
+	EventName  string `query:"event_name" json:"-" description:"a custom channel, $errors or $logs; empty for the default channel"`
 }
 
 // AutoSubscriptionRequest subscribes a listener to emitters created later.
 type AutoSubscriptionRequest struct {
 	Common
-	EventName  string `query:"event_name" required:"true" enum:"$errors,$logs"`
-	ListenerID string `query:"listener_id" required:"true"`
+	EventName  string `query:"event_name" json:"-" required:"true" enum:"$errors,$logs"`
+	ListenerID string `query:"listener_id" json:"-" required:"true"`
 }
 
 // Webhook is an account-level delivery URL.
@@ -283,9 +283,9 @@ type Webhook struct {
 // CreateWebhookRequest creates a webhook.
 type CreateWebhookRequest struct {
 	Common
-	URL         string  `query:"url" required:"true" description:"http or https URL with a hostname"`
-	Name        *string `query:"name"`
-	Description *string `query:"description"`
+	URL         string  `query:"url" json:"-" required:"true" description:"http or https URL with a hostname"`
+	Name        *string `query:"name" json:"-"`
+	Description *string `query:"description" json:"-"`
 }
 
 // DeliveriesRequest lists a page of a webhook's deliveries.

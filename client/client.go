@@ -13,6 +13,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/fount-dev/fount/apiv1"
 )
 
 // Client talks to one fount server with one API key.
@@ -27,12 +29,11 @@ func New(baseURL, key string) *Client {
 	return &Client{BaseURL: strings.TrimRight(baseURL, "/"), Key: key, HTTP: &http.Client{Timeout: 60 * time.Second}}
 }
 
-// APIError is an error answered by the server in the API's error shape.
+// APIError is an error answered by the server in the API's error shape,
+// with the HTTP status it came with.
 type APIError struct {
-	Status  int    `json:"-"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Param   string `json:"param,omitempty"`
+	Status int `json:"-"`
+	apiv1.ErrorBody
 }
 
 func (e *APIError) Error() string {
@@ -86,7 +87,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query url.Values, 
 			shape.Error.Status = resp.StatusCode
 			return raw, shape.Error
 		}
-		return raw, &APIError{Status: resp.StatusCode, Code: "http_error", Message: fmt.Sprintf("the server answered %s", resp.Status)}
+		return raw, &APIError{Status: resp.StatusCode, ErrorBody: apiv1.ErrorBody{Code: "http_error", Message: fmt.Sprintf("the server answered %s", resp.Status)}}
 	}
 	if out != nil && len(raw) > 0 {
 		var env struct {

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/fount-dev/fount/apiv1"
 )
 
 // FromStart makes Follow replay every retained event first.
@@ -18,7 +20,7 @@ const FromStart = "0-0"
 // (FromStart for all retained ones) to fn until ctx ends, reconnecting with
 // Last-Event-ID after a dropped connection so that no retained event is
 // missed. It returns fn's error, or ctx's.
-func (c *Client) Follow(ctx context.Context, sourceID, channel, after string, fn func(Event) error) error {
+func (c *Client) Follow(ctx context.Context, sourceID, channel, after string, fn func(apiv1.EventSummary) error) error {
 	last := after
 	backoff := 200 * time.Millisecond
 	for {
@@ -45,7 +47,7 @@ type callbackError struct{ err error }
 
 func (e callbackError) Error() string { return e.err.Error() }
 
-func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last *string, fn func(Event) error) error {
+func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last *string, fn func(apiv1.EventSummary) error) error {
 	q := url.Values{}
 	if channel != "" {
 		q.Set("event_name", channel)
@@ -77,7 +79,7 @@ func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last 
 			shape.Error.Status = resp.StatusCode
 			return shape.Error
 		}
-		return &APIError{Status: resp.StatusCode, Code: "http_error", Message: "the server answered " + resp.Status}
+		return &APIError{Status: resp.StatusCode, ErrorBody: apiv1.ErrorBody{Code: "http_error", Message: "the server answered " + resp.Status}}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 8<<20)
@@ -90,7 +92,7 @@ func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last 
 		case strings.HasPrefix(line, "data: "):
 			data = strings.TrimPrefix(line, "data: ")
 		case line == "" && data != "":
-			var ev Event
+			var ev apiv1.EventSummary
 			if err := json.Unmarshal([]byte(data), &ev); err == nil {
 				if err := fn(ev); err != nil {
 					return callbackError{err}

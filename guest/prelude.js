@@ -25,6 +25,10 @@
     "object", "any", "$.interface.http", "$.interface.timer", "$.service.db",
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
+  const DEDUPE = ["unique", "greatest", "last"];
+  // HOST_ERRORS, KNOWN_TYPES, HOOKS and DEDUPE copy Go constants (package
+  // abi's error codes, package component's prop types, hooks and dedupe
+  // strategies); TestPreludeMatchesGo in package host checks them.
 
   function hostCall(what, fn) {
     try {
@@ -214,7 +218,7 @@
     if (d.type !== undefined && d.type !== "source" && d.type !== "action") {
       throw new TypeError('the component type must be "source" or "action", not ' + JSON.stringify(d.type));
     }
-    if (d.dedupe !== undefined && !["unique", "greatest", "last"].includes(d.dedupe)) {
+    if (d.dedupe !== undefined && !DEDUPE.includes(d.dedupe)) {
       throw new TypeError('dedupe must be "unique", "greatest" or "last", not ' + JSON.stringify(d.dedupe));
     }
     for (const [name, p] of Object.entries(d.props || {})) resolveProp(name, p);

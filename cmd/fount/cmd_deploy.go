@@ -10,17 +10,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/bundle"
 	"github.com/fount-dev/fount/client"
 )
 
 // saveFile bundles a component file and saves it on the server.
-func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string) (client.Component, bundle.Result, error) {
+func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string) (apiv1.Component, bundle.Result, error) {
 	stop := c.spinner("bundling " + path)
 	b, err := bundle.File(path)
 	stop()
 	if err != nil {
-		return client.Component{}, b, usagef("cannot bundle %s:\n%v", path, err)
+		return apiv1.Component{}, b, usagef("cannot bundle %s:\n%v", path, err)
 	}
 	stop = c.spinner("saving the component")
 	comp, err := api.SaveComponent(ctx, b.Code, org)
@@ -29,10 +30,10 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 }
 
 // apiAndSource returns the API client and the source ref names.
-func (c *cli) apiAndSource(ctx context.Context, ref string) (*client.Client, client.Source, error) {
+func (c *cli) apiAndSource(ctx context.Context, ref string) (*client.Client, apiv1.Source, error) {
 	api, err := c.client()
 	if err != nil {
-		return nil, client.Source{}, err
+		return nil, apiv1.Source{}, err
 	}
 	src, err := resolveSource(ctx, api, ref)
 	return api, src, err
@@ -41,23 +42,23 @@ func (c *cli) apiAndSource(ctx context.Context, ref string) (*client.Client, cli
 // resolveSource finds a source by id (dc_...), name or name slug, among
 // the caller's sources and those of their organizations. A name that fits
 // several sources is refused: pass the id.
-func resolveSource(ctx context.Context, api *client.Client, ref string) (client.Source, error) {
+func resolveSource(ctx context.Context, api *client.Client, ref string) (apiv1.Source, error) {
 	sources, err := api.Sources(ctx)
 	if err != nil {
-		return client.Source{}, err
+		return apiv1.Source{}, err
 	}
 	me, _, err := api.Me(ctx)
 	if err != nil {
-		return client.Source{}, err
+		return apiv1.Source{}, err
 	}
 	for _, org := range me.Orgs {
 		orgSources, err := api.OrgSources(ctx, org.ID)
 		if err != nil {
-			return client.Source{}, err
+			return apiv1.Source{}, err
 		}
 		sources = append(sources, orgSources...)
 	}
-	var found []client.Source
+	var found []apiv1.Source
 	for _, s := range sources {
 		if s.ID == ref {
 			return s, nil
@@ -68,7 +69,7 @@ func resolveSource(ctx context.Context, api *client.Client, ref string) (client.
 	}
 	switch len(found) {
 	case 0:
-		return client.Source{}, fmt.Errorf("no source named %q: see `fount list sources`", ref)
+		return apiv1.Source{}, fmt.Errorf("no source named %q: see `fount list sources`", ref)
 	case 1:
 		return found[0], nil
 	}
@@ -76,12 +77,12 @@ func resolveSource(ctx context.Context, api *client.Client, ref string) (client.
 	for _, s := range found {
 		ids = append(ids, s.ID)
 	}
-	return client.Source{}, usagef("%q names %d sources (%s): pass an id", ref, len(found), strings.Join(ids, ", "))
+	return apiv1.Source{}, usagef("%q names %d sources (%s): pass an id", ref, len(found), strings.Join(ids, ", "))
 }
 
-func (c *cli) printSource(raw []byte, s client.Source, verb string) {
+func (c *cli) printSource(raw []byte, s apiv1.Source, verb string) {
 	human := fmt.Sprintf("%s %s (%s)\n", verb, s.Name, s.ID)
-	for prop, url := range s.Endpoints() {
+	for prop, url := range client.Endpoints(s) {
 		human += fmt.Sprintf("  %s endpoint: %s\n", prop, url)
 	}
 	c.report(raw, s.ID, human)
@@ -142,7 +143,7 @@ func updateCommand() command {
 			if err != nil {
 				return err
 			}
-			var comp client.Component
+			var comp apiv1.Component
 			if len(args) == 2 {
 				comp, _, err = c.saveFile(ctx, api, args[1], "")
 			} else {
@@ -168,7 +169,7 @@ func updateCommand() command {
 // mergedProps is the source's current props that the component still has,
 // with the command line's on top; nil (keep them all) when the command line
 // gives none.
-func mergedProps(c *cli, src client.Source, comp client.Component, in propsInput) (map[string]json.RawMessage, error) {
+func mergedProps(c *cli, src apiv1.Source, comp apiv1.Component, in propsInput) (map[string]json.RawMessage, error) {
 	if len(in.flags) == 0 && in.file == "" {
 		return nil, nil
 	}
@@ -245,7 +246,7 @@ func devCommand() command {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "dev: deployed %s (%s)\n", src.Name, src.ID)
-			for prop, url := range src.Endpoints() {
+			for prop, url := range client.Endpoints(src) {
 				fmt.Fprintf(c.stdout, "dev: %s endpoint: %s\n", prop, url)
 			}
 			defer func() {
@@ -268,7 +269,7 @@ func devCommand() command {
 }
 
 // watch redeploys whenever one of the component's files changes.
-func (c *cli) watch(ctx context.Context, api *client.Client, src client.Source, path string, inputs []string, values map[string]json.RawMessage) error {
+func (c *cli) watch(ctx context.Context, api *client.Client, src apiv1.Source, path string, inputs []string, values map[string]json.RawMessage) error {
 	mtimes := fileTimes(inputs)
 	tick := time.NewTicker(300 * time.Millisecond)
 	defer tick.Stop()
@@ -324,14 +325,14 @@ func sameTimes(a, b map[string]time.Time) bool {
 
 // stream prints a channel's events, from the first, until ctx ends.
 func (c *cli) stream(ctx context.Context, api *client.Client, sourceID, channel, label string) {
-	_ = api.Follow(ctx, sourceID, channel, client.FromStart, func(ev client.Event) error {
+	_ = api.Follow(ctx, sourceID, channel, client.FromStart, func(ev apiv1.EventSummary) error {
 		c.printEvent(ev, label)
 		return nil
 	})
 }
 
 // printEvent prints one event: its JSON with --json, else a line.
-func (c *cli) printEvent(ev client.Event, label string) {
+func (c *cli) printEvent(ev apiv1.EventSummary, label string) {
 	if c.json {
 		b, _ := json.Marshal(ev)
 		fmt.Fprintln(c.stdout, string(b))

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/client"
 )
 
@@ -37,7 +38,7 @@ func listCommand() command {
 				for _, s := range subs {
 					rows = append(rows, []string{s.ID, s.EmitterID, s.ListenerID, orDash(s.EventName)})
 				}
-				return c.output(raw, ids(subs, func(s client.Subscription) string { return s.ID }), []string{"ID", "EMITTER", "LISTENER", "CHANNEL"}, rows)
+				return c.output(raw, ids(subs, func(s apiv1.Subscription) string { return s.ID }), []string{"ID", "EMITTER", "LISTENER", "CHANNEL"}, rows)
 			case "webhooks":
 				hooks, raw, err := api.Webhooks(ctx)
 				if err != nil {
@@ -51,7 +52,7 @@ func listCommand() command {
 					}
 					rows = append(rows, []string{h.ID, name, h.URL, strconv.FormatBool(h.Active)})
 				}
-				return c.output(raw, ids(hooks, func(h client.Webhook) string { return h.ID }), []string{"ID", "NAME", "URL", "ACTIVE"}, rows)
+				return c.output(raw, ids(hooks, func(h apiv1.Webhook) string { return h.ID }), []string{"ID", "NAME", "URL", "ACTIVE"}, rows)
 			}
 			return usagef("cannot list %q: choose sources, components, subscriptions or webhooks", args[0])
 		},
@@ -97,12 +98,12 @@ func (c *cli) listSources(ctx context.Context, api *client.Client) error {
 	var rows [][]string
 	for _, s := range sources {
 		endpoint := "-"
-		for _, u := range s.Endpoints() {
+		for _, u := range client.Endpoints(s) {
 			endpoint = u
 		}
 		rows = append(rows, []string{s.ID, s.Name, strconv.FormatBool(s.Active), when(s.CreatedAt), endpoint})
 	}
-	return c.output(raw, ids(sources, func(s client.Source) string { return s.ID }), []string{"ID", "NAME", "ACTIVE", "CREATED", "ENDPOINT"}, rows)
+	return c.output(raw, ids(sources, func(s apiv1.Source) string { return s.ID }), []string{"ID", "NAME", "ACTIVE", "CREATED", "ENDPOINT"}, rows)
 }
 
 // listComponents lists the components your sources run (the API has no
@@ -113,7 +114,7 @@ func (c *cli) listComponents(ctx context.Context, api *client.Client) error {
 		return err
 	}
 	seen := map[string]bool{}
-	var comps []client.Component
+	var comps []apiv1.Component
 	for _, s := range sources {
 		if seen[s.ComponentID] {
 			continue
@@ -130,7 +131,7 @@ func (c *cli) listComponents(ctx context.Context, api *client.Client) error {
 	for _, comp := range comps {
 		rows = append(rows, []string{comp.ID, orDash(comp.Key), comp.Name, comp.Version, comp.Type})
 	}
-	return c.output(raw, ids(comps, func(x client.Component) string { return x.ID }), []string{"ID", "KEY", "NAME", "VERSION", "TYPE"}, rows)
+	return c.output(raw, ids(comps, func(x apiv1.Component) string { return x.ID }), []string{"ID", "KEY", "NAME", "VERSION", "TYPE"}, rows)
 }
 
 func getCommand() command {
@@ -174,7 +175,7 @@ func getCommand() command {
 					return err
 				}
 				if endpoint {
-					for _, u := range src.Endpoints() {
+					for _, u := range client.Endpoints(src) {
 						fmt.Fprintln(c.stdout, u)
 						return nil
 					}
@@ -274,7 +275,7 @@ func eventsCommand(name string) command {
 		if len(evs) > 0 {
 			after = evs[0].ID
 		}
-		return api.Follow(ctx, src.ID, channel, after, func(ev client.Event) error {
+		return api.Follow(ctx, src.ID, channel, after, func(ev apiv1.EventSummary) error {
 			c.printEvent(ev, label)
 			return nil
 		})

@@ -10,9 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fount-dev/fount/apiv1"
 	"golang.org/x/term"
-
-	"github.com/fount-dev/fount/client"
 )
 
 // propFlags collects repeated --prop name=value.
@@ -37,8 +36,8 @@ func (in *propsInput) register(fs *flag.FlagSet) {
 // converts it to JSON of the prop's type. A secret given as "-" is read
 // from standard input; a required secret that is missing is asked for on a
 // terminal, without echo.
-func (in propsInput) build(c *cli, props []client.Prop) (map[string]json.RawMessage, error) {
-	byName := map[string]client.Prop{}
+func (in propsInput) build(c *cli, props []apiv1.Prop) (map[string]json.RawMessage, error) {
+	byName := map[string]apiv1.Prop{}
 	for _, p := range props {
 		byName[p.Name] = p
 	}
@@ -113,7 +112,7 @@ func readSecret(r *bufio.Reader) (string, error) {
 	return strings.TrimRight(line, "\r\n"), nil
 }
 
-func propNames(props []client.Prop) string {
+func propNames(props []apiv1.Prop) string {
 	var names []string
 	for _, p := range props {
 		names = append(names, p.Name+" ("+p.Type+")")
@@ -126,7 +125,7 @@ func propNames(props []client.Prop) string {
 
 // checkJSONProp checks a value from a --props file against its prop's
 // type, by the same rules as a --prop value.
-func checkJSONProp(p client.Prop, raw json.RawMessage) error {
+func checkJSONProp(p apiv1.Prop, raw json.RawMessage) error {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		if p.Type != "string" && p.Type != "any" {
@@ -139,7 +138,7 @@ func checkJSONProp(p client.Prop, raw json.RawMessage) error {
 }
 
 // convertProp turns a command-line value into JSON of the prop's type.
-func convertProp(p client.Prop, value string) (json.RawMessage, error) {
+func convertProp(p apiv1.Prop, value string) (json.RawMessage, error) {
 	bad := func(expected string) error {
 		return usagef("invalid prop %s: expected %s, got %q", p.Name, expected, value)
 	}
@@ -174,7 +173,7 @@ func convertProp(p client.Prop, value string) (json.RawMessage, error) {
 	return convertScalar(p, p.Type, value)
 }
 
-func convertScalar(p client.Prop, typ, value string) (json.RawMessage, error) {
+func convertScalar(p apiv1.Prop, typ, value string) (json.RawMessage, error) {
 	bad := func(expected string) error {
 		return usagef("invalid prop %s: expected %s, got %q", p.Name, expected, value)
 	}

@@ -124,3 +124,32 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 		t.Fatalf("private component_url: %d %v", st, body)
 	}
 }
+
+// TestEndpointURLsFollowThePublicURL: the store keeps endpoint tokens, so
+// a restart with another --public-url shows every endpoint under it.
+func TestEndpointURLsFollowThePublicURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k", publicURL: "https://old.example.com"})
+	src := s.deploySource(echoSource, nil)
+	old := endpointOf(src, "http")
+	if !strings.HasPrefix(old, "https://old.example.com/h/") {
+		t.Fatalf("endpoint %s", old)
+	}
+	s.stop()
+	s2 := startServer(t, serveConfig{dataDir: dir, publicURL: "https://new.example.com/"})
+	s2.key = "k"
+	_, body := s2.do("GET", "/v1/users/me/sources", nil)
+	moved := endpointOf(body["data"].([]any)[0].(map[string]any), "http")
+	token := strings.TrimPrefix(old, "https://old.example.com")
+	if moved != "https://new.example.com"+token {
+		t.Errorf("after the restart the endpoint is %s, want it under the new public URL", moved)
+	}
+	// The endpoint itself answers on the server, whatever the public URL.
+	resp, err := http.Post(s2.base+token, "application/json", strings.NewReader(`{"x":1}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST to the endpoint: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	s2.events(src["id"].(string), "", 1)
+}

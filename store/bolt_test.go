@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,25 +120,6 @@ func TestCanceledContext(t *testing.T) {
 	}
 	if _, err := b.GetUser(c, "u_1"); err == nil {
 		t.Fatal("GetUser with a canceled context succeeded")
-	}
-}
-
-func TestNewID(t *testing.T) {
-	t.Parallel()
-	re := regexp.MustCompile(`^dc_[A-Za-z0-9_-]{22}$`)
-	seen := map[string]bool{}
-	for range 1000 {
-		id := NewID("dc_")
-		if !re.MatchString(id) {
-			t.Fatalf("NewID = %q, want dc_ + 22 base64url characters", id)
-		}
-		if seen[id] {
-			t.Fatalf("NewID repeated %q", id)
-		}
-		seen[id] = true
-	}
-	if id := NewID(""); len(id) != 22 {
-		t.Fatalf("NewID(\"\") = %q", id)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/fount-dev/fount/client"
+	"github.com/fount-dev/fount/ids"
 )
 
 func runCommand() command {
@@ -44,10 +45,11 @@ func runCommand() command {
 // resolveEndpoint turns a source name into its id; other ids and globs
 // pass through.
 func resolveEndpoint(ctx context.Context, api *client.Client, ref string) (string, error) {
-	for _, prefix := range []string{"dc_", "p_", "wh_"} {
-		if strings.HasPrefix(ref, prefix) {
-			return ref, nil
-		}
+	if _, glob := ids.GlobOf(ref); glob {
+		return ref, nil
+	}
+	if kind, ok := ids.Of(ref); ok && (kind == ids.Source || kind == ids.Workflow || kind == ids.Webhook) {
+		return ref, nil
 	}
 	src, err := resolveSource(ctx, api, ref)
 	return src.ID, err

@@ -6,10 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/client"
+	"github.com/fount-dev/fount/ids"
 )
 
 func listCommand() command {
@@ -38,7 +38,7 @@ func listCommand() command {
 				for _, s := range subs {
 					rows = append(rows, []string{s.ID, s.EmitterID, s.ListenerID, orDash(s.EventName)})
 				}
-				return c.output(raw, ids(subs, func(s apiv1.Subscription) string { return s.ID }), []string{"ID", "EMITTER", "LISTENER", "CHANNEL"}, rows)
+				return c.output(raw, idsOf(subs, func(s apiv1.Subscription) string { return s.ID }), []string{"ID", "EMITTER", "LISTENER", "CHANNEL"}, rows)
 			case "webhooks":
 				hooks, raw, err := api.Webhooks(ctx)
 				if err != nil {
@@ -52,14 +52,14 @@ func listCommand() command {
 					}
 					rows = append(rows, []string{h.ID, name, h.URL, strconv.FormatBool(h.Active)})
 				}
-				return c.output(raw, ids(hooks, func(h apiv1.Webhook) string { return h.ID }), []string{"ID", "NAME", "URL", "ACTIVE"}, rows)
+				return c.output(raw, idsOf(hooks, func(h apiv1.Webhook) string { return h.ID }), []string{"ID", "NAME", "URL", "ACTIVE"}, rows)
 			}
 			return usagef("cannot list %q: choose sources, components, subscriptions or webhooks", args[0])
 		},
 	}
 }
 
-func ids[T any](items []T, id func(T) string) []string {
+func idsOf[T any](items []T, id func(T) string) []string {
 	out := make([]string, len(items))
 	for i, it := range items {
 		out[i] = id(it)
@@ -103,7 +103,7 @@ func (c *cli) listSources(ctx context.Context, api *client.Client) error {
 		}
 		rows = append(rows, []string{s.ID, s.Name, strconv.FormatBool(s.Active), when(s.CreatedAt), endpoint})
 	}
-	return c.output(raw, ids(sources, func(s apiv1.Source) string { return s.ID }), []string{"ID", "NAME", "ACTIVE", "CREATED", "ENDPOINT"}, rows)
+	return c.output(raw, idsOf(sources, func(s apiv1.Source) string { return s.ID }), []string{"ID", "NAME", "ACTIVE", "CREATED", "ENDPOINT"}, rows)
 }
 
 // listComponents lists the components your sources run (the API has no
@@ -131,7 +131,7 @@ func (c *cli) listComponents(ctx context.Context, api *client.Client) error {
 	for _, comp := range comps {
 		rows = append(rows, []string{comp.ID, orDash(comp.Key), comp.Name, comp.Version, comp.Type})
 	}
-	return c.output(raw, ids(comps, func(x apiv1.Component) string { return x.ID }), []string{"ID", "KEY", "NAME", "VERSION", "TYPE"}, rows)
+	return c.output(raw, idsOf(comps, func(x apiv1.Component) string { return x.ID }), []string{"ID", "KEY", "NAME", "VERSION", "TYPE"}, rows)
 }
 
 func getCommand() command {
@@ -153,7 +153,7 @@ func getCommand() command {
 			ref := args[0]
 			var v any
 			switch {
-			case strings.HasPrefix(ref, "sc_"):
+			case ids.Is(ref, ids.Component):
 				comp, raw, err := api.Component(ctx, ref)
 				if err != nil {
 					return err
@@ -163,7 +163,7 @@ func getCommand() command {
 					return nil
 				}
 				v = comp
-			case strings.HasPrefix(ref, "wh_"), strings.HasPrefix(ref, "sub_"):
+			case ids.Is(ref, ids.Webhook), ids.Is(ref, ids.Subscription):
 				found, err := findByID(ctx, api, ref)
 				if err != nil {
 					return err
@@ -194,7 +194,7 @@ func getCommand() command {
 }
 
 func findByID(ctx context.Context, api *client.Client, id string) (any, error) {
-	if strings.HasPrefix(id, "wh_") {
+	if ids.Is(id, ids.Webhook) {
 		hooks, _, err := api.Webhooks(ctx)
 		if err != nil {
 			return nil, err

@@ -18,6 +18,7 @@ import (
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -194,7 +195,7 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 	if generated {
 		key = api.NewAPIKey()
 	}
-	owner := store.User{ID: store.NewID("u_"), Username: "owner", Email: "owner@localhost", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
+	owner := store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
 	if err := st.CreateUser(ctx, owner, api.HashKey(key)); err != nil {
 		return fmt.Errorf("create owner: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/registry"
 	"github.com/fount-dev/fount/store"
 )
@@ -47,7 +48,7 @@ func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Com
 		id := sha256.Sum256([]byte(m.Key + "@" + m.Version))
 		code := sha256.Sum256([]byte(e.Code))
 		out[m.Key] = store.Component{
-			ID: "sc_" + hex.EncodeToString(id[:12]), OwnerID: "registry", Key: m.Key, Name: m.Name, Version: m.Version,
+			ID: string(ids.Component) + hex.EncodeToString(id[:12]), OwnerID: "registry", Key: m.Key, Name: m.Name, Version: m.Version,
 			Code: e.Code, CodeHash: hex.EncodeToString(code[:]), Metadata: *m, CreatedAt: now, UpdatedAt: now,
 		}
 	}

@@ -66,7 +66,7 @@ func TestDefaultMemoryLimit(t *testing.T) {
 	t.Parallel()
 	h := newTestHost(t)
 	s := deploy(t, h, src(`run() { const a = []; for (;;) a.push(new Array(1 << 16).fill(a.length)) }`), `{}`)
-	_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{Timeout: 20 * time.Second}}, sandbox.Capabilities{})
+	_, err := s.Invoke(context.Background(), sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{Timeout: 3 * time.Minute}}, sandbox.Capabilities{}) // filling 64 MiB is slow under -race on a loaded machine; the test wants the memory limit, not the deadline
 	if !errors.Is(err, sandbox.ErrOutOfMemory) {
 		t.Fatalf("err = %v, want sandbox.ErrOutOfMemory", err)
 	}

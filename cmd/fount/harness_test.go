@@ -236,3 +236,12 @@ func (s *server) run(id string, event any) {
 		s.t.Fatalf("run: %d %v", st, body)
 	}
 }
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

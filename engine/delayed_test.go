@@ -146,14 +146,7 @@ func TestDelayedEmitsSurviveARestart(t *testing.T) {
 	}
 	te.waitEvents(src.ID, store.ChannelDelayed, 1)
 	te.Stop()
-	again, err := New(te.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := again.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer again.Stop()
+	te.restart()
 	te.clock.Advance(2 * time.Minute)
 	if evs := te.waitEvents(src.ID, "", 1); string(evs[0].Data) != `"after-restart"` {
 		t.Errorf("released %s", evs[0].Data)

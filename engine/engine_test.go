@@ -91,14 +91,7 @@ func TestTimerRunsAndCatchesUpAfterRestart(t *testing.T) {
 	// Down for ten minutes: one catch-up fire at start, not ten.
 	te.Stop()
 	te.clock.Advance(10 * time.Minute)
-	again, err := New(te.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := again.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer again.Stop()
+	again := te.restart()
 	te.clock.Advance(time.Millisecond)
 	te.waitEvents(src.ID, "", 2)
 	waitFor(t, "the catch-up run to be committed", func() bool { return again.workers.idle() })

@@ -292,3 +292,18 @@ func mapKeys[K comparable, V any](m map[K]V) []K {
 }
 
 func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// restart starts a new engine on the same store, sandbox and clock, as a
+// server restart would (stop the old one first); it stops with the test.
+func (te *testEngine) restart() *Engine {
+	te.t.Helper()
+	again, err := New(te.cfg)
+	if err != nil {
+		te.t.Fatal(err)
+	}
+	if err := again.Start(ctx); err != nil {
+		te.t.Fatal(err)
+	}
+	te.t.Cleanup(again.Stop)
+	return again
+}

@@ -131,14 +131,7 @@ func TestInactiveSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	te.Stop()
-	again, err := New(te.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := again.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer again.Stop()
+	again := te.restart()
 	if _, ok := again.endpoints.lookup(tok); !ok {
 		t.Error("an active source's endpoint is gone after a restart")
 	}
@@ -297,14 +290,7 @@ func TestStopInterruptsARunThatRunsAgain(t *testing.T) {
 	if evs := te.events(src.ID, channelErrors); len(evs) != 0 {
 		t.Fatalf("the interrupted run was recorded as failed: %s", evs[0].Data)
 	}
-	again, err := New(te.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := again.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer again.Stop()
+	te.restart()
 	if evs := te.waitEvents(src.ID, "", 1); string(evs[0].Data) != `"once"` {
 		t.Errorf("after the restart the run emitted %s", evs[0].Data)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,17 +76,11 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	s := &server{t: t, base: p.base, key: "crash-key"}
 
 	rc := &receiver{}
-	hookSrv := httptest.NewServer(rc)
-	defer hookSrv.Close()
 	src := s.deploySource(`export default { name: "Crash", version: "1", props: { http: "$.interface.http" },
 		run(e) { this.$emit({ n: e.body.n }, { summary: "n=" + e.body.n }) } }`, nil)
 	id := src["id"].(string)
 	token := endpointOf(src, "http")[strings.LastIndex(endpointOf(src, "http"), "/h/"):]
-	_, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
-	rc.mu.Lock()
-	rc.secret = data(body)["signing_secret"].(string)
-	rc.mu.Unlock()
-	s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+data(body)["id"].(string), nil)
+	s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+s.webhookTo(rc), nil)
 
 	// Post until killed; record what was acknowledged.
 	var mu sync.Mutex

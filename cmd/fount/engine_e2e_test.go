@@ -238,6 +238,22 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rc.got = append(rc.got, m)
 }
 
+// webhookTo creates a webhook of the server's caller delivering to rc on a
+// local HTTP server (closed when the test ends) and returns its id.
+func (s *server) webhookTo(rc *receiver) string {
+	s.t.Helper()
+	srv := httptest.NewServer(rc)
+	s.t.Cleanup(srv.Close)
+	st, body := s.do("POST", "/v1/webhooks", map[string]any{"url": srv.URL})
+	if st != 200 {
+		s.t.Fatalf("create a webhook: %d %v", st, body)
+	}
+	rc.mu.Lock()
+	rc.secret = data(body)["signing_secret"].(string)
+	rc.mu.Unlock()
+	return data(body)["id"].(string)
+}
+
 func (rc *receiver) wait(t *testing.T, n int) []map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(eventsDeadline)
@@ -267,16 +283,7 @@ func TestDeliveryToSourcesAndWebhooks(t *testing.T) {
 		t.Fatalf("subscribe: %d %v", st, body)
 	}
 	rc := &receiver{failures: 1}
-	hookSrv := httptest.NewServer(rc)
-	defer hookSrv.Close()
-	st, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL + "/in"})
-	if st != 200 {
-		t.Fatalf("webhook: %d %v", st, body)
-	}
-	rc.mu.Lock()
-	rc.secret = data(body)["signing_secret"].(string)
-	rc.mu.Unlock()
-	wh := data(body)["id"].(string)
+	wh := s.webhookTo(rc)
 	s.do("POST", "/v1/subscriptions?emitter_id="+eid+"&listener_id="+wh+"&event_name=orders", nil)
 
 	s.run(eid, map[string]any{"msg": "hi"})                      // default channel: to the listener source
@@ -308,13 +315,7 @@ func TestAutoSubscriptionOnlyForLaterSources(t *testing.T) {
 	thrower := `export default { name: "T", version: "1", run() { throw new Error("boom") } }`
 	before := s.deploySource(thrower, nil)
 	rc := &receiver{}
-	hookSrv := httptest.NewServer(rc)
-	defer hookSrv.Close()
-	_, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
-	rc.mu.Lock()
-	rc.secret = data(body)["signing_secret"].(string)
-	rc.mu.Unlock()
-	wh := data(body)["id"].(string)
+	wh := s.webhookTo(rc)
 	// In the same second as the source before it: creation order, not the
 	// clock, decides.
 	if st, b := s.do("POST", "/v1/auto_subscriptions?event_name=$errors&listener_id="+wh, nil); st != 200 {
@@ -450,14 +451,9 @@ func TestOrgMemberSubscriptionIsDelivered(t *testing.T) {
 	src := data(body)["id"].(string)
 
 	rc := &receiver{}
-	hookSrv := httptest.NewServer(rc)
-	defer hookSrv.Close()
 	asCarol := &server{t: t, base: s.base, key: data(carol)["api_key"].(string)}
-	_, hook := asCarol.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
-	rc.mu.Lock()
-	rc.secret = data(hook)["signing_secret"].(string)
-	rc.mu.Unlock()
-	if st, b := asCarol.do("POST", "/v1/subscriptions?emitter_id="+src+"&listener_id="+data(hook)["id"].(string), nil); st != 200 {
+	hook := asCarol.webhookTo(rc)
+	if st, b := asCarol.do("POST", "/v1/subscriptions?emitter_id="+src+"&listener_id="+hook, nil); st != 200 {
 		t.Fatalf("carol subscribes: %d %v", st, b)
 	}
 	asCarol.run(src, map[string]any{"n": 5})

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -15,13 +14,7 @@ func TestDeleteWithThrowingDeactivateHook(t *testing.T) {
 	t.Parallel()
 	s := startEngineServer(t)
 	rc := &receiver{}
-	hookSrv := httptest.NewServer(rc)
-	defer hookSrv.Close()
-	_, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
-	rc.mu.Lock()
-	rc.secret = data(body)["signing_secret"].(string)
-	rc.mu.Unlock()
-	s.do("POST", "/v1/auto_subscriptions?event_name=$errors&listener_id="+data(body)["id"].(string), nil)
+	s.do("POST", "/v1/auto_subscriptions?event_name=$errors&listener_id="+s.webhookTo(rc), nil)
 	src := s.deploySource(`export default { name: "B", version: "1", hooks: { deactivate() { throw new Error("cannot unregister") } }, run() {} }`, nil)
 	if st, body := s.do("DELETE", "/v1/sources/"+src["id"].(string), nil); st != 204 {
 		t.Fatalf("delete answered %d %v", st, body)
@@ -56,13 +49,7 @@ func TestHookEmitsReachSubscribers(t *testing.T) {
 	t.Parallel()
 	s := startEngineServer(t)
 	rc := &receiver{}
-	hookSrv := httptest.NewServer(rc)
-	defer hookSrv.Close()
-	_, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hookSrv.URL})
-	rc.mu.Lock()
-	rc.secret = data(body)["signing_secret"].(string)
-	rc.mu.Unlock()
-	wh := data(body)["id"].(string)
+	wh := s.webhookTo(rc)
 	s.do("POST", "/v1/subscriptions?emitter_id=dc_*&listener_id="+wh, nil)
 	src := s.deploySource(`export default { name: "H", version: "1", hooks: { deploy() { this.$emit("hello") } }, run() {} }`, nil)
 	s.events(src["id"].(string), "", 1)

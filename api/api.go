@@ -24,6 +24,7 @@ type Server struct {
 	publicURL string
 	registry  map[string]store.Component // by registry key
 	routes    []route
+	openAPI   func() ([]byte, error) // the document, built on first use
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -60,6 +61,7 @@ func New(cfg Config) *Server {
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, closing: make(chan struct{}),
 	}
 	s.routes = s.routeTable()
+	s.openAPI = sync.OnceValues(s.openAPIDocument)
 	return s
 }
 
@@ -168,6 +170,11 @@ func (s *Server) endpoint(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req, err := rt.fields.decode(r)
 		if err == nil {
+			// include and exclude may have come in the body: shape() reads
+			// what was decoded.
+			r = r.WithContext(context.WithValue(r.Context(), shapingKey{}, shaping{
+				include: rt.fields.text(req, "include"), exclude: rt.fields.text(req, "exclude"),
+			}))
 			err = rt.handle(w, r, req)
 		}
 		if err != nil {

@@ -158,6 +158,11 @@ func TestIncludeExclude(t *testing.T) {
 	if len(r.data()) != 1 || r.data()["username"] != "owner" {
 		t.Errorf("include on a single object: %v", r.data())
 	}
+	// On POST, include may come in the body like any query parameter.
+	r = h.must(h.call("POST", "/v1/webhooks", "owner-key", map[string]any{"url": "https://example.com/b", "include": "id"}), 200)
+	if len(r.data()) != 1 || r.data()["id"] == nil {
+		t.Errorf("include in the body: %v", r.data())
+	}
 }
 
 func TestPagination(t *testing.T) {

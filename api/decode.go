@@ -122,10 +122,13 @@ func (rf *requestFields) decode(r *http.Request) (any, error) {
 			}
 		}
 		if !ok {
+			if _, inBody := rf.body[name]; inBody {
+				return nil, errInvalid(name, "The parameter %s goes in the JSON body of the request.", name)
+			}
 			return nil, errUnknownParam(name)
 		}
-		if fromBody[f.name] || len(values) == 0 {
-			continue
+		if fromBody[f.name] || len(values) == 0 || (values[0] == "" && f.typ.Kind() != reflect.String) {
+			continue // an empty value of a number or boolean is no value
 		}
 		if err := setText(v.FieldByIndex(f.index), values[0]); err != nil {
 			return nil, errInvalid(name, "The parameter %s must be %s.", name, describeType(f.typ))
@@ -247,4 +250,14 @@ func describeType(t reflect.Type) string {
 func errUnknownParam(name string) *Error {
 	return &Error{Status: http.StatusBadRequest, Code: "unknown_parameter", Param: name,
 		Message: fmt.Sprintf("The operation has no parameter %q; see /v1/openapi.json for the ones it takes.", name)}
+}
+
+// text returns the decoded value of a string field by its query name, ""
+// when the request type has none.
+func (rf *requestFields) text(req any, name string) string {
+	f, ok := rf.query[name]
+	if !ok || f.typ.Kind() != reflect.String {
+		return ""
+	}
+	return reflect.ValueOf(req).Elem().FieldByIndex(f.index).String()
 }

@@ -48,7 +48,7 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *a
 	if req.Expand != "" && req.Expand != "event" {
 		return errInvalid("expand", "The only value of expand is event.")
 	}
-	events, err := s.store.ListEvents(r.Context(), src.ID, req.EventName, limit)
+	events, err := s.pageOfEvents(r, src.ID, req, limit)
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,47 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *a
 	}
 	s.writePage(w, r, info, sums)
 	return nil
+}
+
+// maxSummaryScan bounds how many of a channel's newest events a page
+// with a cursor looks through: ten times the specification's 100 kept.
+const maxSummaryScan = 1000
+
+// pageOfEvents returns up to limit events of a channel, newest first: the
+// newest, or with after those older than that event id (the next page),
+// or with before those newer than it (the page before).
+func (s *Server) pageOfEvents(r *http.Request, sourceID string, req *apiv1.EventSummariesRequest, limit int) ([]store.Event, error) {
+	if req.After == "" && req.Before == "" {
+		return s.store.ListEvents(r.Context(), sourceID, req.EventName, limit)
+	}
+	if req.After != "" && req.Before != "" {
+		return nil, errInvalid("before", "Pass either after or before, not both.")
+	}
+	name, cursor := "after", req.After
+	if req.Before != "" {
+		name, cursor = "before", req.Before
+	}
+	cms, cseq, err := store.ParseEventID(cursor)
+	if err != nil {
+		return nil, errInvalid(name, "The %s cursor must be an event id like 1700000000000-0, as page_info gives.", name)
+	}
+	all, err := s.store.ListEvents(r.Context(), sourceID, req.EventName, maxSummaryScan)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Event
+	for _, e := range all {
+		ms, seq, _ := store.ParseEventID(e.ID)
+		older := ms < cms || (ms == cms && seq < cseq)
+		newer := ms > cms || (ms == cms && seq > cseq)
+		if (name == "after" && older) || (name == "before" && newer) {
+			out = append(out, e)
+		}
+	}
+	if name == "after" {
+		return out[:min(limit, len(out))], nil
+	}
+	return out[max(0, len(out)-limit):], nil // the newer events nearest the cursor
 }
 
 // deleteSourceEvents applies the spec's five rules: no bound deletes all;

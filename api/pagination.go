@@ -27,9 +27,9 @@ func readPage(r *http.Request, p apiv1.PageParams) (store.Page, error) {
 }
 
 // readLimit checks a limit parameter (decoded as n): from 1 to 100, 10
-// when the request does not give one.
+// when the request gives none (or an empty one).
 func readLimit(r *http.Request, n int) (int, error) {
-	if !r.URL.Query().Has("limit") {
+	if r.URL.Query().Get("limit") == "" {
 		return defaultLimit, nil
 	}
 	if n < 1 || n > maxLimit {

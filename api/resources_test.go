@@ -357,7 +357,32 @@ func TestEventSummaries(t *testing.T) {
 	if len(r.list()) != 1 {
 		t.Errorf("channel orders: %s", r.raw)
 	}
-	for _, bad := range []string{"?limit=0", "?limit=101", "?expand=all"} {
+	// Paging with the cursors of page_info: after is the next (older)
+	// page, before the page before it; an empty limit is the default.
+	page := func(q string) []string {
+		var got []string
+		for _, it := range h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries?"+q, "owner-key", nil), 200).list() {
+			got = append(got, it.(map[string]any)["id"].(string))
+		}
+		return got
+	}
+	ids := func(from, to int) []string { // stored[to] down to stored[from], newest first
+		var out []string
+		for i := to; i >= from; i-- {
+			out = append(out, stored[i].ID)
+		}
+		return out
+	}
+	if got := page("limit=5&after=" + stored[8].ID); !slices.Equal(got, ids(3, 7)) {
+		t.Errorf("after: %v, want %v", got, ids(3, 7))
+	}
+	if got := page("limit=3&before=" + stored[2].ID); !slices.Equal(got, ids(3, 5)) {
+		t.Errorf("before: %v, want %v", got, ids(3, 5))
+	}
+	if got := page("limit=&after=" + stored[12].ID); !slices.Equal(got, ids(2, 11)) {
+		t.Errorf("an empty limit: %v, want the default 10", got)
+	}
+	for _, bad := range []string{"?limit=0", "?limit=101", "?expand=all", "?after=yesterday", "?after=1-0&before=2-0"} {
 		if r := h.call("GET", "/v1/sources/"+id+"/event_summaries"+bad, "owner-key", nil); r.status != 400 {
 			t.Errorf("%s: %d", bad, r.status)
 		}

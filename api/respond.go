@@ -32,11 +32,20 @@ func (s *Server) writePage(w http.ResponseWriter, r *http.Request, info apiv1.Pa
 	}{info, data})
 }
 
+// shapingKey is the context key of a request's decoded shaping.
+type shapingKey struct{}
+
+// shaping is a request's include and exclude parameters.
+type shaping struct{ include, exclude string }
+
 // shape applies the include and exclude parameters: comma-separated
 // top-level field names kept or dropped on each object of data.
 func shape(r *http.Request, v any) (any, error) {
-	include := fieldSet(r.URL.Query().Get("include"))
-	exclude := fieldSet(r.URL.Query().Get("exclude"))
+	sh, ok := r.Context().Value(shapingKey{}).(shaping)
+	if !ok {
+		sh = shaping{include: r.URL.Query().Get("include"), exclude: r.URL.Query().Get("exclude")}
+	}
+	include, exclude := fieldSet(sh.include), fieldSet(sh.exclude)
 	if include == nil && exclude == nil {
 		return v, nil
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/fount-dev/fount/apiv1"
@@ -49,7 +50,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		OwnerID: owner, UserID: caller(ctx).ID, Component: comp, Name: req.Name, Props: req.ConfiguredProps,
 	})
 	if err != nil {
-		return err
+		return componentErr(err, req.SourceRequest)
 	}
 	s.writeData(w, r, s.viewSource(src))
 	return nil
@@ -85,7 +86,7 @@ func (s *Server) updateSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		Component: comp, Name: req.Name, Props: req.ConfiguredProps, Active: active,
 	})
 	if err != nil {
-		return err
+		return componentErr(err, req.SourceRequest)
 	}
 	s.writeData(w, r, s.viewSource(src))
 	return nil
@@ -125,4 +126,22 @@ func (s *Server) listOrgSources(w http.ResponseWriter, r *http.Request, req *api
 		return err
 	}
 	return s.listSourcesOf(w, r, orgID, req.PageParams)
+}
+
+// componentErr names, in a *engine.CodeError's answer, the parameter the
+// component came from.
+func componentErr(err error, req apiv1.SourceRequest) error {
+	var ce *engine.CodeError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	param := "component_code"
+	switch {
+	case req.ComponentID != "":
+		param = "component_id"
+	case req.ComponentCode == "" && req.ComponentURL != "":
+		param = "component_url"
+	}
+	e, _ := toAPIError(err, param)
+	return e
 }

@@ -139,7 +139,7 @@ type SourceRequest struct {
 	ComponentCode   string                     `json:"component_code,omitempty"`
 	ComponentURL    string                     `json:"component_url,omitempty"`
 	Name            string                     `json:"name,omitempty" description:"default: the component's name slug, made unique"`
-	ConfiguredProps map[string]json.RawMessage `json:"configured_props,omitempty" description:"values of the component's props; on update, omitted keeps the current values"`
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props" description:"values of the component's props; on update, null or omitted keeps the current values"`
 }
 
 // CreateSourceRequest deploys a source.
@@ -201,6 +201,8 @@ type EventSummariesRequest struct {
 	Common
 	ByID
 	Limit     int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10" description:"the last N events"`
+	After     string `query:"after" json:"-" description:"events older than this cursor (an event id), for the next page"`
+	Before    string `query:"before" json:"-" description:"events newer than this cursor (an event id), for the page before"`
 	Expand    string `query:"expand" json:"-" enum:"event" description:"event: whole events, not truncated past 1 KB"`
 	EventName string `query:"event_name" json:"-" description:"the channel; default the default channel"`
 }
@@ -210,6 +212,8 @@ type WorkflowEventsRequest struct {
 	Common
 	WorkflowID string `path:"workflow_id" json:"-" required:"true"`
 	Limit      int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10"`
+	After      string `query:"after" json:"-"`
+	Before     string `query:"before" json:"-"`
 	Expand     string `query:"expand" json:"-" enum:"event"`
 }
 

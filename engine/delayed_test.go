@@ -122,10 +122,13 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 	if _, err := te.st.DeleteEvents(ctx, src.ID, store.ChannelDelayed, cancelled, cancelled); err != nil {
 		t.Fatal(err)
 	}
+	// The due time is noted just after the commit that stored the events.
+	waitFor(t, "the first due time to be noted", func() bool { return te.delayed.dueOf(src.ID) == now.Add(time.Minute).UnixMilli() })
 	te.clock.Advance(3 * time.Minute)
-	te.waitEvents(src.ID, "", 1)
-	te.clock.Advance(10 * time.Second) // any further release would have come by now
-	waitFor(t, "the release to be committed", func() bool { return te.workers.idle() })
+	waitFor(t, "the release", func() bool {
+		te.clock.Advance(delayTick) // a tick the loop was not ready for is dropped, as time.Ticker's are
+		return len(te.events(src.ID, "")) >= 1 && te.workers.idle()
+	})
 	evs := te.events(src.ID, "")
 	if len(evs) != 1 || string(evs[0].Data) != `"soon"` {
 		t.Fatalf("released %+v, want only soon", evs)
@@ -148,7 +151,20 @@ func TestDelayedEmitsSurviveARestart(t *testing.T) {
 	te.Stop()
 	te.restart()
 	te.clock.Advance(2 * time.Minute)
-	if evs := te.waitEvents(src.ID, "", 1); string(evs[0].Data) != `"after-restart"` {
+	var evs []store.Event
+	waitFor(t, "the release after the restart", func() bool {
+		te.clock.Advance(delayTick)
+		evs = te.events(src.ID, "")
+		return len(evs) >= 1
+	})
+	if string(evs[0].Data) != `"after-restart"` {
 		t.Errorf("released %s", evs[0].Data)
 	}
+}
+
+// dueOf is the earliest due time noted for a source, 0 for none.
+func (d *delayedScheduler) dueOf(sourceID string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.due[sourceID]
 }

@@ -53,8 +53,9 @@ type deliverer struct {
 
 	wake     chan struct{}
 	sem      chan struct{}
+	inFlight map[string]bool // attempts started and not yet retired; the loop's alone
 	mu       sync.Mutex
-	inFlight map[string]bool
+	finished []string // attempts recorded, to retire from inFlight
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
@@ -111,7 +112,18 @@ func (d *deliverer) poke() {
 }
 
 // deliverDue starts the due deliveries that are not already in flight.
+//
+// An attempt is retired from inFlight here, by the loop, before the due
+// deliveries are read, and only after its outcome was recorded: a read
+// that raced the recording would otherwise see the delivery still due
+// and send it twice.
 func (d *deliverer) deliverDue(ctx context.Context) {
+	d.mu.Lock()
+	for _, id := range d.finished {
+		delete(d.inFlight, id)
+	}
+	d.finished = d.finished[:0]
+	d.mu.Unlock()
 	due, err := d.queues.DueDeliveries(ctx, d.clock.Now().UnixMilli(), 4*deliveryWorkers)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -120,27 +132,21 @@ func (d *deliverer) deliverDue(ctx context.Context) {
 		return
 	}
 	for _, dl := range due {
-		d.mu.Lock()
-		busy := d.inFlight[dl.ID]
-		d.inFlight[dl.ID] = true
-		d.mu.Unlock()
-		if busy {
+		if d.inFlight[dl.ID] {
 			continue
 		}
 		select {
 		case d.sem <- struct{}{}:
 		case <-ctx.Done():
-			d.mu.Lock()
-			delete(d.inFlight, dl.ID)
-			d.mu.Unlock()
 			return
 		}
+		d.inFlight[dl.ID] = true
 		d.wg.Add(1)
 		go func() {
 			defer func() {
 				<-d.sem
 				d.mu.Lock()
-				delete(d.inFlight, dl.ID)
+				d.finished = append(d.finished, dl.ID)
 				d.mu.Unlock()
 				d.wg.Done()
 				d.poke()

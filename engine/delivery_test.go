@@ -130,13 +130,29 @@ func TestDelivererStop(t *testing.T) {
 	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_1", OwnerID: "u_owner", Active: true}); err != nil {
 		t.Fatal(err)
 	}
-	te.deliverer.Stop()
-	te.deliverer.Stop()
 	queueDelivery(t, te.st, "wh_1")
 	te.deliverer.poke()
+	waitFor(t, "a delivery while running", func() bool { return sender.attempts.Load() == 1 })
+	te.deliverer.Stop()
+	te.deliverer.Stop()
+	queueDelivery(t, te.st, "dc_other") // a second delivery, to another listener
+	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_2", OwnerID: "u_owner", Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	queueDelivery(t, te.st, "wh_2")
+	te.deliverer.poke()
 	te.clock.Advance(time.Minute)
-	if n := sender.attempts.Load(); n != 0 || deliveryOf(t, te.st, "wh_1").Status != store.DeliveryPending {
-		t.Errorf("%d sends after Stop", n)
+	// Stop waited for the loop to end, so nothing is left to take the
+	// poke or the tick; a loop that survived would send within this window.
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if n := sender.attempts.Load(); n != 1 {
+			t.Fatalf("%d sends after Stop", n-1)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d := deliveryOf(t, te.st, "wh_2"); d.Status != store.DeliveryPending {
+		t.Errorf("a delivery was settled after Stop: %+v", d)
 	}
 }
 

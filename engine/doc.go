@@ -26,6 +26,9 @@
 // the hooks' events; register endpoints and arm timers. A hook that
 // throws ends the deploy before the store is touched.
 //
+// A deploy whose store write fails runs the deactivate hook, to undo what
+// activate registered upstream, and clears what the hooks wrote to the db.
+//
 // Update (PUT, which is also how a source is switched on or off; hooks run
 // on every update, active or not, and the active flag only switches the
 // triggers): validate; load the new version; run the old version's
@@ -33,10 +36,11 @@
 // specification's order: real components unregister upstream webhooks in
 // deactivate by ids kept in the db that activate then overwrites, so the
 // other order would delete the new registration); store; swap triggers
-// and sandbox. If deactivate throws, nothing has changed. If activate
-// throws, or the store write fails, the hooks are undone (the new
-// version's deactivate, the old version's activate again), so the old
-// version keeps running as stored, as it was.
+// (an endpoint is replaced, never absent) and sandbox. If deactivate
+// throws, nothing has changed. If activate throws, or the store write
+// fails, the hooks are undone (the new version's deactivate when it had
+// activated, the old version's activate again), so the old version keeps
+// running as stored, as it was.
 //
 // Delete: run the deactivate hook; delete the source, its events, db and
 // subscriptions in one transaction that first routes the hook's events;
@@ -45,7 +49,12 @@
 // failure is logged and recorded as an $errors event, delivered to the
 // source's $errors listeners before the source is gone.
 //
-// Lifecycle operations of one source are serialised. Runs go on during
+// Lifecycle operations of one source are serialised, a deploy's included
+// (a delete of a source stored a moment ago waits for its triggers to come
+// up, then takes them down). Once an operation's first hook has run, it
+// goes on to the end even if its caller's context is cancelled: a client
+// that hangs up must not leave a version deactivated upstream and still
+// stored. Engine.Stop waits for operations in flight. Runs go on during
 // them in their own instances; a run that loads a source while it is
 // updated or deleted keeps no sandbox of the old version (liveSet).
 //

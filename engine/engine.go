@@ -118,6 +118,7 @@ type Engine struct {
 	mu      sync.Mutex
 	running bool
 	stopped bool
+	ops     sync.WaitGroup // lifecycle operations and manual runs in flight
 }
 
 // New returns an Engine; it does nothing until Start.
@@ -146,8 +147,9 @@ func New(cfg Config) (*Engine, error) {
 
 // Start brings every active source's endpoints and timers back from the
 // store, resumes queued invocations, delayed emits and pending deliveries,
-// and starts the workers. An engine starts once.
-func (e *Engine) Start(ctx context.Context) error {
+// and starts the workers. An engine starts once; if Start fails, what it
+// started is stopped again.
+func (e *Engine) Start(ctx context.Context) (err error) {
 	e.mu.Lock()
 	if e.running || e.stopped {
 		e.mu.Unlock()
@@ -155,6 +157,11 @@ func (e *Engine) Start(ctx context.Context) error {
 	}
 	e.running = true
 	e.mu.Unlock()
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
 	sources, err := e.queues.AllSources(ctx)
 	if err != nil {
 		return err
@@ -189,12 +196,13 @@ func (e *Engine) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop stops the engine's parts in order and waits for each: endpoints
-// (the ingress answers 404), timers, delayed releases, the workers (a run
-// in progress is interrupted and runs again on the next start),
-// deliveries, and the requests still waiting for respond(); then the
-// sandboxes are closed. After Stop nothing the engine started touches the
-// store, so the caller may close it. Stop is safe to call twice.
+// Stop refuses new lifecycle operations and manual runs and waits for those
+// in flight, then stops the engine's parts in order and waits for each:
+// endpoints (the ingress answers 404), timers, delayed releases, the
+// workers (a run in progress is interrupted and runs again on the next
+// start), deliveries, and the requests still waiting for respond(); then
+// the sandboxes are closed. After Stop nothing the engine started touches
+// the store, so the caller may close it. Stop is safe to call twice.
 func (e *Engine) Stop() {
 	e.mu.Lock()
 	if e.stopped {
@@ -203,6 +211,7 @@ func (e *Engine) Stop() {
 	}
 	e.stopped, e.running = true, false
 	e.mu.Unlock()
+	e.ops.Wait()
 	e.endpoints.Stop()
 	e.timers.Stop()
 	e.delayed.Stop()
@@ -212,14 +221,23 @@ func (e *Engine) Stop() {
 	e.live.closeAll()
 }
 
-func (e *Engine) checkRunning() error {
+// beginOp admits a lifecycle operation or manual run, which Stop waits
+// for; call the returned end when it is over. A stopped engine admits
+// nothing: ErrStopped.
+func (e *Engine) beginOp() (end func(), err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.running {
-		return ErrStopped
+		return nil, ErrStopped
 	}
-	return nil
+	e.ops.Add(1)
+	return e.ops.Done, nil
 }
+
+// ReleaseWaiters ends every HTTP request still waiting for a respond():
+// they answer 503 at once. A server calls it when it starts shutting down,
+// so that its graceful shutdown does not wait out RespondTimeout.
+func (e *Engine) ReleaseWaiters() { e.waiters.Stop() }
 
 // Subscribe streams an emitter's new events until cancel is called or the
 // channel is closed (the subscriber fell behind and resumes from the log).

@@ -98,6 +98,12 @@ func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waite
 		select { // respond() may have come just before the end
 		case resp := <-wt.response:
 			writeResponse(w, resp)
+			return
+		default:
+		}
+		select {
+		case <-wt.released:
+			ingressError(w, http.StatusServiceUnavailable, "the server is shutting down; the request is queued and will run, but its response cannot be waited for")
 		default:
 			ingressError(w, http.StatusInternalServerError, "the source's run ended without calling respond()")
 		}

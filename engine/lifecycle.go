@@ -52,6 +52,11 @@ type UpdateRequest struct {
 // SaveComponent describes code in the sandbox and stores it as a saved
 // component of owner. Code that cannot be loaded is a *CodeError.
 func (e *Engine) SaveComponent(ctx context.Context, owner, code, codeURL string) (store.Component, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return store.Component{}, err
+	}
+	defer end()
 	meta, err := e.sandbox.Introspect(ctx, code, "", nil)
 	if err != nil {
 		return store.Component{}, codeError(err)
@@ -72,11 +77,18 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, code, codeURL string)
 // component, runs its deploy and then activate hooks, stores the source
 // with what the hooks emitted (routed like any emit), and only then
 // brings its endpoints and timers up. A hook that throws fails the deploy
-// with a *HookError and leaves nothing behind.
+// with a *HookError and leaves nothing behind; so does a store write that
+// fails, after the deactivate hook has undone what activate did upstream.
+//
+// Once the first hook has run, the operation goes on to the end even if
+// ctx is cancelled (a client that hangs up must not leave hooks half
+// undone); so do UpdateSource and DeleteSource.
 func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Source, error) {
-	if err := e.checkRunning(); err != nil {
+	end, err := e.beginOp()
+	if err != nil {
 		return store.Source{}, err
 	}
+	defer end()
 	meta := &req.Component.Metadata
 	props, err := e.prepareProps(meta, req.Props, nil)
 	if err != nil {
@@ -92,14 +104,20 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 		Name: name, NameSlug: slug, Active: true, CreatedAt: now, UpdatedAt: now,
 	}
 	props.apply(&src)
+	// Held until the triggers are up: a delete of the new id, visible as
+	// soon as it is stored, waits for them and then takes them down.
+	unlock := e.lifecycle.lock(src.ID)
+	defer unlock()
 	l, err := e.build(ctx, src, req.Component)
 	if err != nil {
 		return store.Source{}, err
 	}
+	ctx = context.WithoutCancel(ctx)
 	var events []store.Event
 	for _, hook := range []string{component.HookDeploy, component.HookActivate} {
 		evs, err := e.runHook(ctx, l, hook)
 		if err != nil {
+			e.undeploy(ctx, l)
 			l.box.Close(ctx)
 			return store.Source{}, err
 		}
@@ -109,12 +127,16 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	routing := src
 	routing.Order = newestOrder
 	r, err := newRouter(ctx, e.store, routing, e.cfg.MaxHops)
-	if err != nil {
-		l.box.Close(ctx)
-		return store.Source{}, err
+	var stored store.Source
+	var evs []store.Event
+	if err == nil {
+		stored, evs, err = e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
 	}
-	stored, evs, err := e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
 	if err != nil {
+		if _, herr := e.runHook(ctx, l, component.HookDeactivate); herr != nil {
+			e.log.Warn("deactivate hook of a source that could not be stored failed", "source", src.ID, "err", herr)
+		}
+		e.undeploy(ctx, l)
 		l.box.Close(ctx)
 		if errors.Is(err, store.ErrConflict) {
 			return store.Source{}, &NameTakenError{Slug: slug}
@@ -128,6 +150,14 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	return stored, nil
 }
 
+// undeploy removes what the hooks of a source that was never stored wrote
+// to its db.
+func (e *Engine) undeploy(ctx context.Context, l *live) {
+	if err := e.store.DBClear(ctx, l.src.ID); err != nil {
+		e.log.Error("clear the db of a source that was not deployed", "source", l.src.ID, "err", err)
+	}
+}
+
 // UpdateSource replaces a source's component, props and name, and
 // switches it on or off. In the specification's order, the running
 // version's deactivate hook runs, then the new version's activate hook;
@@ -135,14 +165,19 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 // are the triggers and the sandbox swapped.
 //
 // If the old version's deactivate hook throws, nothing changes (a
-// *HookError). If the new version's activate hook throws, the old version
-// is re-activated (its activate hook runs again; if that throws, the
-// failure is recorded on $errors) and nothing else changes: the old
-// version keeps running, as stored.
+// *HookError). If the new version's activate hook throws, or the store
+// write fails, the hooks are undone (the new version's deactivate when it
+// had activated, then the old version's activate again; a failure of
+// those is recorded on $errors) and nothing else changes: the old version
+// keeps running, as stored. A running version whose code no longer loads
+// (a *CodeError) is replaced without its deactivate hook; any other
+// failure to load it fails the update.
 func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (store.Source, error) {
-	if err := e.checkRunning(); err != nil {
+	end, err := e.beginOp()
+	if err != nil {
 		return store.Source{}, err
 	}
+	defer end()
 	unlock := e.lifecycle.lock(id)
 	defer unlock()
 	old, err := e.store.GetSource(ctx, id)
@@ -169,14 +204,12 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if err != nil {
 		return store.Source{}, err
 	}
-	prev, err := e.load(ctx, id)
+	prev, err := e.loadForHook(ctx, id)
 	if err != nil {
-		// The running version no longer loads (its code broke under a new
-		// guest, say): the update is how it gets fixed, so go on without
-		// its deactivate hook.
-		e.log.Warn("the running version of a source cannot be loaded; its deactivate hook is skipped", "source", id, "err", err)
-		prev = nil
+		next.box.Close(ctx)
+		return store.Source{}, err
 	}
+	ctx = context.WithoutCancel(ctx)
 	var events []store.Event
 	if prev != nil {
 		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
@@ -187,35 +220,52 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		events = append(events, evs...)
 	}
 	evs, err := e.runHook(ctx, next, component.HookActivate)
+	events = append(events, evs...)
 	if err != nil {
 		e.reactivate(ctx, prev, events)
 		next.box.Close(ctx)
 		return store.Source{}, err
 	}
-	events = append(events, evs...)
 	r, err := newRouter(ctx, e.store, updated, e.cfg.MaxHops)
 	if err == nil {
 		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
 	}
 	if err != nil {
 		// Undo the hooks: the new version goes, the old one comes back.
-		if _, herr := e.runHook(ctx, next, component.HookDeactivate); herr != nil {
+		undo, herr := e.runHook(ctx, next, component.HookDeactivate)
+		if herr != nil {
 			e.log.Warn("deactivate hook of a version that could not be stored failed", "source", id, "err", herr)
 		}
-		e.reactivate(ctx, prev, nil)
+		e.reactivate(ctx, prev, append(events, undo...))
 		next.box.Close(ctx)
 		if errors.Is(err, store.ErrConflict) {
 			return store.Source{}, &NameTakenError{Slug: slug}
 		}
 		return store.Source{}, err
 	}
-	e.stopTriggers(id)
 	e.live.install(next)
 	if updated.Active {
-		e.startTriggers(updated, meta)
+		e.startTriggers(updated, meta) // replaces the old ones: no moment without an endpoint
+	} else {
+		e.stopTriggers(id)
 	}
 	e.afterCommit(r, evs)
 	return updated, nil
+}
+
+// loadForHook loads a source's running version to run a hook of it. A
+// version whose code no longer loads (a *CodeError: its component broke
+// under a new guest, say) gives nil: an update or delete is how it gets
+// replaced, so it goes on without that hook. Any other failure is
+// returned.
+func (e *Engine) loadForHook(ctx context.Context, id string) (*live, error) {
+	l, err := e.load(ctx, id)
+	var ce *CodeError
+	if errors.As(err, &ce) {
+		e.log.Warn("the running version of a source does not load; its deactivate hook is skipped", "source", id, "err", err)
+		return nil, nil
+	}
+	return l, err
 }
 
 // reactivate runs prev's activate hook again after an update failed past
@@ -223,15 +273,21 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 // as it was. earlier are the events the update's hooks emitted so far;
 // they are committed with what this hook emits, since those hooks did run.
 func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []store.Event) {
-	if prev == nil {
-		return
+	var evs []store.Event
+	src := store.Source{}
+	if prev != nil {
+		var err error
+		evs, err = e.runHook(ctx, prev, component.HookActivate)
+		if err != nil {
+			e.log.Warn("re-activating a source after a failed update failed", "source", prev.src.ID, "err", err)
+		}
+		src = prev.src
 	}
-	evs, err := e.runHook(ctx, prev, component.HookActivate)
-	if err != nil {
-		e.log.Warn("re-activating a source after a failed update failed", "source", prev.src.ID, "err", err)
+	if src.ID == "" {
+		return // nothing ran that is stored
 	}
-	if err := e.commitEvents(ctx, prev.src, append(earlier, evs...)); err != nil {
-		e.log.Error("record the hooks of a failed update", "source", prev.src.ID, "err", err)
+	if err := e.commitEvents(ctx, src, append(earlier, evs...)); err != nil {
+		e.log.Error("record the hooks of a failed update", "source", src.ID, "err", err)
 	}
 }
 
@@ -239,24 +295,33 @@ func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []store.Eve
 // removes the source with its events, db and subscriptions, and then its
 // triggers and sandbox go. A deactivate hook that throws does not stop
 // the delete: its failure is logged and recorded as an $errors event,
-// routed to the source's $errors listeners before the source is gone.
+// routed to the source's $errors listeners before the source is gone. So
+// is a running version whose code no longer loads; any other failure to
+// load it fails the delete.
 func (e *Engine) DeleteSource(ctx context.Context, id string) error {
-	if err := e.checkRunning(); err != nil {
+	end, err := e.beginOp()
+	if err != nil {
 		return err
 	}
+	defer end()
 	unlock := e.lifecycle.lock(id)
 	defer unlock()
 	src, err := e.store.GetSource(ctx, id)
 	if err != nil {
 		return err
 	}
-	var events []store.Event
 	l, err := e.load(ctx, id)
-	if err != nil {
-		e.log.Warn("a source being deleted cannot be loaded; its deactivate hook is skipped", "source", id, "err", err)
-	} else {
-		events, err = e.runHook(ctx, l, component.HookDeactivate)
-		if err != nil {
+	var ce *CodeError
+	var events []store.Event
+	switch {
+	case errors.As(err, &ce):
+		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", id, "err", err)
+		events = []store.Event{errorEvent(hookError(component.HookDeactivate, fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)), store.Invocation{Kind: kindHook + component.HookDeactivate})}
+	case err != nil:
+		return err
+	default:
+		ctx = context.WithoutCancel(ctx) // the hook runs: go on to the end
+		if events, err = e.runHook(ctx, l, component.HookDeactivate); err != nil {
 			e.log.Warn("deactivate hook failed; the source is deleted anyway", "source", id, "err", err)
 		}
 	}
@@ -352,6 +417,11 @@ func (e *Engine) fireTimer(sourceID string, spec component.TimerSpec, at time.Ti
 
 // RunNow queues a manual run of a source with event ({} when empty).
 func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMessage) error {
+	end, err := e.beginOp()
+	if err != nil {
+		return err
+	}
+	defer end()
 	if len(event) == 0 {
 		event = json.RawMessage("{}")
 	}

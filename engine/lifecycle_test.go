@@ -428,3 +428,167 @@ func TestUpdateOfADeletedSource(t *testing.T) {
 		t.Errorf("%d sandboxes open", len(te.box.open()))
 	}
 }
+
+// TestCancelledRequestsFinishTheirLifecycle: a client that hangs up while
+// a hook runs does not leave the source half updated or half deleted.
+func TestCancelledRequestsFinishTheirLifecycle(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	reqCtx, hangUp := context.WithCancel(ctx)
+	v1 := te.saveComponent("c1", versioned("v1", nil, nil))
+	v2 := versioned("v2", nil, nil)
+	activate := v2.hooks[component.HookActivate]
+	v2.hooks[component.HookActivate] = func(ctx context.Context, f *fakeSource, caps sandbox.Capabilities) error {
+		hangUp() // the client goes away while the new version activates
+		return activate(ctx, f, caps)
+	}
+	v2comp := te.saveComponent("c2", v2)
+	src := te.deploy(v1, nil)
+	if _, err := te.UpdateSource(reqCtx, src.ID, UpdateRequest{Component: v2comp, Active: true}); err != nil {
+		t.Fatalf("UpdateSource = %v; once its hooks run, an update goes on to the end", err)
+	}
+	if stored, _ := te.st.GetSource(ctx, src.ID); stored.ComponentID != v2comp.ID || te.dbState(src.ID, "state") != "active:v2" {
+		t.Errorf("after the update: component %s, state %q", stored.ComponentID, te.dbState(src.ID, "state"))
+	}
+
+	delCtx, hangUpDelete := context.WithCancel(ctx)
+	v2.hooks[component.HookDeactivate] = func(context.Context, *fakeSource, sandbox.Capabilities) error {
+		hangUpDelete()
+		return nil
+	}
+	if err := te.DeleteSource(delCtx, src.ID); err != nil {
+		t.Fatalf("DeleteSource = %v; once its hook runs, a delete goes on to the end", err)
+	}
+	if _, err := te.st.GetSource(ctx, src.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the source is still stored: %v", err)
+	}
+}
+
+// TestDeployWhoseStoreWriteFailsUndoesItsHooks: what activate did upstream
+// is undone by deactivate, and what the hooks wrote to the db is removed.
+func TestDeployWhoseStoreWriteFailsUndoesItsHooks(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, func(c *Config) { c.Store = &failingStore{Bolt: c.Store.(*store.Bolt), failCreate: true} })
+	var mu sync.Mutex
+	var upstream []string
+	c := versioned("v1", nil, nil)
+	c.hooks[component.HookDeactivate] = func(context.Context, *fakeSource, sandbox.Capabilities) error {
+		mu.Lock()
+		defer mu.Unlock()
+		upstream = append(upstream, "unregistered")
+		return nil
+	}
+	comp := te.saveComponent("undo", c)
+	if _, err := te.DeploySource(ctx, DeployRequest{OwnerID: "u_owner", UserID: "u_owner", Component: comp}); !errors.Is(err, errDisk) {
+		t.Fatalf("DeploySource = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(upstream) != 1 {
+		t.Errorf("deactivate ran %d times, want once to undo activate", len(upstream))
+	}
+	id := te.box.loaded[0].id
+	if state := te.dbState(id, "state"); state != "" {
+		t.Errorf("the db of the source that was never stored holds %q", state)
+	}
+}
+
+// deleteOnCreate is a store that, as soon as a source is stored, has a
+// delete of it start (as a client that saw it in a list could).
+type deleteOnCreate struct {
+	*store.Bolt
+	te      *testEngine
+	deleted chan error
+}
+
+func (d *deleteOnCreate) CreateSource(ctx context.Context, s store.Source, hooks store.RunCommit) (store.Source, []store.Event, error) {
+	stored, evs, err := d.Bolt.CreateSource(ctx, s, hooks)
+	if err == nil {
+		go func() { d.deleted <- d.te.DeleteSource(ctx, s.ID) }()
+		// Let the delete reach the source's lock before the deploy goes on.
+		waitFor(d.te.t, "the delete to wait for the deploy", func() bool {
+			d.te.lifecycle.mu.Lock()
+			defer d.te.lifecycle.mu.Unlock()
+			l := d.te.lifecycle.locks[s.ID]
+			return l != nil && l.refs == 2
+		})
+	}
+	return stored, evs, err
+}
+
+// TestDeleteRacingADeploy: a delete of a source stored a moment ago waits
+// for its deploy to bring the triggers up, then takes them down.
+func TestDeleteRacingADeploy(t *testing.T) {
+	t.Parallel()
+	racer := &deleteOnCreate{deleted: make(chan error, 1)}
+	te := newTestEngine(t, func(c *Config) {
+		racer.Bolt = c.Store.(*store.Bolt)
+		c.Store = racer
+	})
+	racer.te = te
+	comp := te.saveComponent("raced", &fakeComponent{meta: component.Metadata{ConfigurableProps: []component.Prop{
+		{Name: "http", Type: component.TypeHTTP},
+		{Name: "timer", Type: component.TypeTimer, Default: json.RawMessage(`{"intervalSeconds":60}`)},
+	}}})
+	src := te.deploy(comp, nil)
+	if err := <-racer.deleted; err != nil {
+		t.Fatalf("DeleteSource = %v", err)
+	}
+	if _, ok := te.endpoints.lookup(src.Endpoints["http"]); ok || te.timers.count() != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
+		t.Errorf("left behind a deleted source: endpoint %v, %d timers, %d live, %d open", ok, te.timers.count(), te.live.count(), len(te.box.open()))
+	}
+}
+
+// TestStopWaitsForLifecycleOperations: an operation in flight finishes
+// before Stop returns, so nothing touches the store after it.
+func TestStopWaitsForLifecycleOperations(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	inHook, release := make(chan struct{}), make(chan struct{})
+	c := versioned("v1", nil, nil)
+	activate := c.hooks[component.HookActivate]
+	c.hooks[component.HookActivate] = func(ctx context.Context, f *fakeSource, caps sandbox.Capabilities) error {
+		close(inHook)
+		<-release
+		return activate(ctx, f, caps)
+	}
+	comp := te.saveComponent("slow-deploy", c)
+	var mu sync.Mutex
+	var order []string
+	note := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, s)
+	}
+	deployed := make(chan store.Source, 1)
+	go func() {
+		src, err := te.DeploySource(ctx, DeployRequest{OwnerID: "u_owner", UserID: "u_owner", Component: comp})
+		if err != nil {
+			t.Error(err)
+		}
+		note("deployed")
+		deployed <- src
+	}()
+	<-inHook
+	stopped := make(chan struct{})
+	go func() {
+		te.Stop()
+		note("stopped")
+		close(stopped)
+	}()
+	waitFor(t, "Stop to refuse new operations", func() bool {
+		return errors.Is(te.RunNow(ctx, "dc_probe", nil), ErrStopped)
+	})
+	close(release)
+	<-stopped
+	src := <-deployed
+	if strings.Join(order, " ") != "deployed stopped" {
+		t.Errorf("order %v: Stop returned before the deploy in flight", order)
+	}
+	if _, err := te.st.GetSource(ctx, src.ID); err != nil {
+		t.Errorf("the deploy in flight was not stored: %v", err)
+	}
+	if te.live.count() != 0 {
+		t.Errorf("%d sandboxes live after Stop", te.live.count())
+	}
+}

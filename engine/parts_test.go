@@ -63,6 +63,11 @@ func TestWaiterSet(t *testing.T) {
 	default:
 		t.Fatal("Stop did not end a waiting request")
 	}
+	select {
+	case <-pending.released:
+	default:
+		t.Fatal("a request ended by Stop is not marked released (it would answer 500, not 503)")
+	}
 	if s.register("r3") != nil {
 		t.Fatal("a waiter was registered after Stop")
 	}
@@ -153,8 +158,10 @@ func TestSchedulerFairnessAndStop(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	remaining := map[string]int{"dc_busy": 3, "dc_quiet": 1}
+	gate := make(chan struct{}) // the first drain waits until both sources are kicked
 	var s *scheduler
 	s = newScheduler(clock, func(ctx context.Context, id string) {
+		<-gate
 		mu.Lock()
 		order = append(order, id)
 		remaining[id]--
@@ -168,6 +175,7 @@ func TestSchedulerFairnessAndStop(t *testing.T) {
 	s.Start(1)
 	s.kick("dc_busy")
 	s.kick("dc_quiet")
+	close(gate)
 	waitFor(t, "both sources to drain", s.idle)
 	mu.Lock()
 	got := strings.Join(order, " ")

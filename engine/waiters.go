@@ -9,9 +9,11 @@ import (
 
 // waiter is a customResponse request waiting for its run's respond().
 type waiter struct {
-	once     sync.Once
-	response chan abi.Response // buffered 1
-	ended    chan struct{}     // closed when the run has finished (or the engine stops)
+	once      sync.Once
+	response  chan abi.Response // buffered 1
+	ended     chan struct{}     // closed when the run has finished, or the waiter was released
+	released  chan struct{}     // closed, before ended, when the server shuts down
+	abandoned sync.Once
 }
 
 // Respond is the run's sandbox.RespondSink.
@@ -21,6 +23,12 @@ func (w *waiter) Respond(_ context.Context, r abi.Response) error {
 	default:
 	}
 	return nil
+}
+
+// release ends the wait because the server is shutting down.
+func (w *waiter) release() {
+	w.abandoned.Do(func() { close(w.released) })
+	w.finish()
 }
 
 // finish tells the request that its run is over; safe on nil and twice.
@@ -51,7 +59,7 @@ func (s *waiterSet) Stop() {
 	defer s.mu.Unlock()
 	s.stopped = true
 	for key, w := range s.waiting {
-		w.finish()
+		w.release()
 		delete(s.waiting, key)
 	}
 }
@@ -63,7 +71,7 @@ func (s *waiterSet) register(key string) *waiter {
 	if s.stopped {
 		return nil
 	}
-	w := &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{})}
+	w := &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{}), released: make(chan struct{})}
 	s.waiting[key] = w
 	return w
 }

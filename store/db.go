@@ -51,3 +51,15 @@ func (b *Bolt) DBSet(ctx context.Context, sourceID, k string, value []byte) erro
 	}
 	return nil
 }
+
+// DBClear removes sourceID's whole db; a source without one is not an
+// error.
+func (b *Bolt) DBClear(ctx context.Context, sourceID string) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		return deleteNested(tx.Bucket(bucketDB), sourceID)
+	})
+	if err != nil {
+		return fmt.Errorf("store: clear the db of %q: %w", sourceID, err)
+	}
+	return nil
+}

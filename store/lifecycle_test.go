@@ -107,7 +107,8 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 		{"both ordered, source earlier", 6, 5, 100, 100, false},
 		{"auto from before orders", 0, 6, 999, 100, true},
 		{"source from before orders", 5, 0, 100, 999, false},
-		{"neither ordered, same second", 0, 0, 100, 100, false},
+		{"neither ordered, same second: as before orders", 0, 0, 100, 100, true},
+		{"neither ordered, source earlier", 0, 0, 100, 99, false},
 		{"neither ordered, source later", 0, 0, 100, 101, true},
 	}
 	for _, tt := range tests {
@@ -189,5 +190,20 @@ func TestMigrateSchema1(t *testing.T) {
 	wantErr(t, "GetComponent", err, nil)
 	if p, ok := comp.Metadata.Prop("http"); !ok || p.Type != component.TypeHTTP {
 		t.Errorf("component metadata decoded as %+v", comp.Metadata)
+	}
+}
+
+func TestDBClear(t *testing.T) {
+	t.Parallel()
+	b := openTestBolt(t)
+	wantErr(t, "DBSet", b.DBSet(ctx, "dc_1", "k", []byte(`1`)), nil)
+	wantErr(t, "DBSet", b.DBSet(ctx, "dc_2", "k", []byte(`2`)), nil)
+	wantErr(t, "DBClear", b.DBClear(ctx, "dc_1"), nil)
+	wantErr(t, "DBClear of a source without a db", b.DBClear(ctx, "dc_none"), nil)
+	if _, ok, _ := b.DBGet(ctx, "dc_1", "k"); ok {
+		t.Error("the cleared db still has its key")
+	}
+	if v, ok, _ := b.DBGet(ctx, "dc_2", "k"); !ok || string(v) != "2" {
+		t.Error("another source's db was cleared")
 	}
 }

@@ -82,6 +82,9 @@ type Store interface {
 	// The db KV of a source ($.service.db); values are JSON text.
 	DBGet(ctx context.Context, sourceID, key string) ([]byte, bool, error)
 	DBSet(ctx context.Context, sourceID, key string, value []byte) error
+	// DBClear removes a source's whole db (what the hooks of a source
+	// whose create failed wrote).
+	DBClear(ctx context.Context, sourceID string) error
 
 	Close() error
 }

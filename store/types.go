@@ -96,9 +96,10 @@ type AutoSubscription struct {
 	Order uint64 `json:"order,omitempty"`
 }
 
-// AppliesTo reports whether a covers src: src was created after a. Records
-// from before creation orders existed compare by their creation second,
-// strictly, so that a tie never delivers an older source's stream.
+// AppliesTo reports whether a covers src: src was created after a. When
+// both records are from before creation orders existed, they compare by
+// their creation second as fount did then (a tie applies), so that an
+// upgrade changes no delivery.
 func (a AutoSubscription) AppliesTo(src Source) bool {
 	if a.Order != 0 && src.Order != 0 {
 		return src.Order > a.Order
@@ -109,7 +110,7 @@ func (a AutoSubscription) AppliesTo(src Source) bool {
 	if a.Order != 0 && src.Order == 0 {
 		return false
 	}
-	return src.CreatedAt > a.CreatedAt
+	return src.CreatedAt >= a.CreatedAt
 }
 
 // Webhook is an account-level delivery URL.

@@ -86,6 +86,9 @@ func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 		return errors.New("store: set timer last fire: empty source id")
 	}
 	err := b.update(ctx, func(tx *bolt.Tx) error {
+		if !has(tx.Bucket(bucketSources), []byte(sourceID)) {
+			return nil // deleted while its timer fired: no state to keep
+		}
 		return tx.Bucket(bucketTimers).Put([]byte(sourceID), be8(uint64(ms)))
 	})
 	if err != nil {

@@ -48,6 +48,9 @@ func TestUsage(t *testing.T) {
 func TestTimerLastFire(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)
+	for _, id := range []string{"dc_1", "dc_2"} {
+		wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
+	}
 	if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
 		t.Errorf("TimerLastFire of a new source = %d, want 0", ms)
 	}
@@ -67,6 +70,11 @@ func TestTimerLastFire(t *testing.T) {
 	}
 	if err := b.SetTimerLastFire(ctx, "", 1); err == nil {
 		t.Error("SetTimerLastFire with an empty source succeeded")
+	}
+	// A fire that raced its source's delete keeps no state.
+	wantErr(t, "SetTimerLastFire of a deleted source", b.SetTimerLastFire(ctx, "dc_gone", 1), nil)
+	if ms := must(b.TimerLastFire(ctx, "dc_gone")); ms != 0 {
+		t.Errorf("a deleted source's timer state was kept: %d", ms)
 	}
 }
 
@@ -143,6 +151,7 @@ func TestReopenKeepsQueues(t *testing.T) {
 		Dedupe: &DedupeState{Last: "e0"}, UsageAccount: "u_a", UsageDay: "2024-05-06", Invocations: 1, ComputeMs: 9})
 	wantErr(t, "CompleteRun", err, nil)
 	delivered := mustDeliver(t, b, 4000, Delivery{ListenerID: "wh_1", Status: DeliveryDelivered})
+	wantErr(t, "CreateSource", createSource(ctx, b, source("dc_2", "u_a", "two")), nil)
 	wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, "dc_2", 3999), nil)
 	beforeInv := must(b.PendingInvocations(ctx, "dc_3", 0))
 	beforeDue := must(b.DueDeliveries(ctx, 4000, 0))

@@ -160,7 +160,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	mux.Handle("/h/", eng.Ingress())
 	mux.Handle("/", server.Handler())
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	srv.RegisterOnShutdown(server.CloseStreams)
+	srv.RegisterOnShutdown(server.CloseStreams) // streams never go idle by themselves
+	srv.RegisterOnShutdown(eng.ReleaseWaiters)  // nor do requests waiting up to RespondTimeout for respond()
 	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.dataDir)
 	if cfg.onListening != nil {
 		cfg.onListening(ln.Addr().String())

@@ -553,40 +553,30 @@ func TestStopWaitsForLifecycleOperations(t *testing.T) {
 		return activate(ctx, f, caps)
 	}
 	comp := te.saveComponent("slow-deploy", c)
-	var mu sync.Mutex
-	var order []string
-	note := func(s string) {
-		mu.Lock()
-		defer mu.Unlock()
-		order = append(order, s)
-	}
-	deployed := make(chan store.Source, 1)
+	deployed := make(chan error, 1)
 	go func() {
-		src, err := te.DeploySource(ctx, DeployRequest{OwnerID: "u_owner", UserID: "u_owner", Component: comp})
+		_, err := te.DeploySource(ctx, DeployRequest{OwnerID: "u_owner", UserID: "u_owner", Component: comp})
+		deployed <- err
+	}()
+	<-inHook
+	storedAtStop := make(chan int, 1)
+	go func() {
+		te.Stop()
+		all, err := te.st.AllSources(ctx) // the moment Stop returns
 		if err != nil {
 			t.Error(err)
 		}
-		note("deployed")
-		deployed <- src
-	}()
-	<-inHook
-	stopped := make(chan struct{})
-	go func() {
-		te.Stop()
-		note("stopped")
-		close(stopped)
+		storedAtStop <- len(all)
 	}()
 	waitFor(t, "Stop to refuse new operations", func() bool {
 		return errors.Is(te.RunNow(ctx, "dc_probe", nil), ErrStopped)
 	})
 	close(release)
-	<-stopped
-	src := <-deployed
-	if strings.Join(order, " ") != "deployed stopped" {
-		t.Errorf("order %v: Stop returned before the deploy in flight", order)
+	if n := <-storedAtStop; n != 1 {
+		t.Errorf("%d sources stored when Stop returned; it must wait for the deploy in flight to store its source", n)
 	}
-	if _, err := te.st.GetSource(ctx, src.ID); err != nil {
-		t.Errorf("the deploy in flight was not stored: %v", err)
+	if err := <-deployed; err != nil {
+		t.Errorf("the deploy in flight failed: %v", err)
 	}
 	if te.live.count() != 0 {
 		t.Errorf("%d sandboxes live after Stop", te.live.count())

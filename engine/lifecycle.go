@@ -316,7 +316,8 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	switch {
 	case errors.As(err, &ce):
 		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", id, "err", err)
-		events = []store.Event{errorEvent(hookError(component.HookDeactivate, fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)), store.Invocation{Kind: kindHook + component.HookDeactivate})}
+		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
+		events = []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + component.HookDeactivate})}
 	case err != nil:
 		return err
 	default:

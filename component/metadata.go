@@ -48,7 +48,17 @@ type Metadata struct {
 	Hooks              []string `json:"hooks"`
 	ConfigurableProps  []Prop   `json:"configurable_props"`
 	HasAdditionalProps bool     `json:"has_additional_props"`
+	// Format is the module format of the code, FormatESM or FormatCJS. The
+	// host sets it when it introspects the code (the guest never does), so
+	// that loading the component later needs no parse.
+	Format string `json:"format,omitempty"`
 }
+
+// Module formats of component code.
+const (
+	FormatESM = "esm" // export default
+	FormatCJS = "cjs" // module.exports
+)
 
 // Prop is one entry of configurable_props.
 type Prop struct {
@@ -127,6 +137,8 @@ func (m *Metadata) Validate() error {
 		return bad("unknown component type %q", m.Type)
 	case m.Dedupe != "" && !slices.Contains(DedupeStrategies, m.Dedupe):
 		return bad("unknown dedupe strategy %q", m.Dedupe)
+	case m.Format != "" && m.Format != FormatESM && m.Format != FormatCJS:
+		return bad("unknown module format %q", m.Format)
 	}
 	for _, h := range m.Hooks {
 		if !slices.Contains(Hooks, h) {

@@ -40,6 +40,13 @@ type Config struct {
 	// cancelled. Never set it for untrusted code; benchmarks use it to
 	// measure the difference.
 	GuestPollingOnly bool
+	// Analyzer parses component code before the sandbox loads it (for the
+	// line and column of a syntax error, and the module format). Default:
+	// InProcess, esbuild in this process. esbuild's parser recurses without
+	// bound, so deeply nested code from an untrusted tenant overflows the
+	// Go stack, which kills the process: a server must give an Analyzer
+	// that runs it in a process of its own (cmd/fount does).
+	Analyzer Analyzer
 }
 
 const (
@@ -72,6 +79,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxIdle <= 0 {
 		c.MaxIdle = 1
+	}
+	if c.Analyzer == nil {
+		c.Analyzer = InProcess{}
 	}
 	return c, nil
 }

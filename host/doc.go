@@ -66,6 +66,9 @@
 //
 // Syntax errors. QuickJS 2021-03-27 reports only a line for a syntax
 // error; esbuild, which fount uses for bundling anyway, reports line and
-// column and tells ES modules from CommonJS, so load and introspection
-// parse with it first.
+// column and tells ES modules from CommonJS, so introspection parses with
+// it first (through Config.Analyzer) and records the format, which later
+// loads reuse. esbuild's parser recurses without bound, so a server runs
+// it in a worker process (cmd/fount's processAnalyzer): deeply nested
+// code kills the worker, never the server.
 package host

@@ -17,7 +17,7 @@ import (
 // It runs in a throwaway instance with no capabilities. Code that does not
 // parse gives a *sandbox.ScriptError named SyntaxError with its line and column.
 func (h *Host) Introspect(ctx context.Context, code, filename string, modules map[string]string) (*component.Metadata, error) {
-	format, err := analyze(code, filename, modules)
+	format, err := h.cfg.Analyzer.Analyze(ctx, code, filename, modules)
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,29 @@ func (h *Host) Introspect(ctx context.Context, code, filename string, modules ma
 	if err != nil {
 		return nil, err
 	}
-	return decodeMetadata(value)
+	m, err := decodeMetadata(value)
+	if err != nil {
+		return nil, err
+	}
+	m.Format = format
+	return m, nil
+}
+
+// Analyzer parses component code: it returns the entry's module format
+// (component.FormatESM or FormatCJS), or a *sandbox.ScriptError named
+// SyntaxError with the line and column of the first error.
+type Analyzer interface {
+	Analyze(ctx context.Context, code, filename string, modules map[string]string) (string, error)
+}
+
+// InProcess is the Analyzer that runs esbuild in this process. Its parser
+// recurses without bound (see Config.Analyzer): use it for trusted code,
+// tests, and inside a process of its own.
+type InProcess struct{}
+
+// Analyze implements Analyzer.
+func (InProcess) Analyze(_ context.Context, code, filename string, modules map[string]string) (string, error) {
+	return analyze(code, filename, modules)
 }
 
 // analyze parses the entry and every bundled module with esbuild, which
@@ -86,9 +108,9 @@ func parse(code, filename string) (string, error) {
 		} `json:"inputs"`
 	}
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err == nil && meta.Inputs["input.js"].Format == "esm" {
-		return "esm", nil
+		return component.FormatESM, nil
 	}
-	return "cjs", nil
+	return component.FormatCJS, nil
 }
 
 // decodeMetadata decodes the guest's description of a component, as

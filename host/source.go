@@ -30,9 +30,12 @@ type Source struct {
 // the configured props, and snapshots the result. Component code that fails
 // to load gives a *sandbox.ScriptError.
 func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error) {
-	format, err := analyze(spec.Code, spec.Filename, spec.Modules)
-	if err != nil {
-		return nil, err
+	format := spec.Format // known from the component's introspection
+	if format == "" {
+		var err error
+		if format, err = h.cfg.Analyzer.Analyze(ctx, spec.Code, spec.Filename, spec.Modules); err != nil {
+			return nil, err
+		}
 	}
 	in, err := h.fromSnapshot(ctx, h.base)
 	if err != nil {
@@ -56,6 +59,7 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 		in.close(ctx)
 		return nil, err
 	}
+	meta.Format = format
 	snap, err := takeSnapshot(in.mod.Memory(), h.pristine)
 	if err != nil {
 		in.close(ctx)

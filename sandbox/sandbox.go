@@ -52,6 +52,10 @@ type Spec struct {
 	// Props are the configured props, a JSON object keyed by prop name,
 	// secrets in clear.
 	Props json.RawMessage
+	// Format is the entry's module format, as introspection found it
+	// (component.Metadata.Format); empty makes the sandbox parse the code
+	// to find out.
+	Format string
 }
 
 // Request is one operation on a source.

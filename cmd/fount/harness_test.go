@@ -31,6 +31,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if code, ok := runWorker(); ok { // this test binary, started as a parse worker
+		os.Exit(code)
+	}
 	dir, err := os.MkdirTemp("", "fount-test-cache-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -121,7 +124,9 @@ func startServer(t *testing.T, cfg serveConfig) *server {
 	if cfg.dataDir == "" {
 		cfg.dataDir = t.TempDir()
 	}
-	cfg.sandbox = sb
+	if cfg.sandbox == nil {
+		cfg.sandbox = sb
+	}
 	listening := make(chan string, 1)
 	cfg.onListening = func(addr string) { listening <- addr }
 	ctx, cancel := context.WithCancel(context.Background())

@@ -11,6 +11,9 @@ import (
 )
 
 func main() {
+	if code, ok := runWorker(); ok {
+		os.Exit(code)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], processEnvironment())
 	stop()

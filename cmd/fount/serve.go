@@ -122,7 +122,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		if cacheDir == "" {
 			cacheDir = filepath.Join(cfg.dataDir, "cache")
 		}
-		if sandbox, err = host.New(ctx, host.Config{CacheDir: cacheDir}); err != nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
+		}
+		if sandbox, err = host.New(ctx, host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}}); err != nil {
 			return err
 		}
 		defer sandbox.Close(context.Background())

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/sandbox"
+)
+
+// Component code is parsed with esbuild before the sandbox loads it, and
+// esbuild's parser recurses without bound: about 200,000 nested `!` or
+// `[` overflow the Go stack, a fatal error no recover catches. No pre-scan
+// can cover every shape a recursive-descent parser recurses on (parens,
+// brackets, unary and ternary chains, arrows, templates, statements...),
+// and npm bundling will put far larger untrusted code through esbuild. So
+// the server parses in a process of its own: this binary, started with
+// workerEnv set, with a small stack and memory limit and a deadline. An
+// input that kills the worker is a 400 for its sender, never the server's
+// end. The guest's QuickJS parser needs no such guard: it runs in wasm,
+// under its own stack limit.
+
+// workerEnv names the internal worker a fount process is started as.
+const (
+	workerEnv     = "FOUNT_INTERNAL_WORKER"
+	analyzeWorker = "analyze"
+)
+
+// Limits of the analyze worker. Real component code nests a few dozen
+// levels deep; these allow thousands, and stop a hostile input at a few
+// hundred megabytes.
+const (
+	workerMaxStack   = 128 << 20
+	workerMaxData    = 1 << 30 // RLIMIT_DATA: the heap the worker may map
+	workerMaxRequest = 16 << 20
+	workerMaxReply   = 1 << 20
+	analyzeTimeout   = 20 * time.Second
+)
+
+// analyzeRequest and analyzeReply are the worker's stdin and stdout.
+type analyzeRequest struct {
+	Code     string            `json:"code"`
+	Filename string            `json:"filename,omitempty"`
+	Modules  map[string]string `json:"modules,omitempty"`
+}
+
+type analyzeReply struct {
+	Format string          `json:"format,omitempty"`
+	Error  *abi.GuestError `json:"error,omitempty"`
+}
+
+// processAnalyzer is the host.Analyzer of a server: host.InProcess in a
+// child process of the executable exe.
+type processAnalyzer struct{ exe string }
+
+var _ host.Analyzer = processAnalyzer{}
+
+// errUnparsable is the answer to code that killed the worker.
+var errUnparsable = &sandbox.ScriptError{GuestError: abi.GuestError{Name: "SyntaxError",
+	Message: "the code could not be parsed: it is nested too deeply, or is too large, for the parser"}}
+
+func (a processAnalyzer) Analyze(ctx context.Context, code, filename string, modules map[string]string) (string, error) {
+	req, err := json.Marshal(analyzeRequest{Code: code, Filename: filename, Modules: modules})
+	if err != nil {
+		return "", err
+	}
+	if len(req) > workerMaxRequest {
+		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("the code is over the %d MiB the parser takes", workerMaxRequest>>20)}}
+	}
+	ctx, cancel := context.WithTimeout(ctx, analyzeTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, a.exe)
+	cmd.Env = []string{workerEnv + "=" + analyzeWorker}
+	cmd.Stdin = bytes.NewReader(req)
+	out := &cappedBuffer{max: workerMaxReply}
+	cmd.Stdout, cmd.Stderr = out, io.Discard
+	runErr := cmd.Run()
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("parsing the code took longer than %v", analyzeTimeout)}}
+	} else if err != nil {
+		return "", err
+	}
+	var reply analyzeReply
+	if runErr != nil || out.over || json.Unmarshal(out.Bytes(), &reply) != nil {
+		var exit *exec.ExitError
+		if runErr != nil && !errors.As(runErr, &exit) {
+			return "", fmt.Errorf("start the parser: %w", runErr) // the server's fault, not the code's
+		}
+		return "", errUnparsable
+	}
+	if reply.Error != nil {
+		return "", &sandbox.ScriptError{GuestError: *reply.Error}
+	}
+	return reply.Format, nil
+}
+
+// cappedBuffer keeps at most max bytes and notes when more came.
+type cappedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		b.over = true
+		return 0, errors.New("reply too large")
+	}
+	return b.Buffer.Write(p)
+}
+
+// runAnalyzeWorker is the worker's main: one request on stdin, one reply
+// on stdout.
+func runAnalyzeWorker(stdin io.Reader, stdout io.Writer) int {
+	debug.SetMaxStack(workerMaxStack)
+	_ = syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: workerMaxData, Max: workerMaxData})
+	raw, err := io.ReadAll(io.LimitReader(stdin, workerMaxRequest+1))
+	var req analyzeRequest
+	if err != nil || len(raw) > workerMaxRequest || json.Unmarshal(raw, &req) != nil {
+		return 2
+	}
+	var reply analyzeReply
+	format, err := host.InProcess{}.Analyze(context.Background(), req.Code, req.Filename, req.Modules)
+	var se *sandbox.ScriptError
+	switch {
+	case errors.As(err, &se):
+		reply.Error = &se.GuestError
+	case err != nil:
+		return 1
+	default:
+		reply.Format = format
+	}
+	if err := json.NewEncoder(stdout).Encode(reply); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// runWorker runs this process as the internal worker its environment
+// names, and reports whether it was one.
+func runWorker() (code int, ok bool) {
+	switch os.Getenv(workerEnv) {
+	case analyzeWorker:
+		return runAnalyzeWorker(os.Stdin, os.Stdout), true
+	}
+	return 0, false
+}

@@ -166,6 +166,9 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	if err := e.resealUnbound(ctx, sources); err != nil {
+		return err
+	}
 	e.endpoints.Start()
 	e.timers.Start()
 	e.waiters.Start()

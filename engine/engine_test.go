@@ -138,7 +138,7 @@ func TestPrepareProps(t *testing.T) {
 		{Name: "token", Type: component.TypeString, Secret: true, Optional: true},
 		{Name: "gone", Type: component.TypeString, Optional: true},
 	}}
-	first, err := te.prepareProps(meta, rawProps(map[string]any{"n": 2, "token": "t0", "gone": "x"}), nil)
+	first, err := te.prepareProps(meta, rawProps(map[string]any{"n": 2, "token": "t0", "gone": "x"}), nil, propsSource)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestPrepareProps(t *testing.T) {
 			if tt.given != nil {
 				given = rawProps(tt.given)
 			}
-			p, err := te.prepareProps(tt.meta, given, tt.prev)
+			p, err := te.prepareProps(tt.meta, given, tt.prev, propsSource)
 			if tt.wantErr != "" {
 				var pe *component.PropError
 				if !errors.As(err, &pe) || !strings.Contains(err.Error(), tt.wantErr) {
@@ -199,6 +199,9 @@ func TestPrepareProps(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// propsSource is the source TestPrepareProps seals for.
+var propsSource = store.Source{ID: "dc_props", OwnerID: "u_owner"}
 
 // TestIngress drives a source's HTTP interface through the engine's
 // handler: the run gets the request, respond() answers it, and requests
@@ -300,5 +303,54 @@ func TestQuotaRefusesIngress(t *testing.T) {
 	te.clock.Advance(quotaCacheTTL)
 	if resp, err := http.Post(url, "text/plain", nil); err != nil || resp.StatusCode != 429 {
 		t.Errorf("over the quota: %v %v", resp, err)
+	}
+}
+
+// TestUnboundSecretsAreResealedAtStart: a secret sealed before values were
+// bound (store schema 1) is bound to its source when the engine starts,
+// and still reaches its component.
+func TestUnboundSecretsAreResealedAtStart(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	comp := te.saveComponent("legacy-secret", &fakeComponent{meta: component.Metadata{ConfigurableProps: []component.Prop{{Name: "token", Type: component.TypeString, Secret: true}}}})
+	src := te.deploy(comp, map[string]any{"token": "hunter2"})
+	legacy, _ := json.Marshal(map[string]string{secret.SealedKey: te.cfg.Secrets.Seal([]byte(`"hunter2"`), "")})
+	src.ConfiguredProps["token"] = legacy
+	if _, err := te.st.UpdateSource(ctx, src, store.RunCommit{}); err != nil {
+		t.Fatal(err)
+	}
+	te.Stop()
+	again := te.restart()
+	stored, _ := te.st.GetSource(ctx, src.ID)
+	if string(stored.ConfiguredProps["token"]) == string(legacy) || !strings.Contains(string(stored.ConfiguredProps["token"]), `"v2.`) {
+		t.Fatalf("the legacy value was not resealed: %s", stored.ConfiguredProps["token"])
+	}
+	l, err := again.load(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.box.(*fakeSource).prop("token"); string(got) != `"hunter2"` {
+		t.Errorf("the component got %s", got)
+	}
+}
+
+// TestSealedValuesDoNotOpenElsewhere: a sealed value copied into another
+// source (another tenant's, even as the same prop) does not open there.
+func TestSealedValuesDoNotOpenElsewhere(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	comp := te.saveComponent("secretive", &fakeComponent{meta: component.Metadata{ConfigurableProps: []component.Prop{{Name: "token", Type: component.TypeString, Secret: true}}}})
+	victim := te.deploy(comp, map[string]any{"token": "hunter2"})
+	thief, err := te.DeploySource(ctx, DeployRequest{OwnerID: "u_thief", UserID: "u_thief", Component: comp, Props: rawProps(map[string]any{"token": "mine"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	thief.ConfiguredProps["token"] = victim.ConfiguredProps["token"] // as if copied from a stolen store file
+	if _, err := te.st.UpdateSource(ctx, thief, store.RunCommit{}); err != nil {
+		t.Fatal(err)
+	}
+	te.live.forget(thief.ID)
+	if _, err := te.load(ctx, thief.ID); err == nil || !strings.Contains(err.Error(), "secret prop token") {
+		t.Fatalf("the copied value loaded: %v", err)
 	}
 }

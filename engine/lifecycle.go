@@ -90,19 +90,19 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	}
 	defer end()
 	meta := &req.Component.Metadata
-	props, err := e.prepareProps(meta, req.Props, nil)
-	if err != nil {
-		return store.Source{}, err
-	}
-	name, slug, err := e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, "")
-	if err != nil {
-		return store.Source{}, err
-	}
 	now := e.clock.Now().Unix()
 	src := store.Source{
 		ID: ids.New(ids.Source), OwnerID: req.OwnerID, UserID: req.UserID, ComponentID: req.Component.ID,
-		Name: name, NameSlug: slug, Active: true, CreatedAt: now, UpdatedAt: now,
+		Active: true, CreatedAt: now, UpdatedAt: now,
 	}
+	props, err := e.prepareProps(meta, req.Props, nil, src)
+	if err != nil {
+		return store.Source{}, err
+	}
+	if src.Name, src.NameSlug, err = e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, ""); err != nil {
+		return store.Source{}, err
+	}
+	slug := src.NameSlug
 	props.apply(&src)
 	// Held until the triggers are up: a delete of the new id, visible as
 	// soon as it is stored, waits for them and then takes them down.
@@ -185,7 +185,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		return store.Source{}, err
 	}
 	meta := &req.Component.Metadata
-	props, err := e.prepareProps(meta, req.Props, &old)
+	props, err := e.prepareProps(meta, req.Props, &old, old)
 	if err != nil {
 		return store.Source{}, err
 	}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -27,7 +29,10 @@ type storedProps struct {
 //
 // Errors are *component.PropError: a value that does not fit its prop, a
 // required prop without one, or a name the component has no prop for.
-func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.RawMessage, previous *store.Source) (storedProps, error) {
+//
+// Secret values are sealed bound to src's owner, id and prop name
+// (secret.PropBinding), so a sealed value never opens anywhere else.
+func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.RawMessage, previous *store.Source, src store.Source) (storedProps, error) {
 	out := storedProps{values: map[string]json.RawMessage{}}
 	if given == nil && previous != nil {
 		given = map[string]json.RawMessage{}
@@ -90,7 +95,7 @@ func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.Ra
 		}
 		out.values[p.Name] = raw
 		if p.Secret {
-			out.values[p.Name] = e.cfg.Secrets.SealProp(raw)
+			out.values[p.Name] = e.cfg.Secrets.SealProp(raw, secret.PropBinding(src.OwnerID, src.ID, p.Name))
 			out.secrets = append(out.secrets, p.Name)
 		}
 	}
@@ -118,7 +123,7 @@ func (e *Engine) sandboxProps(src store.Source) (json.RawMessage, error) {
 	plain := make(map[string]json.RawMessage, len(src.ConfiguredProps)+len(src.Endpoints))
 	for name, v := range src.ConfiguredProps {
 		if slices.Contains(src.SecretProps, name) {
-			opened, err := e.cfg.Secrets.OpenProp(v)
+			opened, err := e.cfg.Secrets.OpenProp(v, secret.PropBinding(src.OwnerID, src.ID, name))
 			if err != nil {
 				return nil, fmt.Errorf("engine: secret prop %s of %s: %w", name, src.ID, err)
 			}
@@ -136,4 +141,32 @@ func (e *Engine) sandboxProps(src store.Source) (json.RawMessage, error) {
 // URL.
 func (e *Engine) EndpointURL(tok component.EndpointToken) string {
 	return tok.URL(e.cfg.PublicURL)
+}
+
+// resealUnbound binds the secret values sealed before values were bound to
+// their source (store schema 1): each is opened unbound and sealed again
+// with its binding, once, when the engine starts.
+func (e *Engine) resealUnbound(ctx context.Context, sources []store.Source) error {
+	for _, src := range sources {
+		changed := false
+		for _, name := range src.SecretProps {
+			v := src.ConfiguredProps[name]
+			bind := secret.PropBinding(src.OwnerID, src.ID, name)
+			if _, err := e.cfg.Secrets.OpenProp(v, bind); !errors.Is(err, secret.ErrUnbound) {
+				continue
+			}
+			bound, err := e.cfg.Secrets.ResealProp(v, bind)
+			if err != nil {
+				return fmt.Errorf("engine: reseal secret prop %s of %s: %w", name, src.ID, err)
+			}
+			src.ConfiguredProps[name], changed = bound, true
+		}
+		if changed {
+			if _, err := e.store.UpdateSource(ctx, src, store.RunCommit{}); err != nil {
+				return fmt.Errorf("engine: reseal the secrets of %s: %w", src.ID, err)
+			}
+			e.log.Info("bound the secrets of a source to it", "source", src.ID)
+		}
+	}
+	return nil
 }

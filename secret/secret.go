@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 )
 
 // Sealer encrypts secret prop values at rest with AES-256-GCM under a key
@@ -63,30 +64,43 @@ func NewSealer(key []byte) (*Sealer, error) {
 	return &Sealer{aead: aead}, nil
 }
 
-// Seal encrypts plain; the result is base64 of nonce and ciphertext.
-func (s *Sealer) Seal(plain []byte) string {
+// Seal encrypts plain, bound to binding (AEAD additional data: opening it
+// needs the same binding); the result is base64 of nonce and ciphertext.
+func (s *Sealer) Seal(plain []byte, binding string) string {
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce)
-	return base64.StdEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, nil))
+	return base64.StdEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, []byte(binding)))
 }
 
-// Open decrypts a value from Seal.
-func (s *Sealer) Open(sealed string) ([]byte, error) {
+// Open decrypts a value from Seal with the binding it was sealed with.
+func (s *Sealer) Open(sealed, binding string) ([]byte, error) {
 	raw, err := base64.StdEncoding.DecodeString(sealed)
 	if err != nil || len(raw) < s.aead.NonceSize() {
 		return nil, errors.New("secrets: malformed sealed value")
 	}
 	n := s.aead.NonceSize()
-	plain, err := s.aead.Open(nil, raw[:n], raw[n:], nil)
+	plain, err := s.aead.Open(nil, raw[:n], raw[n:], []byte(binding))
 	if err != nil {
 		return nil, fmt.Errorf("secrets: open: %w", err)
 	}
 	return plain, nil
 }
 
-// SealProp returns the stored form of a secret prop value.
-func (s *Sealer) SealProp(plain json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{SealedKey: s.Seal(plain)})
+// PropBinding is what a secret prop value is bound to: its owner, its
+// source and its prop. A sealed value copied anywhere else (another
+// tenant's source, another prop) does not open.
+func PropBinding(ownerID, sourceID, prop string) string {
+	return "fount/prop/v2\x00" + ownerID + "\x00" + sourceID + "\x00" + prop
+}
+
+// boundPrefix marks a sealed prop value bound with PropBinding; values
+// without it were sealed unbound, before bindings existed.
+const boundPrefix = "v2."
+
+// SealProp returns the stored form of a secret prop value, bound to
+// binding (PropBinding).
+func (s *Sealer) SealProp(plain json.RawMessage, binding string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{SealedKey: boundPrefix + s.Seal(plain, binding)})
 	return b
 }
 
@@ -99,11 +113,46 @@ func IsSealed(stored json.RawMessage) bool {
 	return json.Unmarshal(stored, &m) == nil && len(m) == 1 && m[SealedKey] != nil
 }
 
-// OpenProp returns the plain value of a sealed prop value.
-func (s *Sealer) OpenProp(stored json.RawMessage) (json.RawMessage, error) {
+// ErrUnbound is returned by OpenProp for a value sealed before values were
+// bound to their prop: it must be resealed (ResealProp) first.
+var ErrUnbound = errors.New("secrets: the value was sealed without a binding")
+
+// OpenProp returns the plain value of a sealed prop value; binding must be
+// the one it was sealed with.
+func (s *Sealer) OpenProp(stored json.RawMessage, binding string) (json.RawMessage, error) {
+	sealed, err := sealedString(stored)
+	if err != nil {
+		return nil, err
+	}
+	bound, ok := strings.CutPrefix(sealed, boundPrefix)
+	if !ok {
+		return nil, ErrUnbound
+	}
+	return s.Open(bound, binding)
+}
+
+// ResealProp binds a value sealed before bindings existed: it opens it
+// unbound and seals it again with binding. A value already bound is
+// returned as it is.
+func (s *Sealer) ResealProp(stored json.RawMessage, binding string) (json.RawMessage, error) {
+	sealed, err := sealedString(stored)
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(sealed, boundPrefix) {
+		return stored, nil
+	}
+	plain, err := s.Open(sealed, "")
+	if err != nil {
+		return nil, err
+	}
+	return s.SealProp(plain, binding), nil
+}
+
+func sealedString(stored json.RawMessage) (string, error) {
 	var m map[string]string
 	if err := json.Unmarshal(stored, &m); err != nil || m[SealedKey] == "" {
-		return nil, errors.New("secrets: stored value is not sealed")
+		return "", errors.New("secrets: stored value is not sealed")
 	}
-	return s.Open(m[SealedKey])
+	return m[SealedKey], nil
 }

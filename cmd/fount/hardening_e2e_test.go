@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/store"
 )
 
 // startProductionServer is a server whose sandbox parses code as `fount
@@ -107,4 +110,47 @@ func FuzzDeployPath(f *testing.F) {
 			t.Fatalf("undocumented error %T: %v", err, err)
 		}
 	})
+}
+
+// TestSealedSecretsAreBoundToTheirOwner: a tenant who obtained another
+// tenant's sealed value (from a copy of the store) cannot have the server
+// decrypt it into its own source, neither by declaring a prop that holds
+// it secret nor by copying it into a secret prop.
+func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
+	t.Parallel()
+	dir, keyDir := t.TempDir(), t.TempDir()
+	keyFile := filepath.Join(keyDir, "secret.key")
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k", secretKeyFile: keyFile})
+	victim := s.deploySource(`export default { name: "Victim", version: "1", props: { token: { type: "string", secret: true } }, run() {} }`,
+		map[string]any{"token": "hunter2"})
+	_, created := s.do("POST", "/v1/users", map[string]any{"username": "mallory", "email": "m@example.com"})
+	s.stop()
+	if _, err := os.Stat(filepath.Join(dir, "secret.key")); !os.IsNotExist(err) {
+		t.Errorf("the key was written into the data dir despite --secret-key-file: %v", err)
+	}
+	st, err := store.OpenBolt(filepath.Join(dir, "fount.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stolen, err := st.GetSource(context.Background(), victim["id"].(string))
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := stolen.ConfiguredProps["token"]
+
+	s2 := startServer(t, serveConfig{dataDir: dir, secretKeyFile: keyFile})
+	s2.key = data(created)["api_key"].(string)
+	holder := `export default { name: "Holder", version: "1", props: { opts: { type: "object" } }, run() { this.$emit(this.opts) } }`
+	src := s2.deploySource(holder, map[string]any{"opts": json.RawMessage(blob)})
+	id := src["id"].(string)
+	// Redeclare the prop secret, keeping its value.
+	if st, body := s2.do("PUT", "/v1/sources/"+id, map[string]any{"component_code": strings.Replace(holder, `type: "object"`, `type: "object", secret: true`, 1)}); st != 200 {
+		t.Fatalf("redeclare: %d %v", st, body)
+	}
+	s2.run(id, nil)
+	ev := s2.events(id, "", 1)[0]
+	if got := string(mustMarshal(t, ev["event"])); strings.Contains(got, "hunter2") {
+		t.Fatalf("the other tenant's secret was decrypted: %s", got)
+	}
 }

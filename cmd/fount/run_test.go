@@ -107,7 +107,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	env := testEnvironment(map[string]string{
 		"FOUNT_ADDR": "127.0.0.1:9999", "FOUNT_DATA_DIR": "/tmp/d", "FOUNT_CACHE_DIR": "/tmp/c", "FOUNT_PUBLIC_URL": "https://p",
 		"FOUNT_ALLOW_PRIVATE_EGRESS": "1", "FOUNT_QUOTA_INVOCATIONS": "5", "FOUNT_QUOTA_COMPUTE_MS": "6", "FOUNT_EVENTS_KEPT": "7",
-		"FOUNT_BOOTSTRAP_API_KEY": "boot",
+		"FOUNT_BOOTSTRAP_API_KEY": "boot", "FOUNT_SECRET_KEY_FILE": "/tmp/k",
 	}, io.Discard, io.Discard)
 	cfg, err := parseServeFlags(nil, env)
 	if err != nil {
@@ -116,7 +116,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	want := serveConfig{addr: "127.0.0.1:9999", dataDir: "/tmp/d", cacheDir: "/tmp/c", publicURL: "https://p", allowPrivateEgress: true,
 		quotaInvocations: 5, quotaComputeMs: 6, eventsKept: 7, bootstrapKey: "boot"}
 	if cfg.addr != want.addr || cfg.dataDir != want.dataDir || cfg.cacheDir != want.cacheDir || cfg.publicURL != want.publicURL ||
-		!cfg.allowPrivateEgress || cfg.quotaInvocations != 5 || cfg.quotaComputeMs != 6 || cfg.eventsKept != 7 || cfg.bootstrapKey != "boot" {
+		cfg.secretKeyFile != "/tmp/k" || !cfg.allowPrivateEgress || cfg.quotaInvocations != 5 || cfg.quotaComputeMs != 6 || cfg.eventsKept != 7 || cfg.bootstrapKey != "boot" {
 		t.Errorf("from the environment: %+v", cfg)
 	}
 	cfg, err = parseServeFlags([]string{"--addr", "127.0.0.1:1", "--events-kept", "9"}, env)

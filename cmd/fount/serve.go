@@ -29,6 +29,7 @@ type serveConfig struct {
 	addr               string
 	dataDir            string
 	cacheDir           string
+	secretKeyFile      string
 	publicURL          string
 	allowPrivateEgress bool
 	quotaInvocations   int64
@@ -47,6 +48,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	cfg := serveConfig{bootstrapKey: env.getenv("FOUNT_BOOTSTRAP_API_KEY")}
 	fs.StringVar(&cfg.addr, "addr", env.or("FOUNT_ADDR", "127.0.0.1:8080"), "listen address (FOUNT_ADDR)")
 	fs.StringVar(&cfg.dataDir, "data-dir", env.or("FOUNT_DATA_DIR", "./fount-data"), "data directory (FOUNT_DATA_DIR)")
+	fs.StringVar(&cfg.secretKeyFile, "secret-key-file", env.getenv("FOUNT_SECRET_KEY_FILE"),
+		"the key that seals secret prop values, created on first use (FOUNT_SECRET_KEY_FILE; default <data-dir>/secret.key). Keep it out of the data dir to keep it out of the data dir's backups")
 	fs.StringVar(&cfg.cacheDir, "cache-dir", env.getenv("FOUNT_CACHE_DIR"), "where the compiled sandbox is cached, to skip compiling it on the next start (FOUNT_CACHE_DIR; default <data-dir>/cache)")
 	fs.StringVar(&cfg.publicURL, "public-url", env.getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
 	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", env.getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
@@ -112,7 +115,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if err := bootstrapOwner(ctx, st, cfg, stdout); err != nil {
 		return err
 	}
-	sealer, err := secret.LoadOrCreateSealer(filepath.Join(cfg.dataDir, "secret.key"))
+	keyFile := cfg.secretKeyFile
+	if keyFile == "" {
+		keyFile = filepath.Join(cfg.dataDir, "secret.key")
+	}
+	sealer, err := secret.LoadOrCreateSealer(keyFile)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -183,7 +184,7 @@ func (d *deliverer) attempt(ctx context.Context, dl store.Delivery) {
 	}
 	att := store.Attempt{AtMs: now.UnixMilli(), Status: status, DurationMs: d.clock.Now().Sub(now).Milliseconds()}
 	if sendErr != nil {
-		att.Error = sendErr.Error()
+		att.Error = egress.Describe(sendErr) // the tenant sees it: no server addresses
 	}
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/host"
@@ -152,5 +154,41 @@ func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
 	ev := s2.events(id, "", 1)[0]
 	if got := string(mustMarshal(t, ev["event"])); strings.Contains(got, "hunter2") {
 		t.Fatalf("the other tenant's secret was decrypted: %s", got)
+	}
+}
+
+// TestDeliveryErrorsShowNoServerAddresses: a failed delivery says what
+// failed, not the server's addresses (Go's errors carry the local address
+// and the DNS resolver's).
+func TestDeliveryErrorsShowNoServerAddresses(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/in"
+	ln.Close() // nothing listens there now: connection refused
+	_, hook := s.do("POST", "/v1/webhooks", map[string]any{"url": dead})
+	wh := data(hook)["id"].(string)
+	src := s.deploySource(`export default { name: "E", version: "1", run() { this.$emit(1) } }`, nil)
+	s.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+wh, nil)
+	s.run(src["id"].(string), nil)
+	var attempt map[string]any
+	deadline := time.Now().Add(eventsDeadline)
+	for attempt == nil && time.Now().Before(deadline) {
+		_, dl := s.do("GET", "/v1/webhooks/"+wh+"/deliveries", nil)
+		if list := dl["data"].([]any); len(list) > 0 {
+			if atts := list[0].(map[string]any)["attempts"].([]any); len(atts) > 0 {
+				attempt = atts[0].(map[string]any)
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if attempt == nil {
+		t.Fatal("no delivery attempt was recorded")
+	}
+	if msg, _ := attempt["error"].(string); msg != "connection refused" {
+		t.Errorf("the attempt's error is %q, want just %q", msg, "connection refused")
 	}
 }

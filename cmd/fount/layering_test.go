@@ -22,7 +22,7 @@ var allowedImports = map[string][]string{
 	"guest":         {},
 	"host":          {"abi", "component", "egress", "guest", "sandbox"},
 	"store":         {"component", "ids", "secret"},
-	"engine":        {"abi", "component", "ids", "sandbox", "secret", "store"},
+	"engine":        {"abi", "component", "egress", "ids", "sandbox", "secret", "store"},
 	"apiv1":         {},
 	"api":           {"apiv1", "component", "engine", "ids", "secret", "store"},
 	"client":        {"apiv1"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -22,7 +23,7 @@ type codeFetcher struct{ egress *egress.Policy }
 func (f codeFetcher) FetchCode(ctx context.Context, url string) (string, error) {
 	res, err := f.egress.Fetch(ctx, abi.FetchRequest{URL: url, Method: http.MethodGet})
 	if err != nil {
-		return "", err
+		return "", errors.New(egress.Describe(err)) // the tenant sees it: no server addresses
 	}
 	if res.Status < 200 || res.Status > 299 {
 		return "", fmt.Errorf("HTTP %d", res.Status)

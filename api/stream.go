@@ -65,6 +65,11 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		ms, seq, err := store.ParseEventID(id)
 		return err == nil && (ms > lastMs || (ms == lastMs && seq > lastSeq))
 	}
+	// A stream lives as long as its client, but a dead client must not
+	// hold its connection: each write must complete within two heartbeats.
+	rc := http.NewResponseController(w)
+	alive := func() { _ = rc.SetWriteDeadline(time.Now().Add(2 * sseHeartbeat)) }
+	alive()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -93,9 +98,11 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		case <-s.closing:
 			return nil // shutting down: the client reconnects to the next server
 		case <-beat.C:
+			alive()
 			fmt.Fprint(w, ": heartbeat\n\n")
 			flusher.Flush()
 		case ev, ok := <-live:
+			alive()
 			// Write what is already waiting, then flush once.
 			for more := true; more; {
 				if !ok {

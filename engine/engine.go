@@ -39,6 +39,9 @@ type Config struct {
 	RespondTimeout time.Duration
 	// MaxBody caps an HTTP-interface request body. Default 512 KB.
 	MaxBody int64
+	// BodyTimeout bounds how long an HTTP-interface request's body may
+	// take to arrive. Default 30 s.
+	BodyTimeout time.Duration
 	// MaxAttempts and RetryBase shape webhook retries: exponential backoff
 	// from RetryBase with jitter, capped at an hour. Defaults 8 and 1 s.
 	MaxAttempts int
@@ -74,6 +77,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = 512 << 10
+	}
+	if c.BodyTimeout <= 0 {
+		c.BodyTimeout = 30 * time.Second
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 8

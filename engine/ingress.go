@@ -7,9 +7,11 @@ import (
 	"io"
 	"mime"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
@@ -24,6 +26,7 @@ func (e *Engine) Ingress() http.Handler {
 }
 
 func ingressError(w http.ResponseWriter, status int, msg string) {
+	tenantContent(w.Header())
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"message": msg}})
@@ -42,14 +45,24 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	// Socket deadlines are wall-clock I/O, not engine time: a slow body
+	// must not hold a connection, and a response waits at most for
+	// respond() and a little more.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.cfg.BodyTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(e.cfg.BodyTimeout + e.cfg.RespondTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.cfg.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		var netErr net.Error
+		switch {
+		case errors.As(err, &tooBig):
 			ingressError(w, http.StatusRequestEntityTooLarge, "the request body is over the endpoint's size limit")
-			return
+		case errors.As(err, &netErr) && netErr.Timeout():
+			ingressError(w, http.StatusRequestTimeout, "the request body did not arrive in time")
+		default:
+			ingressError(w, http.StatusBadRequest, "the request body could not be read")
 		}
-		ingressError(w, http.StatusBadRequest, "the request body could not be read")
 		return
 	}
 	// Only active sources have endpoints registered, so the map answers
@@ -80,6 +93,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	e.workers.kick(ep.sourceID)
 	if wt == nil {
 		cors(w, r)
+		tenantContent(w.Header())
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"success":true}`+"\n")
 		return
@@ -115,8 +129,12 @@ func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waite
 
 func writeResponse(w http.ResponseWriter, resp abi.Response) {
 	for k, v := range resp.Headers {
+		if strings.EqualFold(k, "Set-Cookie") && reservedCookie(v) {
+			continue
+		}
 		w.Header().Set(k, v)
 	}
+	tenantContent(w.Header())
 	body := []byte(resp.Body)
 	if resp.BodyEncoding == "base64" {
 		if b, err := base64.StdEncoding.DecodeString(resp.Body); err == nil {
@@ -125,6 +143,28 @@ func writeResponse(w http.ResponseWriter, resp abi.Response) {
 	}
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(body)
+}
+
+// ReservedCookiePrefix begins the names of the cookies fount itself sets
+// (the dashboard's session): an endpoint's response may not set them.
+const ReservedCookiePrefix = "fount_"
+
+// reservedCookie reports whether a Set-Cookie value sets a cookie whose
+// name fount reserves (with or without the __Host-/__Secure- prefixes).
+func reservedCookie(setCookie string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(setCookie), "=")
+	name = strings.ToLower(strings.TrimSpace(name))
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "__host-"), "__secure-")
+	return strings.HasPrefix(name, ReservedCookiePrefix)
+}
+
+// tenantContent marks a response as a tenant's: a browser that renders it
+// treats it as a sandboxed document of an opaque origin (no script access
+// to the API's origin, its storage or its cookies), and does not sniff it
+// into another type. A component's own policy still applies beside ours.
+func tenantContent(h http.Header) {
+	h.Add("Content-Security-Policy", "sandbox")
+	h.Set("X-Content-Type-Options", "nosniff")
 }
 
 // cors answers with permissive CORS headers: endpoints are meant to be

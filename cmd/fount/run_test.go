@@ -101,33 +101,64 @@ func waitForListening(t *testing.T, out *lockedBuffer) string {
 }
 
 // TestServeFlagsAndEnvironment: every flag has an environment variable,
-// and the flag wins.
+// and the flag wins; the bootstrap key has only its variable.
 func TestServeFlagsAndEnvironment(t *testing.T) {
 	t.Parallel()
-	env := testEnvironment(map[string]string{
-		"FOUNT_ADDR": "127.0.0.1:9999", "FOUNT_DATA_DIR": "/tmp/d", "FOUNT_CACHE_DIR": "/tmp/c", "FOUNT_PUBLIC_URL": "https://p",
-		"FOUNT_ALLOW_PRIVATE_EGRESS": "1", "FOUNT_QUOTA_INVOCATIONS": "5", "FOUNT_QUOTA_COMPUTE_MS": "6", "FOUNT_EVENTS_KEPT": "7",
-		"FOUNT_BOOTSTRAP_API_KEY": "boot", "FOUNT_SECRET_KEY_FILE": "/tmp/k",
-	}, io.Discard, io.Discard)
+	settings := []struct {
+		flag, env, value string
+		got              func(serveConfig) any
+		want             any
+	}{
+		{"addr", "FOUNT_ADDR", "127.0.0.1:9999", func(c serveConfig) any { return c.addr }, "127.0.0.1:9999"},
+		{"data-dir", "FOUNT_DATA_DIR", "/tmp/d", func(c serveConfig) any { return c.dataDir }, "/tmp/d"},
+		{"cache-dir", "FOUNT_CACHE_DIR", "/tmp/c", func(c serveConfig) any { return c.cacheDir }, "/tmp/c"},
+		{"public-url", "FOUNT_PUBLIC_URL", "https://p", func(c serveConfig) any { return c.publicURL }, "https://p"},
+		{"endpoint-addr", "FOUNT_ENDPOINT_ADDR", "127.0.0.1:9998", func(c serveConfig) any { return c.endpointAddr }, "127.0.0.1:9998"},
+		{"endpoint-url", "FOUNT_ENDPOINT_URL", "https://e", func(c serveConfig) any { return c.endpointURL }, "https://e"},
+		{"max-connections", "FOUNT_MAX_CONNECTIONS", "77", func(c serveConfig) any { return c.maxConnections }, 77},
+		{"secret-key-file", "FOUNT_SECRET_KEY_FILE", "/tmp/k", func(c serveConfig) any { return c.secretKeyFile }, "/tmp/k"},
+		{"", "FOUNT_BOOTSTRAP_API_KEY", "boot", func(c serveConfig) any { return c.bootstrapKey }, "boot"},
+		{"quota-invocations", "FOUNT_QUOTA_INVOCATIONS", "5", func(c serveConfig) any { return c.quotaInvocations }, int64(5)},
+		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c serveConfig) any { return c.quotaComputeMs }, int64(6)},
+		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
+	}
+	vars := map[string]string{"FOUNT_ALLOW_PRIVATE_EGRESS": "1"}
+	for _, s := range settings {
+		vars[s.env] = s.value
+	}
+	env := testEnvironment(vars, io.Discard, io.Discard)
 	cfg, err := parseServeFlags(nil, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serveConfig{addr: "127.0.0.1:9999", dataDir: "/tmp/d", cacheDir: "/tmp/c", publicURL: "https://p", allowPrivateEgress: true,
-		quotaInvocations: 5, quotaComputeMs: 6, eventsKept: 7, bootstrapKey: "boot"}
-	if cfg.addr != want.addr || cfg.dataDir != want.dataDir || cfg.cacheDir != want.cacheDir || cfg.publicURL != want.publicURL ||
-		cfg.secretKeyFile != "/tmp/k" || !cfg.allowPrivateEgress || cfg.quotaInvocations != 5 || cfg.quotaComputeMs != 6 || cfg.eventsKept != 7 || cfg.bootstrapKey != "boot" {
-		t.Errorf("from the environment: %+v", cfg)
+	if !cfg.allowPrivateEgress {
+		t.Error("FOUNT_ALLOW_PRIVATE_EGRESS=1 did not allow private egress")
 	}
-	cfg, err = parseServeFlags([]string{"--addr", "127.0.0.1:1", "--events-kept", "9"}, env)
-	if err != nil || cfg.addr != "127.0.0.1:1" || cfg.eventsKept != 9 {
-		t.Errorf("flags over the environment: %+v %v", cfg, err)
+	for _, s := range settings {
+		if got := s.got(cfg); got != s.want {
+			t.Errorf("%s=%s: got %v (%T), want %v (%T)", s.env, s.value, got, got, s.want, s.want)
+		}
+		if s.flag == "" {
+			continue // environment only: a key on the command line shows in ps
+		}
+		// The flag wins over the environment.
+		flagged, err := parseServeFlags([]string{"--" + s.flag, s.value}, testEnvironment(map[string]string{s.env: "9"}, io.Discard, io.Discard))
+		if err != nil {
+			t.Errorf("--%s %s: %v", s.flag, s.value, err)
+		} else if got := s.got(flagged); got != s.want {
+			t.Errorf("--%s %s over %s=9: got %v", s.flag, s.value, s.env, got)
+		}
 	}
-	if _, err := parseServeFlags([]string{"--events-kept", "0"}, env); err == nil {
-		t.Error("--events-kept 0 was accepted")
+	for _, bad := range [][]string{
+		{"--events-kept", "0"}, {"--max-connections", "-1"}, {"--public-url", "fount.example.com"},
+		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"},
+	} {
+		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])
+		}
 	}
 	cfg, _ = parseServeFlags(nil, testEnvironment(nil, io.Discard, io.Discard))
-	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 {
+	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.maxConnections != 0 {
 		t.Errorf("defaults: %+v", cfg)
 	}
 }

@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
@@ -30,6 +32,9 @@ type serveConfig struct {
 	dataDir            string
 	cacheDir           string
 	secretKeyFile      string
+	endpointAddr       string
+	endpointURL        string
+	maxConnections     int
 	publicURL          string
 	allowPrivateEgress bool
 	quotaInvocations   int64
@@ -40,6 +45,7 @@ type serveConfig struct {
 	// Set by tests, never by flags.
 	sandbox     *host.Host        // a compiled guest to share instead of compiling one (not closed by serve)
 	onListening func(addr string) // called once the listener is open
+	limits      *httpLimits       // instead of defaultLimits(maxConnections)
 }
 
 func parseServeFlags(args []string, env environment) (serveConfig, error) {
@@ -50,6 +56,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	fs.StringVar(&cfg.dataDir, "data-dir", env.or("FOUNT_DATA_DIR", "./fount-data"), "data directory (FOUNT_DATA_DIR)")
 	fs.StringVar(&cfg.secretKeyFile, "secret-key-file", env.getenv("FOUNT_SECRET_KEY_FILE"),
 		"the key that seals secret prop values, created on first use (FOUNT_SECRET_KEY_FILE; default <data-dir>/secret.key). Keep it out of the data dir to keep it out of the data dir's backups")
+	fs.StringVar(&cfg.endpointAddr, "endpoint-addr", env.getenv("FOUNT_ENDPOINT_ADDR"),
+		"serve sources' HTTP endpoints (/h/) on this address only, apart from the API (FOUNT_ENDPOINT_ADDR); see SECURITY.md")
+	fs.StringVar(&cfg.endpointURL, "endpoint-url", env.getenv("FOUNT_ENDPOINT_URL"),
+		"external base URL of the endpoints, on an origin of their own (FOUNT_ENDPOINT_URL; default the public URL, or http://<endpoint-addr>)")
+	fs.IntVar(&cfg.maxConnections, "max-connections", int(env.int("FOUNT_MAX_CONNECTIONS", 0)),
+		"open connections per listener at most (FOUNT_MAX_CONNECTIONS; default half the open-file limit)")
 	fs.StringVar(&cfg.cacheDir, "cache-dir", env.getenv("FOUNT_CACHE_DIR"), "where the compiled sandbox is cached, to skip compiling it on the next start (FOUNT_CACHE_DIR; default <data-dir>/cache)")
 	fs.StringVar(&cfg.publicURL, "public-url", env.getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
 	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", env.getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
@@ -79,7 +91,28 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms and --events-kept must be at least 1")
 	}
+	if cfg.maxConnections < 0 {
+		return cfg, fmt.Errorf("--max-connections must be 0 (the default) or more, got %d", cfg.maxConnections)
+	}
+	for flag, value := range map[string]string{"--public-url": cfg.publicURL, "--endpoint-url": cfg.endpointURL} {
+		if err := checkBaseURL(value); err != nil {
+			return cfg, fmt.Errorf("%s: %w", flag, err)
+		}
+	}
 	return cfg, nil
+}
+
+// checkBaseURL accepts "" (the default) or an absolute http(s) URL with
+// no query or fragment, that paths such as /h/<token> are added to.
+func checkBaseURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q is not an http(s) base URL such as https://fount.example.com", s)
+	}
+	return nil
 }
 
 func runServe(ctx context.Context, args []string, env environment) int {
@@ -143,6 +176,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		return err
 	}
 
+	limits := defaultLimits(cfg.maxConnections)
+	if cfg.limits != nil {
+		limits = *cfg.limits
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
@@ -151,9 +188,23 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
+	var endpointLn net.Listener
+	endpointURL := cfg.endpointURL
+	if cfg.endpointAddr != "" {
+		if endpointLn, err = net.Listen("tcp", cfg.endpointAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listen for endpoints on %s: %w", cfg.endpointAddr, err)
+		}
+		if endpointURL == "" {
+			endpointURL = "http://" + endpointLn.Addr().String()
+		}
+	}
+	if endpointURL == "" {
+		endpointURL = publicURL
+	}
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
 	eng, err := engine.New(engine.Config{
-		Store: st, Queues: st, Sandbox: sandbox, Secrets: sealer, Egress: policy, PublicURL: publicURL, Logger: logger,
+		Store: st, Queues: st, Sandbox: sandbox, Secrets: sealer, Egress: policy, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 	})
 	if err != nil {
@@ -164,31 +215,53 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	defer eng.Stop()
 	server := api.New(api.Config{
-		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: publicURL, Registry: registry, Logger: logger,
+		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
 	})
 	defer server.Close()
 	mux := http.NewServeMux()
-	mux.Handle("/h/", eng.Ingress())
-	mux.Handle("/", server.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	srv.RegisterOnShutdown(server.CloseStreams) // streams never go idle by themselves
-	srv.RegisterOnShutdown(eng.ReleaseWaiters)  // nor do requests waiting up to RespondTimeout for respond()
+	mux.Handle("/", withDeadlines(server.Handler(), limits.request))
+	servers := []*http.Server{newHTTPServer(mux, limits)}
+	listeners := []net.Listener{limitConnections(ln, limits.maxConns, logger, "api")}
+	if endpointLn != nil {
+		// Tenants' content on an origin of its own: the API's origin
+		// serves no endpoint, and the endpoints' serves no API.
+		servers = append(servers, newHTTPServer(eng.Ingress(), limits))
+		listeners = append(listeners, limitConnections(endpointLn, limits.maxConns, logger, "endpoints"))
+		fmt.Fprintf(stdout, "fount serves endpoints on http://%s as %s\n", endpointLn.Addr(), endpointURL)
+	} else {
+		mux.Handle(component.EndpointPath, eng.Ingress())
+	}
+	for _, srv := range servers {
+		srv.RegisterOnShutdown(server.CloseStreams) // streams never go idle by themselves
+		srv.RegisterOnShutdown(eng.ReleaseWaiters)  // nor do requests waiting up to RespondTimeout for respond()
+	}
 	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.dataDir)
 	if cfg.onListening != nil {
 		cfg.onListening(ln.Addr().String())
 	}
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
 	select {
 	case err := <-errc:
+		for _, srv := range servers {
+			_ = srv.Close()
+		}
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	var shutdownErr error
+	for _, srv := range servers {
+		if err := srv.Shutdown(shutdownCtx); err != nil && shutdownErr == nil {
+			shutdownErr = fmt.Errorf("shutdown: %w", err)
+		}
+	}
+	if shutdownErr != nil {
+		return shutdownErr
 	}
 	logger.Info("server stopped cleanly")
 	return nil

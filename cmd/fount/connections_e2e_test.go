@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tightLimits are limits short enough for a test to see them act.
+var tightLimits = httpLimits{readHeader: time.Second, request: 2 * time.Second, body: time.Second, idle: time.Second, maxConns: 8}
+
+// dialRaw opens a TCP connection to a server's base URL.
+func dialRaw(t *testing.T, base string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// closedByServer waits for the server to close c, reading (and returning)
+// whatever it wrote first.
+func closedByServer(t *testing.T, c net.Conn, what string) string {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(startupDeadline))
+	b, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("%s: the server did not close the connection: %v", what, err)
+	}
+	return string(b)
+}
+
+// TestIdleConnectionsAreCutAndCapped: connections that send nothing, or
+// sit idle between requests, are closed after their timeout; connections
+// past the cap wait, with a log line saying so, and are served once the
+// idle ones are cut.
+func TestIdleConnectionsAreCutAndCapped(t *testing.T) {
+	t.Parallel()
+	lim := tightLimits
+	s := startServer(t, serveConfig{bootstrapKey: "k", limits: &lim})
+
+	keptAlive := dialRaw(t, s.base)
+	if _, err := io.WriteString(keptAlive, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(keptAlive), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz on a raw connection: %v %v", resp, err)
+	}
+	silent := make([]net.Conn, lim.maxConns)
+	for i := range silent {
+		silent[i] = dialRaw(t, s.base)
+	}
+	healthz := make(chan error, 1)
+	go func() {
+		client := &http.Client{Timeout: startupDeadline}
+		resp, err := client.Get(s.base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				err = io.ErrUnexpectedEOF
+			}
+		}
+		healthz <- err
+	}()
+	waitFor(t, s.log, "connection limit reached")
+	closedByServer(t, keptAlive, "a keep-alive connection left idle")
+	for _, c := range silent {
+		closedByServer(t, c, "a connection that never sent a request")
+	}
+	if err := <-healthz; err != nil {
+		t.Fatalf("healthz past the connection cap: %v", err)
+	}
+}
+
+// TestSlowBodiesAreCut: a request body that stops arriving is answered 408
+// on an endpoint, and cut on the API, instead of holding the connection.
+func TestSlowBodiesAreCut(t *testing.T) {
+	t.Parallel()
+	lim := tightLimits
+	s := startServer(t, serveConfig{bootstrapKey: "k", limits: &lim})
+	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
+	endpoint := endpointOf(src, "http")
+	for _, tt := range []struct {
+		name, path string
+		want       *regexp.Regexp
+	}{
+		{"endpoint", strings.TrimPrefix(endpoint, s.base), regexp.MustCompile(`^HTTP/1.1 408 .*did not arrive in time`)},
+		{"api", "/v1/sources", regexp.MustCompile(`^(HTTP/1.1 4\d\d |$)`)},
+	} {
+		c := dialRaw(t, s.base)
+		_, err := io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n"+
+			"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\":")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := closedByServer(t, c, tt.name+" request with a stalled body")
+		if !tt.want.MatchString(strings.ReplaceAll(got, "\r\n", " ")) {
+			t.Errorf("%s: a stalled body was answered %q", tt.name, got)
+		}
+	}
+}
+
+// TestEndpointResponsesCannotActOnTheAPIOrigin: whatever an endpoint
+// answers, a browser renders it sandboxed, unsniffed, and without the
+// cookies fount reserves for itself.
+func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	page := s.deploySource(`export default { name: "Page", version: "1",
+		props: { http: { type: "$.interface.http", customResponse: true } },
+		run(e) { this.http.respond({ status: 200, headers: { "content-type": "text/html", "set-cookie": e.query.cookie }, body: "<script>fetch('/v1/sources')</script>" }) } }`, nil)
+	plain := s.deploySource(`export default { name: "Plain", version: "1", props: { http: "$.interface.http" }, run() {} }`, nil)
+	for _, tt := range []struct {
+		name, url  string
+		wantCookie string
+	}{
+		{"reserved cookie", endpointOf(page, "http") + "?cookie=fount_session%3Dstolen%3B%20Path%3D%2F", ""},
+		{"reserved cookie, __Host- prefixed", endpointOf(page, "http") + "?cookie=__Host-Fount_session%3Dx", ""},
+		{"tenant's own cookie", endpointOf(page, "http") + "?cookie=theirs%3D1", "theirs=1"},
+		{"default answer", endpointOf(plain, "http"), ""},
+		{"unknown endpoint", s.base + "/h/nope", ""},
+	} {
+		resp, err := http.Get(tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if csp := resp.Header.Values("Content-Security-Policy"); len(csp) == 0 || csp[len(csp)-1] != "sandbox" {
+			t.Errorf("%s: Content-Security-Policy %q", tt.name, csp)
+		}
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: X-Content-Type-Options %q", tt.name, resp.Header.Get("X-Content-Type-Options"))
+		}
+		if got := resp.Header.Get("Set-Cookie"); got != tt.wantCookie {
+			t.Errorf("%s: Set-Cookie %q, want %q", tt.name, got, tt.wantCookie)
+		}
+	}
+}
+
+// TestEndpointsOnTheirOwnOrigin: with --endpoint-addr, endpoint URLs name
+// the endpoints' origin, which serves no API, and the API's origin serves
+// no endpoint.
+func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k", endpointAddr: "127.0.0.1:0"})
+	m := regexp.MustCompile(`serves endpoints on (http://\S+) as (http://\S+)`).FindStringSubmatch(s.stdout.String())
+	if m == nil {
+		t.Fatalf("no endpoint origin announced: %s", s.stdout)
+	}
+	endpoints := m[2]
+	if endpoints == s.base {
+		t.Fatalf("endpoints share the API's origin %s", s.base)
+	}
+	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
+	url := endpointOf(src, "http")
+	if !strings.HasPrefix(url, endpoints+"/h/") {
+		t.Fatalf("endpoint_url %s is not on the endpoints' origin %s", url, endpoints)
+	}
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"n":1}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("post to the endpoint: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	s.events(src["id"].(string), "", 1)
+	for _, tt := range []struct{ name, url string }{
+		{"endpoint on the API's origin", s.base + strings.TrimPrefix(url, endpoints)},
+		{"API on the endpoints' origin", endpoints + "/v1/sources"},
+	} {
+		req, _ := http.NewRequest("GET", tt.url, nil)
+		req.Header.Set("Authorization", "Bearer k")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("%s: %d, want 404", tt.name, resp.StatusCode)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func (s *Server) componentCode(ctx context.Context, code, codeURL string) (strin
 // saveComponent stores code as a saved component of owner; code that
 // does not load is a 400 naming param.
 func (s *Server) saveComponent(ctx context.Context, owner, code, codeURL, param string) (store.Component, error) {
-	c, err := s.engine.SaveComponent(ctx, owner, code, codeURL)
+	c, err := s.engine.SaveComponent(ctx, owner, caller(ctx).ID, code, codeURL)
 	var ce *engine.CodeError
 	if errors.As(err, &ce) {
 		e, _ := toAPIError(err, param)

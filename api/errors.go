@@ -79,6 +79,9 @@ func toAPIError(err error, param string) (*Error, bool) {
 		return &Error{Status: http.StatusBadRequest, Code: "hook_failed", Message: fmt.Sprintf("The component's %s hook failed: %s: %s", he.Hook, he.Name, he.Msg)}, true
 	case errors.As(err, &taken):
 		return &Error{Status: http.StatusConflict, Code: "name_taken", Param: "name", Message: "A source named " + taken.Slug + " already exists; choose another name."}, true
+	case errors.Is(err, engine.ErrQuota):
+		return &Error{Status: http.StatusTooManyRequests, Code: "quota_exceeded",
+			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
 	case errors.Is(err, engine.ErrStopped):
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The server is shutting down; try again in a moment."}, true
 	case errors.Is(err, store.ErrNotFound):

@@ -74,6 +74,19 @@
 // Invocations of one source run one at a time in arrival order; different
 // sources run in parallel on a bounded pool of workers (scheduler).
 //
+// # Fairness
+//
+// Everything that runs a tenant's code goes through that pool: runs, and
+// the loading, hooks and introspection of lifecycle operations (inPool),
+// under the same time limit and counted against the same daily quota.
+// Work is queued per account (the user who deployed a source) and served
+// round-robin, and one account holds at most Config.AccountWorkers
+// workers, so that an account whose code loops forever slows itself, not
+// others. Lifecycle work goes before its account's queued runs, but
+// within its share: an account whose code holds its workers deploys or
+// updates once one of them is free, a run's time limit at most. Deleting
+// a source without a deactivate hook needs no worker.
+//
 // # Parts
 //
 // The Engine is built from parts, each owning its goroutines and timers

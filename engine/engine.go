@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -27,8 +28,14 @@ type Config struct {
 	// Egress is the policy for components' fetch and for webhook
 	// deliveries (an *egress.Policy); nil denies both.
 	Egress sandbox.Egress
-	// Workers bounds how many sources run at once. Default 4.
+	// Workers bounds how much component code runs at once: source runs,
+	// and the loading, hooks and introspection of lifecycle operations.
+	// Default 4.
 	Workers int
+	// AccountWorkers bounds how many of the workers one account's work may
+	// hold at once, so that its runaway code leaves the rest to others.
+	// Default half the workers, and fewer than the CPUs: at least 1.
+	AccountWorkers int
 	// EventsKept is how many events each channel of an emitter keeps.
 	// Default 100, the specification's figure.
 	EventsKept int
@@ -65,6 +72,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Workers <= 0 {
 		c.Workers = 4
+	}
+	if c.AccountWorkers <= 0 {
+		c.AccountWorkers = max(1, min(c.Workers/2, runtime.GOMAXPROCS(0)-1))
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
@@ -147,7 +157,7 @@ func New(cfg Config) (*Engine, error) {
 		fetch = cfg.Egress.Fetch
 	}
 	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch), cfg.MaxAttempts, cfg.RetryBase)
-	e.workers = newScheduler(cfg.Clock, e.drain)
+	e.workers = newScheduler(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
 	return e, nil
 }
 

@@ -50,14 +50,19 @@ type UpdateRequest struct {
 }
 
 // SaveComponent describes code in the sandbox and stores it as a saved
-// component of owner. Code that cannot be loaded is a *CodeError.
-func (e *Engine) SaveComponent(ctx context.Context, owner, code, codeURL string) (store.Component, error) {
+// component of owner. Describing it evaluates it, as user's work (see
+// inPool). Code that cannot be loaded is a *CodeError.
+func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string) (store.Component, error) {
 	end, err := e.beginOp()
 	if err != nil {
 		return store.Component{}, err
 	}
 	defer end()
-	meta, err := e.sandbox.Introspect(ctx, code, "", nil)
+	var meta *component.Metadata
+	err = e.inPool(ctx, user, 0, func(ctx context.Context) error {
+		meta, err = e.sandbox.Introspect(ctx, code, "", nil)
+		return err
+	})
 	if err != nil {
 		return store.Component{}, codeError(err)
 	}
@@ -108,7 +113,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	// soon as it is stored, waits for them and then takes them down.
 	unlock := e.lifecycle.lock(src.ID)
 	defer unlock()
-	l, err := e.build(ctx, src, req.Component)
+	l, err := e.buildInPool(ctx, src, req.Component)
 	if err != nil {
 		return store.Source{}, err
 	}
@@ -200,7 +205,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	updated.ComponentID, updated.Name, updated.NameSlug = req.Component.ID, name, slug
 	updated.Active, updated.UpdatedAt = req.Active, e.clock.Now().Unix()
 	props.apply(&updated)
-	next, err := e.build(ctx, updated, req.Component)
+	next, err := e.buildInPool(ctx, updated, req.Component)
 	if err != nil {
 		return store.Source{}, err
 	}
@@ -259,7 +264,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 // replaced, so it goes on without that hook. Any other failure is
 // returned.
 func (e *Engine) loadForHook(ctx context.Context, id string) (*live, error) {
-	l, err := e.load(ctx, id)
+	l, err := e.loadInPool(ctx, id)
 	var ce *CodeError
 	if errors.As(err, &ce) {
 		e.log.Warn("the running version of a source does not load; its deactivate hook is skipped", "source", id, "err", err)
@@ -310,22 +315,11 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	l, err := e.load(ctx, id)
-	var ce *CodeError
-	var events []store.Event
-	switch {
-	case errors.As(err, &ce):
-		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", id, "err", err)
-		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
-		events = []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + component.HookDeactivate})}
-	case err != nil:
+	events, err := e.deactivateForDelete(ctx, src)
+	if err != nil {
 		return err
-	default:
-		ctx = context.WithoutCancel(ctx) // the hook runs: go on to the end
-		if events, err = e.runHook(ctx, l, component.HookDeactivate); err != nil {
-			e.log.Warn("deactivate hook failed; the source is deleted anyway", "source", id, "err", err)
-		}
 	}
+	ctx = context.WithoutCancel(ctx) // the hook has run: go on to the end
 	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
 	if err != nil {
 		return err
@@ -341,6 +335,43 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	return nil
 }
 
+// deactivateForDelete runs the deactivate hook of a source being deleted,
+// if its component has one, and returns the events to commit with the
+// delete. The hook failing does not stop the delete, nor does its
+// component not loading or the account's quota being used up: each is
+// logged and recorded as an $errors event. A source without the hook
+// needs no worker, so deleting it never waits for the account's runs.
+func (e *Engine) deactivateForDelete(ctx context.Context, src store.Source) ([]store.Event, error) {
+	comp, err := e.store.GetComponent(ctx, src.ComponentID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil // a component that is gone has no hook to run
+	case err != nil:
+		return nil, err
+	case !comp.Metadata.HasHook(component.HookDeactivate):
+		return nil, nil
+	}
+	l, err := e.loadInPool(ctx, src.ID)
+	var ce *CodeError
+	switch {
+	case errors.As(err, &ce):
+		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", src.ID, "err", err)
+		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
+		return []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+	case errors.Is(err, ErrQuota):
+		// Removing a source must stay possible: only its hook is skipped.
+		notRun := fmt.Errorf("the deactivate hook did not run: %w", err)
+		return []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+	case err != nil:
+		return nil, err
+	}
+	events, err := e.runHook(context.WithoutCancel(ctx), l, component.HookDeactivate)
+	if err != nil {
+		e.log.Warn("deactivate hook failed; the source is deleted anyway", "source", src.ID, "err", err)
+	}
+	return events, nil
+}
+
 // runHook runs a lifecycle hook of l and returns the events to commit for
 // it: its emits and console lines, or, when it fails, an $errors event
 // and its console lines together with a *HookError. A component without
@@ -350,7 +381,15 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]store.Eve
 		return nil, nil
 	}
 	c := &collector{}
-	_, err := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
+	var err error
+	poolErr := e.inPool(ctx, l.src.UserID, 1, func(ctx context.Context) error {
+		_, err = l.box.Invoke(ctx, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
+		return nil
+	})
+	if poolErr != nil {
+		notRun := fmt.Errorf("the %s hook did not run: %w", hook, poolErr)
+		return []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + hook})}, notRun
+	}
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
 	out := pipeline("", store.Invocation{Kind: kindHook + hook}, c, err, store.DedupeState{}, e.clock.Now())
 	if err != nil {

@@ -265,7 +265,9 @@ func TestUpdateWhoseStoreWriteFailsKeepsTheOldVersion(t *testing.T) {
 // before its delete and finishes after keeps no sandbox of it.
 func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
 	t.Parallel()
-	te := newTestEngine(t, nil)
+	// The delete's load needs a worker of the account while the run's load
+	// holds one.
+	te := newTestEngine(t, func(c *Config) { c.AccountWorkers = 2 })
 	comp := te.saveComponent("racy", versioned("v1", nil, nil))
 	src := te.deploy(comp, nil)
 	te.live.forget(src.ID) // as after a restart: the next run loads it

@@ -2,34 +2,72 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
 
-// scheduler runs each source's queue on a bounded pool of workers, one
-// worker per source at a time, so that invocations of a source are
-// serialised while different sources run in parallel. Sources wait for a
-// worker in the order they were kicked; a source with more work kicks
-// itself again and goes to the back, so one busy source cannot hold every
-// worker while others wait.
+// scheduler runs everything that executes component code on one bounded
+// pool of workers: the queued invocations of sources (drains) and the
+// lifecycle work that evaluates code in the API's name (loading a
+// component, running its hooks, introspecting it), so that one limit
+// bounds the CPU that tenants' code gets.
+//
+// Work is fair between accounts. Each account has its own queue, and
+// accounts with work waiting are served round-robin; an account never
+// holds more than perAccount workers, so one account's runaway sources
+// take at most that share of the pool while others go on at once. Within
+// an account, sources wait in the order they were kicked; a source runs on
+// one worker at a time, so its invocations are serialised, and a source
+// with more work kicks itself again and goes to the back of its account's
+// queue. Lifecycle work goes before its account's queued drains, since a
+// request waits for it, but within the account's share: an account whose
+// code keeps its workers busy waits for one of them (a run's time limit
+// at most) to deploy, update or delete.
 type scheduler struct {
-	drain func(ctx context.Context, sourceID string)
-	clock Clock
+	drain      func(ctx context.Context, sourceID string)
+	accountOf  func(sourceID string) string
+	clock      Clock
+	perAccount int
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []string        // sources waiting for a worker
-	busy    map[string]bool // queued or being drained
-	dirty   map[string]bool // kicked again while being drained
-	retries map[string]Timer
-	running bool
+	mu       sync.Mutex
+	cond     *sync.Cond
+	accounts map[string]*accountQueue // accounts with work waiting or running
+	ring     []string                 // accounts with work waiting (and only those), in serving order
+	busy     map[string]string        // source → account, for sources queued or being drained
+	dirty    map[string]bool          // kicked again while being drained
+	retries  map[string]Timer
+	running  bool
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func newScheduler(clock Clock, drain func(ctx context.Context, sourceID string)) *scheduler {
-	s := &scheduler{drain: drain, clock: clock, busy: map[string]bool{}, dirty: map[string]bool{}, retries: map[string]Timer{}}
+// accountQueue is one account's work: what waits, and how many of its
+// tasks hold a worker.
+type accountQueue struct {
+	waiting []task
+	running int
+}
+
+// task is a source to drain or a job to run.
+type task struct {
+	source string
+	job    *job
+}
+
+// job is a piece of lifecycle work waiting for, or holding, a worker.
+type job struct {
+	fn   func(ctx context.Context)
+	done chan struct{} // closed when fn has returned, or the job was dropped
+	ran  bool          // fn was called
+}
+
+func newScheduler(clock Clock, perAccount int, accountOf func(string) string, drain func(ctx context.Context, sourceID string)) *scheduler {
+	s := &scheduler{
+		drain: drain, accountOf: accountOf, clock: clock, perAccount: max(1, perAccount),
+		accounts: map[string]*accountQueue{}, busy: map[string]string{}, dirty: map[string]bool{}, retries: map[string]Timer{},
+	}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
@@ -45,19 +83,25 @@ func (s *scheduler) Start(workers int) {
 		go func() {
 			defer s.wg.Done()
 			for {
-				id, ok := s.next()
+				account, t, ok := s.next()
 				if !ok {
 					return
 				}
-				s.drain(ctx, id)
-				s.done(id)
+				if t.job != nil {
+					t.job.fn(ctx)
+					close(t.job.done)
+				} else {
+					s.drain(ctx, t.source)
+				}
+				s.done(account, t)
 			}
 		}()
 	}
 }
 
-// Stop cancels the drains in progress, stops pending retries and waits for
-// the workers. It is safe to call twice, and before Start.
+// Stop cancels the work in progress, drops the jobs still waiting (their
+// callers get ErrStopped), stops pending retries and waits for the
+// workers. It is safe to call twice, and before Start.
 func (s *scheduler) Stop() {
 	s.mu.Lock()
 	s.running = false
@@ -65,6 +109,15 @@ func (s *scheduler) Stop() {
 		t.Stop()
 		delete(s.retries, id)
 	}
+	for _, q := range s.accounts {
+		for _, t := range q.waiting {
+			if t.job != nil {
+				close(t.job.done)
+			}
+		}
+		q.waiting = nil
+	}
+	s.ring = nil
 	cancel := s.cancel
 	s.mu.Unlock()
 	if cancel != nil {
@@ -74,29 +127,107 @@ func (s *scheduler) Stop() {
 	s.wg.Wait()
 }
 
-// kick tells the scheduler that a source has queued work.
-func (s *scheduler) kick(id string) {
+// run runs fn on a worker, in account's turn, and returns when it has
+// returned. fn's context is cancelled when the scheduler stops. If ctx
+// ends before a worker takes the job, the job is dropped and ctx's error
+// returned; ErrStopped when the scheduler is not running.
+func (s *scheduler) run(ctx context.Context, account string, fn func(ctx context.Context)) error {
+	j := &job{fn: fn, done: make(chan struct{})}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.kickLocked(id)
+	if !s.running {
+		s.mu.Unlock()
+		return ErrStopped
+	}
+	s.enqueueLocked(account, task{job: j})
+	s.mu.Unlock()
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		s.mu.Lock()
+		dropped := s.dropLocked(account, j)
+		s.mu.Unlock()
+		if dropped {
+			return ctx.Err()
+		}
+		<-j.done // a worker has it: wait for it to finish
+	}
+	s.mu.Lock()
+	ran := j.ran
+	s.mu.Unlock()
+	if !ran {
+		return ErrStopped
+	}
+	return nil
 }
 
-func (s *scheduler) kickLocked(id string) {
+// dropLocked removes a job that no worker has taken yet.
+func (s *scheduler) dropLocked(account string, j *job) bool {
+	q := s.accounts[account]
+	if q == nil {
+		return false
+	}
+	i := slices.IndexFunc(q.waiting, func(t task) bool { return t.job == j })
+	if i < 0 {
+		return false
+	}
+	q.waiting = slices.Delete(q.waiting, i, i+1)
+	if len(q.waiting) == 0 {
+		s.ring = slices.DeleteFunc(s.ring, func(a string) bool { return a == account })
+	}
+	s.forgetIfIdleLocked(account, q)
+	return true
+}
+
+// kick tells the scheduler that a source has queued work.
+func (s *scheduler) kick(id string) {
+	account := s.accountOf(id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kickLocked(account, id)
+}
+
+func (s *scheduler) kickLocked(account, id string) {
 	if !s.running {
 		return
 	}
-	if s.busy[id] {
+	if _, busy := s.busy[id]; busy {
 		s.dirty[id] = true
 		return
 	}
-	s.busy[id] = true
-	s.queue = append(s.queue, id)
+	s.busy[id] = account
+	s.enqueueLocked(account, task{source: id})
+}
+
+// enqueueLocked puts t in account's queue (a drain at the back, a job
+// before the drains), and the account in the ring if it was not waiting
+// already.
+func (s *scheduler) enqueueLocked(account string, t task) {
+	q := s.accounts[account]
+	if q == nil {
+		q = &accountQueue{}
+		s.accounts[account] = q
+	}
+	if len(q.waiting) == 0 {
+		s.ring = append(s.ring, account)
+	}
+	if t.job != nil {
+		// Someone waits on a job (an API request): it goes before the
+		// account's queued drains, after its other jobs.
+		i := slices.IndexFunc(q.waiting, func(w task) bool { return w.job == nil })
+		if i >= 0 {
+			q.waiting = slices.Insert(q.waiting, i, t)
+			s.cond.Signal()
+			return
+		}
+	}
+	q.waiting = append(q.waiting, t)
 	s.cond.Signal()
 }
 
 // kickAfter kicks a source after d, unless Stop comes first: the retry of
 // a drain that failed.
 func (s *scheduler) kickAfter(id string, d time.Duration) {
+	account := s.accountOf(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.running || s.retries[id] != nil {
@@ -108,37 +239,74 @@ func (s *scheduler) kickAfter(id string, d time.Duration) {
 		defer s.mu.Unlock()
 		if s.retries[id] == t {
 			delete(s.retries, id)
-			s.kickLocked(id)
+			s.kickLocked(account, id)
 		}
 	})
 	s.retries[id] = t
 }
 
-func (s *scheduler) next() (string, bool) {
+// next waits for a task: the first waiting one of the first account in
+// the ring that has a worker to spare. The account goes to the back of
+// the ring if it has more waiting.
+func (s *scheduler) next() (string, task, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for len(s.queue) == 0 && s.running {
-		s.cond.Wait()
+	for s.running {
+		for i, account := range s.ring {
+			q := s.accounts[account]
+			if q.running >= s.perAccount {
+				continue
+			}
+			t := q.waiting[0]
+			q.waiting = q.waiting[1:]
+			q.running++
+			s.ring = slices.Delete(s.ring, i, i+1)
+			if len(q.waiting) > 0 {
+				s.ring = append(s.ring, account)
+			}
+			if t.job != nil {
+				t.job.ran = true
+			}
+			return account, t, true
+		}
+		s.cond.Wait() // nothing can start until work comes or a worker frees up
 	}
-	if !s.running {
-		return "", false
-	}
-	id := s.queue[0]
-	s.queue = s.queue[1:]
-	return id, true
+	return "", task{}, false
 }
 
-func (s *scheduler) done(id string) {
+// done ends a task: the account's worker is free again, and a source
+// kicked while it was drained goes to the back of its account's queue.
+func (s *scheduler) done(account string, t task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	q := s.accounts[account]
+	q.running--
+	// The freed worker may let this account, or another, run: wake every
+	// worker that waits, since Signal could pick one that finds nothing.
+	s.cond.Broadcast()
+	if t.job != nil {
+		s.forgetIfIdleLocked(account, q)
+		return
+	}
+	id := t.source
 	if s.dirty[id] && s.running {
 		delete(s.dirty, id)
-		s.queue = append(s.queue, id)
-		s.cond.Signal()
+		s.enqueueLocked(account, task{source: id})
 		return
 	}
 	delete(s.dirty, id)
 	delete(s.busy, id)
+	s.forgetIfIdleLocked(account, q)
+}
+
+// forgetIfIdleLocked drops an account that has nothing waiting or running.
+func (s *scheduler) forgetIfIdleLocked(account string, q *accountQueue) {
+	if len(q.waiting) == 0 && q.running == 0 {
+		delete(s.accounts, account)
+		if i := slices.Index(s.ring, account); i >= 0 {
+			s.ring = slices.Delete(s.ring, i, i+1)
+		}
+	}
 }
 
 // idle reports whether no source is queued or being drained.

@@ -138,6 +138,9 @@ type Queues interface {
 
 	// GetUsage returns an account's counters for a day.
 	GetUsage(ctx context.Context, accountID, day string) (Usage, error)
+	// AddUsage adds to an account's counters for a day: what ran outside
+	// a run (loading code, hooks), which no run commit counts.
+	AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error
 
 	// TimerLastFire and SetTimerLastFire remember when a source's timer
 	// last fired (epoch ms), so schedules survive restarts.

@@ -59,6 +59,19 @@ func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (Usage, erro
 	return u, nil
 }
 
+// AddUsage adds invocations and computeMs to accountID's counters for
+// day; an empty accountID counts nothing, as in a run commit.
+func (b *Bolt) AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error {
+	if accountID == "" {
+		return nil
+	}
+	err := b.update(ctx, func(tx *bolt.Tx) error { return addUsage(tx, accountID, day, invocations, computeMs) })
+	if err != nil {
+		return fmt.Errorf("store: add usage of %q on %s: %w", accountID, day, err)
+	}
+	return nil
+}
+
 // TimerLastFire returns when sourceID's timer last fired (epoch ms), or 0
 // when it never did.
 func (b *Bolt) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {

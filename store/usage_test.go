@@ -25,12 +25,15 @@ func TestUsage(t *testing.T) {
 		_, err := b.CompleteRun(ctx, inv, RunCommit{UsageAccount: r.account, UsageDay: r.day, Invocations: r.inv, ComputeMs: r.ms})
 		wantErr(t, "CompleteRun", err, nil)
 	}
+	// Work outside runs (loading code, hooks) adds to the same counters.
+	wantErr(t, "AddUsage", b.AddUsage(ctx, "u_a", "2024-01-02", 0, 5), nil)
+	wantErr(t, "AddUsage", b.AddUsage(ctx, "", "2024-01-01", 1, 1000), nil)
 	tests := []struct {
 		account, day string
 		want         Usage
 	}{
 		{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25}},
-		{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 7}},
+		{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 12}},
 		{"o_1", "2024-01-01", Usage{Invocations: 2, ComputeMs: 100}},
 		{"u_a", "2024-01-03", Usage{}},
 		{"u_zz", "2024-01-01", Usage{}},

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 )
 
 // environment is what a command takes from its process besides its
@@ -40,6 +41,15 @@ func (e environment) or(name, fallback string) string {
 // unset or not a number.
 func (e environment) int(name string, fallback int64) int64 {
 	if v, err := strconv.ParseInt(e.getenv(name), 10, 64); err == nil {
+		return v
+	}
+	return fallback
+}
+
+// duration returns a duration environment variable ("30s", "2m"), or
+// fallback when it is unset or not a duration.
+func (e environment) duration(name string, fallback time.Duration) time.Duration {
+	if v, err := time.ParseDuration(e.getenv(name)); err == nil {
 		return v
 	}
 	return fallback

@@ -116,6 +116,9 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"endpoint-addr", "FOUNT_ENDPOINT_ADDR", "127.0.0.1:9998", func(c serveConfig) any { return c.endpointAddr }, "127.0.0.1:9998"},
 		{"endpoint-url", "FOUNT_ENDPOINT_URL", "https://e", func(c serveConfig) any { return c.endpointURL }, "https://e"},
 		{"max-connections", "FOUNT_MAX_CONNECTIONS", "77", func(c serveConfig) any { return c.maxConnections }, 77},
+		{"run-timeout", "FOUNT_RUN_TIMEOUT", "2s", func(c serveConfig) any { return c.runTimeout }, 2 * time.Second},
+		{"workers", "FOUNT_WORKERS", "6", func(c serveConfig) any { return c.workers }, 6},
+		{"account-workers", "FOUNT_ACCOUNT_WORKERS", "3", func(c serveConfig) any { return c.accountWorkers }, 3},
 		{"secret-key-file", "FOUNT_SECRET_KEY_FILE", "/tmp/k", func(c serveConfig) any { return c.secretKeyFile }, "/tmp/k"},
 		{"", "FOUNT_BOOTSTRAP_API_KEY", "boot", func(c serveConfig) any { return c.bootstrapKey }, "boot"},
 		{"quota-invocations", "FOUNT_QUOTA_INVOCATIONS", "5", func(c serveConfig) any { return c.quotaInvocations }, int64(5)},
@@ -150,7 +153,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{
-		{"--events-kept", "0"}, {"--max-connections", "-1"}, {"--public-url", "fount.example.com"},
+		{"--events-kept", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"},
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {

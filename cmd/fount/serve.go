@@ -21,6 +21,7 @@ import (
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -35,6 +36,9 @@ type serveConfig struct {
 	endpointAddr       string
 	endpointURL        string
 	maxConnections     int
+	runTimeout         time.Duration
+	workers            int
+	accountWorkers     int
 	publicURL          string
 	allowPrivateEgress bool
 	quotaInvocations   int64
@@ -62,6 +66,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"external base URL of the endpoints, on an origin of their own (FOUNT_ENDPOINT_URL; default the public URL, or http://<endpoint-addr>)")
 	fs.IntVar(&cfg.maxConnections, "max-connections", int(env.int("FOUNT_MAX_CONNECTIONS", 0)),
 		"open connections per listener at most (FOUNT_MAX_CONNECTIONS; default half the open-file limit)")
+	fs.DurationVar(&cfg.runTimeout, "run-timeout", env.duration("FOUNT_RUN_TIMEOUT", host.DefaultTimeout),
+		"how long a run, a hook or loading a component may take (FOUNT_RUN_TIMEOUT)")
+	fs.IntVar(&cfg.workers, "workers", int(env.int("FOUNT_WORKERS", 0)),
+		"how many runs, hooks and loads execute at once (FOUNT_WORKERS; default 4)")
+	fs.IntVar(&cfg.accountWorkers, "account-workers", int(env.int("FOUNT_ACCOUNT_WORKERS", 0)),
+		"how many of the workers one account may hold (FOUNT_ACCOUNT_WORKERS; default half the workers, and fewer than the CPUs)")
 	fs.StringVar(&cfg.cacheDir, "cache-dir", env.getenv("FOUNT_CACHE_DIR"), "where the compiled sandbox is cached, to skip compiling it on the next start (FOUNT_CACHE_DIR; default <data-dir>/cache)")
 	fs.StringVar(&cfg.publicURL, "public-url", env.getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
 	fs.BoolVar(&cfg.allowPrivateEgress, "allow-private-egress", env.getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
@@ -91,8 +101,11 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms and --events-kept must be at least 1")
 	}
-	if cfg.maxConnections < 0 {
-		return cfg, fmt.Errorf("--max-connections must be 0 (the default) or more, got %d", cfg.maxConnections)
+	if cfg.maxConnections < 0 || cfg.workers < 0 || cfg.accountWorkers < 0 {
+		return cfg, fmt.Errorf("--max-connections, --workers and --account-workers must be 0 (the default) or more")
+	}
+	if cfg.runTimeout < 100*time.Millisecond || cfg.runTimeout > 15*time.Minute {
+		return cfg, fmt.Errorf("--run-timeout must be between 100ms and 15m, got %v", cfg.runTimeout)
 	}
 	for flag, value := range map[string]string{"--public-url": cfg.publicURL, "--endpoint-url": cfg.endpointURL} {
 		if err := checkBaseURL(value); err != nil {
@@ -156,8 +169,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if err != nil {
 		return err
 	}
-	sandbox := cfg.sandbox
-	if sandbox == nil {
+	box := cfg.sandbox
+	if box == nil {
 		cacheDir := cfg.cacheDir
 		if cacheDir == "" {
 			cacheDir = filepath.Join(cfg.dataDir, "cache")
@@ -166,12 +179,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		if err != nil {
 			return fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
 		}
-		if sandbox, err = host.New(ctx, host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}}); err != nil {
+		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}, Limits: limitsOf(cfg)}
+		if box, err = host.New(ctx, hostCfg); err != nil {
 			return err
 		}
-		defer sandbox.Close(context.Background())
+		defer box.Close(context.Background())
 	}
-	registry, err := loadRegistry(ctx, sandbox)
+	registry, err := loadRegistry(ctx, box)
 	if err != nil {
 		return err
 	}
@@ -204,7 +218,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
 	eng, err := engine.New(engine.Config{
-		Store: st, Queues: st, Sandbox: sandbox, Secrets: sealer, Egress: policy, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
+		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: policy, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
+		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 	})
 	if err != nil {
@@ -292,4 +307,10 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 		fmt.Fprintf(stdout, "created the owner user; its API key (shown once, also in %s):\n%s\n", path, key)
 	}
 	return nil
+}
+
+// limitsOf are the sandbox limits the flags set; the rest are the host's
+// defaults.
+func limitsOf(cfg serveConfig) sandbox.Limits {
+	return sandbox.Limits{Timeout: cfg.runTimeout}
 }

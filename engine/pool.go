@@ -1,0 +1,89 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/fount-dev/fount/store"
+)
+
+// ErrQuota is an operation refused because the account's daily quota of
+// invocations or compute time is used up: the operation would run the
+// account's code.
+var ErrQuota = errQuota
+
+// accountOf is the account a source's work is scheduled and counted
+// under: the user who deployed it (its runs count against this user's
+// quota). A source that cannot be found is scheduled under "", and its
+// drain finds it gone.
+func (e *Engine) accountOf(sourceID string) string {
+	if l := e.live.get(sourceID); l != nil {
+		return l.src.UserID
+	}
+	src, err := e.store.GetSource(context.Background(), sourceID)
+	if err != nil {
+		return ""
+	}
+	return src.UserID
+}
+
+// inPool runs fn, which runs account's component code outside a source's
+// run (loading it, its hooks, introspecting it), on the scheduler's
+// workers in account's turn, and counts its time (and invocations) against
+// account's daily quota as a run would be. A free account whose quota is
+// used up gets ErrQuota and fn does not run. fn's context ends with ctx or
+// when the engine stops. fn must not call inPool: it already holds a
+// worker.
+func (e *Engine) inPool(ctx context.Context, account string, invocations int64, fn func(ctx context.Context) error) error {
+	over, err := e.quotas.overCached(ctx, account)
+	if err != nil {
+		return err
+	}
+	if over {
+		return ErrQuota
+	}
+	var elapsed time.Duration
+	if rerr := e.workers.run(ctx, account, func(wctx context.Context) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(wctx, cancel)
+		defer stop()
+		start := e.clock.Now()
+		err = fn(ctx)
+		elapsed = e.clock.Now().Sub(start)
+	}); rerr != nil {
+		return rerr
+	}
+	today := day(e.clock.Now())
+	if uerr := e.queues.AddUsage(context.WithoutCancel(ctx), account, today, invocations, max(1, elapsed.Milliseconds())); uerr != nil {
+		e.log.Error("count the usage of a lifecycle operation", "account", account, "err", uerr)
+	}
+	return err
+}
+
+// buildInPool is build as account's work in the pool: loading a component
+// evaluates its top-level code.
+func (e *Engine) buildInPool(ctx context.Context, src store.Source, comp store.Component) (*live, error) {
+	var l *live
+	err := e.inPool(ctx, src.UserID, 0, func(ctx context.Context) error {
+		var err error
+		l, err = e.build(ctx, src, comp)
+		return err
+	})
+	return l, err
+}
+
+// loadInPool is load as the source's account's work in the pool, for a
+// lifecycle operation (a drain, already on a worker, calls load).
+func (e *Engine) loadInPool(ctx context.Context, id string) (*live, error) {
+	if l := e.live.get(id); l != nil {
+		return l, nil
+	}
+	var l *live
+	err := e.inPool(ctx, e.accountOf(id), 0, func(ctx context.Context) error {
+		var err error
+		l, err = e.load(ctx, id)
+		return err
+	})
+	return l, err
+}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -25,6 +26,8 @@ type Server struct {
 	registry  map[string]store.Component // by registry key
 	routes    []route
 	openAPI   func() ([]byte, error) // the document, built on first use
+
+	heartbeat time.Duration // of event streams
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -48,6 +51,10 @@ type Config struct {
 	// Registry holds the published components, by key.
 	Registry map[string]store.Component
 	Logger   *slog.Logger
+	// StreamHeartbeat is how often an idle event stream gets a comment
+	// line; a write to a stream that does not complete within two of
+	// them ends it. Default DefaultStreamHeartbeat.
+	StreamHeartbeat time.Duration
 }
 
 // New returns a Server.
@@ -59,6 +66,10 @@ func New(cfg Config) *Server {
 	s := &Server{
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, closing: make(chan struct{}),
+	}
+	s.heartbeat = cfg.StreamHeartbeat
+	if s.heartbeat <= 0 {
+		s.heartbeat = DefaultStreamHeartbeat
 	}
 	s.routes = s.routeTable()
 	s.openAPI = sync.OnceValues(s.openAPIDocument)

@@ -15,9 +15,9 @@ import (
 // is above any sensible --events-kept, so a resume misses nothing kept.
 const maxReplay = 100_000
 
-// sseHeartbeat is how often an idle stream gets a comment line, so that
-// proxies and clients see it is alive.
-const sseHeartbeat = 15 * time.Second
+// DefaultStreamHeartbeat is how often an idle event stream gets a comment
+// line, so that proxies and clients see it is alive.
+const DefaultStreamHeartbeat = 15 * time.Second
 
 func (s *Server) runSource(w http.ResponseWriter, r *http.Request, req *apiv1.RunSourceRequest) error {
 	src, err := s.ownedSource(r.Context(), req.ID)
@@ -54,10 +54,6 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 			return errInvalid("last_event_id", "Last-Event-ID must be an event id like 1700000000000-0.")
 		}
 	}
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		return fmt.Errorf("api: streaming is not supported by this connection")
-	}
 	// Subscribe before reading the log, so nothing falls in between.
 	live, cancel := s.engine.Subscribe(src.ID)
 	defer cancel()
@@ -65,16 +61,14 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		ms, seq, err := store.ParseEventID(id)
 		return err == nil && (ms > lastMs || (ms == lastMs && seq > lastSeq))
 	}
-	// A stream lives as long as its client, but a dead client must not
-	// hold its connection: each write must complete within two heartbeats.
-	rc := http.NewResponseController(w)
-	alive := func() { _ = rc.SetWriteDeadline(time.Now().Add(2 * sseHeartbeat)) }
-	alive()
+	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: 2 * s.heartbeat}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": stream of "+src.ID+"\n\n")
+	if err := out.comment("stream of " + src.ID); err != nil {
+		return nil
+	}
 	if last != "" {
 		events, err := s.store.ListEvents(r.Context(), src.ID, channel, maxReplay)
 		if err != nil {
@@ -82,14 +76,19 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		}
 		slices.Reverse(events)
 		for _, ev := range events {
-			if after(ev.ID) {
-				writeSSE(w, ev)
-				lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
+			if !after(ev.ID) {
+				continue
 			}
+			if err := out.event(ev); err != nil {
+				return s.streamGone(r, src.ID, err)
+			}
+			lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
 		}
 	}
-	flusher.Flush()
-	beat := time.NewTicker(sseHeartbeat)
+	if err := out.flush(); err != nil {
+		return s.streamGone(r, src.ID, err)
+	}
+	beat := time.NewTicker(s.heartbeat)
 	defer beat.Stop()
 	for {
 		select {
@@ -98,18 +97,19 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		case <-s.closing:
 			return nil // shutting down: the client reconnects to the next server
 		case <-beat.C:
-			alive()
-			fmt.Fprint(w, ": heartbeat\n\n")
-			flusher.Flush()
+			if err := out.comment("heartbeat"); err != nil {
+				return s.streamGone(r, src.ID, err)
+			}
 		case ev, ok := <-live:
-			alive()
 			// Write what is already waiting, then flush once.
 			for more := true; more; {
 				if !ok {
 					return nil // fell behind: the client resumes with Last-Event-ID
 				}
 				if ev.Name == channel && after(ev.ID) {
-					writeSSE(w, ev)
+					if err := out.event(ev); err != nil {
+						return s.streamGone(r, src.ID, err)
+					}
 					lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
 				}
 				select {
@@ -118,9 +118,48 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 					more = false
 				}
 			}
-			flusher.Flush()
+			if err := out.flush(); err != nil {
+				return s.streamGone(r, src.ID, err)
+			}
 		}
 	}
+}
+
+// streamGone ends a stream whose client stopped reading (a write missed
+// its deadline) or went away.
+func (s *Server) streamGone(r *http.Request, sourceID string, err error) error {
+	s.log.InfoContext(r.Context(), "event stream closed: a write to its client failed", "source", sourceID, "err", err)
+	return nil
+}
+
+// sseWriter writes a server-sent event stream. A stream lives as long as
+// its client, but a dead client must not hold its connection: each write
+// must complete within timeout, or the stream ends.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (o *sseWriter) event(ev store.Event) error {
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	data, _ := json.Marshal(summarize(ev, true))
+	_, err := fmt.Fprintf(o.w, "id: %s\nevent: event\ndata: %s\n\n", ev.ID, data)
+	return err
+}
+
+// comment writes a comment line and flushes it.
+func (o *sseWriter) comment(text string) error {
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	if _, err := fmt.Fprintf(o.w, ": %s\n\n", text); err != nil {
+		return err
+	}
+	return o.rc.Flush()
+}
+
+func (o *sseWriter) flush() error {
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	return o.rc.Flush()
 }
 
 // CloseStreams ends every open event stream, so that a graceful shutdown
@@ -128,9 +167,4 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 // http.Server.RegisterOnShutdown.
 func (s *Server) CloseStreams() {
 	s.closeOnce.Do(func() { close(s.closing) })
-}
-
-func writeSSE(w http.ResponseWriter, ev store.Event) {
-	data, _ := json.Marshal(summarize(ev, true))
-	fmt.Fprintf(w, "id: %s\nevent: event\ndata: %s\n\n", ev.ID, data)
 }

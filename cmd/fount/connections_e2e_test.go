@@ -186,3 +186,27 @@ func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
 		}
 	}
 }
+
+// TestEventStreamToADeadClientEnds: a client that opens an event stream
+// and stops reading holds it only until a write misses its deadline (two
+// heartbeats); then the server closes the stream.
+func TestEventStreamToADeadClientEnds(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k", heartbeat: 100 * time.Millisecond})
+	src := s.deploySource(`export default { name: "Big", version: "1", run() { this.$emit("x".repeat(1 << 20)) } }`, nil)
+	id := src["id"].(string)
+	c := dialRaw(t, s.base)
+	if _, err := io.WriteString(c, "GET /v1/sources/"+id+"/sse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 12)
+	if _, err := io.ReadFull(c, head); err != nil || string(head) != "HTTP/1.1 200" {
+		t.Fatalf("stream: %q %v", head, err)
+	}
+	// Far more than the socket buffers hold: the server's writes block.
+	for range 40 {
+		s.run(id, nil)
+	}
+	waitFor(t, s.log, "event stream closed")
+	closedByServer(t, c, "an event stream whose client stopped reading")
+}

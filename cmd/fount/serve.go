@@ -50,6 +50,7 @@ type serveConfig struct {
 	sandbox     *host.Host        // a compiled guest to share instead of compiling one (not closed by serve)
 	onListening func(addr string) // called once the listener is open
 	limits      *httpLimits       // instead of defaultLimits(maxConnections)
+	heartbeat   time.Duration     // of event streams, instead of the default
 }
 
 func parseServeFlags(args []string, env environment) (serveConfig, error) {
@@ -231,6 +232,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	defer eng.Stop()
 	server := api.New(api.Config{
 		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
+		StreamHeartbeat: cfg.heartbeat,
 	})
 	defer server.Close()
 	mux := http.NewServeMux()

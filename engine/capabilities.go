@@ -32,8 +32,12 @@ func (noAuth) Auth(context.Context, string) (json.RawMessage, error) {
 }
 
 // capabilities are what a run or hook of l may reach: emits and logs into
-// c, the source's db, $auth, and fetch through the egress policy.
+// c, the source's db, $auth, and fetch through the egress policy. A
+// collector without a channel budget (a hook's) gets one of its own.
 func (e *Engine) capabilities(l *live, c *collector) sandbox.Capabilities {
+	if c.channels == nil {
+		c.channels = e.channelBudget(l.src.ID)
+	}
 	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: noAuth{}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress

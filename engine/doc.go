@@ -69,6 +69,25 @@
 // runs the invocation again on restart: delivery is at least once, and
 // nothing acknowledged is lost.
 //
+// A run with large results is committed in several bounded transactions,
+// so that it does not hold the store's one writer for long: its last
+// events go with the invocation's removal, and each earlier part with the
+// dedupe state of the events it stores. A crash between two parts runs
+// the invocation again, and what it emits again is deduplicated as the
+// stored part was; a source without a dedupe strategy gets that part
+// twice. A batch commits its runs whenever their results reach
+// maxBatchBytes, so that it never holds more in memory.
+//
+// # Limits inside a run
+//
+// A run adds at most newChannelsPerRun channels and a source has at most
+// Config.MaxChannels (reserved channels aside); emits past them are
+// dropped and reported in one $errors event. A run keeps at most
+// maxLogLines console lines. An $errors event copies the error's name,
+// message and stack and the original event within caps (errevent.go),
+// the event replaced by {"truncated": true, "bytes": N} when over. Every
+// channel, $in included, keeps Config.EventsKept events.
+//
 // # Ordering
 //
 // Invocations of one source run one at a time in arrival order; different

@@ -39,6 +39,9 @@ type Config struct {
 	// EventsKept is how many events each channel of an emitter keeps.
 	// Default 100, the specification's figure.
 	EventsKept int
+	// MaxChannels bounds the channels of a source besides the default
+	// one, $errors and $logs. Default DefaultMaxChannels.
+	MaxChannels int
 	// MaxHops bounds chains of source-to-source deliveries. Default 8.
 	MaxHops int
 	// RespondTimeout is how long a customResponse request waits for
@@ -78,6 +81,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
+	}
+	if c.MaxChannels <= 0 {
+		c.MaxChannels = DefaultMaxChannels
 	}
 	if c.MaxHops <= 0 {
 		c.MaxHops = 8

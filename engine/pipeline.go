@@ -1,19 +1,16 @@
 package engine
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -39,36 +36,17 @@ const uniqueCacheSize = 100
 // maxDelay is how far ahead delivery_ts may be: a year.
 const maxDelay = 366 * 24 * time.Hour
 
-// collector gathers what a run emits and logs, for the commit after it.
-// It is the run's sandbox.EmitSink and sandbox.LogSink.
-type collector struct {
-	mu    sync.Mutex
-	emits []abi.Emit
-	logs  []sandbox.LogEntry
-}
-
-func (c *collector) Emit(_ context.Context, em abi.Emit) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.emits = append(c.emits, em)
-	return nil
-}
-
-func (c *collector) Log(_ context.Context, l sandbox.LogEntry) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.logs = append(c.logs, l)
-	return nil
-}
-
 type pipelineOut struct {
 	events []store.Event
 	dedupe *store.DedupeState // nil: no strategy, or the run failed
+	// dedupeAfter is the dedupe state once the first n events are
+	// stored (store.RunCommit.DedupeAfter); nil when dedupe is.
+	dedupeAfter func(n int) *store.DedupeState
 }
 
 // pipeline turns what a run emitted and logged into events: the emits
-// ordered by ts and deduplicated, an $errors event when the run failed, and
-// one $logs event per console line.
+// ordered by ts and deduplicated, an $errors event when the run failed or
+// the channel limits dropped emits, and one $logs event per console line.
 func pipeline(strategy string, inv store.Invocation, c *collector, runErr error, dedupe store.DedupeState, now time.Time) pipelineOut {
 	var out pipelineOut
 	if runErr == nil {
@@ -82,6 +60,13 @@ func pipeline(strategy string, inv store.Invocation, c *collector, runErr error,
 			runErr = err
 			out.events, out.dedupe = nil, nil
 		}
+		if err == nil {
+			out.dedupeAfter = dedupeAfter(strategy, kept, dedupe, state)
+			if dropped := c.dropped(); dropped != nil {
+				out.events = append(out.events, errorEvent(dropped, inv))
+			}
+			c.keepChannels()
+		}
 	}
 	if runErr != nil {
 		out.events = append(out.events, errorEvent(runErr, inv))
@@ -91,6 +76,23 @@ func pipeline(strategy string, inv store.Invocation, c *collector, runErr error,
 		out.events = append(out.events, store.Event{Name: channelLogs, EmitID: newEmitID(), Summary: truncate(line.Text, 120), Data: data})
 	}
 	return out
+}
+
+// dedupeAfter returns the dedupe state after each prefix of the events of
+// kept (one event per emit, first in a run's events): the state that
+// initial and the emits of the prefix make; final after all of them.
+// It is nil when final is (no strategy).
+func dedupeAfter(strategy string, kept []abi.Emit, initial store.DedupeState, final *store.DedupeState) func(n int) *store.DedupeState {
+	if final == nil {
+		return nil
+	}
+	return func(n int) *store.DedupeState {
+		if n >= len(kept) {
+			return final
+		}
+		_, st, _ := applyDedupe(strategy, kept[:n], initial) // kept passed it whole: a prefix does too
+		return st
+	}
 }
 
 // orderByTS sorts emits oldest to newest when any carries ts; emits without
@@ -137,6 +139,7 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 			return nil, nil, errNoID
 		}
 	}
+	st.Unique = slices.Clone(st.Unique) // st shares it with the caller
 	var kept []abi.Emit
 	switch strategy {
 	case component.DedupeUnique:
@@ -211,28 +214,7 @@ func emitEvent(em abi.Emit) store.Event {
 	return store.Event{Name: em.Name, EmitID: newEmitID(), Summary: em.Summary, Data: data}
 }
 
-// errorEvent describes a failed run on the $errors channel.
-func errorEvent(err error, inv store.Invocation) store.Event {
-	desc := map[string]any{"name": "Error", "message": err.Error()}
-	var se *sandbox.ScriptError
-	var he *HookError
-	switch {
-	case errors.As(err, &se):
-		desc = map[string]any{"name": se.Name, "message": se.Message, "stack": se.Stack}
-	case errors.As(err, &he):
-		desc = map[string]any{"name": he.Name, "message": he.Msg}
-	case errors.Is(err, sandbox.ErrTimeout):
-		desc["name"], desc["message"] = "TimeoutError", "the run did not finish within its time limit"
-	case errors.Is(err, sandbox.ErrOutOfMemory):
-		desc["name"], desc["message"] = "OutOfMemoryError", "the run ran out of memory"
-	}
-	original := inv.Event
-	if len(original) == 0 {
-		original = json.RawMessage("null")
-	}
-	data, _ := json.Marshal(map[string]any{"error": desc, "original_event": original, "trigger": inv.Kind})
-	return store.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(fmt.Sprint(desc["name"], ": ", desc["message"]), 120), Data: data}
-}
+func newEmitID() string { return ids.Random() }
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
@@ -244,5 +226,3 @@ func truncate(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
-
-func newEmitID() string { return ids.Random() }

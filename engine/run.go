@@ -15,6 +15,25 @@ import (
 // results are committed together.
 const batchSize = 256
 
+// maxBatchBytes bounds the results a batch holds in memory: once its runs
+// have produced this much, they are committed before the next one runs.
+// A run may emit up to the sandbox's emit cap (4 MiB by default), so 256
+// of them would hold a gigabyte.
+const maxBatchBytes = 8 << 20
+
+// eventOverhead estimates what a stored event weighs besides its name,
+// summary and data: ids, times and the encoding.
+const eventOverhead = 128
+
+// commitBytes estimates the bytes of the events of c.
+func commitBytes(c store.RunCommit) int {
+	n := 0
+	for _, ev := range c.Events {
+		n += len(ev.Name) + len(ev.Summary) + len(ev.Data) + eventOverhead
+	}
+	return n
+}
+
 // retryDelay is how long a source whose invocations failed to run (the
 // store or the sandbox failing, not the component) waits to try again.
 const retryDelay = time.Second
@@ -137,9 +156,11 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 	if err != nil {
 		return err
 	}
+	channels := e.channelBudget(sourceID)
 	runs := make([]store.CompletedRun, 0, len(invs))
+	held := 0 // bytes of the runs not yet committed
 	for i, inv := range invs {
-		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, today, over)
+		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, channels, today, over)
 		if err != nil {
 			// Keep what finished: its side effects (db writes, responses)
 			// have happened, so running it again would repeat them. The
@@ -150,13 +171,19 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 			return err
 		}
 		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: c})
+		if held += commitBytes(c); held >= maxBatchBytes {
+			if err := e.commit(ctx, l.src, runs); err != nil {
+				return err
+			}
+			runs, held = runs[:0], 0
+		}
 	}
 	return e.commit(ctx, l.src, runs)
 }
 
 // runOne runs an invocation and returns what to commit for it. The quota
 // was checked once for the batch (over); usage is counted per run.
-func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState, today string, over bool) (store.RunCommit, error) {
+func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
 	if inv.Kind == kindRelease {
 		return e.releaseCommit(ctx, l.src.ID)
@@ -167,7 +194,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	if over {
 		return store.RunCommit{Events: []store.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
 	}
-	c := &collector{}
+	c := &collector{channels: channels}
 	caps := e.capabilities(l, c)
 	if w != nil {
 		caps.Respond = w
@@ -186,7 +213,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 		*dedupe = *out.dedupe
 	}
 	return store.RunCommit{
-		Events: out.events, Keep: keep, Dedupe: out.dedupe,
+		Events: out.events, Keep: keep, Dedupe: out.dedupe, DedupeAfter: out.dedupeAfter,
 		UsageAccount: l.src.UserID, UsageDay: today, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
 	}, nil
 }
@@ -211,15 +238,12 @@ func (e *Engine) commit(ctx context.Context, src store.Source, runs []store.Comp
 		run.Commit.Route = r.at(hops)
 	}
 	stored, err := e.queues.CompleteRuns(ctx, runs)
-	if err != nil {
-		return err
-	}
 	var all []store.Event
 	for _, events := range stored {
 		all = append(all, events...)
 	}
-	e.afterCommit(r, all)
-	return nil
+	e.afterCommit(r, all) // what was stored, even when a later part failed
+	return err
 }
 
 // afterCommit wakes whoever a commit gave work to, notes delayed emits and

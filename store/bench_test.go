@@ -2,7 +2,11 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // BenchmarkAppendEvents appends one event at a time to a channel that is
@@ -20,4 +24,90 @@ func BenchmarkAppendEvents(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkCommitStall measures how long another tenant's write (an
+// invocation queued, what an HTTP request to its endpoint waits for)
+// waits while one source's large results are committed, with commits in
+// bounded transactions (split) and in one (whole, as before). Reported:
+// the other tenant's slowest and 99th-percentile write, and the large
+// commit's own time (ns/op includes building the store and the events).
+func BenchmarkCommitStall(b *testing.B) {
+	small := json.RawMessage(`{"n":12345,"title":"hello"}`)
+	large := json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`)
+	for _, tc := range []struct {
+		name              string
+		runs, events, chs int
+		data              json.RawMessage
+	}{
+		{"100k-events-one-run", 1, 100_000, 20, small},
+		{"12MiB-three-runs", 3, 4, 1, large}, // a batch as the engine bounds it
+	} {
+		for _, split := range []bool{true, false} {
+			name := tc.name + "/whole"
+			if split {
+				name = tc.name + "/split"
+			}
+			b.Run(name, func(b *testing.B) {
+				var stalls []time.Duration
+				var commits time.Duration
+				for range b.N {
+					s, c := commitStall(b, split, tc.runs, tc.events, tc.chs, tc.data)
+					stalls = append(stalls, s...)
+					commits += c
+				}
+				slices.Sort(stalls)
+				b.ReportMetric(float64(stalls[len(stalls)-1].Microseconds())/1000, "stall-max-ms")
+				b.ReportMetric(float64(stalls[len(stalls)*99/100].Microseconds())/1000, "stall-p99-ms")
+				b.ReportMetric(float64(commits.Microseconds())/1000/float64(b.N), "commit-ms")
+			})
+		}
+	}
+}
+
+// commitStall commits runs of events (on chs channels) for one source
+// while another queues invocations one at a time, and returns the other's
+// write latencies and the commit's time.
+func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawMessage) ([]time.Duration, time.Duration) {
+	s := openTestBolt(b)
+	if !split {
+		s.txMaxEvents, s.txMaxBytes = 0, 0
+	}
+	var batch []CompletedRun
+	for range runs {
+		inv, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_big", Kind: "manual"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		evs := make([]Event, events)
+		for i := range evs {
+			evs[i] = Event{Name: fmt.Sprint("ch", i%chs), EmitID: "0123456789abcdefghij", Data: data}
+		}
+		batch = append(batch, CompletedRun{Invocation: inv, Commit: RunCommit{Events: evs, Keep: 100}})
+	}
+	stop := make(chan struct{})
+	done := make(chan []time.Duration)
+	go func() {
+		var lat []time.Duration
+		for {
+			select {
+			case <-stop:
+				done <- lat
+				return
+			default:
+			}
+			start := time.Now()
+			if _, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_other", Kind: "http"}); err != nil {
+				b.Error(err)
+			}
+			lat = append(lat, time.Since(start))
+		}
+	}()
+	start := time.Now()
+	if _, err := s.CompleteRuns(ctx, batch); err != nil {
+		b.Fatal(err)
+	}
+	took := time.Since(start)
+	close(stop)
+	return <-done, took
 }

@@ -97,6 +97,9 @@ var allBuckets = [][]byte{
 type Bolt struct {
 	db  *bolt.DB
 	now func() time.Time // the clock of event ids and queue times; tests replace it
+	// Bounds of one transaction of CompleteRuns: txMaxEvents and
+	// txMaxBytes; tests lower them.
+	txMaxEvents, txMaxBytes int
 }
 
 var (
@@ -124,7 +127,7 @@ func OpenBolt(path string) (*Bolt, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	return &Bolt{db: db, now: time.Now}, nil
+	return &Bolt{db: db, now: time.Now, txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes}, nil
 }
 
 // initSchema checks the schema version, creates missing buckets, and

@@ -11,10 +11,15 @@
 //
 // # Caveats
 //
-//   - Every multi-key change runs in one bbolt write transaction.
+//   - Every multi-key change runs in one bbolt write transaction, but for
+//     CompleteRuns: it splits large results over transactions bounded in
+//     events and bytes (a run's completion stays atomic with its last
+//     events), because bbolt has one writer and every tenant waits on it.
 //   - Byte slices read from bbolt never escape their transaction: records
 //     are decoded into fresh values inside it.
 //   - Write transactions are short; no network I/O happens inside one.
+//   - Every channel of an emitter, $in included, keeps its newest keep
+//     events; older ones go on the next write to the channel.
 //   - Resources are owned by a user (u_...) or an organization (o_...):
 //     OwnerID. Access checks belong to the caller (package api); the store
 //     only answers what is asked.

@@ -17,7 +17,9 @@ import (
 var ErrBadEventID = errors.New("store: bad event id")
 
 // ChannelDelayed is the channel where emits with a future delivery time
-// wait ("$in"). It is never trimmed: its events leave it when released.
+// wait ("$in"). Its events leave it when released; like every channel it
+// keeps only the newest keep events, so that a source cannot make it
+// grow without bound: an emit delayed past that many later ones is lost.
 const ChannelDelayed = "$in"
 
 // defaultEventLimit is the keep of AppendEvents and the limit of
@@ -104,55 +106,92 @@ func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []Event, keep 
 	if len(out) == 0 {
 		return nil
 	}
+	a, err := newAppender(tx, nowMs, emitterID, keep)
+	if err != nil {
+		return err
+	}
+	for i := range out {
+		if _, err := a.add(&out[i]); err != nil {
+			return err
+		}
+	}
+	return a.close()
+}
+
+// appender stores events of one emitter inside a write transaction, one
+// at a time; close records the emitter's id clock and trims the channels
+// touched. An appender that added nothing changes nothing.
+type appender struct {
+	tx        *bolt.Tx
+	now       uint64
+	emitterID string
+	keep      int
+
+	em              *bolt.Bucket // created on the first add
+	lastMs, lastSeq uint64
+	seen            bool
+	touched         map[string]*bolt.Bucket
+}
+
+// newAppender reads the emitter's id clock; keep <= 0 means 100.
+func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appender, error) {
 	if emitterID == "" {
-		return errors.New("empty emitter id")
+		return nil, errors.New("empty emitter id")
 	}
 	if keep <= 0 {
 		keep = defaultEventLimit
 	}
-	now := uint64(max(nowMs, 0))
-	clocks := tx.Bucket(bucketEventClocks)
-	var lastMs, lastSeq uint64
-	seen := false
-	if v := clocks.Get([]byte(emitterID)); len(v) == 16 {
-		lastMs, lastSeq, seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
+	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bolt.Bucket{}}
+	if v := tx.Bucket(bucketEventClocks).Get([]byte(emitterID)); len(v) == 16 {
+		a.lastMs, a.lastSeq, a.seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
 	}
-	em, err := tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(emitterID))
-	if err != nil {
-		return err
-	}
-	touched := map[string]*bolt.Bucket{}
-	for i := range out {
-		ms, seq := max(now, lastMs), uint64(0)
-		if seen && ms == lastMs {
-			seq = lastSeq + 1
-		}
-		lastMs, lastSeq, seen = ms, seq, true
-		e := &out[i]
-		e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), emitterID
-		ch := touched[e.Name]
-		if ch == nil {
-			if ch, err = em.CreateBucketIfNotExists(channelName(e.Name)); err != nil {
-				return err
-			}
-			touched[e.Name] = ch
-		}
-		data, err := json.Marshal(e)
+	return a, nil
+}
+
+// add stores e with ID, IndexedAtMs and EmitterID set in place, and
+// returns the bytes it wrote. Ids are "<ms>-<seq>" with ms the later of
+// now and the emitter's last ms, and seq counting up within that ms.
+func (a *appender) add(e *Event) (int, error) {
+	if a.em == nil {
+		em, err := a.tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(a.emitterID))
 		if err != nil {
-			return fmt.Errorf("encode event: %w", err)
+			return 0, err
 		}
-		if err := ch.Put(eventKey(ms, seq), data); err != nil {
-			return err
-		}
+		a.em = em
 	}
-	if err := clocks.Put([]byte(emitterID), eventKey(lastMs, lastSeq)); err != nil {
+	ms, seq := max(a.now, a.lastMs), uint64(0)
+	if a.seen && ms == a.lastMs {
+		seq = a.lastSeq + 1
+	}
+	a.lastMs, a.lastSeq, a.seen = ms, seq, true
+	e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), a.emitterID
+	ch := a.touched[e.Name]
+	if ch == nil {
+		var err error
+		if ch, err = a.em.CreateBucketIfNotExists(channelName(e.Name)); err != nil {
+			return 0, err
+		}
+		a.touched[e.Name] = ch
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return 0, fmt.Errorf("encode event: %w", err)
+	}
+	key := eventKey(ms, seq)
+	return len(key) + len(data), ch.Put(key, data)
+}
+
+// close records the emitter's id clock and trims every channel touched,
+// $in included, to keep.
+func (a *appender) close() error {
+	if a.em == nil {
+		return nil
+	}
+	if err := a.tx.Bucket(bucketEventClocks).Put([]byte(a.emitterID), eventKey(a.lastMs, a.lastSeq)); err != nil {
 		return err
 	}
-	for name, ch := range touched {
-		if name == ChannelDelayed {
-			continue // delayed emits wait for their time, whatever their number
-		}
-		if err := trim(ch, keep); err != nil {
+	for _, ch := range a.touched {
+		if err := trim(ch, a.keep); err != nil {
 			return err
 		}
 	}
@@ -201,6 +240,31 @@ func (b *Bolt) ListEvents(ctx context.Context, emitterID, channel string, limit 
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: list events of %q: %w", emitterID, err)
+	}
+	return out, nil
+}
+
+// Channels returns the names of emitterID's channels that hold events,
+// in byte order; none for an unknown emitter.
+func (b *Bolt) Channels(ctx context.Context, emitterID string) ([]string, error) {
+	out := []string{}
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		if emitterID == "" {
+			return nil
+		}
+		em := tx.Bucket(bucketEvents).Bucket([]byte(emitterID))
+		if em == nil {
+			return nil
+		}
+		return em.ForEachBucket(func(name []byte) error {
+			if k, _ := em.Bucket(name).Cursor().First(); k != nil {
+				out = append(out, string(name[1:])) // without channelName's prefix
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: channels of %q: %w", emitterID, err)
 	}
 	return out, nil
 }

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
-	"github.com/fount-dev/fount/ids"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -129,6 +127,16 @@ func (b *Bolt) SourcesWithPending(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// queued reports whether inv (found by SourceID and ID) is queued.
+func queued(tx *bolt.Tx, inv Invocation) bool {
+	seq, ok := parseSeqID(inv.ID)
+	if inv.SourceID == "" || !ok {
+		return false
+	}
+	queue := tx.Bucket(bucketInvocations).Bucket([]byte(inv.SourceID))
+	return queue != nil && has(queue, be8(seq))
+}
+
 // dequeue removes the queued invocation inv (found by SourceID and ID),
 // and its source's queue once empty. ErrNotFound when it is not queued.
 func dequeue(tx *bolt.Tx, inv Invocation) error {
@@ -150,179 +158,7 @@ func dequeue(tx *bolt.Tx, inv Invocation) error {
 	return nil
 }
 
-// CompleteRun commits a finished run of inv in one write transaction:
-//
-//  1. it removes inv (by SourceID and ID) from the queue;
-//  2. it appends c.Events to the log of inv.SourceID exactly as
-//     AppendEvents does (ids continue the emitter's sequence, each
-//     channel trimmed to c.Keep, <= 0: 100);
-//  3. for each stored event, in order, it calls c.Route (when not nil) and
-//     enqueues what it returns: invocations as EnqueueInvocation does,
-//     deliveries with ID assigned, Status DeliveryPending when empty,
-//     CreatedAtMs now and NextAttemptMs now when zero;
-//  4. it replaces the source's dedupe state with c.Dedupe when not nil;
-//  5. when c.UsageAccount is not empty, it adds c.Invocations and
-//     c.ComputeMs to the account's counters for c.UsageDay (empty: today,
-//     UTC, by the store's clock).
-//
-// It returns the stored events, ids assigned. A run that emitted nothing
-// still removes inv and counts usage.
-//
-// # Errors
-//
-// ErrNotFound when inv is no longer queued (already completed, or its
-// source deleted); nothing changes then. An error from any step, such as
-// a routed delivery with an unknown status, also changes nothing.
-func (b *Bolt) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error) {
-	var out []Event
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		if err := dequeue(tx, inv); err != nil {
-			return fmt.Errorf("invocation %q: %w", inv.ID, err)
-		}
-		var err error
-		out, err = b.applyCommit(tx, inv.SourceID, c)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
-	}
-	return out, nil
-}
-
-// CompleteRuns is CompleteRun for several runs in one transaction, so that
-// a worker that ran a batch of invocations pays for one commit. Runs are
-// applied in order; a run whose invocation is no longer queued is skipped
-// (its result is nil). Any other error changes nothing.
-func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error) {
-	out := make([][]Event, len(runs))
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		for i, r := range runs {
-			if err := dequeue(tx, r.Invocation); errors.Is(err, ErrNotFound) {
-				out[i] = nil
-				continue
-			} else if err != nil {
-				return fmt.Errorf("invocation %q: %w", r.Invocation.ID, err)
-			}
-			events, err := b.applyCommit(tx, r.Invocation.SourceID, r.Commit)
-			if err != nil {
-				return err
-			}
-			out[i] = events
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
-	}
-	return out, nil
-}
-
-// CommitEvents applies c for sourceID as CompleteRun does, without an
-// invocation to remove: events a source's lifecycle produced outside its
-// runs (a hook re-run after a failed update).
-func (b *Bolt) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]Event, error) {
-	if sourceID == "" {
-		return nil, errors.New("store: commit events: empty source id")
-	}
-	var out []Event
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		var err error
-		out, err = b.applyCommit(tx, sourceID, c)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: commit events of %q: %w", sourceID, err)
-	}
-	return out, nil
-}
-
-// applyCommit applies c for the source inside tx and returns the stored
-// events.
-func (b *Bolt) applyCommit(tx *bolt.Tx, sourceID string, c RunCommit) ([]Event, error) {
-	out := make([]Event, len(c.Events))
-	copy(out, c.Events)
-	if len(c.Release) > 0 {
-		var err error
-		if out, err = release(tx, sourceID, c.Release, out); err != nil {
-			return nil, err
-		}
-	}
-	err := func() error {
-		now := b.now()
-		nowMs := now.UnixMilli()
-		if err := appendEvents(tx, nowMs, sourceID, out, c.Keep); err != nil {
-			return fmt.Errorf("append events: %w", err)
-		}
-		if c.Route != nil {
-			for _, e := range out {
-				if err := enqueueRouted(tx, nowMs, c.Route(e)); err != nil {
-					return fmt.Errorf("route event %s: %w", e.ID, err)
-				}
-			}
-		}
-		if c.Dedupe != nil {
-			if err := putJSON(tx.Bucket(bucketDedupe), sourceID, c.Dedupe); err != nil {
-				return fmt.Errorf("dedupe: %w", err)
-			}
-		}
-		if c.UsageAccount != "" {
-			day := c.UsageDay
-			if day == "" {
-				day = now.UTC().Format(time.DateOnly)
-			}
-			if err := addUsage(tx, c.UsageAccount, day, c.Invocations, c.ComputeMs); err != nil {
-				return fmt.Errorf("usage: %w", err)
-			}
-		}
-		return nil
-	}()
-	return out, err
-}
-
-// enqueueRouted enqueues what routing one event returned.
-func enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) error {
-	for _, inv := range r.Invocations {
-		if _, err := enqueueInvocation(tx, nowMs, inv); err != nil {
-			return fmt.Errorf("enqueue invocation for %q: %w", inv.SourceID, err)
-		}
-	}
-	for _, d := range r.Deliveries {
-		if ids.Is(d.ListenerID, ids.Webhook) && tx.Bucket(bucketWebhooks).Get([]byte(d.ListenerID)) == nil {
-			continue // deleted since the route was computed: nobody to deliver to
-		}
-		if _, err := createDelivery(tx, nowMs, d); err != nil {
-			return fmt.Errorf("enqueue delivery to %q: %w", d.ListenerID, err)
-		}
-	}
-	return nil
-}
-
 // deleteInvocationsOf removes every queued invocation of sourceID.
 func deleteInvocationsOf(tx *bolt.Tx, sourceID string) error {
 	return deleteNested(tx.Bucket(bucketInvocations), sourceID)
-}
-
-// release removes the named events from sourceID's ChannelDelayed and
-// returns the events of out whose delayed original was still there.
-func release(tx *bolt.Tx, sourceID string, ids []string, out []Event) ([]Event, error) {
-	if len(ids) != len(out) {
-		return nil, fmt.Errorf("release: %d ids for %d events", len(ids), len(out))
-	}
-	ch := channelBucket(tx, sourceID, ChannelDelayed)
-	kept := out[:0]
-	for i, id := range ids {
-		ms, seq, err := ParseEventID(id)
-		if err != nil {
-			return nil, err
-		}
-		key := eventKey(ms, seq)
-		if ch == nil || ch.Get(key) == nil {
-			continue // cancelled meanwhile
-		}
-		if err := ch.Delete(key); err != nil {
-			return nil, err
-		}
-		kept = append(kept, out[i])
-	}
-	return kept, nil
 }

@@ -81,6 +81,11 @@ type RunCommit struct {
 	Release []string
 	// Dedupe, when not nil, replaces the source's dedupe state.
 	Dedupe *DedupeState
+	// DedupeAfter, when not nil, is the dedupe state once the first n of
+	// Events are stored: what a run's first part, committed before the
+	// rest (CompleteRuns), leaves. It is called inside the transaction
+	// and must not do I/O.
+	DedupeAfter func(n int) *DedupeState
 	// Usage is added to the account's counters for the day.
 	UsageAccount string
 	UsageDay     string // YYYY-MM-DD, UTC
@@ -117,8 +122,11 @@ type Queues interface {
 	// it returns the stored events. An invocation already removed gives
 	// ErrNotFound and changes nothing.
 	CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error)
-	// CompleteRuns commits several runs in one transaction, in order; a
-	// run whose invocation is gone is skipped (nil events).
+	// CompleteRuns commits several runs in order, in as few transactions
+	// as keep each short; a run's completion is atomic with its last
+	// events, and a run whose invocation is gone is skipped (nil
+	// events). On error, the results of the runs committed before it
+	// are returned with it.
 	CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error)
 
 	// CommitEvents applies c for a source without an invocation to

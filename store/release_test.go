@@ -11,12 +11,11 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := openTestBolt(t)
-	// $in is never trimmed, whatever keep says.
 	var waiting []Event
 	for range 5 {
 		waiting = append(waiting, Event{Name: ChannelDelayed, Data: json.RawMessage(`{}`)})
 	}
-	stored, err := b.AppendEvents(ctx, "dc_r", waiting, 2)
+	stored, err := b.AppendEvents(ctx, "dc_r", waiting, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,8 @@ type Store interface {
 	// DeleteEvents deletes a channel's events with ids in [startID,
 	// endID]; an empty bound is open.
 	DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)
+	// Channels names the channels of an emitter that hold events.
+	Channels(ctx context.Context, emitterID string) ([]string, error)
 
 	// The db KV of a source ($.service.db); values are JSON text.
 	DBGet(ctx context.Context, sourceID, key string) ([]byte, bool, error)

@@ -124,6 +124,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"quota-invocations", "FOUNT_QUOTA_INVOCATIONS", "5", func(c serveConfig) any { return c.quotaInvocations }, int64(5)},
 		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c serveConfig) any { return c.quotaComputeMs }, int64(6)},
 		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
+		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
 	}
 	vars := map[string]string{"FOUNT_ALLOW_PRIVATE_EGRESS": "1"}
 	for _, s := range settings {
@@ -153,7 +154,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{
-		{"--events-kept", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
+		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"},
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
@@ -161,7 +162,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		}
 	}
 	cfg, _ = parseServeFlags(nil, testEnvironment(nil, io.Discard, io.Discard))
-	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.maxConnections != 0 {
+	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.channelsPerSource != 100 || cfg.maxConnections != 0 {
 		t.Errorf("defaults: %+v", cfg)
 	}
 }

@@ -44,6 +44,7 @@ type serveConfig struct {
 	quotaInvocations   int64
 	quotaComputeMs     int64
 	eventsKept         int
+	channelsPerSource  int
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
 	// Set by tests, never by flags.
@@ -83,6 +84,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"daily compute milliseconds of a free account (FOUNT_QUOTA_COMPUTE_MS)")
 	fs.IntVar(&cfg.eventsKept, "events-kept", int(env.int("FOUNT_EVENTS_KEPT", 100)),
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
+	fs.IntVar(&cfg.channelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
+		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
 	stderr := env.stderr
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: fount serve [flags]\n\nExample:\n  fount serve --addr 127.0.0.1:8080 --data-dir ./fount-data\n\nFlags:\n")
@@ -99,8 +102,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
-	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 {
-		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms and --events-kept must be at least 1")
+	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 {
+		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept and --channels-per-source must be at least 1")
 	}
 	if cfg.maxConnections < 0 || cfg.workers < 0 || cfg.accountWorkers < 0 {
 		return cfg, fmt.Errorf("--max-connections, --workers and --account-workers must be 0 (the default) or more")
@@ -222,6 +225,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: policy, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
+		MaxChannels: cfg.channelsPerSource,
 	})
 	if err != nil {
 		return err

@@ -179,7 +179,8 @@ type testEngine struct {
 // newTestEngine starts an engine; tweak adjusts its config first.
 func newTestEngine(t *testing.T, tweak func(*Config)) *testEngine {
 	t.Helper()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
+	clock := newFakeClock()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"), store.WithClock(clock.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +188,7 @@ func newTestEngine(t *testing.T, tweak func(*Config)) *testEngine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	te := &testEngine{t: t, st: st, box: newFakeSandbox(), clock: newFakeClock()}
+	te := &testEngine{t: t, st: st, box: newFakeSandbox(), clock: clock}
 	cfg := Config{Store: st, Queues: st, Sandbox: te.box, Secrets: sealer, Clock: te.clock, PublicURL: "https://fount.test", Workers: 2, Logger: quiet}
 	if tweak != nil {
 		tweak(&cfg)

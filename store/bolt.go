@@ -115,7 +115,7 @@ var (
 // OpenBolt fails when another process holds the file for longer than a
 // few seconds, or when the file was written by a newer schema than this
 // code knows.
-func OpenBolt(path string) (*Bolt, error) {
+func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -127,7 +127,21 @@ func OpenBolt(path string) (*Bolt, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	return &Bolt{db: db, now: time.Now, txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes}, nil
+	b := &Bolt{db: db, now: time.Now, txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes}
+	for _, o := range opts {
+		o(b)
+	}
+	return b, nil
+}
+
+// Option configures OpenBolt.
+type Option func(*Bolt)
+
+// WithClock makes now the clock of event ids and queue times instead of
+// time.Now. A caller with its own clock (the engine's tests) shares it
+// with the store, so what the store stamps is due by that clock.
+func WithClock(now func() time.Time) Option {
+	return func(b *Bolt) { b.now = now }
 }
 
 // initSchema checks the schema version, creates missing buckets, and

@@ -30,19 +30,30 @@ const (
 const deliveryWorkers = 16
 
 // deliveryPoll is how often due deliveries are looked for when nothing
-// wakes the loop (retries coming due).
+// wakes the loop (retries coming due, pauses ending).
 const deliveryPoll = 250 * time.Millisecond
+
+// maxPollPasses bounds the reads of one poll. A poll reads again only
+// when the gate refused a delivery it offered (an account found at its
+// cap once the webhook was read), and what it refused is skipped on the
+// next read; the next poll goes on from where this one stopped.
+const maxPollPasses = 4
 
 // deliverySender makes one attempt of a delivery (a signed POST through
 // the egress policy) and returns the status it got.
 type deliverySender func(ctx context.Context, hook store.Webhook, d store.Delivery, at time.Time) (int, error)
 
-// deliverer sends due webhook deliveries: up to deliveryWorkers at a
-// time, without waiting for a batch to finish, so a slow or dead endpoint
-// holds one worker, not everyone's deliveries. Failed attempts are retried
-// with exponential, jittered backoff; after maxAttempts the delivery has
-// failed. Stop ends the loop, cancels the attempts in flight (they are not
-// counted, and run again after a restart) and waits for them.
+// deliverer sends due webhook deliveries, up to deliveryWorkers at a time
+// and fairly between webhooks and accounts: each poll takes the earliest
+// due delivery of each webhook in turn, from the webhook after the last
+// one served, and starts those the gate (deliveryGate) admits: one attempt
+// per webhook, a few per account, none while a webhook's breaker is open.
+// So a dead endpoint's backlog holds one worker at most, and costs the
+// other webhooks one skipped index key per poll. Failed attempts are
+// retried with exponential, jittered backoff; after maxAttempts the
+// delivery has failed. Stop ends the loop, cancels the attempts in flight
+// (they are not counted, and run again after a restart) and waits for
+// them.
 type deliverer struct {
 	clock       Clock
 	log         *slog.Logger
@@ -52,18 +63,25 @@ type deliverer struct {
 	maxAttempts int
 	retryBase   time.Duration
 
-	wake     chan struct{}
-	sem      chan struct{}
-	inFlight map[string]bool // attempts started and not yet retired; the loop's alone
+	wake   chan struct{}
+	gate   *deliveryGate // the loop's alone
+	cursor string        // the webhook served last; the loop's alone
+
 	mu       sync.Mutex
-	finished []string // attempts recorded, to retire from inFlight
+	finished []finishedAttempt // attempts recorded, to retire from the gate
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 }
 
+// finishedAttempt is an attempt whose outcome is recorded.
+type finishedAttempt struct {
+	webhook string
+	outcome outcome
+}
+
 func newDeliverer(clock Clock, log *slog.Logger, st store.Store, q store.Queues, send deliverySender, maxAttempts int, retryBase time.Duration) *deliverer {
 	return &deliverer{clock: clock, log: log, store: st, queues: q, send: send, maxAttempts: maxAttempts, retryBase: retryBase,
-		wake: make(chan struct{}, 1), sem: make(chan struct{}, deliveryWorkers), inFlight: map[string]bool{}}
+		wake: make(chan struct{}, 1), gate: newDeliveryGate()}
 }
 
 // Start starts the loop.
@@ -104,7 +122,7 @@ func (d *deliverer) Stop() {
 	d.wg.Wait()
 }
 
-// poke wakes the loop: deliveries were queued.
+// poke wakes the loop: deliveries were queued, or an attempt ended.
 func (d *deliverer) poke() {
 	select {
 	case d.wake <- struct{}{}:
@@ -112,75 +130,113 @@ func (d *deliverer) poke() {
 	}
 }
 
-// deliverDue starts the due deliveries that are not already in flight.
+// deliverDue starts the due deliveries the gate admits, as many as there
+// are free workers.
 //
-// An attempt is retired from inFlight here, by the loop, before the due
-// deliveries are read, and only after its outcome was recorded: a read
-// that raced the recording would otherwise see the delivery still due
-// and send it twice.
+// Finished attempts are retired from the gate here, by the loop, before
+// the due deliveries are read, and only after their outcome was recorded:
+// a read that raced the recording would otherwise see the delivery still
+// due and send it twice.
 func (d *deliverer) deliverDue(ctx context.Context) {
-	d.mu.Lock()
-	for _, id := range d.finished {
-		delete(d.inFlight, id)
-	}
-	d.finished = d.finished[:0]
-	d.mu.Unlock()
-	due, err := d.queues.DueDeliveries(ctx, d.clock.Now().UnixMilli(), 4*deliveryWorkers)
-	if err != nil {
-		if ctx.Err() == nil {
-			d.log.Error("read due deliveries", "err", err)
-		}
-		return
-	}
-	for _, dl := range due {
-		if d.inFlight[dl.ID] {
-			continue
-		}
-		select {
-		case d.sem <- struct{}{}:
-		case <-ctx.Done():
+	now := d.clock.Now()
+	d.retire(now)
+	d.gate.forgetIdle(now)
+	skip := func(webhook string) bool { return d.gate.skip(now, webhook) }
+	for range maxPollPasses {
+		limit := d.gate.free()
+		if limit <= 0 {
 			return
 		}
-		d.inFlight[dl.ID] = true
-		d.wg.Add(1)
-		go func() {
-			defer func() {
-				<-d.sem
-				d.mu.Lock()
-				d.finished = append(d.finished, dl.ID)
-				d.mu.Unlock()
-				d.wg.Done()
-				d.poke()
-			}()
-			d.attempt(ctx, dl)
-		}()
+		due, err := d.queues.DueDeliveries(ctx, now.UnixMilli(), d.cursor, limit, skip)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.log.Error("read due deliveries", "err", err)
+			}
+			return
+		}
+		for _, dl := range due {
+			d.cursor = dl.ListenerID
+			if err := d.start(ctx, now, dl); err != nil {
+				if ctx.Err() == nil {
+					d.log.Error("read the webhook of a delivery", "delivery", dl.ID, "webhook", dl.ListenerID, "err", err)
+				}
+				return
+			}
+		}
+		if len(due) < limit {
+			return // every webhook with a delivery due was offered
+		}
 	}
+}
+
+// retire hands the finished attempts' outcomes to the gate, and logs the
+// breakers that open or close.
+func (d *deliverer) retire(now time.Time) {
+	d.mu.Lock()
+	finished := d.finished
+	d.finished = nil
+	d.mu.Unlock()
+	for _, f := range finished {
+		switch opened, closed, pause := d.gate.done(now, f.webhook, f.outcome); {
+		case opened:
+			d.log.Warn("webhook unreachable: its deliveries are paused", "webhook", f.webhook,
+				"failed_attempts", breakerThreshold, "pause", pause)
+		case closed:
+			d.log.Info("webhook reachable again: its deliveries resume", "webhook", f.webhook)
+		}
+	}
+}
+
+// start starts an attempt of dl, unless the gate refuses it: its account
+// is at its cap, which was not known before the webhook was read. The
+// error is the store's, reading the webhook.
+func (d *deliverer) start(ctx context.Context, now time.Time, dl store.Delivery) error {
+	hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
+	found := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	account := hook.UserID
+	if account == "" {
+		account = hook.OwnerID
+	}
+	if !d.gate.admit(now, dl.ListenerID, account) {
+		return nil
+	}
+	d.wg.Add(1)
+	go func() {
+		o := outcomeNone
+		defer func() {
+			d.mu.Lock()
+			d.finished = append(d.finished, finishedAttempt{webhook: dl.ListenerID, outcome: o})
+			d.mu.Unlock()
+			d.wg.Done()
+			d.poke()
+		}()
+		o = d.attempt(ctx, dl, hook, found)
+	}()
+	return nil
 }
 
 // attempt makes one attempt and records it: delivered on 2xx, otherwise a
 // retry after backoff, or failed after the last attempt. Inactive or
-// deleted webhooks receive nothing.
-func (d *deliverer) attempt(ctx context.Context, dl store.Delivery) {
+// deleted (not found) webhooks receive nothing. It returns what the
+// attempt told about the endpoint.
+func (d *deliverer) attempt(ctx context.Context, dl store.Delivery, hook store.Webhook, found bool) outcome {
 	now := d.clock.Now()
-	hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case !found:
 		// Deleted after the event was routed: the delivery must not stay
 		// due forever.
 		d.settle(ctx, dl, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"}, store.DeliveryFailed)
-		return
-	case err != nil:
-		if ctx.Err() == nil {
-			d.log.Error("read the webhook of a delivery", "delivery", dl.ID, "err", err)
-		}
-		return
+		return outcomeNone
 	case !hook.Active:
 		d.settle(ctx, dl, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"}, store.DeliveryFailed)
-		return
+		return outcomeNone
 	}
 	status, sendErr := d.send(ctx, hook, dl, now)
 	if ctx.Err() != nil {
-		return // stopping: the attempt is not counted; it runs again on start
+		return outcomeNone // stopping: the attempt is not counted; it runs again on start
 	}
 	att := store.Attempt{AtMs: now.UnixMilli(), Status: status, DurationMs: d.clock.Now().Sub(now).Milliseconds()}
 	if sendErr != nil {
@@ -196,6 +252,10 @@ func (d *deliverer) attempt(ctx context.Context, dl store.Delivery) {
 		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
 		d.settle(ctx, dl, att, store.DeliveryPending)
 	}
+	if sendErr != nil {
+		return outcomeUnreachable
+	}
+	return outcomeAnswered
 }
 
 // settle records an attempt and the delivery's new status.

@@ -106,6 +106,21 @@
 // updates once one of them is free, a run's time limit at most. Deleting
 // a source without a deactivate hook needs no worker.
 //
+// # Deliveries
+//
+// Webhook deliveries are sent at least once, each attempt with the same
+// webhook-id (the delivery's id) and body, and fairly between webhooks
+// and accounts (deliverer, deliveryGate): webhooks are served in turn,
+// each poll taking one delivery per webhook from the store's
+// per-listener due index; one attempt is in flight per webhook (so a
+// webhook gets its deliveries in due order), perAccountDeliveries per
+// account (the user who created the webhook); and a webhook whose endpoint stops
+// answering is paused by its circuit breaker (breakerThreshold attempts
+// in a row without an answer: a pause of breakerCoolOff, doubling up to
+// breakerMaxCoolOff, then one trial attempt). A pause is not an attempt:
+// the deliveries stay pending with the attempts they had. Breakers live in
+// memory; a restart closes them.
+//
 // # Parts
 //
 // The Engine is built from parts, each owning its goroutines and timers

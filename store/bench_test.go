@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // BenchmarkAppendEvents appends one event at a time to a channel that is
@@ -110,4 +112,36 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 	took := time.Since(start)
 	close(stop)
 	return <-done, took
+}
+
+// BenchmarkDueDeliveriesPastABacklog: one poll of the deliverer (16
+// deliveries, one per listener) when one listener has a backlog of 100,000
+// pending deliveries and 100 others have one each. The backlog costs one
+// index key per poll, not 100,000.
+func BenchmarkDueDeliveriesPastABacklog(b *testing.B) {
+	s := openTestBolt(b)
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		for range 100_000 {
+			if _, err := createDelivery(tx, 1, Delivery{ListenerID: "wh_dead", Payload: json.RawMessage(`{}`)}); err != nil {
+				return err
+			}
+		}
+		for i := range 100 {
+			if _, err := createDelivery(tx, 2, Delivery{ListenerID: fmt.Sprintf("wh_%03d", i), Payload: json.RawMessage(`{}`)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	after := ""
+	for b.Loop() {
+		due, err := s.DueDeliveries(ctx, 10, after, 16, nil)
+		if err != nil || len(due) != 16 {
+			b.Fatalf("DueDeliveries = %d deliveries, %v", len(due), err)
+		}
+		after = due[len(due)-1].ListenerID
+	}
 }

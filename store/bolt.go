@@ -14,7 +14,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // lockTimeout bounds the wait for another process's lock on the file.
 const lockTimeout = 5 * time.Second
@@ -66,13 +66,13 @@ var (
 
 	// The engine's queues (see queue.go). The invocations bucket's own
 	// sequence numbers invocations, the deliveries bucket's deliveries.
-	bucketInvocations   = []byte("invocations")    // source id -> 8-byte seq -> Invocation
-	bucketDeliveries    = []byte("deliveries")     // 8-byte seq -> Delivery
-	bucketDeliveryOrder = []byte("delivery_order") // key(listener)+8-byte seq -> delivery id
-	bucketDeliveryDue   = []byte("delivery_due")   // 8-byte next attempt ms+8-byte seq -> delivery id, pending only
-	bucketDedupe        = []byte("dedupe")         // source id -> DedupeState
-	bucketUsage         = []byte("usage")          // key(account, day) -> Usage
-	bucketTimers        = []byte("timers")         // source id -> 8-byte last fire ms
+	bucketInvocations   = []byte("invocations")              // source id -> 8-byte seq -> Invocation
+	bucketDeliveries    = []byte("deliveries")               // 8-byte seq -> Delivery
+	bucketDeliveryOrder = []byte("delivery_order")           // key(listener)+8-byte seq -> delivery id
+	bucketDeliveryDue   = []byte("delivery_due_by_listener") // key(listener)+8-byte next attempt ms+8-byte seq -> delivery id, pending only
+	bucketDedupe        = []byte("dedupe")                   // source id -> DedupeState
+	bucketUsage         = []byte("usage")                    // key(account, day) -> Usage
+	bucketTimers        = []byte("timers")                   // source id -> 8-byte last fire ms
 
 	keySchemaVersion = []byte("schema_version")
 )

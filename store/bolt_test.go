@@ -34,9 +34,10 @@ func TestOpenRefusesSchema(t *testing.T) {
 		wantErr error  // nil: opens
 		msg     string // substring of the error
 	}{
-		{"same version", "2", nil, ""},
+		{"same version", "3", nil, ""},
 		{"older version, upgraded", "1", nil, ""},
-		{"newer version", "3", errSchemaTooNew, "upgrade fount"},
+		{"previous version, upgraded", "2", nil, ""},
+		{"newer version", "4", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

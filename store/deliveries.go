@@ -14,9 +14,12 @@ import (
 
 // Deliveries live in three buckets: the records by 8-byte sequence
 // number (the ID is its decimal form), the per-listener order index
-// key(listener)+seq that ListDeliveries pages through, and the due index
-// next-attempt-ms+seq holding pending deliveries only, so DueDeliveries
-// reads just what is due.
+// key(listener)+seq that ListDeliveries pages through, and the
+// per-listener due index key(listener)+next-attempt-ms+seq holding pending
+// deliveries only. In the due index a listener's first key is its
+// earliest due delivery, so DueDeliveries takes one delivery per listener
+// by seeking from listener to listener: a poll costs one seek per
+// listener with pending deliveries, however long any listener's backlog.
 
 // deliveryList names the delivery lists in their cursors.
 var deliveryList = orderIndex{list: "deliveries"}
@@ -31,10 +34,32 @@ func orderKey(listenerID string, seq uint64) []byte {
 	return append(key(listenerID), be8(seq)...)
 }
 
-// dueKey is the key of a pending delivery seq in the due index: its next
-// attempt (negative counts as 0) then seq, so byte order is due order.
+// dueKey is the key of a pending delivery seq in the due index: its
+// listener, its next attempt (negative counts as 0), then seq, so that
+// within a listener byte order is due order.
 func dueKey(d Delivery, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(be8(uint64(max(d.NextAttemptMs, 0))), seq)
+	k := binary.BigEndian.AppendUint64(key(d.ListenerID), uint64(max(d.NextAttemptMs, 0)))
+	return binary.BigEndian.AppendUint64(k, seq)
+}
+
+// splitDueKey decodes a due index key into its listener, next attempt
+// and sequence number.
+func splitDueKey(k []byte) (listener string, dueMs, seq uint64, err error) {
+	if len(k) < 16 {
+		return "", 0, 0, fmt.Errorf("corrupt due key %x", k)
+	}
+	listener, err = lastPart(k[:len(k)-16])
+	if err != nil {
+		return "", 0, 0, fmt.Errorf("corrupt due key %x: %w", k, err)
+	}
+	return listener, binary.BigEndian.Uint64(k[len(k)-16:]), binary.BigEndian.Uint64(k[len(k)-8:]), nil
+}
+
+// pastListener is a key after every due key of listener and before those
+// of the listeners after it: key() is prefix-free, so a listener that
+// sorts later differs from this one within key(listener).
+func pastListener(listener string) []byte {
+	return append(key(listener), bytes.Repeat([]byte{0xff}, 17)...)
 }
 
 // createDelivery stores d as a new delivery at clock nowMs and returns
@@ -112,28 +137,59 @@ func removeDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
 }
 
 // DueDeliveries returns up to limit (<= 0: 100) pending deliveries whose
-// NextAttemptMs is at or before nowMs, oldest first: by NextAttemptMs,
-// then by ID (creation order). It reads the due index only, never the
-// delivered or failed records.
-func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, limit int) ([]Delivery, error) {
+// NextAttemptMs is at or before nowMs, at most one per listener: the
+// listener's earliest due (by NextAttemptMs, then creation order).
+// Listeners are taken in key order starting after afterListener and
+// wrapping around, so a caller that passes the last listener it got
+// serves every listener in turn. Listeners for which skip (nil: none)
+// returns true are passed over without reading their deliveries.
+//
+// It reads the due index only, never the delivered or failed records, and
+// decodes only the deliveries it returns.
+func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]Delivery, error) {
 	if limit <= 0 {
 		limit = defaultQueueLimit
 	}
 	out := []Delivery{}
+	if nowMs < 0 {
+		return out, nil
+	}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketDeliveryDue).Cursor()
-		for k, _ := c.First(); k != nil && len(out) < limit; k, _ = c.Next() {
-			if len(k) != 16 {
-				return fmt.Errorf("corrupt due key %x", k)
+		var start []byte // nil: from the first listener, no wrap
+		if afterListener != "" {
+			start = pastListener(afterListener)
+		}
+		k, _ := c.First()
+		if start != nil {
+			k, _ = c.Seek(start)
+		}
+		wrapped := start == nil
+		for len(out) < limit {
+			if k == nil {
+				if wrapped {
+					return nil
+				}
+				wrapped = true
+				if k, _ = c.First(); k == nil {
+					return nil
+				}
 			}
-			if nowMs < 0 || binary.BigEndian.Uint64(k) > uint64(nowMs) {
-				break
+			if wrapped && start != nil && bytes.Compare(k, start) >= 0 {
+				return nil // back where the walk began
 			}
-			d, err := getDelivery(tx, binary.BigEndian.Uint64(k[8:]))
+			listener, dueMs, seq, err := splitDueKey(k)
 			if err != nil {
-				return fmt.Errorf("due delivery %x: %w", k, err)
+				return err
 			}
-			out = append(out, d)
+			if dueMs <= uint64(nowMs) && (skip == nil || !skip(listener)) {
+				d, err := getDelivery(tx, seq)
+				if err != nil {
+					return fmt.Errorf("due delivery %d of %q: %w", seq, listener, err)
+				}
+				out = append(out, d)
+			}
+			k, _ = c.Seek(pastListener(listener))
 		}
 		return nil
 	})

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -46,6 +47,28 @@ func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 	return n
 }
 
+// dueIndex returns every pending delivery due at nowMs, in due index
+// order (listener, then due order): what DueDeliveries serves from.
+func dueIndex(t *testing.T, b *Bolt, nowMs int64) []Delivery {
+	t.Helper()
+	out := []Delivery{}
+	err := b.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDeliveryDue).ForEach(func(k, _ []byte) error {
+			_, due, seq, err := splitDueKey(k)
+			if err != nil || nowMs < 0 || due > uint64(nowMs) {
+				return err
+			}
+			d, err := getDelivery(tx, seq)
+			out = append(out, d)
+			return err
+		})
+	})
+	if err != nil {
+		t.Fatalf("read the due index: %v", err)
+	}
+	return out
+}
+
 func TestDueDeliveries(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)
@@ -60,24 +83,26 @@ func TestDueDeliveries(t *testing.T) {
 		t.Fatalf("created delivery = %+v", d)
 	}
 	dueTests := []struct {
-		name  string
-		now   int64
-		limit int
-		want  []string
+		name      string
+		now       int64
+		wantFirst []string // DueDeliveries: the listener's earliest due only
+		wantIndex []string // the whole index up to now
 	}{
-		{"by next attempt then id", 250, 0, []string{"2", "4", "3"}},
-		{"limit", 250, 2, []string{"2", "4"}},
-		{"exactly due", 100, 0, []string{"2", "4"}},
-		{"nothing due yet", 99, 0, []string{}},
-		{"negative now", -1, 0, []string{}},
-		{"all", 1000, 0, []string{"2", "4", "3", "1", "5"}},
+		{"by next attempt then id", 250, []string{"2"}, []string{"2", "4", "3"}},
+		{"exactly due", 100, []string{"2"}, []string{"2", "4"}},
+		{"nothing due yet", 99, []string{}, []string{}},
+		{"negative now", -1, []string{}, []string{}},
+		{"all", 1000, []string{"2"}, []string{"2", "4", "3", "1", "5"}},
 	}
 	for _, tt := range dueTests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := b.DueDeliveries(ctx, tt.now, tt.limit)
+			got, err := b.DueDeliveries(ctx, tt.now, "", 0, nil)
 			wantErr(t, "DueDeliveries", err, nil)
-			if !slices.Equal(deliveryIDs(got), tt.want) {
-				t.Errorf("DueDeliveries(%d, %d) = %v, want %v", tt.now, tt.limit, deliveryIDs(got), tt.want)
+			if !slices.Equal(deliveryIDs(got), tt.wantFirst) {
+				t.Errorf("DueDeliveries(%d) = %v, want %v", tt.now, deliveryIDs(got), tt.wantFirst)
+			}
+			if got := deliveryIDs(dueIndex(t, b, tt.now)); !slices.Equal(got, tt.wantIndex) {
+				t.Errorf("due index up to %d = %v, want %v", tt.now, got, tt.wantIndex)
 			}
 		})
 	}
@@ -91,10 +116,10 @@ func TestDueDeliveries(t *testing.T) {
 	for _, d := range updates {
 		wantErr(t, "UpdateDelivery "+d.ID, b.UpdateDelivery(ctx, d), nil)
 	}
-	if got := deliveryIDs(must(b.DueDeliveries(ctx, 1000, 0))); !slices.Equal(got, []string{"1", "4", "5"}) {
+	if got := deliveryIDs(dueIndex(t, b, 1000)); !slices.Equal(got, []string{"1", "4", "5"}) {
 		t.Errorf("due after updates = %v, want [1 4 5]", got)
 	}
-	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, 0))); !slices.Equal(got, []string{"1"}) {
+	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, "", 0, nil))); !slices.Equal(got, []string{"1"}) {
 		t.Errorf("due at 350 = %v, want [1]", got)
 	}
 	// The due index holds the pending deliveries only.
@@ -113,12 +138,15 @@ func TestDueDeliveries(t *testing.T) {
 	if byID["2"].Status != DeliveryDelivered || byID["3"].Status != DeliveryFailed {
 		t.Errorf("statuses = %q, %q", byID["2"].Status, byID["3"].Status)
 	}
-	// Back to pending: due again.
+	// Back to pending: due again, and first.
 	again := byID["2"]
 	again.Status, again.NextAttemptMs = DeliveryPending, 10
 	wantErr(t, "UpdateDelivery back to pending", b.UpdateDelivery(ctx, again), nil)
-	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, 0))); !slices.Equal(got, []string{"2", "1"}) {
+	if got := deliveryIDs(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
 		t.Errorf("due at 350 = %v, want [2 1]", got)
+	}
+	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, "", 0, nil))); !slices.Equal(got, []string{"2"}) {
+		t.Errorf("DueDeliveries at 350 = %v, want [2]", got)
 	}
 
 	errTests := []struct {
@@ -145,7 +173,7 @@ func TestDueDeliveries(t *testing.T) {
 			wantErr(t, "UpdateDelivery", err, tt.want)
 		})
 	}
-	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, 0))); !slices.Equal(got, []string{"2", "1"}) {
+	if got := deliveryIDs(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
 		t.Errorf("refused updates changed the due list: %v", got)
 	}
 }
@@ -225,7 +253,7 @@ func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
 	if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); pg.TotalCount != 0 {
 		t.Errorf("wh_1 deliveries after delete = %+v", pg.Items)
 	}
-	due := must(b.DueDeliveries(ctx, 100, 0))
+	due := dueIndex(t, b, 100)
 	if len(due) != 3 {
 		t.Errorf("due after delete = %+v", due)
 	}
@@ -247,5 +275,77 @@ func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
 	}
 	if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); pg.TotalCount != 3 {
 		t.Errorf("wh_2 deliveries = %d, want 3", pg.TotalCount)
+	}
+}
+
+// TestDueDeliveriesRoundRobin: one delivery per listener, its earliest
+// due, listeners in turn from the one after afterListener, wrapping; a
+// skipped listener is passed over and a long backlog takes one place.
+func TestDueDeliveriesRoundRobin(t *testing.T) {
+	t.Parallel()
+	b := openTestBolt(t)
+	first := map[string]string{} // listener -> id of its earliest due delivery
+	for i := range 50 {          // wh_a's backlog: 50 deliveries due at 100
+		d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_a", NextAttemptMs: 100})
+		if i == 0 {
+			first["wh_a"] = d.ID
+		}
+	}
+	mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 300})
+	first["wh_b"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 200}).ID
+	first["wh_c"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_c", NextAttemptMs: 100}).ID
+	mustDeliver(t, b, 1, Delivery{ListenerID: "wh_d", NextAttemptMs: 5000})         // not due yet
+	mustDeliver(t, b, 1, Delivery{ListenerID: "p_w", NextAttemptMs: math.MaxInt64}) // never due (a workflow's)
+
+	skipB := func(id string) bool { return id == "wh_b" }
+	tests := []struct {
+		name  string
+		now   int64
+		after string
+		limit int
+		skip  func(string) bool
+		want  []string // listeners, in the order returned
+	}{
+		{"from the start", 1000, "", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+		{"after a, wrapping", 1000, "wh_a", 0, nil, []string{"wh_b", "wh_c", "wh_a"}},
+		{"after c, wrapping", 1000, "wh_c", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+		{"after a listener with nothing due", 1000, "wh_d", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+		{"after a listener with nothing at all", 1000, "wh_bb", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+		{"limit", 1000, "wh_a", 1, nil, []string{"wh_b"}},
+		{"skipped", 1000, "", 0, skipB, []string{"wh_a", "wh_c"}},
+		{"skipped, wrapping", 1000, "wh_a", 0, skipB, []string{"wh_c", "wh_a"}},
+		{"only what is due", 150, "wh_a", 0, nil, []string{"wh_c", "wh_a"}},
+		{"nothing due", 99, "wh_a", 0, nil, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := b.DueDeliveries(ctx, tt.now, tt.after, tt.limit, tt.skip)
+			wantErr(t, "DueDeliveries", err, nil)
+			listeners := []string{}
+			for _, d := range got {
+				listeners = append(listeners, d.ListenerID)
+				if d.ID != first[d.ListenerID] {
+					t.Errorf("%s: got delivery %s, want its earliest due %s", d.ListenerID, d.ID, first[d.ListenerID])
+				}
+			}
+			if !slices.Equal(listeners, tt.want) {
+				t.Errorf("DueDeliveries(%d, after %q, limit %d) = %v, want %v", tt.now, tt.after, tt.limit, listeners, tt.want)
+			}
+		})
+	}
+
+	// A caller that passes the last listener it got serves each in turn.
+	var turns []string
+	after := ""
+	for range 6 {
+		got := must(b.DueDeliveries(ctx, 1000, after, 1, nil))
+		if len(got) != 1 {
+			t.Fatalf("DueDeliveries after %q = %+v", after, got)
+		}
+		after = got[0].ListenerID
+		turns = append(turns, after)
+	}
+	if want := []string{"wh_a", "wh_b", "wh_c", "wh_a", "wh_b", "wh_c"}; !slices.Equal(turns, want) {
+		t.Errorf("turns = %v, want %v", turns, want)
 	}
 }

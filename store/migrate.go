@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 
@@ -14,6 +15,7 @@ import (
 // transaction that opens it. Each is idempotent.
 var migrations = map[uint64]func(tx *bolt.Tx) error{
 	1: migrateSourcesToTypedProps,
+	2: migrateDueIndexByListener,
 }
 
 // migrateSourcesToTypedProps moves version 1 sources to version 2:
@@ -62,6 +64,48 @@ func migrateSourcesToTypedProps(tx *bolt.Tx) error {
 		}
 		if err := putJSON(sources, string(k), s); err != nil {
 			return fmt.Errorf("migrate source %s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// bucketDeliveryDueV2 is version 2's due index, 8-byte next attempt
+// ms+8-byte seq -> delivery id, which version 3 replaced.
+var bucketDeliveryDueV2 = []byte("delivery_due")
+
+// migrateDueIndexByListener moves version 2 files to version 3. Version 2
+// kept pending deliveries due in one index ordered by next attempt, so a
+// poll read a listener's whole backlog before any delivery due after it;
+// version 3 orders them by listener first (bucketDeliveryDue). The new
+// index is rebuilt from the records, not from the old index: every
+// pending delivery gets its key, and nothing else does.
+func migrateDueIndexByListener(tx *bolt.Tx) error {
+	for _, name := range [][]byte{bucketDeliveryDueV2, bucketDeliveryDue} { // both, so that running twice is harmless
+		if tx.Bucket(name) == nil {
+			continue
+		}
+		if err := tx.DeleteBucket(name); err != nil {
+			return fmt.Errorf("drop bucket %s: %w", name, err)
+		}
+	}
+	due, err := tx.CreateBucket(bucketDeliveryDue)
+	if err != nil {
+		return fmt.Errorf("create the due index: %w", err)
+	}
+	c := tx.Bucket(bucketDeliveries).Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 8 {
+			return fmt.Errorf("corrupt delivery key %x", k)
+		}
+		var d Delivery
+		if err := json.Unmarshal(v, &d); err != nil {
+			return fmt.Errorf("decode delivery %x: %w", k, err)
+		}
+		if d.Status != DeliveryPending {
+			continue
+		}
+		if err := due.Put(dueKey(d, binary.BigEndian.Uint64(k)), []byte(d.ID)); err != nil {
+			return fmt.Errorf("index delivery %s: %w", d.ID, err)
 		}
 	}
 	return nil

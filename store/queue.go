@@ -137,8 +137,11 @@ type Queues interface {
 	GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
 
 	// DueDeliveries returns up to limit pending deliveries whose
-	// NextAttemptMs is at or before nowMs, oldest first.
-	DueDeliveries(ctx context.Context, nowMs int64, limit int) ([]Delivery, error)
+	// NextAttemptMs is at or before nowMs, at most one per listener (its
+	// earliest due), taking listeners in a fixed order from the one after
+	// afterListener round to it; listeners skip returns true for are
+	// passed over.
+	DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]Delivery, error)
 	// UpdateDelivery stores d (status, attempts, next attempt).
 	UpdateDelivery(ctx context.Context, d Delivery) error
 	// ListDeliveries lists a listener's deliveries, newest first.

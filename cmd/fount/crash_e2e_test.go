@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -64,9 +66,74 @@ func startProcess(t *testing.T, bin, dataDir string) *process {
 	return nil
 }
 
+// recordingReceiver is a receiver that also records every request it
+// gets, answered or not, and holds one: the holdAt-th request is never
+// answered and ends when its connection drops (the server was killed), so
+// that its delivery is certain to be sent again after the restart.
+type recordingReceiver struct {
+	*receiver
+	holdAt int
+	held   chan string // the held request's webhook-id
+
+	mu   sync.Mutex
+	seen []seenDelivery
+}
+
+// seenDelivery is one request a receiver got.
+type seenDelivery struct{ id, body string }
+
+func (rr *recordingReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	id := r.Header.Get("webhook-id")
+	rr.mu.Lock()
+	rr.seen = append(rr.seen, seenDelivery{id: id, body: string(body)})
+	hold := len(rr.seen) == rr.holdAt
+	rr.mu.Unlock()
+	if hold {
+		rr.held <- id
+		<-r.Context().Done()
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	rr.receiver.ServeHTTP(w, r)
+}
+
+// checkRedeliveries fails t unless every webhook-id came with one body
+// and every event (by its id) with one webhook-id; it returns how many
+// webhook-ids were sent more than once.
+func (rr *recordingReceiver) checkRedeliveries(t *testing.T) (redelivered int) {
+	t.Helper()
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	bodyOf, idOf, times := map[string]string{}, map[string]string{}, map[string]int{}
+	for _, d := range rr.seen {
+		var payload struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal([]byte(d.body), &payload); err != nil || payload.ID == "" || d.id == "" {
+			t.Errorf("a delivery without an event id or webhook-id: webhook-id %q, body %s", d.id, d.body)
+			continue
+		}
+		if b, ok := bodyOf[d.id]; ok && b != d.body {
+			t.Errorf("webhook-id %s came with two bodies:\n%s\n%s", d.id, b, d.body)
+		}
+		if id, ok := idOf[payload.ID]; ok && id != d.id {
+			t.Errorf("event %s came with webhook-ids %s and %s", payload.ID, id, d.id)
+		}
+		bodyOf[d.id], idOf[payload.ID] = d.body, d.id
+		if times[d.id]++; times[d.id] == 2 {
+			redelivered++
+		}
+	}
+	return redelivered
+}
+
 // TestCrashLosesNothingAcknowledged kills the server with SIGKILL while a
-// client posts to an HTTP endpoint, restarts it, and checks that every
-// request that got a 200 has its event stored and delivered to a webhook.
+// client posts to an HTTP endpoint and a webhook receives its events,
+// restarts it, and checks that every request that got a 200 has its
+// event stored and delivered to the webhook at least once, a redelivery
+// with the same webhook-id and body as the first (the receiver holds one
+// delivery unanswered across the kill, so there is at least one).
 func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	t.Parallel()
 	warmCache(t)
@@ -76,11 +143,12 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	s := &server{t: t, base: p.base, key: "crash-key"}
 
 	rc := &receiver{}
+	rr := &recordingReceiver{receiver: rc, holdAt: 5, held: make(chan string, 1)}
 	src := s.deploySource(`export default { name: "Crash", version: "1", props: { http: "$.interface.http" },
 		run(e) { this.$emit({ n: e.body.n }, { summary: "n=" + e.body.n }) } }`, nil)
 	id := src["id"].(string)
 	token := endpointOf(src, "http")[strings.LastIndex(endpointOf(src, "http"), "/h/"):]
-	s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+s.webhookTo(rc), nil)
+	s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+s.webhookServing(rr, rc), nil)
 
 	// Post until killed; record what was acknowledged.
 	var mu sync.Mutex
@@ -117,6 +185,12 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 			break
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+	var heldID string
+	select {
+	case heldID = <-rr.held:
+	case <-time.After(eventsDeadline):
+		t.Fatalf("the webhook did not get %d deliveries", rr.holdAt)
 	}
 	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL, mid-stream
 		t.Fatal(err)
@@ -155,7 +229,11 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 			}
 		}
 		if len(missingStored) == 0 && len(missingDelivered) == 0 {
-			t.Logf("%d acknowledged requests before the kill: all stored and delivered", want)
+			redelivered := rr.checkRedeliveries(t)
+			if redelivered == 0 {
+				t.Fatalf("delivery %s, unanswered at the kill, was not sent again", heldID)
+			}
+			t.Logf("%d acknowledged requests before the kill: all stored and delivered; %d redelivered with the same webhook-id and body", want, redelivered)
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -242,7 +242,14 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // local HTTP server (closed when the test ends) and returns its id.
 func (s *server) webhookTo(rc *receiver) string {
 	s.t.Helper()
-	srv := httptest.NewServer(rc)
+	return s.webhookServing(rc, rc)
+}
+
+// webhookServing is webhookTo with the requests served by h, which hands
+// them on to rc.
+func (s *server) webhookServing(h http.Handler, rc *receiver) string {
+	s.t.Helper()
+	srv := httptest.NewServer(h)
 	s.t.Cleanup(srv.Close)
 	st, body := s.do("POST", "/v1/webhooks", map[string]any{"url": srv.URL})
 	if st != 200 {

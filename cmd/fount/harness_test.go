@@ -99,7 +99,7 @@ func testEnvironment(vars map[string]string, stdout, stderr io.Writer) environme
 
 // server is a real fount server running in-process on loopback.
 type server struct {
-	t      *testing.T
+	t      testing.TB
 	base   string
 	key    string
 	stdout *lockedBuffer
@@ -112,7 +112,7 @@ type server struct {
 // startServer starts `fount serve` in-process with cfg, on a free loopback
 // port, a temporary data dir unless cfg names one, and the shared guest.
 // It is stopped when the test ends.
-func startServer(t *testing.T, cfg serveConfig) *server {
+func startServer(t testing.TB, cfg serveConfig) *server {
 	t.Helper()
 	sb, err := sharedSandbox()
 	if err != nil {
@@ -164,7 +164,7 @@ func (s *server) stop() {
 
 // startEngineServer is a server with a known key whose components may
 // reach loopback (the tests' webhook receivers).
-func startEngineServer(t *testing.T) *server {
+func startEngineServer(t testing.TB) *server {
 	return startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
 }
 

@@ -106,6 +106,6 @@ func measureDeliveryFairness(b *testing.B, hooks, events int) (idle, attacked []
 	attackDeliveries(s.newUser("attacker", "paid"), dead, hooks, events)
 	attacked = sample(deliverySamples)
 	_, total := dead.counts()
-	b.Logf("%d of the attack's %d deliveries were tried while measuring", total, hooks*events)
+	b.Logf("the dead endpoint got %d requests for the attack's %d deliveries while measuring", total, hooks*events)
 	return idle, attacked
 }

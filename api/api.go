@@ -24,6 +24,7 @@ type Server struct {
 	log       *slog.Logger
 	publicURL string
 	registry  map[string]store.Component // by registry key
+	pageBytes int                        // the budget of a list page's items, encoded
 	routes    []route
 	openAPI   func() ([]byte, error) // the document, built on first use
 
@@ -50,7 +51,10 @@ type Config struct {
 	PublicURL string
 	// Registry holds the published components, by key.
 	Registry map[string]store.Component
-	Logger   *slog.Logger
+	// PageBytes bounds the encoded items of a list page (0:
+	// DefaultPageBytes); a page ends early rather than pass it.
+	PageBytes int
+	Logger    *slog.Logger
 	// StreamHeartbeat is how often an idle event stream gets a comment
 	// line; a write to a stream that does not complete within two of
 	// them ends it. Default DefaultStreamHeartbeat.
@@ -65,7 +69,10 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
-		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, closing: make(chan struct{}),
+		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
+	}
+	if s.pageBytes <= 0 {
+		s.pageBytes = DefaultPageBytes
 	}
 	s.heartbeat = cfg.StreamHeartbeat
 	if s.heartbeat <= 0 {

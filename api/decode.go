@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -35,6 +36,10 @@ type fieldInfo struct {
 	name     string // the name it is documented under
 	typ      reflect.Type
 	required bool
+	// maxLen is its maxLength tag, in characters as JSON Schema counts
+	// them (a string field without one is a test failure: see
+	// TestEveryTextParameterIsBounded).
+	maxLen int
 }
 
 // scalar reports whether a field's value can be written in a query string.
@@ -63,6 +68,13 @@ func fieldsOf(t reflect.Type) *requestFields {
 				continue
 			}
 			fi := fieldInfo{index: idx, typ: f.Type, required: f.Tag.Get("required") == "true"}
+			if tag := f.Tag.Get("maxLength"); tag != "" {
+				n, err := strconv.Atoi(tag)
+				if err != nil || n < 1 {
+					panic(fmt.Sprintf("api: %s.%s: maxLength %q is not a positive integer", t, f.Name, tag))
+				}
+				fi.maxLen = n
+			}
 			if name := f.Tag.Get("path"); name != "" {
 				fi.name = name
 				rf.path[name] = fi
@@ -89,8 +101,8 @@ func fieldsOf(t reflect.Type) *requestFields {
 // application/json, a JSON object, at most maxBody bytes). As the
 // specification allows, a query field may also come in the body and a
 // scalar body field in the query; the body wins. A name that is no field
-// of the request, a value of the wrong type and a missing required field
-// are 400s that name the parameter.
+// of the request, a value of the wrong type, a missing required field and
+// a string longer than its maxLength are 400s that name the parameter.
 func (rf *requestFields) decode(r *http.Request) (any, error) {
 	ptr := reflect.New(rf.typ)
 	v := ptr.Elem()
@@ -140,11 +152,33 @@ func (rf *requestFields) decode(r *http.Request) (any, error) {
 		}
 	}
 	for _, f := range rf.all {
+		if err := f.checkLength(v.FieldByIndex(f.index)); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rf.all {
 		if f.required && v.FieldByIndex(f.index).IsZero() {
 			return nil, errMissing(f.name)
 		}
 	}
 	return ptr.Interface(), nil
+}
+
+// checkLength refuses a string longer than the field's maxLength.
+func (f fieldInfo) checkLength(field reflect.Value) error {
+	if field.Kind() == reflect.Pointer {
+		if field.IsNil() {
+			return nil
+		}
+		field = field.Elem()
+	}
+	if f.maxLen == 0 || field.Kind() != reflect.String {
+		return nil
+	}
+	if n := utf8.RuneCountInString(field.String()); n > f.maxLen {
+		return errInvalid(f.name, "The parameter %s is %d characters long; the limit is %d.", f.name, n, f.maxLen)
+	}
+	return nil
 }
 
 // readBody reads a JSON object body; an empty body is no parameters.

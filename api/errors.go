@@ -52,8 +52,8 @@ var (
 )
 
 // toAPIError maps an error to its answer, in this one place: the API's
-// own *Error, then the typed errors of the engine and the component
-// model, then the store's sentinels. Anything else is a 500 whose details
+// own *Error, then the typed errors of the engine, the component model
+// and the store, then the store's sentinels. Anything else is a 500 whose details
 // go to the log, never to the client. param names the parameter that
 // carried the component, for errors about its code.
 func toAPIError(err error, param string) (*Error, bool) {
@@ -63,6 +63,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		ce    *engine.CodeError
 		he    *engine.HookError
 		taken *engine.NameTakenError
+		limit *store.LimitError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -82,6 +83,8 @@ func toAPIError(err error, param string) (*Error, bool) {
 	case errors.Is(err, engine.ErrQuota):
 		return &Error{Status: http.StatusTooManyRequests, Code: "quota_exceeded",
 			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
+	case errors.As(err, &limit):
+		return errLimit(limit), true
 	case errors.Is(err, engine.ErrStopped):
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The server is shutting down; try again in a moment."}, true
 	case errors.Is(err, store.ErrNotFound):

@@ -16,18 +16,20 @@ const truncateAt = 1024
 
 // summarize builds an event summary. A truncated event is replaced by
 // {"$truncated": true, "size": <bytes>, "preview": "<first 1 KB of its JSON>"}.
+// e may come from a page read with a preview (store.EventPage): e.Size
+// is then the length of the whole event.
 func summarize(e store.Event, expand bool) apiv1.EventSummary {
 	sum := apiv1.EventSummary{ID: e.ID, IndexedAtMs: e.IndexedAtMs, Event: e.Data,
 		Metadata: apiv1.EventMetadata{EmitID: e.EmitID, Name: e.Name, EmitterID: e.EmitterID, Summary: e.Summary}}
 	if len(sum.Event) == 0 {
 		sum.Event = json.RawMessage("null")
 	}
-	if !expand && len(e.Data) > truncateAt {
+	if size := max(e.Size, len(e.Data)); !expand && size > truncateAt {
 		preview := []rune(string(e.Data[:truncateAt]))
 		if len(preview) > 0 && preview[len(preview)-1] == '\uFFFD' {
 			preview = preview[:len(preview)-1] // do not split a UTF-8 sequence
 		}
-		sum.Event, _ = json.Marshal(map[string]any{"$truncated": true, "size": len(e.Data), "preview": string(preview)})
+		sum.Event, _ = json.Marshal(map[string]any{"$truncated": true, "size": size, "preview": string(preview)})
 		sum.Metadata.Truncated = true
 	}
 	return sum
@@ -52,57 +54,34 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *a
 	if err != nil {
 		return err
 	}
-	sums := make([]apiv1.EventSummary, 0, len(events))
+	pg := listPage[apiv1.EventSummary]{total: len(events), before: req.Before != ""}
 	for _, e := range events {
-		sums = append(sums, summarize(e, req.Expand == "event"))
+		pg.items = append(pg.items, summarize(e, req.Expand == "event"))
+		pg.cursors = append(pg.cursors, e.ID)
 	}
-	info := apiv1.PageInfo{TotalCount: len(sums), Count: len(sums)}
-	if len(sums) > 0 {
-		info.StartCursor, info.EndCursor = sums[0].ID, sums[len(sums)-1].ID
-	}
-	s.writePage(w, r, info, sums)
+	writePage(s, w, r, pg)
 	return nil
 }
 
-// maxSummaryScan bounds how many of a channel's newest events a page
-// with a cursor looks through: ten times the specification's 100 kept.
-const maxSummaryScan = 1000
-
 // pageOfEvents returns up to limit events of a channel, newest first: the
 // newest, or with after those older than that event id (the next page),
-// or with before those newer than it (the page before).
+// or with before those newer than it nearest it (the page before). The
+// store reads at most the page's byte budget of events, and without
+// expand=event only the 1 KB preview of each.
 func (s *Server) pageOfEvents(r *http.Request, sourceID string, req *apiv1.EventSummariesRequest, limit int) ([]store.Event, error) {
-	if req.After == "" && req.Before == "" {
-		return s.store.ListEvents(r.Context(), sourceID, req.EventName, limit)
-	}
 	if req.After != "" && req.Before != "" {
 		return nil, errInvalid("before", "Pass either after or before, not both.")
 	}
-	name, cursor := "after", req.After
-	if req.Before != "" {
-		name, cursor = "before", req.Before
-	}
-	cms, cseq, err := store.ParseEventID(cursor)
-	if err != nil {
-		return nil, errInvalid(name, "The %s cursor must be an event id like 1700000000000-0, as page_info gives.", name)
-	}
-	all, err := s.store.ListEvents(r.Context(), sourceID, req.EventName, maxSummaryScan)
-	if err != nil {
-		return nil, err
-	}
-	var out []store.Event
-	for _, e := range all {
-		ms, seq, _ := store.ParseEventID(e.ID)
-		older := ms < cms || (ms == cms && seq < cseq)
-		newer := ms > cms || (ms == cms && seq > cseq)
-		if (name == "after" && older) || (name == "before" && newer) {
-			out = append(out, e)
+	for name, cursor := range map[string]string{"after": req.After, "before": req.Before} {
+		if _, _, err := store.ParseEventID(cursor); cursor != "" && err != nil {
+			return nil, errInvalid(name, "The %s cursor must be an event id like 1700000000000-0, as page_info gives.", name)
 		}
 	}
-	if name == "after" {
-		return out[:min(limit, len(out))], nil
+	p := store.EventPage{Limit: limit, After: req.After, Before: req.Before, MaxBytes: s.pageBytes}
+	if req.Expand != "event" {
+		p.Preview = truncateAt
 	}
-	return out[max(0, len(out)-limit):], nil // the newer events nearest the cursor
+	return s.store.PageEvents(r.Context(), sourceID, req.EventName, p)
 }
 
 // deleteSourceEvents applies the spec's five rules: no bound deletes all;

@@ -41,7 +41,14 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
+	return newHarnessWith(t, Config{})
+}
+
+// newHarnessWith is a harness whose server has cfg's PageBytes, over a
+// store opened with opts.
+func newHarnessWith(t *testing.T, cfg Config, opts ...store.Option) *harness {
+	t.Helper()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +73,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h.engine = eng
-	h.server = New(Config{Store: st, Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb)})
+	h.server = New(Config{Store: st, Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes})
 	h.srv = httptest.NewServer(h.server.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-
-	"github.com/fount-dev/fount/apiv1"
 )
 
 // writeData answers 200 with {"data": v}, applying include/exclude to v
@@ -17,19 +15,6 @@ func (s *Server) writeData(w http.ResponseWriter, r *http.Request, v any) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data})
-}
-
-// writePage answers 200 with {"page_info": ..., "data": items}.
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, info apiv1.PageInfo, items any) {
-	data, err := shape(r, items)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, struct {
-		PageInfo apiv1.PageInfo `json:"page_info"`
-		Data     any            `json:"data"`
-	}{info, data})
 }
 
 // shapingKey is the context key of a request's decoded shaping.

@@ -42,6 +42,11 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, req *apiv1
 	if err != nil {
 		return err
 	}
+	// The store refuses a source past the limit when it writes it; asking
+	// first saves saving its component and running its hooks for nothing.
+	if err := s.store.CheckLimit(ctx, store.CountSources, owner); err != nil {
+		return err
+	}
 	comp, err := s.sourceComponent(ctx, req.SourceRequest, owner)
 	if err != nil {
 		return err
@@ -104,7 +109,7 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request, req *apiv1
 }
 
 func (s *Server) listSourcesOf(w http.ResponseWriter, r *http.Request, owner string, p apiv1.PageParams) error {
-	page, err := readPage(r, p)
+	page, err := s.readPage(r, p)
 	if err != nil {
 		return err
 	}
@@ -112,7 +117,7 @@ func (s *Server) listSourcesOf(w http.ResponseWriter, r *http.Request, owner str
 	if err != nil {
 		return err
 	}
-	s.writePage(w, r, pageInfo(pg), viewAll(pg.Items, s.viewSource))
+	writePage(s, w, r, pageFrom(pg, page, s.viewSource))
 	return nil
 }
 

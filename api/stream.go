@@ -11,10 +11,6 @@ import (
 	"github.com/fount-dev/fount/store"
 )
 
-// maxReplay bounds how many retained events a resumed stream replays; it
-// is above any sensible --events-kept, so a resume misses nothing kept.
-const maxReplay = 100_000
-
 // DefaultStreamHeartbeat is how often an idle event stream gets a comment
 // line, so that proxies and clients see it is alive.
 const DefaultStreamHeartbeat = 15 * time.Second
@@ -69,20 +65,25 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 	if err := out.comment("stream of " + src.ID); err != nil {
 		return nil
 	}
-	if last != "" {
-		events, err := s.store.ListEvents(r.Context(), src.ID, channel, maxReplay)
+	// Replay page by page, oldest first, so that a replay of many large
+	// events holds one page of them at a time.
+	for cursor := last; cursor != ""; {
+		events, err := s.store.PageEvents(r.Context(), src.ID, channel, store.EventPage{Before: cursor, Limit: maxLimit, MaxBytes: s.pageBytes})
 		if err != nil {
 			return nil // the stream has started; the client reconnects
 		}
-		slices.Reverse(events)
-		for _, ev := range events {
-			if !after(ev.ID) {
-				continue
-			}
+		if len(events) == 0 {
+			break
+		}
+		for _, ev := range slices.Backward(events) {
 			if err := out.event(ev); err != nil {
 				return s.streamGone(r, src.ID, err)
 			}
-			lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
+		}
+		cursor = events[0].ID
+		lastMs, lastSeq, _ = store.ParseEventID(cursor)
+		if err := out.flush(); err != nil {
+			return s.streamGone(r, src.ID, err)
 		}
 	}
 	if err := out.flush(); err != nil {

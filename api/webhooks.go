@@ -104,7 +104,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1.ListRequest) error {
-	page, err := readPage(r, req.PageParams)
+	page, err := s.readPage(r, req.PageParams)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1
 	if err != nil {
 		return err
 	}
-	s.writePage(w, r, pageInfo(pg), viewAll(pg.Items, viewWebhook)) // the list omits user_id, as the specification shows
+	writePage(s, w, r, pageFrom(pg, page, viewWebhook)) // the list omits user_id, as the specification shows
 	return nil
 }
 
@@ -144,7 +144,7 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, req *api
 	if err != nil {
 		return err
 	}
-	page, err := readPage(r, req.PageParams)
+	page, err := s.readPage(r, req.PageParams)
 	if err != nil {
 		return err
 	}
@@ -152,6 +152,6 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, req *api
 	if err != nil {
 		return err
 	}
-	s.writePage(w, r, pageInfo(pg), viewAll(pg.Items, viewDelivery))
+	writePage(s, w, r, pageFrom(pg, page, viewDelivery))
 	return nil
 }

@@ -12,8 +12,9 @@
 // fields on POST requests"): on POST, PUT and DELETE a query field may
 // also come in the body and a scalar body field in the query, the body
 // winning when both are sent. A name that is no field of the operation is
-// refused. `required`, `minimum`, `maximum`, `enum`, `default` and
-// `description` tags become the JSON Schema of the field.
+// refused. `required`, `minimum`, `maximum`, `maxLength`, `enum`,
+// `default` and `description` tags become the JSON Schema of the field;
+// the server enforces `maxLength`, which every string parameter has.
 //
 // The package imports nothing of the server, so a client can use it alone.
 package apiv1

@@ -41,27 +41,27 @@ type List[T any] struct {
 
 // Common are the parameters every endpoint takes.
 type Common struct {
-	Include string `query:"include" json:"-" description:"comma-separated response fields to keep (default: all)"`
-	Exclude string `query:"exclude" json:"-" description:"comma-separated response fields to drop"`
-	OrgID   string `query:"org_id" json:"-" description:"the organization the operation takes effect in"`
+	Include string `query:"include" json:"-" maxLength:"1024" description:"comma-separated response fields to keep (default: all)"`
+	Exclude string `query:"exclude" json:"-" maxLength:"1024" description:"comma-separated response fields to drop"`
+	OrgID   string `query:"org_id" json:"-" maxLength:"64" description:"the organization the operation takes effect in"`
 }
 
 // PageParams are the parameters of paginated lists.
 type PageParams struct {
 	Limit  int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10" description:"page size"`
-	After  string `query:"after" json:"-" description:"return items after this cursor"`
-	Before string `query:"before" json:"-" description:"return items before this cursor"`
+	After  string `query:"after" json:"-" maxLength:"64" description:"return items after this cursor"`
+	Before string `query:"before" json:"-" maxLength:"64" description:"return items before this cursor"`
 }
 
 // ByID names a resource in the path.
 type ByID struct {
-	ID string `path:"id" json:"-" required:"true"`
+	ID string `path:"id" json:"-" maxLength:"64" required:"true"`
 }
 
 // ByOrg names an organization in the path. (Its field is not OrgID, which
 // is Common's org_id query parameter.)
 type ByOrg struct {
-	Org string `path:"org_id" json:"-" required:"true"`
+	Org string `path:"org_id" json:"-" maxLength:"64" required:"true"`
 }
 
 // Component is a saved component.
@@ -100,20 +100,20 @@ type Prop struct {
 // CreateComponentRequest saves a component.
 type CreateComponentRequest struct {
 	Common
-	ComponentCode string `json:"component_code,omitempty" description:"the component's code; wins over component_url"`
-	ComponentURL  string `json:"component_url,omitempty" description:"an http(s) URL to fetch the code from; only metadata when component_code is given"`
+	ComponentCode string `json:"component_code,omitempty" maxLength:"5242880" description:"the component's code (the request body is at most 5 MiB); wins over component_url"`
+	ComponentURL  string `json:"component_url,omitempty" maxLength:"2048" description:"an http(s) URL to fetch the code from; only metadata when component_code is given"`
 }
 
 // GetComponentRequest names a component by id or key.
 type GetComponentRequest struct {
 	Common
-	KeyOrID string `path:"key_or_id" json:"-" required:"true" description:"sc_ id, or the key in the component's code"`
+	KeyOrID string `path:"key_or_id" json:"-" maxLength:"256" required:"true" description:"sc_ id, or the key in the component's code"`
 }
 
 // RegistryComponentRequest names a published component.
 type RegistryComponentRequest struct {
 	Common
-	Key string `path:"key" json:"-" required:"true"`
+	Key string `path:"key" json:"-" maxLength:"256" required:"true"`
 }
 
 // Source is a deployed component.
@@ -135,10 +135,10 @@ type Source struct {
 // SourceRequest is the body of a source create or update.
 type SourceRequest struct {
 	Common
-	ComponentID     string                     `json:"component_id,omitempty" description:"sc_ id of a saved component; wins over the other two"`
-	ComponentCode   string                     `json:"component_code,omitempty"`
-	ComponentURL    string                     `json:"component_url,omitempty"`
-	Name            string                     `json:"name,omitempty" description:"default: the component's name slug, made unique"`
+	ComponentID     string                     `json:"component_id,omitempty" maxLength:"64" description:"sc_ id of a saved component; wins over the other two"`
+	ComponentCode   string                     `json:"component_code,omitempty" maxLength:"5242880" description:"the component's code (the request body is at most 5 MiB)"`
+	ComponentURL    string                     `json:"component_url,omitempty" maxLength:"2048"`
+	Name            string                     `json:"name,omitempty" maxLength:"256" description:"default: the component's name slug, made unique"`
 	ConfiguredProps map[string]json.RawMessage `json:"configured_props" description:"values of the component's props; on update, null or omitted keeps the current values"`
 }
 
@@ -201,29 +201,29 @@ type EventSummariesRequest struct {
 	Common
 	ByID
 	Limit     int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10" description:"the last N events"`
-	After     string `query:"after" json:"-" description:"events older than this cursor (an event id), for the next page"`
-	Before    string `query:"before" json:"-" description:"events newer than this cursor (an event id), for the page before"`
-	Expand    string `query:"expand" json:"-" enum:"event" description:"event: whole events, not truncated past 1 KB"`
-	EventName string `query:"event_name" json:"-" description:"the channel; default the default channel"`
+	After     string `query:"after" json:"-" maxLength:"64" description:"events older than this cursor (an event id), for the next page"`
+	Before    string `query:"before" json:"-" maxLength:"64" description:"events newer than this cursor (an event id), for the page before"`
+	Expand    string `query:"expand" json:"-" maxLength:"16" enum:"event" description:"event: whole events, not truncated past 1 KB"`
+	EventName string `query:"event_name" json:"-" maxLength:"256" description:"the channel; default the default channel"`
 }
 
 // WorkflowEventsRequest reads the last events of a workflow.
 type WorkflowEventsRequest struct {
 	Common
-	WorkflowID string `path:"workflow_id" json:"-" required:"true"`
+	WorkflowID string `path:"workflow_id" json:"-" maxLength:"64" required:"true"`
 	Limit      int    `query:"limit" json:"-" minimum:"1" maximum:"100" default:"10"`
-	After      string `query:"after" json:"-"`
-	Before     string `query:"before" json:"-"`
-	Expand     string `query:"expand" json:"-" enum:"event"`
+	After      string `query:"after" json:"-" maxLength:"64"`
+	Before     string `query:"before" json:"-" maxLength:"64"`
+	Expand     string `query:"expand" json:"-" maxLength:"16" enum:"event"`
 }
 
 // DeleteEventsRequest deletes a source's events.
 type DeleteEventsRequest struct {
 	Common
 	ByID
-	StartID   string `query:"start_id" json:"-" description:"this event and every later one"`
-	EndID     string `query:"end_id" json:"-" description:"this event and every earlier one"`
-	EventName string `query:"event_name" json:"-" description:"the channel; default the default channel"`
+	StartID   string `query:"start_id" json:"-" maxLength:"64" description:"this event and every later one"`
+	EndID     string `query:"end_id" json:"-" maxLength:"64" description:"this event and every earlier one"`
+	EventName string `query:"event_name" json:"-" maxLength:"256" description:"the channel; default the default channel"`
 }
 
 // RunSourceRequest queues a manual run of a source.
@@ -243,8 +243,8 @@ type RunQueued struct {
 type StreamRequest struct {
 	Common
 	ByID
-	EventName   string `query:"event_name" json:"-"`
-	LastEventID string `query:"last_event_id" json:"-" description:"resume after this event id (or send the Last-Event-ID header)"`
+	EventName   string `query:"event_name" json:"-" maxLength:"256"`
+	LastEventID string `query:"last_event_id" json:"-" maxLength:"64" description:"resume after this event id (or send the Last-Event-ID header)"`
 }
 
 // Subscription connects an emitter to a listener.
@@ -258,16 +258,16 @@ type Subscription struct {
 // SubscriptionRequest names a subscription.
 type SubscriptionRequest struct {
 	Common
-	EmitterID  string `query:"emitter_id" json:"-" required:"true" description:"a source or workflow id, or dc_* (all sources) or p_* (all workflows)"`
-	ListenerID string `query:"listener_id" json:"-" required:"true" description:"a source, workflow or webhook id"`
-	EventName  string `query:"event_name" json:"-" description:"a custom channel, $errors or $logs; empty for the default channel"`
+	EmitterID  string `query:"emitter_id" json:"-" maxLength:"64" required:"true" description:"a source or workflow id, or dc_* (all sources) or p_* (all workflows)"`
+	ListenerID string `query:"listener_id" json:"-" maxLength:"64" required:"true" description:"a source, workflow or webhook id"`
+	EventName  string `query:"event_name" json:"-" maxLength:"256" description:"a custom channel, $errors or $logs; empty for the default channel"`
 }
 
 // AutoSubscriptionRequest subscribes a listener to emitters created later.
 type AutoSubscriptionRequest struct {
 	Common
-	EventName  string `query:"event_name" json:"-" required:"true" enum:"$errors,$logs"`
-	ListenerID string `query:"listener_id" json:"-" required:"true"`
+	EventName  string `query:"event_name" json:"-" maxLength:"16" required:"true" enum:"$errors,$logs"`
+	ListenerID string `query:"listener_id" json:"-" maxLength:"64" required:"true"`
 }
 
 // Webhook is an account-level delivery URL.
@@ -287,9 +287,9 @@ type Webhook struct {
 // CreateWebhookRequest creates a webhook.
 type CreateWebhookRequest struct {
 	Common
-	URL         string  `query:"url" json:"-" required:"true" description:"http or https URL with a hostname"`
-	Name        *string `query:"name" json:"-"`
-	Description *string `query:"description" json:"-"`
+	URL         string  `query:"url" json:"-" maxLength:"2048" required:"true" description:"http or https URL with a hostname"`
+	Name        *string `query:"name" json:"-" maxLength:"256"`
+	Description *string `query:"description" json:"-" maxLength:"4096"`
 }
 
 // DeliveriesRequest lists a page of a webhook's deliveries.
@@ -346,9 +346,9 @@ type UserOrg struct {
 // CreateUserRequest creates a user (owner only; extension).
 type CreateUserRequest struct {
 	Common
-	Username string `json:"username,omitempty" required:"true"`
-	Email    string `json:"email,omitempty" required:"true"`
-	Plan     string `json:"plan,omitempty" enum:"free,paid" default:"free"`
+	Username string `json:"username,omitempty" maxLength:"64" required:"true"`
+	Email    string `json:"email,omitempty" maxLength:"254" required:"true"`
+	Plan     string `json:"plan,omitempty" maxLength:"16" enum:"free,paid" default:"free"`
 }
 
 // CreatedUser is a new user with its API key, shown once.
@@ -363,9 +363,9 @@ type CreatedUser struct {
 // CreateOrgRequest creates an organization (owner only; extension).
 type CreateOrgRequest struct {
 	Common
-	Orgname string `json:"orgname,omitempty" required:"true"`
-	Name    string `json:"name,omitempty"`
-	Email   string `json:"email,omitempty"`
+	Orgname string `json:"orgname,omitempty" maxLength:"64" required:"true"`
+	Name    string `json:"name,omitempty" maxLength:"256"`
+	Email   string `json:"email,omitempty" maxLength:"254"`
 }
 
 // AddOrgMemberRequest adds a user to an organization (owner only;
@@ -373,7 +373,7 @@ type CreateOrgRequest struct {
 type AddOrgMemberRequest struct {
 	Common
 	ByOrg
-	UserID string `json:"user_id,omitempty" required:"true"`
+	UserID string `json:"user_id,omitempty" maxLength:"64" required:"true"`
 }
 
 // Org is an organization with its members (extension).

@@ -83,7 +83,10 @@ func (c *Client) listSources(ctx context.Context, path string) ([]apiv1.Source, 
 		all = append(all, page...)
 		var env apiv1.Page[apiv1.Source]
 		_ = json.Unmarshal(raw, &env)
-		if len(page) < 100 || env.PageInfo.EndCursor == "" {
+		// A page may end before its limit when its items are large (the
+		// server bounds a page in bytes too): only an empty page ends the
+		// list.
+		if len(page) == 0 || env.PageInfo.EndCursor == "" {
 			return all, nil
 		}
 		q.Set("after", env.PageInfo.EndCursor)
@@ -97,7 +100,9 @@ func (c *Client) Component(ctx context.Context, ref string) (apiv1.Component, []
 	return comp, raw, err
 }
 
-// Events returns a channel's last n events, newest first.
+// Events returns a channel's last n events, newest first: one page, which
+// holds fewer when the events are large (the server bounds a page in
+// bytes too).
 func (c *Client) Events(ctx context.Context, sourceID, channel string, n int) ([]apiv1.EventSummary, []byte, error) {
 	var evs []apiv1.EventSummary
 	q := url.Values{"limit": {strconv.Itoa(n)}, "expand": {"event"}}

@@ -50,8 +50,10 @@ type UpdateRequest struct {
 }
 
 // SaveComponent describes code in the sandbox and stores it as a saved
-// component of owner. Describing it evaluates it, as user's work (see
-// inPool). Code that cannot be loaded is a *CodeError.
+// component of owner, or returns the equal one owner saved before (see
+// store.CreateComponent). Describing it evaluates it, as user's work (see
+// inPool). Code that cannot be loaded is a *CodeError; a new component
+// past owner's limit a *store.LimitError.
 func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string) (store.Component, error) {
 	end, err := e.beginOp()
 	if err != nil {
@@ -72,10 +74,7 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 		ID: ids.New(ids.Component), OwnerID: owner, Key: meta.Key, Name: meta.Name, Version: meta.Version, Code: code,
 		CodeHash: hex.EncodeToString(sum[:]), ComponentURL: codeURL, Metadata: *meta, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := e.store.CreateComponent(ctx, c); err != nil {
-		return store.Component{}, err
-	}
-	return c, nil
+	return e.store.CreateComponent(ctx, c)
 }
 
 // DeploySource deploys a source: it validates the props, loads the

@@ -14,7 +14,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // lockTimeout bounds the wait for another process's lock on the file.
 const lockTimeout = 5 * time.Second
@@ -35,8 +35,11 @@ var (
 	bucketOrgPos     = []byte("org_pos")     // org id -> its org_order key
 	bucketOrgMembers = []byte("org_members") // key(user)+org seq -> org id
 
-	bucketComponents    = []byte("components")     // component id -> Component
-	bucketComponentKeys = []byte("component_keys") // key(owner, key) -> component id
+	bucketComponents     = []byte("components")      // component id -> Component
+	bucketComponentKeys  = []byte("component_keys")  // key(owner, key) -> component id
+	bucketComponentOrder = []byte("component_order") // key(owner)+seq -> component id
+	bucketComponentPos   = []byte("component_pos")   // component id -> its component_order key
+	bucketComponentCode  = []byte("component_code")  // key(owner, code hash, component url) -> component id
 
 	bucketSources     = []byte("sources")      // source id -> Source
 	bucketSourceOrder = []byte("source_order") // key(owner)+seq -> source id
@@ -82,7 +85,7 @@ var allBuckets = [][]byte{
 	bucketMeta,
 	bucketUsers, bucketUserKeys,
 	bucketOrgs, bucketOrgOrder, bucketOrgPos, bucketOrgMembers,
-	bucketComponents, bucketComponentKeys,
+	bucketComponents, bucketComponentKeys, bucketComponentOrder, bucketComponentPos, bucketComponentCode,
 	bucketSources, bucketSourceOrder, bucketSourcePos, bucketSourceSlugs,
 	bucketSubs, bucketSubOrder, bucketSubPos, bucketSubTuple, bucketSubEnds,
 	bucketAutoSubs, bucketAutoOrder, bucketAutoPos, bucketAutoTuple, bucketAutoListeners,
@@ -100,6 +103,7 @@ type Bolt struct {
 	// Bounds of one transaction of CompleteRuns: txMaxEvents and
 	// txMaxBytes; tests lower them.
 	txMaxEvents, txMaxBytes int
+	limits                  Limits // set once by OpenBolt's options, read-only after
 }
 
 var (
@@ -108,7 +112,8 @@ var (
 )
 
 // OpenBolt opens or creates the bbolt file at path (mode 0600), creates
-// its buckets and records the schema version on first open.
+// its buckets and records the schema version on first open, upgrading a
+// file of an older version.
 //
 // # Errors
 //

@@ -34,10 +34,11 @@ func TestOpenRefusesSchema(t *testing.T) {
 		wantErr error  // nil: opens
 		msg     string // substring of the error
 	}{
-		{"same version", "3", nil, ""},
+		{"same version", "4", nil, ""},
 		{"older version, upgraded", "1", nil, ""},
-		{"previous version, upgraded", "2", nil, ""},
-		{"newer version", "4", errSchemaTooNew, "upgrade fount"},
+		{"version 2, upgraded", "2", nil, ""},
+		{"previous version, upgraded", "3", nil, ""},
+		{"newer version", "5", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

@@ -1,39 +1,91 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// CreateComponent stores c. When c.Key is not empty, (c.OwnerID, c.Key)
-// then points at c, replacing any older component saved with that key.
+// CreateComponent stores c and returns it, unless the owner already has
+// a component of the same code (by CodeHash), ComponentURL and metadata:
+// that one is returned instead, so that saving unchanged code again (each
+// `fount deploy` saves its code) stores nothing and counts against no
+// limit. When the returned component has a key, (OwnerID, Key) then
+// points at it: it is the newest component saved with that key.
 //
 // # Errors
 //
-// ErrConflict when c.ID exists.
-func (b *Bolt) CreateComponent(ctx context.Context, c Component) error {
+// ErrConflict when c.ID exists; a *LimitError when a new component would
+// take the owner past its limit of components. Nothing is stored then.
+func (b *Bolt) CreateComponent(ctx context.Context, c Component) (Component, error) {
 	if c.ID == "" {
-		return errors.New("store: create component: empty id")
+		return Component{}, errors.New("store: create component: empty id")
 	}
+	out := c
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		comps := tx.Bucket(bucketComponents)
-		if has(comps, []byte(c.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
+		codeKey := key(c.OwnerID, c.CodeHash, c.ComponentURL)
+		if same, ok := sameComponent(tx, codeKey, c); ok {
+			out = same
+		} else if err := b.addComponent(tx, codeKey, c); err != nil {
+			return err
 		}
-		if c.Key != "" {
-			if err := tx.Bucket(bucketComponentKeys).Put(key(c.OwnerID, c.Key), []byte(c.ID)); err != nil {
-				return err
-			}
+		if out.Key == "" {
+			return nil
 		}
-		return putJSON(comps, c.ID, c)
+		return tx.Bucket(bucketComponentKeys).Put(key(out.OwnerID, out.Key), []byte(out.ID))
 	})
 	if err != nil {
-		return fmt.Errorf("store: create component %q: %w", c.ID, err)
+		return Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
 	}
-	return nil
+	return out, nil
+}
+
+// addComponent stores a new component c and indexes it by owner and by
+// code (codeKey).
+func (b *Bolt) addComponent(tx *bolt.Tx, codeKey []byte, c Component) error {
+	comps := tx.Bucket(bucketComponents)
+	if has(comps, []byte(c.ID)) {
+		return fmt.Errorf("id taken: %w", ErrConflict)
+	}
+	if err := b.checkRoom(tx, CountComponents, c.OwnerID); err != nil {
+		return err
+	}
+	if _, err := componentIndex.add(tx, c.OwnerID, c.ID); err != nil {
+		return err
+	}
+	if c.CodeHash != "" {
+		if err := tx.Bucket(bucketComponentCode).Put(codeKey, []byte(c.ID)); err != nil {
+			return err
+		}
+	}
+	return putJSON(comps, c.ID, c)
+}
+
+// sameComponent returns the component the code index holds under codeKey
+// when it equals c in all but its id and times. Components without a code
+// hash (the engine always sets one) match nothing.
+func sameComponent(tx *bolt.Tx, codeKey []byte, c Component) (Component, bool) {
+	id := tx.Bucket(bucketComponentCode).Get(codeKey)
+	if c.CodeHash == "" || id == nil {
+		return Component{}, false
+	}
+	var old Component
+	if err := getJSON(tx.Bucket(bucketComponents), string(id), &old); err != nil {
+		return Component{}, false
+	}
+	// The code hash is in codeKey: comparing the code itself again would
+	// only cost time.
+	strip := func(c Component) ([]byte, error) {
+		c.ID, c.Code, c.CreatedAt, c.UpdatedAt = "", "", 0, 0
+		return json.Marshal(c)
+	}
+	a, errA := strip(old)
+	z, errZ := strip(c)
+	return old, errA == nil && errZ == nil && bytes.Equal(a, z)
 }
 
 // GetComponent returns the component with id, or ErrNotFound.

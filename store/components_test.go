@@ -19,10 +19,10 @@ func TestComponents(t *testing.T) {
 		{ID: "sc_4", OwnerID: "u_a", Key: ""},
 	}
 	for _, c := range comps {
-		wantErr(t, "CreateComponent "+c.ID, b.CreateComponent(ctx, c), nil)
+		wantErr(t, "CreateComponent "+c.ID, createComponent(ctx, b, c), nil)
 	}
-	wantErr(t, "CreateComponent taken id", b.CreateComponent(ctx, Component{ID: "sc_1"}), ErrConflict)
-	if err := b.CreateComponent(ctx, Component{}); err == nil {
+	wantErr(t, "CreateComponent taken id", createComponent(ctx, b, Component{ID: "sc_1"}), ErrConflict)
+	if err := createComponent(ctx, b, Component{}); err == nil {
 		t.Error("CreateComponent with an empty id succeeded")
 	}
 

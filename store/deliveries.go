@@ -251,14 +251,25 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 			return err
 		}
 		tag := deliveryList.tag(listenerID)
+		if p.Before != "" {
+			slices.Reverse(seqs) // fill the page from the cursor: with MaxBytes, the nearest stay
+		}
 		pg = PageOf[Delivery]{Items: make([]Delivery, 0, len(seqs)), Cursors: make([]string, 0, len(seqs)), TotalCount: total}
+		size := 0
 		for _, seq := range seqs {
+			if size += len(tx.Bucket(bucketDeliveries).Get(be8(seq))); p.MaxBytes > 0 && len(pg.Items) > 0 && size > p.MaxBytes {
+				break
+			}
 			d, err := getDelivery(tx, seq)
 			if err != nil {
 				return fmt.Errorf("delivery %d: %w", seq, err)
 			}
 			pg.Items = append(pg.Items, d)
 			pg.Cursors = append(pg.Cursors, encodeCursor(tag, seq))
+		}
+		if p.Before != "" {
+			slices.Reverse(pg.Items)
+			slices.Reverse(pg.Cursors)
 		}
 		if len(pg.Cursors) > 0 {
 			pg.StartCursor, pg.EndCursor = pg.Cursors[0], pg.Cursors[len(pg.Cursors)-1]

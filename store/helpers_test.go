@@ -13,9 +13,9 @@ import (
 
 // openTestBolt opens a Bolt in a temp dir; on cleanup it runs bbolt's
 // consistency check, then closes it.
-func openTestBolt(t testing.TB) *Bolt {
+func openTestBolt(t testing.TB, opts ...Option) *Bolt {
 	t.Helper()
-	b, err := OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
+	b, err := OpenBolt(filepath.Join(t.TempDir(), "fount.db"), opts...)
 	if err != nil {
 		t.Fatalf("OpenBolt: %v", err)
 	}
@@ -94,6 +94,11 @@ func mustUser(t testing.TB, b *Bolt, id, keyHash string) User {
 // without hook events.
 func createSource(ctx context.Context, b *Bolt, s Source) error {
 	_, _, err := b.CreateSource(ctx, s, RunCommit{})
+	return err
+}
+
+func createComponent(ctx context.Context, b *Bolt, c Component) error {
+	_, err := b.CreateComponent(ctx, c)
 	return err
 }
 

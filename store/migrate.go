@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -16,6 +18,7 @@ import (
 var migrations = map[uint64]func(tx *bolt.Tx) error{
 	1: migrateSourcesToTypedProps,
 	2: migrateDueIndexByListener,
+	3: indexComponents,
 }
 
 // migrateSourcesToTypedProps moves version 1 sources to version 2:
@@ -106,6 +109,49 @@ func migrateDueIndexByListener(tx *bolt.Tx) error {
 		}
 		if err := due.Put(dueKey(d, binary.BigEndian.Uint64(k)), []byte(d.ID)); err != nil {
 			return fmt.Errorf("index delivery %s: %w", d.ID, err)
+		}
+	}
+	return nil
+}
+
+// indexComponents moves version 3 files to version 4: components are
+// indexed by owner, oldest first (for the limit of components), and by
+// code, the newest of equal codes (so that saving unchanged code again
+// finds it). Components already indexed are left as they are.
+func indexComponents(tx *bolt.Tx) error {
+	type entry struct { // a component without its code, which may be megabytes
+		ID           string `json:"-"`
+		OwnerID      string `json:"owner_id"`
+		CodeHash     string `json:"code_hash"`
+		ComponentURL string `json:"component_url"`
+		CreatedAt    int64  `json:"created_at"`
+	}
+	var all []entry
+	err := tx.Bucket(bucketComponents).ForEach(func(k, v []byte) error {
+		var e entry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return fmt.Errorf("migrate component %s: %w", k, err)
+		}
+		e.ID = string(k)
+		all = append(all, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
+	for _, e := range all {
+		if _, done := componentIndex.seq(tx, e.ID); done {
+			continue
+		}
+		if _, err := componentIndex.add(tx, e.OwnerID, e.ID); err != nil {
+			return err
+		}
+		if e.CodeHash == "" {
+			continue
+		}
+		if err := tx.Bucket(bucketComponentCode).Put(key(e.OwnerID, e.CodeHash, e.ComponentURL), []byte(e.ID)); err != nil {
+			return fmt.Errorf("migrate component %s: %w", e.ID, err)
 		}
 	}
 	return nil

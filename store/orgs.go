@@ -13,7 +13,9 @@ import (
 //
 // # Errors
 //
-// ErrConflict when o.ID exists; ErrNotFound when a member is not a user.
+// ErrConflict when o.ID exists; ErrNotFound when a member is not a user;
+// a *LimitError when a member already belongs to its limit of
+// organizations.
 func (b *Bolt) CreateOrg(ctx context.Context, o Org) error {
 	if o.ID == "" {
 		return errors.New("store: create org: empty id")
@@ -35,6 +37,9 @@ func (b *Bolt) CreateOrg(ctx context.Context, o Org) error {
 			return err
 		}
 		for _, m := range o.Members {
+			if err := b.checkRoom(tx, CountOrgs, m); err != nil {
+				return err
+			}
 			if err := addMembership(tx, o.ID, seq, m); err != nil {
 				return err
 			}
@@ -73,7 +78,8 @@ func (b *Bolt) GetOrg(ctx context.Context, id string) (Org, error) {
 //
 // # Errors
 //
-// ErrNotFound for an unknown org or user.
+// ErrNotFound for an unknown org or user; a *LimitError when the user
+// already belongs to its limit of organizations.
 func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (Org, error) {
 	var o Org
 	err := b.update(ctx, func(tx *bolt.Tx) error {
@@ -86,6 +92,9 @@ func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (Org, err
 		}
 		if slices.Contains(o.Members, userID) {
 			return nil
+		}
+		if err := b.checkRoom(tx, CountOrgs, userID); err != nil {
+			return err
 		}
 		seq, ok := orgIndex.seq(tx, orgID)
 		if !ok {

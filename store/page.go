@@ -27,6 +27,9 @@ var (
 	subIndex     = orderIndex{list: "subscriptions", order: bucketSubOrder, pos: bucketSubPos}
 	autoIndex    = orderIndex{list: "auto_subscriptions", order: bucketAutoOrder, pos: bucketAutoPos}
 	webhookIndex = orderIndex{list: "webhooks", order: bucketWebhookOrder, pos: bucketWebhookPos}
+	// componentIndex counts components per owner (for Limits); nothing
+	// lists them yet.
+	componentIndex = orderIndex{list: "components", order: bucketComponentOrder, pos: bucketComponentPos}
 )
 
 // add appends id to owner's list and returns its sequence number.
@@ -133,9 +136,7 @@ func (ix orderIndex) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []str
 			vals = append(vals, clone(v))
 		}
 	}
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		total++
-	}
+	total = ix.count(tx, owner)
 	ids = make([]string, len(keys))
 	cursors = make([]string, len(keys))
 	for i, k := range keys {
@@ -143,6 +144,11 @@ func (ix orderIndex) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []str
 		cursors[i] = encodeCursor(tag, binary.BigEndian.Uint64(k[len(k)-8:]))
 	}
 	return ids, cursors, total, nil
+}
+
+// count returns how many ids owner's list holds.
+func (ix orderIndex) count(tx *bolt.Tx, owner string) int {
+	return countPrefix(tx.Bucket(ix.order), key(owner))
 }
 
 // tag identifies owner's list inside its cursors.
@@ -168,15 +174,36 @@ func decodeCursor(tag [4]byte, cursor string) (uint64, error) {
 	return binary.BigEndian.Uint64(b[4:]), nil
 }
 
-// pageOf loads the records of a page of ids with get.
-func pageOf[T any](ids, cursors []string, total int, get func(id string) (T, error)) (PageOf[T], error) {
-	pg := PageOf[T]{Items: make([]T, 0, len(ids)), Cursors: cursors, TotalCount: total}
-	for _, id := range ids {
-		v, err := get(id)
-		if err != nil {
+// pageOf decodes the records of a page of ids from bk. With p.MaxBytes
+// it stops before the records' stored size passes it (keeping at least
+// one): from the first id, or for a page before a cursor from the last,
+// so that the page keeps the records nearest the cursor and paging on
+// from its end (or start) misses none.
+func pageOf[T any](bk *bolt.Bucket, p Page, ids, cursors []string, total int) (PageOf[T], error) {
+	n := len(ids)
+	if p.MaxBytes > 0 {
+		n = 0
+		for size := 0; n < len(ids); n++ {
+			i := n
+			if p.Before != "" {
+				i = len(ids) - 1 - n
+			}
+			size += len(bk.Get([]byte(ids[i])))
+			if n > 0 && size > p.MaxBytes {
+				break
+			}
+		}
+	}
+	if p.Before != "" {
+		ids, cursors = ids[len(ids)-n:], cursors[len(cursors)-n:]
+	} else {
+		ids, cursors = ids[:n], cursors[:n]
+	}
+	pg := PageOf[T]{Items: make([]T, len(ids)), Cursors: cursors, TotalCount: total}
+	for i, id := range ids {
+		if err := getJSON(bk, id, &pg.Items[i]); err != nil {
 			return PageOf[T]{}, err
 		}
-		pg.Items = append(pg.Items, v)
 	}
 	if len(cursors) > 0 {
 		pg.StartCursor = cursors[0]

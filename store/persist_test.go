@@ -21,7 +21,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 		{"user", b.CreateUser(ctx, User{ID: "u_a", Username: "ann"}, "hash-a")},
 		{"key", b.AddKeyHash(ctx, "u_a", "hash-a2")},
 		{"org", b.CreateOrg(ctx, Org{ID: "o_1", Members: []string{"u_a"}})},
-		{"component", b.CreateComponent(ctx, Component{ID: "sc_1", OwnerID: "u_a", Key: "k"})},
+		{"component", createComponent(ctx, b, Component{ID: "sc_1", OwnerID: "u_a", Key: "k"})},
 		{"source 1", createSource(ctx, b, source("dc_1", "u_a", "one"))},
 		{"source 2", createSource(ctx, b, source("dc_2", "u_a", "two"))},
 		{"webhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a"})},

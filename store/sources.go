@@ -15,8 +15,9 @@ import (
 //
 // # Errors
 //
-// ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID;
-// nothing is stored then.
+// ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID; a
+// *LimitError when the owner has its limit of sources. Nothing is stored
+// then.
 func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Source, []Event, error) {
 	if s.ID == "" {
 		return Source{}, nil, errors.New("store: create source: empty id")
@@ -26,6 +27,9 @@ func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Sou
 		sources := tx.Bucket(bucketSources)
 		if has(sources, []byte(s.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if err := b.checkRoom(tx, CountSources, s.OwnerID); err != nil {
+			return err
 		}
 		if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
 			return err
@@ -209,11 +213,7 @@ func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[
 		if err != nil {
 			return err
 		}
-		sources := tx.Bucket(bucketSources)
-		pg, err = pageOf(ids, cursors, total, func(id string) (Source, error) {
-			var s Source
-			return s, getJSON(sources, id, &s)
-		})
+		pg, err = pageOf[Source](tx.Bucket(bucketSources), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {

@@ -34,8 +34,9 @@ type Store interface {
 	OrgsOfUser(ctx context.Context, userID string) ([]Org, error)
 
 	// Components. A component's (OwnerID, Key) points at the newest
-	// component saved with that key.
-	CreateComponent(ctx context.Context, c Component) error
+	// component saved with that key. CreateComponent returns the stored
+	// component: an equal one saved before, when there is one.
+	CreateComponent(ctx context.Context, c Component) (Component, error)
 	GetComponent(ctx context.Context, id string) (Component, error)
 	ComponentByKey(ctx context.Context, ownerID, key string) (Component, error)
 
@@ -75,6 +76,9 @@ type Store interface {
 	AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error)
 	// ListEvents returns up to limit events of a channel, newest first.
 	ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error)
+	// PageEvents returns a page of a channel's events, newest first,
+	// bounded in number and in bytes (see EventPage).
+	PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]Event, error)
 	// DeleteEvents deletes a channel's events with ids in [startID,
 	// endID]; an empty bound is open.
 	DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)
@@ -87,6 +91,11 @@ type Store interface {
 	// DBClear removes a source's whole db (what the hooks of a source
 	// whose create failed wrote).
 	DBClear(ctx context.Context, sourceID string) error
+
+	// CheckLimit returns a *LimitError when account already holds its
+	// limit of kind (see WithLimits); the writes that add a record check
+	// again, atomically.
+	CheckLimit(ctx context.Context, kind Counted, account string) error
 
 	Close() error
 }

@@ -13,7 +13,9 @@ import (
 //
 // # Errors
 //
-// ErrConflict when s.ID belongs to a different subscription.
+// ErrConflict when s.ID belongs to a different subscription; a
+// *LimitError when a new subscription would take the owner past its
+// limit of subscriptions (auto-subscriptions included).
 func (b *Bolt) PutSubscription(ctx context.Context, s Subscription) (Subscription, error) {
 	if s.ID == "" {
 		return Subscription{}, errors.New("store: put subscription: empty id")
@@ -27,6 +29,9 @@ func (b *Bolt) PutSubscription(ctx context.Context, s Subscription) (Subscriptio
 		}
 		if has(subs, []byte(s.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if err := b.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
+			return err
 		}
 		if _, err := subIndex.add(tx, s.OwnerID, s.ID); err != nil {
 			return err
@@ -138,7 +143,9 @@ func (b *Bolt) ListSubscriptions(ctx context.Context, ownerID string) ([]Subscri
 //
 // # Errors
 //
-// ErrConflict when a.ID belongs to a different auto-subscription.
+// ErrConflict when a.ID belongs to a different auto-subscription; a
+// *LimitError when a new one would take the owner past its limit of
+// subscriptions (which counts auto-subscriptions).
 func (b *Bolt) PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error) {
 	if a.ID == "" {
 		return AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
@@ -152,6 +159,9 @@ func (b *Bolt) PutAutoSubscription(ctx context.Context, a AutoSubscription) (Aut
 		}
 		if has(autos, []byte(a.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if err := b.checkRoom(tx, CountSubscriptions, a.OwnerID); err != nil {
+			return err
 		}
 		if _, err := autoIndex.add(tx, a.OwnerID, a.ID); err != nil {
 			return err

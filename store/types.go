@@ -136,14 +136,21 @@ type Event struct {
 	EmitID      string          `json:"emit_id"`
 	Summary     string          `json:"summary,omitempty"`
 	Data        json.RawMessage `json:"data"` // the emitted event
+	// Size is the length of Data as stored, set by PageEvents, whose
+	// preview may cut Data short (it is no longer JSON then).
+	Size int `json:"-"`
 }
 
 // Page asks for one page of a list. Cursors are opaque strings the store
-// produced; After and Before are mutually exclusive.
+// produced; After and Before are mutually exclusive. MaxBytes, when above
+// 0, ends the page early once its records' stored size would pass it
+// (it always holds at least one); the page then keeps the records
+// nearest the cursor, so that paging on from it misses none.
 type Page struct {
-	Limit  int
-	After  string
-	Before string
+	Limit    int
+	After    string
+	Before   string
+	MaxBytes int
 }
 
 // PageOf is one page of a list in a stable order.

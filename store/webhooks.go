@@ -12,7 +12,8 @@ import (
 //
 // # Errors
 //
-// ErrConflict when w.ID exists.
+// ErrConflict when w.ID exists; a *LimitError when the owner has its
+// limit of webhooks.
 func (b *Bolt) CreateWebhook(ctx context.Context, w Webhook) error {
 	if w.ID == "" {
 		return errors.New("store: create webhook: empty id")
@@ -21,6 +22,9 @@ func (b *Bolt) CreateWebhook(ctx context.Context, w Webhook) error {
 		hooks := tx.Bucket(bucketWebhooks)
 		if has(hooks, []byte(w.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if err := b.checkRoom(tx, CountWebhooks, w.OwnerID); err != nil {
+			return err
 		}
 		if _, err := webhookIndex.add(tx, w.OwnerID, w.ID); err != nil {
 			return err
@@ -85,11 +89,7 @@ func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf
 		if err != nil {
 			return err
 		}
-		hooks := tx.Bucket(bucketWebhooks)
-		pg, err = pageOf(ids, cursors, total, func(id string) (Webhook, error) {
-			var w Webhook
-			return w, getJSON(hooks, id, &w)
-		})
+		pg, err = pageOf[Webhook](tx.Bucket(bucketWebhooks), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {

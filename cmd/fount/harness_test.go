@@ -171,13 +171,19 @@ func startEngineServer(t testing.TB) *server {
 // do sends an API request with the server's key and decodes the answer.
 func (s *server) do(method, path string, body any) (int, map[string]any) {
 	s.t.Helper()
+	return s.doAs(s.key, method, path, body)
+}
+
+// doAs sends an API request with key and decodes the answer.
+func (s *server) doAs(key, method, path string, body any) (int, map[string]any) {
+	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
 	req, _ := http.NewRequest(method, s.base+path, rd)
-	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Authorization", "Bearer "+key)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/store"
 )
 
 func TestRunDispatch(t *testing.T) {
@@ -125,6 +128,11 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c serveConfig) any { return c.quotaComputeMs }, int64(6)},
 		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
 		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
+		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c serveConfig) any { return c.caps[store.CountSources] }, 8},
+		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c serveConfig) any { return c.caps[store.CountComponents] }, 0},
+		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c serveConfig) any { return c.caps[store.CountWebhooks] }, 10},
+		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", "11", func(c serveConfig) any { return c.caps[store.CountSubscriptions] }, 11},
+		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", "12", func(c serveConfig) any { return c.caps[store.CountOrgs] }, 12},
 	}
 	vars := map[string]string{"FOUNT_ALLOW_PRIVATE_EGRESS": "1"}
 	for _, s := range settings {
@@ -155,7 +163,8 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	}
 	for _, bad := range [][]string{
 		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
-		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"},
+		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
+		{"--max-orgs-per-user", "-5"},
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])
@@ -164,5 +173,9 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	cfg, _ = parseServeFlags(nil, testEnvironment(nil, io.Discard, io.Discard))
 	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.channelsPerSource != 100 || cfg.maxConnections != 0 {
 		t.Errorf("defaults: %+v", cfg)
+	}
+	if want := (store.Limits{store.CountSources: 500, store.CountComponents: 1000, store.CountWebhooks: 100,
+		store.CountSubscriptions: 2000, store.CountOrgs: 20}); !maps.Equal(cfg.caps, want) {
+		t.Errorf("default limits %v, want %v", cfg.caps, want)
 	}
 }

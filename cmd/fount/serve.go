@@ -47,6 +47,8 @@ type serveConfig struct {
 	channelsPerSource  int
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
+	caps store.Limits // per-account limits, from the flags of caps.go
+
 	// Set by tests, never by flags.
 	sandbox     *host.Host        // a compiled guest to share instead of compiling one (not closed by serve)
 	onListening func(addr string) // called once the listener is open
@@ -86,6 +88,7 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
 	fs.IntVar(&cfg.channelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
+	caps := addCapFlags(fs, env)
 	stderr := env.stderr
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "Usage: fount serve [flags]\n\nExample:\n  fount serve --addr 127.0.0.1:8080 --data-dir ./fount-data\n\nFlags:\n")
@@ -102,6 +105,11 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	if fs.NArg() > 0 {
 		return cfg, fmt.Errorf("serve takes no arguments, got %q", fs.Args())
 	}
+	limits, err := caps()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.caps = limits
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept and --channels-per-source must be at least 1")
 	}
@@ -157,7 +165,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
-	st, err := store.OpenBolt(filepath.Join(cfg.dataDir, "fount.db"))
+	st, err := store.OpenBolt(filepath.Join(cfg.dataDir, "fount.db"), store.WithLimits(cfg.caps))
 	if err != nil {
 		return err
 	}

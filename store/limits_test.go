@@ -1,0 +1,264 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/fount-dev/fount/component"
+)
+
+// limited is one kind of record the limits cap, with a write that adds
+// one for an account and, where the store has one, a write that removes
+// the record that add made.
+type limited struct {
+	kind   Counted
+	add    func(b *Bolt, account string, n int) error
+	remove func(b *Bolt, account string, n int) error
+}
+
+func limitedKinds() []limited {
+	return []limited{
+		{CountSources,
+			func(b *Bolt, acc string, n int) error {
+				return createSource(ctx, b, source(fmt.Sprintf("dc_%s_%d", acc, n), acc, fmt.Sprint("s", n)))
+			},
+			func(b *Bolt, acc string, n int) error { return deleteSource(ctx, b, fmt.Sprintf("dc_%s_%d", acc, n)) }},
+		{CountComponents,
+			func(b *Bolt, acc string, n int) error {
+				return createComponent(ctx, b, Component{ID: fmt.Sprintf("sc_%s_%d", acc, n), OwnerID: acc, CodeHash: fmt.Sprint("h", n)})
+			}, nil},
+		{CountWebhooks,
+			func(b *Bolt, acc string, n int) error {
+				return b.CreateWebhook(ctx, Webhook{ID: fmt.Sprintf("wh_%s_%d", acc, n), OwnerID: acc})
+			},
+			func(b *Bolt, acc string, n int) error { return b.DeleteWebhook(ctx, fmt.Sprintf("wh_%s_%d", acc, n)) }},
+		{CountSubscriptions, // subscriptions and auto-subscriptions, alternately: one count
+			func(b *Bolt, acc string, n int) error {
+				if n%2 == 1 {
+					_, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, ListenerID: fmt.Sprint("wh_", n), EventName: "$errors"})
+					return err
+				}
+				_, err := b.PutSubscription(ctx, Subscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, EmitterID: "dc_1", ListenerID: fmt.Sprint("wh_", n)})
+				return err
+			},
+			func(b *Bolt, acc string, n int) error {
+				return b.DeleteSubscription(ctx, acc, "dc_1", fmt.Sprint("wh_", n), "")
+			}},
+		{CountOrgs, // a new organization, or being added to one: one count
+			func(b *Bolt, acc string, n int) error {
+				id := fmt.Sprintf("o_%s_%d", acc, n)
+				if n%2 == 1 {
+					return b.CreateOrg(ctx, Org{ID: id, Members: []string{acc}})
+				}
+				if err := b.CreateOrg(ctx, Org{ID: id}); err != nil {
+					return err
+				}
+				_, err := b.AddOrgMember(ctx, id, acc)
+				return err
+			}, nil},
+	}
+}
+
+// TestLimits: each kind stops at its limit per account with a
+// *LimitError and stores nothing; other accounts and other kinds are not
+// affected; removing a record makes room again; 0 is no limit.
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	const limit = 3
+	for _, k := range limitedKinds() {
+		t.Run(string(k.kind), func(t *testing.T) {
+			t.Parallel()
+			b := openTestBolt(t, WithLimits(Limits{k.kind: limit}))
+			for _, u := range []string{"u_a", "u_b"} {
+				mustUser(t, b, u, "key-"+u)
+			}
+			for n := range limit {
+				wantErr(t, fmt.Sprint("add ", n), k.add(b, "u_a", n), nil)
+			}
+			wantErr(t, "CheckLimit below the limit", b.CheckLimit(ctx, k.kind, "u_b"), nil)
+			for _, err := range []error{k.add(b, "u_a", limit), b.CheckLimit(ctx, k.kind, "u_a")} {
+				var le *LimitError
+				if !errors.As(err, &le) || le.Kind != k.kind || le.Account != "u_a" || le.Max != limit {
+					t.Fatalf("at the limit: %v, want a *LimitError{%s, u_a, %d}", err, k.kind, limit)
+				}
+			}
+			if err := b.db.View(func(tx *bolt.Tx) error {
+				if n := count(tx, k.kind, "u_a"); n != limit {
+					return fmt.Errorf("refused write stored something: %d, want %d", n, limit)
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			wantErr(t, "another account", k.add(b, "u_b", 0), nil)
+			if k.remove != nil {
+				wantErr(t, "remove", k.remove(b, "u_a", 0), nil)
+				wantErr(t, "add after a remove", k.add(b, "u_a", limit+1), nil)
+			}
+
+			unlimited := openTestBolt(t, WithLimits(Limits{k.kind: 0}))
+			mustUser(t, unlimited, "u_a", "key")
+			for n := range 3 * limit {
+				wantErr(t, fmt.Sprint("unlimited add ", n), k.add(unlimited, "u_a", n), nil)
+			}
+		})
+	}
+}
+
+// TestLimitsAreAtomic: concurrent creates cannot pass a limit, since
+// each counts inside its own write transaction.
+func TestLimitsAreAtomic(t *testing.T) {
+	t.Parallel()
+	const limit, tries = 5, 40
+	b := openTestBolt(t, WithLimits(Limits{CountWebhooks: limit}))
+	var wg sync.WaitGroup
+	errs := make(chan error, tries)
+	for n := range tries {
+		wg.Go(func() { errs <- b.CreateWebhook(ctx, Webhook{ID: fmt.Sprint("wh_", n), OwnerID: "u_a"}) })
+	}
+	wg.Wait()
+	close(errs)
+	created := 0
+	for err := range errs {
+		var le *LimitError
+		switch {
+		case err == nil:
+			created++
+		case !errors.As(err, &le):
+			t.Errorf("CreateWebhook: %v", err)
+		}
+	}
+	pg, err := b.ListWebhooks(ctx, "u_a", Page{Limit: 100})
+	wantErr(t, "ListWebhooks", err, nil)
+	if created != limit || pg.TotalCount != limit {
+		t.Fatalf("%d concurrent creates: %d succeeded, %d stored; want %d", tries, created, pg.TotalCount, limit)
+	}
+}
+
+// TestNoOpWritesPassALimit: writes that add nothing (an existing
+// subscription, unchanged code saved again) succeed at the limit.
+func TestNoOpWritesPassALimit(t *testing.T) {
+	t.Parallel()
+	b := openTestBolt(t, WithLimits(Limits{CountSubscriptions: 1, CountComponents: 1}))
+	sub := Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}
+	for _, id := range []string{"sub_1", "sub_2"} {
+		sub.ID = id
+		got, err := b.PutSubscription(ctx, sub)
+		wantErr(t, "PutSubscription "+id, err, nil)
+		if got.ID != "sub_1" {
+			t.Errorf("PutSubscription %s = %s, want the existing sub_1", id, got.ID)
+		}
+	}
+	c := Component{ID: "sc_1", OwnerID: "u_a", Code: "x", CodeHash: "hx"}
+	for _, id := range []string{"sc_1", "sc_2"} {
+		c.ID = id
+		got, err := b.CreateComponent(ctx, c)
+		wantErr(t, "CreateComponent "+id, err, nil)
+		if got.ID != "sc_1" {
+			t.Errorf("CreateComponent %s = %s, want the existing sc_1", id, got.ID)
+		}
+	}
+}
+
+// TestComponentsOfEqualCode: saving a component equal to one the owner
+// saved (code, URL, metadata) returns that one and points its key at it;
+// anything different is a new component.
+func TestComponentsOfEqualCode(t *testing.T) {
+	t.Parallel()
+	b := openTestBolt(t)
+	meta := component.Metadata{Type: component.KindSource, Name: "A"}
+	v1 := Component{OwnerID: "u_a", Key: "k", Name: "A", Version: "1", Code: "one", CodeHash: "h1", Metadata: meta}
+	v2 := v1
+	v2.Code, v2.CodeHash, v2.Version = "two", "h2", "2"
+	renamed := v1
+	renamed.Name, renamed.Metadata.Name = "B", "B"
+	withURL := v1
+	withURL.ComponentURL = "https://example.com/a.mjs"
+	other := v1
+	other.OwnerID = "u_b"
+	steps := []struct {
+		id     string
+		c      Component
+		wantID string // the component returned, which the key then names
+	}{
+		{"sc_1", v1, "sc_1"},
+		{"sc_2", v1, "sc_1"}, // unchanged: the same component
+		{"sc_3", v2, "sc_3"},
+		{"sc_4", v1, "sc_1"}, // back to v1: the key follows
+		{"sc_5", renamed, "sc_5"},
+		{"sc_6", withURL, "sc_6"},
+		{"sc_7", other, "sc_7"},
+	}
+	for _, s := range steps {
+		s.c.ID, s.c.CreatedAt = s.id, 100
+		got, err := b.CreateComponent(ctx, s.c)
+		wantErr(t, "CreateComponent "+s.id, err, nil)
+		if got.ID != s.wantID {
+			t.Fatalf("CreateComponent %s = %s, want %s", s.id, got.ID, s.wantID)
+		}
+		byKey, err := b.ComponentByKey(ctx, s.c.OwnerID, "k")
+		wantErr(t, "ComponentByKey", err, nil)
+		if byKey.ID != s.wantID {
+			t.Fatalf("after saving %s the key names %s, want %s", s.id, byKey.ID, s.wantID)
+		}
+		if s.id != s.wantID {
+			_, err := b.GetComponent(ctx, s.id)
+			wantErr(t, "GetComponent of a component not stored", err, ErrNotFound)
+		}
+	}
+}
+
+// TestMigrateSchema3: a version 3 file's components are counted against
+// the limit once it is opened, and found by their code.
+func TestMigrateSchema3(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/fount.db"
+	b, err := OpenBolt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3 := []Component{
+		{ID: "sc_old", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 1},
+		{ID: "sc_new", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 2},
+		{ID: "sc_b", OwnerID: "u_b", Code: "y", CodeHash: "hy", CreatedAt: 1},
+	}
+	err = b.db.Update(func(tx *bolt.Tx) error { // the file as version 3 wrote it
+		for _, c := range v3 {
+			if err := putJSON(tx.Bucket(bucketComponents), c.ID, c); err != nil {
+				return err
+			}
+		}
+		for _, name := range [][]byte{bucketComponentOrder, bucketComponentPos, bucketComponentCode} {
+			if err := tx.DeleteBucket(name); err != nil {
+				return err
+			}
+		}
+		return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte("3"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err = OpenBolt(path, WithLimits(Limits{CountComponents: 3}))
+	if err != nil {
+		t.Fatalf("OpenBolt of a version 3 file: %v", err)
+	}
+	defer b.Close()
+	defer checkBolt(t, b)
+	got, err := b.CreateComponent(ctx, Component{ID: "sc_again", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 3})
+	wantErr(t, "CreateComponent of stored code", err, nil)
+	if got.ID != "sc_new" {
+		t.Errorf("saving stored code again = %s, want the newest equal one, sc_new", got.ID)
+	}
+	wantErr(t, "a third component", createComponent(ctx, b, Component{ID: "sc_3", OwnerID: "u_a", CodeHash: "h3"}), nil)
+	var le *LimitError
+	if err := createComponent(ctx, b, Component{ID: "sc_4", OwnerID: "u_a", CodeHash: "h4"}); !errors.As(err, &le) {
+		t.Errorf("a fourth component: %v, want a *LimitError (the migrated ones count)", err)
+	}
+}

@@ -20,6 +20,11 @@ func errLimit(e *store.LimitError) *Error {
 		remedy = "ask the server's operator to raise it" // no one can leave an organization yet
 	case store.CountSubscriptions:
 		held += " (auto-subscriptions included)"
+	case store.CountComponents:
+		// Components cannot be deleted; those nothing uses make room by
+		// themselves (store.CreateComponent).
+		held = fmt.Sprintf("The account %s already has %d saved components, each run by a source or the newest of its key", e.Account, e.Max)
+		remedy = "delete sources you no longer need, or ask the server's operator to raise it"
 	}
 	return &Error{Status: http.StatusForbidden, Code: "limit_reached", Message: fmt.Sprintf(
 		"%s, the limit of this server (%s); %s.", held, limitSetting(e.Kind), remedy)}

@@ -40,6 +40,7 @@ var (
 	bucketComponentOrder = []byte("component_order") // key(owner)+seq -> component id
 	bucketComponentPos   = []byte("component_pos")   // component id -> its component_order key
 	bucketComponentCode  = []byte("component_code")  // key(owner, code hash, component url) -> component id
+	bucketComponentUses  = []byte("component_uses")  // key(component id, source id) -> nothing: the source runs it
 
 	bucketSources     = []byte("sources")      // source id -> Source
 	bucketSourceOrder = []byte("source_order") // key(owner)+seq -> source id
@@ -85,7 +86,7 @@ var allBuckets = [][]byte{
 	bucketMeta,
 	bucketUsers, bucketUserKeys,
 	bucketOrgs, bucketOrgOrder, bucketOrgPos, bucketOrgMembers,
-	bucketComponents, bucketComponentKeys, bucketComponentOrder, bucketComponentPos, bucketComponentCode,
+	bucketComponents, bucketComponentKeys, bucketComponentOrder, bucketComponentPos, bucketComponentCode, bucketComponentUses,
 	bucketSources, bucketSourceOrder, bucketSourcePos, bucketSourceSlugs,
 	bucketSubs, bucketSubOrder, bucketSubPos, bucketSubTuple, bucketSubEnds,
 	bucketAutoSubs, bucketAutoOrder, bucketAutoPos, bucketAutoTuple, bucketAutoListeners,

@@ -14,13 +14,17 @@ import (
 // a component of the same code (by CodeHash), ComponentURL and metadata:
 // that one is returned instead, so that saving unchanged code again (each
 // `fount deploy` saves its code) stores nothing and counts against no
-// limit. When the returned component has a key, (OwnerID, Key) then
-// points at it: it is the newest component saved with that key.
+// limit; it becomes the owner's most recently saved. When the returned
+// component has a key, (OwnerID, Key) then points at it: it is the newest
+// component saved with that key. A new component past the owner's limit
+// first drops the least recently saved components that no source uses
+// and no key names (see makeRoomForComponent).
 //
 // # Errors
 //
 // ErrConflict when c.ID exists; a *LimitError when a new component would
-// take the owner past its limit of components. Nothing is stored then.
+// take the owner past its limit of components and every one it has is in
+// use. Nothing is stored then.
 func (b *Bolt) CreateComponent(ctx context.Context, c Component) (Component, error) {
 	if c.ID == "" {
 		return Component{}, errors.New("store: create component: empty id")
@@ -30,6 +34,12 @@ func (b *Bolt) CreateComponent(ctx context.Context, c Component) (Component, err
 		codeKey := key(c.OwnerID, c.CodeHash, c.ComponentURL)
 		if same, ok := sameComponent(tx, codeKey, c); ok {
 			out = same
+			if err := componentIndex.remove(tx, same.ID); err != nil {
+				return err
+			}
+			if _, err := componentIndex.add(tx, same.OwnerID, same.ID); err != nil {
+				return err
+			}
 		} else if err := b.addComponent(tx, codeKey, c); err != nil {
 			return err
 		}
@@ -51,7 +61,7 @@ func (b *Bolt) addComponent(tx *bolt.Tx, codeKey []byte, c Component) error {
 	if has(comps, []byte(c.ID)) {
 		return fmt.Errorf("id taken: %w", ErrConflict)
 	}
-	if err := b.checkRoom(tx, CountComponents, c.OwnerID); err != nil {
+	if err := b.makeRoomForComponent(tx, c.OwnerID); err != nil {
 		return err
 	}
 	if _, err := componentIndex.add(tx, c.OwnerID, c.ID); err != nil {

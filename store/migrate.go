@@ -117,8 +117,22 @@ func migrateDueIndexByListener(tx *bolt.Tx) error {
 // indexComponents moves version 3 files to version 4: components are
 // indexed by owner, oldest first (for the limit of components), and by
 // code, the newest of equal codes (so that saving unchanged code again
-// finds it). Components already indexed are left as they are.
+// finds it), and the component each source runs is recorded (so that the
+// limit never drops it). Components already indexed are left as they
+// are.
 func indexComponents(tx *bolt.Tx) error {
+	err := tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
+		var s struct {
+			ComponentID string `json:"component_id"`
+		}
+		if err := json.Unmarshal(v, &s); err != nil {
+			return fmt.Errorf("migrate source %s: %w", k, err)
+		}
+		return useComponent(tx, s.ComponentID, string(k))
+	})
+	if err != nil {
+		return err
+	}
 	type entry struct { // a component without its code, which may be megabytes
 		ID           string `json:"-"`
 		OwnerID      string `json:"owner_id"`
@@ -127,7 +141,7 @@ func indexComponents(tx *bolt.Tx) error {
 		CreatedAt    int64  `json:"created_at"`
 	}
 	var all []entry
-	err := tx.Bucket(bucketComponents).ForEach(func(k, v []byte) error {
+	err = tx.Bucket(bucketComponents).ForEach(func(k, v []byte) error {
 		var e entry
 		if err := json.Unmarshal(v, &e); err != nil {
 			return fmt.Errorf("migrate component %s: %w", k, err)

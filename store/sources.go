@@ -45,6 +45,9 @@ func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Sou
 		if err := putJSON(sources, s.ID, s); err != nil {
 			return err
 		}
+		if err := useComponent(tx, s.ComponentID, s.ID); err != nil {
+			return err
+		}
 		events, err = b.applyCommit(tx, s.ID, hooks)
 		return err
 	})
@@ -135,6 +138,12 @@ func (b *Bolt) UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]E
 		if err := putJSON(sources, s.ID, s); err != nil {
 			return err
 		}
+		if err := unuseComponent(tx, old.ComponentID, s.ID); err != nil {
+			return err
+		}
+		if err := useComponent(tx, s.ComponentID, s.ID); err != nil {
+			return err
+		}
 		var err error
 		events, err = b.applyCommit(tx, s.ID, hooks)
 		return err
@@ -172,6 +181,9 @@ func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 			return err
 		}
 		if err := sourceIndex.remove(tx, id); err != nil {
+			return err
+		}
+		if err := unuseComponent(tx, s.ComponentID, id); err != nil {
 			return err
 		}
 		if err := deleteSubsNaming(tx, id, false); err != nil {

@@ -29,6 +29,9 @@ func cappedKinds() []capped {
 			return s.doAs(key, "POST", "/v1/sources", map[string]any{"component_id": data(comp)["id"]})
 		}},
 		{"max-components-per-account", func(s *server, key string, i int) (int, map[string]any) {
+			if i < 2 { // components sources run: the limit cannot drop them to make room
+				return s.doAs(key, "POST", "/v1/sources", map[string]any{"component_code": componentCode(i)})
+			}
 			return s.doAs(key, "POST", "/v1/components", map[string]any{"component_code": componentCode(i)})
 		}},
 		{"max-webhooks-per-account", func(s *server, key string, i int) (int, map[string]any) {
@@ -116,6 +119,39 @@ func TestCapsOfAServer(t *testing.T) {
 			if st, body := k.create(free, key, i); st != 200 {
 				t.Errorf("--%s=0: create %d: %d %v", k.flag, i, st, body)
 			}
+		}
+	}
+}
+
+// TestSavingOftenIsNeverLockedOut: components cannot be deleted, so at
+// the limit a save drops the least recently saved component no source
+// runs; the components sources run are kept, and an author saving new
+// code again and again is never refused while one can be dropped.
+func TestSavingOftenIsNeverLockedOut(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, flagConfig(t, []string{"--max-components-per-account", "2"}))
+	author := s.newUser("author", "free")
+	st, src := author.do("POST", "/v1/sources", map[string]any{"component_code": componentCode(100)})
+	if st != 200 {
+		t.Fatalf("deploy: %d %v", st, src)
+	}
+	running := data(src)["component_id"].(string)
+	var saved []string
+	for i := range 5 {
+		st, body := author.do("POST", "/v1/components", map[string]any{"component_code": componentCode(i)})
+		if st != 200 {
+			t.Fatalf("save %d at the limit: %d %v", i, st, body)
+		}
+		saved = append(saved, data(body)["id"].(string))
+	}
+	for _, id := range saved[:4] {
+		if st, body := author.do("GET", "/v1/components/"+id, nil); st != 404 {
+			t.Errorf("component %s, saved before the last and run by no source, was kept: %d %v", id, st, body)
+		}
+	}
+	for _, id := range []string{running, saved[4]} {
+		if st, body := author.do("GET", "/v1/components/"+id, nil); st != 200 {
+			t.Errorf("component %s was dropped: %d %v", id, st, body)
 		}
 	}
 }

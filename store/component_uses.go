@@ -1,0 +1,128 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Saved components have no delete in the API, so the limit of components
+// cannot be met by asking the author to delete some: an author who saves
+// code often (each deploy of changed code saves it) would be locked out
+// for good. Instead, a save past the limit drops the owner's least
+// recently saved components (saving equal code again counts as a save)
+// that nothing reaches but their id: those no source uses and no key
+// names (a key names the newest component saved with it). Only when
+// every component is in use is the save refused.
+//
+// The uses are indexed so that this needs no scan of the sources:
+// bucketComponentUses holds key(component id, source id) for every
+// source's component, kept by the writes of sources.
+
+// useComponent records that source sourceID runs component componentID.
+func useComponent(tx *bolt.Tx, componentID, sourceID string) error {
+	if componentID == "" {
+		return nil
+	}
+	if err := tx.Bucket(bucketComponentUses).Put(key(componentID, sourceID), nil); err != nil {
+		return fmt.Errorf("record the use of component %q: %w", componentID, err)
+	}
+	return nil
+}
+
+// unuseComponent forgets that source sourceID runs component componentID.
+func unuseComponent(tx *bolt.Tx, componentID, sourceID string) error {
+	if componentID == "" {
+		return nil
+	}
+	if err := tx.Bucket(bucketComponentUses).Delete(key(componentID, sourceID)); err != nil {
+		return fmt.Errorf("forget the use of component %q: %w", componentID, err)
+	}
+	return nil
+}
+
+// componentInUse reports whether a source runs component id. key() is
+// prefix-free, so key(id) prefixes the uses of id alone.
+func componentInUse(tx *bolt.Tx, id string) bool {
+	prefix := key(id)
+	k, _ := tx.Bucket(bucketComponentUses).Cursor().Seek(prefix)
+	return k != nil && bytes.HasPrefix(k, prefix)
+}
+
+// componentRef is what dropping a component needs of it: not its code,
+// which may be megabytes.
+type componentRef struct {
+	OwnerID      string `json:"owner_id"`
+	Key          string `json:"key"`
+	CodeHash     string `json:"code_hash"`
+	ComponentURL string `json:"component_url"`
+}
+
+// makeRoomForComponent drops owner's least recently saved unreachable
+// components until a new one fits its limit, and returns the *LimitError of checkRoom when
+// none is left to drop.
+func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
+	for {
+		err := b.checkRoom(tx, CountComponents, owner)
+		var le *LimitError
+		if !errors.As(err, &le) {
+			return err
+		}
+		dropped, derr := dropUnreachableComponent(tx, owner)
+		if derr != nil {
+			return derr
+		}
+		if !dropped {
+			return err
+		}
+	}
+}
+
+// dropUnreachableComponent deletes owner's least recently saved component
+// that no source uses and no key names, and reports whether there was
+// one. The component index holds owner's components in the order they
+// were last saved.
+func dropUnreachableComponent(tx *bolt.Tx, owner string) (bool, error) {
+	comps := tx.Bucket(bucketComponents)
+	prefix := key(owner)
+	c := tx.Bucket(bucketComponentOrder).Cursor()
+	var victim string
+	var ref componentRef
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		id := string(v)
+		if componentInUse(tx, id) {
+			continue
+		}
+		raw := comps.Get(v)
+		if raw == nil {
+			continue
+		}
+		if err := json.Unmarshal(raw, &ref); err != nil {
+			return false, fmt.Errorf("component %q: %w", id, err)
+		}
+		if ref.Key != "" && string(tx.Bucket(bucketComponentKeys).Get(key(ref.OwnerID, ref.Key))) == id {
+			continue
+		}
+		victim = id
+		break
+	}
+	if victim == "" {
+		return false, nil
+	}
+	codeKey := key(ref.OwnerID, ref.CodeHash, ref.ComponentURL)
+	if string(tx.Bucket(bucketComponentCode).Get(codeKey)) == victim {
+		if err := tx.Bucket(bucketComponentCode).Delete(codeKey); err != nil {
+			return false, fmt.Errorf("drop component %q: %w", victim, err)
+		}
+	}
+	if err := componentIndex.remove(tx, victim); err != nil {
+		return false, err
+	}
+	if err := comps.Delete([]byte(victim)); err != nil {
+		return false, fmt.Errorf("drop component %q: %w", victim, err)
+	}
+	return true, nil
+}

@@ -219,29 +219,7 @@ func trim(ch *bolt.Bucket, keep int) error {
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
 // emitterID, newest first; none for an unknown emitter or channel.
 func (b *Bolt) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error) {
-	if limit <= 0 {
-		limit = defaultEventLimit
-	}
-	out := []Event{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		ch := channelBucket(tx, emitterID, channel)
-		if ch == nil {
-			return nil
-		}
-		c := ch.Cursor()
-		for k, v := c.Last(); k != nil && len(out) < limit; k, v = c.Prev() {
-			var e Event
-			if err := json.Unmarshal(v, &e); err != nil {
-				return fmt.Errorf("decode event %x: %w", k, err)
-			}
-			out = append(out, e)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: list events of %q: %w", emitterID, err)
-	}
-	return out, nil
+	return b.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
 }
 
 // Channels returns the names of emitterID's channels that hold events,

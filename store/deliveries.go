@@ -136,6 +136,45 @@ func removeDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
 	return tx.Bucket(bucketDeliveries).Delete(be8(seq))
 }
 
+// defaultDeliveriesKept is how many settled (delivered or failed)
+// deliveries a listener keeps, the newest; its pending ones are all kept.
+// Without a bound a webhook's log, each delivery with its payload, would
+// grow for as long as the webhook lives.
+const defaultDeliveriesKept = 1000
+
+// trimSettledDeliveries removes listener's oldest settled deliveries past
+// the newest keep of them.
+func trimSettledDeliveries(tx *bolt.Tx, listener string, keep int) error {
+	prefix := key(listener)
+	settled := countPrefix(tx.Bucket(bucketDeliveryOrder), prefix) - countPrefix(tx.Bucket(bucketDeliveryDue), prefix)
+	excess := settled - keep
+	if excess <= 0 {
+		return nil
+	}
+	type victim struct {
+		seq uint64
+		d   Delivery
+	}
+	var victims []victim
+	c := tx.Bucket(bucketDeliveryOrder).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(victims) < excess; k, _ = c.Next() {
+		seq := binary.BigEndian.Uint64(k[len(k)-8:])
+		d, err := getDelivery(tx, seq)
+		if err != nil {
+			return fmt.Errorf("trim the deliveries of %q: %w", listener, err)
+		}
+		if d.Status != DeliveryPending {
+			victims = append(victims, victim{seq, d})
+		}
+	}
+	for _, v := range victims {
+		if err := removeDelivery(tx, v.seq, v.d); err != nil {
+			return fmt.Errorf("trim the deliveries of %q: %w", listener, err)
+		}
+	}
+	return nil
+}
+
 // DueDeliveries returns up to limit (<= 0: 100) pending deliveries whose
 // NextAttemptMs is at or before nowMs, at most one per listener: the
 // listener's earliest due (by NextAttemptMs, then creation order).
@@ -201,7 +240,9 @@ func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener str
 
 // UpdateDelivery replaces the stored delivery d.ID with d (status,
 // attempts, next attempt...) and moves its index entries to match: only
-// a DeliveryPending delivery is ever due again.
+// a DeliveryPending delivery is ever due again. A delivery settled
+// (delivered or failed) may remove the listener's oldest settled ones, so
+// that it keeps the newest defaultDeliveriesKept.
 //
 // # Errors
 //
@@ -226,7 +267,13 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
 		if err := removeDelivery(tx, seq, old); err != nil {
 			return err
 		}
-		return putDelivery(tx, seq, d)
+		if err := putDelivery(tx, seq, d); err != nil {
+			return err
+		}
+		if d.Status == DeliveryPending {
+			return nil
+		}
+		return trimSettledDeliveries(tx, d.ListenerID, b.deliveriesKept)
 	})
 	if err != nil {
 		return fmt.Errorf("store: update delivery %q: %w", d.ID, err)

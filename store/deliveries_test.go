@@ -192,6 +192,54 @@ func TestUpdateDeliveryMovesListener(t *testing.T) {
 	}
 }
 
+// TestSettledDeliveriesAreTrimmed: a listener keeps its newest settled
+// deliveries up to the bound, and every pending one; other listeners'
+// logs are untouched.
+func TestSettledDeliveriesAreTrimmed(t *testing.T) {
+	t.Parallel()
+	b := openTestBolt(t)
+	b.deliveriesKept = 3
+	var ids []string
+	for i := range 8 {
+		ids = append(ids, mustDeliver(t, b, int64(i+1), Delivery{ListenerID: "wh_1"}).ID)
+	}
+	other := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_2", Status: DeliveryFailed})
+	// Settle all but the oldest (ids[0] stays pending), oldest first;
+	// ids[3] fails, the rest are delivered.
+	for i, id := range ids[1:] {
+		d := deliveryByID(t, b, "wh_1", id)
+		d.Status = DeliveryDelivered
+		if i == 2 {
+			d.Status = DeliveryFailed
+		}
+		wantErr(t, "settle "+id, b.UpdateDelivery(ctx, d), nil)
+	}
+	got := deliveryIDs(must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100})).Items)
+	want := []string{ids[7], ids[6], ids[5], ids[0]} // newest first: three settled, and the pending one
+	if !slices.Equal(got, want) {
+		t.Errorf("wh_1 keeps %v, want %v", got, want)
+	}
+	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{ids[0]}) {
+		t.Errorf("due index %v, want [%s]", got, ids[0])
+	}
+	if got := deliveryIDs(must(b.ListDeliveries(ctx, "wh_2", Page{})).Items); !slices.Equal(got, []string{other.ID}) {
+		t.Errorf("wh_2 keeps %v", got)
+	}
+	checkBolt(t, b)
+}
+
+// deliveryByID is listener's delivery id.
+func deliveryByID(t *testing.T, b *Bolt, listener, id string) Delivery {
+	t.Helper()
+	for _, d := range must(b.ListDeliveries(ctx, listener, Page{Limit: 100})).Items {
+		if d.ID == id {
+			return d
+		}
+	}
+	t.Fatalf("no delivery %s of %s", id, listener)
+	return Delivery{}
+}
+
 func deliveryLister(b *Bolt, listener string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListDeliveries(ctx, listener, p)

@@ -142,7 +142,8 @@ type Queues interface {
 	// afterListener round to it; listeners skip returns true for are
 	// passed over.
 	DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]Delivery, error)
-	// UpdateDelivery stores d (status, attempts, next attempt).
+	// UpdateDelivery stores d (status, attempts, next attempt). A listener
+	// keeps a bounded number of settled deliveries, the newest.
 	UpdateDelivery(ctx context.Context, d Delivery) error
 	// ListDeliveries lists a listener's deliveries, newest first.
 	ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[Delivery], error)

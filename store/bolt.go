@@ -104,10 +104,10 @@ type Bolt struct {
 	// Bounds of one transaction of CompleteRuns: txMaxEvents and
 	// txMaxBytes; tests lower them.
 	txMaxEvents, txMaxBytes int
-	// deliveriesKept is how many settled deliveries a listener keeps
-	// (defaultDeliveriesKept); tests lower it.
-	deliveriesKept int
-	limits         Limits // set once by OpenBolt's options, read-only after
+	// Bounds of a listener's deliveries (deliveriesKept and
+	// maxPendingDeliveries; 0: none); tests change them.
+	deliveriesKept, maxPendingDeliveries int
+	limits                               Limits // set once by OpenBolt's options, read-only after
 }
 
 var (
@@ -136,7 +136,8 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	b := &Bolt{db: db, now: time.Now, txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes, deliveriesKept: defaultDeliveriesKept}
+	b := &Bolt{db: db, now: time.Now, txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes,
+		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
 	for _, o := range opts {
 		o(b)
 	}

@@ -149,7 +149,7 @@ func (b *Bolt) completePart(tx *bolt.Tx, runs []CompletedRun, at commitPos) (com
 			return at, nil, err
 		}
 		nowMs := b.now().UnixMilli()
-		events, end, err := applyEvents(tx, nowMs, r.Invocation.SourceID, r.Commit, at.event, budget)
+		events, end, err := b.applyEvents(tx, nowMs, r.Invocation.SourceID, r.Commit, at.event, budget)
 		if err != nil {
 			return at, nil, err
 		}
@@ -199,7 +199,7 @@ func (b *Bolt) applyCommit(tx *bolt.Tx, sourceID string, c RunCommit) ([]Event, 
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
-	out, _, err := applyEvents(tx, b.now().UnixMilli(), sourceID, c, 0, nil)
+	out, _, err := b.applyEvents(tx, b.now().UnixMilli(), sourceID, c, 0, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func checkRelease(c RunCommit) error {
 // each, until budget is spent (a nil budget never is; at least one event
 // is stored). It returns the stored events and the index of the first
 // event it left for later (len(c.Events) when none).
-func applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommit, from int, budget *txBudget) ([]Event, int, error) {
+func (b *Bolt) applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommit, from int, budget *txBudget) ([]Event, int, error) {
 	if from >= len(c.Events) {
 		return nil, from, nil
 	}
@@ -245,7 +245,7 @@ func applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommit, from in
 		}
 		budget.spend(1, n)
 		if c.Route != nil {
-			n, err := enqueueRouted(tx, nowMs, c.Route(e))
+			n, err := b.enqueueRouted(tx, nowMs, c.Route(e))
 			if err != nil {
 				return nil, from, fmt.Errorf("route event %s: %w", e.ID, err)
 			}
@@ -290,7 +290,7 @@ func putDedupe(tx *bolt.Tx, sourceID string, st *DedupeState) error {
 
 // enqueueRouted enqueues what routing one event returned and returns
 // about how many bytes it wrote.
-func enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) (int, error) {
+func (b *Bolt) enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) (int, error) {
 	n := 0
 	for _, inv := range r.Invocations {
 		if _, err := enqueueInvocation(tx, nowMs, inv); err != nil {
@@ -302,7 +302,7 @@ func enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) (int, error) {
 		if ids.Is(d.ListenerID, ids.Webhook) && tx.Bucket(bucketWebhooks).Get([]byte(d.ListenerID)) == nil {
 			continue // deleted since the route was computed: nobody to deliver to
 		}
-		if _, err := createDelivery(tx, nowMs, d); err != nil {
+		if _, err := b.createDelivery(tx, nowMs, d); err != nil {
 			return n, fmt.Errorf("enqueue delivery to %q: %w", d.ListenerID, err)
 		}
 		n += len(d.Payload) + routedOverhead

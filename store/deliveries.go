@@ -64,8 +64,10 @@ func pastListener(listener string) []byte {
 
 // createDelivery stores d as a new delivery at clock nowMs and returns
 // it: ID assigned, Status DeliveryPending when empty, CreatedAtMs nowMs,
-// NextAttemptMs nowMs when zero.
-func createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, error) {
+// NextAttemptMs nowMs when zero. A pending delivery past its listener's
+// backlog bound is stored failed instead, with an attempt saying why, and
+// a settled one may remove the listener's oldest settled ones.
+func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, error) {
 	if d.ListenerID == "" {
 		return Delivery{}, errors.New("empty listener id")
 	}
@@ -82,12 +84,22 @@ func createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, error) {
 		d.Attempts = []Attempt{}
 	}
 	d.CreatedAtMs = nowMs
+	if d.Status == DeliveryPending && b.maxPendingDeliveries > 0 && countPrefix(tx.Bucket(bucketDeliveryDue), key(d.ListenerID)) >= b.maxPendingDeliveries {
+		d.Status = DeliveryFailed
+		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(b.maxPendingDeliveries)})
+	}
 	seq, err := tx.Bucket(bucketDeliveries).NextSequence()
 	if err != nil {
 		return Delivery{}, err
 	}
 	d.ID = seqID(seq)
-	return d, putDelivery(tx, seq, d)
+	if err := putDelivery(tx, seq, d); err != nil {
+		return Delivery{}, err
+	}
+	if d.Status != DeliveryPending {
+		return d, b.trimSettledDeliveries(tx, d.ListenerID)
+	}
+	return d, nil
 }
 
 // putDelivery writes the record of d (sequence seq), its order index
@@ -136,18 +148,34 @@ func removeDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
 	return tx.Bucket(bucketDeliveries).Delete(be8(seq))
 }
 
-// defaultDeliveriesKept is how many settled (delivered or failed)
-// deliveries a listener keeps, the newest; its pending ones are all kept.
-// Without a bound a webhook's log, each delivery with its payload, would
-// grow for as long as the webhook lives.
-const defaultDeliveriesKept = 1000
+// Bounds of a listener's deliveries, each stored with its payload, so
+// that neither its log nor its backlog grows for as long as it lives
+// (Bolt.deliveriesKept and Bolt.maxPendingDeliveries; tests change them).
+const (
+	// deliveriesKept is how many settled (delivered or failed) deliveries
+	// a listener keeps, the newest.
+	deliveriesKept = 1000
+	// maxPendingDeliveries bounds a listener's backlog: past it (an
+	// endpoint that stopped answering, its deliveries held back by its
+	// breaker), a new delivery is stored failed at once, saying why.
+	maxPendingDeliveries = 10_000
+)
+
+// backlogFull is the attempt error of a delivery refused a place in its
+// listener's backlog of limit.
+func backlogFull(limit int) string {
+	return fmt.Sprintf("not sent: %d earlier deliveries were still waiting", limit)
+}
 
 // trimSettledDeliveries removes listener's oldest settled deliveries past
-// the newest keep of them.
-func trimSettledDeliveries(tx *bolt.Tx, listener string, keep int) error {
+// the newest b.deliveriesKept of them.
+func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
+	if b.deliveriesKept <= 0 {
+		return nil
+	}
 	prefix := key(listener)
 	settled := countPrefix(tx.Bucket(bucketDeliveryOrder), prefix) - countPrefix(tx.Bucket(bucketDeliveryDue), prefix)
-	excess := settled - keep
+	excess := settled - b.deliveriesKept
 	if excess <= 0 {
 		return nil
 	}
@@ -242,7 +270,7 @@ func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener str
 // attempts, next attempt...) and moves its index entries to match: only
 // a DeliveryPending delivery is ever due again. A delivery settled
 // (delivered or failed) may remove the listener's oldest settled ones, so
-// that it keeps the newest defaultDeliveriesKept.
+// that it keeps the newest deliveriesKept.
 //
 // # Errors
 //
@@ -273,7 +301,7 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
 		if d.Status == DeliveryPending {
 			return nil
 		}
-		return trimSettledDeliveries(tx, d.ListenerID, b.deliveriesKept)
+		return b.trimSettledDeliveries(tx, d.ListenerID)
 	})
 	if err != nil {
 		return fmt.Errorf("store: update delivery %q: %w", d.ID, err)

@@ -16,7 +16,7 @@ func mustDeliver(t *testing.T, b *Bolt, nowMs int64, d Delivery) Delivery {
 	t.Helper()
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		var err error
-		d, err = createDelivery(tx, nowMs, d)
+		d, err = b.createDelivery(tx, nowMs, d)
 		return err
 	})
 	if err != nil {
@@ -192,52 +192,97 @@ func TestUpdateDeliveryMovesListener(t *testing.T) {
 	}
 }
 
-// TestSettledDeliveriesAreTrimmed: a listener keeps its newest settled
-// deliveries up to the bound, and every pending one; other listeners'
-// logs are untouched.
-func TestSettledDeliveriesAreTrimmed(t *testing.T) {
+// TestDeliveriesAreBounded: a listener keeps its newest deliveriesKept
+// settled deliveries and every pending one, up to maxPendingDeliveries;
+// past that a new delivery is stored failed, saying why. Other
+// listeners' logs are untouched.
+func TestDeliveriesAreBounded(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)
-	b.deliveriesKept = 3
-	var ids []string
-	for i := range 8 {
-		ids = append(ids, mustDeliver(t, b, int64(i+1), Delivery{ListenerID: "wh_1"}).ID)
-	}
+	b.deliveriesKept, b.maxPendingDeliveries = 20, 50 // the bounds themselves are checked below
 	other := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_2", Status: DeliveryFailed})
-	// Settle all but the oldest (ids[0] stays pending), oldest first;
-	// ids[3] fails, the rest are delivered.
-	for i, id := range ids[1:] {
-		d := deliveryByID(t, b, "wh_1", id)
-		d.Status = DeliveryDelivered
-		if i == 2 {
-			d.Status = DeliveryFailed
+	var pending []string
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		for i := range 3 {
+			d, err := b.createDelivery(tx, int64(i+1), Delivery{ListenerID: "wh_1"})
+			pending = append(pending, d.ID)
+			if err != nil {
+				return err
+			}
 		}
-		wantErr(t, "settle "+id, b.UpdateDelivery(ctx, d), nil)
+		for i := range b.deliveriesKept + 5 { // settled as they are created (replayed, say)
+			if _, err := b.createDelivery(tx, int64(i+10), Delivery{ListenerID: "wh_1", Status: DeliveryDelivered}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	wantErr(t, "create", err, nil)
+	all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
+	if all.TotalCount != b.deliveriesKept+3 {
+		t.Fatalf("wh_1 keeps %d deliveries, want %d settled and 3 pending", all.TotalCount, b.deliveriesKept)
 	}
-	got := deliveryIDs(must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100})).Items)
-	want := []string{ids[7], ids[6], ids[5], ids[0]} // newest first: three settled, and the pending one
-	if !slices.Equal(got, want) {
-		t.Errorf("wh_1 keeps %v, want %v", got, want)
+	newest := all.Items[0].ID
+
+	// Settling a pending one trims the oldest settled one again.
+	d := deliveryByID(t, b, "wh_1", pending[1])
+	d.Status = DeliveryFailed
+	wantErr(t, "settle", b.UpdateDelivery(ctx, d), nil)
+	all = must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
+	if all.TotalCount != b.deliveriesKept+2 || all.Items[0].ID != newest {
+		t.Fatalf("after settling one: %d deliveries, newest %s; want %d, newest %s", all.TotalCount, all.Items[0].ID, b.deliveriesKept+2, newest)
 	}
-	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{ids[0]}) {
-		t.Errorf("due index %v, want [%s]", got, ids[0])
+	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{pending[0], pending[2]}) {
+		t.Errorf("due index %v, want %v", got, []string{pending[0], pending[2]})
 	}
 	if got := deliveryIDs(must(b.ListDeliveries(ctx, "wh_2", Page{})).Items); !slices.Equal(got, []string{other.ID}) {
 		t.Errorf("wh_2 keeps %v", got)
 	}
+
+	// A full backlog: the next delivery is failed at once, with the reason.
+	err = b.update(ctx, func(tx *bolt.Tx) error {
+		for range b.maxPendingDeliveries - 2 {
+			if _, err := b.createDelivery(tx, 100, Delivery{ListenerID: "wh_1"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	wantErr(t, "fill the backlog", err, nil)
+	over := mustDeliver(t, b, 200, Delivery{ListenerID: "wh_1", Payload: json.RawMessage(`{"n":1}`)})
+	if over.Status != DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != backlogFull(b.maxPendingDeliveries) || string(over.Payload) != `{"n":1}` {
+		t.Errorf("a delivery past the backlog: %+v, want failed with %q and its payload", over, backlogFull(b.maxPendingDeliveries))
+	}
+	err = b.db.View(func(tx *bolt.Tx) error {
+		if n := countPrefix(tx.Bucket(bucketDeliveryDue), key("wh_1")); n != b.maxPendingDeliveries {
+			return fmt.Errorf("%d pending, want %d", n, b.maxPendingDeliveries)
+		}
+		return nil
+	})
+	wantErr(t, "backlog", err, nil)
 	checkBolt(t, b)
+	if d := openTestBolt(t); d.deliveriesKept != 1000 || d.maxPendingDeliveries != 10_000 {
+		t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", d.deliveriesKept, d.maxPendingDeliveries)
+	}
 }
 
-// deliveryByID is listener's delivery id.
+// deliveryByID is the stored delivery id of listener.
 func deliveryByID(t *testing.T, b *Bolt, listener, id string) Delivery {
 	t.Helper()
-	for _, d := range must(b.ListDeliveries(ctx, listener, Page{Limit: 100})).Items {
-		if d.ID == id {
-			return d
+	var d Delivery
+	err := b.db.View(func(tx *bolt.Tx) error {
+		seq, ok := parseSeqID(id)
+		if !ok {
+			return ErrNotFound
 		}
+		var err error
+		d, err = getDelivery(tx, seq)
+		return err
+	})
+	if err != nil || d.ListenerID != listener {
+		t.Fatalf("delivery %s of %s: %+v, %v", id, listener, d, err)
 	}
-	t.Fatalf("no delivery %s of %s", id, listener)
-	return Delivery{}
+	return d
 }
 
 func deliveryLister(b *Bolt, listener string) lister {

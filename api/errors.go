@@ -87,6 +87,9 @@ func toAPIError(err error, param string) (*Error, bool) {
 		return errLimit(limit), true
 	case errors.Is(err, engine.ErrStopped):
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The server is shutting down; try again in a moment."}, true
+	case errors.Is(err, store.ErrComponentDropped):
+		return &Error{Status: http.StatusConflict, Code: "conflict", Param: "component_id",
+			Message: "The component was dropped to make room for newer ones while this request ran (the account is at its limit of components, all others in use); send the request again."}, true
 	case errors.Is(err, store.ErrNotFound):
 		return errNotFound("resource"), true
 	case errors.Is(err, store.ErrConflict):

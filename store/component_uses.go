@@ -22,6 +22,17 @@ import (
 // bucketComponentUses holds key(component id, source id) for every
 // source's component, kept by the writes of sources.
 
+// componentExists refuses a source write naming a component that is not
+// stored. A save past the limit may drop a component between its own
+// save and the write of the source that runs it (a deploy's hooks run
+// between them), when every other component of its owner is in use.
+func componentExists(tx *bolt.Tx, componentID string) error {
+	if tx.Bucket(bucketComponents).Get([]byte(componentID)) == nil {
+		return fmt.Errorf("component %q: %w", componentID, ErrComponentDropped)
+	}
+	return nil
+}
+
 // useComponent records that source sourceID runs component componentID.
 func useComponent(tx *bolt.Tx, componentID, sourceID string) error {
 	if componentID == "" {

@@ -19,6 +19,7 @@ func openTestBolt(t testing.TB, opts ...Option) *Bolt {
 	if err != nil {
 		t.Fatalf("OpenBolt: %v", err)
 	}
+	mustFixtureComponent(t, b)
 	t.Cleanup(func() {
 		checkBolt(t, b)
 		if err := b.Close(); err != nil {
@@ -26,6 +27,15 @@ func openTestBolt(t testing.TB, opts ...Option) *Bolt {
 		}
 	})
 	return b
+}
+
+// mustFixtureComponent stores the component of source() (a source's
+// component must be stored), of an owner no test uses.
+func mustFixtureComponent(t testing.TB, b *Bolt) {
+	t.Helper()
+	if _, err := b.CreateComponent(ctx, Component{ID: "sc_fixture", OwnerID: "u_fixtures", CodeHash: "h_fixture"}); err != nil {
+		t.Fatalf("CreateComponent: %v", err)
+	}
 }
 
 // checkBolt fails t when bbolt finds the file inconsistent.

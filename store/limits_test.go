@@ -361,3 +361,26 @@ func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 	has("sc_k2", "sc_7", "sc_8", "sc_9")
 	checkBolt(t, b)
 }
+
+// TestSourceOfADroppedComponent: a component dropped for room after it
+// was saved (a deploy's hooks run between the save and the source's
+// write) cannot be given to a source; the write stores nothing.
+func TestSourceOfADroppedComponent(t *testing.T) {
+	t.Parallel()
+	b := openTestBolt(t, WithLimits(Limits{CountComponents: 1}))
+	wantErr(t, "save", createComponent(ctx, b, Component{ID: "sc_a", OwnerID: "u_a", CodeHash: "ha"}), nil)
+	wantErr(t, "save another", createComponent(ctx, b, Component{ID: "sc_b", OwnerID: "u_a", CodeHash: "hb"}), nil)
+	s := source("dc_1", "u_a", "one")
+	s.ComponentID = "sc_a"
+	wantErr(t, "a source of the dropped component", createSource(ctx, b, s), ErrComponentDropped)
+	if _, err := b.GetSource(ctx, "dc_1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the refused source was stored: %v", err)
+	}
+	s.ComponentID = "sc_b"
+	wantErr(t, "a source of the kept component", createSource(ctx, b, s), nil)
+	s.ComponentID = "sc_a"
+	wantErr(t, "moving it to the dropped component", updateSource(ctx, b, s), ErrComponentDropped)
+	if got, _ := b.GetSource(ctx, "dc_1"); got.ComponentID != "sc_b" {
+		t.Errorf("the refused update was stored: %+v", got)
+	}
+}

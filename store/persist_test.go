@@ -14,6 +14,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	withClock(b, 9000)
+	mustFixtureComponent(t, b)
 	steps := []struct {
 		name string
 		err  error

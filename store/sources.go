@@ -31,6 +31,9 @@ func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Sou
 		if err := b.checkRoom(tx, CountSources, s.OwnerID); err != nil {
 			return err
 		}
+		if err := componentExists(tx, s.ComponentID); err != nil {
+			return err
+		}
 		if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
 			return err
 		}
@@ -127,6 +130,11 @@ func (b *Bolt) UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]E
 			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, s.OwnerID)
 		}
 		s.Order = old.Order
+		if s.ComponentID != old.ComponentID {
+			if err := componentExists(tx, s.ComponentID); err != nil {
+				return err
+			}
+		}
 		if old.NameSlug != s.NameSlug {
 			if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
 				return err

@@ -11,7 +11,7 @@ import (
 )
 
 func source(id, owner, slug string) Source {
-	return Source{ID: id, OwnerID: owner, UserID: "u_a", ComponentID: "sc_1", Name: slug, NameSlug: slug,
+	return Source{ID: id, OwnerID: owner, UserID: "u_a", ComponentID: "sc_fixture", Name: slug, NameSlug: slug,
 		ConfiguredProps: map[string]json.RawMessage{"url": json.RawMessage(`"https://example.com"`)}, Active: true, CreatedAt: 1, UpdatedAt: 1}
 }
 

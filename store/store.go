@@ -15,6 +15,10 @@ var (
 	// ErrBadCursor is returned when a page cursor was not produced by the
 	// store for that list.
 	ErrBadCursor = errors.New("store: bad cursor")
+	// ErrComponentDropped is returned by a source write naming a component
+	// that is no longer stored: a save past the owner's limit of
+	// components dropped it after it was saved (see CreateComponent).
+	ErrComponentDropped = errors.New("store: the component was dropped")
 )
 
 // Store is fount's durable state. Lists return records in creation order

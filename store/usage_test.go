@@ -147,6 +147,7 @@ func TestReopenKeepsQueues(t *testing.T) {
 	}
 	withClock(b, 4000)
 	mustWebhook(t, b, "wh_1")
+	mustFixtureComponent(t, b)
 	first := mustEnqueue(t, b, "dc_1")
 	second := mustEnqueue(t, b, "dc_2")
 	var seen []Event

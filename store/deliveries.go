@@ -168,35 +168,29 @@ func backlogFull(limit int) string {
 }
 
 // trimSettledDeliveries removes listener's oldest settled deliveries past
-// the newest b.deliveriesKept of them.
+// the newest b.deliveriesKept of them. It decodes no record: the due
+// index tells the pending ones, whose payloads may be megabytes each.
 func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
 	if b.deliveriesKept <= 0 {
 		return nil
 	}
 	prefix := key(listener)
-	settled := countPrefix(tx.Bucket(bucketDeliveryOrder), prefix) - countPrefix(tx.Bucket(bucketDeliveryDue), prefix)
-	excess := settled - b.deliveriesKept
-	if excess <= 0 {
-		return nil
+	pending := map[uint64]bool{}
+	due := tx.Bucket(bucketDeliveryDue).Cursor()
+	for k, _ := due.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = due.Next() {
+		pending[binary.BigEndian.Uint64(k[len(k)-8:])] = true
 	}
-	type victim struct {
-		seq uint64
-		d   Delivery
-	}
-	var victims []victim
+	excess := countPrefix(tx.Bucket(bucketDeliveryOrder), prefix) - len(pending) - b.deliveriesKept
+	var victims []uint64
 	c := tx.Bucket(bucketDeliveryOrder).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(victims) < excess; k, _ = c.Next() {
-		seq := binary.BigEndian.Uint64(k[len(k)-8:])
-		d, err := getDelivery(tx, seq)
-		if err != nil {
-			return fmt.Errorf("trim the deliveries of %q: %w", listener, err)
-		}
-		if d.Status != DeliveryPending {
-			victims = append(victims, victim{seq, d})
+		if seq := binary.BigEndian.Uint64(k[len(k)-8:]); !pending[seq] {
+			victims = append(victims, seq)
 		}
 	}
-	for _, v := range victims {
-		if err := removeDelivery(tx, v.seq, v.d); err != nil {
+	settled := Delivery{ListenerID: listener, Status: DeliveryDelivered} // what removeDelivery needs of one
+	for _, seq := range victims {
+		if err := removeDelivery(tx, seq, settled); err != nil {
 			return fmt.Errorf("trim the deliveries of %q: %w", listener, err)
 		}
 	}

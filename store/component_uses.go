@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -63,18 +62,9 @@ func componentInUse(tx *bolt.Tx, id string) bool {
 	return k != nil && bytes.HasPrefix(k, prefix)
 }
 
-// componentRef is what dropping a component needs of it: not its code,
-// which may be megabytes.
-type componentRef struct {
-	OwnerID      string `json:"owner_id"`
-	Key          string `json:"key"`
-	CodeHash     string `json:"code_hash"`
-	ComponentURL string `json:"component_url"`
-}
-
 // makeRoomForComponent drops owner's least recently saved unreachable
-// components until a new one fits its limit, and returns the *LimitError of checkRoom when
-// none is left to drop.
+// components until a new one fits its limit, and returns the *LimitError
+// of checkRoom when none is left to drop.
 func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
 	for {
 		err := b.checkRoom(tx, CountComponents, owner)
@@ -95,45 +85,50 @@ func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
 // dropUnreachableComponent deletes owner's least recently saved component
 // that no source uses and no key names, and reports whether there was
 // one. The component index holds owner's components in the order they
-// were last saved.
+// were last saved. It decodes no component (their code may be megabytes
+// each): the indexes of keys and of code, both by owner, say the rest.
 func dropUnreachableComponent(tx *bolt.Tx, owner string) (bool, error) {
-	comps := tx.Bucket(bucketComponents)
 	prefix := key(owner)
+	named := idsUnder(tx.Bucket(bucketComponentKeys), prefix)
+	victim := ""
 	c := tx.Bucket(bucketComponentOrder).Cursor()
-	var victim string
-	var ref componentRef
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		id := string(v)
-		if componentInUse(tx, id) {
-			continue
+		if id := string(v); !named[id] && !componentInUse(tx, id) {
+			victim = id
+			break
 		}
-		raw := comps.Get(v)
-		if raw == nil {
-			continue
-		}
-		if err := json.Unmarshal(raw, &ref); err != nil {
-			return false, fmt.Errorf("component %q: %w", id, err)
-		}
-		if ref.Key != "" && string(tx.Bucket(bucketComponentKeys).Get(key(ref.OwnerID, ref.Key))) == id {
-			continue
-		}
-		victim = id
-		break
 	}
 	if victim == "" {
 		return false, nil
 	}
-	codeKey := key(ref.OwnerID, ref.CodeHash, ref.ComponentURL)
-	if string(tx.Bucket(bucketComponentCode).Get(codeKey)) == victim {
-		if err := tx.Bucket(bucketComponentCode).Delete(codeKey); err != nil {
+	codes := tx.Bucket(bucketComponentCode)
+	var codeKeys [][]byte
+	cc := codes.Cursor()
+	for k, v := cc.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cc.Next() {
+		if string(v) == victim {
+			codeKeys = append(codeKeys, clone(k))
+		}
+	}
+	for _, k := range codeKeys {
+		if err := codes.Delete(k); err != nil {
 			return false, fmt.Errorf("drop component %q: %w", victim, err)
 		}
 	}
 	if err := componentIndex.remove(tx, victim); err != nil {
 		return false, err
 	}
-	if err := comps.Delete([]byte(victim)); err != nil {
+	if err := tx.Bucket(bucketComponents).Delete([]byte(victim)); err != nil {
 		return false, fmt.Errorf("drop component %q: %w", victim, err)
 	}
 	return true, nil
+}
+
+// idsUnder returns the values (ids) of bk's keys under prefix.
+func idsUnder(bk *bolt.Bucket, prefix []byte) map[string]bool {
+	ids := map[string]bool{}
+	c := bk.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		ids[string(v)] = true
+	}
+	return ids
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // lockTimeout bounds the wait for another process's lock on the file.
 const lockTimeout = 5 * time.Second
@@ -59,6 +59,12 @@ var (
 	bucketAutoTuple     = []byte("auto_tuple")     // key(owner, listener, event) -> id
 	bucketAutoListeners = []byte("auto_listeners") // key(listener, id) -> ""
 
+	bucketWorkflows     = []byte("workflows")      // workflow id -> Workflow
+	bucketWorkflowOrder = []byte("workflow_order") // key(owner)+seq -> workflow id
+	bucketWorkflowPos   = []byte("workflow_pos")   // workflow id -> its workflow_order key
+	bucketWorkflowSlugs = []byte("workflow_slugs") // key(owner, slug) -> workflow id
+	bucketExecutions    = []byte("executions")     // key(workflow id)+8-byte invocation seq -> Execution
+
 	bucketWebhooks     = []byte("webhooks")      // webhook id -> Webhook
 	bucketWebhookOrder = []byte("webhook_order") // key(owner)+seq -> webhook id
 	bucketWebhookPos   = []byte("webhook_pos")   // webhook id -> its webhook_order key
@@ -91,6 +97,7 @@ var allBuckets = [][]byte{
 	bucketSubs, bucketSubOrder, bucketSubPos, bucketSubTuple, bucketSubEnds,
 	bucketAutoSubs, bucketAutoOrder, bucketAutoPos, bucketAutoTuple, bucketAutoListeners,
 	bucketWebhooks, bucketWebhookOrder, bucketWebhookPos,
+	bucketWorkflows, bucketWorkflowOrder, bucketWorkflowPos, bucketWorkflowSlugs, bucketExecutions,
 	bucketEvents, bucketEventClocks,
 	bucketDB,
 	bucketInvocations, bucketDeliveries, bucketDeliveryOrder, bucketDeliveryDue,

@@ -34,11 +34,12 @@ func TestOpenRefusesSchema(t *testing.T) {
 		wantErr error  // nil: opens
 		msg     string // substring of the error
 	}{
-		{"same version", "4", nil, ""},
+		{"same version", "5", nil, ""},
 		{"older version, upgraded", "1", nil, ""},
 		{"version 2, upgraded", "2", nil, ""},
-		{"previous version, upgraded", "3", nil, ""},
-		{"newer version", "5", errSchemaTooNew, "upgrade fount"},
+		{"version 3, upgraded", "3", nil, ""},
+		{"previous version, upgraded", "4", nil, ""},
+		{"newer version", "6", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

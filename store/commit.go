@@ -260,10 +260,20 @@ func (b *Bolt) applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommi
 }
 
 // finishCommit writes what a commit changes besides its events: the
-// dedupe state and the usage.
+// dedupe state, a workflow's execution and deliveries, and the usage.
 func (b *Bolt) finishCommit(tx *bolt.Tx, sourceID string, c RunCommit) error {
 	if err := putDedupe(tx, sourceID, c.Dedupe); err != nil {
 		return err
+	}
+	if c.Execution != nil {
+		if err := putExecution(tx, c.Execution, c.ExecutionsKept); err != nil {
+			return err
+		}
+	}
+	if len(c.Deliveries) > 0 {
+		if _, err := b.enqueueRouted(tx, b.now().UnixMilli(), Routed{Deliveries: c.Deliveries}); err != nil {
+			return err
+		}
 	}
 	if c.UsageAccount != "" {
 		day := c.UsageDay

@@ -18,6 +18,7 @@ const (
 	CountSources    Counted = "sources"
 	CountComponents Counted = "components"
 	CountWebhooks   Counted = "webhooks"
+	CountWorkflows  Counted = "workflows"
 	// CountSubscriptions counts subscriptions and auto-subscriptions
 	// together.
 	CountSubscriptions Counted = "subscriptions"
@@ -82,6 +83,8 @@ func count(tx *bolt.Tx, kind Counted, account string) int {
 		return componentIndex.count(tx, account)
 	case CountWebhooks:
 		return webhookIndex.count(tx, account)
+	case CountWorkflows:
+		return workflowIndex.count(tx, account)
 	case CountSubscriptions:
 		return subIndex.count(tx, account) + autoIndex.count(tx, account)
 	case CountOrgs:

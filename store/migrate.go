@@ -19,6 +19,9 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 	1: migrateSourcesToTypedProps,
 	2: migrateDueIndexByListener,
 	3: indexComponents,
+	// Version 5 adds the buckets of workflows and executions, which
+	// OpenBolt creates; nothing stored changes.
+	4: func(*bolt.Tx) error { return nil },
 }
 
 // migrateSourcesToTypedProps moves version 1 sources to version 2:

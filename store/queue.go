@@ -86,6 +86,13 @@ type RunCommit struct {
 	// rest (CompleteRuns), leaves. It is called inside the transaction
 	// and must not do I/O.
 	DedupeAfter func(n int) *DedupeState
+	// Execution, when not nil, is the record of a workflow's execution,
+	// stored with the run; the workflow keeps its newest ExecutionsKept.
+	Execution      *Execution
+	ExecutionsKept int
+	// Deliveries are queued with the commit: a workflow's $.send.http
+	// requests.
+	Deliveries []Delivery
 	// Usage is added to the account's counters for the day.
 	UsageAccount string
 	UsageDay     string // YYYY-MM-DD, UTC
@@ -109,6 +116,8 @@ type Usage struct {
 type Queues interface {
 	// AllSources returns every source of every owner.
 	AllSources(ctx context.Context) ([]Source, error)
+	// AllWorkflows returns every workflow of every owner.
+	AllWorkflows(ctx context.Context) ([]Workflow, error)
 
 	// EnqueueInvocation stores inv (ID and EnqueuedAtMs assigned) and
 	// returns it.

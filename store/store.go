@@ -68,6 +68,21 @@ type Store interface {
 	PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error)
 	ListAutoSubscriptions(ctx context.Context, ownerID string) ([]AutoSubscription, error)
 
+	// Workflows. CreateWorkflow and UpdateWorkflow store the
+	// subscription of a source trigger (sub, or nil) with the workflow;
+	// DeleteWorkflow removes the workflow with its events, executions,
+	// queues, deliveries and the subscriptions naming it.
+	CreateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error)
+	GetWorkflow(ctx context.Context, id string) (Workflow, error)
+	WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workflow, error)
+	UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error)
+	DeleteWorkflow(ctx context.Context, id string) error
+	ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[Workflow], error)
+	// Executions of workflows, stored by the commit of their run
+	// (RunCommit.Execution). ListExecutions is newest first.
+	GetExecution(ctx context.Context, id string) (Execution, error)
+	ListExecutions(ctx context.Context, workflowID string, limit int) ([]Execution, error)
+
 	// Webhooks.
 	CreateWebhook(ctx context.Context, w Webhook) error
 	GetWebhook(ctx context.Context, id string) (Webhook, error)

@@ -20,37 +20,56 @@ func (b *Bolt) PutSubscription(ctx context.Context, s Subscription) (Subscriptio
 	if s.ID == "" {
 		return Subscription{}, errors.New("store: put subscription: empty id")
 	}
-	out := s
+	var out Subscription
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		subs := tx.Bucket(bucketSubs)
-		tuple := key(s.OwnerID, s.EmitterID, s.ListenerID, s.EventName)
-		if id := tx.Bucket(bucketSubTuple).Get(tuple); id != nil {
-			return getJSON(subs, string(id), &out)
-		}
-		if has(subs, []byte(s.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
-		}
-		if err := b.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
-			return err
-		}
-		if _, err := subIndex.add(tx, s.OwnerID, s.ID); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketSubTuple).Put(tuple, []byte(s.ID)); err != nil {
-			return err
-		}
-		ends := tx.Bucket(bucketSubEnds)
-		for _, end := range []string{s.EmitterID, s.ListenerID} {
-			if err := ends.Put(key(end, s.ID), nil); err != nil {
-				return err
-			}
-		}
-		return putJSON(subs, s.ID, s)
+		var err error
+		out, err = b.putSubscription(tx, s)
+		return err
 	})
 	if err != nil {
 		return Subscription{}, fmt.Errorf("store: put subscription %q: %w", s.ID, err)
 	}
 	return out, nil
+}
+
+// putSubscription is PutSubscription inside tx.
+func (b *Bolt) putSubscription(tx *bolt.Tx, s Subscription) (Subscription, error) {
+	subs := tx.Bucket(bucketSubs)
+	tuple := key(s.OwnerID, s.EmitterID, s.ListenerID, s.EventName)
+	if id := tx.Bucket(bucketSubTuple).Get(tuple); id != nil {
+		var out Subscription
+		err := getJSON(subs, string(id), &out)
+		return out, err
+	}
+	if has(subs, []byte(s.ID)) {
+		return Subscription{}, fmt.Errorf("id taken: %w", ErrConflict)
+	}
+	if err := b.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
+		return Subscription{}, err
+	}
+	if _, err := subIndex.add(tx, s.OwnerID, s.ID); err != nil {
+		return Subscription{}, err
+	}
+	if err := tx.Bucket(bucketSubTuple).Put(tuple, []byte(s.ID)); err != nil {
+		return Subscription{}, err
+	}
+	ends := tx.Bucket(bucketSubEnds)
+	for _, end := range []string{s.EmitterID, s.ListenerID} {
+		if err := ends.Put(key(end, s.ID), nil); err != nil {
+			return Subscription{}, err
+		}
+	}
+	return s, putJSON(subs, s.ID, s)
+}
+
+// deleteSubscriptionByID removes the subscription id, or returns
+// ErrNotFound.
+func deleteSubscriptionByID(tx *bolt.Tx, id string) error {
+	var s Subscription
+	if err := getJSON(tx.Bucket(bucketSubs), id, &s); err != nil {
+		return err
+	}
+	return deleteSub(tx, s)
 }
 
 // deleteSub removes s and all its index entries.

@@ -1,0 +1,187 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/fount-dev/fount/ids"
+)
+
+// Execution states.
+const (
+	ExecutionSuccess = "success"
+	ExecutionExited  = "exited" // a step returned $.flow.exit(reason)
+	ExecutionError   = "error"  // a step threw, timed out or ran out of memory
+)
+
+// Execution is one run of a workflow: its trigger event and what each
+// step did. Values are capped in size by the engine; Truncated says so.
+type Execution struct {
+	ID          string          `json:"id"` // ExecutionID(workflow, invocation id)
+	WorkflowID  string          `json:"workflow_id"`
+	Event       json.RawMessage `json:"event"` // the trigger event
+	StartedAtMs int64           `json:"started_at_ms"`
+	DurationMs  int64           `json:"duration_ms"`
+	Status      string          `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
+	ExitReason  string          `json:"exit_reason,omitempty"`
+	Steps       []StepExecution `json:"steps"`
+	Truncated   bool            `json:"truncated,omitempty"`
+}
+
+// StepExecution is what one step of an execution did.
+type StepExecution struct {
+	Name        string                     `json:"name"`
+	Status      string                     `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
+	DurationMs  int64                      `json:"duration_ms"`
+	ReturnValue json.RawMessage            `json:"$return_value,omitempty"`
+	Exports     map[string]json.RawMessage `json:"exports,omitempty"`
+	Summary     string                     `json:"$summary,omitempty"`
+	Logs        []StepLog                  `json:"logs,omitempty"`
+	Error       *StepError                 `json:"error,omitempty"`
+	Truncated   bool                       `json:"truncated,omitempty"`
+}
+
+// StepLog is one console line of a step.
+type StepLog struct {
+	AtMs  int64  `json:"at_ms"`
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// StepError is why a step failed.
+type StepError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+}
+
+// executionPrefix starts every execution id.
+const executionPrefix = "ex_"
+
+// ExecutionID is the id of the execution of a workflow's invocation: the
+// workflow's random part and the invocation's id, so that a retried
+// invocation records the same execution and a lookup needs no index.
+func ExecutionID(workflowID, invocationID string) string {
+	return executionPrefix + strings.TrimPrefix(workflowID, string(ids.Workflow)) + "-" + invocationID
+}
+
+// parseExecutionID returns the workflow id and invocation sequence of an
+// id made by ExecutionID, or false.
+func parseExecutionID(id string) (workflowID string, seq uint64, ok bool) {
+	rest, ok := strings.CutPrefix(id, executionPrefix)
+	if !ok {
+		return "", 0, false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i <= 0 {
+		return "", 0, false
+	}
+	seq, ok = parseSeqID(rest[i+1:])
+	return string(ids.Workflow) + rest[:i], seq, ok
+}
+
+// executionKey is where an execution is stored: by workflow, in
+// invocation order.
+func executionKey(workflowID string, seq uint64) []byte {
+	return append(key(workflowID), be8(seq)...)
+}
+
+// putExecution stores x and trims the workflow's executions to the newest
+// keep (0: no trim). Trimming reads keys only.
+func putExecution(tx *bolt.Tx, x *Execution, keep int) error {
+	wf, seq, ok := parseExecutionID(x.ID)
+	if !ok || wf != x.WorkflowID {
+		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
+	}
+	bk := tx.Bucket(bucketExecutions)
+	if err := putJSONKey(bk, executionKey(wf, seq), x); err != nil {
+		return fmt.Errorf("execution: %w", err)
+	}
+	if keep <= 0 {
+		return nil
+	}
+	prefix := key(wf)
+	n := countPrefix(bk, prefix)
+	c := bk.Cursor()
+	for k, _ := c.Seek(prefix); n > keep && k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := bk.Delete(k); err != nil {
+			return fmt.Errorf("trim executions: %w", err)
+		}
+		n--
+	}
+	return nil
+}
+
+// putJSONKey encodes v and stores it at k.
+func putJSONKey(bk *bolt.Bucket, k []byte, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return bk.Put(k, data)
+}
+
+// deleteExecutionsOf removes every execution of a workflow.
+func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
+	bk := tx.Bucket(bucketExecutions)
+	keys, _ := scanPrefix(bk, key(workflowID))
+	for _, k := range keys {
+		if err := bk.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetExecution returns the execution with id, or ErrNotFound.
+func (b *Bolt) GetExecution(ctx context.Context, id string) (Execution, error) {
+	var x Execution
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		wf, seq, ok := parseExecutionID(id)
+		if !ok {
+			return ErrNotFound
+		}
+		data := tx.Bucket(bucketExecutions).Get(executionKey(wf, seq))
+		if data == nil {
+			return ErrNotFound
+		}
+		return json.Unmarshal(data, &x)
+	})
+	if err != nil {
+		return Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
+	}
+	return x, nil
+}
+
+// ListExecutions returns up to limit of a workflow's kept executions,
+// newest first.
+func (b *Bolt) ListExecutions(ctx context.Context, workflowID string, limit int) ([]Execution, error) {
+	var out []Execution
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		prefix := key(workflowID)
+		c := tx.Bucket(bucketExecutions).Cursor()
+		k, v := c.Seek(append(clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
+		if k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+		for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Prev() {
+			var x Execution
+			if err := json.Unmarshal(v, &x); err != nil {
+				return fmt.Errorf("decode execution: %w", err)
+			}
+			out = append(out, x)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list executions of %q: %w", workflowID, err)
+	}
+	return out, nil
+}

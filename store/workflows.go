@@ -1,0 +1,332 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/fount-dev/fount/component"
+)
+
+// Trigger types of a workflow.
+const (
+	TriggerHTTP   = "http"   // an endpoint of its own
+	TriggerTimer  = "timer"  // a cron or interval schedule
+	TriggerSource = "source" // events of an emitter, as a subscription listener
+	TriggerManual = "manual" // runs only when asked (POST /workflows/{id}/run)
+)
+
+// Step kinds of a workflow.
+const (
+	StepCode   = "code"   // a module exporting defineComponent({...}) or a plain object
+	StepAction = "action" // an action component with configured props
+)
+
+// Workflow is a trigger and ordered steps. Its steps' code is stored in
+// the record, so that a workflow never depends on a saved component the
+// component limit could drop.
+type Workflow struct {
+	ID        string          `json:"id"`       // p_...
+	OwnerID   string          `json:"owner_id"` // user or org
+	UserID    string          `json:"user_id"`  // who created it
+	Name      string          `json:"name"`
+	NameSlug  string          `json:"name_slug"` // unique per owner among workflows
+	Active    bool            `json:"active"`
+	Trigger   WorkflowTrigger `json:"trigger"`
+	Steps     []WorkflowStep  `json:"steps"`
+	CreatedAt int64           `json:"created_at"`
+	UpdatedAt int64           `json:"updated_at"`
+	// Version counts the workflow's updates, so that the engine knows
+	// when the steps it has loaded are stale.
+	Version uint64 `json:"version"`
+	// Order is the store's creation order, shared with sources and
+	// auto-subscriptions (assigned by CreateWorkflow).
+	Order uint64 `json:"order,omitempty"`
+}
+
+// WorkflowTrigger is what starts a workflow's executions.
+type WorkflowTrigger struct {
+	Type string `json:"type"` // TriggerHTTP, TriggerTimer, TriggerSource or TriggerManual
+	// HTTP: the endpoint's token, and whether the workflow answers the
+	// request itself with $.respond().
+	Endpoint component.EndpointToken `json:"endpoint,omitempty"`
+	Respond  bool                    `json:"respond,omitempty"`
+	// Timer: the schedule.
+	Timer *component.TimerSpec `json:"timer,omitempty"`
+	// Source: the emitter (an id or a glob) and channel whose events
+	// start executions, through the subscription SubscriptionID.
+	EmitterID      string `json:"emitter_id,omitempty"`
+	EventName      string `json:"event_name,omitempty"`
+	SubscriptionID string `json:"subscription_id,omitempty"`
+}
+
+// WorkflowStep is one step: its code and configured props.
+type WorkflowStep struct {
+	Name string `json:"name"` // unique in the workflow; steps.<name> in later steps
+	Kind string `json:"kind"` // StepCode or StepAction
+	// Key is the registry key of an action step deployed by key.
+	Key      string             `json:"key,omitempty"`
+	Code     string             `json:"code"`
+	Filename string             `json:"filename,omitempty"`
+	Modules  map[string]string  `json:"modules,omitempty"`
+	Metadata component.Metadata `json:"metadata"`
+	// Props are the configured values; a string may hold {{...}}
+	// expressions, evaluated in the sandbox at each execution. Values
+	// named in SecretProps are sealed.
+	Props       map[string]json.RawMessage `json:"props,omitempty"`
+	SecretProps []string                   `json:"secret_props,omitempty"`
+}
+
+var workflowIndex = orderIndex{list: "workflows", order: bucketWorkflowOrder, pos: bucketWorkflowPos}
+
+// CreateWorkflow stores w with its Order assigned, indexed by owner and by
+// name slug; when sub is not nil (a source trigger) it is stored too, in
+// the same transaction.
+//
+// # Errors
+//
+// ErrConflict when w.ID exists or its slug is taken for the owner; a
+// *LimitError when the owner has its limit of workflows. Nothing is
+// stored then.
+func (b *Bolt) CreateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error) {
+	if w.ID == "" {
+		return Workflow{}, errors.New("store: create workflow: empty id")
+	}
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		flows := tx.Bucket(bucketWorkflows)
+		if has(flows, []byte(w.ID)) {
+			return fmt.Errorf("id taken: %w", ErrConflict)
+		}
+		if err := b.checkRoom(tx, CountWorkflows, w.OwnerID); err != nil {
+			return err
+		}
+		if err := claimWorkflowSlug(tx, w.OwnerID, w.NameSlug, w.ID); err != nil {
+			return err
+		}
+		if _, err := workflowIndex.add(tx, w.OwnerID, w.ID); err != nil {
+			return err
+		}
+		order, err := nextOrder(tx)
+		if err != nil {
+			return err
+		}
+		w.Order = order
+		if err := b.putTriggerSub(tx, &w, sub); err != nil {
+			return err
+		}
+		return putJSON(flows, w.ID, w)
+	})
+	if err != nil {
+		return Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
+	}
+	return w, nil
+}
+
+// putTriggerSub stores the subscription of a source trigger and records
+// its id in w.
+func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *Workflow, sub *Subscription) error {
+	if sub == nil {
+		return nil
+	}
+	stored, err := b.putSubscription(tx, *sub)
+	if err != nil {
+		return fmt.Errorf("trigger subscription: %w", err)
+	}
+	w.Trigger.SubscriptionID = stored.ID
+	return nil
+}
+
+// GetWorkflow returns the workflow with id, or ErrNotFound.
+func (b *Bolt) GetWorkflow(ctx context.Context, id string) (Workflow, error) {
+	var w Workflow
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		return getJSON(tx.Bucket(bucketWorkflows), id, &w)
+	})
+	if err != nil {
+		return Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
+	}
+	return w, nil
+}
+
+// WorkflowBySlug returns the owner's workflow with the name slug, or
+// ErrNotFound.
+func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workflow, error) {
+	var w Workflow
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		id := tx.Bucket(bucketWorkflowSlugs).Get(key(ownerID, slug))
+		if id == nil {
+			return ErrNotFound
+		}
+		return getJSON(tx.Bucket(bucketWorkflows), string(id), &w)
+	})
+	if err != nil {
+		return Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
+	}
+	return w, nil
+}
+
+// UpdateWorkflow replaces the stored workflow w.ID with w (its Version
+// one more than the stored one, its Order and owner unchanged), moving its
+// slug when it changes. The trigger's subscription, if any, is replaced by
+// sub in the same transaction.
+//
+// # Errors
+//
+// ErrNotFound for an unknown workflow; ErrConflict when the new slug is
+// taken. Nothing changes then.
+func (b *Bolt) UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error) {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		flows := tx.Bucket(bucketWorkflows)
+		var old Workflow
+		if err := getJSON(flows, w.ID, &old); err != nil {
+			return err
+		}
+		if old.OwnerID != w.OwnerID {
+			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, w.OwnerID)
+		}
+		w.Order, w.Version, w.CreatedAt = old.Order, old.Version+1, old.CreatedAt
+		if old.NameSlug != w.NameSlug {
+			if err := claimWorkflowSlug(tx, w.OwnerID, w.NameSlug, w.ID); err != nil {
+				return err
+			}
+			if err := releaseWorkflowSlug(tx, old.OwnerID, old.NameSlug, w.ID); err != nil {
+				return err
+			}
+		}
+		if err := deleteTriggerSub(tx, old); err != nil {
+			return err
+		}
+		w.Trigger.SubscriptionID = ""
+		if err := b.putTriggerSub(tx, &w, sub); err != nil {
+			return err
+		}
+		return putJSON(flows, w.ID, w)
+	})
+	if err != nil {
+		return Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
+	}
+	return w, nil
+}
+
+// deleteTriggerSub removes the subscription of w's source trigger, if it
+// is still stored.
+func deleteTriggerSub(tx *bolt.Tx, w Workflow) error {
+	if w.Trigger.SubscriptionID == "" {
+		return nil
+	}
+	err := deleteSubscriptionByID(tx, w.Trigger.SubscriptionID)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("trigger subscription: %w", err)
+	}
+	return nil
+}
+
+// DeleteWorkflow removes the workflow, its index entries, its events, its
+// executions, its queued invocations and timer state, its deliveries, and
+// every subscription naming it (as emitter or listener) plus the
+// auto-subscriptions naming it as listener, in one transaction.
+//
+// # Errors
+//
+// ErrNotFound for an unknown workflow; nothing changes then.
+func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		flows := tx.Bucket(bucketWorkflows)
+		var w Workflow
+		if err := getJSON(flows, id, &w); err != nil {
+			return err
+		}
+		if err := releaseWorkflowSlug(tx, w.OwnerID, w.NameSlug, id); err != nil {
+			return err
+		}
+		if err := workflowIndex.remove(tx, id); err != nil {
+			return err
+		}
+		if err := deleteSubsNaming(tx, id, false); err != nil {
+			return err
+		}
+		if err := deleteAutoSubsOfListener(tx, id); err != nil {
+			return err
+		}
+		if err := deleteEmitter(tx, id); err != nil {
+			return err
+		}
+		if err := deleteExecutionsOf(tx, id); err != nil {
+			return err
+		}
+		if err := deleteDeliveriesOf(tx, id); err != nil {
+			return err
+		}
+		if err := deleteSourceQueues(tx, id); err != nil {
+			return err
+		}
+		return flows.Delete([]byte(id))
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete workflow %q: %w", id, err)
+	}
+	return nil
+}
+
+// ListWorkflows returns one page of ownerID's workflows in creation order.
+func (b *Bolt) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[Workflow], error) {
+	var pg PageOf[Workflow]
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		ids, cursors, total, err := workflowIndex.page(tx, ownerID, p)
+		if err != nil {
+			return err
+		}
+		pg, err = pageOf[Workflow](tx.Bucket(bucketWorkflows), p, ids, cursors, total)
+		return err
+	})
+	if err != nil {
+		return PageOf[Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
+	}
+	return pg, nil
+}
+
+// AllWorkflows returns every workflow of every owner.
+func (b *Bolt) AllWorkflows(ctx context.Context) ([]Workflow, error) {
+	var out []Workflow
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketWorkflows).ForEach(func(k, v []byte) error {
+			var w Workflow
+			if err := json.Unmarshal(v, &w); err != nil {
+				return fmt.Errorf("decode workflow %s: %w", k, err)
+			}
+			out = append(out, w)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: all workflows: %w", err)
+	}
+	return out, nil
+}
+
+// claimWorkflowSlug points (owner, slug) at id unless another workflow
+// holds it. The empty slug is never indexed.
+func claimWorkflowSlug(tx *bolt.Tx, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	slugs := tx.Bucket(bucketWorkflowSlugs)
+	k := key(owner, slug)
+	if cur := slugs.Get(k); cur != nil && string(cur) != id {
+		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
+	}
+	return slugs.Put(k, []byte(id))
+}
+
+// releaseWorkflowSlug removes (owner, slug) if it points at id.
+func releaseWorkflowSlug(tx *bolt.Tx, owner, slug, id string) error {
+	slugs := tx.Bucket(bucketWorkflowSlugs)
+	k := key(owner, slug)
+	if cur := slugs.Get(k); slug == "" || cur == nil || string(cur) != id {
+		return nil
+	}
+	return slugs.Delete(k)
+}

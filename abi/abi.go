@@ -143,6 +143,7 @@ const (
 	MaxEmitID       = 256      // an emit's id, as text
 	MaxHeaderCount  = 100      // headers in a respond or fetch
 	MaxResultBytes  = 8 << 20  // a call's result
+	MaxSends        = 100      // $.send.http and $.send.sse requests of one call
 	MaxAuthPropName = 256      // the prop name passed to auth
 	MaxSleepMillis  = 1 << 30  // sleep's argument; larger values are clamped
 )

@@ -27,6 +27,10 @@ type Call struct {
 	Modules  map[string]string `json:"modules,omitempty"`  // further bundled modules by specifier
 	Props    json.RawMessage   `json:"props,omitempty"`    // configured props, an object keyed by prop name
 	Env      map[string]string `json:"env,omitempty"`      // process.env seen by the component
+	// Step loads the component as a workflow step: name and version are
+	// optional, a source is refused, and run gets ({ steps, $ }) with
+	// the event's templates evaluated into its props.
+	Step bool `json:"step,omitempty"`
 
 	// OpRun.
 	Event json.RawMessage `json:"event,omitempty"`
@@ -58,6 +62,9 @@ type Result struct {
 	// Dropped counts timers still pending when the run settled; they are
 	// discarded with the invocation.
 	Dropped int `json:"dropped,omitempty"`
+	// Sends are a workflow step's $.send.http and $.send.sse requests,
+	// which the engine carries out after the step.
+	Sends []Send `json:"sends,omitempty"`
 	// Unsettled is set when the call's promise never settled; work it
 	// left pending could otherwise run in a later call, so the host
 	// discards the instance.
@@ -97,5 +104,52 @@ func DecodeResult(b []byte) (Result, error) {
 	if !r.OK && r.Error == nil {
 		return r, fmt.Errorf("%w: a failed result carries no error", ErrDecode)
 	}
+	if len(r.Sends) > MaxSends {
+		return r, fmt.Errorf("%w: %d sends, more than %d", ErrDecode, len(r.Sends), MaxSends)
+	}
+	for i, s := range r.Sends {
+		if err := s.validate(); err != nil {
+			return r, fmt.Errorf("send %d: %w", i, err)
+		}
+	}
 	return r, nil
+}
+
+// Kinds of a Send.
+const (
+	SendHTTP = "http" // $.send.http: a durable, retried HTTP request
+	SendSSE  = "sse"  // $.send.sse: a message on the workflow's live stream
+)
+
+// Send is one $.send.http or $.send.sse request of a workflow step.
+type Send struct {
+	Kind string `json:"kind"`
+	// SendHTTP.
+	URL     string            `json:"url,omitempty"`
+	Method  string            `json:"method,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	// SendSSE.
+	Channel string          `json:"channel,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+func (s Send) validate() error {
+	switch s.Kind {
+	case SendHTTP:
+		if s.URL == "" {
+			return fmt.Errorf("%w: an http send needs a url", ErrDecode)
+		}
+		if !validToken(s.Method) {
+			return fmt.Errorf("%w: http send method %q is not valid", ErrDecode, s.Method)
+		}
+		return validateHeaders(s.Headers)
+	case SendSSE:
+		if len(s.Channel) > MaxEmitName {
+			return fmt.Errorf("%w: sse channel is longer than %d bytes", ErrDecode, MaxEmitName)
+		}
+		return nil
+	default:
+		return fmt.Errorf("%w: unknown send kind %q", ErrDecode, s.Kind)
+	}
 }

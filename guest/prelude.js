@@ -26,6 +26,7 @@
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
   const DEDUPE = ["unique", "greatest", "last"];
+  const MAX_SENDS = 100; // abi.MaxSends
   // HOST_ERRORS, KNOWN_TYPES, HOOKS and DEDUPE copy Go constants (package
   // abi's error codes, package component's prop types, hooks and dedupe
   // strategies); TestPreludeMatchesGo in package host checks them.
@@ -84,6 +85,11 @@
   };
 
   globalThis.process = { env: {} };
+  // Pipedream's code steps export defineComponent({...}); it only marks
+  // the definition.
+  globalThis.defineComponent = function defineComponent(d) {
+    return d;
+  };
 
   // ---- fetch (only when the host grants egress) ------------------------
   globalThis.fetch = async function (url, init) {
@@ -204,16 +210,17 @@
       loaded = module.exports;
       if (loaded && loaded.__esModule && loaded.default) loaded = loaded.default;
     }
-    checkDefinition(loaded);
+    checkDefinition(loaded, msg.step);
     return loaded;
   }
 
-  function checkDefinition(d) {
+  function checkDefinition(d, step) {
     if (d === null || typeof d !== "object") {
       throw new TypeError("the component must export an object (export default {...} or module.exports = {...})");
     }
-    if (typeof d.name !== "string" || d.name === "") throw new TypeError("the component needs a name (a non-empty string)");
-    if (typeof d.version !== "string" || d.version === "") throw new TypeError("the component needs a version (a non-empty string)");
+    if (step && d.type === "source") throw new TypeError("a workflow step must be an action or code step, and this component is a source");
+    if (!step && (typeof d.name !== "string" || d.name === "")) throw new TypeError("the component needs a name (a non-empty string)");
+    if (!step && (typeof d.version !== "string" || d.version === "")) throw new TypeError("the component needs a version (a non-empty string)");
     if (typeof d.run !== "function") throw new TypeError("the component needs a run method");
     if (d.type !== undefined && d.type !== "source" && d.type !== "action") {
       throw new TypeError('the component type must be "source" or "action", not ' + JSON.stringify(d.type));
@@ -265,9 +272,10 @@
   function describe(d) {
     const props = Object.entries(d.props || {}).map(([n, p]) => describeProp(n, p));
     const out = {
-      name: d.name,
-      version: d.version,
-      type: d.type || "source",
+      // A code step needs no name or version; it is named by its step.
+      name: typeof d.name === "string" && d.name !== "" ? d.name : "step",
+      version: typeof d.version === "string" && d.version !== "" ? d.version : "0.0.0",
+      type: d.type || (stepMode ? "action" : "source"),
       hooks: HOOKS.filter((h) => d.hooks && typeof d.hooks[h] === "function"),
       configurable_props: props,
       has_additional_props: typeof d.additionalProps === "function",
@@ -385,6 +393,74 @@
   let settled = true;
   let outcome = null;
   let exportsOut = null;
+  let sendsOut = null; // this call's $.send.http and $.send.sse requests
+  let stepMode = false; // loaded as a workflow step
+  let configuredProps = {};
+
+  function send(kind, x) {
+    if (x === null || typeof x !== "object") throw new TypeError("$.send." + kind + "() needs an object");
+    if (sendsOut.length >= MAX_SENDS) throw new RangeError("a step may call $.send.http and $.send.sse at most " + MAX_SENDS + " times");
+    let out;
+    if (kind === "http") {
+      if (typeof x.url !== "string" || x.url === "") throw new TypeError("$.send.http() needs a url");
+      out = { kind, url: x.url, method: String(x.method || "POST").toUpperCase() };
+      if (x.headers !== undefined) {
+        out.headers = {};
+        for (const [k, v] of Object.entries(x.headers)) out.headers[k] = String(v);
+      }
+      if (x.params !== undefined) {
+        const u = new URLish(out.url);
+        for (const [k, v] of Object.entries(x.params)) u.add(k, String(v));
+        out.url = u.toString();
+      }
+      if (x.data !== undefined) out.body = typeof x.data === "string" ? x.data : toJSON("the $.send.http data", x.data);
+    } else {
+      out = { kind, channel: x.channel === undefined ? "" : String(x.channel), payload: JSON.parse(toJSON("the $.send.sse payload", x.payload === undefined ? null : x.payload)) };
+    }
+    sendsOut.push(out);
+  }
+
+  // URLish appends query parameters to a URL without a URL global.
+  class URLish {
+    constructor(url) {
+      this.url = url;
+    }
+    add(k, v) {
+      const [base, hash] = this.url.split("#", 2);
+      const sep = base.includes("?") ? "&" : "?";
+      this.url = base + sep + encodeURIComponent(k) + "=" + encodeURIComponent(v) + (hash === undefined ? "" : "#" + hash);
+    }
+    toString() {
+      return this.url;
+    }
+  }
+
+  // evalTemplates returns the configured props with each {{...}}
+  // expression of a string value evaluated against steps: a value that is
+  // one expression takes the expression's value, any other string the
+  // text of each expression in its place.
+  function evalTemplates(templates, steps) {
+    const out = {};
+    const evalExpr = (prop, expr) => {
+      try {
+        return new Function("steps", "return (" + expr + ");")(steps);
+      } catch (e) {
+        throw new Error("prop " + prop + ": the expression {{" + expr + "}} failed: " + e.message);
+      }
+    };
+    for (const [name, v] of Object.entries(templates || {})) {
+      const whole = /^\s*\{\{([\s\S]*?)\}\}\s*$/.exec(v);
+      if (whole && !whole[1].includes("}}")) {
+        out[name] = evalExpr(name, whole[1]);
+        continue;
+      }
+      out[name] = v.replace(/\{\{([\s\S]*?)\}\}/g, (_, expr) => {
+        const r = evalExpr(name, expr);
+        return typeof r === "string" ? r : JSON.stringify(r);
+      });
+    }
+    return out;
+  }
 
   function makeDollar() {
     const exp = exportsOut; // this call's exports, even if used later
@@ -402,20 +478,33 @@
         emit(x) {
           emit(x && x.raw_event !== undefined ? x.raw_event : x);
         },
-        http() {
-          throw new Error("$.send.http is not supported by fount");
+        http(x) {
+          if (!stepMode) throw new Error("$.send.http is only available in workflow steps");
+          send("http", x);
         },
         email() {
-          throw new Error("$.send.email is not supported by fount");
+          throw new Error("$.send.email is not supported by fount: send mail with an action that calls your mail provider's API");
         },
         s3() {
-          throw new Error("$.send.s3 is not supported by fount");
+          throw new Error("$.send.s3 is not supported by fount: upload with an action that calls your storage provider's API");
         },
-        sse() {
-          throw new Error("$.send.sse is not supported by fount");
+        sse(x) {
+          if (!stepMode) throw new Error("$.send.sse is only available in workflow steps");
+          send("sse", x);
         },
       },
     };
+  }
+
+  // runStep runs a workflow step: its props' {{...}} expressions are
+  // evaluated against the steps so far, then run({ steps, $ }).
+  async function runStep(ev) {
+    const steps = ev.steps || {};
+    let on = self;
+    if (ev.templates && Object.keys(ev.templates).length > 0) {
+      on = buildThis(def, Object.assign({}, configuredProps, evalTemplates(ev.templates, steps)));
+    }
+    return await def.run.call(on, { steps, $: makeDollar() });
   }
 
   function needLoaded() {
@@ -425,14 +514,17 @@
   async function perform(msg) {
     switch (msg.op) {
       case "load":
+        stepMode = !!msg.step;
         def = loadDefinition(msg);
         process.env = Object.freeze(Object.assign({}, msg.env || {}));
-        self = buildThis(def, msg.props || {});
+        configuredProps = msg.props || {};
+        self = buildThis(def, configuredProps);
         return describe(def);
       case "introspect":
         return describe(loadDefinition(msg));
       case "run":
         needLoaded();
+        if (stepMode) return await runStep(msg.event || {});
         if (def.type === "action") return await def.run.call(self, { $: makeDollar(), steps: (msg.event && msg.event.steps) || {} });
         return await def.run.call(self, msg.event === undefined ? {} : msg.event);
       case "hook": {
@@ -481,6 +573,7 @@
     settled = false;
     outcome = null;
     exportsOut = {};
+    sendsOut = [];
     if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
     perform(msg).then(
       (value) => finish({ ok: true, value }, seq),
@@ -520,6 +613,7 @@
     if (timers.size > 0) o.dropped = timers.size;
     timers = new Map();
     if (Object.keys(exportsOut || {}).length > 0) o.exports = exportsOut;
+    if (sendsOut && sendsOut.length > 0) o.sends = sendsOut;
     try {
       return JSON.stringify(o);
     } catch (e) {

@@ -47,7 +47,7 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 	}
 	call := abi.Call{
 		Op: abi.OpLoad, Code: spec.Code, Filename: spec.Filename, Format: format, Modules: spec.Modules,
-		Props: props, Env: map[string]string{"PD_COMPONENT": spec.ID},
+		Props: props, Env: map[string]string{"PD_COMPONENT": spec.ID}, Step: spec.Step,
 	}
 	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *Source) Invoke(ctx context.Context, req sandbox.Request, caps sandbox.C
 		return nil, err
 	}
 	return &sandbox.Outcome{
-		Value: res.Value, Exports: res.Exports, Exit: res.Exit,
+		Value: res.Value, Exports: res.Exports, Exit: res.Exit, Sends: res.Sends,
 		DroppedTimers: res.Dropped, Duration: time.Since(start),
 	}, nil
 }

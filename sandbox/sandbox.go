@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 )
 
@@ -52,6 +53,8 @@ type Spec struct {
 	// Props are the configured props, a JSON object keyed by prop name,
 	// secrets in clear.
 	Props json.RawMessage
+	// Step loads the component as a workflow step (see abi.Call.Step).
+	Step bool
 	// Format is the entry's module format, as introspection found it
 	// (component.Metadata.Format); empty makes the sandbox parse the code
 	// to find out.
@@ -74,6 +77,7 @@ type Outcome struct {
 	Value         json.RawMessage            // the JSON return value, if any
 	Exports       map[string]json.RawMessage // action $.export(name, value)
 	Exit          *string                    // action $.flow.exit(reason)
+	Sends         []abi.Send                 // a workflow step's $.send.http and $.send.sse
 	DroppedTimers int                        // timers still pending when the call settled
 	Duration      time.Duration              // wall-clock time inside the guest
 }

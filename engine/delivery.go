@@ -17,6 +17,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/egress"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -191,7 +192,7 @@ func (d *deliverer) retire(now time.Time) {
 // is at its cap, which was not known before the webhook was read. The
 // error is the store's, reading the webhook.
 func (d *deliverer) start(ctx context.Context, now time.Time, dl store.Delivery) error {
-	hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
+	hook, err := d.listener(ctx, dl)
 	found := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -216,6 +217,23 @@ func (d *deliverer) start(ctx context.Context, now time.Time, dl store.Delivery)
 		o = d.attempt(ctx, dl, hook, found)
 	}()
 	return nil
+}
+
+// listener is the webhook a delivery goes to. A workflow's $.send.http
+// goes to the URL of its request, as a webhook of the workflow that is
+// never inactive: the send was made while the workflow ran.
+func (d *deliverer) listener(ctx context.Context, dl store.Delivery) (store.Webhook, error) {
+	if !ids.Is(dl.ListenerID, ids.Workflow) {
+		return d.store.GetWebhook(ctx, dl.ListenerID)
+	}
+	wf, err := d.store.GetWorkflow(ctx, dl.ListenerID)
+	if err != nil {
+		return store.Webhook{}, err
+	}
+	if dl.Request == nil {
+		return store.Webhook{}, fmt.Errorf("engine: delivery %s to workflow %s has no request: %w", dl.ID, wf.ID, store.ErrNotFound)
+	}
+	return store.Webhook{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, URL: dl.Request.URL, Active: true}, nil
 }
 
 // attempt makes one attempt and records it: delivered on 2xx, otherwise a
@@ -285,6 +303,9 @@ func webhookSender(fetch deliveryFetch) deliverySender {
 		if fetch == nil {
 			return 0, errors.New("the server has no egress policy for webhooks")
 		}
+		if dl.Request != nil {
+			return sendRequest(ctx, fetch, *dl.Request)
+		}
 		ts := strconv.FormatInt(at.Unix(), 10)
 		sig, err := Sign(hook.SigningSecret, dl.ID, ts, dl.Payload)
 		if err != nil {
@@ -305,6 +326,27 @@ func webhookSender(fetch deliveryFetch) deliverySender {
 		}
 		return res.Status, nil
 	}
+}
+
+// sendRequest makes a workflow's $.send.http request as it was given,
+// 10 s at most.
+func sendRequest(ctx context.Context, fetch deliveryFetch, req store.DeliveryRequest) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	headers := map[string]string{"User-Agent": "fount-workflows"}
+	typed := false
+	for k, v := range req.Headers {
+		headers[k] = v
+		typed = typed || strings.EqualFold(k, "Content-Type")
+	}
+	if !typed && req.Body != "" {
+		headers["Content-Type"] = "application/json"
+	}
+	res, err := fetch(ctx, abi.FetchRequest{URL: req.URL, Method: req.Method, Headers: headers, Body: req.Body})
+	if err != nil {
+		return 0, err
+	}
+	return res.Status, nil
 }
 
 // Sign computes the Standard Webhooks signature header value, "v1,<base64

@@ -12,6 +12,7 @@ type endpoint struct {
 	account        string // whose quota its runs count against
 	prop           string
 	customResponse bool
+	workflow       bool // a workflow's HTTP trigger
 }
 
 // endpointRegistry maps the endpoint tokens of active sources to their

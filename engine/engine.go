@@ -59,6 +59,13 @@ type Config struct {
 	// Limits are the sandbox limits of every run and hook; zero fields
 	// take the sandbox's defaults.
 	Limits sandbox.Limits
+	// ExecutionTimeout bounds a workflow execution, all its steps
+	// together; each step is also bounded by Limits.Timeout. Default 5
+	// minutes.
+	ExecutionTimeout time.Duration
+	// ExecutionsKept is how many executions each workflow keeps. Default
+	// 100.
+	ExecutionsKept int
 	// QuotaInvocations and QuotaComputeMs are the daily quotas of free
 	// accounts. Defaults DefaultQuotaInvocations and DefaultQuotaComputeMs.
 	QuotaInvocations int64
@@ -103,6 +110,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RetryBase <= 0 {
 		c.RetryBase = time.Second
 	}
+	if c.ExecutionTimeout <= 0 {
+		c.ExecutionTimeout = 5 * time.Minute
+	}
+	if c.ExecutionsKept <= 0 {
+		c.ExecutionsKept = 100
+	}
 	if c.QuotaInvocations <= 0 {
 		c.QuotaInvocations = DefaultQuotaInvocations
 	}
@@ -127,6 +140,7 @@ type Engine struct {
 	sandbox sandbox.Sandbox
 
 	live      *liveSet
+	flows     *flowSet
 	endpoints *endpointRegistry
 	timers    *timerSet
 	waiters   *waiterSet
@@ -151,7 +165,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
+		live: newLiveSet(), flows: newFlowSet(), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
 		quotas: newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 	}
 	e.timers = newTimerSet(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
@@ -205,6 +219,13 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 		}
 		e.startTriggers(src, &comp.Metadata)
 	}
+	flows, err := e.queues.AllWorkflows(ctx)
+	if err != nil {
+		return err
+	}
+	for _, wf := range flows {
+		e.startWorkflowTriggers(wf)
+	}
 	if err := e.loadDelayed(ctx, sources); err != nil {
 		return err
 	}
@@ -244,6 +265,7 @@ func (e *Engine) Stop() {
 	e.deliverer.Stop()
 	e.waiters.Stop()
 	e.live.closeAll()
+	e.flows.closeAll()
 }
 
 // beginOp admits a lifecycle operation or manual run, which Stop waits

@@ -37,7 +37,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	token, sub, _ := strings.Cut(rest, "/")
 	ep, ok := e.endpoints.lookup(component.EndpointToken(token))
 	if !ok || token == "" {
-		ingressError(w, http.StatusNotFound, "no active source has this endpoint")
+		ingressError(w, http.StatusNotFound, "no active source or workflow has this endpoint")
 		return
 	}
 	if r.Method == http.MethodOptions {
@@ -98,10 +98,13 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"success":true}`+"\n")
 		return
 	}
-	e.awaitResponse(w, r, wt)
+	e.awaitResponse(w, r, wt, ep.workflow)
 }
 
-func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waiter) {
+// awaitResponse answers a request with its run's respond(). A workflow's
+// execution that ends without $.respond() answers 502: the workflow,
+// acting as the origin, gave no response.
+func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waiter, workflow bool) {
 	timeout := make(chan struct{})
 	t := e.clock.AfterFunc(e.cfg.RespondTimeout, func() { close(timeout) })
 	defer t.Stop()
@@ -119,10 +122,18 @@ func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waite
 		case <-wt.released:
 			ingressError(w, http.StatusServiceUnavailable, "the server is shutting down; the request is queued and will run, but its response cannot be waited for")
 		default:
-			ingressError(w, http.StatusInternalServerError, "the source's run ended without calling respond()")
+			if workflow {
+				ingressError(w, http.StatusBadGateway, "the workflow's execution ended without calling $.respond(); see its executions for why")
+			} else {
+				ingressError(w, http.StatusInternalServerError, "the source's run ended without calling respond()")
+			}
 		}
 	case <-timeout:
-		ingressError(w, http.StatusGatewayTimeout, "the source did not call respond() in time")
+		if workflow {
+			ingressError(w, http.StatusGatewayTimeout, "the workflow did not call $.respond() in time")
+		} else {
+			ingressError(w, http.StatusGatewayTimeout, "the source did not call respond() in time")
+		}
 	case <-r.Context().Done():
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -17,6 +18,13 @@ var ErrQuota = errQuota
 // quota). A source that cannot be found is scheduled under "", and its
 // drain finds it gone.
 func (e *Engine) accountOf(sourceID string) string {
+	if ids.Is(sourceID, ids.Workflow) {
+		wf, err := e.store.GetWorkflow(context.Background(), sourceID)
+		if err != nil {
+			return ""
+		}
+		return wf.UserID
+	}
 	if l := e.live.get(sourceID); l != nil {
 		return l.src.UserID
 	}

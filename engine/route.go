@@ -92,7 +92,7 @@ func (r *router) route(ev store.Event, hops int) store.Routed {
 	for _, id := range r.listeners(ev.Name) {
 		kind, _ := ids.Of(id)
 		switch kind {
-		case ids.Source:
+		case ids.Source, ids.Workflow:
 			if hops+1 > r.maxHops {
 				continue // a loop: the commit reports it on $errors
 			}
@@ -101,11 +101,6 @@ func (r *router) route(ev store.Event, hops int) store.Routed {
 		case ids.Webhook:
 			out.Deliveries = append(out.Deliveries, store.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 			r.delivered = true
-		case ids.Workflow:
-			// Workflows come in a later issue: the delivery waits in the
-			// queue, never due until a workflow runner takes it.
-			out.Deliveries = append(out.Deliveries, store.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name,
-				Payload: deliveryPayload(ev), NextAttemptMs: math.MaxInt64})
 		}
 	}
 	return out
@@ -133,7 +128,7 @@ func deliveryPayload(ev store.Event) json.RawMessage {
 func (r *router) wouldLoop(events []store.Event) bool {
 	for _, ev := range events {
 		for _, id := range r.listeners(ev.Name) {
-			if ids.Is(id, ids.Source) {
+			if ids.Is(id, ids.Source) || ids.Is(id, ids.Workflow) {
 				return true
 			}
 		}

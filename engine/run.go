@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -49,7 +50,11 @@ var errSwapped = errors.New("engine: the source was updated or deleted during th
 // invocations queued and retries the source after retryDelay.
 func (e *Engine) drain(ctx context.Context, sourceID string) {
 	invs, err := e.queues.PendingInvocations(ctx, sourceID, batchSize)
-	if err == nil && len(invs) > 0 {
+	switch {
+	case err != nil || len(invs) == 0:
+	case ids.Is(sourceID, ids.Workflow):
+		err = e.processFlowBatch(ctx, sourceID, invs)
+	default:
 		err = e.processBatch(ctx, sourceID, invs)
 	}
 	switch {

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/secret"
 )
 
@@ -19,9 +21,39 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 	1: migrateSourcesToTypedProps,
 	2: migrateDueIndexByListener,
 	3: indexComponents,
-	// Version 5 adds the buckets of workflows and executions, which
-	// OpenBolt creates; nothing stored changes.
-	4: func(*bolt.Tx) error { return nil },
+	4: settleWorkflowDeliveries,
+}
+
+// settleWorkflowDeliveries moves a version 4 file to version 5, which adds
+// the buckets of workflows and executions (OpenBolt creates them). Before
+// version 5 an event routed to a workflow listener (p_...) was queued as
+// a delivery never due, waiting for workflows to exist. No workflow
+// existed then, so no p_ listener can ever take them: each is settled
+// failed, saying so, which frees the listener's backlog.
+func settleWorkflowDeliveries(tx *bolt.Tx) error {
+	keys, _ := scanPrefix(tx.Bucket(bucketDeliveryDue), nil)
+	for _, k := range keys {
+		listener, _, seq, err := splitDueKey(k)
+		if err != nil {
+			return err
+		}
+		if !strings.HasPrefix(listener, string(ids.Workflow)) {
+			continue
+		}
+		d, err := getDelivery(tx, seq)
+		if err != nil {
+			return err
+		}
+		if err := removeDelivery(tx, seq, d); err != nil {
+			return err
+		}
+		d.Status = DeliveryFailed
+		d.Attempts = append(d.Attempts, Attempt{AtMs: d.CreatedAtMs, Error: "no workflow has this id: the event was routed before workflows existed"})
+		if err := putDelivery(tx, seq, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // migrateSourcesToTypedProps moves version 1 sources to version 2:

@@ -23,16 +23,27 @@ type Invocation struct {
 
 // Delivery is one event on its way to a webhook or workflow listener.
 type Delivery struct {
-	ID            string          `json:"id"` // assigned by the store
-	ListenerID    string          `json:"listener_id"`
-	EmitterID     string          `json:"emitter_id"`
-	EventID       string          `json:"event_id"`
-	Channel       string          `json:"channel"`
-	Payload       json.RawMessage `json:"payload"` // the body to send
-	Status        string          `json:"status"`  // DeliveryPending, DeliveryDelivered, DeliveryFailed
-	Attempts      []Attempt       `json:"attempts"`
-	NextAttemptMs int64           `json:"next_attempt_ms"`
-	CreatedAtMs   int64           `json:"created_at_ms"`
+	ID         string          `json:"id"` // assigned by the store
+	ListenerID string          `json:"listener_id"`
+	EmitterID  string          `json:"emitter_id"`
+	EventID    string          `json:"event_id"`
+	Channel    string          `json:"channel"`
+	Payload    json.RawMessage `json:"payload"` // the body to send
+	// Request, when set, is a workflow's $.send.http: sent as it is, not
+	// signed, instead of Payload.
+	Request       *DeliveryRequest `json:"request,omitempty"`
+	Status        string           `json:"status"` // DeliveryPending, DeliveryDelivered, DeliveryFailed
+	Attempts      []Attempt        `json:"attempts"`
+	NextAttemptMs int64            `json:"next_attempt_ms"`
+	CreatedAtMs   int64            `json:"created_at_ms"`
+}
+
+// DeliveryRequest is the HTTP request of a workflow's $.send.http.
+type DeliveryRequest struct {
+	Method  string            `json:"method"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
 }
 
 // Delivery states.

@@ -1,0 +1,484 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/store"
+)
+
+// Caps of what an execution record keeps, so that a workflow's kept
+// executions stay small whatever its steps return or print.
+const (
+	maxRecordedValue   = 16 << 10  // a $return_value, an export, the trigger event
+	maxRecordedLogs    = 100       // console lines per step
+	maxRecordedLogLine = 1 << 10   // bytes of one console line
+	maxExecutionRecord = 512 << 10 // the whole record; past it, values and logs go
+)
+
+// platformVersion is original_context.platform_version: the version of
+// the execution context fount gives steps.
+const platformVersion = "fount-1"
+
+// channelSSE names, in the live event stream only, a message of
+// $.send.sse: its EmitID carries the SSE channel. It is never stored.
+const channelSSE = "$sse"
+
+// liveFlow is a workflow with its steps loaded, one sandbox source per
+// step, none shared with another workflow.
+type liveFlow struct {
+	wf        store.Workflow
+	boxes     []sandbox.Source
+	templates []map[string]string // per step: the props evaluated at each execution
+}
+
+func (lf *liveFlow) close(ctx context.Context) {
+	for _, b := range lf.boxes {
+		b.Close(ctx)
+	}
+}
+
+// flowSet holds the loaded workflows. A load that a delete overtook is
+// not kept (gen).
+type flowSet struct {
+	mu    sync.Mutex
+	flows map[string]*liveFlow
+	gen   uint64 // bumped by every forget
+}
+
+func newFlowSet() *flowSet { return &flowSet{flows: map[string]*liveFlow{}} }
+
+// get returns the loaded version of wf, or nil.
+func (s *flowSet) get(wf store.Workflow) *liveFlow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lf := s.flows[wf.ID]
+	if lf == nil || lf.wf.Version != wf.Version || lf.wf.UpdatedAt != wf.UpdatedAt {
+		return nil
+	}
+	return lf
+}
+
+// generation is the value put needs to keep a load begun now.
+func (s *flowSet) generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// put keeps lf unless a forget came after gen, and closes the version it
+// replaces. It reports whether lf was kept.
+func (s *flowSet) put(lf *liveFlow, gen uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return false
+	}
+	if old := s.flows[lf.wf.ID]; old != nil && old != lf {
+		old.close(context.Background())
+	}
+	s.flows[lf.wf.ID] = lf
+	return true
+}
+
+// forget closes and drops a workflow's loaded steps.
+func (s *flowSet) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	if lf := s.flows[id]; lf != nil {
+		lf.close(context.Background())
+		delete(s.flows, id)
+	}
+}
+
+func (s *flowSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	for id, lf := range s.flows {
+		lf.close(context.Background())
+		delete(s.flows, id)
+	}
+}
+
+// loadFlow returns wf with its steps loaded; release must be called when
+// the batch is done with it (it closes a load that was not kept).
+func (e *Engine) loadFlow(ctx context.Context, wf store.Workflow) (lf *liveFlow, release func(), err error) {
+	if lf := e.flows.get(wf); lf != nil {
+		return lf, func() {}, nil
+	}
+	gen := e.flows.generation()
+	lf = &liveFlow{wf: wf}
+	for _, step := range wf.Steps {
+		static, templates, err := e.stepTemplates(wf, step)
+		if err != nil {
+			lf.close(ctx)
+			return nil, nil, err
+		}
+		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.Code, Filename: step.Filename, Modules: step.Modules,
+			Props: static, Format: step.Metadata.Format, Step: true})
+		if err != nil {
+			lf.close(ctx)
+			return nil, nil, fmt.Errorf("step %q: %w", step.Name, codeError(err))
+		}
+		lf.boxes = append(lf.boxes, box)
+		lf.templates = append(lf.templates, templates)
+	}
+	if e.flows.put(lf, gen) {
+		return lf, func() {}, nil
+	}
+	return lf, func() { lf.close(context.WithoutCancel(ctx)) }, nil
+}
+
+// flowSource is the emitter form of a workflow, for routing its events.
+func flowSource(wf store.Workflow) store.Source {
+	return store.Source{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug,
+		Active: wf.Active, CreatedAt: wf.CreatedAt, Order: wf.Order}
+}
+
+// processFlowBatch runs queued executions of a workflow in order and
+// commits them, as processBatch does for a source.
+func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.Invocation) error {
+	waiters := make([]*waiter, len(invs))
+	for i, inv := range invs {
+		waiters[i] = e.waiters.take(inv.ReplyTo)
+	}
+	defer func() {
+		for _, w := range waiters {
+			w.finish()
+		}
+	}()
+	wf, err := e.store.GetWorkflow(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		e.flows.forget(id)
+		runs := make([]store.CompletedRun, len(invs)) // the workflow is gone: drop its work
+		for i, inv := range invs {
+			runs[i] = store.CompletedRun{Invocation: inv}
+		}
+		_, err = e.queues.CompleteRuns(ctx, runs)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	today := day(e.clock.Now())
+	over, err := e.quotas.over(ctx, wf.UserID, today)
+	if err != nil {
+		return err
+	}
+	lf, release, loadErr := e.loadFlow(ctx, wf)
+	if loadErr != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if loadErr == nil {
+		defer release()
+	}
+	runs := make([]store.CompletedRun, 0, len(invs))
+	var sse []store.Event
+	held := 0
+	for i, inv := range invs {
+		var x execution
+		switch {
+		case !wf.Active && inv.Kind != kindManual:
+			runs = append(runs, store.CompletedRun{Invocation: inv}) // queued before it was switched off
+			continue
+		case over:
+			x = e.failedExecution(wf, inv, "", errQuota)
+		case loadErr != nil:
+			e.log.Warn("workflow failed to load", "workflow", id, "err", loadErr)
+			x = e.failedExecution(wf, inv, "", loadErr)
+		default:
+			if x, err = e.execute(ctx, lf, inv, waiters[i]); err != nil {
+				if cerr := e.commit(context.WithoutCancel(ctx), flowSource(wf), runs); cerr != nil {
+					return cerr
+				}
+				return err
+			}
+		}
+		x.commit.UsageAccount, x.commit.UsageDay = wf.UserID, today
+		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: x.commit})
+		sse = append(sse, x.sse...)
+		if held += commitBytes(x.commit); held >= maxBatchBytes {
+			if err := e.commit(ctx, flowSource(wf), runs); err != nil {
+				return err
+			}
+			runs, held = runs[:0], 0
+		}
+	}
+	err = e.commit(ctx, flowSource(wf), runs)
+	e.events.publish(sse...)
+	return err
+}
+
+// execution is what running one invocation of a workflow produced.
+type execution struct {
+	commit store.RunCommit
+	sse    []store.Event // $.send.sse messages, published after the commit
+}
+
+// execute runs a workflow's steps on one trigger event. A step that
+// throws, times out or runs out of memory ends the execution with an
+// $errors event; $.flow.exit ends it early. The error returned is the
+// engine's (stopping, or the workflow replaced), not the steps'.
+func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation, w *waiter) (execution, error) {
+	wf := lf.wf
+	start := e.clock.Now()
+	rec := &store.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+		StartedAtMs: start.UnixMilli(), Status: store.ExecutionSuccess}
+	context := triggerContext(wf, inv, rec.ID, start)
+	steps := map[string]json.RawMessage{}
+	steps[stepTrigger], _ = json.Marshal(map[string]any{"event": rawOrEmpty(inv.Event), "context": context})
+	c := &collector{channels: e.channelBudget(wf.ID)}
+	var out execution
+	deadline := start.Add(e.cfg.ExecutionTimeout)
+	var failure error
+	failedStep := ""
+	for i, step := range wf.Steps {
+		sx, res, err := e.runStep(ctx, lf, i, steps, c, w, deadline)
+		if err != nil {
+			return execution{}, err
+		}
+		rec.Steps = append(rec.Steps, sx)
+		if res.err != nil {
+			rec.Status, failure, failedStep = store.ExecutionError, res.err, step.Name
+			break
+		}
+		for _, s := range res.sends {
+			switch s.Kind {
+			case abi.SendHTTP:
+				out.commit.Deliveries = append(out.commit.Deliveries, store.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
+					Request: &store.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
+			case abi.SendSSE:
+				out.sse = append(out.sse, store.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
+			}
+		}
+		if res.exit != nil {
+			rec.Status, rec.ExitReason = store.ExecutionExited, *res.exit
+			break
+		}
+		steps[step.Name] = res.data
+	}
+	rec.DurationMs = e.clock.Now().Sub(start).Milliseconds()
+	events, err := emitEvents(c.emits, e.clock.Now())
+	if err != nil && failure == nil {
+		rec.Status, failure = store.ExecutionError, err
+	}
+	if failure != nil {
+		events = append(events[:0:0], flowErrorEvent(failure, failedStep, inv, context, e.clock.Now()))
+		out.sse = nil
+		out.commit.Deliveries = nil
+	}
+	capExecution(rec)
+	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept
+	out.commit.Execution, out.commit.ExecutionsKept = rec, e.cfg.ExecutionsKept
+	out.commit.Invocations, out.commit.ComputeMs = 1, max(1, rec.DurationMs)
+	return out, nil
+}
+
+// stepResult is what one step gave the execution.
+type stepResult struct {
+	data  json.RawMessage // steps.<name>: $return_value and exports
+	exit  *string
+	sends []abi.Send
+	err   error // the step failed
+}
+
+// runStep runs step i of lf and records it.
+func (e *Engine) runStep(ctx context.Context, lf *liveFlow, i int, steps map[string]json.RawMessage, c *collector, w *waiter, deadline time.Time) (store.StepExecution, stepResult, error) {
+	step := lf.wf.Steps[i]
+	sx := store.StepExecution{Name: step.Name, Status: store.ExecutionSuccess}
+	limits := e.cfg.Limits
+	remaining := deadline.Sub(e.clock.Now())
+	if remaining <= 0 {
+		err := fmt.Errorf("%w: the execution ran past its time limit of %s before this step", sandbox.ErrTimeout, e.cfg.ExecutionTimeout)
+		sx.Status, sx.Error = store.ExecutionError, stepError(err)
+		return sx, stepResult{err: err}, nil
+	}
+	if limits.Timeout <= 0 || limits.Timeout > remaining {
+		limits.Timeout = remaining
+	}
+	ev, _ := json.Marshal(map[string]any{"steps": steps, "templates": lf.templates[i]})
+	logs := &stepLogs{}
+	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: sourceDB{e.store, lf.wf.ID}, Auth: noAuth{}}
+	if e.cfg.Egress != nil {
+		caps.Egress = e.cfg.Egress
+	}
+	if w != nil {
+		caps.Respond = w
+	}
+	start := e.clock.Now()
+	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
+	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
+	sx.Logs = logs.lines
+	switch {
+	case ctx.Err() != nil:
+		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
+	case errors.Is(err, sandbox.ErrClosed):
+		return sx, stepResult{}, errSwapped
+	case err != nil:
+		sx.Status, sx.Error = store.ExecutionError, stepError(err)
+		return sx, stepResult{err: err}, nil
+	}
+	sx.ReturnValue = capValue(o.Value)
+	sx.Exports = map[string]json.RawMessage{}
+	data := map[string]json.RawMessage{}
+	for name, v := range o.Exports {
+		if name == "$summary" {
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				s = string(v)
+			}
+			sx.Summary = capText(s, maxRecordedLogLine)
+			continue
+		}
+		sx.Exports[name] = capValue(v)
+		data[name] = v
+	}
+	if len(sx.Exports) == 0 {
+		sx.Exports = nil
+	}
+	if len(o.Value) > 0 {
+		data["$return_value"] = o.Value
+	}
+	res := stepResult{exit: o.Exit, sends: o.Sends}
+	if o.Exit != nil {
+		sx.Status = store.ExecutionExited
+	}
+	res.data, _ = json.Marshal(data)
+	return sx, res, nil
+}
+
+// stepLogs keeps a step's console lines within the record's caps.
+type stepLogs struct {
+	mu    sync.Mutex
+	lines []store.StepLog
+}
+
+func (l *stepLogs) Log(_ context.Context, e sandbox.LogEntry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < maxRecordedLogs {
+		l.lines = append(l.lines, store.StepLog{AtMs: e.Time.UnixMilli(), Level: e.Level, Text: capText(e.Text, maxRecordedLogLine)})
+	}
+	return nil
+}
+
+// stepError describes a step's failure for its record.
+func stepError(err error) *store.StepError {
+	name, message, stack := errorParts(err)
+	return &store.StepError{Name: name, Message: capText(message, maxErrorMessage), Stack: capText(stack, maxErrorStack)}
+}
+
+// errorParts are the name, message and stack of a run's failure.
+func errorParts(err error) (name, message, stack string) {
+	var se *sandbox.ScriptError
+	var ce *CodeError
+	switch {
+	case errors.As(err, &se):
+		return se.Name, se.Message, se.Stack
+	case errors.As(err, &ce):
+		return ce.Name, ce.Message, ""
+	case errors.Is(err, sandbox.ErrTimeout):
+		return "TimeoutError", "the step did not finish within its time limit", ""
+	case errors.Is(err, sandbox.ErrOutOfMemory):
+		return "OutOfMemoryError", "the step ran out of memory", ""
+	}
+	return "Error", err.Error(), ""
+}
+
+// failedExecution records an execution that could not run its steps:
+// the workflow cannot be loaded, or its account is over its quota.
+func (e *Engine) failedExecution(wf store.Workflow, inv store.Invocation, step string, err error) execution {
+	now := e.clock.Now()
+	rec := &store.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+		StartedAtMs: now.UnixMilli(), Status: store.ExecutionError}
+	ctx := triggerContext(wf, inv, rec.ID, now)
+	return execution{commit: store.RunCommit{
+		Events: []store.Event{flowErrorEvent(err, step, inv, ctx, now)}, Keep: e.cfg.EventsKept,
+		Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept,
+	}}
+}
+
+// triggerContext is steps.trigger.context, and original_context of an
+// $errors event.
+func triggerContext(wf store.Workflow, inv store.Invocation, executionID string, at time.Time) map[string]any {
+	return map[string]any{
+		"id": executionID, "ts": at.UTC().Format(time.RFC3339Nano), "workflow_id": wf.ID,
+		"deployment_id": wf.ID + "-" + strconv.FormatUint(wf.Version, 10), "source_type": sourceType(inv.Kind),
+		"verified": false, "owner_id": wf.OwnerID, "platform_version": platformVersion,
+	}
+}
+
+// sourceType names what triggered an execution, as original_context
+// does.
+func sourceType(kind string) string {
+	switch kind {
+	case kindHTTP:
+		return "HTTP"
+	case kindTimer:
+		return "TIMER"
+	case kindEvent:
+		return "COMPONENT"
+	}
+	return "MANUAL"
+}
+
+// flowErrorEvent is the $errors event of a failed execution, in the
+// specification's shape: original_event, original_context, and error
+// with code, cellId (the failed step), ts and stack.
+func flowErrorEvent(err error, step string, inv store.Invocation, context map[string]any, at time.Time) store.Event {
+	name, message, stack := errorParts(err)
+	if errors.Is(err, errQuota) {
+		name = "QuotaExceeded"
+	}
+	desc := map[string]any{
+		"code": capText(name, maxErrorName), "cellId": step, "ts": at.UTC().Format(time.RFC3339Nano),
+		"stack": capText(stack, maxErrorStack), "name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage),
+	}
+	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(inv.Event), maxOriginalEvent), "original_context": context, "error": desc})
+	summary := name + ": " + message
+	if step != "" {
+		summary = "step " + step + ": " + summary
+	}
+	return store.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(summary, 120), Data: data}
+}
+
+// rawOrEmpty is raw, or {} when there is none.
+func rawOrEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// capValue is raw within maxRecordedValue, or a marker of its size.
+func capValue(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= maxRecordedValue {
+		return raw
+	}
+	return json.RawMessage(`{"truncated":true,"bytes":` + strconv.Itoa(len(raw)) + `}`)
+}
+
+// capExecution drops the values and logs of a record that is still over
+// maxExecutionRecord with each value capped (many steps, many exports).
+func capExecution(rec *store.Execution) {
+	if b, _ := json.Marshal(rec); len(b) <= maxExecutionRecord {
+		return
+	}
+	rec.Truncated = true
+	for i := range rec.Steps {
+		s := &rec.Steps[i]
+		if s.ReturnValue != nil || s.Exports != nil || s.Logs != nil {
+			s.Truncated = true
+		}
+		s.ReturnValue, s.Exports, s.Logs = nil, nil, nil
+	}
+}

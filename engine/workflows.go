@@ -1,0 +1,436 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/secret"
+	"github.com/fount-dev/fount/store"
+)
+
+// Limits of a workflow definition.
+const (
+	MaxSteps       = 50
+	maxStepNameLen = 64
+)
+
+// stepTrigger is the reserved name of the trigger in steps.*.
+const stepTrigger = "trigger"
+
+// stepName is what a step may be called: it is read as steps.<name>.
+var stepName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// WorkflowRequest asks for a new workflow, or a new version of one.
+type WorkflowRequest struct {
+	OwnerID string // the user or organization that owns it
+	UserID  string // who deploys it; its executions count against this user's quota
+	Name    string
+	Active  bool
+	Trigger TriggerRequest
+	Steps   []StepRequest
+}
+
+// TriggerRequest is a workflow's trigger as the user gave it.
+type TriggerRequest struct {
+	Type string // store.TriggerHTTP, TriggerTimer, TriggerSource or TriggerManual
+	// HTTP: the workflow answers the request itself with $.respond().
+	Respond bool
+	// Timer: {"intervalSeconds": n} or {"cron": "..."}.
+	Timer json.RawMessage
+	// Source: the emitter (an id, or a glob dc_* or p_*) and channel.
+	EmitterID string
+	EventName string
+}
+
+// StepRequest is one step as the user gave it: bundled code and props.
+type StepRequest struct {
+	Name     string
+	Kind     string // store.StepCode or store.StepAction
+	Key      string // an action's registry key, when deployed by key
+	Code     string
+	Filename string
+	Modules  map[string]string
+	Props    map[string]json.RawMessage
+}
+
+// WorkflowError is a workflow definition that cannot be deployed. Step
+// names the step at fault ("" for the workflow itself).
+type WorkflowError struct {
+	Step   string
+	Reason string
+}
+
+func (e *WorkflowError) Error() string {
+	if e.Step == "" {
+		return e.Reason
+	}
+	return fmt.Sprintf("step %q: %s", e.Step, e.Reason)
+}
+
+// stepErr is a *WorkflowError of step.
+func stepErr(step, format string, args ...any) *WorkflowError {
+	return &WorkflowError{Step: step, Reason: fmt.Sprintf(format, args...)}
+}
+
+// DeployWorkflow validates a definition, loads every step in the sandbox
+// (which checks its code and describes its props), stores the workflow
+// and brings its trigger up. Nothing is stored when a step is at fault:
+// a *WorkflowError names it.
+func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (store.Workflow, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	defer end()
+	now := e.clock.Now().Unix()
+	wf := store.Workflow{ID: ids.New(ids.Workflow), OwnerID: req.OwnerID, UserID: req.UserID, CreatedAt: now}
+	sub, err := e.prepareWorkflow(ctx, &wf, req, nil)
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	unlock := e.lifecycle.lock(wf.ID)
+	defer unlock()
+	stored, err := e.store.CreateWorkflow(ctx, wf, sub)
+	if err != nil {
+		return store.Workflow{}, workflowStoreError(err, wf.NameSlug)
+	}
+	e.startWorkflowTriggers(stored)
+	return stored, nil
+}
+
+// UpdateWorkflow replaces a workflow's definition (its id, endpoint and
+// creation stay) and swaps its trigger. Executions already queued run
+// with the new steps.
+func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequest) (store.Workflow, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	old, err := e.store.GetWorkflow(ctx, id)
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	wf := old
+	wf.UserID = req.UserID
+	sub, err := e.prepareWorkflow(ctx, &wf, req, &old)
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	stored, err := e.store.UpdateWorkflow(ctx, wf, sub)
+	if err != nil {
+		return store.Workflow{}, workflowStoreError(err, wf.NameSlug)
+	}
+	e.stopTriggers(id)
+	e.startWorkflowTriggers(stored)
+	e.workers.kick(id) // queued executions pick up the new version
+	return stored, nil
+}
+
+// DeleteWorkflow stops a workflow's trigger and deletes it with its
+// events, executions and queued work.
+func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
+	end, err := e.beginOp()
+	if err != nil {
+		return err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	if err := e.store.DeleteWorkflow(ctx, id); err != nil {
+		return err
+	}
+	e.stopTriggers(id)
+	e.flows.forget(id)
+	return nil
+}
+
+// RunWorkflow queues a manual execution with event as the trigger event
+// ({} when empty) and returns the id its execution will have.
+func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessage) (string, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return "", err
+	}
+	defer end()
+	if len(event) == 0 {
+		event = json.RawMessage("{}")
+	}
+	inv, err := e.queues.EnqueueInvocation(ctx, store.Invocation{SourceID: id, Kind: kindManual, Event: event})
+	if err != nil {
+		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
+	}
+	e.workers.kick(id)
+	return store.ExecutionID(id, inv.ID), nil
+}
+
+// workflowStoreError maps a failed workflow write to what the caller
+// should hear.
+func workflowStoreError(err error, slug string) error {
+	if errors.Is(err, store.ErrConflict) {
+		return &WorkflowError{Reason: "a workflow named " + slug + " already exists"}
+	}
+	return err
+}
+
+// prepareWorkflow fills wf from req: name, trigger and steps, each step
+// loaded in the sandbox to check it. previous is the stored workflow on
+// update. It returns the subscription of a source trigger.
+func (e *Engine) prepareWorkflow(ctx context.Context, wf *store.Workflow, req WorkflowRequest, previous *store.Workflow) (*store.Subscription, error) {
+	name := strings.TrimSpace(req.Name)
+	if name == "" {
+		return nil, &WorkflowError{Reason: "the workflow needs a name"}
+	}
+	wf.Name, wf.NameSlug, wf.Active = name, slugify(name), req.Active
+	wf.UpdatedAt = e.clock.Now().Unix()
+	trigger, sub, err := e.prepareTrigger(wf, req.Trigger, previous)
+	if err != nil {
+		return nil, err
+	}
+	wf.Trigger = trigger
+	steps, err := e.prepareSteps(ctx, *wf, req.Steps)
+	if err != nil {
+		return nil, err
+	}
+	wf.Steps = steps
+	return sub, nil
+}
+
+// prepareTrigger checks a trigger. An HTTP trigger keeps the endpoint it
+// had, so that its URL survives updates.
+func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *store.Workflow) (store.WorkflowTrigger, *store.Subscription, error) {
+	out := store.WorkflowTrigger{Type: t.Type}
+	switch t.Type {
+	case store.TriggerHTTP:
+		out.Respond = t.Respond
+		out.Endpoint = component.NewEndpointToken()
+		if previous != nil && previous.Trigger.Endpoint != "" {
+			out.Endpoint = previous.Trigger.Endpoint
+		}
+	case store.TriggerTimer:
+		spec, err := component.CheckTimer(component.Prop{Name: "timer", Type: component.TypeTimer}, t.Timer)
+		if err != nil {
+			return out, nil, &WorkflowError{Reason: "the timer trigger " + strings.TrimPrefix(err.Error(), "The prop timer ")}
+		}
+		out.Timer = &spec
+	case store.TriggerSource:
+		kind, ok := ids.Of(t.EmitterID)
+		if !ok || (kind != ids.Source && kind != ids.Workflow) {
+			return out, nil, &WorkflowError{Reason: fmt.Sprintf("the source trigger needs an emitter: a source (dc_...) or workflow (p_...) id, or the glob dc_* or p_*, not %q", t.EmitterID)}
+		}
+		if t.EmitterID == wf.ID {
+			return out, nil, &WorkflowError{Reason: "a workflow cannot be triggered by its own events"}
+		}
+		out.EmitterID, out.EventName = t.EmitterID, t.EventName
+		sub := &store.Subscription{ID: ids.New(ids.Subscription), OwnerID: wf.OwnerID, EmitterID: t.EmitterID,
+			ListenerID: wf.ID, EventName: t.EventName, CreatedAt: e.clock.Now().Unix()}
+		return out, sub, nil
+	case store.TriggerManual:
+	default:
+		return out, nil, &WorkflowError{Reason: fmt.Sprintf("unknown trigger type %q; use http, timer, source or manual", t.Type)}
+	}
+	return out, nil, nil
+}
+
+// prepareSteps checks each step and loads it in the sandbox.
+func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []StepRequest) ([]store.WorkflowStep, error) {
+	if len(reqs) == 0 {
+		return nil, &WorkflowError{Reason: "the workflow needs at least one step"}
+	}
+	if len(reqs) > MaxSteps {
+		return nil, &WorkflowError{Reason: fmt.Sprintf("the workflow has %d steps, more than %d", len(reqs), MaxSteps)}
+	}
+	seen := map[string]bool{}
+	out := make([]store.WorkflowStep, 0, len(reqs))
+	for i, r := range reqs {
+		switch {
+		case !stepName.MatchString(r.Name) || len(r.Name) > maxStepNameLen:
+			return nil, stepErr(r.Name, "step %d needs a name of letters, digits and _ (not starting with a digit, at most %d characters)", i+1, maxStepNameLen)
+		case r.Name == stepTrigger:
+			return nil, stepErr(r.Name, "the name trigger is reserved for the workflow's trigger")
+		case seen[r.Name]:
+			return nil, stepErr(r.Name, "two steps have this name; step names must be unique")
+		case r.Kind != store.StepCode && r.Kind != store.StepAction:
+			return nil, stepErr(r.Name, "unknown kind %q; use code or action", r.Kind)
+		case strings.TrimSpace(r.Code) == "":
+			return nil, stepErr(r.Name, "the step has no code")
+		}
+		if err := checkTemplates(r.Name, r.Props, seen); err != nil {
+			return nil, err
+		}
+		seen[r.Name] = true
+		step := store.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, Modules: r.Modules}
+		meta, err := e.describeStep(ctx, wf, step)
+		if err != nil {
+			return nil, err
+		}
+		step.Metadata = *meta
+		if err := e.prepareStepProps(wf, &step, r.Props); err != nil {
+			return nil, err
+		}
+		out = append(out, step)
+	}
+	return out, nil
+}
+
+// describeStep loads a step's code in the sandbox, as the deploying
+// user's work, and returns what it found.
+func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step store.WorkflowStep) (*component.Metadata, error) {
+	var meta *component.Metadata
+	err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
+		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.Code, Filename: step.Filename, Modules: step.Modules, Props: json.RawMessage("{}"), Step: true})
+		if err != nil {
+			return err
+		}
+		meta = box.Metadata()
+		box.Close(context.WithoutCancel(ctx))
+		return nil
+	})
+	if err != nil {
+		if cerr := codeError(err); cerr != err {
+			return nil, stepErr(step.Name, "%v", cerr)
+		}
+		return nil, err
+	}
+	if step.Kind == store.StepAction && meta.Type != component.KindAction {
+		return nil, stepErr(step.Name, "an action step needs an action component (type: \"action\"), and this one is a %s", meta.Type)
+	}
+	if len(meta.Hooks) > 0 || len(meta.PropsOfType(component.TypeHTTP)) > 0 || len(meta.PropsOfType(component.TypeTimer)) > 0 || meta.Dedupe != "" {
+		return nil, stepErr(step.Name, "the component is a source (it has hooks, an HTTP or timer interface, or a dedupe strategy), not an action; deploy it as a source and trigger the workflow with its events")
+	}
+	return meta, nil
+}
+
+// prepareStepProps checks a step's configured props against what it
+// declares: a template ({{...}}) is checked when it is evaluated, any
+// other value now; a required prop needs a value; secrets are sealed,
+// bound to the workflow and step.
+func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, given map[string]json.RawMessage) error {
+	meta := &step.Metadata
+	for name := range given {
+		if _, ok := meta.Prop(name); !ok {
+			return stepErr(step.Name, "the component has no prop %q", name)
+		}
+	}
+	step.Props = map[string]json.RawMessage{}
+	for _, p := range meta.ConfigurableProps {
+		raw, ok := given[p.Name]
+		if ok && isNull(raw) {
+			ok = false
+		}
+		switch {
+		case p.Type == component.TypeDB || p.Type == component.TypeApp:
+			continue
+		case !ok:
+			if p.Required() {
+				return stepErr(step.Name, "the prop %s is required; give it a value of type %s", p.Name, p.Type)
+			}
+			continue
+		case isTemplate(raw):
+		default:
+			if err := p.Check(raw); err != nil {
+				return stepErr(step.Name, "%v", err)
+			}
+		}
+		step.Props[p.Name] = raw
+		if p.Secret {
+			step.Props[p.Name] = e.cfg.Secrets.SealProp(raw, stepBinding(wf, step.Name, p.Name))
+			step.SecretProps = append(step.SecretProps, p.Name)
+		}
+	}
+	return nil
+}
+
+// stepBinding binds a step's sealed prop to its workflow, step and prop.
+func stepBinding(wf store.Workflow, step, prop string) string {
+	return secret.PropBinding(wf.OwnerID, wf.ID, step+"."+prop)
+}
+
+// templateExpr finds the {{...}} expressions of a prop value.
+var templateExpr = regexp.MustCompile(`\{\{([\s\S]*?)\}\}`)
+
+// stepRef finds the steps a template expression reads: steps.name,
+// steps["name"] or steps['name'].
+var stepRef = regexp.MustCompile(`\bsteps\s*(?:\.\s*([A-Za-z_$][A-Za-z0-9_$]*)|\[\s*["']([^"']*)["']\s*\])`)
+
+// isTemplate reports whether raw is a string holding a {{...}}
+// expression.
+func isTemplate(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && templateExpr.MatchString(s)
+}
+
+// checkTemplates refuses an expression in a step's props that reads a
+// step that does not come before it.
+func checkTemplates(step string, props map[string]json.RawMessage, earlier map[string]bool) error {
+	for name, raw := range props {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			continue
+		}
+		for _, m := range templateExpr.FindAllStringSubmatch(s, -1) {
+			for _, ref := range stepRef.FindAllStringSubmatch(m[1], -1) {
+				target := ref[1] + ref[2]
+				if target != stepTrigger && !earlier[target] {
+					return stepErr(step, "the prop %s reads steps.%s in {{%s}}, and no earlier step has that name", name, target, strings.TrimSpace(m[1]))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// stepTemplates splits a step's stored props into the values it is
+// loaded with (secrets opened) and the templates evaluated at each
+// execution.
+func (e *Engine) stepTemplates(wf store.Workflow, step store.WorkflowStep) (static json.RawMessage, templates map[string]string, err error) {
+	plain := map[string]json.RawMessage{}
+	for name, v := range step.Props {
+		if slices.Contains(step.SecretProps, name) {
+			opened, err := e.cfg.Secrets.OpenProp(v, stepBinding(wf, step.Name, name))
+			if err != nil {
+				return nil, nil, fmt.Errorf("engine: secret prop %s of step %s of %s: %w", name, step.Name, wf.ID, err)
+			}
+			v = opened
+		}
+		var s string
+		if isTemplate(v) && json.Unmarshal(v, &s) == nil {
+			if templates == nil {
+				templates = map[string]string{}
+			}
+			templates[name] = s
+			continue
+		}
+		plain[name] = v
+	}
+	static, err = json.Marshal(plain)
+	return static, templates, err
+}
+
+// startWorkflowTriggers registers an active workflow's endpoint or arms
+// its timer. A source trigger is its subscription, which the store holds.
+func (e *Engine) startWorkflowTriggers(wf store.Workflow) {
+	if !wf.Active {
+		return
+	}
+	switch wf.Trigger.Type {
+	case store.TriggerHTTP:
+		e.endpoints.set(wf.ID, map[component.EndpointToken]endpoint{
+			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true},
+		})
+	case store.TriggerTimer:
+		if wf.Trigger.Timer != nil {
+			e.timers.set(wf.ID, map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
+		}
+	}
+}

@@ -110,10 +110,11 @@ func (rt route) ext() route             { rt.extension = true; return rt }
 func (rt route) withStatus(n int) route { rt.status = n; return rt }
 
 type (
-	source      = apiv1.Data[apiv1.Source]
-	none        = struct{}
-	eventsPage  = apiv1.Page[apiv1.EventSummary]
-	webhookData = apiv1.Data[apiv1.Webhook]
+	source       = apiv1.Data[apiv1.Source]
+	none         = struct{}
+	eventsPage   = apiv1.Page[apiv1.EventSummary]
+	webhookData  = apiv1.Data[apiv1.Webhook]
+	workflowData = apiv1.Data[apiv1.Workflow]
 )
 
 // routeTable is every endpoint of /v1, relative to /v1.
@@ -138,8 +139,19 @@ func (s *Server) routeTable() []route {
 		op[apiv1.DeleteEventsRequest, none](del, "/sources/{id}/events", "Delete events of a source (asynchronous)", s.deleteSourceEvents).withStatus(http.StatusAccepted),
 		op[apiv1.RunSourceRequest, apiv1.Data[apiv1.RunQueued]](post, "/sources/{id}/run", "Queue a manual run of a source with an optional JSON event", s.runSource).ext().withStatus(http.StatusAccepted),
 		op[apiv1.StreamRequest, none](get, "/sources/{id}/sse", "Stream new events of a source (text/event-stream; Last-Event-ID resumes)", s.streamSource).ext(),
-		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/event_summaries", "Events emitted by a workflow", s.listWorkflowEvents),
-		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/$errors/event_summaries", "Errors of a workflow", s.listWorkflowEvents),
+		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/event_summaries", "Events emitted by a workflow with $.send.emit, newest first", s.listWorkflowEvents),
+		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/$errors/event_summaries", "Errors of a workflow's executions, newest first", s.listWorkflowErrors),
+
+		op[apiv1.CreateWorkflowRequest, workflowData](post, "/workflows", "Deploy a workflow: a trigger and ordered steps", s.createWorkflow).ext(),
+		op[apiv1.ListRequest, apiv1.Page[apiv1.Workflow]](get, "/users/me/workflows", "List your workflows", s.listMyWorkflows).ext(),
+		op[apiv1.OrgListRequest, apiv1.Page[apiv1.Workflow]](get, "/orgs/{org_id}/workflows", "List an organization's workflows", s.listOrgWorkflows).ext(),
+		op[apiv1.WorkflowByIDRequest, workflowData](get, "/workflows/{id}", "A workflow", s.getWorkflow).ext(),
+		op[apiv1.UpdateWorkflowRequest, workflowData](put, "/workflows/{id}", "Replace a workflow's definition (its id and endpoint stay)", s.updateWorkflow).ext(),
+		op[apiv1.WorkflowByIDRequest, none](del, "/workflows/{id}", "Delete a workflow, its events, executions and subscriptions", s.deleteWorkflow).ext().withStatus(http.StatusNoContent),
+		op[apiv1.RunWorkflowRequest, apiv1.Data[apiv1.ExecutionQueued]](post, "/workflows/{id}/run", "Queue a manual execution with an optional trigger event", s.runWorkflow).ext().withStatus(http.StatusAccepted),
+		op[apiv1.ExecutionsRequest, apiv1.List[apiv1.ExecutionSummary]](get, "/workflows/{id}/executions", "A workflow's kept executions, newest first", s.listExecutions).ext(),
+		op[apiv1.ExecutionByIDRequest, apiv1.Data[apiv1.Execution]](get, "/executions/{id}", "An execution with each step's return value, exports, summary, logs and error", s.getExecution).ext(),
+		op[apiv1.StreamRequest, none](get, "/workflows/{id}/sse", "Stream a workflow's emits and $.send.sse messages (text/event-stream)", s.streamWorkflow).ext(),
 
 		op[apiv1.CreateWebhookRequest, webhookData](post, "/webhooks", "Create a webhook", s.createWebhook),
 		op[apiv1.ListRequest, apiv1.Page[apiv1.Webhook]](get, "/users/me/webhooks", "List your webhooks", s.listWebhooks),

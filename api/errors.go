@@ -64,6 +64,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		he    *engine.HookError
 		taken *engine.NameTakenError
 		limit *store.LimitError
+		we    *engine.WorkflowError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -78,6 +79,12 @@ func toAPIError(err error, param string) (*Error, bool) {
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_component", Param: param, Message: "The component code failed to load: " + ce.Error() + "."}, true
 	case errors.As(err, &he):
 		return &Error{Status: http.StatusBadRequest, Code: "hook_failed", Message: fmt.Sprintf("The component's %s hook failed: %s: %s", he.Hook, he.Name, he.Msg)}, true
+	case errors.As(err, &we):
+		param := "trigger"
+		if we.Step != "" {
+			param = "steps." + we.Step
+		}
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_workflow", Param: param, Message: we.Error() + "."}, true
 	case errors.As(err, &taken):
 		return &Error{Status: http.StatusConflict, Code: "name_taken", Param: "name", Message: "A source named " + taken.Slug + " already exists; choose another name."}, true
 	case errors.Is(err, engine.ErrQuota):

@@ -40,6 +40,11 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *a
 	if err != nil {
 		return err
 	}
+	return s.listEvents(w, r, src.ID, req)
+}
+
+// listEvents answers a page of an emitter's event summaries.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID string, req *apiv1.EventSummariesRequest) error {
 	limit, err := readLimit(r, req.Limit)
 	if err != nil {
 		return err
@@ -50,7 +55,7 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *a
 	if req.Expand != "" && req.Expand != "event" {
 		return errInvalid("expand", "The only value of expand is event.")
 	}
-	events, err := s.pageOfEvents(r, src.ID, req, limit)
+	events, err := s.pageOfEvents(r, emitterID, req, limit)
 	if err != nil {
 		return err
 	}
@@ -128,11 +133,23 @@ func (s *Server) background(f func(ctx context.Context)) {
 // Close waits for background work started by requests.
 func (s *Server) Close() { s.bg.Wait() }
 
-// Workflows are not managed through fount's API (the specification leaves
-// workflow development out of it), so no workflow id is known here.
-func (s *Server) listWorkflowEvents(_ http.ResponseWriter, r *http.Request, req *apiv1.WorkflowEventsRequest) error {
-	if _, err := readLimit(r, req.Limit); err != nil {
+// listWorkflowEvents answers the events a workflow emitted with
+// $.send.emit (event holds raw_event).
+func (s *Server) listWorkflowEvents(w http.ResponseWriter, r *http.Request, req *apiv1.WorkflowEventsRequest) error {
+	return s.workflowEvents(w, r, req, "")
+}
+
+// listWorkflowErrors answers a workflow's $errors events: the failed
+// executions' original_event, original_context and error.
+func (s *Server) listWorkflowErrors(w http.ResponseWriter, r *http.Request, req *apiv1.WorkflowEventsRequest) error {
+	return s.workflowEvents(w, r, req, "$errors")
+}
+
+func (s *Server) workflowEvents(w http.ResponseWriter, r *http.Request, req *apiv1.WorkflowEventsRequest, channel string) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.WorkflowID)
+	if err != nil {
 		return err
 	}
-	return errNotFound("workflow")
+	return s.listEvents(w, r, wf.ID, &apiv1.EventSummariesRequest{Common: req.Common, Limit: req.Limit,
+		After: req.After, Before: req.Before, Expand: req.Expand, EventName: channel})
 }

@@ -40,6 +40,8 @@ func limitSetting(kind store.Counted) string {
 		return "--max-components-per-account, FOUNT_MAX_COMPONENTS_PER_ACCOUNT"
 	case store.CountWebhooks:
 		return "--max-webhooks-per-account, FOUNT_MAX_WEBHOOKS_PER_ACCOUNT"
+	case store.CountWorkflows:
+		return "--max-workflows-per-account, FOUNT_MAX_WORKFLOWS_PER_ACCOUNT"
 	case store.CountSubscriptions:
 		return "--max-subscriptions-per-account, FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT"
 	case store.CountOrgs:

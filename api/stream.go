@@ -1,10 +1,12 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
@@ -36,6 +38,27 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 	if err != nil {
 		return err
 	}
+	return s.stream(w, r, src.ID, req)
+}
+
+// streamWorkflow streams a workflow's new emits as streamSource does, and
+// its steps' $.send.sse messages as they are sent: event named by the
+// message's channel ("message" when it has none), data its payload, no
+// id (they are not stored, so not replayed).
+func (s *Server) streamWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.StreamRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	return s.stream(w, r, wf.ID, req)
+}
+
+// channelSSE is engine's name, in live streams, of a $.send.sse message.
+const channelSSE = "$sse"
+
+// stream is an emitter's event stream.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string, req *apiv1.StreamRequest) error {
+	var err error
 	channel := req.EventName
 	if err := checkEventName(channel); err != nil {
 		return err
@@ -51,7 +74,7 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		}
 	}
 	// Subscribe before reading the log, so nothing falls in between.
-	live, cancel := s.engine.Subscribe(src.ID)
+	live, cancel := s.engine.Subscribe(emitterID)
 	defer cancel()
 	after := func(id string) bool {
 		ms, seq, err := store.ParseEventID(id)
@@ -62,13 +85,13 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if err := out.comment("stream of " + src.ID); err != nil {
+	if err := out.comment("stream of " + emitterID); err != nil {
 		return nil
 	}
 	// Replay page by page, oldest first, so that a replay of many large
 	// events holds one page of them at a time.
 	for cursor := last; cursor != ""; {
-		events, err := s.store.PageEvents(r.Context(), src.ID, channel, store.EventPage{Before: cursor, Limit: maxLimit, MaxBytes: s.pageBytes})
+		events, err := s.store.PageEvents(r.Context(), emitterID, channel, store.EventPage{Before: cursor, Limit: maxLimit, MaxBytes: s.pageBytes})
 		if err != nil {
 			return nil // the stream has started; the client reconnects
 		}
@@ -77,17 +100,17 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 		}
 		for _, ev := range slices.Backward(events) {
 			if err := out.event(ev); err != nil {
-				return s.streamGone(r, src.ID, err)
+				return s.streamGone(r, emitterID, err)
 			}
 		}
 		cursor = events[0].ID
 		lastMs, lastSeq, _ = store.ParseEventID(cursor)
 		if err := out.flush(); err != nil {
-			return s.streamGone(r, src.ID, err)
+			return s.streamGone(r, emitterID, err)
 		}
 	}
 	if err := out.flush(); err != nil {
-		return s.streamGone(r, src.ID, err)
+		return s.streamGone(r, emitterID, err)
 	}
 	beat := time.NewTicker(s.heartbeat)
 	defer beat.Stop()
@@ -99,7 +122,7 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 			return nil // shutting down: the client reconnects to the next server
 		case <-beat.C:
 			if err := out.comment("heartbeat"); err != nil {
-				return s.streamGone(r, src.ID, err)
+				return s.streamGone(r, emitterID, err)
 			}
 		case ev, ok := <-live:
 			// Write what is already waiting, then flush once.
@@ -107,9 +130,13 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 				if !ok {
 					return nil // fell behind: the client resumes with Last-Event-ID
 				}
-				if ev.Name == channel && after(ev.ID) {
+				if ev.Name == channelSSE {
+					if err := out.message(ev); err != nil {
+						return s.streamGone(r, emitterID, err)
+					}
+				} else if ev.Name == channel && after(ev.ID) {
 					if err := out.event(ev); err != nil {
-						return s.streamGone(r, src.ID, err)
+						return s.streamGone(r, emitterID, err)
 					}
 					lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
 				}
@@ -120,7 +147,7 @@ func (s *Server) streamSource(w http.ResponseWriter, r *http.Request, req *apiv1
 				}
 			}
 			if err := out.flush(); err != nil {
-				return s.streamGone(r, src.ID, err)
+				return s.streamGone(r, emitterID, err)
 			}
 		}
 	}
@@ -146,6 +173,24 @@ func (o *sseWriter) event(ev store.Event) error {
 	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
 	data, _ := json.Marshal(summarize(ev, true))
 	_, err := fmt.Fprintf(o.w, "id: %s\nevent: event\ndata: %s\n\n", ev.ID, data)
+	return err
+}
+
+// message writes a $.send.sse message: its channel (EmitID) as the
+// event name, its payload as data.
+func (o *sseWriter) message(ev store.Event) error {
+	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
+	name := ev.EmitID
+	if name == "" || strings.ContainsAny(name, "\r\n") {
+		name = "message"
+	}
+	// Compacted: a line break in the data would end the event early.
+	var data bytes.Buffer
+	if json.Compact(&data, ev.Data) != nil {
+		data.Reset()
+		data.WriteString("null")
+	}
+	_, err := fmt.Fprintf(o.w, "event: %s\ndata: %s\n\n", name, data.Bytes())
 	return err
 }
 

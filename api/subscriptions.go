@@ -46,10 +46,11 @@ func (s *Server) checkExists(ctx context.Context, id, param string, kinds ...ids
 		}
 		owner = h.OwnerID
 	case ids.Workflow:
-		// Workflows are not managed through the REST API (the
-		// specification leaves workflow development out of it), so no
-		// workflow can be found.
-		return notVisible("workflow "+id, param)
+		wf, err := s.store.GetWorkflow(ctx, id)
+		if err != nil {
+			return s.missing(err, "workflow "+id, param)
+		}
+		owner = wf.OwnerID
 	}
 	return s.visible(ctx, owner, kind.Noun()+" "+id, param)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -438,6 +439,10 @@ func flowErrorEvent(err error, step string, inv store.Invocation, context map[st
 	name, message, stack := errorParts(err)
 	if errors.Is(err, errQuota) {
 		name = "QuotaExceeded"
+	}
+	// As Node prints a stack: the error's name and message first.
+	if head := name + ": " + message; !strings.HasPrefix(stack, head) {
+		stack = strings.TrimRight(head+"\n"+stack, "\n")
 	}
 	desc := map[string]any{
 		"code": capText(name, maxErrorName), "cellId": step, "ts": at.UTC().Format(time.RFC3339Nano),

@@ -275,7 +275,7 @@
       // A code step needs no name or version; it is named by its step.
       name: typeof d.name === "string" && d.name !== "" ? d.name : "step",
       version: typeof d.version === "string" && d.version !== "" ? d.version : "0.0.0",
-      type: d.type || (stepMode ? "action" : "source"),
+      type: d.type || "source", // a step's explicit "source" was refused on load
       hooks: HOOKS.filter((h) => d.hooks && typeof d.hooks[h] === "function"),
       configurable_props: props,
       has_additional_props: typeof d.additionalProps === "function",

@@ -165,8 +165,9 @@ func (b *Bolt) ListExecutions(ctx context.Context, workflowID string, limit int)
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		prefix := key(workflowID)
 		c := tx.Bucket(bucketExecutions).Cursor()
-		k, v := c.Seek(append(clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff))
-		if k == nil {
+		// Past the workflow's last key, then back.
+		var k, v []byte
+		if k, _ = c.Seek(append(clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()

@@ -20,13 +20,15 @@ type capFlag struct {
 // server's memory or disk by creating without end. The defaults leave room
 // for real use: 500 sources (a live source costs megabytes of sandbox
 // memory), 1000 saved components (each version of code saved; saving
-// unchanged code again adds none), 100 webhooks, 2000 subscriptions (four
-// per source at the source limit) and 20 organizations per user.
+// unchanged code again adds none), 100 webhooks, 500 workflows (as many as
+// sources: each step is a live sandbox), 2000 subscriptions (four per
+// source at the source limit) and 20 organizations per user.
 func capFlags() []capFlag {
 	return []capFlag{
 		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", store.CountSources, 500, "sources an account (user or organization) may have"},
 		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", store.CountComponents, 1000, "saved components (versions of code) an account may have"},
 		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", store.CountWebhooks, 100, "webhooks an account may have"},
+		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", store.CountWorkflows, 500, "workflows an account may have"},
 		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", store.CountSubscriptions, 2000, "subscriptions and auto-subscriptions an account may have"},
 		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", store.CountOrgs, 20, "organizations a user may belong to"},
 	}

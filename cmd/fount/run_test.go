@@ -128,6 +128,9 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c serveConfig) any { return c.quotaComputeMs }, int64(6)},
 		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
 		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
+		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c serveConfig) any { return c.executionsKept }, 9},
+		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c serveConfig) any { return c.executionTimeout }, 3 * time.Second},
+		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", "13", func(c serveConfig) any { return c.caps[store.CountWorkflows] }, 13},
 		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c serveConfig) any { return c.caps[store.CountSources] }, 8},
 		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c serveConfig) any { return c.caps[store.CountComponents] }, 0},
 		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c serveConfig) any { return c.caps[store.CountWebhooks] }, 10},
@@ -164,7 +167,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
-		{"--max-orgs-per-user", "-5"},
+		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"},
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])
@@ -175,7 +178,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if want := (store.Limits{store.CountSources: 500, store.CountComponents: 1000, store.CountWebhooks: 100,
-		store.CountSubscriptions: 2000, store.CountOrgs: 20}); !maps.Equal(cfg.caps, want) {
+		store.CountSubscriptions: 2000, store.CountOrgs: 20, store.CountWorkflows: 500}); !maps.Equal(cfg.caps, want) {
 		t.Errorf("default limits %v, want %v", cfg.caps, want)
 	}
 }

@@ -44,6 +44,8 @@ type serveConfig struct {
 	quotaInvocations   int64
 	quotaComputeMs     int64
 	eventsKept         int
+	executionsKept     int
+	executionTimeout   time.Duration
 	channelsPerSource  int
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
@@ -86,6 +88,10 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"daily compute milliseconds of a free account (FOUNT_QUOTA_COMPUTE_MS)")
 	fs.IntVar(&cfg.eventsKept, "events-kept", int(env.int("FOUNT_EVENTS_KEPT", 100)),
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
+	fs.IntVar(&cfg.executionsKept, "executions-kept", int(env.int("FOUNT_EXECUTIONS_KEPT", 100)),
+		"executions kept per workflow, with each step's values and logs (FOUNT_EXECUTIONS_KEPT)")
+	fs.DurationVar(&cfg.executionTimeout, "execution-timeout", env.duration("FOUNT_EXECUTION_TIMEOUT", 5*time.Minute),
+		"how long a workflow execution may take, all its steps together; each step also has --run-timeout (FOUNT_EXECUTION_TIMEOUT)")
 	fs.IntVar(&cfg.channelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
 	caps := addCapFlags(fs, env)
@@ -112,6 +118,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	cfg.caps = limits
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept and --channels-per-source must be at least 1")
+	}
+	if cfg.executionsKept < 1 || cfg.executionsKept > 10_000 {
+		return cfg, fmt.Errorf("--executions-kept must be from 1 to 10000, got %d", cfg.executionsKept)
+	}
+	if cfg.executionTimeout < 100*time.Millisecond || cfg.executionTimeout > time.Hour {
+		return cfg, fmt.Errorf("--execution-timeout must be between 100ms and 1h, got %v", cfg.executionTimeout)
 	}
 	if cfg.maxConnections < 0 || cfg.workers < 0 || cfg.accountWorkers < 0 {
 		return cfg, fmt.Errorf("--max-connections, --workers and --account-workers must be 0 (the default) or more")
@@ -233,7 +245,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: policy, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
-		MaxChannels: cfg.channelsPerSource,
+		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,271 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/secret"
+	"github.com/fount-dev/fount/store"
+)
+
+// Workflows are fount's extension of the API: the specification leaves
+// workflow development out of it, and reads only a workflow's events.
+
+// workflowRequest turns a definition into the engine's request, taking
+// an action step given by key from the registry.
+func (s *Server) workflowRequest(def apiv1.WorkflowDefinition, owner, user string) (engine.WorkflowRequest, error) {
+	req := engine.WorkflowRequest{OwnerID: owner, UserID: user, Name: def.Name, Active: def.Active == nil || *def.Active,
+		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Timer: def.Trigger.Timer,
+			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
+	for i, st := range def.Steps {
+		step := engine.StepRequest{Name: st.Name, Kind: st.Kind, Key: st.Key, Code: st.Code, Filename: st.Filename, Modules: st.Modules, Props: st.Props}
+		if step.Kind == "" {
+			step.Kind = store.StepCode
+			if st.Key != "" {
+				step.Kind = store.StepAction
+			}
+		}
+		if st.Key != "" {
+			if st.Code != "" {
+				return req, errInvalid("steps", "Step %d (%s) has both code and key; give one.", i+1, st.Name)
+			}
+			c, ok := s.registry[st.Key]
+			if !ok {
+				return req, errInvalid("steps", "Step %d (%s): no published component has the key %q.", i+1, st.Name, st.Key)
+			}
+			step.Code = c.Code
+		}
+		req.Steps = append(req.Steps, step)
+	}
+	return req, nil
+}
+
+func (s *Server) createWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.CreateWorkflowRequest) error {
+	ctx := r.Context()
+	owner, err := s.ownerFor(ctx, req.OrgID)
+	if err != nil {
+		return err
+	}
+	if err := s.store.CheckLimit(ctx, store.CountWorkflows, owner); err != nil {
+		return err
+	}
+	if err := s.checkTriggerEmitter(ctx, req.Trigger); err != nil {
+		return err
+	}
+	wreq, err := s.workflowRequest(req.WorkflowDefinition, owner, caller(ctx).ID)
+	if err != nil {
+		return err
+	}
+	wf, err := s.engine.DeployWorkflow(ctx, wreq)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewWorkflow(wf))
+	return nil
+}
+
+// checkTriggerEmitter makes a source trigger name an emitter the caller
+// can see (or a glob, which covers the owner's emitters only).
+func (s *Server) checkTriggerEmitter(ctx context.Context, t apiv1.TriggerSpec) error {
+	if t.Type != store.TriggerSource || t.EmitterID == "" || t.EmitterID == "dc_*" || t.EmitterID == "p_*" {
+		return nil
+	}
+	if err := checkEventName(t.EventName); err != nil {
+		return err
+	}
+	return s.checkExists(ctx, t.EmitterID, "trigger.emitter_id", ids.Source, ids.Workflow)
+}
+
+// ownedWorkflow loads a workflow, 404 unless the caller can see it.
+func (s *Server) ownedWorkflow(ctx context.Context, id string) (store.Workflow, error) {
+	wf, err := s.store.GetWorkflow(ctx, id)
+	if isNotFound(err) {
+		return wf, errNotFound("workflow")
+	}
+	if err != nil {
+		return wf, err
+	}
+	return wf, s.visible(ctx, wf.OwnerID, "workflow", "")
+}
+
+func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.WorkflowByIDRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewWorkflow(wf))
+	return nil
+}
+
+func (s *Server) updateWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.UpdateWorkflowRequest) error {
+	ctx := r.Context()
+	old, err := s.ownedWorkflow(ctx, req.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.checkTriggerEmitter(ctx, req.Trigger); err != nil {
+		return err
+	}
+	wreq, err := s.workflowRequest(req.WorkflowDefinition, old.OwnerID, caller(ctx).ID)
+	if err != nil {
+		return err
+	}
+	wf, err := s.engine.UpdateWorkflow(ctx, old.ID, wreq)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewWorkflow(wf))
+	return nil
+}
+
+func (s *Server) deleteWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.WorkflowByIDRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	if err := s.engine.DeleteWorkflow(r.Context(), wf.ID); err != nil {
+		return err
+	}
+	return noContent(w)
+}
+
+func (s *Server) listWorkflowsOf(w http.ResponseWriter, r *http.Request, owner string, p apiv1.PageParams) error {
+	page, err := s.readPage(r, p)
+	if err != nil {
+		return err
+	}
+	pg, err := s.store.ListWorkflows(r.Context(), owner, page)
+	if err != nil {
+		return err
+	}
+	writePage(s, w, r, pageFrom(pg, page, s.viewWorkflow))
+	return nil
+}
+
+func (s *Server) listMyWorkflows(w http.ResponseWriter, r *http.Request, req *apiv1.ListRequest) error {
+	return s.listWorkflowsOf(w, r, caller(r.Context()).ID, req.PageParams)
+}
+
+func (s *Server) listOrgWorkflows(w http.ResponseWriter, r *http.Request, req *apiv1.OrgListRequest) error {
+	orgID, err := s.orgMember(r, req.Org)
+	if err != nil {
+		return err
+	}
+	return s.listWorkflowsOf(w, r, orgID, req.PageParams)
+}
+
+func (s *Server) runWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.RunWorkflowRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	if len(req.Event) > 0 && !json.Valid(req.Event) {
+		return errInvalid("event", "The event must be JSON.")
+	}
+	id, err := s.engine.RunWorkflow(r.Context(), wf.ID, req.Event)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.ExecutionQueued]{Data: apiv1.ExecutionQueued{WorkflowID: wf.ID, ExecutionID: id, Queued: true}})
+	return nil
+}
+
+func (s *Server) listExecutions(w http.ResponseWriter, r *http.Request, req *apiv1.ExecutionsRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	limit := req.Limit
+	if r.URL.Query().Get("limit") == "" {
+		limit = 100
+	}
+	if limit < 1 || limit > 1000 {
+		return errInvalid("limit", "The limit must be from 1 to 1000.")
+	}
+	xs, err := s.store.ListExecutions(r.Context(), wf.ID, limit)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, viewAll(xs, viewExecutionSummary))
+	return nil
+}
+
+func (s *Server) getExecution(w http.ResponseWriter, r *http.Request, req *apiv1.ExecutionByIDRequest) error {
+	x, err := s.store.GetExecution(r.Context(), req.ID)
+	if isNotFound(err) {
+		return errNotFound("execution")
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := s.ownedWorkflow(r.Context(), x.WorkflowID); err != nil {
+		return errNotFound("execution")
+	}
+	s.writeData(w, r, viewExecution(x))
+	return nil
+}
+
+func (s *Server) viewWorkflow(wf store.Workflow) apiv1.Workflow {
+	t := wf.Trigger
+	view := apiv1.Workflow{
+		ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug, Active: wf.Active,
+		Version: wf.Version, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, Steps: []apiv1.WorkflowStep{},
+		Trigger: apiv1.TriggerView{Type: t.Type, Respond: t.Respond, EmitterID: t.EmitterID, EventName: t.EventName, SubscriptionID: t.SubscriptionID},
+	}
+	if t.Endpoint != "" {
+		view.Trigger.EndpointURL = t.Endpoint.URL(s.publicURL)
+	}
+	if t.Timer != nil {
+		view.Trigger.Timer, _ = json.Marshal(t.Timer)
+	}
+	for _, st := range wf.Steps {
+		props := make(map[string]json.RawMessage, len(st.Props))
+		for name, raw := range st.Props {
+			if slices.Contains(st.SecretProps, name) {
+				raw = json.RawMessage(`"` + secret.Marker + `"`)
+			}
+			props[name] = raw
+		}
+		view.Steps = append(view.Steps, apiv1.WorkflowStep{Name: st.Name, Kind: st.Kind, Key: st.Key,
+			ComponentName: st.Metadata.Name, ComponentVersion: st.Metadata.Version, Props: props})
+	}
+	return view
+}
+
+func viewExecutionSummary(x store.Execution) apiv1.ExecutionSummary {
+	out := apiv1.ExecutionSummary{ID: x.ID, WorkflowID: x.WorkflowID, Status: x.Status, ExitReason: x.ExitReason,
+		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Steps: []apiv1.StepSummary{}}
+	for _, st := range x.Steps {
+		sum := apiv1.StepSummary{Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, Summary: st.Summary}
+		if st.Error != nil {
+			sum.Error = st.Error.Name + ": " + st.Error.Message
+		}
+		out.Steps = append(out.Steps, sum)
+	}
+	return out
+}
+
+func viewExecution(x store.Execution) apiv1.Execution {
+	out := apiv1.Execution{ID: x.ID, WorkflowID: x.WorkflowID, Status: x.Status, ExitReason: x.ExitReason,
+		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Event: x.Event, Steps: []apiv1.StepExecution{}, Truncated: x.Truncated}
+	if len(out.Event) == 0 {
+		out.Event = json.RawMessage("null")
+	}
+	for _, st := range x.Steps {
+		v := apiv1.StepExecution{Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, ReturnValue: st.ReturnValue,
+			Exports: st.Exports, Summary: st.Summary, Truncated: st.Truncated}
+		for _, l := range st.Logs {
+			v.Logs = append(v.Logs, apiv1.StepLog{AtMs: l.AtMs, Level: l.Level, Text: l.Text})
+		}
+		if st.Error != nil {
+			v.Error = &apiv1.StepError{Name: st.Error.Name, Message: st.Error.Message, Stack: st.Error.Stack}
+		}
+		out.Steps = append(out.Steps, v)
+	}
+	return out
+}

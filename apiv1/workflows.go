@@ -1,0 +1,181 @@
+package apiv1
+
+import "encoding/json"
+
+// Workflows are fount's extension: the specification leaves workflow
+// development out of its REST API and reads only a workflow's events.
+
+// WorkflowDefinition is a workflow as a user writes it: a trigger and
+// ordered steps, each step's code bundled.
+type WorkflowDefinition struct {
+	Name    string      `json:"name" maxLength:"256" required:"true" description:"unique per owner by its slug; a deploy by name updates the workflow with that slug"`
+	Active  *bool       `json:"active,omitempty" default:"true" description:"false keeps the trigger down; manual runs still work"`
+	Trigger TriggerSpec `json:"trigger" required:"true"`
+	Steps   []StepSpec  `json:"steps" required:"true" minItems:"1" maxItems:"50"`
+}
+
+// TriggerSpec is what starts a workflow's executions.
+type TriggerSpec struct {
+	Type string `json:"type" required:"true" enum:"http,timer,source,manual"`
+	// HTTP.
+	Respond bool `json:"respond,omitempty" description:"http: the workflow answers with $.respond(); without one the request gets 502"`
+	// Timer.
+	Timer json.RawMessage `json:"timer,omitempty" description:"timer: {\"intervalSeconds\": n} or {\"cron\": \"...\"}"`
+	// Source events.
+	EmitterID string `json:"emitter_id,omitempty" description:"source: a dc_ or p_ id, or the glob dc_* or p_*"`
+	EventName string `json:"event_name,omitempty" description:"source: the channel; default the default channel"`
+}
+
+// StepSpec is one step: a code step or an action with its props.
+type StepSpec struct {
+	Name     string                     `json:"name" required:"true" description:"letters, digits and _; later steps read steps.<name>"`
+	Kind     string                     `json:"kind,omitempty" enum:"code,action" default:"code"`
+	Code     string                     `json:"code,omitempty" description:"the step's bundled module; for an action, or its key"`
+	Key      string                     `json:"key,omitempty" description:"action: a published component's registry key, instead of code"`
+	Filename string                     `json:"filename,omitempty"`
+	Modules  map[string]string          `json:"modules,omitempty" description:"further bundled modules by specifier"`
+	Props    map[string]json.RawMessage `json:"props,omitempty" description:"configured props; a string may hold {{steps.<name>...}} expressions, evaluated in the sandbox"`
+}
+
+// CreateWorkflowRequest deploys a workflow.
+type CreateWorkflowRequest struct {
+	Common
+	WorkflowDefinition
+}
+
+// UpdateWorkflowRequest replaces a workflow's definition.
+type UpdateWorkflowRequest struct {
+	Common
+	ByID
+	WorkflowDefinition
+}
+
+// WorkflowByIDRequest names a workflow.
+type WorkflowByIDRequest struct {
+	Common
+	ByID
+}
+
+// Workflow is a deployed workflow.
+type Workflow struct {
+	ID        string         `json:"id" required:"true" description:"p_ id"`
+	OwnerID   string         `json:"owner_id" required:"true"`
+	UserID    string         `json:"user_id" required:"true"`
+	Name      string         `json:"name" required:"true"`
+	NameSlug  string         `json:"name_slug" required:"true"`
+	Active    bool           `json:"active" required:"true"`
+	Trigger   TriggerView    `json:"trigger" required:"true"`
+	Steps     []WorkflowStep `json:"steps" required:"true" nullable:"false"`
+	Version   uint64         `json:"version" required:"true" description:"how many times it was updated"`
+	CreatedAt int64          `json:"created_at" required:"true"`
+	UpdatedAt int64          `json:"updated_at" required:"true"`
+}
+
+// TriggerView is a deployed workflow's trigger.
+type TriggerView struct {
+	Type           string          `json:"type" required:"true"`
+	EndpointURL    string          `json:"endpoint_url,omitempty" description:"http: where requests start executions"`
+	Respond        bool            `json:"respond,omitempty"`
+	Timer          json.RawMessage `json:"timer,omitempty" description:"timer: {cron, interval_seconds}"`
+	EmitterID      string          `json:"emitter_id,omitempty"`
+	EventName      string          `json:"event_name,omitempty"`
+	SubscriptionID string          `json:"subscription_id,omitempty" description:"source: the subscription that delivers the events"`
+}
+
+// WorkflowStep is a deployed step; secret props read "[redacted]".
+type WorkflowStep struct {
+	Name             string                     `json:"name" required:"true"`
+	Kind             string                     `json:"kind" required:"true"`
+	Key              string                     `json:"key,omitempty"`
+	ComponentName    string                     `json:"component_name" required:"true"`
+	ComponentVersion string                     `json:"component_version" required:"true"`
+	Props            map[string]json.RawMessage `json:"props" required:"true" nullable:"false"`
+}
+
+// RunWorkflowRequest queues a manual execution.
+type RunWorkflowRequest struct {
+	Common
+	ByID
+	Event json.RawMessage `json:"event,omitempty" description:"the trigger event (steps.trigger.event); default {}"`
+}
+
+// ExecutionQueued answers a manual run.
+type ExecutionQueued struct {
+	WorkflowID  string `json:"workflow_id" required:"true"`
+	ExecutionID string `json:"execution_id" required:"true" description:"GET /v1/executions/{id} once it has run"`
+	Queued      bool   `json:"queued" required:"true"`
+}
+
+// ExecutionsRequest lists a workflow's kept executions.
+type ExecutionsRequest struct {
+	Common
+	ByID
+	Limit int `query:"limit" json:"-" minimum:"1" maximum:"1000" default:"100" description:"the newest N"`
+}
+
+// ExecutionByIDRequest names an execution.
+type ExecutionByIDRequest struct {
+	Common
+	ByID
+}
+
+// ExecutionSummary is an execution without its values and logs.
+type ExecutionSummary struct {
+	ID          string        `json:"id" required:"true"`
+	WorkflowID  string        `json:"workflow_id" required:"true"`
+	Status      string        `json:"status" required:"true" enum:"success,exited,error"`
+	ExitReason  string        `json:"exit_reason,omitempty"`
+	StartedAtMs int64         `json:"started_at_ms" required:"true"`
+	DurationMs  int64         `json:"duration_ms" required:"true"`
+	Steps       []StepSummary `json:"steps" required:"true" nullable:"false"`
+}
+
+// StepSummary is a step of an execution without its values and logs.
+type StepSummary struct {
+	Name       string `json:"name" required:"true"`
+	Status     string `json:"status" required:"true" enum:"success,exited,error"`
+	DurationMs int64  `json:"duration_ms" required:"true"`
+	Summary    string `json:"$summary,omitempty"`
+	Error      string `json:"error,omitempty" description:"name: message of the step's error"`
+}
+
+// Execution is one run of a workflow with what each step did. Values
+// over 16 KiB read {"truncated": true, "bytes": N}.
+type Execution struct {
+	ID          string          `json:"id" required:"true"`
+	WorkflowID  string          `json:"workflow_id" required:"true"`
+	Status      string          `json:"status" required:"true" enum:"success,exited,error"`
+	ExitReason  string          `json:"exit_reason,omitempty"`
+	StartedAtMs int64           `json:"started_at_ms" required:"true"`
+	DurationMs  int64           `json:"duration_ms" required:"true"`
+	Event       json.RawMessage `json:"event" required:"true" description:"the trigger event"`
+	Steps       []StepExecution `json:"steps" required:"true" nullable:"false"`
+	Truncated   bool            `json:"truncated,omitempty" description:"values and logs were dropped to keep the record small"`
+}
+
+// StepExecution is what one step of an execution did.
+type StepExecution struct {
+	Name        string                     `json:"name" required:"true"`
+	Status      string                     `json:"status" required:"true" enum:"success,exited,error"`
+	DurationMs  int64                      `json:"duration_ms" required:"true"`
+	ReturnValue json.RawMessage            `json:"$return_value,omitempty"`
+	Exports     map[string]json.RawMessage `json:"exports,omitempty"`
+	Summary     string                     `json:"$summary,omitempty"`
+	Logs        []StepLog                  `json:"logs,omitempty"`
+	Error       *StepError                 `json:"error,omitempty"`
+	Truncated   bool                       `json:"truncated,omitempty"`
+}
+
+// StepLog is a console line of a step.
+type StepLog struct {
+	AtMs  int64  `json:"at_ms" required:"true"`
+	Level string `json:"level" required:"true"`
+	Text  string `json:"text" required:"true"`
+}
+
+// StepError is why a step failed.
+type StepError struct {
+	Name    string `json:"name" required:"true"`
+	Message string `json:"message" required:"true"`
+	Stack   string `json:"stack,omitempty"`
+}

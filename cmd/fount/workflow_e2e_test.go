@@ -1,0 +1,595 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Steps of the workflows below.
+const (
+	parseStep = `export default defineComponent({
+		async run({ steps, $ }) {
+			console.log("parsing", steps.trigger.event.method);
+			$.export("$summary", "parsed " + steps.trigger.event.body.name);
+			$.export("context_id", steps.trigger.context.id);
+			return { name: steps.trigger.event.body.name, n: steps.trigger.event.body.n };
+		},
+	})`
+	greetAction = `export default { name: "Greet", version: "0.1.0", type: "action", key: "test-greet",
+		props: { who: { type: "string" }, times: { type: "integer", default: 1 } },
+		async run({ $ }) { $.export("greeted", this.who); return "hello " + this.who + " x" + this.times } }`
+	emitStep = `export default defineComponent({ async run({ steps, $ }) {
+		$.send.emit({ raw_event: { greeting: steps.greet.$return_value, parsed: steps.parse.$return_value } });
+	} })`
+)
+
+// step is a step of a workflow definition.
+func step(name, code string, props map[string]any) map[string]any {
+	s := map[string]any{"name": name, "code": code}
+	if props != nil {
+		s["props"] = props
+	}
+	return s
+}
+
+func action(name, code string, props map[string]any) map[string]any {
+	s := step(name, code, props)
+	s["kind"] = "action"
+	return s
+}
+
+// deployWorkflow creates a workflow and returns its data.
+func (s *server) deployWorkflow(def map[string]any) map[string]any {
+	s.t.Helper()
+	st, body := s.do("POST", "/v1/workflows", def)
+	if st != 200 {
+		s.t.Fatalf("deploy workflow: %d %v", st, body)
+	}
+	return data(body)
+}
+
+// executions polls a workflow's executions until want are there, newest
+// first.
+func (s *server) executions(id string, want int) []map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(eventsDeadline)
+	var got []map[string]any
+	for time.Now().Before(deadline) {
+		st, body := s.do("GET", "/v1/workflows/"+id+"/executions", nil)
+		if st != 200 {
+			s.t.Fatalf("executions: %d %v", st, body)
+		}
+		got = nil
+		for _, it := range body["data"].([]any) {
+			got = append(got, it.(map[string]any))
+		}
+		if len(got) >= want {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("workflow %s has %d executions, want %d", id, len(got), want)
+	return nil
+}
+
+// execution waits for an execution to be recorded and returns it.
+func (s *server) execution(id string) map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(eventsDeadline)
+	for time.Now().Before(deadline) {
+		st, body := s.do("GET", "/v1/executions/"+id, nil)
+		if st == 200 {
+			return data(body)
+		}
+		if st != 404 {
+			s.t.Fatalf("execution %s: %d %v", id, st, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("execution %s was never recorded", id)
+	return nil
+}
+
+// workflowEvents polls a workflow's events (channel "" or "$errors").
+func (s *server) workflowEvents(id, channel string, want int) []map[string]any {
+	s.t.Helper()
+	path := "/v1/workflows/" + id + "/event_summaries?limit=100&expand=event"
+	if channel == "$errors" {
+		path = "/v1/workflows/" + id + "/$errors/event_summaries?limit=100&expand=event"
+	}
+	deadline := time.Now().Add(eventsDeadline)
+	var got []map[string]any
+	for time.Now().Before(deadline) {
+		st, body := s.do("GET", path, nil)
+		if st != 200 {
+			s.t.Fatalf("%s: %d %v", path, st, body)
+		}
+		got = nil
+		for _, it := range body["data"].([]any) {
+			got = append(got, it.(map[string]any))
+		}
+		if len(got) >= want {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("workflow %s channel %q has %d events, want %d", id, channel, len(got), want)
+	return nil
+}
+
+// runWorkflow queues a manual execution and returns its id.
+func (s *server) runWorkflow(id string, event any) string {
+	s.t.Helper()
+	st, body := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{"event": event})
+	if st != 202 {
+		s.t.Fatalf("run workflow: %d %v", st, body)
+	}
+	return data(body)["execution_id"].(string)
+}
+
+func postBody(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestWorkflowHTTPThreeSteps: an HTTP request runs a code step, an action
+// with a templated prop and a step that emits; each step sees the earlier
+// ones; the execution records every step, and the emit is a workflow
+// event whose summary holds raw_event.
+func TestWorkflowHTTPThreeSteps(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Greeter",
+		"trigger": map[string]any{"type": "http"},
+		"steps": []any{
+			step("parse", parseStep, nil),
+			action("greet", greetAction, map[string]any{"who": "{{steps.parse.$return_value.name}}", "times": "{{steps.parse.$return_value.n}}"}),
+			step("emit", emitStep, nil),
+		},
+	})
+	id := wf["id"].(string)
+	trigger := wf["trigger"].(map[string]any)
+	if !strings.HasPrefix(id, "p_") || trigger["type"] != "http" || trigger["endpoint_url"] == nil || len(wf["steps"].([]any)) != 3 {
+		t.Fatalf("workflow = %v", wf)
+	}
+	if st, body := postBody(t, trigger["endpoint_url"].(string), `{"name":"ada","n":3}`); st != 200 || !strings.Contains(body, `"success":true`) {
+		t.Fatalf("endpoint: %d %s", st, body)
+	}
+	ev := s.workflowEvents(id, "", 1)[0]
+	if got := jsonOf(ev["event"]); got != `{"greeting":"hello ada x3","parsed":{"n":3,"name":"ada"}}` {
+		t.Errorf("emitted event = %s", got)
+	}
+	if md := ev["metadata"].(map[string]any); md["emitter_id"] != id || md["name"] != "" {
+		t.Errorf("metadata = %v", md)
+	}
+	sum := s.executions(id, 1)[0]
+	if sum["status"] != "success" || len(sum["steps"].([]any)) != 3 {
+		t.Fatalf("execution summary = %v", sum)
+	}
+	x := s.execution(sum["id"].(string))
+	steps := x["steps"].([]any)
+	parse, greet := steps[0].(map[string]any), steps[1].(map[string]any)
+	if jsonOf(parse["$return_value"]) != `{"n":3,"name":"ada"}` || parse["$summary"] != "parsed ada" {
+		t.Errorf("parse step = %v", parse)
+	}
+	if ctxID := parse["exports"].(map[string]any)["context_id"]; ctxID != x["id"] {
+		t.Errorf("steps.trigger.context.id = %v, want the execution id %v", ctxID, x["id"])
+	}
+	if logs := parse["logs"].([]any); len(logs) != 1 || logs[0].(map[string]any)["text"] != "parsing POST" {
+		t.Errorf("parse logs = %v", logs)
+	}
+	if greet["$return_value"] != "hello ada x3" || jsonOf(greet["exports"]) != `{"greeted":"ada"}` {
+		t.Errorf("greet step = %v", greet)
+	}
+	if body := x["event"].(map[string]any)["body"]; jsonOf(body) != `{"n":3,"name":"ada"}` {
+		t.Errorf("trigger event body = %v", body)
+	}
+}
+
+// TestWorkflowRespond: a workflow set to respond answers the request with
+// $.respond(), and with 502 when an execution ends without one.
+func TestWorkflowRespond(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Responder",
+		"trigger": map[string]any{"type": "http", "respond": true},
+		"steps": []any{step("answer", `export default defineComponent({ async run({ steps, $ }) {
+			if (steps.trigger.event.body.silent) return "no answer";
+			await $.respond({ status: 201, headers: { "X-Flow": "yes" }, body: { echo: steps.trigger.event.body.msg } });
+		} })`, nil)},
+	})
+	url := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{"msg":"hi"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 201 || resp.Header.Get("X-Flow") != "yes" || strings.TrimSpace(string(b)) != `{"echo":"hi"}` {
+		t.Errorf("respond: %d %v %s", resp.StatusCode, resp.Header, b)
+	}
+	if st, body := postBody(t, url, `{"silent":true}`); st != 502 || !strings.Contains(body, "without calling $.respond()") {
+		t.Errorf("no respond: %d %s", st, body)
+	}
+}
+
+// TestWorkflowErrorsAndExit: a step that throws ends its execution with an
+// $errors event in the specification's shape, and later steps do not run;
+// $.flow.exit ends an execution as exited; the workflow goes on working.
+func TestWorkflowErrorsAndExit(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Fragile",
+		"trigger": map[string]any{"type": "manual"},
+		"steps": []any{
+			step("check", `export default defineComponent({ async run({ steps, $ }) {
+				const mode = steps.trigger.event.mode;
+				if (mode === "throw") throw new TypeError("bad input: " + mode);
+				if (mode === "exit") return $.flow.exit("nothing to do");
+				if (mode === "email") $.send.email({ subject: "x" });
+				return mode;
+			} })`, nil),
+			step("after", `export default defineComponent({ run({ steps }) { return "after " + steps.check.$return_value } })`, nil),
+		},
+	})
+	id := wf["id"].(string)
+	thrown := s.execution(s.runWorkflow(id, map[string]any{"mode": "throw"}))
+	if thrown["status"] != "error" || len(thrown["steps"].([]any)) != 1 {
+		t.Fatalf("throwing execution = %v", thrown)
+	}
+	stepErr := thrown["steps"].([]any)[0].(map[string]any)["error"].(map[string]any)
+	if stepErr["name"] != "TypeError" || stepErr["message"] != "bad input: throw" {
+		t.Errorf("step error = %v", stepErr)
+	}
+	errs := s.workflowEvents(id, "$errors", 1)
+	ev := errs[0]["event"].(map[string]any)
+	e, oc := ev["error"].(map[string]any), ev["original_context"].(map[string]any)
+	if e["code"] != "TypeError" || e["cellId"] != "check" || !strings.Contains(e["stack"].(string), "bad input") {
+		t.Errorf("error = %v", e)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, e["ts"].(string)); err != nil {
+		t.Errorf("error.ts %v is not ISO 8601: %v", e["ts"], err)
+	}
+	if jsonOf(ev["original_event"]) != `{"mode":"throw"}` {
+		t.Errorf("original_event = %v", ev["original_event"])
+	}
+	for _, f := range []string{"id", "ts", "workflow_id", "deployment_id", "source_type", "verified", "owner_id", "platform_version"} {
+		if _, ok := oc[f]; !ok {
+			t.Errorf("original_context has no %s: %v", f, oc)
+		}
+	}
+	if oc["workflow_id"] != id || oc["id"] != thrown["id"] || oc["source_type"] != "MANUAL" || oc["verified"] != false {
+		t.Errorf("original_context = %v", oc)
+	}
+
+	exited := s.execution(s.runWorkflow(id, map[string]any{"mode": "exit"}))
+	if exited["status"] != "exited" || exited["exit_reason"] != "nothing to do" || len(exited["steps"].([]any)) != 1 {
+		t.Errorf("exited execution = %v", exited)
+	}
+	email := s.execution(s.runWorkflow(id, map[string]any{"mode": "email"}))
+	if msg := jsonOf(email["steps"]); email["status"] != "error" || !strings.Contains(msg, "$.send.email is not supported by fount") {
+		t.Errorf("$.send.email: %v", email)
+	}
+	ok := s.execution(s.runWorkflow(id, map[string]any{"mode": "fine"}))
+	if ok["status"] != "success" || ok["steps"].([]any)[1].(map[string]any)["$return_value"] != "after fine" {
+		t.Errorf("a good execution after the failures = %v", ok)
+	}
+	if n := len(s.workflowEvents(id, "$errors", 2)); n != 2 {
+		t.Errorf("$errors events = %d, want 2 (throw and email)", n)
+	}
+}
+
+// TestWorkflowSourceTriggerAndRouting: a workflow triggered by a source's
+// events runs on each of them, and its own emits reach its subscribers:
+// a webhook (p_ as emitter) and, through an auto-subscription, its
+// $errors.
+func TestWorkflowSourceTriggerAndRouting(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	var mu sync.Mutex
+	var bodies []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+	}))
+	defer hook.Close()
+	src := s.deploySource(echoSource, nil)
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Follower",
+		"trigger": map[string]any{"type": "source", "emitter_id": src["id"]},
+		"steps": []any{step("relay", `export default defineComponent({ run({ steps, $ }) {
+			if (steps.trigger.event.body.fail) throw new Error("asked to fail");
+			$.send.emit({ raw_event: { relayed: steps.trigger.event.body } });
+		} })`, nil)},
+	})
+	id := wf["id"].(string)
+	st, body := s.do("POST", "/v1/webhooks", map[string]any{"url": hook.URL})
+	if st != 200 {
+		t.Fatalf("webhook: %d %v", st, body)
+	}
+	whID := data(body)["id"].(string)
+	if st, body := s.do("POST", "/v1/subscriptions", map[string]any{"emitter_id": id, "listener_id": whID}); st != 200 {
+		t.Fatalf("subscribe the webhook to the workflow: %d %v", st, body)
+	}
+	if st, body := s.do("POST", "/v1/subscriptions", map[string]any{"emitter_id": id, "listener_id": whID, "event_name": "$errors"}); st != 200 {
+		t.Fatalf("subscribe the webhook to the workflow's errors: %d %v", st, body)
+	}
+	if st, _ := postBody(t, endpointOf(src, "http"), `{"k":1}`); st != 200 {
+		t.Fatal("source endpoint failed")
+	}
+	ev := s.workflowEvents(id, "", 1)[0]
+	if jsonOf(ev["event"]) != `{"relayed":{"k":1}}` {
+		t.Errorf("relayed event = %v", ev["event"])
+	}
+	if x := s.executions(id, 1)[0]; x["status"] != "success" {
+		t.Errorf("execution = %v", x)
+	}
+	if st, _ := postBody(t, endpointOf(src, "http"), `{"fail":true}`); st != 200 {
+		t.Fatal("source endpoint failed")
+	}
+	waitUntil(t, "the webhook gets the workflow's emit and its error", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		all := strings.Join(bodies, "\n")
+		return len(bodies) >= 2 && strings.Contains(all, `"relayed":{"k":1}`) && strings.Contains(all, `"cellId":"relay"`)
+	})
+	if x := s.execution(s.executions(id, 2)[0]["id"].(string)); x["event"].(map[string]any)["body"].(map[string]any)["fail"] != true {
+		t.Errorf("trigger event of the failed execution = %v", x["event"])
+	}
+}
+
+// waitUntil polls cond until it holds, failing after eventsDeadline.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(eventsDeadline)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWorkflowSendHTTPAndSSE: $.send.http is delivered through the
+// delivery queue to its URL as given; $.send.sse reaches the workflow's
+// stream.
+func TestWorkflowSendHTTPAndSSE(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	got := make(chan *http.Request, 4)
+	gotBody := make(chan string, 4)
+	calls := 0
+	var mu sync.Mutex
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		first := calls == 1
+		mu.Unlock()
+		if first {
+			w.WriteHeader(503) // retried
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		got <- r
+		gotBody <- string(b)
+	}))
+	defer target.Close()
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Sender",
+		"trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("send", `export default defineComponent({ run({ steps, $ }) {
+			$.send.http({ method: "PUT", url: steps.trigger.event.url + "/in", headers: { "X-Token": "t1" }, data: { n: 7 } });
+			$.send.sse({ channel: "progress", payload: { pct: 100 } });
+		} })`, nil)},
+	})
+	id := wf["id"].(string)
+
+	req, _ := http.NewRequest("GET", s.base+"/v1/workflows/"+id+"/sse", nil)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("stream: %d", resp.StatusCode)
+	}
+	lines := make(chan string, 64)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitLine(t, lines, ": stream of "+id)
+
+	s.runWorkflow(id, map[string]any{"url": target.URL})
+	waitLine(t, lines, "event: progress")
+	if l := waitLine(t, lines, "data: "); l != `data: {"pct":100}` {
+		t.Errorf("sse data line = %q", l)
+	}
+	select {
+	case r := <-got:
+		if r.Method != "PUT" || r.URL.Path != "/in" || r.Header.Get("X-Token") != "t1" {
+			t.Errorf("request = %s %s %v", r.Method, r.URL.Path, r.Header)
+		}
+		if b := <-gotBody; b != `{"n":7}` {
+			t.Errorf("body = %s", b)
+		}
+	case <-time.After(eventsDeadline):
+		t.Fatal("$.send.http never arrived")
+	}
+}
+
+// waitLine returns the first line from lines that starts with prefix.
+func waitLine(t *testing.T, lines <-chan string, prefix string) string {
+	t.Helper()
+	deadline := time.After(eventsDeadline)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the stream ended before %q", prefix)
+			}
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		case <-deadline:
+			t.Fatalf("no line %q in time", prefix)
+		}
+	}
+}
+
+// TestWorkflowTimerAndRetention: a timer trigger runs the workflow on its
+// schedule, and a workflow keeps its newest --executions-kept executions.
+func TestWorkflowTimerAndRetention(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k", executionsKept: 3})
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Ticker",
+		"trigger": map[string]any{"type": "timer", "timer": map[string]any{"intervalSeconds": 1}},
+		"steps":   []any{step("tick", `export default defineComponent({ run({ steps }) { return steps.trigger.event.timestamp } })`, nil)},
+	})
+	id := wf["id"].(string)
+	if timer := jsonOf(wf["trigger"].(map[string]any)["timer"]); timer != `{"cron":null,"interval_seconds":1}` {
+		t.Errorf("timer = %s", timer)
+	}
+	x := s.execution(s.executions(id, 1)[0]["id"].(string))
+	if _, ok := x["steps"].([]any)[0].(map[string]any)["$return_value"].(float64); !ok {
+		t.Errorf("a timer execution's step saw no timestamp: %v", x)
+	}
+	// Switch the timer off, so that the count below is the manual runs'.
+	if st, body := s.do("PUT", "/v1/workflows/"+id, map[string]any{
+		"name": "Ticker", "active": false, "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("tick", `export default defineComponent({ run({ steps }) { return steps.trigger.event.n } })`, nil)},
+	}); st != 200 {
+		t.Fatalf("update: %d %v", st, body)
+	}
+	var last string
+	for i := range 5 {
+		last = s.runWorkflow(id, map[string]any{"n": i})
+	}
+	s.execution(last)
+	xs := s.executions(id, 3)
+	if len(xs) != 3 || xs[0]["id"] != last {
+		t.Fatalf("kept %d executions, newest %v; want 3, newest %s", len(xs), xs[0]["id"], last)
+	}
+	for i, want := range []float64{4, 3, 2} {
+		full := s.execution(xs[i]["id"].(string))
+		if got := full["steps"].([]any)[0].(map[string]any)["$return_value"]; got != want {
+			t.Errorf("execution %d returned %v, want %v", i, got, want)
+		}
+	}
+}
+
+// TestWorkflowBadInput: each bad definition is a 400 naming the step and
+// the problem, and stores nothing.
+func TestWorkflowBadInput(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	ok := step("first", `export default defineComponent({ run() { return 1 } })`, nil)
+	source := `export default { name: "S", version: "1.0.0", props: { http: "$.interface.http" }, run() {} }`
+	tests := []struct {
+		name    string
+		def     map[string]any
+		param   string
+		message string
+	}{
+		{"unknown trigger type", map[string]any{"name": "w", "trigger": map[string]any{"type": "email"}, "steps": []any{ok}}, "trigger", `unknown trigger type "email"`},
+		{"duplicate step name", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"}, "steps": []any{ok, ok}}, "steps.first", "two steps have this name"},
+		{"a source as a step", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"}, "steps": []any{ok, step("src", source, nil)}}, "steps.src", "is a source"},
+		{"a syntax error", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"}, "steps": []any{step("broken", `export default { run( { }`, nil)}}, "steps.broken", "SyntaxError"},
+		{"a missing step in an expression", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"},
+			"steps": []any{ok, action("greet", greetAction, map[string]any{"who": "{{steps.nope.$return_value}}"})}}, "steps.greet", "steps.nope"},
+		{"a later step in an expression", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"},
+			"steps": []any{action("greet", greetAction, map[string]any{"who": "{{steps.first.$return_value}}"}), ok}}, "steps.greet", "steps.first"},
+		{"a missing required prop", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"},
+			"steps": []any{action("greet", greetAction, map[string]any{"times": 2})}}, "steps.greet", "the prop who is required"},
+		{"a code step as an action", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"},
+			"steps": []any{action("first", `export default defineComponent({ run() {} })`, nil)}}, "steps.first", "needs an action component"},
+		{"no steps", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"}, "steps": []any{}}, "", "step"},
+		{"an unknown source emitter", map[string]any{"name": "w", "trigger": map[string]any{"type": "source", "emitter_id": "dc_nope"}, "steps": []any{ok}}, "trigger.emitter_id", "No source"},
+		{"a bad timer", map[string]any{"name": "w", "trigger": map[string]any{"type": "timer", "timer": map[string]any{"cron": "every day"}}, "steps": []any{ok}}, "trigger", "cron"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, body := s.do("POST", "/v1/workflows", tt.def)
+			e, _ := body["error"].(map[string]any)
+			if st != 400 && !(tt.name == "an unknown source emitter" && st == 404) {
+				t.Fatalf("status %d %v, want 400", st, body)
+			}
+			if e == nil || !strings.Contains(e["message"].(string), tt.message) || (tt.param != "" && e["param"] != tt.param) {
+				t.Errorf("error = %v, want param %q and a message with %q", e, tt.param, tt.message)
+			}
+		})
+	}
+	if _, body := s.do("GET", "/v1/users/me/workflows", nil); len(body["data"].([]any)) != 0 {
+		t.Errorf("bad definitions stored workflows: %v", body["data"])
+	}
+}
+
+// TestWorkflowsAreTheirOwners: another user sees none of a workflow, its
+// executions or events; the owner lists, gets and deletes it.
+func TestWorkflowsAreTheirOwners(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Mine", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("only", `export default defineComponent({ run({ $ }) { $.send.emit({ raw_event: 1 }) } })`, nil)}})
+	id := wf["id"].(string)
+	x := s.execution(s.runWorkflow(id, nil))
+	st, body := s.do("POST", "/v1/users", map[string]any{"username": "eve", "email": "eve@example.com"})
+	if st != 200 {
+		t.Fatalf("create user: %d %v", st, body)
+	}
+	eve := data(body)["api_key"].(string)
+	for _, path := range []string{"/v1/workflows/" + id, "/v1/workflows/" + id + "/executions", "/v1/executions/" + x["id"].(string),
+		"/v1/workflows/" + id + "/event_summaries", "/v1/workflows/" + id + "/$errors/event_summaries"} {
+		if st, _ := s.doAs(eve, "GET", path, nil); st != 404 {
+			t.Errorf("another user's GET %s: %d, want 404", path, st)
+		}
+	}
+	if st, _ := s.doAs(eve, "POST", "/v1/workflows/"+id+"/run", map[string]any{}); st != 404 {
+		t.Errorf("another user's run: %d", st)
+	}
+	if st, _ := s.doAs(eve, "DELETE", "/v1/workflows/"+id, nil); st != 404 {
+		t.Errorf("another user's delete: %d", st)
+	}
+	if _, body := s.doAs(eve, "GET", "/v1/users/me/workflows", nil); len(body["data"].([]any)) != 0 {
+		t.Errorf("another user lists %v", body["data"])
+	}
+	if _, body := s.do("GET", "/v1/users/me/workflows", nil); len(body["data"].([]any)) != 1 {
+		t.Errorf("the owner lists %v", body["data"])
+	}
+	if st, _ := s.do("DELETE", "/v1/workflows/"+id, nil); st != 204 {
+		t.Errorf("delete: %d", st)
+	}
+	for _, path := range []string{"/v1/workflows/" + id, "/v1/executions/" + x["id"].(string), "/v1/workflows/" + id + "/event_summaries"} {
+		if st, _ := s.do("GET", path, nil); st != 404 {
+			t.Errorf("GET %s after delete: %d, want 404", path, st)
+		}
+	}
+}

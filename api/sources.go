@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/store"
 )
@@ -23,7 +24,13 @@ func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, o
 		if err != nil {
 			return c, err
 		}
-		return c, s.visible(ctx, c.OwnerID, "component "+req.ComponentID, "component_id")
+		if err := s.visible(ctx, c.OwnerID, "component "+req.ComponentID, "component_id"); err != nil {
+			return c, err
+		}
+		if c.Metadata.Type == component.KindAction {
+			return c, errActionAsSource("component_id")
+		}
+		return c, nil
 	}
 	code, param, err := s.componentCode(ctx, req.ComponentCode, req.ComponentURL)
 	if err != nil {
@@ -33,7 +40,19 @@ func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, o
 		return store.Component{}, &Error{Status: http.StatusBadRequest, Code: "missing_parameter", Param: "component_id",
 			Message: "Pass one of component_id, component_code or component_url."}
 	}
-	return s.saveComponent(ctx, owner, code, req.ComponentURL, param)
+	c, err := s.saveComponent(ctx, owner, code, req.ComponentURL, param)
+	if err == nil && c.Metadata.Type == component.KindAction {
+		return c, errActionAsSource(param)
+	}
+	return c, err
+}
+
+// errActionAsSource refuses to deploy an action as a source: its result
+// would go nowhere.
+func errActionAsSource(param string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "component_is_action", Param: param,
+		Message: "The component is an action (type: \"action\"), which returns data to later steps of a workflow and is never deployed as a source; " +
+			"run it once with `fount run-action FILE` (POST /v1/actions/run), or make it a step of a workflow (POST /v1/workflows, `fount deploy workflow.yaml`)."}
 }
 
 func (s *Server) createSource(w http.ResponseWriter, r *http.Request, req *apiv1.CreateSourceRequest) error {

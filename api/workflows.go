@@ -3,8 +3,10 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/engine"
@@ -268,4 +270,34 @@ func viewExecution(x store.Execution) apiv1.Execution {
 		out.Steps = append(out.Steps, v)
 	}
 	return out
+}
+
+func (s *Server) runAction(w http.ResponseWriter, r *http.Request, req *apiv1.RunActionRequest) error {
+	if req.Code == "" {
+		return &Error{Status: http.StatusBadRequest, Code: "missing_parameter", Param: "code", Message: "Pass the action's code."}
+	}
+	res, err := s.engine.RunAction(r.Context(), engine.ActionRequest{UserID: caller(r.Context()).ID, Code: req.Code, Props: req.Props, Steps: req.Steps})
+	var we *engine.WorkflowError
+	if errors.As(err, &we) {
+		param := "code"
+		if strings.Contains(we.Reason, "prop") {
+			param = "props"
+		}
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_action", Param: param, Message: "The action cannot run: " + we.Reason + "."}
+	}
+	if err != nil {
+		return err
+	}
+	st := viewExecution(store.Execution{Steps: []store.StepExecution{res.Step}}).Steps[0]
+	out := apiv1.ActionRun{Status: st.Status, DurationMs: st.DurationMs, ReturnValue: st.ReturnValue, Exports: st.Exports,
+		Summary: st.Summary, Logs: st.Logs, Error: st.Error, Emits: res.Emits}
+	if res.Exit != nil {
+		out.ExitReason = *res.Exit
+	}
+	for _, snd := range res.Sends {
+		out.Sends = append(out.Sends, apiv1.ActionSend{Kind: snd.Kind, Method: snd.Method, URL: snd.URL, Headers: snd.Headers,
+			Body: snd.Body, Channel: snd.Channel, Payload: snd.Payload})
+	}
+	s.writeData(w, r, out)
+	return nil
 }

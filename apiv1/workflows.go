@@ -179,3 +179,37 @@ type StepError struct {
 	Message string `json:"message" required:"true"`
 	Stack   string `json:"stack,omitempty"`
 }
+
+// RunActionRequest runs an action once, outside any workflow.
+type RunActionRequest struct {
+	Common
+	Code  string                     `json:"code" required:"true" maxLength:"5242880" description:"the action's bundled module (type: \"action\")"`
+	Props map[string]json.RawMessage `json:"props,omitempty" description:"configured props; a string may hold {{steps.<name>...}} expressions, read from steps"`
+	Steps map[string]json.RawMessage `json:"steps,omitempty" description:"the steps context the action sees, e.g. {\"trigger\": {\"event\": {...}}}"`
+}
+
+// ActionRun is what an action run on its own gave back. Its emits and
+// sends are reported, not stored or sent.
+type ActionRun struct {
+	Status      string                     `json:"status" required:"true" enum:"success,exited,error"`
+	ExitReason  string                     `json:"exit_reason,omitempty"`
+	DurationMs  int64                      `json:"duration_ms" required:"true"`
+	ReturnValue json.RawMessage            `json:"$return_value,omitempty"`
+	Exports     map[string]json.RawMessage `json:"exports,omitempty"`
+	Summary     string                     `json:"$summary,omitempty"`
+	Logs        []StepLog                  `json:"logs,omitempty"`
+	Error       *StepError                 `json:"error,omitempty"`
+	Emits       []json.RawMessage          `json:"emits,omitempty" description:"what $.send.emit emitted; not stored"`
+	Sends       []ActionSend               `json:"sends,omitempty" description:"$.send.http and $.send.sse requests; not performed"`
+}
+
+// ActionSend is a $.send request an action run on its own made.
+type ActionSend struct {
+	Kind    string            `json:"kind" required:"true" enum:"http,sse"`
+	Method  string            `json:"method,omitempty"`
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+	Channel string            `json:"channel,omitempty"`
+	Payload json.RawMessage   `json:"payload,omitempty"`
+}

@@ -243,7 +243,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 	var failure error
 	failedStep := ""
 	for i, step := range wf.Steps {
-		sx, res, err := e.runStep(ctx, lf, i, steps, c, w, deadline)
+		sx, res, err := e.runStepWith(ctx, lf, i, steps, c, w, deadline, sourceDB{e.store, wf.ID})
 		if err != nil {
 			return execution{}, err
 		}
@@ -292,8 +292,9 @@ type stepResult struct {
 	err   error // the step failed
 }
 
-// runStep runs step i of lf and records it.
-func (e *Engine) runStep(ctx context.Context, lf *liveFlow, i int, steps map[string]json.RawMessage, c *collector, w *waiter, deadline time.Time) (store.StepExecution, stepResult, error) {
+// runStepWith runs step i of lf with db as its $.service.db and records
+// it.
+func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps map[string]json.RawMessage, c *collector, w *waiter, deadline time.Time, db sandbox.KV) (store.StepExecution, stepResult, error) {
 	step := lf.wf.Steps[i]
 	sx := store.StepExecution{Name: step.Name, Status: store.ExecutionSuccess}
 	limits := e.cfg.Limits
@@ -308,7 +309,7 @@ func (e *Engine) runStep(ctx context.Context, lf *liveFlow, i int, steps map[str
 	}
 	ev, _ := json.Marshal(map[string]any{"steps": steps, "templates": lf.templates[i]})
 	logs := &stepLogs{}
-	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: sourceDB{e.store, lf.wf.ID}, Auth: noAuth{}}
+	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: noAuth{}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}

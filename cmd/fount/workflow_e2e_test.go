@@ -593,3 +593,69 @@ func TestWorkflowsAreTheirOwners(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAction: an action runs once with props and a steps context and
+// gives back its return value, exports, summary and logs, storing
+// nothing; deployed as a source, it is refused with a pointer here.
+func TestRunAction(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	code := `export default { name: "Add", version: "1.0.0", type: "action",
+		props: { a: { type: "integer" }, b: { type: "integer" } },
+		async run({ steps, $ }) {
+			console.log("adding", this.a, this.b);
+			$.export("$summary", "added");
+			$.export("inputs", [this.a, this.b]);
+			$.send.emit({ raw_event: { sum: this.a + this.b } });
+			$.send.http({ url: "http://127.0.0.1:9/never", data: "x" });
+			return this.a + this.b + steps.trigger.event.extra;
+		} }`
+	st, body := s.do("POST", "/v1/actions/run", map[string]any{
+		"code": code, "props": map[string]any{"a": 2, "b": "{{steps.trigger.event.extra * 10}}"},
+		"steps": map[string]any{"trigger": map[string]any{"event": map[string]any{"extra": 1}}},
+	})
+	if st != 200 {
+		t.Fatalf("run-action: %d %v", st, body)
+	}
+	res := data(body)
+	if res["status"] != "success" || res["$return_value"] != float64(13) || res["$summary"] != "added" || jsonOf(res["exports"]) != `{"inputs":[2,10]}` {
+		t.Errorf("result = %v", res)
+	}
+	if logs := res["logs"].([]any); len(logs) != 1 || logs[0].(map[string]any)["text"] != "adding 2 10" {
+		t.Errorf("logs = %v", res["logs"])
+	}
+	if jsonOf(res["emits"]) != `[{"sum":12}]` || len(res["sends"].([]any)) != 1 {
+		t.Errorf("emits %v, sends %v", res["emits"], res["sends"])
+	}
+	for _, tt := range []struct {
+		name  string
+		body  map[string]any
+		param string
+		msg   string
+	}{
+		{"a missing prop", map[string]any{"code": code, "props": map[string]any{"a": 1}}, "props", "the prop b is required"},
+		{"a source", map[string]any{"code": echoSource}, "code", "not an action"},
+		{"a syntax error", map[string]any{"code": "export default {"}, "code", "SyntaxError"},
+	} {
+		st, body := s.do("POST", "/v1/actions/run", tt.body)
+		e, _ := body["error"].(map[string]any)
+		if st != 400 || e == nil || e["param"] != tt.param || !strings.Contains(e["message"].(string), tt.msg) {
+			t.Errorf("%s: %d %v", tt.name, st, body)
+		}
+	}
+	st, body = s.do("POST", "/v1/actions/run", map[string]any{"code": `export default { name: "T", version: "1", type: "action", run() { throw new RangeError("nope") } }`})
+	thrown := data(body)
+	if st != 200 {
+		t.Fatalf("a throwing action: %d %v", st, body)
+	}
+	if thrown["status"] != "error" || thrown["error"].(map[string]any)["name"] != "RangeError" {
+		t.Errorf("a throwing action = %v", thrown)
+	}
+	st, body = s.do("POST", "/v1/sources", map[string]any{"component_code": code, "configured_props": map[string]any{"a": 1, "b": 2}})
+	if e, _ := body["error"].(map[string]any); st != 400 || e["code"] != "component_is_action" || !strings.Contains(e["message"].(string), "fount run-action") {
+		t.Errorf("an action deployed as a source: %d %v", st, body)
+	}
+	if _, body := s.do("GET", "/v1/users/me/sources", nil); len(body["data"].([]any)) != 0 {
+		t.Errorf("sources after the refused deploy: %v", body["data"])
+	}
+}

@@ -3,11 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/ids"
 )
 
 // Endpoints returns a source's HTTP endpoint URLs by prop name.
@@ -100,7 +102,7 @@ func (c *Client) Component(ctx context.Context, ref string) (apiv1.Component, []
 	return comp, raw, err
 }
 
-// Events returns a channel's last n events, newest first: one page, which
+// Events returns a source's (or a workflow's) channel's last n events, newest first: one page, which
 // holds fewer when the events are large (the server bounds a page in
 // bytes too).
 func (c *Client) Events(ctx context.Context, sourceID, channel string, n int) ([]apiv1.EventSummary, []byte, error) {
@@ -109,8 +111,29 @@ func (c *Client) Events(ctx context.Context, sourceID, channel string, n int) ([
 	if channel != "" {
 		q.Set("event_name", channel)
 	}
-	raw, err := c.Do(ctx, http.MethodGet, "/sources/"+url.PathEscape(sourceID)+"/event_summaries", q, nil, &evs)
+	path := "/sources/" + url.PathEscape(sourceID) + "/event_summaries"
+	if ids.Is(sourceID, ids.Workflow) {
+		// A workflow has two: its emits and its $errors.
+		q.Del("event_name")
+		switch channel {
+		case "":
+			path = "/workflows/" + url.PathEscape(sourceID) + "/event_summaries"
+		case "$errors":
+			path = "/workflows/" + url.PathEscape(sourceID) + "/$errors/event_summaries"
+		default:
+			return nil, nil, fmt.Errorf("a workflow has no channel %q: its events are its emits (the default channel) and $errors", channel)
+		}
+	}
+	raw, err := c.Do(ctx, http.MethodGet, path, q, nil, &evs)
 	return evs, raw, err
+}
+
+// emitterPath is the API path of a source or workflow.
+func emitterPath(id string) string {
+	if ids.Is(id, ids.Workflow) {
+		return "/workflows/" + url.PathEscape(id)
+	}
+	return "/sources/" + url.PathEscape(id)
 }
 
 // Run queues a manual run of a source.

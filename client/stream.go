@@ -16,7 +16,7 @@ import (
 // FromStart makes Follow replay every retained event first.
 const FromStart = "0-0"
 
-// Follow streams a source channel's events after the event id after
+// Follow streams a source's (or a workflow's) channel's events after the event id after
 // (FromStart for all retained ones) to fn until ctx ends, reconnecting with
 // Last-Event-ID after a dropped connection so that no retained event is
 // missed. It returns fn's error, or ctx's.
@@ -52,7 +52,7 @@ func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last 
 	if channel != "" {
 		q.Set("event_name", channel)
 	}
-	u := c.BaseURL + "/v1/sources/" + url.PathEscape(sourceID) + "/sse"
+	u := c.BaseURL + "/v1" + emitterPath(sourceID) + "/sse"
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
@@ -83,14 +83,18 @@ func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last 
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 8<<20)
-	var id, data string
+	var id, name, data string
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "id: "):
 			id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "event: "):
+			name = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):
 			data = strings.TrimPrefix(line, "data: ")
+		case line == "" && data != "" && name != "" && name != "event":
+			id, name, data = "", "", "" // a workflow's $.send.sse message, not a stored event
 		case line == "" && data != "":
 			var ev apiv1.EventSummary
 			if err := json.Unmarshal([]byte(data), &ev); err == nil {
@@ -101,7 +105,7 @@ func (c *Client) followOnce(ctx context.Context, sourceID, channel string, last 
 			if id != "" {
 				*last = id
 			}
-			id, data = "", ""
+			id, name, data = "", "", ""
 		}
 	}
 	return fmt.Errorf("stream ended: %v", sc.Err())

@@ -301,7 +301,7 @@ func TestCLIErrors(t *testing.T) {
 		{"bad prop type", nil, []string{"deploy", "../../testdata/cli/two-file/source.mjs", "--prop", "times=lots"}, exitUsage, `invalid prop times: expected an integer, got "lots"`},
 		{"prop out of range", nil, []string{"deploy", "../../testdata/cli/two-file/source.mjs", "--prop", "times=9"}, exitUsage, "expected an integer of at most 5"},
 		{"unknown prop", nil, []string{"deploy", "../../testdata/cli/two-file/source.mjs", "--prop", "colour=red"}, exitUsage, `the component has no prop "colour"`},
-		{"unknown source", nil, []string{"events", "nope"}, exitError, `no source named "nope"`},
+		{"unknown source", nil, []string{"events", "nope"}, exitError, `no source or workflow named "nope"`},
 		{"missing file", nil, []string{"deploy", "does-not-exist.mjs"}, exitUsage, "cannot bundle does-not-exist.mjs"},
 		{"syntax error", nil, []string{"deploy", "../../testdata/cli/broken.mjs"}, exitUsage, "broken.mjs:2:"},
 		{"no arguments", nil, []string{"deploy"}, exitUsage, "deploy takes one file"},

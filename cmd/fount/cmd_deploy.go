@@ -92,7 +92,7 @@ func deployCommand() command {
 	var props propsInput
 	var name, org string
 	return command{
-		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS) and deploy it as a source.",
+		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS) and deploy it as a source; or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
 		usage: "<file> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
 		flags: func(fs *flag.FlagSet) {
 			props.register(fs)
@@ -106,6 +106,21 @@ func deployCommand() command {
 			api, err := c.client()
 			if err != nil {
 				return err
+			}
+			if isWorkflowFile(args[0]) {
+				if len(props.flags) > 0 || props.file != "" || name != "" {
+					return usagef("--prop, --props and --name are for sources; a workflow file names its workflow and its steps' props")
+				}
+				w, created, raw, err := c.deployWorkflowFile(ctx, api, args[0], org)
+				if err != nil {
+					return err
+				}
+				verb := "updated"
+				if created {
+					verb = "deployed"
+				}
+				c.printWorkflow(raw, w, verb)
+				return nil
 			}
 			comp, _, err := c.saveFile(ctx, api, args[0], org)
 			if err != nil {
@@ -232,6 +247,9 @@ func devCommand() command {
 			api, err := c.client()
 			if err != nil {
 				return err
+			}
+			if isWorkflowFile(args[0]) {
+				return c.devWorkflow(ctx, api, args[0], keep)
 			}
 			comp, b, err := c.saveFile(ctx, api, args[0], "")
 			if err != nil {

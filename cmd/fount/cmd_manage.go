@@ -19,8 +19,8 @@ import (
 func runCommand() command {
 	var event string
 	return command{
-		name: "run", summary: "Queue a manual run of a source, with an optional JSON event.",
-		usage: "<source> [--event JSON]", example: `fount run new-order --event '{"id": 42}'`,
+		name: "run", summary: "Queue a manual run of a source or workflow, with an optional JSON event.",
+		usage: "<source or workflow> [--event JSON]", example: `fount run new-order --event '{"id": 42}'`,
 		flags: func(fs *flag.FlagSet) { fs.StringVar(&event, "event", "", "the run's event, as JSON") },
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
@@ -29,14 +29,26 @@ func runCommand() command {
 			if event != "" && !json.Valid([]byte(event)) {
 				return usagef("--event must be JSON, got %q", event)
 			}
-			api, src, err := c.apiAndSource(ctx, args[0])
+			api, err := c.client()
 			if err != nil {
 				return err
 			}
-			if err := api.Run(ctx, src.ID, json.RawMessage(event)); err != nil {
+			em, err := resolveEmitter(ctx, api, args[0])
+			if err != nil {
 				return err
 			}
-			c.report(nil, "", fmt.Sprintf("queued a run of %s (%s)\n", src.Name, src.ID))
+			if ids.Is(em.id, ids.Workflow) {
+				x, err := api.RunWorkflow(ctx, em.id, json.RawMessage(event))
+				if err != nil {
+					return err
+				}
+				c.report(nil, x, fmt.Sprintf("queued execution %s of %s (%s)\n", x, em.name, em.id))
+				return nil
+			}
+			if err := api.Run(ctx, em.id, json.RawMessage(event)); err != nil {
+				return err
+			}
+			c.report(nil, "", fmt.Sprintf("queued a run of %s (%s)\n", em.name, em.id))
 			return nil
 		},
 	}

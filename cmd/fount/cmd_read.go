@@ -14,11 +14,11 @@ import (
 
 func listCommand() command {
 	return command{
-		name: "list", summary: "List your sources, components, subscriptions or webhooks.",
-		usage: "sources|components|subscriptions|webhooks", example: "fount list sources",
+		name: "list", summary: "List your sources, workflows, components, subscriptions or webhooks.",
+		usage: "sources|workflows|components|subscriptions|webhooks", example: "fount list sources",
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
-				return usagef("list takes one of: sources, components, subscriptions, webhooks")
+				return usagef("list takes one of: sources, workflows, components, subscriptions, webhooks")
 			}
 			api, err := c.client()
 			if err != nil {
@@ -27,6 +27,8 @@ func listCommand() command {
 			switch args[0] {
 			case "sources":
 				return c.listSources(ctx, api)
+			case "workflows":
+				return c.listWorkflows(ctx, api)
 			case "components":
 				return c.listComponents(ctx, api)
 			case "subscriptions":
@@ -54,7 +56,7 @@ func listCommand() command {
 				}
 				return c.output(raw, idsOf(hooks, func(h apiv1.Webhook) string { return h.ID }), []string{"ID", "NAME", "URL", "ACTIVE"}, rows)
 			}
-			return usagef("cannot list %q: choose sources, components, subscriptions or webhooks", args[0])
+			return usagef("cannot list %q: choose sources, workflows, components, subscriptions or webhooks", args[0])
 		},
 	}
 }
@@ -137,10 +139,10 @@ func (c *cli) listComponents(ctx context.Context, api *client.Client) error {
 func getCommand() command {
 	var endpoint bool
 	return command{
-		name: "get", summary: "Show one source (by id or name), component, webhook or subscription.",
+		name: "get", summary: "Show one source or workflow (by id or name), component, webhook or subscription.",
 		usage: "<id or source name> [--endpoint]", example: "fount get hello-http --endpoint",
 		flags: func(fs *flag.FlagSet) {
-			fs.BoolVar(&endpoint, "endpoint", false, "print only the source's HTTP endpoint URL")
+			fs.BoolVar(&endpoint, "endpoint", false, "print only the source's (or HTTP-triggered workflow's) endpoint URL")
 		},
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
@@ -169,10 +171,28 @@ func getCommand() command {
 					return err
 				}
 				v = found
+			case ids.Is(ref, ids.Workflow):
+				w, err := resolveWorkflow(ctx, api, ref)
+				if err != nil {
+					return err
+				}
+				if endpoint {
+					return c.printWorkflowEndpoint(w)
+				}
+				v = w
 			default:
 				src, err := resolveSource(ctx, api, ref)
 				if err != nil {
-					return err
+					// Not a source: perhaps a workflow of that name.
+					w, werr := resolveWorkflow(ctx, api, ref)
+					if werr != nil {
+						return err
+					}
+					if endpoint {
+						return c.printWorkflowEndpoint(w)
+					}
+					v = w
+					break
 				}
 				if endpoint {
 					for _, u := range client.Endpoints(src) {
@@ -224,8 +244,8 @@ func eventsCommand(name string) command {
 	var follow bool
 	var channel string
 	cmd := command{
-		name: name, summary: "Show a source's latest events, newest last; --follow streams new ones.",
-		usage: "<source> [-n N] [--follow] [--channel NAME]", example: "fount events new-order -n 20 --follow",
+		name: name, summary: "Show a source's or workflow's latest events, newest last; --follow streams new ones.",
+		usage: "<source or workflow> [-n N] [--follow] [--channel NAME]", example: "fount events new-order -n 20 --follow",
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&n, "n", 10, "how many recent events (1-100)")
 			fs.BoolVar(&follow, "follow", false, "keep streaming new events until Ctrl-C")
@@ -251,11 +271,15 @@ func eventsCommand(name string) command {
 		if name == "logs" {
 			channel = "$logs"
 		}
-		api, src, err := c.apiAndSource(ctx, args[0])
+		api, err := c.client()
 		if err != nil {
 			return err
 		}
-		evs, raw, err := api.Events(ctx, src.ID, channel, n)
+		src, err := resolveEmitter(ctx, api, args[0])
+		if err != nil {
+			return err
+		}
+		evs, raw, err := api.Events(ctx, src.id, channel, n)
 		if err != nil {
 			return err
 		}
@@ -275,7 +299,7 @@ func eventsCommand(name string) command {
 		if len(evs) > 0 {
 			after = evs[0].ID
 		}
-		return api.Follow(ctx, src.ID, channel, after, func(ev apiv1.EventSummary) error {
+		return api.Follow(ctx, src.id, channel, after, func(ev apiv1.EventSummary) error {
 			c.printEvent(ev, label)
 			return nil
 		})

@@ -25,7 +25,7 @@ var allowedImports = map[string][]string{
 	"engine":        {"abi", "component", "egress", "ids", "sandbox", "secret", "store"},
 	"apiv1":         {},
 	"api":           {"apiv1", "component", "engine", "ids", "secret", "store"},
-	"client":        {"apiv1"},
+	"client":        {"apiv1", "ids"},
 	"bundle":        {},
 	"registry":      {},
 	"cmd/fount":     nil, // everything: it wires the process

@@ -121,4 +121,24 @@ func TestReadmeWalkthrough(t *testing.T) {
 			t.Errorf("walkthrough output lacks %q:\n%s", want, got)
 		}
 	}
+
+	// The workflow walkthrough, in the same terminal: the API key
+	// exported above.
+	flow := readmeBlocks(t, "First workflow")
+	if len(flow) != 1 || len(flow[0]) < 3 || !strings.HasSuffix(flow[0][len(flow[0])-1], "--follow") {
+		t.Fatalf("unexpected workflow walkthrough blocks: %q", flow)
+	}
+	steps = flow[0]
+	last = steps[len(steps)-1]
+	script = "set -e\n" + blocks[1][0] + "\n" + strings.Join(steps[:len(steps)-1], "\n") + "\n" + "timeout -s INT 5 " + last + " || true\n"
+	walk = exec.Command("bash", "-c", script)
+	walk.Dir, walk.Env = "../..", env
+	if got, err = walk.CombinedOutput(); err != nil {
+		t.Fatalf("workflow walkthrough failed: %v\n%s\nserver:\n%s", err, got, out)
+	}
+	for _, want := range []string{"deployed workflow greeter (p_", `{"success":true}`, "success", "greeted ada", "announce"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("workflow walkthrough output lacks %q:\n%s", want, got)
+		}
+	}
 }

@@ -26,7 +26,7 @@ var version = "dev"
 func clientCommands() []command {
 	return []command{
 		deployCommand(), updateCommand(), deleteCommand(), devCommand(), listCommand(), getCommand(),
-		eventsCommand("events"), eventsCommand("logs"), runCommand(), subscribeCommand("subscribe"),
+		eventsCommand("events"), eventsCommand("logs"), runCommand(), executionsCommand(), runActionCommand(), subscribeCommand("subscribe"),
 		subscribeCommand("unsubscribe"), webhooksCommand(), whoamiCommand(), loginCommand(),
 	}
 }

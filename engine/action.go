@@ -73,7 +73,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, stepName stri
 		return ActionResult{}, stepErr(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
 	}
 	step := store.WorkflowStep{Name: stepName, Kind: store.StepAction, Code: req.Code, Metadata: *meta}
-	if err := e.prepareStepProps(store.Workflow{}, &step, req.Props); err != nil {
+	if err := e.prepareStepProps(store.Workflow{}, &step, req.Props, nil); err != nil {
 		return ActionResult{}, err
 	}
 	templates := map[string]string{}

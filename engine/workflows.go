@@ -198,7 +198,7 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *store.Workflow, req Wo
 		return nil, err
 	}
 	wf.Trigger = trigger
-	steps, err := e.prepareSteps(ctx, *wf, req.Steps)
+	steps, err := e.prepareSteps(ctx, *wf, req.Steps, previous)
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +242,10 @@ func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *
 	return out, nil, nil
 }
 
-// prepareSteps checks each step and loads it in the sandbox.
-func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []StepRequest) ([]store.WorkflowStep, error) {
+// prepareSteps checks each step and loads it in the sandbox. previous
+// is the stored workflow on update, whose steps' secrets a step of the
+// same name may keep.
+func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []StepRequest, previous *store.Workflow) ([]store.WorkflowStep, error) {
 	if len(reqs) == 0 {
 		return nil, &WorkflowError{Reason: "the workflow needs at least one step"}
 	}
@@ -275,7 +277,15 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 			return nil, err
 		}
 		step.Metadata = *meta
-		if err := e.prepareStepProps(wf, &step, r.Props); err != nil {
+		var prev *store.WorkflowStep
+		if previous != nil {
+			for i := range previous.Steps {
+				if previous.Steps[i].Name == step.Name {
+					prev = &previous.Steps[i]
+				}
+			}
+		}
+		if err := e.prepareStepProps(wf, &step, r.Props, prev); err != nil {
 			return nil, err
 		}
 		out = append(out, step)
@@ -314,8 +324,9 @@ func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step store
 // prepareStepProps checks a step's configured props against what it
 // declares: a template ({{...}}) is checked when it is evaluated, any
 // other value now; a required prop needs a value; secrets are sealed,
-// bound to the workflow and step.
-func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, given map[string]json.RawMessage) error {
+// bound to the workflow and step. A secret sent back as secret.Marker
+// keeps the value of prev, the stored step of the same name.
+func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, given map[string]json.RawMessage, prev *store.WorkflowStep) error {
 	meta := &step.Metadata
 	for name := range given {
 		if _, ok := meta.Prop(name); !ok {
@@ -335,6 +346,13 @@ func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, g
 			if p.Required() {
 				return stepErr(step.Name, "the prop %s is required; give it a value of type %s", p.Name, p.Type)
 			}
+			continue
+		case p.Secret && isMarker(raw):
+			if prev == nil || !slices.Contains(prev.SecretProps, p.Name) {
+				return stepErr(step.Name, "the prop %s was sent as %s but has no stored value; send the secret itself", p.Name, secret.Marker)
+			}
+			step.Props[p.Name] = prev.Props[p.Name]
+			step.SecretProps = append(step.SecretProps, p.Name)
 			continue
 		case isTemplate(raw):
 		default:

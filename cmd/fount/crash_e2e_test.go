@@ -240,3 +240,109 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	}
 	t.Fatalf("of %d acknowledged requests, not stored: %v; not delivered: %v", want, missingStored, missingDelivered)
 }
+
+// TestCrashLosesNoWorkflowExecution kills the server with SIGKILL while a
+// client posts to a workflow's HTTP trigger, restarts it, and checks that
+// every request that got a 200 has run: a successful execution recorded
+// with its trigger event, and the event its last step emitted stored.
+func TestCrashLosesNoWorkflowExecution(t *testing.T) {
+	t.Parallel()
+	warmCache(t)
+	bin := buildFount(t)
+	dir := t.TempDir()
+	p := startProcess(t, bin, dir)
+	s := &server{t: t, base: p.base, key: "crash-key"}
+	wf := s.deployWorkflow(map[string]any{
+		"name": "Crash flow", "trigger": map[string]any{"type": "http"},
+		"steps": []any{
+			step("read", `export default defineComponent({ run({ steps }) { return steps.trigger.event.body.n } })`, nil),
+			step("emit", `export default defineComponent({ run({ steps, $ }) { $.send.emit({ raw_event: { n: steps.read.$return_value } }) } })`, nil),
+		},
+	})
+	id := wf["id"].(string)
+	url := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	token := url[strings.LastIndex(url, "/h/"):]
+
+	var mu sync.Mutex
+	acked := map[int]bool{}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	client := &http.Client{Timeout: 5 * time.Second}
+	go func() {
+		defer close(done)
+		for n := 0; n < 90; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := client.Post(p.base+token, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				mu.Lock()
+				acked[n] = true
+				mu.Unlock()
+			}
+		}
+	}()
+	deadline := time.Now().Add(eventsDeadline)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 40 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d requests acknowledged", n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL, mid-stream
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	close(stop)
+	<-done
+	mu.Lock()
+	want := len(acked)
+	mu.Unlock()
+
+	p2 := startProcess(t, bin, dir)
+	s.base = p2.base
+	deadline = time.Now().Add(eventsDeadline)
+	var missingRun, missingEmit []int
+	for time.Now().Before(deadline) {
+		ran, emitted := map[int]bool{}, map[int]bool{}
+		_, body := s.do("GET", "/v1/workflows/"+id+"/executions?limit=1000", nil)
+		for _, it := range body["data"].([]any) {
+			if x := it.(map[string]any); x["status"] == "success" {
+				full := s.execution(x["id"].(string))
+				ran[int(full["event"].(map[string]any)["body"].(map[string]any)["n"].(float64))] = true
+			}
+		}
+		_, body = s.do("GET", "/v1/workflows/"+id+"/event_summaries?limit=100", nil)
+		for _, it := range body["data"].([]any) {
+			emitted[int(it.(map[string]any)["event"].(map[string]any)["n"].(float64))] = true
+		}
+		missingRun, missingEmit = nil, nil
+		for n := range acked {
+			if !ran[n] {
+				missingRun = append(missingRun, n)
+			}
+			if !emitted[n] {
+				missingEmit = append(missingEmit, n)
+			}
+		}
+		if len(missingRun) == 0 && len(missingEmit) == 0 {
+			t.Logf("%d acknowledged requests before the kill: every one executed and its emit stored", want)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("of %d acknowledged requests, no execution: %v; no emit: %v", want, missingRun, missingEmit)
+}

@@ -659,3 +659,84 @@ func TestRunAction(t *testing.T) {
 		t.Errorf("sources after the refused deploy: %v", body["data"])
 	}
 }
+
+// TestWorkflowStepLimits: a step that loops past its time limit, one that
+// runs out of memory, and an execution past its own time limit each end
+// with a recorded error; the workflow's next execution succeeds.
+func TestWorkflowStepLimits(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k", runTimeout: 2 * time.Second, executionTimeout: 3 * time.Second})
+	wf := s.deployWorkflow(map[string]any{
+		"name": "Limits", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{
+			step("first", `export default defineComponent({ async run({ steps }) {
+				const mode = steps.trigger.event.mode;
+				if (mode === "loop") for (;;) {}
+				if (mode === "memory") return "x".repeat(1 << 28).length;
+				if (mode === "slow") await new Promise((r) => setTimeout(r, 1800));
+				return mode;
+			} })`, nil),
+			step("second", `export default defineComponent({ async run({ steps }) {
+				if (steps.first.$return_value === "slow") await new Promise((r) => setTimeout(r, 1800));
+				return "done";
+			} })`, nil),
+		},
+	})
+	id := wf["id"].(string)
+	for _, tt := range []struct{ mode, step, name string }{
+		{"loop", "first", "TimeoutError"},
+		{"memory", "first", "OutOfMemoryError"},
+		{"slow", "second", "TimeoutError"}, // 1.8 s + 1.8 s is past the execution's 3 s
+	} {
+		x := s.execution(s.runWorkflow(id, map[string]any{"mode": tt.mode}))
+		steps := x["steps"].([]any)
+		last := steps[len(steps)-1].(map[string]any)
+		if x["status"] != "error" || last["name"] != tt.step || last["error"].(map[string]any)["name"] != tt.name {
+			t.Errorf("%s: execution = %v", tt.mode, x)
+		}
+		ok := s.execution(s.runWorkflow(id, map[string]any{"mode": "fine"}))
+		if ok["status"] != "success" {
+			t.Errorf("after %s: execution = %v", tt.mode, ok)
+		}
+	}
+	if st, _ := s.do("GET", "/v1/workflows/"+id, nil); st != 200 {
+		t.Errorf("the workflow after its failures: %d", st)
+	}
+}
+
+// TestWorkflowSecretProps: a step's secret prop is never shown, yet the
+// step gets its value.
+func TestWorkflowSecretProps(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{
+		"name": "Secretive", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{action("use", `export default { name: "Use", version: "1", type: "action",
+			props: { token: { type: "string", secret: true } },
+			run() { return this.token === "s3cr3t-value" } }`, map[string]any{"token": "s3cr3t-value"})},
+	})
+	if raw := jsonOf(wf); strings.Contains(raw, "s3cr3t-value") || !strings.Contains(raw, `"token":"[redacted]"`) {
+		t.Errorf("the workflow shows its secret: %s", raw)
+	}
+	x := s.execution(s.runWorkflow(wf["id"].(string), nil))
+	if got := x["steps"].([]any)[0].(map[string]any)["$return_value"]; got != true {
+		t.Errorf("the step did not get its secret: %v", x)
+	}
+	// What GET shows, PUT back, keeps the secret.
+	id := wf["id"].(string)
+	_, body := s.do("GET", "/v1/workflows/"+id, nil)
+	step0 := data(body)["steps"].([]any)[0].(map[string]any)
+	code := `export default { name: "Use", version: "2", type: "action", props: { token: { type: "string", secret: true } }, run() { return this.token === "s3cr3t-value" } }`
+	if st, body := s.do("PUT", "/v1/workflows/"+id, map[string]any{"name": "Secretive", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{action("use", code, map[string]any{"token": step0["props"].(map[string]any)["token"]})}}); st != 200 {
+		t.Fatalf("update with the redacted secret: %d %v", st, body)
+	}
+	x = s.execution(s.runWorkflow(id, nil))
+	if got := x["steps"].([]any)[0].(map[string]any)["$return_value"]; got != true {
+		t.Errorf("the secret sent back redacted was not kept: %v", x)
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id, map[string]any{"name": "Secretive", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{action("other", code, map[string]any{"token": "[redacted]"})}}); st != 400 || !strings.Contains(jsonOf(body), "has no stored value") {
+		t.Errorf("a redacted secret of a new step: %d %v", st, body)
+	}
+}

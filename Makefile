@@ -52,6 +52,7 @@ openapi-check:
 ## bench: the benchmarks whose figures go in docs/benchmarks.md.
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./host/
+	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./engine/
 	$(GO) test -run '^$$' -bench 'Load|Fairness' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
 
 clean:

@@ -92,11 +92,15 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, stepName stri
 		return ActionResult{}, stepErr(stepName, "%v", codeError(err))
 	}
 	defer box.Close(context.WithoutCancel(ctx))
-	steps := req.Steps
-	if steps == nil {
-		steps = map[string]json.RawMessage{}
+	steps := &stepsContext{}
+	for name, v := range req.Steps {
+		if !json.Valid(v) {
+			return ActionResult{}, stepErr(stepName, "steps.%s is not JSON", name)
+		}
+		steps.add(name, v)
 	}
-	lf := &liveFlow{wf: store.Workflow{ID: "action", Steps: []store.WorkflowStep{step}}, boxes: []sandbox.Source{box}, templates: []map[string]string{templates}}
+	lf := &liveFlow{wf: store.Workflow{ID: "action", Steps: []store.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
+	lf.addTemplates(templates)
 	c := &collector{}
 	kv := &memKV{values: map[string][]byte{}}
 	sx, out, err := e.runStepWith(ctx, lf, 0, steps, c, nil, e.clock.Now().Add(e.cfg.ExecutionTimeout), kv)

@@ -38,6 +38,18 @@ type liveFlow struct {
 	wf        store.Workflow
 	boxes     []sandbox.Source
 	templates []map[string]string // per step: the props evaluated at each execution
+	// templatesJSON is templates encoded, once per load.
+	templatesJSON []json.RawMessage
+}
+
+// addTemplates appends the next step's templates.
+func (lf *liveFlow) addTemplates(t map[string]string) {
+	lf.templates = append(lf.templates, t)
+	var raw json.RawMessage
+	if len(t) > 0 {
+		raw, _ = json.Marshal(t)
+	}
+	lf.templatesJSON = append(lf.templatesJSON, raw)
 }
 
 func (lf *liveFlow) close(ctx context.Context) {
@@ -131,7 +143,7 @@ func (e *Engine) loadFlow(ctx context.Context, wf store.Workflow) (lf *liveFlow,
 			return nil, nil, fmt.Errorf("step %q: %w", step.Name, codeError(err))
 		}
 		lf.boxes = append(lf.boxes, box)
-		lf.templates = append(lf.templates, templates)
+		lf.addTemplates(templates)
 	}
 	if e.flows.put(lf, gen) {
 		return lf, func() {}, nil
@@ -235,8 +247,9 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 	rec := &store.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
 		StartedAtMs: start.UnixMilli(), Status: store.ExecutionSuccess}
 	context := triggerContext(wf, inv, rec.ID, start)
-	steps := map[string]json.RawMessage{}
-	steps[stepTrigger], _ = json.Marshal(map[string]any{"event": rawOrEmpty(inv.Event), "context": context})
+	trigger, _ := json.Marshal(map[string]any{"event": rawOrEmpty(inv.Event), "context": context})
+	steps := &stepsContext{}
+	steps.add(stepTrigger, trigger)
 	c := &collector{channels: e.channelBudget(wf.ID)}
 	var out execution
 	deadline := start.Add(e.cfg.ExecutionTimeout)
@@ -265,7 +278,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 			rec.Status, rec.ExitReason = store.ExecutionExited, *res.exit
 			break
 		}
-		steps[step.Name] = res.data
+		steps.add(step.Name, res.data)
 	}
 	rec.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	events, err := emitEvents(c.emits, e.clock.Now())
@@ -294,7 +307,7 @@ type stepResult struct {
 
 // runStepWith runs step i of lf with db as its $.service.db and records
 // it.
-func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps map[string]json.RawMessage, c *collector, w *waiter, deadline time.Time, db sandbox.KV) (store.StepExecution, stepResult, error) {
+func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, w *waiter, deadline time.Time, db sandbox.KV) (store.StepExecution, stepResult, error) {
 	step := lf.wf.Steps[i]
 	sx := store.StepExecution{Name: step.Name, Status: store.ExecutionSuccess}
 	limits := e.cfg.Limits
@@ -307,7 +320,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps map
 	if limits.Timeout <= 0 || limits.Timeout > remaining {
 		limits.Timeout = remaining
 	}
-	ev, _ := json.Marshal(map[string]any{"steps": steps, "templates": lf.templates[i]})
+	ev := steps.event(lf.templatesJSON[i])
 	logs := &stepLogs{}
 	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: noAuth{}}
 	if e.cfg.Egress != nil {
@@ -331,7 +344,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps map
 	}
 	sx.ReturnValue = capValue(o.Value)
 	sx.Exports = map[string]json.RawMessage{}
-	data := map[string]json.RawMessage{}
+	data := &jsonObject{}
 	for name, v := range o.Exports {
 		if name == "$summary" {
 			var s string
@@ -342,20 +355,58 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps map
 			continue
 		}
 		sx.Exports[name] = capValue(v)
-		data[name] = v
+		data.add(name, v)
 	}
 	if len(sx.Exports) == 0 {
 		sx.Exports = nil
 	}
 	if len(o.Value) > 0 {
-		data["$return_value"] = o.Value
+		data.add("$return_value", o.Value)
 	}
-	res := stepResult{exit: o.Exit, sends: o.Sends}
+	res := stepResult{exit: o.Exit, sends: o.Sends, data: data.close()}
 	if o.Exit != nil {
 		sx.Status = store.ExecutionExited
 	}
-	res.data, _ = json.Marshal(data)
 	return sx, res, nil
+}
+
+// jsonObject builds a JSON object from values that are valid JSON
+// already (the sandbox's decoded results, stored events), without
+// re-encoding them: a step's context grows with each step, and
+// encoding/json would check and compact every value again for each.
+type jsonObject struct{ buf []byte }
+
+func (o *jsonObject) add(name string, value json.RawMessage) {
+	if len(o.buf) == 0 {
+		o.buf = append(o.buf, '{')
+	} else {
+		o.buf = append(o.buf, ',')
+	}
+	key, _ := json.Marshal(name)
+	o.buf = append(append(append(o.buf, key...), ':'), value...)
+}
+
+func (o *jsonObject) close() json.RawMessage {
+	if len(o.buf) == 0 {
+		return json.RawMessage("{}")
+	}
+	return append(o.buf[:len(o.buf):len(o.buf)], '}')
+}
+
+// stepsContext is steps.* of an execution so far.
+type stepsContext struct{ obj jsonObject }
+
+func (s *stepsContext) add(name string, data json.RawMessage) { s.obj.add(name, data) }
+
+// event is a step's run event: the steps so far and the step's
+// templates (JSON, or empty for none).
+func (s *stepsContext) event(templates json.RawMessage) json.RawMessage {
+	ev := &jsonObject{}
+	ev.add("steps", s.obj.close())
+	if len(templates) > 0 {
+		ev.add("templates", templates)
+	}
+	return ev.close()
 }
 
 // stepLogs keeps a step's console lines within the record's caps.
@@ -473,10 +524,30 @@ func capValue(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(`{"truncated":true,"bytes":` + strconv.Itoa(len(raw)) + `}`)
 }
 
+// recordSize estimates the encoded size of rec from its values, so that
+// the common small record is not encoded twice: fields and escaping add
+// a little, which the cap's margin covers.
+func recordSize(rec *store.Execution) int {
+	n := len(rec.Event) + 256
+	for _, s := range rec.Steps {
+		n += len(s.Name) + len(s.ReturnValue) + len(s.Summary) + 128
+		for k, v := range s.Exports {
+			n += len(k) + len(v) + 8
+		}
+		for _, l := range s.Logs {
+			n += len(l.Text) + 64
+		}
+		if s.Error != nil {
+			n += len(s.Error.Name) + len(s.Error.Message) + len(s.Error.Stack) + 64
+		}
+	}
+	return n
+}
+
 // capExecution drops the values and logs of a record that is still over
 // maxExecutionRecord with each value capped (many steps, many exports).
 func capExecution(rec *store.Execution) {
-	if b, _ := json.Marshal(rec); len(b) <= maxExecutionRecord {
+	if recordSize(rec) <= maxExecutionRecord {
 		return
 	}
 	rec.Truncated = true

@@ -439,11 +439,20 @@
   // expression of a string value evaluated against steps: a value that is
   // one expression takes the expression's value, any other string the
   // text of each expression in its place.
+  // Compiled expressions, by their text: a warm instance compiles each
+  // once, not at every execution.
+  const compiledExprs = new Map();
+
   function evalTemplates(templates, steps) {
     const out = {};
     const evalExpr = (prop, expr) => {
       try {
-        return new Function("steps", "return (" + expr + ");")(steps);
+        let fn = compiledExprs.get(expr);
+        if (fn === undefined) {
+          fn = new Function("steps", "return (" + expr + ");");
+          if (compiledExprs.size < 1000) compiledExprs.set(expr, fn);
+        }
+        return fn(steps);
       } catch (e) {
         throw new Error("prop " + prop + ": the expression {{" + expr + "}} failed: " + e.message);
       }

@@ -144,6 +144,17 @@ func paced(url string, perSecond int) int64 {
 // client's send to the event's arrival on the source's SSE stream, which
 // publishes an event once it is committed.
 func loadFount(b *testing.B, drive func(url string) int64) loadResult {
+	return loadTarget(b, drive, func(s *server) (string, string) {
+		src := s.deploySource(`export default { name: "Load", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ sent: e.body.sent }) } }`, nil)
+		return endpointOf(src, "http"), "/v1/sources/" + src["id"].(string) + "/sse"
+	})
+}
+
+// loadTarget measures a real fount serve with what deploy creates: the
+// URL to post to and the SSE stream on which each request's event, with
+// the request's "sent", arrives once committed.
+func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *server) (url, stream string)) loadResult {
 	s := &server{t: &testing.T{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -162,8 +173,7 @@ func loadFount(b *testing.B, drive func(url string) int64) loadResult {
 	// A paid account: the free plan's daily quota would stop the run.
 	_, user := s.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
 	s.key = data(user)["api_key"].(string)
-	src := s.deploySource(`export default { name: "Load", version: "1", props: { http: "$.interface.http" },
-		run(e) { this.$emit({ sent: e.body.sent }) } }`, nil)
+	url, stream := deploy(s)
 
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -171,7 +181,7 @@ func loadFount(b *testing.B, drive func(url string) int64) loadResult {
 	streamDone := make(chan struct{})
 	go func() {
 		defer close(streamDone)
-		req, _ := http.NewRequestWithContext(streamCtx, "GET", s.base+"/v1/sources/"+src["id"].(string)+"/sse", nil)
+		req, _ := http.NewRequestWithContext(streamCtx, "GET", s.base+stream, nil)
 		req.Header.Set("Authorization", "Bearer "+s.key)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -200,7 +210,7 @@ func loadFount(b *testing.B, drive func(url string) int64) loadResult {
 	}()
 	time.Sleep(200 * time.Millisecond)
 	start := time.Now()
-	acked := drive(endpointOf(src, "http"))
+	acked := drive(url)
 	// Wait for the backlog to drain: every acknowledged event stored.
 	for time.Since(start) < loadDuration+60*time.Second {
 		mu.Lock()

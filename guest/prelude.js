@@ -471,11 +471,18 @@
     return out;
   }
 
-  function makeDollar() {
+  let stepDollar = null; // a step's $, made once: see makeDollar
+
+  // makeDollar makes an action's $. A source's action gets one per call,
+  // bound to that call's exports. A step's (current set) is made once per
+  // instance and writes to the exports of the call in progress: a call
+  // ends only when nothing of it is left to run, so no earlier call's
+  // code can use it later.
+  function makeDollar(current) {
     const exp = exportsOut; // this call's exports, even if used later
     return {
       export(name, value) {
-        exp[String(name)] = value;
+        (current ? exportsOut : exp)[String(name)] = value;
       },
       flow: {
         exit(reason) {
@@ -509,11 +516,16 @@
   // evaluated against the steps so far, then run({ steps, $ }).
   async function runStep(ev) {
     const steps = ev.steps || {};
-    let on = self;
-    if (ev.templates && Object.keys(ev.templates).length > 0) {
-      on = buildThis(def, Object.assign({}, configuredProps, evalTemplates(ev.templates, steps)));
+    // A templated prop has no configured value, so this call's value
+    // replaces the last call's on this, to which the methods are bound.
+    if (ev.templates) {
+      for (const [name, v] of Object.entries(evalTemplates(ev.templates, steps))) {
+        self[name] = propValue(name, resolveProp(name, def.props[name]), v);
+      }
     }
-    return await def.run.call(on, { steps, $: makeDollar() });
+    const on = self;
+    if (stepDollar === null) stepDollar = makeDollar(true);
+    return await def.run.call(on, { steps, $: stepDollar });
   }
 
   function needLoaded() {

@@ -225,7 +225,8 @@ func deleteTriggerSub(tx *bolt.Tx, w Workflow) error {
 }
 
 // DeleteWorkflow removes the workflow, its index entries, its events, its
-// executions, its queued invocations and timer state, its deliveries, and
+// executions, its db, its queued invocations and timer state, its
+// deliveries, and
 // every subscription naming it (as emitter or listener) plus the
 // auto-subscriptions naming it as listener, in one transaction.
 //
@@ -255,6 +256,9 @@ func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
 			return err
 		}
 		if err := deleteExecutionsOf(tx, id); err != nil {
+			return err
+		}
+		if err := deleteNested(tx.Bucket(bucketDB), id); err != nil {
 			return err
 		}
 		if err := deleteDeliveriesOf(tx, id); err != nil {

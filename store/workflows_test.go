@@ -65,8 +65,14 @@ func TestWorkflowLifecycle(t *testing.T) {
 	if _, err := b.AppendEvents(ctx, "p_1", []Event{{Name: "", Data: json.RawMessage(`1`)}}, 100); err != nil {
 		t.Fatal(err)
 	}
+	if err := b.DBSet(ctx, "p_1", "k", []byte(`1`)); err != nil {
+		t.Fatal(err)
+	}
 	if err := b.DeleteWorkflow(ctx, "p_1"); err != nil {
 		t.Fatal(err)
+	}
+	if _, ok, _ := b.DBGet(ctx, "p_1", "k"); ok {
+		t.Error("a deleted workflow's db remains")
 	}
 	if _, err := b.GetWorkflow(ctx, "p_1"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("deleted workflow: err = %v", err)

@@ -20,10 +20,19 @@ import (
 
 // workflowRequest turns a definition into the engine's request, taking
 // an action step given by key from the registry.
-func (s *Server) workflowRequest(def apiv1.WorkflowDefinition, owner, user string) (engine.WorkflowRequest, error) {
+func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefinition, owner, user string) (engine.WorkflowRequest, error) {
 	req := engine.WorkflowRequest{OwnerID: owner, UserID: user, Name: def.Name, Active: def.Active == nil || *def.Active,
 		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
+	if def.Trigger.Type == store.TriggerSource && ids.Is(owner, ids.User) {
+		// As POST /subscriptions does: an organization's source routes to
+		// its organization's subscriptions.
+		sub, err := s.subscriptionOwner(ctx, "", def.Trigger.EmitterID)
+		if err != nil {
+			return req, err
+		}
+		req.Trigger.SubscriptionOwner = sub
+	}
 	for i, st := range def.Steps {
 		step := engine.StepRequest{Name: st.Name, Kind: st.Kind, Key: st.Key, Code: st.Code, Filename: st.Filename, Modules: st.Modules, Props: st.Props}
 		if step.Kind == "" {
@@ -59,7 +68,7 @@ func (s *Server) createWorkflow(w http.ResponseWriter, r *http.Request, req *api
 	if err := s.checkTriggerEmitter(ctx, req.Trigger); err != nil {
 		return err
 	}
-	wreq, err := s.workflowRequest(req.WorkflowDefinition, owner, caller(ctx).ID)
+	wreq, err := s.workflowRequest(ctx, req.WorkflowDefinition, owner, caller(ctx).ID)
 	if err != nil {
 		return err
 	}
@@ -113,7 +122,7 @@ func (s *Server) updateWorkflow(w http.ResponseWriter, r *http.Request, req *api
 	if err := s.checkTriggerEmitter(ctx, req.Trigger); err != nil {
 		return err
 	}
-	wreq, err := s.workflowRequest(req.WorkflowDefinition, old.OwnerID, caller(ctx).ID)
+	wreq, err := s.workflowRequest(ctx, req.WorkflowDefinition, old.OwnerID, caller(ctx).ID)
 	if err != nil {
 		return err
 	}

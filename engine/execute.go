@@ -79,6 +79,16 @@ func (s *flowSet) get(wf store.Workflow) *liveFlow {
 	return lf
 }
 
+// account returns the user a loaded workflow's executions count against.
+func (s *flowSet) account(id string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lf := s.flows[id]; lf != nil {
+		return lf.wf.UserID, true
+	}
+	return "", false
+}
+
 // generation is the value put needs to keep a load begun now.
 func (s *flowSet) generation() uint64 {
 	s.mu.Lock()
@@ -200,6 +210,9 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.I
 	for i, inv := range invs {
 		var x execution
 		switch {
+		case inv.Kind == kindRelease:
+			runs = append(runs, store.CompletedRun{Invocation: inv}) // a workflow delays no emit: nothing to release
+			continue
 		case !wf.Active && inv.Kind != kindManual:
 			runs = append(runs, store.CompletedRun{Invocation: inv}) // queued before it was switched off
 			continue
@@ -219,7 +232,7 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.I
 		x.commit.UsageAccount, x.commit.UsageDay = wf.UserID, today
 		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: x.commit})
 		sse = append(sse, x.sse...)
-		if held += commitBytes(x.commit); held >= maxBatchBytes {
+		if held += commitBytes(x.commit) + recordSize(x.commit.Execution); held >= maxBatchBytes {
 			if err := e.commit(ctx, flowSource(wf), runs); err != nil {
 				return err
 			}
@@ -281,7 +294,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 		steps.add(step.Name, res.data)
 	}
 	rec.DurationMs = e.clock.Now().Sub(start).Milliseconds()
-	events, err := emitEvents(c.emits, e.clock.Now())
+	events, err := flowEvents(c, e.clock.Now())
 	if err != nil && failure == nil {
 		rec.Status, failure = store.ExecutionError, err
 	}
@@ -294,6 +307,26 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept
 	out.commit.Execution, out.commit.ExecutionsKept = rec, e.cfg.ExecutionsKept
 	out.commit.Invocations, out.commit.ComputeMs = 1, max(1, rec.DurationMs)
+	return out, nil
+}
+
+// flowEvents are the events an execution's steps emitted, each stored
+// at once: a workflow has no $in channel to delay one on, so an emit
+// with a future delivery_ts fails the execution, saying so. Emits past the
+// channel limits fail it too.
+func flowEvents(c *collector, now time.Time) ([]store.Event, error) {
+	if dropped := c.dropped(); dropped != nil {
+		return nil, dropped
+	}
+	for _, em := range c.emits {
+		if em.DeliveryTS != nil && *em.DeliveryTS > now.UnixMilli() {
+			return nil, errors.New("a workflow cannot delay an emit: delivery_ts is for sources; emit at once, or emit to a source that delays it")
+		}
+	}
+	out := make([]store.Event, 0, len(c.emits))
+	for _, em := range c.emits {
+		out = append(out, emitEvent(em))
+	}
 	return out, nil
 }
 
@@ -528,6 +561,9 @@ func capValue(raw json.RawMessage) json.RawMessage {
 // the common small record is not encoded twice: fields and escaping add
 // a little, which the cap's margin covers.
 func recordSize(rec *store.Execution) int {
+	if rec == nil {
+		return 0
+	}
 	n := len(rec.Event) + 256
 	for _, s := range rec.Steps {
 		n += len(s.Name) + len(s.ReturnValue) + len(s.Summary) + 128

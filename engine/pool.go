@@ -19,6 +19,9 @@ var ErrQuota = errQuota
 // drain finds it gone.
 func (e *Engine) accountOf(sourceID string) string {
 	if ids.Is(sourceID, ids.Workflow) {
+		if user, ok := e.flows.account(sourceID); ok {
+			return user // every request to a workflow kicks it: no store read then
+		}
 		wf, err := e.store.GetWorkflow(context.Background(), sourceID)
 		if err != nil {
 			return ""

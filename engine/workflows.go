@@ -45,9 +45,13 @@ type TriggerRequest struct {
 	Respond bool
 	// Timer: {"intervalSeconds": n} or {"cron": "..."}.
 	Timer json.RawMessage
-	// Source: the emitter (an id, or a glob dc_* or p_*) and channel.
-	EmitterID string
-	EventName string
+	// Source: the emitter (an id, or a glob dc_* or p_*) and channel,
+	// and the account that holds the trigger's subscription (default the
+	// workflow's owner): an organization's source routes to the
+	// subscriptions of its organization.
+	EmitterID         string
+	EventName         string
+	SubscriptionOwner string
 }
 
 // StepRequest is one step as the user gave it: bundled code and props.
@@ -121,8 +125,7 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 	if err != nil {
 		return store.Workflow{}, err
 	}
-	wf := old
-	wf.UserID = req.UserID
+	wf := old // its creator stays: executions count against them, as a source's runs do
 	sub, err := e.prepareWorkflow(ctx, &wf, req, &old)
 	if err != nil {
 		return store.Workflow{}, err
@@ -232,7 +235,11 @@ func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *
 			return out, nil, &WorkflowError{Reason: "a workflow cannot be triggered by its own events"}
 		}
 		out.EmitterID, out.EventName = t.EmitterID, t.EventName
-		sub := &store.Subscription{ID: ids.New(ids.Subscription), OwnerID: wf.OwnerID, EmitterID: t.EmitterID,
+		owner := wf.OwnerID
+		if t.SubscriptionOwner != "" {
+			owner = t.SubscriptionOwner
+		}
+		sub := &store.Subscription{ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: t.EmitterID,
 			ListenerID: wf.ID, EventName: t.EventName, CreatedAt: e.clock.Now().Unix()}
 		return out, sub, nil
 	case store.TriggerManual:

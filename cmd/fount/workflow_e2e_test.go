@@ -248,6 +248,7 @@ func TestWorkflowErrorsAndExit(t *testing.T) {
 				if (mode === "throw") throw new TypeError("bad input: " + mode);
 				if (mode === "exit") return $.flow.exit("nothing to do");
 				if (mode === "email") $.send.email({ subject: "x" });
+				if (mode === "delay") this.$emit({ later: true }, { delivery_ts: Date.now() + 60000 });
 				return mode;
 			} })`, nil),
 			step("after", `export default defineComponent({ run({ steps }) { return "after " + steps.check.$return_value } })`, nil),
@@ -291,12 +292,20 @@ func TestWorkflowErrorsAndExit(t *testing.T) {
 	if msg := jsonOf(email["steps"]); email["status"] != "error" || !strings.Contains(msg, "$.send.email is not supported by fount") {
 		t.Errorf("$.send.email: %v", email)
 	}
+	delayed := s.execution(s.runWorkflow(id, map[string]any{"mode": "delay"}))
+	if delayed["status"] != "error" {
+		t.Errorf("a delayed emit: %v", delayed)
+	}
 	ok := s.execution(s.runWorkflow(id, map[string]any{"mode": "fine"}))
 	if ok["status"] != "success" || ok["steps"].([]any)[1].(map[string]any)["$return_value"] != "after fine" {
 		t.Errorf("a good execution after the failures = %v", ok)
 	}
-	if n := len(s.workflowEvents(id, "$errors", 2)); n != 2 {
-		t.Errorf("$errors events = %d, want 2 (throw and email)", n)
+	errs = s.workflowEvents(id, "$errors", 3)
+	if n := len(errs); n != 3 || !strings.Contains(jsonOf(errs[0]), "cannot delay an emit") {
+		t.Errorf("$errors events = %d, want 3 (throw, email, delay), the newest about the delay: %v", n, errs[0])
+	}
+	if evs := s.workflowEvents(id, "", 0); len(evs) != 0 {
+		t.Errorf("a failed execution's emit was stored: %v", evs)
 	}
 }
 
@@ -738,5 +747,38 @@ func TestWorkflowSecretProps(t *testing.T) {
 	if st, body := s.do("PUT", "/v1/workflows/"+id, map[string]any{"name": "Secretive", "trigger": map[string]any{"type": "manual"},
 		"steps": []any{action("other", code, map[string]any{"token": "[redacted]"})}}); st != 400 || !strings.Contains(jsonOf(body), "has no stored value") {
 		t.Errorf("a redacted secret of a new step: %d %v", st, body)
+	}
+}
+
+// TestOrgSourceTriggersMembersWorkflow: a member's own workflow triggered
+// by an organization's source (created by someone else) runs on its
+// events, and an organization's workflow lists with the organization.
+func TestOrgSourceTriggersMembersWorkflow(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	_, org := s.do("POST", "/v1/orgs", map[string]any{"orgname": "team"})
+	orgID := data(org)["id"].(string)
+	_, carol := s.do("POST", "/v1/users", map[string]any{"username": "carol", "email": "carol@example.com"})
+	s.do("POST", "/v1/orgs/"+orgID+"/members", map[string]any{"user_id": data(carol)["id"]})
+	st, body := s.do("POST", "/v1/sources?org_id="+orgID, map[string]any{"component_code": `export default { name: "Org", version: "1", run(e) { this.$emit({ n: e.n }) } }`})
+	if st != 200 {
+		t.Fatalf("org source: %d %v", st, body)
+	}
+	src := data(body)["id"].(string)
+	asCarol := &server{t: t, base: s.base, key: data(carol)["api_key"].(string)}
+	wf := asCarol.deployWorkflow(map[string]any{"name": "Carol's", "trigger": map[string]any{"type": "source", "emitter_id": src},
+		"steps": []any{step("n", `export default defineComponent({ run({ steps }) { return steps.trigger.event.n } })`, nil)}})
+	s.run(src, map[string]any{"n": 7})
+	x := asCarol.execution(asCarol.executions(wf["id"].(string), 1)[0]["id"].(string))
+	if got := x["steps"].([]any)[0].(map[string]any)["$return_value"]; got != float64(7) {
+		t.Errorf("carol's workflow saw %v", got)
+	}
+	st, body = asCarol.do("POST", "/v1/workflows?org_id="+orgID, map[string]any{"name": "Team flow", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("a", `export default defineComponent({ run() {} })`, nil)}})
+	if st != 200 || data(body)["owner_id"] != orgID {
+		t.Fatalf("org workflow: %d %v", st, body)
+	}
+	if _, body := s.do("GET", "/v1/orgs/"+orgID+"/workflows", nil); len(body["data"].([]any)) != 1 {
+		t.Errorf("the org's workflows: %v", body["data"])
 	}
 }

@@ -40,8 +40,14 @@ func TestCLIWorkflowDeployRunExecutionsEvents(t *testing.T) {
 	if out := e.mustFount("events", "greeter"); !strings.Contains(out, `"greeting":"hello ada, hello ada"`) {
 		t.Errorf("events: %s", out)
 	}
+	follow, stop := e.background("executions", "greeter", "--follow")
+	waitFor(t, follow, "greeted ada")
 	if out := e.mustFount("run", "greeter", "--event", `{"body":{"name":"bo"}}`); !strings.Contains(out, "queued execution ex_") {
 		t.Errorf("run: %s", out)
+	}
+	waitFor(t, follow, "greeted bo")
+	if code := stop(); code != exitOK {
+		t.Errorf("executions --follow exited %d", code)
 	}
 	e.srv.executions(workflowID(t, e), 2)
 	var listed struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -780,5 +781,43 @@ func TestOrgSourceTriggersMembersWorkflow(t *testing.T) {
 	}
 	if _, body := s.do("GET", "/v1/orgs/"+orgID+"/workflows", nil); len(body["data"].([]any)) != 1 {
 		t.Errorf("the org's workflows: %v", body["data"])
+	}
+}
+
+// TestWorkflowRegistryActionAndErrorAutoSubscription: a step given by a
+// published action's key runs it; a workflow created after an
+// auto-subscription to $errors has its errors delivered there.
+func TestWorkflowRegistryActionAndErrorAutoSubscription(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"got":%s,"method":%q}`, b, r.Method)
+	}))
+	defer target.Close()
+	rc := &receiver{}
+	hook := s.webhookTo(rc)
+	if st, body := s.do("POST", "/v1/auto_subscriptions", map[string]any{"listener_id": hook, "event_name": "$errors"}); st != 200 {
+		t.Fatalf("auto-subscription: %d %v", st, body)
+	}
+	wf := s.deployWorkflow(map[string]any{
+		"name": "Caller", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{map[string]any{"name": "call", "key": "http-send-request",
+			"props": map[string]any{"url": "{{steps.trigger.event.url}}", "method": "POST", "body": "{{steps.trigger.event.payload}}"}}},
+	})
+	id := wf["id"].(string)
+	if k := wf["steps"].([]any)[0].(map[string]any); k["kind"] != "action" || k["key"] != "http-send-request" {
+		t.Errorf("the step = %v", k)
+	}
+	x := s.execution(s.runWorkflow(id, map[string]any{"url": target.URL, "payload": map[string]any{"a": 1}}))
+	res := x["steps"].([]any)[0].(map[string]any)
+	if x["status"] != "success" || jsonOf(res["$return_value"]) != `{"contentType":"application/json","data":{"got":{"a":1},"method":"POST"},"status":200}` {
+		t.Errorf("execution = %v", x)
+	}
+	s.runWorkflow(id, map[string]any{"url": "ftp://nowhere"})
+	got := rc.wait(t, 1)[0]
+	if md := got["metadata"].(map[string]any); md["emitter_id"] != id || md["name"] != "$errors" || got["event"].(map[string]any)["error"].(map[string]any)["cellId"] != "call" {
+		t.Errorf("the auto-subscribed webhook got %v", got)
 	}
 }

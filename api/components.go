@@ -40,8 +40,8 @@ func (s *Server) componentCode(ctx context.Context, code, codeURL string) (strin
 
 // saveComponent stores code as a saved component of owner; code that
 // does not load is a 400 naming param.
-func (s *Server) saveComponent(ctx context.Context, owner, code, codeURL, param string) (store.Component, error) {
-	c, err := s.engine.SaveComponent(ctx, owner, caller(ctx).ID, code, codeURL)
+func (s *Server) saveComponent(ctx context.Context, owner, code, codeURL, param string, opts engine.SaveOptions) (store.Component, error) {
+	c, err := s.engine.SaveComponent(ctx, owner, caller(ctx).ID, code, codeURL, opts)
 	var ce *engine.CodeError
 	if errors.As(err, &ce) {
 		e, _ := toAPIError(err, param)
@@ -63,7 +63,7 @@ func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, req *ap
 	if err != nil {
 		return err
 	}
-	c, err := s.saveComponent(r.Context(), owner, code, req.ComponentURL, param)
+	c, err := s.saveComponent(r.Context(), owner, code, req.ComponentURL, param, engine.SaveOptions{UpdatePackages: req.UpdatePackages})
 	if err != nil {
 		return err
 	}

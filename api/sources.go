@@ -40,7 +40,7 @@ func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, o
 		return store.Component{}, &Error{Status: http.StatusBadRequest, Code: "missing_parameter", Param: "component_id",
 			Message: "Pass one of component_id, component_code or component_url."}
 	}
-	c, err := s.saveComponent(ctx, owner, code, req.ComponentURL, param)
+	c, err := s.saveComponent(ctx, owner, code, req.ComponentURL, param, engine.SaveOptions{UpdatePackages: req.UpdatePackages})
 	if err == nil && c.Metadata.Type == component.KindAction {
 		return c, errActionAsSource(param)
 	}

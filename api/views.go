@@ -39,7 +39,7 @@ func viewComponent(c store.Component) apiv1.Component {
 	}
 	return apiv1.Component{
 		ID: c.ID, Key: c.Key, Code: c.Code, CodeHash: c.CodeHash, Name: c.Name, Version: c.Version, Type: c.Metadata.Type,
-		ConfigurableProps: props, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		ConfigurableProps: props, Packages: viewPackages(c.Packages), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}
 }
 
@@ -73,6 +73,14 @@ func viewAll[T, V any](items []T, view func(T) V) []V {
 	out := make([]V, 0, len(items))
 	for _, it := range items {
 		out = append(out, view(it))
+	}
+	return out
+}
+
+func viewPackages(ps []store.Package) []apiv1.Package {
+	var out []apiv1.Package
+	for _, p := range ps {
+		out = append(out, apiv1.Package{Name: p.Name, Version: p.Version, Integrity: p.Integrity})
 	}
 	return out
 }

@@ -22,6 +22,7 @@ import (
 // an action step given by key from the registry.
 func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefinition, owner, user string) (engine.WorkflowRequest, error) {
 	req := engine.WorkflowRequest{OwnerID: owner, UserID: user, Name: def.Name, Active: def.Active == nil || *def.Active,
+		Packages: engine.SaveOptions{UpdatePackages: def.UpdatePackages},
 		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
 	if def.Trigger.Type == store.TriggerSource && ids.Is(owner, ids.User) {
@@ -243,7 +244,7 @@ func (s *Server) viewWorkflow(wf store.Workflow) apiv1.Workflow {
 			props[name] = raw
 		}
 		view.Steps = append(view.Steps, apiv1.WorkflowStep{Name: st.Name, Kind: st.Kind, Key: st.Key,
-			ComponentName: st.Metadata.Name, ComponentVersion: st.Metadata.Version, Props: props})
+			ComponentName: st.Metadata.Name, ComponentVersion: st.Metadata.Version, Props: props, Packages: viewPackages(st.Packages)})
 	}
 	return view
 }

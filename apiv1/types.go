@@ -74,8 +74,17 @@ type Component struct {
 	Version           string `json:"version" required:"true"`
 	Type              string `json:"type" required:"true" enum:"source,action"`
 	ConfigurableProps []Prop `json:"configurable_props" required:"true" nullable:"false"`
-	CreatedAt         int64  `json:"created_at" required:"true"`
-	UpdatedAt         int64  `json:"updated_at" required:"true"`
+	// Packages is a fount extension: the code's lock.
+	Packages  []Package `json:"packages,omitempty" description:"the npm packages bundled into the code at deploy, with the versions resolved (the lock)"`
+	CreatedAt int64     `json:"created_at" required:"true"`
+	UpdatedAt int64     `json:"updated_at" required:"true"`
+}
+
+// Package is one npm package version bundled into a component.
+type Package struct {
+	Name      string `json:"name" required:"true"`
+	Version   string `json:"version" required:"true"`
+	Integrity string `json:"integrity" required:"true" description:"the tarball's subresource-integrity hash, verified at download"`
 }
 
 // Prop is one configurable prop of a component.
@@ -100,8 +109,9 @@ type Prop struct {
 // CreateComponentRequest saves a component.
 type CreateComponentRequest struct {
 	Common
-	ComponentCode string `json:"component_code,omitempty" maxLength:"5242880" description:"the component's code (the request body is at most 5 MiB); wins over component_url"`
-	ComponentURL  string `json:"component_url,omitempty" maxLength:"2048" description:"an http(s) URL to fetch the code from; only metadata when component_code is given"`
+	ComponentCode  string `json:"component_code,omitempty" maxLength:"5242880" description:"the component's code (the request body is at most 5 MiB); wins over component_url"`
+	ComponentURL   string `json:"component_url,omitempty" maxLength:"2048" description:"an http(s) URL to fetch the code from; only metadata when component_code is given"`
+	UpdatePackages bool   `json:"update_packages,omitempty" description:"resolve the code's npm imports to the newest matching versions, instead of the versions it was bundled with when saved before"`
 }
 
 // GetComponentRequest names a component by id or key.
@@ -140,6 +150,7 @@ type SourceRequest struct {
 	ComponentURL    string                     `json:"component_url,omitempty" maxLength:"2048"`
 	Name            string                     `json:"name,omitempty" maxLength:"256" description:"default: the component's name slug, made unique"`
 	ConfiguredProps map[string]json.RawMessage `json:"configured_props" description:"values of the component's props; on update, null or omitted keeps the current values"`
+	UpdatePackages  bool                       `json:"update_packages,omitempty" description:"with component_code or component_url: resolve its npm imports to the newest matching versions"`
 }
 
 // CreateSourceRequest deploys a source.

@@ -8,10 +8,11 @@ import "encoding/json"
 // WorkflowDefinition is a workflow as a user writes it: a trigger and
 // ordered steps, each step's code bundled.
 type WorkflowDefinition struct {
-	Name    string      `json:"name" maxLength:"256" required:"true" description:"unique per owner by its slug; a deploy by name updates the workflow with that slug"`
-	Active  *bool       `json:"active,omitempty" default:"true" description:"false keeps the trigger down; manual runs still work"`
-	Trigger TriggerSpec `json:"trigger" required:"true"`
-	Steps   []StepSpec  `json:"steps" required:"true" minItems:"1" maxItems:"50"`
+	Name           string      `json:"name" maxLength:"256" required:"true" description:"unique per owner by its slug; a deploy by name updates the workflow with that slug"`
+	Active         *bool       `json:"active,omitempty" default:"true" description:"false keeps the trigger down; manual runs still work"`
+	Trigger        TriggerSpec `json:"trigger" required:"true"`
+	Steps          []StepSpec  `json:"steps" required:"true" minItems:"1" maxItems:"50"`
+	UpdatePackages bool        `json:"update_packages,omitempty" description:"resolve the steps' npm imports to the newest matching versions, instead of keeping the versions of unchanged steps"`
 }
 
 // TriggerSpec is what starts a workflow's executions.
@@ -90,6 +91,7 @@ type WorkflowStep struct {
 	ComponentName    string                     `json:"component_name" required:"true"`
 	ComponentVersion string                     `json:"component_version" required:"true"`
 	Props            map[string]json.RawMessage `json:"props" required:"true" nullable:"false"`
+	Packages         []Package                  `json:"packages,omitempty" description:"the npm packages bundled into the step's code (its lock)"`
 }
 
 // RunWorkflowRequest queues a manual execution.

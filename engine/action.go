@@ -50,29 +50,29 @@ func (e *Engine) RunAction(ctx context.Context, req ActionRequest) (ActionResult
 	if err := checkTemplates(stepName, req.Props, earlier); err != nil {
 		return ActionResult{}, err
 	}
+	// Described as a code step, so that what is not an action gets the
+	// message below.
+	step := store.WorkflowStep{Name: stepName, Kind: store.StepCode, Code: req.Code}
+	meta, err := e.describeStep(ctx, store.Workflow{ID: "action", UserID: req.UserID}, &step, nil)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	if meta.Type != component.KindAction {
+		return ActionResult{}, stepErr(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
+	}
+	step.Kind, step.Metadata = store.StepAction, *meta
+	req.Code = step.RunCode()
 	var res ActionResult
 	err = e.inPool(ctx, req.UserID, 1, func(ctx context.Context) error {
 		var err error
-		res, err = e.runAction(ctx, req, stepName)
+		res, err = e.runAction(ctx, req, step)
 		return err
 	})
 	return res, err
 }
 
-func (e *Engine) runAction(ctx context.Context, req ActionRequest, stepName string) (ActionResult, error) {
-	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: "action", Code: req.Code, Props: json.RawMessage("{}"), Step: true})
-	if err != nil {
-		if cerr := codeError(err); cerr != err {
-			return ActionResult{}, stepErr(stepName, "%v", cerr)
-		}
-		return ActionResult{}, err
-	}
-	meta := box.Metadata()
-	box.Close(ctx)
-	if meta.Type != component.KindAction {
-		return ActionResult{}, stepErr(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
-	}
-	step := store.WorkflowStep{Name: stepName, Kind: store.StepAction, Code: req.Code, Metadata: *meta}
+func (e *Engine) runAction(ctx context.Context, req ActionRequest, step store.WorkflowStep) (ActionResult, error) {
+	stepName, meta := step.Name, &step.Metadata
 	if err := e.prepareStepProps(store.Workflow{}, &step, req.Props, nil); err != nil {
 		return ActionResult{}, err
 	}
@@ -87,7 +87,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, stepName stri
 		}
 	}
 	static, _ := json.Marshal(plain)
-	box, err = e.sandbox.Load(ctx, sandbox.Spec{ID: "action", Code: req.Code, Props: static, Format: meta.Format, Step: true})
+	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: "action", Code: req.Code, Props: static, Format: meta.Format, Step: true})
 	if err != nil {
 		return ActionResult{}, stepErr(stepName, "%v", codeError(err))
 	}

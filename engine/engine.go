@@ -28,6 +28,10 @@ type Config struct {
 	// Egress is the policy for components' fetch and for webhook
 	// deliveries (an *egress.Policy); nil denies both.
 	Egress sandbox.Egress
+	// Packages bundles the npm packages a component imports into its
+	// code when it is saved; nil leaves code as it is given (its imports
+	// then fail to load).
+	Packages Packages
 	// Workers bounds how much component code runs at once: source runs,
 	// and the loading, hooks and introspection of lifecycle operations.
 	// Default 4.

@@ -146,7 +146,7 @@ func (e *Engine) loadFlow(ctx context.Context, wf store.Workflow) (lf *liveFlow,
 			lf.close(ctx)
 			return nil, nil, err
 		}
-		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.Code, Filename: step.Filename, Modules: step.Modules,
+		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.RunCode(), Filename: step.Filename, Modules: step.Modules,
 			Props: static, Format: step.Metadata.Format, Step: true})
 		if err != nil {
 			lf.close(ctx)

@@ -219,7 +219,7 @@ var quiet = slog.New(slog.DiscardHandler)
 func (te *testEngine) saveComponent(code string, c *fakeComponent) store.Component {
 	te.t.Helper()
 	te.box.add(code, c)
-	comp, err := te.SaveComponent(ctx, "u_owner", "u_owner", code, "")
+	comp, err := te.SaveComponent(ctx, "u_owner", "u_owner", code, "", SaveOptions{})
 	if err != nil {
 		te.t.Fatal(err)
 	}

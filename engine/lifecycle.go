@@ -54,26 +54,34 @@ type UpdateRequest struct {
 // store.CreateComponent). Describing it evaluates it, as user's work (see
 // inPool). Code that cannot be loaded is a *CodeError; a new component
 // past owner's limit a *store.LimitError.
-func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string) (store.Component, error) {
+func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string, opts SaveOptions) (store.Component, error) {
 	end, err := e.beginOp()
 	if err != nil {
 		return store.Component{}, err
 	}
 	defer end()
-	var meta *component.Metadata
-	err = e.inPool(ctx, user, 0, func(ctx context.Context) error {
-		meta, err = e.sandbox.Introspect(ctx, code, "", nil)
-		return err
+	lock, err := e.savedLock(ctx, owner, code, codeURL, opts)
+	if err != nil {
+		return store.Component{}, err
+	}
+	c := store.Component{Code: code}
+	meta, bundled, packages, err := e.describeWithPackages(ctx, code, lock, func(code string) (*component.Metadata, error) {
+		var meta *component.Metadata
+		err := e.inPool(ctx, user, 0, func(ctx context.Context) error {
+			var err error
+			meta, err = e.sandbox.Introspect(ctx, code, "", nil)
+			return err
+		})
+		return meta, err
 	})
 	if err != nil {
 		return store.Component{}, codeError(err)
 	}
+	c.Bundle, c.Packages = bundled, packages
 	sum := sha256.Sum256([]byte(code))
 	now := e.clock.Now().Unix()
-	c := store.Component{
-		ID: ids.New(ids.Component), OwnerID: owner, Key: meta.Key, Name: meta.Name, Version: meta.Version, Code: code,
-		CodeHash: hex.EncodeToString(sum[:]), ComponentURL: codeURL, Metadata: *meta, CreatedAt: now, UpdatedAt: now,
-	}
+	c.ID, c.OwnerID, c.Key, c.Name, c.Version = ids.New(ids.Component), owner, meta.Key, meta.Name, meta.Version
+	c.CodeHash, c.ComponentURL, c.Metadata, c.CreatedAt, c.UpdatedAt = hex.EncodeToString(sum[:]), codeURL, *meta, now, now
 	return e.store.CreateComponent(ctx, c)
 }
 

@@ -108,7 +108,7 @@ func (e *Engine) build(ctx context.Context, src store.Source, comp store.Compone
 	if err != nil {
 		return nil, err
 	}
-	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: src.ID, Code: comp.Code, Props: props, Format: comp.Metadata.Format})
+	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: src.ID, Code: comp.RunCode(), Props: props, Format: comp.Metadata.Format})
 	if err != nil {
 		return nil, codeError(err)
 	}

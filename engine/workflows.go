@@ -36,6 +36,8 @@ type WorkflowRequest struct {
 	Active  bool
 	Trigger TriggerRequest
 	Steps   []StepRequest
+	// Packages says how the npm packages steps import are resolved.
+	Packages SaveOptions
 }
 
 // TriggerRequest is a workflow's trigger as the user gave it.
@@ -201,7 +203,7 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *store.Workflow, req Wo
 		return nil, err
 	}
 	wf.Trigger = trigger
-	steps, err := e.prepareSteps(ctx, *wf, req.Steps, previous)
+	steps, err := e.prepareSteps(ctx, *wf, req.Steps, previous, req.Packages)
 	if err != nil {
 		return nil, err
 	}
@@ -252,7 +254,7 @@ func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *
 // prepareSteps checks each step and loads it in the sandbox. previous
 // is the stored workflow on update, whose steps' secrets a step of the
 // same name may keep.
-func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []StepRequest, previous *store.Workflow) ([]store.WorkflowStep, error) {
+func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []StepRequest, previous *store.Workflow, opts SaveOptions) ([]store.WorkflowStep, error) {
 	if len(reqs) == 0 {
 		return nil, &WorkflowError{Reason: "the workflow needs at least one step"}
 	}
@@ -279,11 +281,6 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 		}
 		seen[r.Name] = true
 		step := store.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, Modules: r.Modules}
-		meta, err := e.describeStep(ctx, wf, step)
-		if err != nil {
-			return nil, err
-		}
-		step.Metadata = *meta
 		var prev *store.WorkflowStep
 		if previous != nil {
 			for i := range previous.Steps {
@@ -292,6 +289,15 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 				}
 			}
 		}
+		var lock []store.Package
+		if prev != nil && prev.Code == step.Code && !opts.UpdatePackages {
+			lock = prev.Packages
+		}
+		meta, err := e.describeStep(ctx, wf, &step, lock)
+		if err != nil {
+			return nil, err
+		}
+		step.Metadata = *meta
 		if err := e.prepareStepProps(wf, &step, r.Props, prev); err != nil {
 			return nil, err
 		}
@@ -301,24 +307,30 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 }
 
 // describeStep loads a step's code in the sandbox, as the deploying
-// user's work, and returns what it found.
-func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step store.WorkflowStep) (*component.Metadata, error) {
-	var meta *component.Metadata
-	err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
-		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.Code, Filename: step.Filename, Modules: step.Modules, Props: json.RawMessage("{}"), Step: true})
-		if err != nil {
-			return err
-		}
-		meta = box.Metadata()
-		box.Close(context.WithoutCancel(ctx))
-		return nil
+// user's work, and returns what it found. The npm packages the step
+// imports are bundled in first (step.Bundle, step.Packages), with the
+// versions of lock where they fit.
+func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step *store.WorkflowStep, lock []store.Package) (*component.Metadata, error) {
+	meta, bundled, packages, err := e.describeWithPackages(ctx, step.Code, lock, func(code string) (*component.Metadata, error) {
+		var meta *component.Metadata
+		err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
+			box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: code, Filename: step.Filename, Modules: step.Modules, Props: json.RawMessage("{}"), Step: true})
+			if err != nil {
+				return err
+			}
+			meta = box.Metadata()
+			box.Close(context.WithoutCancel(ctx))
+			return nil
+		})
+		return meta, err
 	})
 	if err != nil {
-		if cerr := codeError(err); cerr != err {
+		if cerr := codeError(err); cerr != err || isCodeError(err) {
 			return nil, stepErr(step.Name, "%v", cerr)
 		}
 		return nil, err
 	}
+	step.Bundle, step.Packages = bundled, packages
 	if step.Kind == store.StepAction && meta.Type != component.KindAction {
 		return nil, stepErr(step.Name, "an action step needs an action component, with type: \"action\"; make it a code step, or give it that type")
 	}

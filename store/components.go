@@ -88,14 +88,30 @@ func sameComponent(tx *bolt.Tx, codeKey []byte, c Component) (Component, bool) {
 		return Component{}, false
 	}
 	// The code hash is in codeKey: comparing the code itself again would
-	// only cost time.
+	// only cost time, and the bundle follows from the code and Packages.
 	strip := func(c Component) ([]byte, error) {
-		c.ID, c.Code, c.CreatedAt, c.UpdatedAt = "", "", 0, 0
+		c.ID, c.Code, c.Bundle, c.CreatedAt, c.UpdatedAt = "", "", "", 0, 0
 		return json.Marshal(c)
 	}
 	a, errA := strip(old)
 	z, errZ := strip(c)
 	return old, errA == nil && errZ == nil && bytes.Equal(a, z)
+}
+
+// ComponentByCode implements Store.
+func (b *Bolt) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (Component, error) {
+	var c Component
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		id := tx.Bucket(bucketComponentCode).Get(key(owner, codeHash, codeURL))
+		if id == nil {
+			return ErrNotFound
+		}
+		return getJSON(tx.Bucket(bucketComponents), string(id), &c)
+	})
+	if err != nil {
+		return Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
+	}
+	return c, nil
 }
 
 // GetComponent returns the component with id, or ErrNotFound.

@@ -42,6 +42,10 @@ type Store interface {
 	// component: an equal one saved before, when there is one.
 	CreateComponent(ctx context.Context, c Component) (Component, error)
 	GetComponent(ctx context.Context, id string) (Component, error)
+	// ComponentByCode returns owner's component of the code with
+	// codeHash from codeURL, the one CreateComponent would find the same
+	// (ErrNotFound when none): its lock is what the code was bundled with.
+	ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (Component, error)
 	ComponentByKey(ctx context.Context, ownerID, key string) (Component, error)
 
 	// Sources. Each write also commits what the source's lifecycle hooks

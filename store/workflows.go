@@ -68,16 +68,28 @@ type WorkflowStep struct {
 	Name string `json:"name"` // unique in the workflow; steps.<name> in later steps
 	Kind string `json:"kind"` // StepCode or StepAction
 	// Key is the registry key of an action step deployed by key.
-	Key      string             `json:"key,omitempty"`
-	Code     string             `json:"code"`
-	Filename string             `json:"filename,omitempty"`
-	Modules  map[string]string  `json:"modules,omitempty"`
+	Key      string            `json:"key,omitempty"`
+	Code     string            `json:"code"`
+	Filename string            `json:"filename,omitempty"`
+	Modules  map[string]string `json:"modules,omitempty"`
+	// Bundle and Packages are as a Component's: Code with its npm
+	// packages bundled in, and their lock.
+	Bundle   string             `json:"bundle,omitempty"`
+	Packages []Package          `json:"packages,omitempty"`
 	Metadata component.Metadata `json:"metadata"`
 	// Props are the configured values; a string may hold {{...}}
 	// expressions, evaluated in the sandbox at each execution. Values
 	// named in SecretProps are sealed.
 	Props       map[string]json.RawMessage `json:"props,omitempty"`
 	SecretProps []string                   `json:"secret_props,omitempty"`
+}
+
+// RunCode is the code the sandbox runs: the bundle when there is one.
+func (s WorkflowStep) RunCode() string {
+	if s.Bundle != "" {
+		return s.Bundle
+	}
+	return s.Code
 }
 
 var workflowIndex = orderIndex{list: "workflows", order: bucketWorkflowOrder, pos: bucketWorkflowPos}

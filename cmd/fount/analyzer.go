@@ -152,6 +152,8 @@ func runWorker() (code int, ok bool) {
 	switch os.Getenv(workerEnv) {
 	case analyzeWorker:
 		return runAnalyzeWorker(os.Stdin, os.Stdout), true
+	case bundleWorker:
+		return runBundleWorker(os.Stdin, os.Stdout), true
 	}
 	return 0, false
 }

@@ -24,13 +24,20 @@ import (
 // serve` does: in a worker process (this test binary, see TestMain).
 func startProductionServer(t *testing.T) *server {
 	t.Helper()
+	return startProductionServerWith(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
+}
+
+// startProductionServerWith is startProductionServer with cfg.
+func startProductionServerWith(t *testing.T, cfg serveConfig) *server {
+	t.Helper()
 	warmCache(t)
 	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: os.Args[0]}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sb.Close(context.Background()) })
-	return startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true, sandbox: sb})
+	cfg.sandbox = sb
+	return startServer(t, cfg)
 }
 
 // TestDeeplyNestedCodeCannotCrashTheServer: code nested deeply enough to

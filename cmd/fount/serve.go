@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/bundle"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
@@ -47,6 +48,9 @@ type serveConfig struct {
 	executionsKept     int
 	executionTimeout   time.Duration
 	channelsPerSource  int
+	npmRegistry        string
+	maxBundle          int
+	npmTimeout         time.Duration
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
 	caps store.Limits // per-account limits, from the flags of caps.go
@@ -94,6 +98,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"how long a workflow execution may take, all its steps together; each step also has --run-timeout (FOUNT_EXECUTION_TIMEOUT)")
 	fs.IntVar(&cfg.channelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
+	fs.StringVar(&cfg.npmRegistry, "npm-registry", env.getenv("FOUNT_NPM_REGISTRY"),
+		"npm registry that components' package imports resolve against at deploy (FOUNT_NPM_REGISTRY; default the registry npm on this machine is configured with)")
+	fs.IntVar(&cfg.maxBundle, "max-bundle-size", int(env.int("FOUNT_MAX_BUNDLE_SIZE", bundle.DefaultMaxBundle)),
+		"bytes a component's code may have once its npm packages are bundled in (FOUNT_MAX_BUNDLE_SIZE)")
+	fs.DurationVar(&cfg.npmTimeout, "npm-timeout", env.duration("FOUNT_NPM_TIMEOUT", bundle.DefaultTimeout),
+		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
 	caps := addCapFlags(fs, env)
 	stderr := env.stderr
 	fs.Usage = func() {
@@ -124,6 +134,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	}
 	if cfg.executionTimeout < 100*time.Millisecond || cfg.executionTimeout > time.Hour {
 		return cfg, fmt.Errorf("--execution-timeout must be between 100ms and 1h, got %v", cfg.executionTimeout)
+	}
+	if cfg.npmRegistry == "" { // npm's own variable, as npm would read it
+		cfg.npmRegistry = env.or("npm_config_registry", env.getenv("NPM_CONFIG_REGISTRY"))
+	}
+	if err := checkNpmFlags(cfg); err != nil {
+		return cfg, err
 	}
 	if cfg.maxConnections < 0 || cfg.workers < 0 || cfg.accountWorkers < 0 {
 		return cfg, fmt.Errorf("--max-connections, --workers and --account-workers must be 0 (the default) or more")
@@ -193,15 +209,17 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if err != nil {
 		return err
 	}
+	// Workers that parse and bundle untrusted code run as this
+	// executable, in processes of their own.
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
+	}
 	box := cfg.sandbox
 	if box == nil {
 		cacheDir := cfg.cacheDir
 		if cacheDir == "" {
 			cacheDir = filepath.Join(cfg.dataDir, "cache")
-		}
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
 		}
 		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}, Limits: limitsOf(cfg)}
 		if box, err = host.New(ctx, hostCfg); err != nil {
@@ -246,6 +264,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
+		Packages: newNpmPackages(exe, cfg),
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,599 @@
+package bundle
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Masterminds/semver/v3"
+	esbuild "github.com/evanw/esbuild/pkg/api"
+)
+
+// Locked is one package version a component was bundled with: the
+// component's lock holds one per package instance in its bundle.
+type Locked struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Integrity string `json:"integrity"` // "sha512-<base64>" (or sha1 for old packages)
+}
+
+// Resolved is a component's code with its npm imports bundled in.
+type Resolved struct {
+	// Code is the bundle, or "" when the code imports no package (it is
+	// then deployed as it was given).
+	Code     string
+	Packages []Locked // sorted by name, then version
+}
+
+// Defaults of Packages.
+const (
+	DefaultMaxBundle = 10 << 20
+	DefaultTimeout   = 2 * time.Minute
+)
+
+// Packages resolves a component's bare imports against an npm registry
+// at deploy time and bundles them into its code with esbuild. Tarballs
+// are verified against their integrity hash and kept, unpacked, in a
+// content-addressed cache; nothing from a package is ever run on the
+// host (no install scripts). It is safe for concurrent use.
+type Packages struct {
+	Registry  *Registry // nil: no registry configured; only locked, cached packages resolve
+	Cache     string    // the cache folder
+	MaxBundle int       // bytes of bundle; <= 0 is DefaultMaxBundle
+	Timeout   time.Duration
+}
+
+// Bundle bundles the packages code imports into it. Versions in lock
+// are used wherever they satisfy what is imported, so that the same code
+// with its lock bundles the same packages; a nil lock resolves afresh
+// (the highest matching versions).
+//
+// # Errors
+//
+// A *PackageError names a package or import that cannot be had; a
+// *BuildError is code esbuild cannot read; a *TimeoutError is a
+// resolution that took too long. Others are the server's (the cache).
+func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Resolved, error) {
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	b := &build{p: p, ctx: ctx, lock: map[string][]Locked{}, packuments: map[string]*packument{},
+		chosen: map[string]*instance{}}
+	for _, l := range lock {
+		b.lock[l.Name] = append(b.lock[l.Name], l)
+	}
+	res := esbuild.Build(esbuild.BuildOptions{
+		Stdin:      &esbuild.StdinOptions{Contents: code, Sourcefile: "component.mjs", Loader: esbuild.LoaderJS},
+		Bundle:     true,
+		Write:      false,
+		Format:     esbuild.FormatESModule,
+		Platform:   esbuild.PlatformNeutral,
+		MainFields: []string{"module", "main"},
+		Target:     esbuild.ES2020,
+		Plugins:    []esbuild.Plugin{{Name: "fount-npm", Setup: b.setup}},
+		Metafile:   true,
+		LogLevel:   esbuild.LogLevelSilent,
+		Charset:    esbuild.CharsetUTF8,
+	})
+	if err := b.failure(res.Errors); err != nil {
+		if ctx.Err() != nil {
+			return Resolved{}, &TimeoutError{Limit: timeout}
+		}
+		return Resolved{}, err
+	}
+	if len(b.chosen) == 0 {
+		return Resolved{}, nil
+	}
+	out := string(res.OutputFiles[0].Contents)
+	if err := p.checkSize(out, res.Metafile); err != nil {
+		return Resolved{}, err
+	}
+	return Resolved{Code: out, Packages: b.locked()}, nil
+}
+
+// TimeoutError is a resolution of npm packages that took longer than
+// its limit.
+type TimeoutError struct{ Limit time.Duration }
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("resolving npm packages took longer than %s", e.Limit)
+}
+
+// build is the state of one Bundle call, shared by esbuild's
+// concurrent resolve callbacks.
+type build struct {
+	p    *Packages
+	ctx  context.Context
+	lock map[string][]Locked
+
+	mu         sync.Mutex
+	packuments map[string]*packument
+	chosen     map[string]*instance // by name@version
+	errs       []error              // the errors behind esbuild's messages, in order
+}
+
+// instance is one package version unpacked in the cache.
+type instance struct {
+	name, version string
+	sum           integrity
+	dir           string            // holds node_modules/<name>
+	deps          map[string]string // what its package.json depends on, by name
+}
+
+// innerResolve marks the plugin's own calls to esbuild's resolver.
+type innerResolve struct{}
+
+// npmNamespace holds the modules of packages, named
+// "<name>@<version>/<path>" so that no cache path shows in a bundle.
+const npmNamespace = "npm"
+
+func (b *build) setup(pb esbuild.PluginBuild) {
+	// The component's own imports. Bare specifiers are packages or Node
+	// built-ins ("#" names are an imports map, which esbuild resolves).
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^[^./#]`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace {
+			return esbuild.OnResolveResult{}, nil
+		}
+		return b.resolveBare(pb, args, nil)
+	})
+	// Its relative imports stay as they are: they name modules deployed
+	// with it (a workflow step's modules).
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^\.\.?/`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace {
+			return esbuild.OnResolveResult{}, nil
+		}
+		return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+	})
+	// Everything a package's module imports.
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: `.*`, Namespace: npmNamespace}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		owner := b.ownerOf(args.ResolveDir)
+		if owner == nil {
+			return esbuild.OnResolveResult{}, b.fail(fmt.Errorf("import %q from %s: not in any package", args.Path, args.Importer))
+		}
+		if strings.HasPrefix(args.Path, ".") || strings.HasPrefix(args.Path, "#") || strings.HasPrefix(args.Path, "/") {
+			r := pb.Resolve(args.Path, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
+			if len(r.Errors) > 0 {
+				return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: owner.id(),
+					Reason: fmt.Sprintf("%s imports %q, which does not resolve: %s", args.Importer, args.Path, r.Errors[0].Text)})
+			}
+			return b.inPackage(r), nil
+		}
+		return b.resolveBare(pb, args, owner)
+	})
+	pb.OnLoad(esbuild.OnLoadOptions{Filter: `.*`, Namespace: npmNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
+		real, _ := args.PluginData.(string)
+		raw, err := os.ReadFile(real)
+		if err != nil {
+			return esbuild.OnLoadResult{}, b.fail(fmt.Errorf("%s: %w", args.Path, err))
+		}
+		contents := string(raw)
+		return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Dir(real), Loader: loaderFor(real)}, nil
+	})
+}
+
+// inPackage names a file esbuild resolved inside the cache by its
+// package, version and path in the package.
+func (b *build) inPackage(r esbuild.ResolveResult) esbuild.OnResolveResult {
+	name := r.Path
+	if in := b.ownerOf(filepath.Dir(r.Path)); in != nil {
+		rel, err := filepath.Rel(in.root(), r.Path)
+		if err == nil {
+			name = in.id() + "/" + filepath.ToSlash(rel)
+		}
+	}
+	return esbuild.OnResolveResult{Path: name, Namespace: npmNamespace, PluginData: r.Path, SideEffects: sideEffects(r.SideEffects)}
+}
+
+func loaderFor(file string) esbuild.Loader {
+	switch filepath.Ext(file) {
+	case ".json":
+		return esbuild.LoaderJSON
+	case ".ts", ".mts", ".cts":
+		return esbuild.LoaderTS
+	default:
+		return esbuild.LoaderJS
+	}
+}
+
+// resolveBare resolves a bare specifier imported by the component (owner
+// nil) or by a module of package owner.
+func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, error) {
+	if name, ok := Builtin(args.Path); ok {
+		if owner == nil {
+			return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: name, Builtin: true})
+		}
+		// A package may only touch it on a path the component never
+		// takes; it fails when it is reached, as a missing module does.
+		return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+	}
+	imp, err := ParseImport(args.Path)
+	if err != nil {
+		return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: args.Path, Reason: err.Error()})
+	}
+	if owner != nil {
+		if r, ok := b.withinPackage(pb, args, owner); ok {
+			return r, nil
+		}
+	}
+	b.mu.Lock()
+	inst, err := b.instanceFor(imp, owner)
+	b.mu.Unlock()
+	if err != nil {
+		return esbuild.OnResolveResult{}, b.fail(err)
+	}
+	r := pb.Resolve(imp.Name+imp.Subpath, esbuild.ResolveOptions{
+		ResolveDir: inst.dir, Kind: args.Kind, PluginData: innerResolve{},
+	})
+	if len(r.Errors) > 0 {
+		return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: inst.id(),
+			Reason: fmt.Sprintf("it has no module %q: %s", imp.Name+imp.Subpath, r.Errors[0].Text)})
+	}
+	return b.inPackage(r), nil
+}
+
+// withinPackage resolves a package's import of itself or of a package
+// it ships in its own node_modules (bundledDependencies).
+func (b *build) withinPackage(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, bool) {
+	r := pb.Resolve(args.Path, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
+	if len(r.Errors) > 0 || !strings.HasPrefix(r.Path, owner.dir+string(filepath.Separator)) {
+		return esbuild.OnResolveResult{}, false
+	}
+	return b.inPackage(r), true
+}
+
+func sideEffects(has bool) esbuild.SideEffects {
+	if has {
+		return esbuild.SideEffectsTrue
+	}
+	return esbuild.SideEffectsFalse
+}
+
+// ownerOf finds the package instance a folder of the cache belongs
+// to: the one whose root holds it (a bundled dependency's folder belongs
+// to the package that ships it).
+func (b *build) ownerOf(dir string) *instance {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, in := range b.chosen {
+		if dir == in.dir || strings.HasPrefix(dir, in.dir+string(filepath.Separator)) {
+			return in
+		}
+	}
+	return nil
+}
+
+func (in *instance) id() string { return in.name + "@" + in.version }
+
+// root is the package's own folder.
+func (in *instance) root() string {
+	return filepath.Join(in.dir, "node_modules", filepath.FromSlash(in.name))
+}
+
+// instanceFor picks and unpacks the version of imp.Name that the
+// component (owner nil) or package owner needs. Called with b.mu held.
+func (b *build) instanceFor(imp Import, owner *instance) (*instance, error) {
+	want := imp.Range
+	if owner != nil {
+		want = "*" // a dependency a package does not declare: npm's hoisting would find some version
+		if r, ok := owner.deps[imp.Name]; ok {
+			want = r
+		}
+	} else if want == "" {
+		want = "latest"
+	}
+	tag, constraint, err := parseRange(imp.Name, want)
+	if err != nil {
+		return nil, err
+	}
+	// The lock first (for a dist-tag, whatever version it locked), then
+	// what this bundle already holds, then the registry.
+	if l, ok := b.fromLock(imp.Name, constraint); ok {
+		return b.install(imp.Name, l.Version, l.Integrity, nil)
+	}
+	if tag == "" {
+		if in := b.alreadyChosen(imp.Name, constraint); in != nil {
+			return in, nil
+		}
+	}
+	version, m, err := b.pickFromRegistry(imp.Name, tag, constraint, want)
+	if err != nil {
+		return nil, err
+	}
+	return b.install(imp.Name, version, "", &m)
+}
+
+// parseRange reads an npm dependency range: a semver range or a
+// dist-tag. Aliases, URLs, git and file dependencies are refused.
+func parseRange(name, r string) (tag string, c *semver.Constraints, err error) {
+	r = strings.TrimSpace(r)
+	if r == "" {
+		r = "*"
+	}
+	for _, unsupported := range []string{"npm:", "file:", "link:", "git", "http:", "https:", "workspace:", "github:"} {
+		if strings.HasPrefix(r, unsupported) {
+			return "", nil, &PackageError{Package: name, Reason: fmt.Sprintf("the dependency %q is not a version range; fount resolves only registry versions", r)}
+		}
+	}
+	if c, err := semver.NewConstraint(r); err == nil {
+		return "", c, nil
+	}
+	if validName.MatchString(r) { // dist-tags share package names' alphabet
+		return r, nil, nil
+	}
+	return "", nil, &PackageError{Package: name, Reason: fmt.Sprintf("%q is neither a version range nor a dist-tag", r)}
+}
+
+func (b *build) fromLock(name string, c *semver.Constraints) (Locked, bool) {
+	var best Locked
+	var bestV *semver.Version
+	for _, l := range b.lock[name] {
+		v, err := semver.NewVersion(l.Version)
+		if err != nil || (c != nil && !c.Check(v)) {
+			continue
+		}
+		if bestV == nil || v.GreaterThan(bestV) {
+			best, bestV = l, v
+		}
+	}
+	return best, bestV != nil
+}
+
+func (b *build) alreadyChosen(name string, c *semver.Constraints) *instance {
+	var best *instance
+	var bestV *semver.Version
+	for _, in := range b.chosen {
+		if in.name != name {
+			continue
+		}
+		v, err := semver.NewVersion(in.version)
+		if err != nil || !c.Check(v) {
+			continue
+		}
+		if bestV == nil || v.GreaterThan(bestV) {
+			best, bestV = in, v
+		}
+	}
+	return best
+}
+
+// pickFromRegistry chooses the highest version matching c (or the one
+// tag points at) from the registry's packument.
+func (b *build) pickFromRegistry(name, tag string, c *semver.Constraints, asked string) (string, packageManifest, error) {
+	pk, err := b.packument(name)
+	if err != nil {
+		return "", packageManifest{}, err
+	}
+	if tag != "" {
+		v, ok := pk.DistTags[tag]
+		if !ok {
+			return "", packageManifest{}, &PackageError{Package: name, Reason: fmt.Sprintf("no version matches %q (no such dist-tag)", tag)}
+		}
+		m, ok := pk.Versions[v]
+		if !ok {
+			return "", packageManifest{}, &PackageError{Package: name, Reason: fmt.Sprintf("dist-tag %q names version %s, which the registry does not list", tag, v)}
+		}
+		return v, m, nil
+	}
+	var best *semver.Version
+	var bestM packageManifest
+	for raw, m := range pk.Versions {
+		v, err := semver.NewVersion(raw)
+		if err != nil || !c.Check(v) {
+			continue
+		}
+		if best == nil || v.GreaterThan(best) {
+			best, bestM = v, m
+		}
+	}
+	if best == nil {
+		latest := pk.DistTags["latest"]
+		return "", packageManifest{}, &PackageError{Package: name, Reason: fmt.Sprintf("no version matches %q (latest is %s)", asked, latest)}
+	}
+	return best.Original(), bestM, nil
+}
+
+func (b *build) packument(name string) (*packument, error) {
+	if pk, ok := b.packuments[name]; ok {
+		return pk, nil
+	}
+	if b.p.Registry == nil {
+		return nil, &PackageError{Package: name, Reason: "no npm registry is configured on this server (see --npm-registry)"}
+	}
+	pk, err := b.p.Registry.packument(b.ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	b.packuments[name] = pk
+	return pk, nil
+}
+
+// install makes sure name@version is unpacked in the cache, from the
+// cache alone when its hash (sum, from a lock) is already there. m is
+// the registry's manifest when the version came from it.
+func (b *build) install(name, version, sum string, m *packageManifest) (*instance, error) {
+	id := name + "@" + version
+	if in, ok := b.chosen[id]; ok {
+		return in, nil
+	}
+	cache := cacheDir(b.p.Cache)
+	var dir string
+	var integ integrity
+	if sum != "" {
+		s, err := parseIntegrity(sum)
+		if err != nil {
+			return nil, &PackageError{Package: id, Reason: "its lock entry: " + err.Error()}
+		}
+		integ = s
+		if d, ok := cache.dir(s); ok {
+			dir = d
+		}
+	}
+	if dir == "" {
+		if m == nil {
+			pk, err := b.packument(name)
+			if err != nil {
+				return nil, err
+			}
+			mm, ok := pk.Versions[version]
+			if !ok {
+				return nil, &PackageError{Package: id, Reason: "the locked version is no longer in the registry"}
+			}
+			m = &mm
+		}
+		m.Name, m.Version = name, version // the registry's word on its own key is not needed
+		s, err := integrityOf(*m)
+		if err != nil {
+			return nil, &PackageError{Package: id, Reason: err.Error()}
+		}
+		if sum != "" && s.String() != integ.String() {
+			return nil, &PackageError{Package: id, Reason: "integrity mismatch: the registry's hash is not the one in the lock"}
+		}
+		integ = s
+		tgz, err := b.p.Registry.tarball(b.ctx, *m)
+		if err != nil {
+			return nil, err
+		}
+		if dir, err = cache.unpack(name, integ, tgz); err != nil {
+			return nil, err
+		}
+	}
+	in := &instance{name: name, version: version, sum: integ, dir: dir}
+	if err := in.readDeps(); err != nil {
+		return nil, &PackageError{Package: id, Reason: err.Error()}
+	}
+	b.chosen[id] = in
+	return in, nil
+}
+
+// readDeps reads the dependency ranges of the unpacked package.json,
+// which npm also takes over the registry's copy.
+func (in *instance) readDeps() error {
+	raw, err := os.ReadFile(filepath.Join(in.root(), "package.json"))
+	if err != nil {
+		return fmt.Errorf("its package.json: %w", err)
+	}
+	var pj struct {
+		Dependencies         map[string]string `json:"dependencies"`
+		PeerDependencies     map[string]string `json:"peerDependencies"`
+		OptionalDependencies map[string]string `json:"optionalDependencies"`
+	}
+	if err := json.Unmarshal(raw, &pj); err != nil {
+		return fmt.Errorf("its package.json does not parse: %w", err)
+	}
+	in.deps = map[string]string{}
+	for _, m := range []map[string]string{pj.PeerDependencies, pj.OptionalDependencies, pj.Dependencies} {
+		for k, v := range m {
+			in.deps[k] = v
+		}
+	}
+	return nil
+}
+
+func (b *build) locked() []Locked {
+	out := make([]Locked, 0, len(b.chosen))
+	for _, in := range b.chosen {
+		out = append(out, Locked{Name: in.name, Version: in.version, Integrity: in.sum.String()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].Version < out[j].Version
+	})
+	return out
+}
+
+// fail records err, whose text esbuild then reports as a message.
+func (b *build) fail(err error) error {
+	b.mu.Lock()
+	b.errs = append(b.errs, err)
+	b.mu.Unlock()
+	return err
+}
+
+// failure turns esbuild's messages into one error, keeping a recorded
+// *PackageError as such so callers can tell what went wrong.
+func (b *build) failure(msgs []esbuild.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, err := range b.errs {
+		var pe *PackageError
+		if errors.As(err, &pe) {
+			return pe
+		}
+	}
+	var lines []string
+	for _, m := range msgs {
+		loc := ""
+		if m.Location != nil {
+			loc = fmt.Sprintf("%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column+1)
+		}
+		lines = append(lines, loc+m.Text)
+	}
+	return &BuildError{Messages: strings.Join(lines, "\n")}
+}
+
+// checkSize refuses a bundle over the cap, naming the package that
+// weighs the most in it.
+func (p *Packages) checkSize(out, metafile string) error {
+	limit := p.MaxBundle
+	if limit <= 0 {
+		limit = DefaultMaxBundle
+	}
+	if len(out) <= limit {
+		return nil
+	}
+	var meta struct {
+		Inputs map[string]struct {
+			Bytes int `json:"bytes"`
+		} `json:"inputs"`
+	}
+	heaviest, most := "", 0
+	if json.Unmarshal([]byte(metafile), &meta) == nil {
+		byPkg := map[string]int{}
+		for path, in := range meta.Inputs {
+			if pkg := packageOfPath(path); pkg != "" {
+				byPkg[pkg] += in.Bytes
+			}
+		}
+		for pkg, n := range byPkg {
+			if n > most || (n == most && pkg < heaviest) {
+				heaviest, most = pkg, n
+			}
+		}
+	}
+	msg := fmt.Sprintf("the bundle is too large: %d bytes with its npm packages (the limit is %d)", len(out), limit)
+	if heaviest != "" {
+		msg += fmt.Sprintf("; the largest package is %s (%d bytes of source)", heaviest, most)
+	}
+	return &PackageError{Package: heaviest, Reason: msg}
+}
+
+// packageOfPath names the package of a metafile input, which esbuild
+// calls "npm:<name>@<version>/<path>".
+func packageOfPath(p string) string {
+	rest, ok := strings.CutPrefix(p, npmNamespace+":")
+	if !ok {
+		return ""
+	}
+	scope := ""
+	if strings.HasPrefix(rest, "@") {
+		s, r, _ := strings.Cut(rest, "/")
+		scope, rest = s+"/", r
+	}
+	first, _, _ := strings.Cut(rest, "/")
+	return scope + first
+}

@@ -1,0 +1,240 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fount-dev/fount/bundle/npmtest"
+)
+
+// plainGetter fetches with no policy: the test registry is on loopback.
+type plainGetter struct{}
+
+func (plainGetter) Get(ctx context.Context, url string, h http.Header) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, body, err
+}
+
+// testRegistry publishes packages shaped like real ones: a date library,
+// a utility library with subpaths, a scoped package with a dependency,
+// CommonJS and ESM entries.
+func testRegistry(t *testing.T) *npmtest.Registry {
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "tinydate", Version: "1.0.0", Files: map[string]string{
+		"index.js": `module.exports = function (iso) { return { year: () => Number(String(iso).slice(0, 4)), v: "1.0.0" }; };`}})
+	reg.Publish(npmtest.Package{Name: "tinydate", Version: "1.4.2", Files: map[string]string{
+		"index.js": `module.exports = function (iso) { return { year: () => Number(String(iso).slice(0, 4)), v: "1.4.2" }; };`}})
+	reg.Publish(npmtest.Package{Name: "tinydate", Version: "2.0.0", Files: map[string]string{
+		"index.js": `module.exports = function () { return { v: "2.0.0" }; };`}})
+	reg.Publish(npmtest.Package{Name: "lodashish", Version: "4.17.21", Files: map[string]string{
+		"index.js": `exports.get = require("./get"); exports.version = "4.17.21";`,
+		"get.js":   `module.exports = function get(o, p) { return String(p).split(".").reduce((a, k) => a == null ? a : a[k], o); };`}})
+	reg.Publish(npmtest.Package{Name: "@acme/platform", Version: "3.1.0", Dependencies: map[string]string{"tinydate": "^1.0.0"},
+		Files: map[string]string{
+			"package.json": `{"name":"@acme/platform","version":"3.1.0","type":"module","exports":{".":"./main.mjs"},"dependencies":{"tinydate":"^1.0.0"}}`,
+			"main.mjs":     `import tinydate from "tinydate"; export const platformYear = (s) => tinydate(s).year(); export const dateVersion = tinydate("").v;`}})
+	reg.Publish(npmtest.Package{Name: "installer", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"installer","version":"1.0.0","main":"index.js","scripts":{"install":"touch INSTALLED","postinstall":"touch POSTINSTALLED"}}`,
+		"index.js":     `module.exports = 1;`}})
+	return reg
+}
+
+func newPackages(t *testing.T, reg *npmtest.Registry) *Packages {
+	return &Packages{Registry: &Registry{URL: reg.URL(), Get: plainGetter{}}, Cache: filepath.Join(t.TempDir(), "npm")}
+}
+
+func TestBundleResolvesImports(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t)
+	p := newPackages(t, reg)
+	cases := []struct {
+		name, code string
+		want       []string // name@version of the lock
+		inBundle   string
+	}{
+		{"bare import gets latest", `import d from "tinydate"; export default { run() { return d("2024-01-01").year(); } };`,
+			[]string{"tinydate@2.0.0"}, `"2.0.0"`},
+		{"range in the specifier", `import d from "tinydate@^1.0.0"; export default { run() { return d("2024").year(); } };`,
+			[]string{"tinydate@1.4.2"}, `"1.4.2"`},
+		{"exact version", `import d from "tinydate@1.0.0"; export default { v: d("").v };`,
+			[]string{"tinydate@1.0.0"}, `"1.0.0"`},
+		{"subpath", `import get from "lodashish/get"; export default { v: get({a:{b:2}}, "a.b") };`,
+			[]string{"lodashish@4.17.21"}, `String(p).split(".")`},
+		{"scoped with a dependency of its own", `import { platformYear } from "@acme/platform"; export default { y: platformYear("1999") };`,
+			[]string{"@acme/platform@3.1.0", "tinydate@1.4.2"}, `platformYear`},
+		{"CommonJS require", `const d = require("tinydate@1"); module.exports = { v: d("").v };`,
+			[]string{"tinydate@1.4.2"}, `"1.4.2"`},
+		{"no package: code is not rebundled", `import x from "./lib.mjs"; export default { x };`, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := p.Bundle(context.Background(), c.code, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range res.Packages {
+				if !strings.HasPrefix(l.Integrity, "sha512-") {
+					t.Errorf("%s: integrity %q", l.Name, l.Integrity)
+				}
+				got = append(got, l.Name+"@"+l.Version)
+			}
+			if strings.Join(got, " ") != strings.Join(c.want, " ") {
+				t.Errorf("lock = %v, want %v", got, c.want)
+			}
+			if c.inBundle == "" {
+				if res.Code != "" {
+					t.Errorf("code without packages was rebundled:\n%s", res.Code)
+				}
+				return
+			}
+			if !strings.Contains(res.Code, c.inBundle) {
+				t.Errorf("bundle lacks %q:\n%s", c.inBundle, res.Code)
+			}
+		})
+	}
+}
+
+func TestBundleLockKeepsVersions(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t)
+	p := newPackages(t, reg)
+	code := `import d from "tinydate@^1"; export default { v: d("").v };`
+	first, err := p.Bundle(context.Background(), code, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Publish(npmtest.Package{Name: "tinydate", Version: "1.9.0", Files: map[string]string{"index.js": `module.exports = () => ({ v: "1.9.0" });`}})
+
+	before := reg.Requests.Load()
+	again, err := p.Bundle(context.Background(), code, first.Packages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Code != first.Code || again.Packages[0].Version != "1.4.2" {
+		t.Errorf("with its lock the code bundled %v, want the locked 1.4.2", again.Packages)
+	}
+	if n := reg.Requests.Load() - before; n != 0 {
+		t.Errorf("a locked, cached bundle made %d registry requests, want none", n)
+	}
+	updated, err := p.Bundle(context.Background(), code, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.Packages[0].Version != "1.9.0" || !strings.Contains(updated.Code, `"1.9.0"`) {
+		t.Errorf("without a lock the code bundled %v, want 1.9.0", updated.Packages)
+	}
+}
+
+func TestBundleErrorsNameThePackage(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t)
+	reg.Publish(npmtest.Package{Name: "tampered", Version: "1.0.0", Files: map[string]string{"index.js": `module.exports = 1;`}})
+	reg.Tamper("tampered", "1.0.0")
+	dead := npmtest.New(t)
+	deadURL := dead.URL()
+	closed := &Packages{Registry: &Registry{URL: deadURL, Get: plainGetter{}}, Cache: t.TempDir()}
+	cases := []struct {
+		name, code string
+		p          *Packages
+		want       []string
+	}{
+		{"not found", `import x from "no-such-pkg"; export default {};`, nil, []string{`"no-such-pkg"`, "no such package"}},
+		{"no matching version", `import x from "tinydate@^7"; export default {};`, nil, []string{`"tinydate"`, `no version matches "^7"`, "latest is 2.0.0"}},
+		{"integrity mismatch", `import x from "tampered"; export default {};`, nil, []string{`"tampered@1.0.0"`, "integrity mismatch"}},
+		{"built-in not provided", `import cp from "child_process"; export default {};`, nil, []string{`"child_process"`, "Node built-in", "does not provide"}},
+		{"node: built-in not provided", `import w from "node:worker_threads"; export default {};`, nil, []string{`"worker_threads"`, "does not provide"}},
+		{"invalid name", `import x from "Not_Valid"; export default {};`, nil, []string{`"Not_Valid"`, "not a valid npm package name"}},
+		{"git dependency", `import x from "tinydate@github:a/b"; export default {};`, nil, []string{"not a version range"}},
+		{"subpath the package lacks", `import x from "lodashish/nope"; export default {};`, nil, []string{`"lodashish@4.17.21"`, `no module "lodashish/nope"`}},
+		{"registry unreachable", `import x from "tinydate"; export default {};`, closed, []string{`"tinydate"`, "unreachable"}},
+		{"no registry configured", `import x from "tinydate"; export default {};`, &Packages{Cache: t.TempDir()}, []string{"no npm registry is configured"}},
+		{"bundle too large", `import { platformYear } from "@acme/platform"; export default { platformYear };`,
+			&Packages{Registry: &Registry{URL: reg.URL(), Get: plainGetter{}}, Cache: t.TempDir(), MaxBundle: 100},
+			[]string{"too large", "limit is 100", "largest package is"}},
+	}
+	dead.Close()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.p
+			if p == nil {
+				p = newPackages(t, reg)
+			}
+			_, err := p.Bundle(context.Background(), c.code, nil)
+			if err == nil {
+				t.Fatal("bundled, want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestBundleRunsNoInstallScript(t *testing.T) {
+	t.Parallel()
+	reg := testRegistry(t)
+	p := newPackages(t, reg)
+	res, err := p.Bundle(context.Background(), `import i from "installer"; export default { i };`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pe *PackageError
+	if errors.As(err, &pe) || len(res.Packages) != 1 {
+		t.Fatalf("lock %v", res.Packages)
+	}
+	err = filepath.Walk(p.Cache, func(path string, info os.FileInfo, err error) error {
+		if err == nil && strings.Contains(info.Name(), "INSTALLED") {
+			t.Errorf("an install script ran: %s exists", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseImport(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		spec string
+		want Import
+		err  bool
+	}{
+		{"dayjs", Import{Name: "dayjs"}, false},
+		{"lodash@^4.17.0", Import{Name: "lodash", Range: "^4.17.0"}, false},
+		{"uuid@9", Import{Name: "uuid", Range: "9"}, false},
+		{"@pipedream/platform", Import{Name: "@pipedream/platform"}, false},
+		{"@pipedream/platform@1.6/dist/x.js", Import{Name: "@pipedream/platform", Range: "1.6", Subpath: "/dist/x.js"}, false},
+		{"lodash/get", Import{Name: "lodash", Subpath: "/get"}, false},
+		{"@scope", Import{}, true},
+		{"pkg@", Import{}, true},
+		{"UPPER", Import{}, true},
+	}
+	for _, c := range cases {
+		got, err := ParseImport(c.spec)
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ParseImport(%q) = %+v, %v; want %+v, error %v", c.spec, got, err, c.want, c.err)
+		}
+	}
+}

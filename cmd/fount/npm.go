@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/bundle"
+	"github.com/fount-dev/fount/egress"
+	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/store"
+)
+
+// npm packages are bundled with esbuild, whose parser recurses without
+// bound (see analyzer.go), over code and packages from tenants: so the
+// server bundles in a worker process, like the analyze worker, with the
+// same stack and memory limits and the npm deadline.
+
+const (
+	bundleWorker = "bundle"
+	// maxNpmDownload caps one packument or tarball.
+	maxNpmDownload = 64 << 20
+	// bundleWorkerMaxReply is the largest bundle the server accepts from
+	// the worker, past any --max-bundle-size.
+	bundleWorkerMaxReply = 128 << 20
+)
+
+// bundleRequest and bundleReply are the bundle worker's stdin and stdout.
+type bundleRequest struct {
+	Code         string          `json:"code"`
+	Lock         []bundle.Locked `json:"lock,omitempty"`
+	Registry     string          `json:"registry,omitempty"`
+	Cache        string          `json:"cache"`
+	MaxBundle    int             `json:"max_bundle"`
+	Timeout      time.Duration   `json:"timeout"`
+	AllowPrivate bool            `json:"allow_private"`
+}
+
+type bundleReply struct {
+	Code     string          `json:"code,omitempty"`
+	Packages []bundle.Locked `json:"packages,omitempty"`
+	// Failure is the code's or a package's problem: "package", "build"
+	// or "timeout", with Message for the component's author.
+	Failure string `json:"failure,omitempty"`
+	Message string `json:"message,omitempty"`
+}
+
+// npmPackages is the engine's Packages: bundle.Packages in a worker
+// process of the executable exe, against the npm registry found when it
+// is first needed.
+type npmPackages struct {
+	exe string
+	cfg serveConfig
+
+	once     sync.Once
+	registry string
+}
+
+func newNpmPackages(exe string, cfg serveConfig) *npmPackages {
+	return &npmPackages{exe: exe, cfg: cfg}
+}
+
+// Bundle implements engine.Packages.
+func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Package) (string, []store.Package, error) {
+	n.once.Do(func() {
+		n.registry = n.cfg.npmRegistry
+		if n.registry == "" {
+			n.registry = npmConfiguredRegistry(n.cfg.npmTimeout)
+		}
+	})
+	req := bundleRequest{Code: code, Registry: n.registry, Cache: filepath.Join(n.cfg.dataDir, "npm"),
+		MaxBundle: n.cfg.maxBundle, Timeout: n.cfg.npmTimeout, AllowPrivate: n.cfg.allowPrivateEgress}
+	for _, l := range lock {
+		req.Lock = append(req.Lock, bundle.Locked(l))
+	}
+	reply, err := n.run(ctx, req)
+	if err != nil {
+		return "", nil, err
+	}
+	switch reply.Failure {
+	case "":
+	case "build":
+		return "", nil, nil // the sandbox reports code it cannot read, as for any code
+	default:
+		return "", nil, &engine.CodeError{Name: "ImportError", Message: reply.Message}
+	}
+	out := make([]store.Package, len(reply.Packages))
+	for i, l := range reply.Packages {
+		out[i] = store.Package(l)
+	}
+	return reply.Code, out, nil
+}
+
+func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, error) {
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return bundleReply{}, err
+	}
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = bundle.DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout+10*time.Second) // the worker's own deadline comes first
+	defer cancel()
+	cmd := exec.CommandContext(ctx, n.exe)
+	cmd.Env = []string{workerEnv + "=" + bundleWorker}
+	cmd.Stdin = bytes.NewReader(raw)
+	out := &cappedBuffer{max: bundleWorkerMaxReply}
+	cmd.Stdout, cmd.Stderr = out, io.Discard
+	runErr := cmd.Run()
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return bundleReply{}, &engine.CodeError{Name: "ImportError", Message: (&bundle.TimeoutError{Limit: timeout}).Error()}
+	} else if err != nil {
+		return bundleReply{}, err
+	}
+	var reply bundleReply
+	if runErr != nil || out.over || json.Unmarshal(out.Bytes(), &reply) != nil {
+		var exit *exec.ExitError
+		if runErr != nil && !errors.As(runErr, &exit) {
+			return bundleReply{}, fmt.Errorf("start the bundler: %w", runErr) // the server's fault, not the code's
+		}
+		return bundleReply{}, &engine.CodeError{Name: "ImportError",
+			Message: "the code and its npm packages could not be bundled: they are nested too deeply, or too large, for the bundler"}
+	}
+	return reply, nil
+}
+
+// runBundleWorker is the bundle worker's main: one request on stdin, one
+// reply on stdout.
+func runBundleWorker(stdin io.Reader, stdout io.Writer) int {
+	debug.SetMaxStack(workerMaxStack)
+	_ = syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: workerMaxData, Max: workerMaxData})
+	raw, err := io.ReadAll(io.LimitReader(stdin, workerMaxRequest+1))
+	var req bundleRequest
+	if err != nil || len(raw) > workerMaxRequest || json.Unmarshal(raw, &req) != nil {
+		return 2
+	}
+	p := &bundle.Packages{Cache: req.Cache, MaxBundle: req.MaxBundle, Timeout: req.Timeout}
+	if u, err := url.Parse(req.Registry); req.Registry != "" && err == nil {
+		get := &npmGetter{host: u.Host, trusted: egress.New(true, req.Timeout, maxNpmDownload),
+			tenant: egress.New(req.AllowPrivate, req.Timeout, maxNpmDownload)}
+		p.Registry = &bundle.Registry{URL: req.Registry, Get: get}
+	}
+	res, err := p.Bundle(context.Background(), req.Code, req.Lock)
+	var (
+		reply bundleReply
+		pe    *bundle.PackageError
+		te    *bundle.TimeoutError
+		be    *bundle.BuildError
+	)
+	switch {
+	case errors.As(err, &pe):
+		reply.Failure, reply.Message = "package", err.Error()
+	case errors.As(err, &te):
+		reply.Failure, reply.Message = "timeout", err.Error()
+	case errors.As(err, &be):
+		reply.Failure, reply.Message = "build", err.Error()
+	case err != nil:
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	default:
+		reply.Code, reply.Packages = res.Code, res.Packages
+	}
+	if err := json.NewEncoder(stdout).Encode(reply); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// npmConfiguredRegistry is the registry npm on this machine uses, as
+// `npm config get registry` says (it reads every npmrc, and knows npm's
+// default); "" when npm is not installed. npm's environment variable is
+// read with the flags.
+func npmConfiguredRegistry(timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "npm", "config", "get", "registry").Output()
+	if err != nil {
+		return ""
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "http://") || strings.HasPrefix(line, "https://") {
+			return line
+		}
+	}
+	return ""
+}
+
+// npmGetter fetches from the registry the operator chose, wherever it
+// is (an internal registry on a private address is common), and from any
+// other host a registry's answers name under the tenants' egress policy.
+type npmGetter struct {
+	host            string
+	trusted, tenant *egress.Policy
+}
+
+func (g *npmGetter) Get(ctx context.Context, raw string, header http.Header) (int, []byte, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return 0, nil, err
+	}
+	policy := g.tenant
+	if u.Host == g.host {
+		policy = g.trusted
+	}
+	headers := map[string]string{}
+	for k := range header {
+		headers[k] = header.Get(k)
+	}
+	res, err := policy.Fetch(ctx, abi.FetchRequest{URL: raw, Method: http.MethodGet, Headers: headers})
+	if err != nil {
+		// Shown to the tenant: no server addresses, no registry credentials.
+		return 0, nil, errors.New(egress.Describe(err))
+	}
+	return res.Status, []byte(res.Body), nil
+}
+
+// checkNpmFlags validates the npm flags of serve.
+func checkNpmFlags(cfg serveConfig) error {
+	if cfg.npmRegistry != "" {
+		u, err := url.Parse(cfg.npmRegistry)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--npm-registry must be an http(s) URL, got %q", cfg.npmRegistry)
+		}
+	}
+	if cfg.maxBundle < 1<<10 || cfg.maxBundle > 100<<20 {
+		return fmt.Errorf("--max-bundle-size must be from 1024 bytes to 100 MiB, got %d", cfg.maxBundle)
+	}
+	if cfg.npmTimeout < time.Second || cfg.npmTimeout > 30*time.Minute {
+		return fmt.Errorf("--npm-timeout must be between 1s and 30m, got %v", cfg.npmTimeout)
+	}
+	return nil
+}

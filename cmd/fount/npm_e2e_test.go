@@ -1,0 +1,247 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fount-dev/fount/bundle/npmtest"
+)
+
+// npmFixtures is the folder of the real-world-shaped packages and the
+// component that imports them.
+const npmFixtures = "testdata/npm"
+
+// publishFixtures publishes every package under testdata/npm/packages,
+// each folder named <name>@<version>, to reg.
+func publishFixtures(t *testing.T, reg *npmtest.Registry) {
+	t.Helper()
+	dirs, err := os.ReadDir(filepath.Join(npmFixtures, "packages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		root := filepath.Join(npmFixtures, "packages", d.Name())
+		files := map[string]string{}
+		err := filepath.WalkDir(root, func(path string, e os.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			rel, _ := filepath.Rel(root, path)
+			files[filepath.ToSlash(rel)] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pj struct{ Name, Version string }
+		if err := json.Unmarshal([]byte(files["package.json"]), &pj); err != nil {
+			t.Fatalf("%s: %v", root, err)
+		}
+		reg.Publish(npmtest.Package{Name: pj.Name, Version: pj.Version, Files: files})
+	}
+}
+
+// npmEvent is the event the fixture component runs on.
+const npmEvent = `{"name":"ada","when":"2024-02-28T23:30:00Z","items":[1,2,3,4,5],` +
+	`"xml":"<order id=\"7\"><item sku=\"a&amp;b\">2</item><item sku=\"c\">3</item><note>fast &lt;please&gt;</note></order>"}`
+
+// npmWant is what the component emits for npmEvent: Node 20 gives the
+// same (TestNpmImportsRunAsInNode checks it when node is installed).
+const npmWant = `{"chunks":[[1,2],[3,4],[5]],"id":"21495524-a02f-5695-82e2-b117addc0b1e","next_day":"2024-02-29 23:30",` +
+	`"order":{"order":{"@id":"7","item":[{"#text":"2","@sku":"a&b"},{"#text":"3","@sku":"c"}],"note":"fast <please>"}},` +
+	`"valid":true,"version":"1.11.10"}`
+
+func startNpmServer(t *testing.T) (*server, *npmtest.Registry) {
+	reg := npmtest.New(t)
+	publishFixtures(t, reg)
+	return startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()}), reg
+}
+
+func lockOf(t *testing.T, c map[string]any) string {
+	t.Helper()
+	var out []string
+	pkgs, _ := c["packages"].([]any)
+	for _, p := range pkgs {
+		m := p.(map[string]any)
+		if !strings.HasPrefix(m["integrity"].(string), "sha512-") {
+			t.Errorf("package %v has no sha512 integrity", m)
+		}
+		out = append(out, m["name"].(string)+"@"+m["version"].(string))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestNpmImportsResolveAtDeploy(t *testing.T) {
+	t.Parallel()
+	s, reg := startNpmServer(t)
+	code, err := os.ReadFile(filepath.Join(npmFixtures, "component.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, body := s.do("POST", "/v1/components", map[string]any{"component_code": string(code)})
+	if st != 200 {
+		t.Fatalf("save: %d %v", st, body)
+	}
+	comp := data(body)
+	const wantLock = "daytime@1.11.10 lodashlet@4.17.21 sha1-lite@1.0.2 uuidlet@9.0.1 xml-lite@4.2.0"
+	if got := lockOf(t, comp); got != wantLock {
+		t.Errorf("lock = %q, want %q (sha1-lite ^1.0.0 must not get 2.0.0)", got, wantLock)
+	}
+	if comp["code"] != string(code) {
+		t.Error("the component's code is not the code as given")
+	}
+
+	src := s.deploySource(string(code), nil)
+	var ev map[string]any
+	json.Unmarshal([]byte(npmEvent), &ev)
+	s.run(src["id"].(string), ev)
+	if got := canonicalJSON(t, s.events(src["id"].(string), "", 1)[0]["event"]); got != npmWant {
+		t.Errorf("emitted\n%s\nwant\n%s", got, npmWant)
+	}
+
+	// The same code again keeps its versions, even with a newer one out;
+	// update_packages takes the newer one.
+	reg.Publish(npmtest.Package{Name: "daytime", Version: "1.11.11", Files: map[string]string{
+		"index.js": `module.exports = () => ({ add() { return this; }, format() { return "1.11.11"; } }); module.exports.version = "1.11.11";`}})
+	st, body = s.do("POST", "/v1/components", map[string]any{"component_code": string(code)})
+	if st != 200 || data(body)["id"] != comp["id"] || lockOf(t, data(body)) != wantLock {
+		t.Errorf("saved again: %d %v, want the same component %v", st, body, comp["id"])
+	}
+	st, body = s.do("POST", "/v1/components", map[string]any{"component_code": string(code), "update_packages": true})
+	if st != 200 || !strings.Contains(lockOf(t, data(body)), "daytime@1.11.11") || data(body)["id"] == comp["id"] {
+		t.Errorf("with update_packages: %d %v, want a new component with daytime@1.11.11", st, body)
+	}
+}
+
+func TestNpmImportsRunAsInNode(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the comparison of fount's results with Node 20's needs it (apt-get install nodejs)")
+	}
+	dir := t.TempDir()
+	dirs, err := os.ReadDir(filepath.Join(npmFixtures, "packages"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if d.Name() == "sha1-lite@2.0.0" { // node_modules holds what fount resolved
+			continue
+		}
+		name := d.Name()[:strings.LastIndex(d.Name(), "@")]
+		if err := os.CopyFS(filepath.Join(dir, "node_modules", name), os.DirFS(filepath.Join(npmFixtures, "packages", d.Name()))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"component.mjs", "node-harness.mjs"} {
+		b, err := os.ReadFile(filepath.Join(npmFixtures, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
+	}
+	cmd := exec.Command(node, "node-harness.mjs", npmEvent)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var emitted []any
+	if err := json.Unmarshal(out, &emitted); err != nil || len(emitted) != 1 {
+		t.Fatalf("node printed %q", out)
+	}
+	if got := canonicalJSON(t, emitted[0]); got != npmWant {
+		t.Errorf("Node 20 emitted\n%s\nfount emits\n%s", got, npmWant)
+	}
+}
+
+func TestNpmImportErrors(t *testing.T) {
+	t.Parallel()
+	s, reg := startNpmServer(t)
+	reg.Publish(npmtest.Package{Name: "tampered", Version: "1.0.0", Files: map[string]string{"index.js": "module.exports = 1"}})
+	reg.Tamper("tampered", "1.0.0")
+	cases := []struct{ name, code, want string }{
+		{"not found", `import x from "no-such-package"; export default { run() {} }`, `"no-such-package": no such package`},
+		{"no matching version", `import x from "daytime@^2"; export default { run() {} }`, `no version matches "^2" (latest is 1.11.10)`},
+		{"integrity mismatch", `import x from "tampered"; export default { run() {} }`, `"tampered@1.0.0": integrity mismatch`},
+		{"built-in fount lacks", `import cp from "node:child_process"; export default { run() {} }`, `"child_process" is a Node built-in module that fount does not provide`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": c.code})
+			e, _ := body["error"].(map[string]any)
+			if st != 400 || e["param"] != "component_code" || !strings.Contains(e["message"].(string), c.want) {
+				t.Errorf("deploy: %d %v, want 400 naming %q", st, body, c.want)
+			}
+		})
+	}
+	_, body := s.do("GET", "/v1/users/me/sources", nil)
+	if n := len(body["data"].([]any)); n != 0 {
+		t.Errorf("%d sources stored after failed deploys", n)
+	}
+}
+
+// TestNpmBundlingCannotCrashTheServer: esbuild's parser has no depth
+// limit, so code or a package nested deeply enough would overflow the
+// stack of whatever process runs it; the server bundles in a worker.
+func TestNpmBundlingCannotCrashTheServer(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	publishFixtures(t, reg)
+	reg.Publish(npmtest.Package{Name: "deep", Version: "1.0.0", Files: map[string]string{
+		"index.js": "module.exports = " + strings.Repeat("!", 300_000) + "1;"}})
+	s := startProductionServerWith(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()})
+	for _, c := range []struct{ name, code, want string }{
+		{"nested code", `import x from "daytime"; export default ` + strings.Repeat("!", 300_000) + "1", "nested too deeply"},
+		{"nested package", `import deep from "deep"; export default { name: "d", version: "1.0.0", run() { return deep } }`, "could not be bundled"},
+	} {
+		st, body := s.do("POST", "/v1/components", map[string]any{"component_code": c.code})
+		if e, _ := body["error"].(map[string]any); st != 400 || !strings.Contains(fmt.Sprint(e["message"]), c.want) {
+			t.Errorf("%s: %d %v, want 400 saying %q", c.name, st, body, c.want)
+		}
+	}
+	st, body := s.do("POST", "/v1/components", map[string]any{"component_code": `import d from "daytime";
+		export default { name: "d", version: "1.0.0", run() { return d.version } }`})
+	if st != 200 || lockOf(t, data(body)) != "daytime@1.11.10" {
+		t.Errorf("after the hostile deploys: %d %v", st, body)
+	}
+}
+
+func TestNpmImportsInWorkflowSteps(t *testing.T) {
+	t.Parallel()
+	s, _ := startNpmServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "npm steps", "trigger": map[string]any{"type": "manual"}, "steps": []any{
+		step("pick", `import get from "lodashlet/get.js";
+			export default defineComponent({ async run({ steps }) { return get(steps.trigger.event, "a.b[1]"); } })`, nil),
+	}})
+	steps := wf["steps"].([]any)
+	if got := lockOf(t, steps[0].(map[string]any)); got != "lodashlet@4.17.21" {
+		t.Errorf("step lock = %q", got)
+	}
+	id := s.runWorkflow(wf["id"].(string), map[string]any{"a": map[string]any{"b": []any{"x", "y"}}})
+	s.executions(wf["id"].(string), 1)
+	_, body := s.do("GET", "/v1/executions/"+id, nil)
+	ex := data(body)
+	exSteps, _ := ex["steps"].([]any)
+	if ex["status"] != "success" || len(exSteps) != 1 || exSteps[0].(map[string]any)["$return_value"] != "y" {
+		t.Errorf("execution %v", ex)
+	}
+}
+
+// canonicalJSON encodes v with sorted keys and no HTML escaping.
+func canonicalJSON(t *testing.T, v any) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -1,0 +1,1 @@
+throw new Error("uuidlet: the CommonJS build is not the one an ES module import should load");

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/store"
+)
+
+// Packages resolves the npm packages code imports and bundles them into
+// it (cmd wires the bundle package behind it).
+type Packages interface {
+	// Bundle returns code with its packages bundled in, and their lock,
+	// keeping the versions of lock wherever they still fit. It returns
+	// "" and no lock when code imports no package, and a *CodeError when
+	// the code or a package it imports cannot be had.
+	Bundle(ctx context.Context, code string, lock []store.Package) (string, []store.Package, error)
+}
+
+// SaveOptions shape how SaveComponent treats the npm packages of code.
+type SaveOptions struct {
+	// UpdatePackages resolves them afresh, to the newest matching
+	// versions, instead of keeping the versions code was bundled with
+	// when the owner saved it before.
+	UpdatePackages bool
+}
+
+// bareImport finds what may be an import of a package: a bare
+// specifier after from, import or require. It only decides whether the
+// bundler runs at all, so a false match costs a bundling and nothing else.
+var bareImport = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'][^"'./]`)
+
+// packageLoadFailures are the sandbox's words for an import it could not
+// satisfy, the sign that code needs its packages bundled.
+var packageLoadFailures = []string{"could not load module '", "Cannot find module '"}
+
+// describeWithPackages describes code, bundling the npm packages it
+// imports first when it imports any. The sandbox sees the code as given
+// first: QuickJS parses it with a stack limit, so code nested deeper than
+// a parser can bear is refused there, and never reaches esbuild, whose
+// parser has none (a Go stack overflow would end the process). lock and
+// opts are as for Packages.Bundle.
+func (e *Engine) describeWithPackages(ctx context.Context, code string, lock []store.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, string, []store.Package, error) {
+	meta, err := describe(code)
+	var se *sandbox.ScriptError
+	needs := err == nil && bareImport.MatchString(code)
+	if errors.As(err, &se) {
+		for _, f := range packageLoadFailures {
+			needs = needs || strings.Contains(se.Message, f)
+		}
+	}
+	if !needs || e.cfg.Packages == nil {
+		return meta, "", nil, err
+	}
+	bundled, packages, berr := e.cfg.Packages.Bundle(ctx, code, lock)
+	if berr != nil || bundled == "" {
+		if berr == nil {
+			return meta, "", nil, err // no package after all: the load error stands
+		}
+		return nil, "", nil, berr
+	}
+	meta, err = describe(bundled)
+	return meta, bundled, packages, err
+}
+
+// savedLock is the lock owner's component of the same code was bundled
+// with, unless opts ask to update it.
+func (e *Engine) savedLock(ctx context.Context, owner, code, codeURL string, opts SaveOptions) ([]store.Package, error) {
+	if opts.UpdatePackages {
+		return nil, nil
+	}
+	sum := sha256.Sum256([]byte(code))
+	prev, err := e.store.ComponentByCode(ctx, owner, hex.EncodeToString(sum[:]), codeURL)
+	switch {
+	case err == nil:
+		return prev.Packages, nil
+	case errors.Is(err, store.ErrNotFound):
+		return nil, nil
+	}
+	return nil, err
+}
+
+func isCodeError(err error) bool {
+	var ce *CodeError
+	return errors.As(err, &ce)
+}

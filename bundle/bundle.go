@@ -1,16 +1,20 @@
-// Package bundle turns a component's entry file and its relative imports
-// (JavaScript or TypeScript) into the one module fount deploys, with
-// esbuild. Bare package imports are left for the server.
+// Package bundle turns component code into the one module fount runs,
+// with esbuild. On the author's machine (File) it bundles the entry
+// file's relative imports (JavaScript or TypeScript) and the packages it
+// finds in local node_modules; on the server (Packages) it resolves the
+// remaining npm imports against a registry into a verified cache.
 package bundle
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/Masterminds/semver/v3"
 	esbuild "github.com/evanw/esbuild/pkg/api"
 )
 
@@ -37,7 +41,8 @@ func File(path string) (Result, error) {
 		Format:        esbuild.FormatESModule,
 		Platform:      esbuild.PlatformNeutral,
 		Target:        esbuild.ES2020, // what QuickJS runs
-		Packages:      esbuild.PackagesExternal,
+		MainFields:    []string{"module", "main"},
+		Plugins:       []esbuild.Plugin{{Name: "fount-local-packages", Setup: localPackages}},
 		Metafile:      true,
 		LogLevel:      esbuild.LogLevelSilent,
 		Charset:       esbuild.CharsetUTF8,
@@ -63,8 +68,54 @@ func File(path string) (Result, error) {
 	return Result{Code: string(res.OutputFiles[0].Contents), Inputs: inputs}, nil
 }
 
+// localPackages bundles the packages a component imports from local
+// node_modules, so that offline work and private packages need no
+// registry, and leaves the rest for the server to resolve: Node
+// built-ins, packages not installed, and installed versions outside the
+// range an import names ("lodash@^4").
+func localPackages(pb esbuild.PluginBuild) {
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^[^./#]`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		if _, inner := args.PluginData.(innerResolve); inner {
+			return esbuild.OnResolveResult{}, nil
+		}
+		external := esbuild.OnResolveResult{Path: args.Path, External: true}
+		imp, err := ParseImport(args.Path)
+		if _, builtin := Builtin(args.Path); builtin || err != nil {
+			return external, nil
+		}
+		r := pb.Resolve(imp.Name+imp.Subpath, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
+		if len(r.Errors) > 0 || r.External || !installedFits(r.Path, imp) {
+			return external, nil
+		}
+		return esbuild.OnResolveResult{Path: r.Path, SideEffects: sideEffects(r.SideEffects)}, nil
+	})
+}
+
+// installedFits reports whether the installed package that file belongs
+// to has a version in imp's range (any version, when imp names none).
+func installedFits(file string, imp Import) bool {
+	if imp.Range == "" {
+		return true
+	}
+	for dir := filepath.Dir(file); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if !strings.HasSuffix(filepath.ToSlash(dir), "node_modules/"+imp.Name) {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "package.json"))
+		var pj struct{ Version string }
+		if err != nil || json.Unmarshal(raw, &pj) != nil {
+			return false
+		}
+		_, c, err := parseRange(imp.Name, imp.Range)
+		v, verr := semver.NewVersion(pj.Version)
+		return err == nil && c != nil && verr == nil && c.Check(v)
+	}
+	return false
+}
+
 // metafileInputs lists the absolute paths of esbuild's inputs, which it
-// names relative to dir.
+// names relative to dir; files of installed packages are left out (they
+// are not the author's to edit, and watching them all would be costly).
 func metafileInputs(dir, metafile string) ([]string, error) {
 	var meta struct {
 		Inputs map[string]any `json:"inputs"`
@@ -74,6 +125,9 @@ func metafileInputs(dir, metafile string) ([]string, error) {
 	}
 	var out []string
 	for p := range meta.Inputs {
+		if strings.Contains(filepath.ToSlash(p), "node_modules/") {
+			continue
+		}
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}

@@ -34,9 +34,12 @@ func (c *Client) Me(ctx context.Context) (apiv1.User, []byte, error) {
 }
 
 // SaveComponent saves (and introspects) component code.
-func (c *Client) SaveComponent(ctx context.Context, code, orgID string) (apiv1.Component, error) {
+// With updatePackages its npm imports resolve to the newest matching
+// versions instead of the ones the same code was bundled with before.
+func (c *Client) SaveComponent(ctx context.Context, code, orgID string, updatePackages bool) (apiv1.Component, error) {
 	var comp apiv1.Component
-	_, err := c.Do(ctx, http.MethodPost, "/components", orgQuery(orgID), apiv1.CreateComponentRequest{ComponentCode: code}, &comp)
+	req := apiv1.CreateComponentRequest{ComponentCode: code, UpdatePackages: updatePackages}
+	_, err := c.Do(ctx, http.MethodPost, "/components", orgQuery(orgID), req, &comp)
 	return comp, err
 }
 

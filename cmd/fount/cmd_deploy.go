@@ -16,7 +16,7 @@ import (
 )
 
 // saveFile bundles a component file and saves it on the server.
-func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string) (apiv1.Component, bundle.Result, error) {
+func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string, updatePackages bool) (apiv1.Component, bundle.Result, error) {
 	stop := c.spinner("bundling " + path)
 	b, err := bundle.File(path)
 	stop()
@@ -24,7 +24,7 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 		return apiv1.Component{}, b, usagef("cannot bundle %s:\n%v", path, err)
 	}
 	stop = c.spinner("saving the component")
-	comp, err := api.SaveComponent(ctx, b.Code, org)
+	comp, err := api.SaveComponent(ctx, b.Code, org, updatePackages)
 	stop()
 	return comp, b, err
 }
@@ -91,6 +91,7 @@ func (c *cli) printSource(raw []byte, s apiv1.Source, verb string) {
 func deployCommand() command {
 	var props propsInput
 	var name, org string
+	var updatePackages bool
 	return command{
 		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS) and deploy it as a source; or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
 		usage: "<file> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
@@ -98,6 +99,8 @@ func deployCommand() command {
 			props.register(fs)
 			fs.StringVar(&name, "name", "", "the source's name (default: the component's name slug)")
 			fs.StringVar(&org, "org", "", "deploy in this organization")
+			fs.BoolVar(&updatePackages, "update-packages", false,
+				"resolve npm imports to the newest matching versions, instead of the ones this code was deployed with before")
 		},
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
@@ -111,7 +114,7 @@ func deployCommand() command {
 				if len(props.flags) > 0 || props.file != "" || name != "" {
 					return usagef("--prop, --props and --name are for sources; a workflow file names its workflow and its steps' props")
 				}
-				w, created, raw, err := c.deployWorkflowFile(ctx, api, args[0], org)
+				w, created, raw, err := c.deployWorkflowFile(ctx, api, args[0], org, updatePackages)
 				if err != nil {
 					return err
 				}
@@ -122,7 +125,7 @@ func deployCommand() command {
 				c.printWorkflow(raw, w, verb)
 				return nil
 			}
-			comp, _, err := c.saveFile(ctx, api, args[0], org)
+			comp, _, err := c.saveFile(ctx, api, args[0], org, updatePackages)
 			if err != nil {
 				return err
 			}
@@ -160,7 +163,7 @@ func updateCommand() command {
 			}
 			var comp apiv1.Component
 			if len(args) == 2 {
-				comp, _, err = c.saveFile(ctx, api, args[1], "")
+				comp, _, err = c.saveFile(ctx, api, args[1], "", false)
 			} else {
 				comp, _, err = api.Component(ctx, src.ComponentID)
 			}
@@ -251,7 +254,7 @@ func devCommand() command {
 			if isWorkflowFile(args[0]) {
 				return c.devWorkflow(ctx, api, args[0], keep)
 			}
-			comp, b, err := c.saveFile(ctx, api, args[0], "")
+			comp, b, err := c.saveFile(ctx, api, args[0], "", false)
 			if err != nil {
 				return err
 			}
@@ -302,7 +305,7 @@ func (c *cli) watch(ctx context.Context, api *client.Client, src apiv1.Source, p
 			continue
 		}
 		mtimes = now
-		comp, b, err := c.saveFile(ctx, api, path, "")
+		comp, b, err := c.saveFile(ctx, api, path, "", false)
 		if err != nil {
 			fmt.Fprintf(c.stdout, "dev: not redeployed: %s\n", explain(err, c))
 			continue

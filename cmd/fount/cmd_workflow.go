@@ -17,13 +17,14 @@ import (
 
 // deployWorkflowFile bundles a workflow file's steps and creates the
 // workflow, or updates the one of the same name (slug) in the account.
-func (c *cli) deployWorkflowFile(ctx context.Context, api *client.Client, path, org string) (apiv1.Workflow, bool, []byte, error) {
+func (c *cli) deployWorkflowFile(ctx context.Context, api *client.Client, path, org string, updatePackages bool) (apiv1.Workflow, bool, []byte, error) {
 	stop := c.spinner("bundling " + path)
 	wf, err := loadWorkflowFile(path)
 	stop()
 	if err != nil {
 		return apiv1.Workflow{}, false, nil, err
 	}
+	wf.def.UpdatePackages = updatePackages
 	if wf.source != "" {
 		src, err := resolveSource(ctx, api, wf.source)
 		if err != nil {
@@ -297,7 +298,7 @@ func runActionCommand() command {
 			if err != nil {
 				return err
 			}
-			comp, b, err := c.saveFile(ctx, api, args[0], "")
+			comp, b, err := c.saveFile(ctx, api, args[0], "", false)
 			if err != nil {
 				return err
 			}
@@ -363,7 +364,7 @@ func (c *cli) printActionRun(r apiv1.ActionRun) {
 // one of its steps' files changes, and prints each execution until ctx
 // ends. A workflow it created is deleted then, unless keep.
 func (c *cli) devWorkflow(ctx context.Context, api *client.Client, path string, keep bool) error {
-	w, created, _, err := c.deployWorkflowFile(ctx, api, path, "")
+	w, created, _, err := c.deployWorkflowFile(ctx, api, path, "", false)
 	if err != nil {
 		return err
 	}
@@ -419,7 +420,7 @@ func (c *cli) devWorkflow(ctx context.Context, api *client.Client, path string, 
 		if l, err := loadWorkflowFile(path); err == nil {
 			inputs, mtimes = l.inputs, fileTimes(l.inputs)
 		}
-		if _, _, _, err := c.deployWorkflowFile(ctx, api, path, ""); err != nil {
+		if _, _, _, err := c.deployWorkflowFile(ctx, api, path, "", false); err != nil {
 			if errors.Is(err, context.Canceled) {
 				return nil
 			}

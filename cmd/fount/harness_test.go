@@ -124,6 +124,11 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 	if cfg.dataDir == "" {
 		cfg.dataDir = t.TempDir()
 	}
+	if cfg.npmRegistry == "" {
+		// Refused at once: no test reaches a real registry, whatever npm
+		// on this machine is configured with.
+		cfg.npmRegistry = "http://127.0.0.1:1/"
+	}
 	if cfg.sandbox == nil {
 		cfg.sandbox = sb
 	}

@@ -245,3 +245,29 @@ func canonicalJSON(t *testing.T, v any) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// TestDeployBundlesLocalNodeModules: `fount deploy` bundles packages
+// installed in node_modules next to the component, so a server with no
+// reachable registry runs it; --update-packages reaches the server.
+func TestDeployBundlesLocalNodeModules(t *testing.T) {
+	e := newCLIEnv(t)
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "node_modules", "daytime"), os.DirFS(filepath.Join(npmFixtures, "packages", "daytime@1.11.10"))); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "day.mjs")
+	os.WriteFile(file, []byte(`import daytime from "daytime";
+export default { name: "day", version: "0.1.0", async run(event) { this.$emit({ day: daytime(event.when).format("YYYY-MM-DD") }) } };`), 0o644)
+	id := strings.TrimSpace(e.mustFount("deploy", file, "--quiet", "--update-packages"))
+	e.srv.run(id, map[string]any{"when": "2030-01-02T03:04:05Z"})
+	if got := canonicalJSON(t, e.srv.events(id, "", 1)[0]["event"]); got != `{"day":"2030-01-02"}` {
+		t.Errorf("event = %s", got)
+	}
+	// Without node_modules the import is left to the server, whose
+	// registry (none reachable here) the error names.
+	os.RemoveAll(filepath.Join(dir, "node_modules"))
+	code, _, stderr := e.fount("deploy", file)
+	if code == exitOK || !strings.Contains(stderr, `npm package "daytime"`) || !strings.Contains(stderr, "unreachable") {
+		t.Errorf("deploy without node_modules: exit %d, %s", code, stderr)
+	}
+}

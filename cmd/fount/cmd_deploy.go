@@ -93,7 +93,7 @@ func deployCommand() command {
 	var name, org string
 	var updatePackages bool
 	return command{
-		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS) and deploy it as a source; or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
+		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS, and the npm packages installed in node_modules) and deploy it as a source; the server resolves the other npm imports (docs/packages.md). Or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
 		usage: "<file> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
 		flags: func(fs *flag.FlagSet) {
 			props.register(fs)

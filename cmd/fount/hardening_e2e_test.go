@@ -28,7 +28,7 @@ func startProductionServer(t *testing.T) *server {
 }
 
 // startProductionServerWith is startProductionServer with cfg.
-func startProductionServerWith(t *testing.T, cfg serveConfig) *server {
+func startProductionServerWith(t testing.TB, cfg serveConfig) *server {
 	t.Helper()
 	warmCache(t)
 	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: os.Args[0]}})

@@ -18,7 +18,7 @@ const npmFixtures = "testdata/npm"
 
 // publishFixtures publishes every package under testdata/npm/packages,
 // each folder named <name>@<version>, to reg.
-func publishFixtures(t *testing.T, reg *npmtest.Registry) {
+func publishFixtures(t testing.TB, reg *npmtest.Registry) {
 	t.Helper()
 	dirs, err := os.ReadDir(filepath.Join(npmFixtures, "packages"))
 	if err != nil {

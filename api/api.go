@@ -154,6 +154,12 @@ func (s *Server) routeTable() []route {
 		op[apiv1.RunActionRequest, apiv1.Data[apiv1.ActionRun]](post, "/actions/run", "Run an action once with props and an optional steps context; nothing is stored or sent", s.runAction).ext(),
 		op[apiv1.StreamRequest, none](get, "/workflows/{id}/sse", "Stream a workflow's emits and $.send.sse messages (text/event-stream)", s.streamWorkflow).ext(),
 
+		op[apiv1.CreateAccountRequest, apiv1.Data[apiv1.Account]](post, "/accounts", "Connect an account: an app's credentials, sealed, behind the $auth of app props configured with it", s.createAccount).ext(),
+		op[apiv1.ListRequest, apiv1.Page[apiv1.Account]](get, "/users/me/accounts", "List your connected accounts (never their credentials)", s.listMyAccounts).ext(),
+		op[apiv1.OrgListRequest, apiv1.Page[apiv1.Account]](get, "/orgs/{org_id}/accounts", "List an organization's connected accounts", s.listOrgAccounts).ext(),
+		op[apiv1.AccountByIDRequest, apiv1.Data[apiv1.Account]](get, "/accounts/{id}", "A connected account: which fields are set, never their values", s.getAccount).ext(),
+		op[apiv1.DeleteAccountRequest, none](del, "/accounts/{id}", "Delete a connected account; refused while app props use it, unless force", s.deleteAccount).ext().withStatus(http.StatusNoContent),
+
 		op[apiv1.CreateWebhookRequest, webhookData](post, "/webhooks", "Create a webhook", s.createWebhook),
 		op[apiv1.ListRequest, apiv1.Page[apiv1.Webhook]](get, "/users/me/webhooks", "List your webhooks", s.listWebhooks),
 		op[apiv1.SourceByIDRequest, none](del, "/webhooks/{id}", "Delete a webhook", s.deleteWebhook).withStatus(http.StatusNoContent),

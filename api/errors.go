@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/component"
@@ -65,6 +66,8 @@ func toAPIError(err error, param string) (*Error, bool) {
 		taken *engine.NameTakenError
 		limit *store.LimitError
 		we    *engine.WorkflowError
+		ae    *engine.AccountError
+		inUse *engine.AccountInUseError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -85,6 +88,12 @@ func toAPIError(err error, param string) (*Error, bool) {
 			param = "steps." + we.Step
 		}
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_workflow", Param: param, Message: we.Error() + "."}, true
+	case errors.As(err, &ae):
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_parameter", Param: ae.Param, Message: "The " + ae.Param + " " + ae.Reason + "."}, true
+	case errors.As(err, &inUse):
+		return &Error{Status: http.StatusConflict, Code: "account_in_use",
+			Message: "The connected account is configured in app props of " + strings.Join(inUse.Users, ", ") +
+				"; reconfigure or delete them first, or delete with ?force=true and they fail where they read $auth."}, true
 	case errors.As(err, &taken):
 		return &Error{Status: http.StatusConflict, Code: "name_taken", Param: "name", Message: "A source named " + taken.Slug + " already exists; choose another name."}, true
 	case errors.Is(err, engine.ErrQuota):

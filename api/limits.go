@@ -46,6 +46,8 @@ func limitSetting(kind store.Counted) string {
 		return "--max-subscriptions-per-account, FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT"
 	case store.CountOrgs:
 		return "--max-orgs-per-user, FOUNT_MAX_ORGS_PER_USER"
+	case store.CountAccounts:
+		return "--max-connected-accounts-per-account, FOUNT_MAX_CONNECTED_ACCOUNTS_PER_ACCOUNT"
 	}
 	return string(kind)
 }

@@ -76,6 +76,9 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step store.Wo
 	if err := e.prepareStepProps(store.Workflow{}, &step, req.Props, nil); err != nil {
 		return ActionResult{}, err
 	}
+	if err := e.checkAppProps(ctx, meta, step.Props, req.UserID); err != nil { // the user's own accounts
+		return ActionResult{}, stepErr(stepName, "%v", err)
+	}
 	templates := map[string]string{}
 	plain := map[string]json.RawMessage{}
 	for name, v := range req.Props { // unsealed: nothing here is stored
@@ -99,7 +102,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step store.Wo
 		}
 		steps.add(name, v)
 	}
-	lf := &liveFlow{wf: store.Workflow{ID: "action", Steps: []store.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
+	lf := &liveFlow{wf: store.Workflow{ID: "action", OwnerID: req.UserID, Steps: []store.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
 	lf.addTemplates(templates)
 	c := &collector{}
 	kv := &memKV{values: map[string][]byte{}}

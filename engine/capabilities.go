@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/fount-dev/fount/sandbox"
@@ -23,14 +22,6 @@ func (d sourceDB) Set(ctx context.Context, key string, value []byte) error {
 	return d.st.DBSet(ctx, d.id, key, value)
 }
 
-// noAuth answers $auth for apps: fount has no managed-auth accounts yet,
-// so every app prop sees an empty credential object.
-type noAuth struct{}
-
-func (noAuth) Auth(context.Context, string) (json.RawMessage, error) {
-	return json.RawMessage(`{}`), nil
-}
-
 // capabilities are what a run or hook of l may reach: emits and logs into
 // c, the source's db, $auth, and fetch through the egress policy. A
 // collector without a channel budget (a hook's) gets one of its own.
@@ -38,7 +29,7 @@ func (e *Engine) capabilities(l *live, c *collector) sandbox.Capabilities {
 	if c.channels == nil {
 		c.channels = e.channelBudget(l.src.ID)
 	}
-	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: noAuth{}}
+	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: accountAuth{e, l.src.OwnerID, l.src.ConfiguredProps, &c.goneAccounts}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}

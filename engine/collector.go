@@ -26,6 +26,8 @@ type collector struct {
 	logsCut   bool
 	added     map[string]bool // channels this run adds
 	droppedBy map[string]int  // emits dropped, per channel
+
+	goneAccounts goneAccounts // app props whose connected account is gone
 }
 
 func (c *collector) Emit(ctx context.Context, em abi.Emit) error {

@@ -355,7 +355,8 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	}
 	ev := steps.event(lf.templatesJSON[i])
 	logs := &stepLogs{}
-	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: noAuth{}}
+	gone := &goneAccounts{}
+	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: accountAuth{e, lf.wf.OwnerID, step.Props, gone}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}
@@ -364,6 +365,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	}
 	start := e.clock.Now()
 	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
+	err = gone.explain(err)
 	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	sx.Logs = logs.lines
 	switch {

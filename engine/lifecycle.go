@@ -111,6 +111,9 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	if err != nil {
 		return store.Source{}, err
 	}
+	if err := e.checkAppProps(ctx, meta, props.values, src.OwnerID); err != nil {
+		return store.Source{}, err
+	}
 	if src.Name, src.NameSlug, err = e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, ""); err != nil {
 		return store.Source{}, err
 	}
@@ -199,6 +202,9 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	meta := &req.Component.Metadata
 	props, err := e.prepareProps(meta, req.Props, &old, old)
 	if err != nil {
+		return store.Source{}, err
+	}
+	if err := e.checkAppProps(ctx, meta, props.values, old.OwnerID); err != nil {
 		return store.Source{}, err
 	}
 	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)

@@ -301,6 +301,9 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 		if err := e.prepareStepProps(wf, &step, r.Props, prev); err != nil {
 			return nil, err
 		}
+		if err := e.checkAppProps(ctx, &step.Metadata, step.Props, wf.OwnerID); err != nil {
+			return nil, stepErr(step.Name, "%v", err)
+		}
 		out = append(out, step)
 	}
 	return out, nil
@@ -359,7 +362,12 @@ func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, g
 			ok = false
 		}
 		switch {
-		case p.Type == component.TypeDB || p.Type == component.TypeApp:
+		case p.Type == component.TypeDB:
+			continue
+		case p.Type == component.TypeApp:
+			if ok { // its account is checked with the store by checkAppProps
+				step.Props[p.Name] = raw
+			}
 			continue
 		case !ok:
 			if p.Required() {

@@ -228,6 +228,9 @@ func hostAuth(ctx context.Context, inv *invocation, mod api.Module, stack []uint
 		return code
 	}
 	v, err := inv.caps.Auth.Auth(ctx, string(name))
+	if errors.Is(err, sandbox.ErrNotFound) {
+		return abi.ErrNotFound
+	}
 	if err != nil {
 		return abi.ErrFailed
 	}

@@ -23,10 +23,13 @@ const (
 	Subscription Kind = "sub_"
 	User         Kind = "u_"
 	Org          Kind = "o_"
+	// Account is a connected account of an app (a fount extension, with
+	// Pipedream's prefix): credentials behind an app prop's $auth.
+	Account Kind = "apn_"
 )
 
 // Kinds lists every kind.
-var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org}
+var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org, Account}
 
 // randomBytes is the randomness of an id: 128 bits.
 const randomBytes = 16
@@ -100,6 +103,8 @@ func (k Kind) Noun() string {
 		return "user"
 	case Org:
 		return "organization"
+	case Account:
+		return "connected account"
 	}
 	return "resource"
 }

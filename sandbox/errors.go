@@ -19,6 +19,10 @@ var (
 	ErrTrap = errors.New("sandbox: guest trapped")
 	// ErrClosed is returned when the Host or Source was closed.
 	ErrClosed = errors.New("sandbox: closed")
+	// ErrNotFound is what a capability returns for what is not there (a
+	// connected account deleted under its app prop); the guest sees the
+	// ABI's not-found code.
+	ErrNotFound = errors.New("sandbox: not found")
 )
 
 // ScriptError is an error thrown by component code: a JavaScript exception

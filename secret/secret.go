@@ -156,3 +156,9 @@ func sealedString(stored json.RawMessage) (string, error) {
 	}
 	return m[SealedKey], nil
 }
+
+// AccountBinding binds a connected account's credential field to that
+// account and field: a sealed value opens for it alone.
+func AccountBinding(accountID, field string) string {
+	return "fount/account/v1\x00" + accountID + "\x00" + field
+}

@@ -84,6 +84,10 @@ var (
 	bucketUsage         = []byte("usage")                    // key(account, day) -> Usage
 	bucketTimers        = []byte("timers")                   // source id -> 8-byte last fire ms
 
+	bucketAccounts     = []byte("accounts")      // connected account id -> ConnectedAccount
+	bucketAccountOrder = []byte("account_order") // key(owner)+seq -> connected account id
+	bucketAccountPos   = []byte("account_pos")   // connected account id -> its account_order key
+
 	keySchemaVersion = []byte("schema_version")
 )
 
@@ -102,6 +106,7 @@ var allBuckets = [][]byte{
 	bucketDB,
 	bucketInvocations, bucketDeliveries, bucketDeliveryOrder, bucketDeliveryDue,
 	bucketDedupe, bucketUsage, bucketTimers,
+	bucketAccounts, bucketAccountOrder, bucketAccountPos,
 }
 
 // Bolt is the Store on a bbolt file. It is safe for concurrent use.

@@ -19,6 +19,7 @@ const (
 	CountComponents Counted = "components"
 	CountWebhooks   Counted = "webhooks"
 	CountWorkflows  Counted = "workflows"
+	CountAccounts   Counted = "connected accounts"
 	// CountSubscriptions counts subscriptions and auto-subscriptions
 	// together.
 	CountSubscriptions Counted = "subscriptions"
@@ -85,6 +86,8 @@ func count(tx *bolt.Tx, kind Counted, account string) int {
 		return webhookIndex.count(tx, account)
 	case CountWorkflows:
 		return workflowIndex.count(tx, account)
+	case CountAccounts:
+		return accountIndex.count(tx, account)
 	case CountSubscriptions:
 		return subIndex.count(tx, account) + autoIndex.count(tx, account)
 	case CountOrgs:

@@ -27,6 +27,7 @@ var (
 	subIndex     = orderIndex{list: "subscriptions", order: bucketSubOrder, pos: bucketSubPos}
 	autoIndex    = orderIndex{list: "auto_subscriptions", order: bucketAutoOrder, pos: bucketAutoPos}
 	webhookIndex = orderIndex{list: "webhooks", order: bucketWebhookOrder, pos: bucketWebhookPos}
+	accountIndex = orderIndex{list: "accounts", order: bucketAccountOrder, pos: bucketAccountPos}
 	// componentIndex counts components per owner (for Limits); nothing
 	// lists them yet.
 	componentIndex = orderIndex{list: "components", order: bucketComponentOrder, pos: bucketComponentPos}

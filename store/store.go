@@ -37,6 +37,12 @@ type Store interface {
 	AddOrgMember(ctx context.Context, orgID, userID string) (Org, error)
 	OrgsOfUser(ctx context.Context, userID string) ([]Org, error)
 
+	// Connected accounts: apps' credentials, sealed by the engine.
+	CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error)
+	GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error)
+	ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error)
+	DeleteConnectedAccount(ctx context.Context, id string) error
+
 	// Components. A component's (OwnerID, Key) points at the newest
 	// component saved with that key. CreateComponent returns the stored
 	// component: an equal one saved before, when there is one.

@@ -29,6 +29,7 @@ func capFlags() []capFlag {
 		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", store.CountComponents, 1000, "saved components (versions of code) an account may have"},
 		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", store.CountWebhooks, 100, "webhooks an account may have"},
 		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", store.CountWorkflows, 500, "workflows an account may have"},
+		{"max-connected-accounts-per-account", "FOUNT_MAX_CONNECTED_ACCOUNTS_PER_ACCOUNT", store.CountAccounts, 200, "connected accounts (apps' credentials) an account may have"},
 		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", store.CountSubscriptions, 2000, "subscriptions and auto-subscriptions an account may have"},
 		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", store.CountOrgs, 20, "organizations a user may belong to"},
 	}

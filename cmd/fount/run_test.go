@@ -178,7 +178,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if want := (store.Limits{store.CountSources: 500, store.CountComponents: 1000, store.CountWebhooks: 100,
-		store.CountSubscriptions: 2000, store.CountOrgs: 20, store.CountWorkflows: 500}); !maps.Equal(cfg.caps, want) {
+		store.CountSubscriptions: 2000, store.CountOrgs: 20, store.CountWorkflows: 500, store.CountAccounts: 200}); !maps.Equal(cfg.caps, want) {
 		t.Errorf("default limits %v, want %v", cfg.caps, want)
 	}
 }

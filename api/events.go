@@ -20,7 +20,7 @@ const truncateAt = 1024
 // is then the length of the whole event.
 func summarize(e store.Event, expand bool) apiv1.EventSummary {
 	sum := apiv1.EventSummary{ID: e.ID, IndexedAtMs: e.IndexedAtMs, Event: e.Data,
-		Metadata: apiv1.EventMetadata{EmitID: e.EmitID, Name: e.Name, EmitterID: e.EmitterID, Summary: e.Summary}}
+		Metadata: apiv1.EventMetadata{EmitID: e.EmitID, ID: e.DedupeID, Name: e.Name, EmitterID: e.EmitterID, Summary: e.Summary}}
 	if len(sum.Event) == 0 {
 		sum.Event = json.RawMessage("null")
 	}

@@ -201,6 +201,7 @@ type EventSummary struct {
 // EventMetadata describes an event's emit.
 type EventMetadata struct {
 	EmitID    string `json:"emit_id" required:"true"`
+	ID        string `json:"id,omitempty" description:"the id the component gave the emit ($emit's meta.id, its dedupe key)"`
 	Name      string `json:"name" required:"true" description:"channel; empty for the default channel"`
 	EmitterID string `json:"emitter_id" required:"true"`
 	Summary   string `json:"summary,omitempty"`

@@ -31,11 +31,12 @@ type delayedRecord struct {
 	Name    string          `json:"name,omitempty"`
 	Summary string          `json:"summary,omitempty"`
 	Event   json.RawMessage `json:"event,omitempty"`
+	ID      string          `json:"id,omitempty"` // the emit's dedupe id
 }
 
 // newDelayedRecord records em, due at em.DeliveryTS.
 func newDelayedRecord(em abi.Emit) delayedRecord {
-	return delayedRecord{Version: delayedVersion, DueMs: *em.DeliveryTS, Name: em.Name, Summary: em.Summary, Event: em.Event}
+	return delayedRecord{Version: delayedVersion, DueMs: *em.DeliveryTS, Name: em.Name, Summary: em.Summary, Event: em.Event, ID: em.IDString()}
 }
 
 // decodeDelayed reads a stored delayed emit: a delayedRecord, or the
@@ -70,7 +71,7 @@ func (r delayedRecord) event() store.Event {
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	return store.Event{Name: r.Name, EmitID: newEmitID(), Summary: r.Summary, Data: data}
+	return store.Event{Name: r.Name, EmitID: newEmitID(), DedupeID: r.ID, Summary: r.Summary, Data: data}
 }
 
 // delayedScheduler queues the release of delayed emits when they come due.

@@ -200,7 +200,7 @@ func emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, error) {
 			return nil, fmt.Errorf("delivery_ts %d is more than a year ahead", *em.DeliveryTS)
 		}
 		data, _ := json.Marshal(newDelayedRecord(em))
-		out = append(out, store.Event{Name: store.ChannelDelayed, EmitID: newEmitID(), Data: data,
+		out = append(out, store.Event{Name: store.ChannelDelayed, EmitID: newEmitID(), DedupeID: em.IDString(), Data: data,
 			Summary: "until " + time.UnixMilli(*em.DeliveryTS).UTC().Format(time.RFC3339) + ": " + em.Summary})
 	}
 	return out, nil
@@ -211,7 +211,7 @@ func emitEvent(em abi.Emit) store.Event {
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	return store.Event{Name: em.Name, EmitID: newEmitID(), Summary: em.Summary, Data: data}
+	return store.Event{Name: em.Name, EmitID: newEmitID(), DedupeID: em.IDString(), Summary: em.Summary, Data: data}
 }
 
 func newEmitID() string { return ids.Random() }

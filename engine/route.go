@@ -111,6 +111,15 @@ func (r *router) at(hops int) func(store.Event) store.Routed {
 	return func(ev store.Event) store.Routed { return r.route(ev, hops) }
 }
 
+// deliveryMetadata is an event summary's metadata.
+func deliveryMetadata(ev store.Event) map[string]any {
+	m := map[string]any{"emit_id": ev.EmitID, "name": ev.Name, "emitter_id": ev.EmitterID, "summary": ev.Summary}
+	if ev.DedupeID != "" {
+		m["id"] = ev.DedupeID
+	}
+	return m
+}
+
 // deliveryPayload is the body a webhook receives: the event summary with
 // the whole event.
 func deliveryPayload(ev store.Event) json.RawMessage {
@@ -118,7 +127,7 @@ func deliveryPayload(ev store.Event) json.RawMessage {
 		"id":            ev.ID,
 		"indexed_at_ms": ev.IndexedAtMs,
 		"event":         ev.Data,
-		"metadata":      map[string]any{"emit_id": ev.EmitID, "name": ev.Name, "emitter_id": ev.EmitterID, "summary": ev.Summary},
+		"metadata":      deliveryMetadata(ev),
 	})
 	return b
 }

@@ -196,6 +196,9 @@
     let loaded;
     if (msg.format ? msg.format === "esm" : looksLikeESM(code)) {
       globalThis.__fount_loaded = (ns) => {
+        if (ns.default === undefined && !("run" in ns) && !("name" in ns)) {
+          throw new TypeError("the module has no default export: a component is export default { name, version, run() {...} } (or module.exports = {...})");
+        }
         loaded = ns.default !== undefined ? ns.default : ns;
       };
       try {
@@ -208,6 +211,9 @@
       cjsCache[filename] = module;
       evalCJS(code, filename, module);
       loaded = module.exports;
+      if (loaded && typeof loaded === "object" && Object.keys(loaded).length === 0 && Object.getPrototypeOf(loaded) === Object.prototype) {
+        throw new TypeError("the module exports nothing: a component is module.exports = { name, version, run() {...} } (or export default {...})");
+      }
       if (loaded && loaded.__esModule && loaded.default) loaded = loaded.default;
     }
     checkDefinition(loaded, msg.step);

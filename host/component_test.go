@@ -121,6 +121,8 @@ func TestLoadErrors(t *testing.T) {
 		{"no name", `export default { version: "1", run() {} }`, "needs a name"},
 		{"no version", `export default { name: "x", run() {} }`, "needs a version"},
 		{"not an object", `export default 42`, "must export an object"},
+		{"no default export", `export const helper = 1;`, "no default export"},
+		{"exports nothing", `const helper = 1;`, "exports nothing"},
 		{"bad type", src(`type: "widget", run() {}`), `"source" or "action"`},
 		{"bad dedupe", src(`dedupe: "newest", run() {}`), "dedupe must be"},
 		{"unknown prop type", src(`props: { x: { type: "strin" } }, run() {}`), `prop x has unknown type "strin"`},

@@ -149,13 +149,16 @@ type Webhook struct {
 
 // Event is one stored emit of an emitter.
 type Event struct {
-	ID          string          `json:"id"` // <epoch_ms>-<seq>, increasing per emitter
-	IndexedAtMs int64           `json:"indexed_at_ms"`
-	EmitterID   string          `json:"emitter_id"`
-	Name        string          `json:"name"` // channel; "" default, "$errors", "$logs", "$in"...
-	EmitID      string          `json:"emit_id"`
-	Summary     string          `json:"summary,omitempty"`
-	Data        json.RawMessage `json:"data"` // the emitted event
+	ID          string `json:"id"` // <epoch_ms>-<seq>, increasing per emitter
+	IndexedAtMs int64  `json:"indexed_at_ms"`
+	EmitterID   string `json:"emitter_id"`
+	Name        string `json:"name"` // channel; "" default, "$errors", "$logs", "$in"...
+	EmitID      string `json:"emit_id"`
+	// DedupeID is the id the component gave the emit ($emit's meta.id),
+	// "" when it gave none.
+	DedupeID string          `json:"dedupe_id,omitempty"`
+	Summary  string          `json:"summary,omitempty"`
+	Data     json.RawMessage `json:"data"` // the emitted event
 	// Size is the length of Data as stored, set by PageEvents, whose
 	// preview may cut Data short (it is no longer JSON then).
 	Size int `json:"-"`

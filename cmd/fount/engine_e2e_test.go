@@ -419,13 +419,19 @@ func TestDelayedEmits(t *testing.T) {
 	id := src["id"].(string)
 	s.run(id, map[string]any{"n": 1, "wait": 1500})
 	s.run(id, map[string]any{"n": 2, "wait": 3600000})
-	s.events(id, "$in", 2)
+	// Each carries the id the component gave it, as Pipedream's REST
+	// client looks delayed events up (to cancel them) by it.
+	for _, w := range s.events(id, "$in", 2) {
+		if m := w["metadata"].(map[string]any); m["id"] != "1" && m["id"] != "2" {
+			t.Errorf("a waiting event's metadata lacks its id: %v", m)
+		}
+	}
 	// Restart before the first is due: the delay survives it.
 	s.stop()
 	s2 := startServer(t, serveConfig{dataDir: dir})
 	s2.key = "k"
 	got := s2.events(id, "later", 1)
-	if got[0]["event"].(map[string]any)["n"] != float64(1) || got[0]["metadata"].(map[string]any)["summary"] != "n1" {
+	if m := got[0]["metadata"].(map[string]any); got[0]["event"].(map[string]any)["n"] != float64(1) || m["summary"] != "n1" || m["id"] != "1" {
 		t.Errorf("released = %v", got[0])
 	}
 	if waiting := s2.events(id, "$in", 1); len(waiting) != 1 || waiting[0]["event"].(map[string]any)["event"].(map[string]any)["n"] != float64(2) {

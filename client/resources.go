@@ -197,3 +197,10 @@ func orgQuery(orgID string) url.Values {
 	}
 	return url.Values{"org_id": {orgID}}
 }
+
+// RegistryComponent returns the published component with key.
+func (c *Client) RegistryComponent(ctx context.Context, key string) (apiv1.Component, error) {
+	var comp apiv1.Component
+	_, err := c.Do(ctx, http.MethodGet, "/components/registry/"+url.PathEscape(key), nil, nil, &comp)
+	return comp, err
+}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -27,6 +29,37 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 	comp, err := api.SaveComponent(ctx, b.Code, org, updatePackages)
 	stop()
 	return comp, b, err
+}
+
+// registryKey is what a published component's key looks like; a path
+// has a dot or a slash.
+var registryKey = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// isRegistryKey reports whether deploy's argument names a published
+// component: no file of that name, and the shape of a key.
+func isRegistryKey(arg string) bool {
+	if _, err := os.Stat(arg); err == nil {
+		return false
+	}
+	return registryKey.MatchString(arg)
+}
+
+// saveRegistryComponent saves the published component key as one of
+// the caller's, as `pd deploy http-new-requests` does.
+func (c *cli) saveRegistryComponent(ctx context.Context, api *client.Client, key, org string, updatePackages bool) (apiv1.Component, error) {
+	stop := c.spinner("fetching " + key + " from the registry")
+	pub, err := api.RegistryComponent(ctx, key)
+	stop()
+	var notFound *client.APIError
+	if errors.As(err, &notFound) && notFound.Status == http.StatusNotFound {
+		return apiv1.Component{}, usagef("%s is neither a file nor a published component's key", key)
+	}
+	if err != nil {
+		return apiv1.Component{}, err
+	}
+	stop = c.spinner("saving the component")
+	defer stop()
+	return api.SaveComponent(ctx, pub.Code, org, updatePackages)
 }
 
 // apiAndSource returns the API client and the source ref names.
@@ -94,7 +127,7 @@ func deployCommand() command {
 	var updatePackages bool
 	return command{
 		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS, and the npm packages installed in node_modules) and deploy it as a source; the server resolves the other npm imports (docs/packages.md). Or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
-		usage: "<file> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
+		usage: "<file | registry key> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID] [--update-packages]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
 		flags: func(fs *flag.FlagSet) {
 			props.register(fs)
 			fs.StringVar(&name, "name", "", "the source's name (default: the component's name slug)")
@@ -125,7 +158,12 @@ func deployCommand() command {
 				c.printWorkflow(raw, w, verb)
 				return nil
 			}
-			comp, _, err := c.saveFile(ctx, api, args[0], org, updatePackages)
+			var comp apiv1.Component
+			if isRegistryKey(args[0]) {
+				comp, err = c.saveRegistryComponent(ctx, api, args[0], org, updatePackages)
+			} else {
+				comp, _, err = c.saveFile(ctx, api, args[0], org, updatePackages)
+			}
 			if err != nil {
 				return err
 			}

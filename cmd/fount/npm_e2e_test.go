@@ -271,3 +271,17 @@ export default { name: "day", version: "0.1.0", async run(event) { this.$emit({ 
 		t.Errorf("deploy without node_modules: exit %d, %s", code, stderr)
 	}
 }
+
+// TestDeployRegistryKey: `fount deploy KEY` deploys a published component,
+// as `pd deploy http-new-requests` does; an unknown key says what it is not.
+func TestDeployRegistryKey(t *testing.T) {
+	e := newCLIEnv(t)
+	id := strings.TrimSpace(e.mustFount("deploy", "http-new-requests", "--quiet"))
+	if src := e.srv.listedSource(id); src == nil || endpointOf(src, "http") == "" {
+		t.Errorf("deployed %v", src)
+	}
+	code, _, stderr := e.fount("deploy", "no-such-key")
+	if code == exitOK || !strings.Contains(stderr, "neither a file nor a published component's key") {
+		t.Errorf("unknown key: exit %d, %s", code, stderr)
+	}
+}

@@ -10,8 +10,13 @@ import _ "embed"
 var Wasm []byte
 
 // Prelude is the JavaScript that implements the component model inside the
-// guest. The host passes it to fount_init once per fresh runtime; instances
+// guest: the web globals (web.js), then the component model (prelude.js).
+// The host passes it to fount_init once per fresh runtime; instances
 // restored from a snapshot already hold it.
-//
+var Prelude = append(append(append([]byte{}, webJS...), '\n'), preludeJS...)
+
+//go:embed web.js
+var webJS []byte
+
 //go:embed prelude.js
-var Prelude []byte
+var preludeJS []byte

@@ -83,8 +83,32 @@
   globalThis.clearTimeout = function (id) {
     timers.delete(id);
   };
+  // An interval fires again every ms while the call lasts; like every
+  // timer, it is dropped when the call ends.
+  globalThis.setInterval = function (fn, ms, ...args) {
+    const id = globalThis.setTimeout(fn, ms, ...args);
+    timers.get(id).every = Math.max(1, Number(ms) || 0);
+    return id;
+  };
+  globalThis.clearInterval = globalThis.clearTimeout;
+  globalThis.setImmediate = function (fn, ...args) {
+    return globalThis.setTimeout(fn, 0, ...args);
+  };
+  globalThis.clearImmediate = globalThis.clearTimeout;
+  // A microtask that throws fails the call, as an uncaught exception
+  // would end a Node process.
+  globalThis.queueMicrotask = function (fn) {
+    if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
+    const seq = callSeq;
+    Promise.resolve().then(() => fn()).catch((err) => finish({ ok: false, error: serializeError(err) }, seq));
+  };
 
-  globalThis.process = { env: {} };
+  globalThis.process = {
+    env: {},
+    nextTick(fn, ...args) {
+      globalThis.queueMicrotask(() => fn(...args));
+    },
+  };
   // Pipedream's code steps export defineComponent({...}); it only marks
   // the definition.
   globalThis.defineComponent = function defineComponent(d) {
@@ -92,22 +116,24 @@
   };
 
   // ---- fetch (only when the host grants egress) ------------------------
-  globalThis.fetch = async function (url, init) {
-    init = init || {};
+  // The standard fetch over the host's; a plain object as the body is
+  // sent as JSON (a fount convenience older components rely on).
+  globalThis.fetch = async function fetch(input, init) {
+    init = Object.assign({}, init);
+    const b = init.body;
+    if (b !== null && typeof b === "object" && Object.getPrototypeOf(b) === Object.prototype) {
+      init.headers = new Headers(init.headers);
+      if (!init.headers.has("content-type")) init.headers.set("content-type", "application/json");
+      init.body = JSON.stringify(b);
+    }
+    const req = new Request(input, init);
+    if (req.signal.aborted) throw req.signal.reason;
     const headers = {};
-    if (init.headers) for (const [k, v] of Object.entries(init.headers)) headers[k] = String(v);
-    const req = { url: String(url), method: init.method, headers };
-    if (init.body != null) req.body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-    const res = JSON.parse(hostCall("fetch " + req.url, () => host.fetch(JSON.stringify(req))));
-    const lower = {};
-    for (const [k, v] of Object.entries(res.headers || {})) lower[k.toLowerCase()] = v;
-    return {
-      status: res.status,
-      ok: res.status >= 200 && res.status < 300,
-      headers: { get: (n) => lower[String(n).toLowerCase()] ?? null },
-      text: async () => res.body,
-      json: async () => JSON.parse(res.body),
-    };
+    req.headers.forEach((v, k) => (headers[k] = v));
+    const msg = { url: req.url, method: req.method, headers };
+    if (req._text() !== null) msg.body = req._text();
+    const res = JSON.parse(hostCall("fetch " + req.url, () => host.fetch(JSON.stringify(msg))));
+    return Response._fromHost(res, req.url);
   };
 
   // ---- helpers -----------------------------------------------------------
@@ -627,6 +653,7 @@
     const due = [...timers.values()].filter((t) => t.at <= now).sort((a, b) => a.at - b.at || a.seq - b.seq);
     for (const t of due) {
       if (!timers.delete(t.seq)) continue; // cleared by an earlier callback
+      if (t.every) timers.set(t.seq, Object.assign(t, { at: now + t.every }));
       try {
         t.fn(...t.args);
       } catch (err) {

@@ -146,17 +146,7 @@ func TestNpmImportsRunAsInNode(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, f), b, 0o644)
 	}
-	cmd := exec.Command(node, "node-harness.mjs", npmEvent)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("node: %v", err)
-	}
-	var emitted []any
-	if err := json.Unmarshal(out, &emitted); err != nil || len(emitted) != 1 {
-		t.Fatalf("node printed %q", out)
-	}
-	if got := canonicalJSON(t, emitted[0]); got != npmWant {
+	if got := nodeEmits(t, node, dir, npmEvent); got != npmWant {
 		t.Errorf("Node 20 emitted\n%s\nfount emits\n%s", got, npmWant)
 	}
 }
@@ -284,4 +274,29 @@ func TestDeployRegistryKey(t *testing.T) {
 	if code == exitOK || !strings.Contains(stderr, "neither a file nor a published component's key") {
 		t.Errorf("unknown key: exit %d, %s", code, stderr)
 	}
+}
+
+// nodeEmits runs dir's component.mjs in Node with event, through
+// node-harness.mjs (copied there), and returns what it emitted, as
+// canonical JSON.
+func nodeEmits(t *testing.T, node, dir, event string) string {
+	t.Helper()
+	harness, err := os.ReadFile(filepath.Join(npmFixtures, "node-harness.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "node-harness.mjs"), harness, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "node-harness.mjs", event)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	var emitted []any
+	if err := json.Unmarshal(out, &emitted); err != nil || len(emitted) != 1 {
+		t.Fatalf("node printed %q", out)
+	}
+	return canonicalJSON(t, emitted[0])
 }

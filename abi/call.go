@@ -27,6 +27,9 @@ type Call struct {
 	Modules  map[string]string `json:"modules,omitempty"`  // further bundled modules by specifier
 	Props    json.RawMessage   `json:"props,omitempty"`    // configured props, an object keyed by prop name
 	Env      map[string]string `json:"env,omitempty"`      // process.env seen by the component
+	// Web is the source of the web globals (guest.Web), sent with code
+	// that names one of them; the prelude evaluates it before the code.
+	Web string `json:"web,omitempty"`
 	// Step loads the component as a workflow step: name and version are
 	// optional, a source is refused, and run gets ({ steps, $ }) with
 	// the event's templates evaluated into its props.

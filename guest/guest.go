@@ -9,14 +9,21 @@ import _ "embed"
 //go:embed fount.wasm
 var Wasm []byte
 
-// Prelude is the JavaScript that implements the component model inside the
-// guest: the web globals (web.js), then the component model (prelude.js).
-// The host passes it to fount_init once per fresh runtime; instances
-// restored from a snapshot already hold it.
-var Prelude = append(append(append([]byte{}, webJS...), '\n'), preludeJS...)
-
-//go:embed web.js
-var webJS []byte
-
+// Prelude is the JavaScript that implements the component model inside
+// the guest. The host passes it to fount_init once per fresh runtime;
+// instances restored from a snapshot already hold it.
+//
 //go:embed prelude.js
-var preludeJS []byte
+var Prelude []byte
+
+// Web is the JavaScript of the web globals Node has (URL, TextEncoder,
+// fetch's Request and Response...). Evaluated, they take about 300 KiB of
+// an instance's memory, so the host sends it with the load of code that
+// names one of them (see WebNames), and the prelude evaluates it then.
+//
+//go:embed web.js
+var Web []byte
+
+// WebNames are the globals Web defines, and fetch, which needs them.
+var WebNames = []string{"URL", "URLSearchParams", "TextEncoder", "TextDecoder", "atob", "btoa", "DOMException", "Event",
+	"EventTarget", "AbortController", "AbortSignal", "structuredClone", "Headers", "Request", "Response", "fetch"}

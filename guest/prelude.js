@@ -10,6 +10,16 @@
   const host = globalThis.__host;
   delete globalThis.__host;
 
+  // ---- web globals ------------------------------------------------------
+  // The host sends web.js with the load of code that names one of them;
+  // evaluated, they cost an instance about 300 KiB.
+  let webLoaded = false;
+  function loadWeb(source) {
+    if (webLoaded || !source) return;
+    webLoaded = true;
+    host.evalScript(String(source), "fount:web");
+  }
+
   const HOST_ERRORS = {
     "-1": "invalid request",
     "-2": "over the size limit",
@@ -126,6 +136,7 @@
       if (!init.headers.has("content-type")) init.headers.set("content-type", "application/json");
       init.body = JSON.stringify(b);
     }
+    if (!webLoaded) throw new ReferenceError("fetch needs the web globals, which fount loads for code that names fetch");
     const req = new Request(input, init);
     if (req.signal.aborted) throw req.signal.reason;
     const headers = {};
@@ -218,6 +229,7 @@
     const filename = normalize(msg.filename || "component.mjs");
     const code = String(msg.code || "");
     bundled[filename] = code;
+    loadWeb(msg.web);
     host.setModules(bundled);
     let loaded;
     if (msg.format ? msg.format === "esm" : looksLikeESM(code)) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -67,31 +68,19 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	b := &build{p: p, ctx: ctx, lock: map[string][]Locked{}, packuments: map[string]*packument{},
-		chosen: map[string]*instance{}}
-	for _, l := range lock {
-		b.lock[l.Name] = append(b.lock[l.Name], l)
+	b, res := p.build(ctx, code, lock, false)
+	if len(res.Errors) == 0 && bufferUse.Match(res.OutputFiles[0].Contents) {
+		// The code or a package uses the Buffer global: bundle again
+		// with the buffer module injected where it does.
+		b, res = p.build(ctx, code, append(b.locked(), lock...), true)
 	}
-	res := esbuild.Build(esbuild.BuildOptions{
-		Stdin:      &esbuild.StdinOptions{Contents: code, Sourcefile: "component.mjs", Loader: esbuild.LoaderJS},
-		Bundle:     true,
-		Write:      false,
-		Format:     esbuild.FormatESModule,
-		Platform:   esbuild.PlatformNeutral,
-		MainFields: []string{"module", "main"},
-		Target:     esbuild.ES2020,
-		Plugins:    []esbuild.Plugin{{Name: "fount-npm", Setup: b.setup}},
-		Metafile:   true,
-		LogLevel:   esbuild.LogLevelSilent,
-		Charset:    esbuild.CharsetUTF8,
-	})
 	if err := b.failure(res.Errors); err != nil {
 		if ctx.Err() != nil {
 			return Resolved{}, &TimeoutError{Limit: timeout}
 		}
 		return Resolved{}, err
 	}
-	if len(b.chosen) == 0 {
+	if len(b.chosen) == 0 && !b.usedBuiltins {
 		return Resolved{}, nil
 	}
 	out := string(res.OutputFiles[0].Contents)
@@ -109,6 +98,37 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("resolving npm packages took longer than %s", e.Limit)
 }
 
+// bufferUse finds the Buffer global, or a property of that name, in a
+// bundle: a false match costs a second bundling only.
+var bufferUse = regexp.MustCompile(`\bBuffer\b`)
+
+// build bundles code once, with the buffer module injected as the
+// Buffer global when withBuffer.
+func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBuffer bool) (*build, esbuild.BuildResult) {
+	b := &build{p: p, ctx: ctx, lock: map[string][]Locked{}, packuments: map[string]*packument{},
+		chosen: map[string]*instance{}}
+	for _, l := range lock {
+		b.lock[l.Name] = append(b.lock[l.Name], l)
+	}
+	opts := esbuild.BuildOptions{
+		Stdin:      &esbuild.StdinOptions{Contents: code, Sourcefile: "component.mjs", Loader: esbuild.LoaderJS},
+		Bundle:     true,
+		Write:      false,
+		Format:     esbuild.FormatESModule,
+		Platform:   esbuild.PlatformNeutral,
+		MainFields: []string{"module", "main"},
+		Target:     esbuild.ES2020,
+		Plugins:    []esbuild.Plugin{{Name: "fount-npm", Setup: b.setup}},
+		Metafile:   true,
+		LogLevel:   esbuild.LogLevelSilent,
+		Charset:    esbuild.CharsetUTF8,
+	}
+	if withBuffer {
+		opts.Inject = []string{bufferGlobal}
+	}
+	return b, esbuild.Build(opts)
+}
+
 // build is the state of one Bundle call, shared by esbuild's
 // concurrent resolve callbacks.
 type build struct {
@@ -120,6 +140,9 @@ type build struct {
 	packuments map[string]*packument
 	chosen     map[string]*instance // by name@version
 	errs       []error              // the errors behind esbuild's messages, in order
+	// usedBuiltins notes that the bundle holds one of the built-in
+	// modules fount provides.
+	usedBuiltins bool
 }
 
 // instance is one package version unpacked in the cache.
@@ -138,10 +161,11 @@ type innerResolve struct{}
 const npmNamespace = "npm"
 
 func (b *build) setup(pb esbuild.PluginBuild) {
+	b.setupBuiltins(pb)
 	// The component's own imports. Bare specifiers are packages or Node
 	// built-ins ("#" names are an imports map, which esbuild resolves).
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^[^./#]`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
-		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace {
+		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace || args.Namespace == nodeNamespace {
 			return esbuild.OnResolveResult{}, nil
 		}
 		return b.resolveBare(pb, args, nil)
@@ -149,7 +173,7 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 	// Its relative imports stay as they are: they name modules deployed
 	// with it (a workflow step's modules).
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^\.\.?/`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
-		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace {
+		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace || args.Namespace == nodeNamespace {
 			return esbuild.OnResolveResult{}, nil
 		}
 		return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
@@ -209,6 +233,9 @@ func loaderFor(file string) esbuild.Loader {
 // nil) or by a module of package owner.
 func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, error) {
 	if name, ok := Builtin(args.Path); ok {
+		if file, provided := providedBuiltins[name]; provided {
+			return b.builtin(file), nil
+		}
 		if owner == nil {
 			return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: name, Builtin: true})
 		}

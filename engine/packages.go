@@ -31,10 +31,12 @@ type SaveOptions struct {
 	UpdatePackages bool
 }
 
-// bareImport finds what may be an import of a package: a bare
-// specifier after from, import or require. It only decides whether the
-// bundler runs at all, so a false match costs a bundling and nothing else.
-var bareImport = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'][^"'./]`)
+// bareImport finds what may be an import of a package or of a Node
+// built-in (a bare specifier after from, import or require), or a use of
+// the Buffer global, which the bundler provides. It only decides whether
+// the bundler runs at all, so a false match costs a bundling and nothing
+// else.
+var bareImport = regexp.MustCompile(`(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'][^"'./]|\bBuffer\b`)
 
 // packageLoadFailures are the sandbox's words for an import it could not
 // satisfy, the sign that code needs its packages bundled.

@@ -447,6 +447,20 @@
       rec.scheme = m[1].toLowerCase() + ":";
       let rest = m[2];
       const special = isSpecial(rec.scheme);
+      if (rec.scheme === "file:") {
+        // file: has a host only after two slashes, and it may be empty.
+        rec.host = "";
+        if (/^[\\/]{2}/.test(rest)) {
+          rest = rest.slice(2);
+          const end = rest.search(/[\\/?#]/);
+          const host = end < 0 ? rest : rest.slice(0, end);
+          rec.host = host === "" || host.toLowerCase() === "localhost" ? "" : parseHost(host, true, input);
+          rest = end < 0 ? "" : rest.slice(end);
+        }
+        const path = finishRest(rec, rest, true);
+        rec.path = normalizePath(path.replace(/^[\\/]/, "").split(/[\\/]/), true);
+        return rec;
+      }
       if (special) {
         rest = rest.replace(/^[\\/]*/, "");
         const end = rest.search(/[\\/?#]/);

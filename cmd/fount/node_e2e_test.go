@@ -55,3 +55,12 @@ func checkAsInNode(t *testing.T, name string) {
 		t.Errorf("Node emits\n%s\nnot %s.want.json:\n%s", got, name, want)
 	}
 }
+
+// TestNodeBuiltins: a component importing the Node built-in modules fount
+// provides (events, util, buffer, path, querystring, url, string_decoder,
+// assert, timers/promises, os), bare and node:-prefixed, and using the
+// Buffer global, emits in fount what it emits in Node 20.
+func TestNodeBuiltins(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "builtins")
+}

@@ -1,0 +1,100 @@
+package bundle
+
+import (
+	"embed"
+	"fmt"
+	"path"
+	"strings"
+
+	esbuild "github.com/evanw/esbuild/pkg/api"
+)
+
+// nodeFS holds the Node built-in modules fount provides: well-kept
+// polyfills vendored from npm (node/vendor, see its README) and modules
+// written for fount (node/*.js).
+//
+//go:embed node
+var nodeFS embed.FS
+
+// providedBuiltins maps each built-in fount provides, by its bare name,
+// to its module in nodeFS.
+var providedBuiltins = map[string]string{
+	"assert":          "assert.js",
+	"assert/strict":   "assert_strict.js",
+	"buffer":          "vendor/buffer-6.0.3/index.js",
+	"events":          "vendor/events-3.3.0/events.js",
+	"os":              "os.js",
+	"path":            "vendor/path-browserify-1.0.1/index.js",
+	"path/posix":      "vendor/path-browserify-1.0.1/index.js",
+	"process":         "process.js",
+	"querystring":     "querystring.js",
+	"string_decoder":  "vendor/string_decoder-1.3.0/lib/string_decoder.js",
+	"timers":          "timers.js",
+	"timers/promises": "timers_promises.js",
+	"url":             "url.js",
+	"util":            "util.js",
+}
+
+// vendoredDeps are the packages the vendored polyfills require.
+var vendoredDeps = map[string]string{
+	"base64-js":   "vendor/base64-js-1.5.1/index.js",
+	"ieee754":     "vendor/ieee754-1.2.1/index.js",
+	"safe-buffer": "vendor/safe-buffer-5.2.1/index.js",
+}
+
+// ProvidedBuiltins lists the built-in modules fount provides.
+func ProvidedBuiltins() []string {
+	out := make([]string, 0, len(providedBuiltins))
+	for name := range providedBuiltins {
+		out = append(out, name)
+	}
+	return out
+}
+
+// nodeNamespace holds the built-in modules, by their path in nodeFS.
+const nodeNamespace = "node"
+
+// bufferGlobal is injected into every bundle: code that uses the Buffer
+// global gets it from the buffer module, code that does not gets nothing.
+const bufferGlobal = "fount:buffer-global"
+
+// setupBuiltins resolves and loads the modules of nodeFS.
+func (b *build) setupBuiltins(pb esbuild.PluginBuild) {
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: "^" + bufferGlobal + "$"}, func(esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		return esbuild.OnResolveResult{Path: "buffer_global.js", Namespace: nodeNamespace}, nil
+	})
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: ".*", Namespace: nodeNamespace}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		if strings.HasPrefix(args.Path, ".") {
+			p := path.Join(path.Dir(args.Importer), args.Path)
+			if path.Ext(p) != ".js" {
+				p += ".js"
+			}
+			return esbuild.OnResolveResult{Path: p, Namespace: nodeNamespace}, nil
+		}
+		name, _ := Builtin(args.Path)
+		if file, ok := providedBuiltins[name]; ok {
+			return b.builtin(file), nil
+		}
+		if file, ok := vendoredDeps[args.Path]; ok {
+			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
+		}
+		return esbuild.OnResolveResult{}, fmt.Errorf("fount's %s imports %q, which it does not have", args.Importer, args.Path)
+	})
+	pb.OnLoad(esbuild.OnLoadOptions{Filter: ".*", Namespace: nodeNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
+		src, err := nodeFS.ReadFile(path.Join("node", args.Path))
+		if err != nil {
+			return esbuild.OnLoadResult{}, fmt.Errorf("built-in module %s: %w", args.Path, err)
+		}
+		s := string(src)
+		return esbuild.OnLoadResult{Contents: &s, Loader: esbuild.LoaderJS}, nil
+	})
+}
+
+// builtin resolves to a provided built-in module, and notes that the
+// bundle holds one.
+func (b *build) builtin(file string) esbuild.OnResolveResult {
+	b.mu.Lock()
+	b.usedBuiltins = true
+	b.mu.Unlock()
+	return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}
+}

@@ -1,0 +1,2 @@
+// What esbuild injects where bundled code uses the Buffer global.
+export { Buffer } from "buffer";

@@ -36,12 +36,16 @@ const (
 	// TypeDB is the source's key-value store ($.service.db): get and
 	// set, kept across runs. Nothing is configured.
 	TypeDB PropType = "$.service.db"
+	// TypeHTTPRequest is Pipedream's HTTP request builder: a configured
+	// {url, method, headers, params, body}, which the component sends
+	// with execute(), through the egress policy.
+	TypeHTTPRequest PropType = "http_request"
 )
 
 // PropTypes lists every known type, in the specification's order.
 var PropTypes = []PropType{
 	TypeApp, TypeBoolean, TypeBooleanArray, TypeInteger, TypeIntegerArray,
-	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB,
+	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest,
 }
 
 // Known reports whether t is one of PropTypes.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"regexp"
 )
 
 // MaxPropValue is the specification's limit on a prop value entered as
@@ -89,6 +91,8 @@ func (p Prop) checkScalar(typ PropType, v any, where string) error {
 		if _, ok := v.(map[string]any); !ok {
 			return propErr(p, "%smust be a JSON object", where)
 		}
+	case TypeHTTPRequest:
+		return p.checkHTTPRequest(v)
 	}
 	return nil // any, app: any JSON value
 }
@@ -129,3 +133,42 @@ func (p Prop) Required() bool {
 	}
 	return !p.Optional && len(p.Default) == 0
 }
+
+// checkHTTPRequest checks an http_request prop's configuration: an object
+// whose url, when given, is http or https, whose method is a token, and
+// whose headers and params are [{name, value}] lists or objects.
+func (p Prop) checkHTTPRequest(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return propErr(p, "must be an object {url, method, headers, params, body}")
+	}
+	if raw, ok := m["url"]; ok {
+		s, _ := raw.(string)
+		u, err := url.Parse(s)
+		if s != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+			return propErr(p, "url must be an http or https URL, not %q", s)
+		}
+	}
+	if raw, ok := m["method"]; ok {
+		s, _ := raw.(string)
+		if !httpToken.MatchString(s) {
+			return propErr(p, "method must be an HTTP method such as GET or POST")
+		}
+	}
+	for _, field := range []string{"headers", "params"} {
+		switch list := m[field].(type) {
+		case nil, map[string]any:
+		case []any:
+			for i, item := range list {
+				if pair, ok := item.(map[string]any); !ok || pair["name"] == nil {
+					return propErr(p, "%s[%d] must be {name, value}", field, i)
+				}
+			}
+		default:
+			return propErr(p, "%s must be a list of {name, value} or an object", field)
+		}
+	}
+	return nil
+}
+
+var httpToken = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$")

@@ -32,7 +32,7 @@
   };
   const KNOWN_TYPES = new Set([
     "app", "boolean", "boolean[]", "integer", "integer[]", "string", "string[]",
-    "object", "any", "$.interface.http", "$.interface.timer", "$.service.db",
+    "object", "any", "$.interface.http", "$.interface.timer", "$.service.db", "http_request",
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
   const DEDUPE = ["unique", "greatest", "last"];
@@ -398,12 +398,64 @@
     return app;
   }
 
+  // makeHTTPRequest is Pipedream's http_request prop: its configuration,
+  // and execute(), which sends it through fetch (so through the egress
+  // policy) and answers as axios does: {status, statusText, headers,
+  // data}, data parsed when it is JSON, and an error for a status of 400
+  // or more.
+  function makeHTTPRequest(cfg) {
+    const req = Object.assign({ method: "GET", headers: [], params: [] }, cfg);
+    req.execute = async function execute(overrides) {
+      const c = Object.assign({}, req, overrides || {});
+      const url = new URL(String(c.url || ""));
+      for (const p of pairs(c.params)) url.searchParams.append(p[0], p[1]);
+      const headers = new Headers(pairs(c.headers));
+      const init = { method: String(c.method || "GET").toUpperCase(), headers };
+      const body = c.body;
+      if (body !== undefined && body !== null && body !== "" && init.method !== "GET" && init.method !== "HEAD") {
+        if (typeof body === "string") init.body = body;
+        else if (body.mode === "raw" || (body.raw !== undefined && !body.fields)) init.body = String(body.raw || "");
+        else {
+          const type = body.contentType || "application/json";
+          if (!headers.has("content-type")) headers.set("content-type", type);
+          const fields = pairs(body.fields);
+          init.body = /x-www-form-urlencoded/.test(type) ? new URLSearchParams(fields).toString() : JSON.stringify(Object.fromEntries(fields));
+        }
+      }
+      const res = await fetch(url.href, init);
+      const text = await res.text();
+      let data = text;
+      if (/json/.test(res.headers.get("content-type") || "")) {
+        try {
+          data = JSON.parse(text);
+        } catch (_) {}
+      }
+      const out = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers), data };
+      if (res.status >= 400) {
+        const err = new Error("Request failed with status code " + res.status);
+        err.response = out;
+        throw err;
+      }
+      return out;
+    };
+    return req;
+  }
+
+  // pairs reads Pipedream's [{name, value}] lists, or a plain object.
+  function pairs(v) {
+    if (!v) return [];
+    if (Array.isArray(v)) return v.filter((p) => p && p.name).map((p) => [String(p.name), String(p.value === undefined ? "" : p.value)]);
+    return Object.entries(v).map(([k, x]) => [k, String(x)]);
+  }
+
   function propValue(name, prop, configured) {
     switch (prop.type) {
       case "app":
         return makeApp(name, prop);
       case "$.service.db":
         return makeDB();
+      case "http_request":
+        return makeHTTPRequest(Object.assign({}, prop.default || {}, configured || {}));
       case "$.interface.http": {
         const c = configured || {};
         return {

@@ -23,6 +23,8 @@ var providedBuiltins = map[string]string{
 	"assert/strict":   "assert_strict.js",
 	"buffer":          "vendor/buffer-6.0.3/index.js",
 	"events":          "vendor/events-3.3.0/events.js",
+	"fs":              "fs.js",
+	"fs/promises":     "fs_promises.js",
 	"os":              "os.js",
 	"path":            "vendor/path-browserify-1.0.1/index.js",
 	"path/posix":      "vendor/path-browserify-1.0.1/index.js",

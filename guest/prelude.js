@@ -119,6 +119,8 @@
       globalThis.queueMicrotask(() => fn(...args));
     },
   };
+  // The call's number, for state that lives within one call (fs's /tmp).
+  Object.defineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });
   // Pipedream's code steps export defineComponent({...}); it only marks
   // the definition.
   globalThis.defineComponent = function defineComponent(d) {

@@ -64,3 +64,39 @@ func TestNodeBuiltins(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "builtins")
 }
+
+// TestNodeFS: fs, fs/promises and fs's callbacks on /tmp behave in fount
+// (a /tmp in memory) as in Node 20 (a real one).
+func TestNodeFS(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "fs")
+}
+
+// TestTmpIsPerCall: fount's /tmp is emptied at every call, and nothing
+// outside it can be read or written.
+func TestTmpIsPerCall(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	src := s.deploySource(`import fs from "fs";
+	export default { name: "tmp", version: "1", run(e) {
+		const seen = fs.existsSync("/tmp/mark");
+		fs.writeFileSync("/tmp/mark", "x");
+		const denied = [];
+		for (const p of ["/etc/passwd", "/tmp/../etc/x", "relative-is-tmp"]) {
+			try { fs.writeFileSync(p, "y"); denied.push(p + " ok " + fs.existsSync("/tmp/" + p)); } catch (err) { denied.push(p + " " + err.code); }
+		}
+		let big = null;
+		try { fs.writeFileSync("/tmp/big", Buffer.alloc(17 << 20)); } catch (err) { big = err.code; }
+		this.$emit({ n: e.n, seen, denied, big });
+	} }`, nil)
+	id := src["id"].(string)
+	s.run(id, map[string]any{"n": 1})
+	s.run(id, map[string]any{"n": 2})
+	for _, ev := range s.events(id, "", 2) {
+		got := canonicalJSON(t, ev["event"])
+		if !strings.Contains(got, `"seen":false`) || !strings.Contains(got, `"/etc/passwd EACCES"`) || !strings.Contains(got, `"/tmp/../etc/x EACCES"`) ||
+			!strings.Contains(got, `"relative-is-tmp ok true"`) || !strings.Contains(got, `"big":"ENOSPC"`) {
+			t.Errorf("event %s", got)
+		}
+	}
+}

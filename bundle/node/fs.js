@@ -1,0 +1,234 @@
+// node:fs for fount: a /tmp in memory, for one invocation. Pipedream gives
+// components a writable /tmp; fount's lives in the instance's memory, is
+// emptied at the start of every call (nothing is shared between
+// invocations, sources or tenants), and holds at most MAX_BYTES. Every
+// other path is refused, as a read-only file system would.
+import { Buffer } from "buffer";
+
+const MAX_BYTES = 16 << 20;
+const CALL = Symbol.for("fount.call");
+let seq = null;
+let nodes = null; // absolute path -> { dir: true } | { data: Buffer, mtimeMs }
+let used = 0;
+
+function table() {
+  const now = globalThis.process[CALL];
+  if (nodes === null || now !== seq) {
+    seq = now;
+    nodes = new Map([["/tmp", { dir: true, mtimeMs: Date.now() }]]);
+    used = 0;
+  }
+  return nodes;
+}
+
+function fsError(code, syscall, p, text) {
+  const e = new Error(code + ": " + text + ", " + syscall + " '" + p + "'");
+  e.code = code;
+  e.errno = { ENOENT: -2, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, ENOTEMPTY: -39, EACCES: -13, ENOSPC: -28 }[code];
+  e.syscall = syscall;
+  e.path = p;
+  return e;
+}
+
+// resolve makes p absolute and normal, and refuses what is not under /tmp.
+function resolve(p, syscall) {
+  let s = p instanceof URL ? decodeURIComponent(p.pathname) : Buffer.isBuffer(p) ? p.toString() : String(p);
+  if (!s.startsWith("/")) s = "/tmp/" + s;
+  const parts = [];
+  for (const part of s.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  const abs = "/" + parts.join("/");
+  if (abs !== "/tmp" && !abs.startsWith("/tmp/")) throw fsError("EACCES", syscall, s, "permission denied (fount components may only use /tmp)");
+  return abs;
+}
+
+const parent = (p) => p.slice(0, p.lastIndexOf("/")) || "/";
+const encodingOf = (o) => (typeof o === "string" ? o : o && o.encoding ? o.encoding : null);
+function toBuffer(data, enc) {
+  if (Buffer.isBuffer(data)) return Buffer.from(data);
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(String(data), enc || "utf8");
+}
+
+function fileFor(p, syscall) {
+  const n = table().get(p);
+  if (!n) throw fsError("ENOENT", syscall, p, "no such file or directory");
+  return n;
+}
+
+function put(p, data, syscall) {
+  const t = table();
+  const dir = t.get(parent(p));
+  if (!dir) throw fsError("ENOENT", syscall, p, "no such file or directory");
+  if (!dir.dir) throw fsError("ENOTDIR", syscall, p, "not a directory");
+  const old = t.get(p);
+  if (old && old.dir) throw fsError("EISDIR", syscall, p, "illegal operation on a directory");
+  const grow = data.length - (old ? old.data.length : 0);
+  if (used + grow > MAX_BYTES) throw fsError("ENOSPC", syscall, p, "no space left on device (fount's /tmp holds " + (MAX_BYTES >> 20) + " MiB)");
+  used += grow;
+  t.set(p, { data, mtimeMs: Date.now() });
+}
+
+class Stats {
+  constructor(n) {
+    this.size = n.dir ? 4096 : n.data.length;
+    this.mtimeMs = n.mtimeMs;
+    this.mtime = new Date(n.mtimeMs);
+    this.mode = n.dir ? 0o40755 : 0o100644;
+    this._dir = Boolean(n.dir);
+  }
+  isFile() {
+    return !this._dir;
+  }
+  isDirectory() {
+    return this._dir;
+  }
+  isSymbolicLink() {
+    return false;
+  }
+}
+
+export function existsSync(p) {
+  try {
+    return table().has(resolve(p, "access"));
+  } catch {
+    return false;
+  }
+}
+export function readFileSync(p, options) {
+  const abs = resolve(p, "open");
+  const n = fileFor(abs, "open");
+  if (n.dir) throw fsError("EISDIR", "read", abs, "illegal operation on a directory");
+  const enc = encodingOf(options);
+  return enc ? n.data.toString(enc) : Buffer.from(n.data);
+}
+export function writeFileSync(p, data, options) {
+  const abs = resolve(p, "open");
+  put(abs, toBuffer(data, encodingOf(options)), "open");
+}
+export function appendFileSync(p, data, options) {
+  const abs = resolve(p, "open");
+  const old = table().get(abs);
+  put(abs, Buffer.concat([old && !old.dir ? old.data : Buffer.alloc(0), toBuffer(data, encodingOf(options))]), "open");
+}
+export function mkdirSync(p, options) {
+  const abs = resolve(p, "mkdir");
+  const t = table();
+  const recursive = Boolean(options && options.recursive);
+  if (t.has(abs)) {
+    if (recursive && t.get(abs).dir) return undefined;
+    throw fsError("EEXIST", "mkdir", abs, "file already exists");
+  }
+  if (!t.has(parent(abs))) {
+    if (!recursive) throw fsError("ENOENT", "mkdir", abs, "no such file or directory");
+    mkdirSync(parent(abs), options);
+  }
+  t.set(abs, { dir: true, mtimeMs: Date.now() });
+  return recursive ? abs : undefined;
+}
+export function readdirSync(p) {
+  const abs = resolve(p, "scandir");
+  const n = fileFor(abs, "scandir");
+  if (!n.dir) throw fsError("ENOTDIR", "scandir", abs, "not a directory");
+  const out = [];
+  for (const k of table().keys()) if (parent(k) === abs && k !== abs) out.push(k.slice(abs.length + 1));
+  return out.sort();
+}
+export function statSync(p) {
+  const abs = resolve(p, "stat");
+  return new Stats(fileFor(abs, "stat"));
+}
+export const lstatSync = statSync;
+export function unlinkSync(p) {
+  const abs = resolve(p, "unlink");
+  const n = fileFor(abs, "unlink");
+  if (n.dir) throw fsError("EISDIR", "unlink", abs, "illegal operation on a directory");
+  used -= n.data.length;
+  table().delete(abs);
+}
+export function rmSync(p, options) {
+  const abs = resolve(p, "rm");
+  const t = table();
+  const n = t.get(abs);
+  if (!n) {
+    if (options && options.force) return;
+    throw fsError("ENOENT", "rm", abs, "no such file or directory");
+  }
+  if (n.dir && !(options && options.recursive)) throw fsError("EISDIR", "rm", abs, "illegal operation on a directory");
+  for (const [k, v] of [...t]) {
+    if (k === abs || k.startsWith(abs + "/")) {
+      if (!v.dir) used -= v.data.length;
+      if (k !== "/tmp") t.delete(k);
+    }
+  }
+}
+export function rmdirSync(p) {
+  const abs = resolve(p, "rmdir");
+  if (readdirSync(abs).length > 0) throw fsError("ENOTEMPTY", "rmdir", abs, "directory not empty");
+  if (abs !== "/tmp") table().delete(abs);
+}
+export function renameSync(from, to) {
+  const a = resolve(from, "rename"), b = resolve(to, "rename");
+  const n = fileFor(a, "rename");
+  const t = table();
+  if (!t.has(parent(b))) throw fsError("ENOENT", "rename", b, "no such file or directory");
+  const old = t.get(b);
+  if (old && !old.dir) used -= old.data.length;
+  t.delete(a);
+  t.set(b, n);
+}
+export function copyFileSync(from, to) {
+  writeFileSync(to, readFileSync(from));
+}
+export function mkdtempSync(prefix) {
+  const base = resolve(prefix, "mkdtemp");
+  for (;;) {
+    const p = base + Math.random().toString(36).slice(2, 8);
+    if (!table().has(p)) {
+      mkdirSync(p);
+      return p;
+    }
+  }
+}
+export function accessSync(p) {
+  fileFor(resolve(p, "access"), "access");
+}
+
+// The promise and callback forms, over the synchronous ones.
+const sync = { readFile: readFileSync, writeFile: writeFileSync, appendFile: appendFileSync, mkdir: mkdirSync,
+  readdir: readdirSync, stat: statSync, lstat: lstatSync, unlink: unlinkSync, rm: rmSync, rmdir: rmdirSync,
+  rename: renameSync, copyFile: copyFileSync, mkdtemp: mkdtempSync, access: accessSync };
+export const promises = {};
+const callbacks = {};
+for (const [name, fn] of Object.entries(sync)) {
+  promises[name] = (...args) => new Promise((resolve, reject) => {
+    try {
+      resolve(fn(...args));
+    } catch (e) {
+      reject(e);
+    }
+  });
+  callbacks[name] = (...args) => {
+    const cb = args.pop();
+    let out, err = null;
+    try {
+      out = fn(...args);
+    } catch (e) {
+      err = e;
+    }
+    queueMicrotask(() => cb(err, out));
+  };
+}
+export const { readFile, writeFile, appendFile, mkdir, readdir, stat, lstat, unlink, rm, rmdir, rename, copyFile, mkdtemp, access } = callbacks;
+export function exists(p, cb) {
+  const v = existsSync(p);
+  queueMicrotask(() => cb(v));
+}
+export const constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 };
+
+export default { existsSync, readFileSync, writeFileSync, appendFileSync, mkdirSync, readdirSync, statSync, lstatSync,
+  unlinkSync, rmSync, rmdirSync, renameSync, copyFileSync, mkdtempSync, accessSync, promises, constants, exists,
+  ...callbacks };

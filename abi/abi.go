@@ -28,6 +28,11 @@ const (
 	// FuncFetch(ptr, len) -> replyLen | code. ptr/len hold a FetchRequest as
 	// JSON; the reply is a FetchResponse as JSON.
 	FuncFetch = "fetch"
+	// FuncCrypto(ptr, len) -> replyLen | code. ptr/len hold a
+	// CryptoRequest as JSON; the reply is a CryptoReply as JSON. Hashing,
+	// HMAC and random bytes are the host's: Go's implementations, not
+	// JavaScript ones in the guest.
+	FuncCrypto = "crypto"
 	// FuncTake(ptr, cap) -> copied | code. Copies the pending reply of the
 	// last db_get, auth or fetch into guest memory and clears it.
 	FuncTake = "take"
@@ -43,7 +48,7 @@ const (
 // documents them.
 var HostFuncs = []string{
 	FuncLog, FuncEmit, FuncDBGet, FuncDBSet, FuncRespond, FuncAuth,
-	FuncFetch, FuncTake, FuncSleep, FuncInterrupted,
+	FuncFetch, FuncCrypto, FuncTake, FuncSleep, FuncInterrupted,
 }
 
 // WASIModule is the only other import module the guest may use.
@@ -145,5 +150,6 @@ const (
 	MaxResultBytes  = 8 << 20  // a call's result
 	MaxSends        = 100      // $.send.http and $.send.sse requests of one call
 	MaxAuthPropName = 256      // the prop name passed to auth
+	MaxRandomBytes  = 65536    // random bytes of one crypto call, as crypto.getRandomValues allows
 	MaxSleepMillis  = 1 << 30  // sleep's argument; larger values are clamped
 )

@@ -2,6 +2,7 @@ package abi
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -69,6 +70,25 @@ func FuzzDecodeResult(f *testing.F) {
 		}
 		if !r.OK && r.Error == nil {
 			t.Fatalf("accepted a failure without an error")
+		}
+	})
+}
+
+// FuzzDecodeCryptoRequest: guest bytes either decode into a request the
+// host can serve (a known op and algorithm, a bounded size) or are
+// refused; they never panic.
+func FuzzDecodeCryptoRequest(f *testing.F) {
+	f.Add([]byte(`{"op":"digest","alg":"sha256","data":"aGk="}`))
+	f.Add([]byte(`{"op":"hmac","alg":"md5","key":"a2V5","data":""}`))
+	f.Add([]byte(`{"op":"random","size":65537}`))
+	f.Add([]byte(`{"op":"digest","alg":"sha3"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeCryptoRequest(b)
+		if err != nil {
+			return
+		}
+		if r.Size < 0 || r.Size > MaxRandomBytes || (r.Op != "random" && !slices.Contains(CryptoAlgs, r.Alg)) {
+			t.Fatalf("accepted %+v", r)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -206,4 +207,45 @@ func ParseLevel(level int32) (string, error) {
 		return "error", nil
 	}
 	return "", fmt.Errorf("%w: log level %s is unknown", ErrDecode, strconv.Itoa(int(level)))
+}
+
+// CryptoRequest is what the guest passes to FuncCrypto: a digest of Data
+// ("digest"), an HMAC of Data with Key ("hmac"), or Size random bytes
+// ("random"). Key and Data are base64.
+type CryptoRequest struct {
+	Op   string `json:"op"`
+	Alg  string `json:"alg,omitempty"` // md5, sha1, sha256, sha384 or sha512
+	Key  []byte `json:"key,omitempty"`
+	Data []byte `json:"data,omitempty"`
+	Size int    `json:"size,omitempty"`
+}
+
+// CryptoReply is the host's reply to FuncCrypto: the digest or the random
+// bytes, base64.
+type CryptoReply struct {
+	Bytes []byte `json:"bytes"`
+}
+
+// CryptoAlgs are the hash algorithms of FuncCrypto.
+var CryptoAlgs = []string{"md5", "sha1", "sha256", "sha384", "sha512"}
+
+// DecodeCryptoRequest decodes and validates a CryptoRequest.
+func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
+	var r CryptoRequest
+	if err := decodeStrict(b, &r); err != nil {
+		return r, err
+	}
+	switch r.Op {
+	case "digest", "hmac":
+		if !slices.Contains(CryptoAlgs, r.Alg) {
+			return r, fmt.Errorf("%w: crypto algorithm %q is not one of %v", ErrDecode, r.Alg, CryptoAlgs)
+		}
+	case "random":
+		if r.Size < 0 || r.Size > MaxRandomBytes {
+			return r, fmt.Errorf("%w: %d random bytes, more than %d", ErrDecode, r.Size, MaxRandomBytes)
+		}
+	default:
+		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac or random", ErrDecode, r.Op)
+	}
+	return r, nil
 }

@@ -149,6 +149,61 @@
     return Response._fromHost(res, req.url);
   };
 
+  // ---- crypto -------------------------------------------------------------
+  // Hashes, HMACs and random bytes come from the host (the crypto import);
+  // node:crypto reaches hostCrypto through the symbol below.
+  function unbase64(s) {
+    const out = [];
+    let acc = 0, bits = 0;
+    for (const ch of String(s)) {
+      const v = B64.indexOf(ch);
+      if (v < 0) continue;
+      acc = (acc << 6) | v;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out.push((acc >> bits) & 255);
+      }
+    }
+    return new Uint8Array(out);
+  }
+  function hostCrypto(req) {
+    return unbase64(JSON.parse(hostCall("crypto", () => host.crypto(JSON.stringify(req)))).bytes);
+  }
+  function viewBytes(v) {
+    if (v instanceof ArrayBuffer) return new Uint8Array(v);
+    if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    throw new TypeError("The data must be an ArrayBuffer or an ArrayBufferView");
+  }
+  const SUBTLE_ALGS = { "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512" };
+  const cryptoGlobal = {
+    getRandomValues(arr) {
+      if (!ArrayBuffer.isView(arr) || arr instanceof DataView || arr instanceof Float32Array || arr instanceof Float64Array) {
+        throw new TypeError("The data argument must be an integer-type TypedArray");
+      }
+      if (arr.byteLength > 65536) throw new RangeError("The ArrayBufferView's byte length (" + arr.byteLength + ") exceeds the number of bytes of entropy available via this API (65536)");
+      viewBytes(arr).set(hostCrypto({ op: "random", size: arr.byteLength }));
+      return arr;
+    },
+    randomUUID() {
+      const b = hostCrypto({ op: "random", size: 16 });
+      b[6] = (b[6] & 0x0f) | 0x40;
+      b[8] = (b[8] & 0x3f) | 0x80;
+      const h = Array.from(b, (x) => (x + 0x100).toString(16).slice(1)).join("");
+      return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
+    },
+    subtle: {
+      async digest(algorithm, data) {
+        const name = String(typeof algorithm === "string" ? algorithm : algorithm && algorithm.name).toUpperCase();
+        const alg = SUBTLE_ALGS[name];
+        if (!alg) throw new TypeError("Unrecognized algorithm name");
+        return hostCrypto({ op: "digest", alg, data: base64(viewBytes(data)) }).buffer;
+      },
+    },
+  };
+  Object.defineProperty(cryptoGlobal, Symbol.for("fount.crypto"), { value: hostCrypto });
+  globalThis.crypto = cryptoGlobal;
+
   // ---- helpers -----------------------------------------------------------
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   function base64(bytes) {

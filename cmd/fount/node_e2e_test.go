@@ -100,3 +100,10 @@ func TestTmpIsPerCall(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeCrypto: node:crypto's hashes, HMACs and random values, and the
+// crypto global, computed by the host, are what Node 20 gives.
+func TestNodeCrypto(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "crypto")
+}

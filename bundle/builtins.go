@@ -13,7 +13,7 @@ import (
 // polyfills vendored from npm (node/vendor, see its README) and modules
 // written for fount (node/*.js).
 //
-//go:embed node
+//go:embed all:node
 var nodeFS embed.FS
 
 // providedBuiltins maps each built-in fount provides, by its bare name,
@@ -26,23 +26,41 @@ var providedBuiltins = map[string]string{
 	"events":          "vendor/events-3.3.0/events.js",
 	"fs":              "fs.js",
 	"fs/promises":     "fs_promises.js",
+	"http":            "http.js",
+	"https":           "https.js",
 	"os":              "os.js",
 	"path":            "vendor/path-browserify-1.0.1/index.js",
 	"path/posix":      "vendor/path-browserify-1.0.1/index.js",
 	"process":         "process.js",
 	"querystring":     "querystring.js",
+	"stream":          "vendor/stream-browserify-3.0.0/index.js",
 	"string_decoder":  "vendor/string_decoder-1.3.0/lib/string_decoder.js",
 	"timers":          "timers.js",
 	"timers/promises": "timers_promises.js",
 	"url":             "url.js",
 	"util":            "util.js",
+	"zlib":            "zlib.js",
 }
 
 // vendoredDeps are the packages the vendored polyfills require.
 var vendoredDeps = map[string]string{
-	"base64-js":   "vendor/base64-js-1.5.1/index.js",
-	"ieee754":     "vendor/ieee754-1.2.1/index.js",
-	"safe-buffer": "vendor/safe-buffer-5.2.1/index.js",
+	"base64-js":       "vendor/base64-js-1.5.1/index.js",
+	"ieee754":         "vendor/ieee754-1.2.1/index.js",
+	"safe-buffer":     "vendor/safe-buffer-5.2.1/index.js",
+	"inherits":        "vendor/inherits-2.0.4/inherits_browser.js",
+	"util-deprecate":  "vendor/util-deprecate-1.0.2/browser.js",
+	"string_decoder/": "vendor/string_decoder-1.3.0/lib/string_decoder.js",
+}
+
+// readableStream is where stream-browserify's readable-stream/... go.
+const readableStream = "vendor/readable-stream-3.6.2/"
+
+// browserFiles are the substitutions of readable-stream's "browser" field,
+// which the vendored files rely on.
+var browserFiles = map[string]string{
+	readableStream + "errors.js":                      readableStream + "errors-browser.js",
+	readableStream + "lib/internal/streams/from.js":   readableStream + "lib/internal/streams/from-browser.js",
+	readableStream + "lib/internal/streams/stream.js": readableStream + "lib/internal/streams/stream-browser.js",
 }
 
 // ProvidedBuiltins lists the built-in modules fount provides.
@@ -72,6 +90,9 @@ func (b *build) setupBuiltins(pb esbuild.PluginBuild) {
 			if path.Ext(p) != ".js" {
 				p += ".js"
 			}
+			if sub, ok := browserFiles[p]; ok {
+				p = sub
+			}
 			return esbuild.OnResolveResult{Path: p, Namespace: nodeNamespace}, nil
 		}
 		name, _ := Builtin(args.Path)
@@ -80,6 +101,9 @@ func (b *build) setupBuiltins(pb esbuild.PluginBuild) {
 		}
 		if file, ok := vendoredDeps[args.Path]; ok {
 			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
+		}
+		if rest, ok := strings.CutPrefix(args.Path, "readable-stream/"); ok {
+			return esbuild.OnResolveResult{Path: readableStream + rest, Namespace: nodeNamespace}, nil
 		}
 		return esbuild.OnResolveResult{}, fmt.Errorf("fount's %s imports %q, which it does not have", args.Importer, args.Path)
 	})

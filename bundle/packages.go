@@ -122,6 +122,8 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBu
 		Metafile:   true,
 		LogLevel:   esbuild.LogLevelSilent,
 		Charset:    esbuild.CharsetUTF8,
+		// Packages written for browserify reach the global object as global.
+		Define: map[string]string{"global": "globalThis"},
 	}
 	if withBuffer {
 		opts.Inject = []string{bufferGlobal}

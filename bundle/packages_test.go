@@ -238,3 +238,22 @@ func TestParseImport(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryProvidedBuiltinBundles: each built-in fount provides bundles,
+// by its bare and node: names, with no registry at all.
+func TestEveryProvidedBuiltinBundles(t *testing.T) {
+	t.Parallel()
+	p := &Packages{Cache: t.TempDir()}
+	for _, name := range ProvidedBuiltins() {
+		for _, spec := range []string{name, "node:" + name} {
+			res, err := p.Bundle(context.Background(), `import m from "`+spec+`"; export default { m };`, nil)
+			if err != nil || res.Code == "" || len(res.Packages) != 0 {
+				t.Errorf("%s: %v (bundled %d bytes, lock %v)", spec, err, len(res.Code), res.Packages)
+			}
+		}
+	}
+	res, err := p.Bundle(context.Background(), `export default { run() { return Buffer.from("x") } };`, nil)
+	if err != nil || !strings.Contains(res.Code, "base64") {
+		t.Errorf("the Buffer global was not injected: %v\n%.300s", err, res.Code)
+	}
+}

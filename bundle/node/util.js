@@ -174,6 +174,9 @@ export const types = {
   isGeneratorFunction: (v) => typeof v === "function" && v.constructor && /GeneratorFunction$/.test(v.constructor.name),
 };
 
+// debuglog logs nothing: NODE_DEBUG is not set in fount.
+export const debuglog = () => Object.assign(() => {}, { enabled: false });
+export const debug = debuglog;
 export const isArray = Array.isArray;
 export const isError = (v) => v instanceof Error;
 export const isFunction = (v) => typeof v === "function";
@@ -182,5 +185,5 @@ export const isObject = (v) => v !== null && typeof v === "object";
 export const TextEncoder = globalThis.TextEncoder;
 export const TextDecoder = globalThis.TextDecoder;
 
-export default { inspect, format, inherits, promisify, callbackify, deprecate, isDeepStrictEqual, types, isArray, isError,
+export default { inspect, format, inherits, promisify, callbackify, deprecate, isDeepStrictEqual, types, debuglog, debug, isArray, isError,
   isFunction, isString, isObject, TextEncoder, TextDecoder };

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,4 +301,86 @@ func nodeEmits(t *testing.T, node, dir, event string) string {
 		t.Fatalf("node printed %q", out)
 	}
 	return canonicalJSON(t, emitted[0])
+}
+
+// apiReceiver is the HTTP API the axios-shaped component calls.
+func apiReceiver(t *testing.T) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/items":
+			var in map[string]any
+			json.NewDecoder(r.Body).Decode(&in)
+			w.WriteHeader(http.StatusCreated)
+			json.NewEncoder(w).Encode(map[string]any{"id": 1, "name": in["name"], "key": r.Header.Get("X-Api-Key"), "type": r.Header.Get("Content-Type")})
+		case r.Method == http.MethodGet && r.URL.Path == "/items":
+			json.NewEncoder(w).Encode(map[string]any{"items": []string{"ada"}, "q": r.URL.Query().Get("q")})
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"nope"}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestNpmHTTPClientAsInNode: a component using an axios-shaped package over
+// node:http (streams, zlib constants, EventEmitter, util) calls a loopback
+// API, with private egress allowed, and emits what it emits in Node 20.
+func TestNpmHTTPClientAsInNode(t *testing.T) {
+	t.Parallel()
+	api := apiReceiver(t)
+	reg := npmtest.New(t)
+	publishFixtures(t, reg)
+	s := startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL(), allowPrivateEgress: true})
+	code, err := os.ReadFile(filepath.Join(npmFixtures, "axios-component.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := s.deploySource(string(code), nil)
+	event := map[string]any{"base": api.URL}
+	s.run(src["id"].(string), event)
+	got := canonicalJSON(t, s.events(src["id"].(string), "", 1)[0]["event"])
+	const want = `{"created":[201,{"id":1,"key":"k1","name":"ada","type":"application/json"}],"failed":["AxiosError",404,{"error":"nope"}],` +
+		`"listed":{"items":["ada"],"q":"a b"},"seen":["post /items","get /items","get /missing"]}`
+	if got != want {
+		t.Errorf("fount emitted\n%s\nwant\n%s", got, want)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Log("node is not installed: the comparison with Node 20 is skipped (apt-get install nodejs)")
+		return
+	}
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "node_modules", "axioslite"), os.DirFS(filepath.Join(npmFixtures, "packages", "axioslite@1.6.0"))); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "component.mjs"), code, 0o644)
+	if got := nodeEmits(t, node, dir, canonicalJSON(t, event)); got != want {
+		t.Errorf("Node 20 emitted\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestNpmHTTPClientEgress: node:http goes through the egress policy: a
+// server that refuses private destinations refuses the loopback API, and
+// the API is never reached.
+func TestNpmHTTPClientEgress(t *testing.T) {
+	t.Parallel()
+	hit := make(chan struct{}, 8)
+	api := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hit <- struct{}{} }))
+	t.Cleanup(api.Close)
+	reg := npmtest.New(t)
+	publishFixtures(t, reg)
+	s := startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()})
+	code, _ := os.ReadFile(filepath.Join(npmFixtures, "axios-component.mjs"))
+	src := s.deploySource(string(code), nil)
+	s.run(src["id"].(string), map[string]any{"base": api.URL})
+	if msg := fmt.Sprint(s.events(src["id"].(string), "$errors", 1)[0]["event"]); !strings.Contains(msg, "not allowed") || !strings.Contains(msg, "EACCES") && !strings.Contains(msg, "AxiosError") {
+		t.Errorf("$errors event: %s", msg)
+	}
+	select {
+	case <-hit:
+		t.Error("the loopback API was reached")
+	default:
+	}
 }

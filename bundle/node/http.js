@@ -1,0 +1,181 @@
+// node:http for fount: client requests over fetch, so through the host's
+// egress policy (loopback and private addresses refused unless the server
+// allows them, every redirect re-checked, time and size capped). The
+// request body is collected and sent whole; the response arrives whole
+// and is streamed out of an IncomingMessage. Bodies are text: binary ones
+// are sent as their bytes read as UTF-8. There is no server.
+import { Readable, Writable } from "stream";
+import { Buffer } from "buffer";
+
+export const METHODS = ["ACL", "BIND", "CHECKOUT", "CONNECT", "COPY", "DELETE", "GET", "HEAD", "LINK", "LOCK", "M-SEARCH",
+  "MERGE", "MKACTIVITY", "MKCALENDAR", "MKCOL", "MOVE", "NOTIFY", "OPTIONS", "PATCH", "POST", "PROPFIND", "PROPPATCH",
+  "PURGE", "PUT", "REBIND", "REPORT", "SEARCH", "SOURCE", "SUBSCRIBE", "TRACE", "UNBIND", "UNLINK", "UNLOCK", "UNSUBSCRIBE"];
+export const STATUS_CODES = { 100: "Continue", 101: "Switching Protocols", 200: "OK", 201: "Created", 202: "Accepted",
+  204: "No Content", 206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+  307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+  404: "Not Found", 405: "Method Not Allowed", 409: "Conflict", 410: "Gone", 413: "Payload Too Large", 415: "Unsupported Media Type",
+  422: "Unprocessable Entity", 429: "Too Many Requests", 500: "Internal Server Error", 501: "Not Implemented",
+  502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout" };
+
+export class Agent {
+  constructor(options) {
+    this.options = Object.assign({}, options);
+    this.keepAlive = Boolean(this.options.keepAlive);
+  }
+  destroy() {}
+}
+export const globalAgent = new Agent();
+
+export class IncomingMessage extends Readable {
+  #body;
+  constructor(status, headers, body) {
+    super();
+    this.statusCode = status;
+    this.statusMessage = STATUS_CODES[status] || "";
+    this.httpVersion = "1.1";
+    this.httpVersionMajor = 1;
+    this.httpVersionMinor = 1;
+    this.headers = headers;
+    this.rawHeaders = Object.entries(headers).flat();
+    this.trailers = {};
+    this.complete = false;
+    this.#body = body;
+  }
+  _read() {
+    if (this.#body === null) return;
+    const b = this.#body;
+    this.#body = null;
+    if (b.length > 0) this.push(b);
+    this.complete = true;
+    this.push(null);
+  }
+  setTimeout(ms, cb) {
+    if (cb) this.once("timeout", cb);
+    return this;
+  }
+}
+
+function requestURL(defaultProtocol, input, options) {
+  let opts = {};
+  let url = null;
+  if (typeof input === "string" || input instanceof URL) {
+    url = new URL(String(input));
+    opts = Object.assign({}, options);
+  } else opts = Object.assign({}, input);
+  const protocol = opts.protocol || (url ? url.protocol : defaultProtocol);
+  const host = opts.hostname || (opts.host ? String(opts.host).replace(/:\d+$/, "") : url ? url.hostname : "localhost");
+  const hostPort = opts.host ? /:(\d+)$/.exec(String(opts.host)) : null;
+  const port = opts.port || (url ? url.port : "") || (hostPort ? hostPort[1] : "");
+  const path = opts.path || (url ? url.pathname + url.search : "/");
+  const target = new URL(protocol + "//" + (host.includes(":") && !host.startsWith("[") ? "[" + host + "]" : host) + (port ? ":" + port : "") + path);
+  const auth = opts.auth || (url && url.username ? decodeURIComponent(url.username) + ":" + decodeURIComponent(url.password) : "");
+  return { url: target, opts, auth };
+}
+
+export class ClientRequest extends Writable {
+  #url;
+  #headers = {};
+  #chunks = [];
+  #timer = null;
+  #signal;
+  constructor(defaultProtocol, input, options, cb) {
+    super();
+    if (typeof options === "function") [cb, options] = [options, undefined];
+    const { url, opts, auth } = requestURL(defaultProtocol, input, options);
+    this.#url = url;
+    this.method = String(opts.method || "GET").toUpperCase();
+    this.path = url.pathname + url.search;
+    this.host = url.hostname;
+    this.protocol = url.protocol;
+    this.aborted = false;
+    this.reusedSocket = false;
+    for (const [k, v] of Object.entries(opts.headers || {})) this.setHeader(k, v);
+    if (auth && !this.hasHeader("authorization")) this.setHeader("authorization", "Basic " + Buffer.from(auth).toString("base64"));
+    this.#signal = opts.signal;
+    if (cb) this.once("response", cb);
+    if (opts.timeout) this.setTimeout(opts.timeout);
+  }
+  setHeader(name, value) {
+    this.#headers[String(name).toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+    return this;
+  }
+  getHeader(name) {
+    return this.#headers[String(name).toLowerCase()];
+  }
+  getHeaders() {
+    return Object.assign({}, this.#headers);
+  }
+  hasHeader(name) {
+    return String(name).toLowerCase() in this.#headers;
+  }
+  removeHeader(name) {
+    delete this.#headers[String(name).toLowerCase()];
+  }
+  flushHeaders() {}
+  setNoDelay() {}
+  setSocketKeepAlive() {}
+  setTimeout(ms, cb) {
+    if (cb) this.once("timeout", cb);
+    clearTimeout(this.#timer);
+    if (ms > 0) this.#timer = setTimeout(() => this.emit("timeout"), ms);
+    return this;
+  }
+  abort() {
+    this.aborted = true;
+    this.destroy();
+  }
+  _write(chunk, encoding, cb) {
+    this.#chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk, encoding));
+    cb();
+  }
+  _final(cb) {
+    this.#send().then(
+      () => cb(),
+      (err) => {
+        cb();
+        this.emit("error", err);
+      },
+    );
+  }
+  async #send() {
+    if (this.#signal && this.#signal.aborted) throw Object.assign(new Error("The operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
+    const body = Buffer.concat(this.#chunks);
+    const init = { method: this.method, headers: this.#headers };
+    if (body.length > 0 && this.method !== "GET" && this.method !== "HEAD") init.body = body.toString("utf8");
+    let res;
+    try {
+      res = await fetch(this.#url.href, init);
+    } catch (e) {
+      const err = new Error(e.message);
+      err.code = /not allowed/.test(e.message) ? "EACCES" : /deadline|timed out/.test(e.message) ? "ETIMEDOUT" : "ECONNREFUSED";
+      throw err;
+    } finally {
+      clearTimeout(this.#timer);
+    }
+    if (this.aborted) return;
+    const headers = {};
+    res.headers.forEach((v, k) => (headers[k] = v));
+    const text = await res.text();
+    const msg = new IncomingMessage(res.status, headers, Buffer.from(text, "utf8"));
+    this.res = msg;
+    this.emit("response", msg);
+  }
+}
+
+export function request(input, options, cb) {
+  const req = new ClientRequest("http:", input, options, cb);
+  return req;
+}
+
+export function get(input, options, cb) {
+  const req = request(input, options, cb);
+  req.end();
+  return req;
+}
+
+export function createServer() {
+  throw new Error("fount components cannot listen: use an HTTP interface prop ($.interface.http) instead of http.createServer");
+}
+
+export const maxHeaderSize = 16384;
+export default { METHODS, STATUS_CODES, Agent, globalAgent, IncomingMessage, ClientRequest, request, get, createServer, maxHeaderSize };

@@ -126,7 +126,7 @@ func deployCommand() command {
 	var name, org string
 	var updatePackages bool
 	return command{
-		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS, and the npm packages installed in node_modules) and deploy it as a source; the server resolves the other npm imports (docs/packages.md). Or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
+		name: "deploy", summary: "Bundle a component file (with its relative imports, JS or TS, and the npm packages installed in node_modules) and deploy it as a source; the server resolves the other npm imports (docs/packages.md) and bundles the Node built-ins fount provides (events, util, buffer, stream, crypto, http, fs on /tmp...; docs/runtime.md). An app prop takes a connected account as {\"authProvisionId\": \"apn_...\"} (fount accounts). Or deploy a workflow file (.yaml, .json), creating or updating the workflow of its name.",
 		usage: "<file | registry key> [--prop name=value]... [--props file.json] [--name NAME] [--org ORG_ID] [--update-packages]", example: "fount deploy ./sources/new-order.mjs --prop channel=orders",
 		flags: func(fs *flag.FlagSet) {
 			props.register(fs)

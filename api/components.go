@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/store"
@@ -63,7 +64,12 @@ func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, req *ap
 	if err != nil {
 		return err
 	}
-	c, err := s.saveComponent(r.Context(), owner, code, req.ComponentURL, param, engine.SaveOptions{UpdatePackages: req.UpdatePackages})
+	if req.SourceMap != "" {
+		if _, err := component.ParseSourceMap(req.SourceMap); err != nil {
+			return errInvalid("source_map", "The source_map is not a source map v3: %v.", err)
+		}
+	}
+	c, err := s.saveComponent(r.Context(), owner, code, req.ComponentURL, param, engine.SaveOptions{UpdatePackages: req.UpdatePackages, SourceMap: req.SourceMap})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@
 package bundle
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,8 +21,9 @@ import (
 
 // Result is a bundled component.
 type Result struct {
-	Code   string   // the single ES module to send as component_code
-	Inputs []string // every local file it was built from, for watching
+	Code      string   // the single ES module to send as component_code
+	SourceMap string   // source map v3 of Code to the author's files (no sources' content)
+	Inputs    []string // every local file it was built from, for watching
 }
 
 // File bundles the component whose entry is path.
@@ -34,18 +36,20 @@ func File(path string) (Result, error) {
 	res := esbuild.Build(esbuild.BuildOptions{
 		// Paths in the output (and its comments) are relative to the
 		// entry's folder: no local path leaks into the deployed code.
-		AbsWorkingDir: dir,
-		EntryPoints:   []string{abs},
-		Bundle:        true,
-		Write:         false,
-		Format:        esbuild.FormatESModule,
-		Platform:      esbuild.PlatformNeutral,
-		Target:        esbuild.ES2020, // what QuickJS runs
-		MainFields:    []string{"module", "main"},
-		Plugins:       []esbuild.Plugin{{Name: "fount-local-packages", Setup: localPackages}},
-		Metafile:      true,
-		LogLevel:      esbuild.LogLevelSilent,
-		Charset:       esbuild.CharsetUTF8,
+		AbsWorkingDir:  dir,
+		EntryPoints:    []string{abs},
+		Bundle:         true,
+		Write:          false,
+		Format:         esbuild.FormatESModule,
+		Platform:       esbuild.PlatformNeutral,
+		Target:         esbuild.ES2020, // what QuickJS runs
+		MainFields:     []string{"module", "main"},
+		Plugins:        []esbuild.Plugin{{Name: "fount-local-packages", Setup: localPackages}},
+		Metafile:       true,
+		LogLevel:       esbuild.LogLevelSilent,
+		Charset:        esbuild.CharsetUTF8,
+		Sourcemap:      esbuild.SourceMapInline,
+		SourcesContent: esbuild.SourcesContentExclude,
 	})
 	if len(res.Errors) > 0 {
 		var msgs []string
@@ -65,7 +69,23 @@ func File(path string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Code: string(res.OutputFiles[0].Contents), Inputs: inputs}, nil
+	code, sourceMap := splitInlineMap(string(res.OutputFiles[0].Contents))
+	return Result{Code: code, SourceMap: sourceMap, Inputs: inputs}, nil
+}
+
+const inlineMapPrefix = "//# sourceMappingURL=data:application/json;base64,"
+
+// splitInlineMap takes esbuild's inline source map off the end of code.
+func splitInlineMap(code string) (string, string) {
+	i := strings.LastIndex(code, inlineMapPrefix)
+	if i < 0 {
+		return code, ""
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(code[i+len(inlineMapPrefix):]))
+	if err != nil {
+		return code, ""
+	}
+	return code[:i], string(raw)
 }
 
 // localPackages bundles the packages a component imports from local

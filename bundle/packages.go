@@ -29,7 +29,10 @@ type Locked struct {
 type Resolved struct {
 	// Code is the bundle, or "" when the code imports no package (it is
 	// then deployed as it was given).
-	Code     string
+	Code string
+	// Map is the bundle's source map: to component.mjs (the code as
+	// given) and to each package's files.
+	Map      string
 	Packages []Locked // sorted by name, then version
 }
 
@@ -83,11 +86,11 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	if len(b.chosen) == 0 && !b.usedBuiltins {
 		return Resolved{}, nil
 	}
-	out := string(res.OutputFiles[0].Contents)
+	out, sourceMap := splitInlineMap(string(res.OutputFiles[0].Contents))
 	if err := p.checkSize(out, res.Metafile); err != nil {
 		return Resolved{}, err
 	}
-	return Resolved{Code: out, Packages: b.locked()}, nil
+	return Resolved{Code: out, Map: sourceMap, Packages: b.locked()}, nil
 }
 
 // TimeoutError is a resolution of npm packages that took longer than
@@ -123,7 +126,9 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBu
 		LogLevel:   esbuild.LogLevelSilent,
 		Charset:    esbuild.CharsetUTF8,
 		// Packages written for browserify reach the global object as global.
-		Define: map[string]string{"global": "globalThis"},
+		Define:         map[string]string{"global": "globalThis"},
+		Sourcemap:      esbuild.SourceMapInline,
+		SourcesContent: esbuild.SourcesContentExclude,
 	}
 	if withBuffer {
 		opts.Inject = []string{bufferGlobal}

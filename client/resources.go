@@ -36,9 +36,9 @@ func (c *Client) Me(ctx context.Context) (apiv1.User, []byte, error) {
 // SaveComponent saves (and introspects) component code.
 // With updatePackages its npm imports resolve to the newest matching
 // versions instead of the ones the same code was bundled with before.
-func (c *Client) SaveComponent(ctx context.Context, code, orgID string, updatePackages bool) (apiv1.Component, error) {
+func (c *Client) SaveComponent(ctx context.Context, code, sourceMap, orgID string, updatePackages bool) (apiv1.Component, error) {
 	var comp apiv1.Component
-	req := apiv1.CreateComponentRequest{ComponentCode: code, UpdatePackages: updatePackages}
+	req := apiv1.CreateComponentRequest{ComponentCode: code, SourceMap: sourceMap, UpdatePackages: updatePackages}
 	_, err := c.Do(ctx, http.MethodPost, "/components", orgQuery(orgID), req, &comp)
 	return comp, err
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -366,6 +367,9 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	start := e.clock.Now()
 	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
 	err = gone.explain(err)
+	if err != nil && step.BundleMap != "" {
+		err = mapStack(err, cmp.Or(step.Filename, entryFile), parseMaps(step.BundleMap))
+	}
 	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	sx.Logs = logs.lines
 	switch {

@@ -64,8 +64,8 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 	if err != nil {
 		return store.Component{}, err
 	}
-	c := store.Component{Code: code}
-	meta, bundled, packages, err := e.describeWithPackages(ctx, code, lock, func(code string) (*component.Metadata, error) {
+	c := store.Component{Code: code, SourceMap: opts.SourceMap}
+	meta, bundled, err := e.describeWithPackages(ctx, code, lock, func(code string) (*component.Metadata, error) {
 		var meta *component.Metadata
 		err := e.inPool(ctx, user, 0, func(ctx context.Context) error {
 			var err error
@@ -77,7 +77,7 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 	if err != nil {
 		return store.Component{}, codeError(err)
 	}
-	c.Bundle, c.Packages = bundled, packages
+	c.Bundle, c.BundleMap, c.Packages = bundled.Code, bundled.Map, bundled.Packages
 	sum := sha256.Sum256([]byte(code))
 	now := e.clock.Now().Unix()
 	c.ID, c.OwnerID, c.Key, c.Name, c.Version = ids.New(ids.Component), owner, meta.Key, meta.Name, meta.Version

@@ -18,9 +18,16 @@ import (
 type Packages interface {
 	// Bundle returns code with its packages bundled in, and their lock,
 	// keeping the versions of lock wherever they still fit. It returns
-	// "" and no lock when code imports no package, and a *CodeError when
-	// the code or a package it imports cannot be had.
-	Bundle(ctx context.Context, code string, lock []store.Package) (string, []store.Package, error)
+	// an empty Bundled when code imports no package, and a *CodeError
+	// when the code or a package it imports cannot be had.
+	Bundle(ctx context.Context, code string, lock []store.Package) (Bundled, error)
+}
+
+// Bundled is code with its npm packages and Node built-ins bundled in.
+type Bundled struct {
+	Code     string          // "" when there was nothing to bundle
+	Map      string          // the bundle's source map, to the code as given and the packages' files
+	Packages []store.Package // the lock
 }
 
 // SaveOptions shape how SaveComponent treats the npm packages of code.
@@ -29,6 +36,9 @@ type SaveOptions struct {
 	// versions, instead of keeping the versions code was bundled with
 	// when the owner saved it before.
 	UpdatePackages bool
+	// SourceMap maps the code to its author's files, when the client
+	// bundled them (a source map v3); it is checked and stored.
+	SourceMap string
 }
 
 // bareImport finds what may be an import of a package or of a Node
@@ -48,7 +58,7 @@ var packageLoadFailures = []string{"could not load module '", "Cannot find modul
 // a parser can bear is refused there, and never reaches esbuild, whose
 // parser has none (a Go stack overflow would end the process). lock and
 // opts are as for Packages.Bundle.
-func (e *Engine) describeWithPackages(ctx context.Context, code string, lock []store.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, string, []store.Package, error) {
+func (e *Engine) describeWithPackages(ctx context.Context, code string, lock []store.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, Bundled, error) {
 	meta, err := describe(code)
 	var se *sandbox.ScriptError
 	needs := err == nil && bareImport.MatchString(code)
@@ -58,17 +68,17 @@ func (e *Engine) describeWithPackages(ctx context.Context, code string, lock []s
 		}
 	}
 	if !needs || e.cfg.Packages == nil {
-		return meta, "", nil, err
+		return meta, Bundled{}, err
 	}
-	bundled, packages, berr := e.cfg.Packages.Bundle(ctx, code, lock)
-	if berr != nil || bundled == "" {
+	bundled, berr := e.cfg.Packages.Bundle(ctx, code, lock)
+	if berr != nil || bundled.Code == "" {
 		if berr == nil {
-			return meta, "", nil, err // no package after all: the load error stands
+			return meta, Bundled{}, err // no package after all: the load error stands
 		}
-		return nil, "", nil, berr
+		return nil, Bundled{}, berr
 	}
-	meta, err = describe(bundled)
-	return meta, bundled, packages, err
+	meta, err = describe(bundled.Code)
+	return meta, bundled, err
 }
 
 // savedLock is the lock owner's component of the same code was bundled
@@ -91,4 +101,42 @@ func (e *Engine) savedLock(ctx context.Context, owner, code, codeURL string, opt
 func isCodeError(err error) bool {
 	var ce *CodeError
 	return errors.As(err, &ce)
+}
+
+// entryFile is the name the sandbox gives a component's code, in stacks.
+const entryFile = "component.mjs"
+
+// parseMaps parses source maps, skipping the empty and the malformed (a
+// stack then keeps the bundle's lines).
+func parseMaps(raws ...string) []*component.SourceMap {
+	var out []*component.SourceMap
+	for _, raw := range raws {
+		if raw == "" {
+			continue
+		}
+		if m, err := component.ParseSourceMap(raw); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// mapStack rewrites the stack of a script error through maps, so that it
+// names the author's files and lines; other errors are left as they are.
+// file is the name the code runs under; the bundler calls it entryFile.
+func mapStack(err error, file string, maps []*component.SourceMap) error {
+	var se *sandbox.ScriptError
+	if len(maps) == 0 || !errors.As(err, &se) {
+		return err
+	}
+	mapped := *se
+	stack := se.Stack
+	if file != entryFile {
+		stack = strings.ReplaceAll(stack, file+":", entryFile+":")
+	}
+	mapped.Stack = component.MapStack(stack, entryFile, maps...)
+	if file != entryFile {
+		mapped.Stack = strings.ReplaceAll(mapped.Stack, entryFile+":", file+":")
+	}
+	return &mapped
 }

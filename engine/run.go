@@ -206,7 +206,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	}
 	start := e.clock.Now()
 	_, runErr := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
-	runErr = c.goneAccounts.explain(runErr)
+	runErr = mapStack(c.goneAccounts.explain(runErr), entryFile, l.sourceMaps())
 	elapsed := e.clock.Now().Sub(start)
 	if ctx.Err() != nil {
 		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again

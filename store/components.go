@@ -90,7 +90,7 @@ func sameComponent(tx *bolt.Tx, codeKey []byte, c Component) (Component, bool) {
 	// The code hash is in codeKey: comparing the code itself again would
 	// only cost time, and the bundle follows from the code and Packages.
 	strip := func(c Component) ([]byte, error) {
-		c.ID, c.Code, c.Bundle, c.CreatedAt, c.UpdatedAt = "", "", "", 0, 0
+		c.ID, c.Code, c.Bundle, c.BundleMap, c.CreatedAt, c.UpdatedAt = "", "", "", "", 0, 0
 		return json.Marshal(c)
 	}
 	a, errA := strip(old)

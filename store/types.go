@@ -45,7 +45,11 @@ type Component struct {
 	// the sandbox runs; "" when Code imports none.
 	Bundle string `json:"bundle,omitempty"`
 	// Packages is the lock: the package versions in Bundle.
-	Packages     []Package          `json:"packages,omitempty"`
+	Packages []Package `json:"packages,omitempty"`
+	// SourceMap maps Code to the author's files (from the client, when it
+	// bundled them); BundleMap maps Bundle to Code and the packages' files.
+	SourceMap    string             `json:"source_map,omitempty"`
+	BundleMap    string             `json:"bundle_map,omitempty"`
 	ComponentURL string             `json:"component_url,omitempty"`
 	Metadata     component.Metadata `json:"metadata"` // what introspection found: type, props, hooks, dedupe...
 	CreatedAt    int64              `json:"created_at"`

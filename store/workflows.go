@@ -74,9 +74,10 @@ type WorkflowStep struct {
 	Modules  map[string]string `json:"modules,omitempty"`
 	// Bundle and Packages are as a Component's: Code with its npm
 	// packages bundled in, and their lock.
-	Bundle   string             `json:"bundle,omitempty"`
-	Packages []Package          `json:"packages,omitempty"`
-	Metadata component.Metadata `json:"metadata"`
+	Bundle    string             `json:"bundle,omitempty"`
+	BundleMap string             `json:"bundle_map,omitempty"`
+	Packages  []Package          `json:"packages,omitempty"`
+	Metadata  component.Metadata `json:"metadata"`
 	// Props are the configured values; a string may hold {{...}}
 	// expressions, evaluated in the sandbox at each execution. Values
 	// named in SecretProps are sealed.

@@ -26,10 +26,18 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 		return apiv1.Component{}, b, usagef("cannot bundle %s:\n%v", path, err)
 	}
 	stop = c.spinner("saving the component")
-	comp, err := api.SaveComponent(ctx, b.Code, org, updatePackages)
+	sourceMap := b.SourceMap
+	if len(b.Code)+len(sourceMap) > maxSaveBytes {
+		sourceMap = "" // stacks then name the bundle's lines rather than the request fail
+	}
+	comp, err := api.SaveComponent(ctx, b.Code, sourceMap, org, updatePackages)
 	stop()
 	return comp, b, err
 }
+
+// maxSaveBytes keeps a save's code and source map under the server's
+// 5 MiB request limit.
+const maxSaveBytes = 4_500_000
 
 // registryKey is what a published component's key looks like; a path
 // has a dot or a slash.
@@ -59,7 +67,7 @@ func (c *cli) saveRegistryComponent(ctx context.Context, api *client.Client, key
 	}
 	stop = c.spinner("saving the component")
 	defer stop()
-	return api.SaveComponent(ctx, pub.Code, org, updatePackages)
+	return api.SaveComponent(ctx, pub.Code, "", org, updatePackages)
 }
 
 // apiAndSource returns the API client and the source ref names.

@@ -53,6 +53,7 @@ type bundleRequest struct {
 
 type bundleReply struct {
 	Code     string          `json:"code,omitempty"`
+	Map      string          `json:"map,omitempty"`
 	Packages []bundle.Locked `json:"packages,omitempty"`
 	// Failure is the code's or a package's problem: "package", "build"
 	// or "timeout", with Message for the component's author.
@@ -76,7 +77,7 @@ func newNpmPackages(exe string, cfg serveConfig) *npmPackages {
 }
 
 // Bundle implements engine.Packages.
-func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Package) (string, []store.Package, error) {
+func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Package) (engine.Bundled, error) {
 	n.once.Do(func() {
 		n.registry = n.cfg.npmRegistry
 		if n.registry == "" {
@@ -90,20 +91,20 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Pack
 	}
 	reply, err := n.run(ctx, req)
 	if err != nil {
-		return "", nil, err
+		return engine.Bundled{}, err
 	}
 	switch reply.Failure {
 	case "":
 	case "build":
-		return "", nil, nil // the sandbox reports code it cannot read, as for any code
+		return engine.Bundled{}, nil // the sandbox reports code it cannot read, as for any code
 	default:
-		return "", nil, &engine.CodeError{Name: "ImportError", Message: reply.Message}
+		return engine.Bundled{}, &engine.CodeError{Name: "ImportError", Message: reply.Message}
 	}
 	out := make([]store.Package, len(reply.Packages))
 	for i, l := range reply.Packages {
 		out[i] = store.Package(l)
 	}
-	return reply.Code, out, nil
+	return engine.Bundled{Code: reply.Code, Map: reply.Map, Packages: out}, nil
 }
 
 func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, error) {
@@ -174,7 +175,7 @@ func runBundleWorker(stdin io.Reader, stdout io.Writer) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	default:
-		reply.Code, reply.Packages = res.Code, res.Packages
+		reply.Code, reply.Map, reply.Packages = res.Code, res.Map, res.Packages
 	}
 	if err := json.NewEncoder(stdout).Encode(reply); err != nil {
 		return 1

@@ -384,3 +384,47 @@ func TestNpmHTTPClientEgress(t *testing.T) {
 	default:
 	}
 }
+
+// TestStacksNameTheAuthorsFiles: a run's error names the author's file and
+// line, through the source map of `fount deploy`'s bundle, and a package's
+// file through the server bundle's map.
+func TestStacksNameTheAuthorsFiles(t *testing.T) {
+	e := newCLIEnv(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.mjs"), []byte(`import { check } from "./lib/check.mjs";
+export default {
+  name: "stacky", version: "0.1.0",
+  run(event) {
+    return check(event.n);
+  },
+};
+`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "lib"), 0o755)
+	os.WriteFile(filepath.Join(dir, "lib", "check.mjs"), []byte(`// Checks n.
+export function check(n) {
+  if (n > 1) {
+    throw new RangeError("n is too big: " + n);
+  }
+  return n;
+}
+`), 0o644)
+	id := strings.TrimSpace(e.mustFount("deploy", filepath.Join(dir, "main.mjs"), "--quiet"))
+	e.srv.run(id, map[string]any{"n": 5})
+	stack := fmt.Sprint(e.srv.events(id, "$errors", 1)[0]["event"].(map[string]any)["error"].(map[string]any)["stack"])
+	if !strings.Contains(stack, "lib/check.mjs:4") || !strings.Contains(stack, "main.mjs:5") {
+		t.Errorf("stack %q, want lib/check.mjs:4 and main.mjs:5", stack)
+	}
+
+	reg := npmtest.New(t)
+	publishFixtures(t, reg)
+	s := startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()})
+	src := s.deploySource(`import sha1 from "sha1-lite@2";
+export default { name: "broken", version: "1", run() {
+  return sha1();
+} };`, nil)
+	s.run(src["id"].(string), nil)
+	stack = fmt.Sprint(s.events(src["id"].(string), "$errors", 1)[0]["event"].(map[string]any)["error"].(map[string]any)["stack"])
+	if !strings.Contains(stack, "npm:sha1-lite@2.0.0/index.js:1") || !strings.Contains(stack, "component.mjs:3") {
+		t.Errorf("stack %q, want the package's file and the component's line", stack)
+	}
+}

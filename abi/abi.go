@@ -151,5 +151,6 @@ const (
 	MaxSends        = 100      // $.send.http and $.send.sse requests of one call
 	MaxAuthPropName = 256      // the prop name passed to auth
 	MaxRandomBytes  = 65536    // random bytes of one crypto call, as crypto.getRandomValues allows
+	MaxFetches      = 200      // fetch requests of one call; past it, fetch is ERR_TOO_BIG
 	MaxSleepMillis  = 1 << 30  // sleep's argument; larger values are clamped
 )

@@ -17,6 +17,7 @@ type invocation struct {
 	emitted   int64
 	logged    int64
 	dbWritten int64
+	fetches   int  // fetch requests so far, against abi.MaxFetches
 	timedOut  bool // a host function refused to wait past the deadline
 	truncated bool
 	responded bool

@@ -253,6 +253,10 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 	if inv.caps.Egress == nil {
 		return abi.ErrDenied
 	}
+	if inv.fetches >= abi.MaxFetches {
+		return abi.ErrTooBig
+	}
+	inv.fetches++
 	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
 	if code != 0 {
 		return code

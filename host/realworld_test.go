@@ -168,6 +168,21 @@ func TestFetchEgress(t *testing.T) {
 	if !errors.As(err, &se) || !strings.Contains(se.Message, "over the size limit") {
 		t.Fatalf("body over the cap: err = %v", err)
 	}
+
+	// A call makes at most abi.MaxFetches requests; the next call may
+	// make as many again.
+	many := deploy(t, h, src(`props: { url: { type: "string" } }, async run() {
+		let n = 0;
+		try { for (;;) { await fetch(this.url); n++; } } catch (e) { return [n, e.message]; } }`), fmt.Sprintf(`{"url":%q}`, srv.URL))
+	count := sandbox.Capabilities{Egress: sandbox.EgressFunc(func(context.Context, abi.FetchRequest) (abi.FetchResponse, error) {
+		return abi.FetchResponse{Status: 204}, nil
+	})}
+	for range 2 {
+		out, err := many.Run(context.Background(), nil, count)
+		if err != nil || !strings.Contains(string(out.Value), fmt.Sprintf("[%d,", abi.MaxFetches)) || !strings.Contains(string(out.Value), "over the size limit") {
+			t.Fatalf("fetches of one call: %v %s", err, out.Value)
+		}
+	}
 }
 
 // TestConcurrentInvocations: concurrent calls on one source run in

@@ -69,7 +69,12 @@ type (
 	EmitFunc    func(ctx context.Context, e abi.Emit) error
 	RespondFunc func(ctx context.Context, r abi.Response) error
 	LogFunc     func(ctx context.Context, e LogEntry) error
+	EgressFunc  func(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error)
 )
+
+func (f EgressFunc) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
+	return f(ctx, req)
+}
 
 func (f EmitFunc) Emit(ctx context.Context, e abi.Emit) error           { return f(ctx, e) }
 func (f RespondFunc) Respond(ctx context.Context, r abi.Response) error { return f(ctx, r) }

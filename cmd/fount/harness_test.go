@@ -136,7 +136,7 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 	cfg.onListening = func(addr string) { listening <- addr }
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{t: t, key: cfg.bootstrapKey, stdout: &lockedBuffer{}, log: &lockedBuffer{}, done: make(chan error, 1), cancel: cancel}
-	logger := slog.New(slog.NewTextHandler(s.log, nil))
+	logger := slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: cfg.logLevel}))
 	go func() { s.done <- serve(ctx, cfg, s.stdout, logger) }()
 	select {
 	case addr := <-listening:

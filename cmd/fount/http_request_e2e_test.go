@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // httpRequestSource sends its http_request prop and emits the answer.
@@ -84,5 +86,25 @@ func TestHTTPRequestPropEgress(t *testing.T) {
 	case <-hit:
 		t.Error("the loopback receiver was reached")
 	default:
+	}
+}
+
+// TestEgressIsLoggedAtDebug: a component's request shows in the debug log
+// with its method, its destination without the query, and its status;
+// the query's token does not.
+func TestEgressIsLoggedAtDebug(t *testing.T) {
+	t.Parallel()
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(202) }))
+	t.Cleanup(receiver.Close)
+	s := startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true, logLevel: slog.LevelDebug})
+	src := s.deploySource(`export default { name: "f", version: "1", async run(e) { await fetch(e.url, { method: "PUT" }) } }`, nil)
+	s.run(src["id"].(string), map[string]any{"url": receiver.URL + "/hook?token=SECRET123"})
+	deadline := time.Now().Add(eventsDeadline)
+	for !strings.Contains(s.log.String(), "msg=egress") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	log := s.log.String()
+	if !strings.Contains(log, "msg=egress method=PUT url="+receiver.URL+"/hook") || !strings.Contains(log, "status=202") || strings.Contains(log, "SECRET123") {
+		t.Errorf("log:\n%s", log)
 	}
 }

@@ -60,6 +60,7 @@ type serveConfig struct {
 	onListening func(addr string) // called once the listener is open
 	limits      *httpLimits       // instead of defaultLimits(maxConnections)
 	heartbeat   time.Duration     // of event streams, instead of the default
+	logLevel    slog.Level        // of the test's logger
 }
 
 func parseServeFlags(args []string, env environment) (serveConfig, error) {
@@ -260,7 +261,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
 	eng, err := engine.New(engine.Config{
-		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: policy, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
+		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger}, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,

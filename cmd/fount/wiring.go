@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -54,4 +56,32 @@ func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Com
 		}
 	}
 	return out, nil
+}
+
+// loggedEgress logs each outbound request at debug level: the method,
+// the destination without its query (which may carry a token), the status
+// or what failed, and how long it took. Headers and bodies are never
+// logged.
+type loggedEgress struct {
+	policy *egress.Policy
+	log    *slog.Logger
+}
+
+func (l loggedEgress) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
+	start := time.Now()
+	res, err := l.policy.Fetch(ctx, req)
+	if l.log.Enabled(ctx, slog.LevelDebug) {
+		dest := req.URL
+		if u, perr := url.Parse(req.URL); perr == nil {
+			dest = u.Scheme + "://" + u.Host + u.Path
+		}
+		attrs := []any{"method", req.Method, "url", dest, "duration", time.Since(start)}
+		if err != nil {
+			attrs = append(attrs, "error", egress.Describe(err))
+		} else {
+			attrs = append(attrs, "status", res.Status)
+		}
+		l.log.DebugContext(ctx, "egress", attrs...)
+	}
+	return res, err
 }

@@ -27,15 +27,20 @@ var providedBuiltins = map[string]string{
 	"fs":              "fs.js",
 	"fs/promises":     "fs_promises.js",
 	"http":            "http.js",
+	"http2":           "http2.js",
 	"https":           "https.js",
+	"net":             "net.js",
 	"os":              "os.js",
 	"path":            "vendor/path-browserify-1.0.1/index.js",
 	"path/posix":      "vendor/path-browserify-1.0.1/index.js",
 	"process":         "process.js",
 	"querystring":     "querystring.js",
 	"stream":          "vendor/stream-browserify-3.0.0/index.js",
+	"stream/promises": "stream_promises.js",
 	"string_decoder":  "vendor/string_decoder-1.3.0/lib/string_decoder.js",
 	"timers":          "timers.js",
+	"tls":             "tls.js",
+	"tty":             "tty.js",
 	"timers/promises": "timers_promises.js",
 	"url":             "url.js",
 	"util":            "util.js",
@@ -79,8 +84,19 @@ const nodeNamespace = "node"
 // global gets it from the buffer module, code that does not gets nothing.
 const bufferGlobal = "fount:buffer-global"
 
-// setupBuiltins resolves and loads the modules of nodeFS.
+// setupBuiltins resolves and loads the modules of nodeFS for a server
+// bundle.
 func (b *build) setupBuiltins(pb esbuild.PluginBuild) {
+	setupBuiltins(pb, func() {
+		b.mu.Lock()
+		b.usedBuiltins = true
+		b.mu.Unlock()
+	})
+}
+
+// setupBuiltins resolves and loads the modules of nodeFS; used is called
+// whenever a bundle takes one of them.
+func setupBuiltins(pb esbuild.PluginBuild, used func()) {
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: "^" + bufferGlobal + "$"}, func(esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
 		return esbuild.OnResolveResult{Path: "buffer_global.js", Namespace: nodeNamespace}, nil
 	})
@@ -97,7 +113,8 @@ func (b *build) setupBuiltins(pb esbuild.PluginBuild) {
 		}
 		name, _ := Builtin(args.Path)
 		if file, ok := providedBuiltins[name]; ok {
-			return b.builtin(file), nil
+			used()
+			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
 		}
 		if file, ok := vendoredDeps[args.Path]; ok {
 			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
@@ -124,4 +141,15 @@ func (b *build) builtin(file string) esbuild.OnResolveResult {
 	b.usedBuiltins = true
 	b.mu.Unlock()
 	return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}
+}
+
+// builtinFile is the module of a built-in fount provides, by any of its
+// names ("events", "node:events").
+func builtinFile(spec string) (string, bool) {
+	name, ok := Builtin(spec)
+	if !ok {
+		return "", false
+	}
+	file, provided := providedBuiltins[name]
+	return file, provided
 }

@@ -45,6 +45,7 @@ func File(path string) (Result, error) {
 		Target:         esbuild.ES2020, // what QuickJS runs
 		MainFields:     []string{"module", "main"},
 		Plugins:        []esbuild.Plugin{{Name: "fount-local-packages", Setup: localPackages}},
+		Define:         map[string]string{"global": "globalThis"},
 		Metafile:       true,
 		LogLevel:       esbuild.LogLevelSilent,
 		Charset:        esbuild.CharsetUTF8,
@@ -90,13 +91,20 @@ func splitInlineMap(code string) (string, string) {
 
 // localPackages bundles the packages a component imports from local
 // node_modules, so that offline work and private packages need no
-// registry, and leaves the rest for the server to resolve: Node
-// built-ins, packages not installed, and installed versions outside the
-// range an import names ("lodash@^4").
+// registry, and the Node built-ins fount provides (from the same copies
+// the server uses: a package's require of one must be bundled here, as
+// the server cannot see through esbuild's require shim). It leaves the
+// rest for the server to resolve: packages not installed, installed
+// versions outside the range an import names ("lodash@^4"), and built-ins
+// fount does not provide.
 func localPackages(pb esbuild.PluginBuild) {
+	setupBuiltins(pb, func() {})
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^[^./#]`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
-		if _, inner := args.PluginData.(innerResolve); inner {
+		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == nodeNamespace {
 			return esbuild.OnResolveResult{}, nil
+		}
+		if file, ok := builtinFile(args.Path); ok {
+			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
 		}
 		external := esbuild.OnResolveResult{Path: args.Path, External: true}
 		imp, err := ParseImport(args.Path)
@@ -145,7 +153,7 @@ func metafileInputs(dir, metafile string) ([]string, error) {
 	}
 	var out []string
 	for p := range meta.Inputs {
-		if strings.Contains(filepath.ToSlash(p), "node_modules/") {
+		if strings.Contains(filepath.ToSlash(p), "node_modules/") || strings.HasPrefix(p, nodeNamespace+":") {
 			continue
 		}
 		if !filepath.IsAbs(p) {

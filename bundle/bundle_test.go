@@ -77,12 +77,12 @@ export default { name: "t", version: "1", run() { return [here, tooOld, pinned, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"HERE-"`, `"DEP"`, `"PINNED"`, `from "too-old@^2"`, `from "remote-only"`, `from "node:events"`} {
+	for _, want := range []string{`"HERE-"`, `"DEP"`, `"PINNED"`, `from "too-old@^2"`, `from "remote-only"`, `EventEmitter.prototype`} {
 		if !strings.Contains(res.Code, want) {
 			t.Errorf("bundle lacks %q:\n%s", want, res.Code)
 		}
 	}
-	if strings.Contains(res.Code, "TOO-OLD") {
+	if strings.Contains(res.Code, "TOO-OLD") || strings.Contains(res.Code, `from "node:events"`) {
 		t.Errorf("an installed version outside the import's range was bundled:\n%s", res.Code)
 	}
 	if len(res.Inputs) != 1 {

@@ -113,11 +113,22 @@
     Promise.resolve().then(() => fn()).catch((err) => finish({ ok: false, error: serializeError(err) }, seq));
   };
 
+  // stdout and stderr write to the log of the call, as console does.
+  function logStream(fd, level) {
+    return { fd, isTTY: false, writable: true, write(chunk, enc, cb) {
+      host.log(level, String(chunk).replace(/\n$/, ""));
+      if (typeof enc === "function") enc();
+      else if (typeof cb === "function") cb();
+      return true;
+    } };
+  }
   globalThis.process = {
     env: {},
     nextTick(fn, ...args) {
       globalThis.queueMicrotask(() => fn(...args));
     },
+    stdout: logStream(1, 1),
+    stderr: logStream(2, 3),
   };
   // The call's number, for state that lives within one call (fs's /tmp).
   Object.defineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });

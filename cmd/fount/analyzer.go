@@ -77,31 +77,55 @@ func (a processAnalyzer) Analyze(ctx context.Context, code, filename string, mod
 	if len(req) > workerMaxRequest {
 		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("the code is over the %d MiB the parser takes", workerMaxRequest>>20)}}
 	}
-	ctx, cancel := context.WithTimeout(ctx, analyzeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, a.exe)
-	cmd.Env = []string{workerEnv + "=" + analyzeWorker}
-	cmd.Stdin = bytes.NewReader(req)
-	out := &cappedBuffer{max: workerMaxReply}
-	cmd.Stdout, cmd.Stderr = out, io.Discard
-	runErr := cmd.Run()
-	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
-		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("parsing the code took longer than %v", analyzeTimeout)}}
-	} else if err != nil {
-		return "", err
-	}
 	var reply analyzeReply
-	if runErr != nil || out.over || json.Unmarshal(out.Bytes(), &reply) != nil {
-		var exit *exec.ExitError
-		if runErr != nil && !errors.As(runErr, &exit) {
-			return "", fmt.Errorf("start the parser: %w", runErr) // the server's fault, not the code's
-		}
+	err = runWorkerProcess(ctx, a.exe, analyzeWorker, req, analyzeTimeout, workerMaxReply, &reply)
+	switch {
+	case errors.Is(err, errWorkerDeadline):
+		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("parsing the code took longer than %v", analyzeTimeout)}}
+	case errors.Is(err, errWorkerDied):
 		return "", errUnparsable
+	case err != nil:
+		return "", err
 	}
 	if reply.Error != nil {
 		return "", &sandbox.ScriptError{GuestError: *reply.Error}
 	}
 	return reply.Format, nil
+}
+
+var (
+	// errWorkerDeadline is a worker that ran past its time.
+	errWorkerDeadline = errors.New("worker: deadline")
+	// errWorkerDied is a worker that died or answered nonsense: what it
+	// was given killed it.
+	errWorkerDied = errors.New("worker: died")
+)
+
+// runWorkerProcess runs exe as the internal worker named worker with req
+// on its stdin, within timeout, and decodes its reply (at most maxReply
+// bytes) into reply. A worker that fails to start is the server's error.
+func runWorkerProcess(ctx context.Context, exe, worker string, req []byte, timeout time.Duration, maxReply int, reply any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.Env = []string{workerEnv + "=" + worker}
+	cmd.Stdin = bytes.NewReader(req)
+	out := &cappedBuffer{max: maxReply}
+	cmd.Stdout, cmd.Stderr = out, io.Discard
+	runErr := cmd.Run()
+	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
+		return errWorkerDeadline
+	} else if err != nil {
+		return err
+	}
+	if runErr != nil || out.over || json.Unmarshal(out.Bytes(), reply) != nil {
+		var exit *exec.ExitError
+		if runErr != nil && !errors.As(runErr, &exit) {
+			return fmt.Errorf("start the %s worker: %w", worker, runErr)
+		}
+		return errWorkerDied
+	}
+	return nil
 }
 
 // cappedBuffer keeps at most max bytes and notes when more came.

@@ -116,27 +116,17 @@ func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, 
 	if timeout <= 0 {
 		timeout = bundle.DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout+10*time.Second) // the worker's own deadline comes first
-	defer cancel()
-	cmd := exec.CommandContext(ctx, n.exe)
-	cmd.Env = []string{workerEnv + "=" + bundleWorker}
-	cmd.Stdin = bytes.NewReader(raw)
-	out := &cappedBuffer{max: bundleWorkerMaxReply}
-	cmd.Stdout, cmd.Stderr = out, io.Discard
-	runErr := cmd.Run()
-	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
-		return bundleReply{}, &engine.CodeError{Name: "ImportError", Message: (&bundle.TimeoutError{Limit: timeout}).Error()}
-	} else if err != nil {
-		return bundleReply{}, err
-	}
 	var reply bundleReply
-	if runErr != nil || out.over || json.Unmarshal(out.Bytes(), &reply) != nil {
-		var exit *exec.ExitError
-		if runErr != nil && !errors.As(runErr, &exit) {
-			return bundleReply{}, fmt.Errorf("start the bundler: %w", runErr) // the server's fault, not the code's
-		}
+	// The worker's own deadline comes first; this one catches a stuck worker.
+	err = runWorkerProcess(ctx, n.exe, bundleWorker, raw, timeout+10*time.Second, bundleWorkerMaxReply, &reply)
+	switch {
+	case errors.Is(err, errWorkerDeadline):
+		return bundleReply{}, &engine.CodeError{Name: "ImportError", Message: (&bundle.TimeoutError{Limit: timeout}).Error()}
+	case errors.Is(err, errWorkerDied):
 		return bundleReply{}, &engine.CodeError{Name: "ImportError",
 			Message: "the code and its npm packages could not be bundled: they are nested too deeply, or too large, for the bundler"}
+	case err != nil:
+		return bundleReply{}, err
 	}
 	return reply, nil
 }

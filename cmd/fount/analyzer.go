@@ -143,14 +143,20 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	return b.Buffer.Write(p)
 }
 
-// runAnalyzeWorker is the worker's main: one request on stdin, one reply
-// on stdout.
-func runAnalyzeWorker(stdin io.Reader, stdout io.Writer) int {
+// startWorker sets a worker's limits and reads its one request from
+// stdin into req; false when there is none to read.
+func startWorker(stdin io.Reader, req any) bool {
 	debug.SetMaxStack(workerMaxStack)
 	_ = syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: workerMaxData, Max: workerMaxData})
 	raw, err := io.ReadAll(io.LimitReader(stdin, workerMaxRequest+1))
+	return err == nil && len(raw) <= workerMaxRequest && json.Unmarshal(raw, req) == nil
+}
+
+// runAnalyzeWorker is the worker's main: one request on stdin, one reply
+// on stdout.
+func runAnalyzeWorker(stdin io.Reader, stdout io.Writer) int {
 	var req analyzeRequest
-	if err != nil || len(raw) > workerMaxRequest || json.Unmarshal(raw, &req) != nil {
+	if !startWorker(stdin, &req) {
 		return 2
 	}
 	var reply analyzeReply

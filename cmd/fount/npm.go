@@ -13,10 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -134,11 +132,8 @@ func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, 
 // runBundleWorker is the bundle worker's main: one request on stdin, one
 // reply on stdout.
 func runBundleWorker(stdin io.Reader, stdout io.Writer) int {
-	debug.SetMaxStack(workerMaxStack)
-	_ = syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: workerMaxData, Max: workerMaxData})
-	raw, err := io.ReadAll(io.LimitReader(stdin, workerMaxRequest+1))
 	var req bundleRequest
-	if err != nil || len(raw) > workerMaxRequest || json.Unmarshal(raw, &req) != nil {
+	if !startWorker(stdin, &req) {
 		return 2
 	}
 	p := &bundle.Packages{Cache: req.Cache, MaxBundle: req.MaxBundle, Timeout: req.Timeout}

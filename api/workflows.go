@@ -35,7 +35,8 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 		req.Trigger.SubscriptionOwner = sub
 	}
 	for i, st := range def.Steps {
-		step := engine.StepRequest{Name: st.Name, Kind: st.Kind, Key: st.Key, Code: st.Code, Filename: st.Filename, Modules: st.Modules, Props: st.Props}
+		step := engine.StepRequest{Name: st.Name, Kind: st.Kind, Key: st.Key, Code: st.Code, Filename: st.Filename, SourceMap: st.SourceMap,
+			Modules: st.Modules, Props: st.Props}
 		if step.Kind == "" {
 			step.Kind = store.StepCode
 			if st.Key != "" {

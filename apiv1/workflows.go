@@ -29,13 +29,14 @@ type TriggerSpec struct {
 
 // StepSpec is one step: a code step or an action with its props.
 type StepSpec struct {
-	Name     string                     `json:"name" required:"true" description:"letters, digits and _; later steps read steps.<name>"`
-	Kind     string                     `json:"kind,omitempty" enum:"code,action" default:"code"`
-	Code     string                     `json:"code,omitempty" description:"the step's bundled module; for an action, or its key"`
-	Key      string                     `json:"key,omitempty" description:"action: a published component's registry key, instead of code"`
-	Filename string                     `json:"filename,omitempty"`
-	Modules  map[string]string          `json:"modules,omitempty" description:"further bundled modules by specifier"`
-	Props    map[string]json.RawMessage `json:"props,omitempty" description:"configured props; a string may hold {{steps.<name>...}} expressions, evaluated in the sandbox"`
+	Name      string                     `json:"name" required:"true" description:"letters, digits and _; later steps read steps.<name>"`
+	Kind      string                     `json:"kind,omitempty" enum:"code,action" default:"code"`
+	Code      string                     `json:"code,omitempty" description:"the step's bundled module; for an action, or its key"`
+	Key       string                     `json:"key,omitempty" description:"action: a published component's registry key, instead of code"`
+	Filename  string                     `json:"filename,omitempty"`
+	SourceMap string                     `json:"source_map,omitempty" description:"a source map v3 from code to its author's files, so that stack traces name them"`
+	Modules   map[string]string          `json:"modules,omitempty" description:"further bundled modules by specifier"`
+	Props     map[string]json.RawMessage `json:"props,omitempty" description:"configured props; a string may hold {{steps.<name>...}} expressions, evaluated in the sandbox"`
 }
 
 // CreateWorkflowRequest deploys a workflow.

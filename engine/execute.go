@@ -367,8 +367,8 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	start := e.clock.Now()
 	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
 	err = gone.explain(err)
-	if err != nil && step.BundleMap != "" {
-		err = mapStack(err, cmp.Or(step.Filename, entryFile), parseMaps(step.BundleMap))
+	if err != nil && (step.BundleMap != "" || step.SourceMap != "") {
+		err = mapStack(err, cmp.Or(step.Filename, entryFile), parseMaps(step.BundleMap, step.SourceMap))
 	}
 	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	sx.Logs = logs.lines

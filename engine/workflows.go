@@ -58,13 +58,14 @@ type TriggerRequest struct {
 
 // StepRequest is one step as the user gave it: bundled code and props.
 type StepRequest struct {
-	Name     string
-	Kind     string // store.StepCode or store.StepAction
-	Key      string // an action's registry key, when deployed by key
-	Code     string
-	Filename string
-	Modules  map[string]string
-	Props    map[string]json.RawMessage
+	Name      string
+	Kind      string // store.StepCode or store.StepAction
+	Key       string // an action's registry key, when deployed by key
+	Code      string
+	Filename  string
+	SourceMap string // from the code to its author's files; checked
+	Modules   map[string]string
+	Props     map[string]json.RawMessage
 }
 
 // WorkflowError is a workflow definition that cannot be deployed. Step
@@ -280,7 +281,12 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 			return nil, err
 		}
 		seen[r.Name] = true
-		step := store.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, Modules: r.Modules}
+		if r.SourceMap != "" {
+			if _, err := component.ParseSourceMap(r.SourceMap); err != nil {
+				return nil, stepErr(r.Name, "the source_map is not a source map v3: %v", err)
+			}
+		}
+		step := store.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, SourceMap: r.SourceMap, Modules: r.Modules}
 		var prev *store.WorkflowStep
 		if previous != nil {
 			for i := range previous.Steps {

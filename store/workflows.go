@@ -76,6 +76,7 @@ type WorkflowStep struct {
 	// packages bundled in, and their lock.
 	Bundle    string             `json:"bundle,omitempty"`
 	BundleMap string             `json:"bundle_map,omitempty"`
+	SourceMap string             `json:"source_map,omitempty"` // Code to its author's files
 	Packages  []Package          `json:"packages,omitempty"`
 	Metadata  component.Metadata `json:"metadata"`
 	// Props are the configured values; a string may hold {{...}}

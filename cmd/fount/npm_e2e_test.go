@@ -428,3 +428,27 @@ export default { name: "broken", version: "1", run() {
 		t.Errorf("stack %q, want the package's file and the component's line", stack)
 	}
 }
+
+// TestStepStacksNameTheAuthorsFiles: a workflow step deployed from a
+// workflow file names its author's file in its error's stack.
+func TestStepStacksNameTheAuthorsFiles(t *testing.T) {
+	e := newCLIEnv(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "flow.yaml"), []byte("name: stacky flow\ntrigger:\n  type: manual\nsteps:\n  - name: boom\n    code: ./boom.mjs\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "boom.mjs"), []byte(`import { fail } from "./fail.mjs";
+export default defineComponent({
+  async run() {
+    fail();
+  },
+});
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "fail.mjs"), []byte("export function fail() {\n  throw new Error(\"boom\");\n}\n"), 0o644)
+	e.mustFount("deploy", filepath.Join(dir, "flow.yaml"))
+	_, body := e.srv.do("GET", "/v1/users/me/workflows", nil)
+	wf := body["data"].([]any)[0].(map[string]any)["id"].(string)
+	x := e.srv.execution(e.srv.runWorkflow(wf, nil))
+	stack := fmt.Sprint(x["steps"].([]any)[0].(map[string]any)["error"].(map[string]any)["stack"])
+	if !strings.Contains(stack, "fail.mjs:2") || !strings.Contains(stack, "boom.mjs:4") {
+		t.Errorf("stack %q, want fail.mjs:2 and boom.mjs:4", stack)
+	}
+}

@@ -148,6 +148,6 @@ func loadStep(dir string, st fileStep) (apiv1.StepSpec, []string, error) {
 	if err != nil {
 		return step, nil, fmt.Errorf("cannot bundle %s:\n%v", file, err)
 	}
-	step.Kind, step.Code = kind, b.Code
+	step.Kind, step.Code, step.SourceMap = kind, b.Code, b.SourceMap
 	return step, b.Inputs, nil
 }

@@ -103,11 +103,17 @@ func BenchmarkWarmInvoke(b *testing.B) {
 }
 
 // BenchmarkIdleMemory reports the linear memory of a warm, idle instance
-// and the bytes its snapshot keeps.
+// and the bytes its snapshot keeps, for a component that names none of
+// the web globals and for one that does (the host then sends web.js).
 func BenchmarkIdleMemory(b *testing.B) {
+	b.Run("plain", func(b *testing.B) { benchIdleMemory(b, benchComponent) })
+	b.Run("web-globals", func(b *testing.B) { benchIdleMemory(b, "// uses URL\n"+benchComponent) })
+}
+
+func benchIdleMemory(b *testing.B, code string) {
 	ctx := context.Background()
 	h := newTestHost(b)
-	s := deploy(b, h, benchComponent, `{}`)
+	s := deploy(b, h, code, `{}`)
 	caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
 	for b.Loop() {
 		if _, err := s.Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {

@@ -11,10 +11,14 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
 const schemaVersion = 5
+
+// ErrLocked is returned by OpenBolt when another process holds the file.
+var ErrLocked = errors.New("the store file is locked by another process")
 
 // lockTimeout bounds the wait for another process's lock on the file.
 const lockTimeout = 5 * time.Second
@@ -138,6 +142,9 @@ var (
 // code knows.
 func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("store: open %s: %w", path, ErrLocked)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}

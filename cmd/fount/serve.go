@@ -191,14 +191,13 @@ func runServe(ctx context.Context, args []string, env environment) int {
 // accepting HTTP, finish background work, stop the engine (timers, runs,
 // deliveries), close the sandbox, close the store last.
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.Logger) error {
-	if err := os.MkdirAll(cfg.dataDir, 0o700); err != nil {
-		return fmt.Errorf("create data dir: %w", err)
-	}
-	st, err := store.OpenBolt(filepath.Join(cfg.dataDir, "fount.db"), store.WithLimits(cfg.caps))
+	start, err := takeStartup(cfg)
 	if err != nil {
 		return err
 	}
+	st, ln, endpointLn := start.st, start.ln, start.endpointLn
 	defer st.Close()
+	defer start.closeListeners() // a start that fails later frees the ports; after Serve, closing again does nothing
 	if err := bootstrapOwner(ctx, st, cfg, stdout); err != nil {
 		return err
 	}
@@ -237,24 +236,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if cfg.limits != nil {
 		limits = *cfg.limits
 	}
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
-	}
 	publicURL := cfg.publicURL
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
-	var endpointLn net.Listener
 	endpointURL := cfg.endpointURL
-	if cfg.endpointAddr != "" {
-		if endpointLn, err = net.Listen("tcp", cfg.endpointAddr); err != nil {
-			ln.Close()
-			return fmt.Errorf("listen for endpoints on %s: %w", cfg.endpointAddr, err)
-		}
-		if endpointURL == "" {
-			endpointURL = "http://" + endpointLn.Addr().String()
-		}
+	if endpointLn != nil && endpointURL == "" {
+		endpointURL = "http://" + endpointLn.Addr().String()
 	}
 	if endpointURL == "" {
 		endpointURL = publicURL

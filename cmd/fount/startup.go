@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/fount-dev/fount/store"
+)
+
+// pidFile names, in the data dir, the process that serves it: a second
+// server on the same data dir names it when the store is locked.
+const pidFile = "fount.pid"
+
+// startup is what serve checks and takes before it creates anything: a
+// writable data dir, the listeners, and the store's lock. Only then is
+// the owner key created, so a start that cannot serve leaves nothing.
+type startup struct {
+	ln, endpointLn net.Listener
+	st             *store.Bolt
+}
+
+func (s *startup) close() {
+	s.closeListeners()
+	if s.st != nil {
+		s.st.Close()
+	}
+}
+
+func (s *startup) closeListeners() {
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	if s.endpointLn != nil {
+		s.endpointLn.Close()
+	}
+}
+
+// takeStartup checks the data dir, listens, and opens the store, in that
+// order; on failure it releases what it took and says what is wrong.
+func takeStartup(cfg serveConfig) (*startup, error) {
+	s := &startup{}
+	if err := checkDataDir(cfg.dataDir); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.ln, err = net.Listen("tcp", cfg.addr); err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (is another server using that address? choose one with --addr)", cfg.addr, err)
+	}
+	if cfg.endpointAddr != "" {
+		if s.endpointLn, err = net.Listen("tcp", cfg.endpointAddr); err != nil {
+			s.close()
+			return nil, fmt.Errorf("listen for endpoints on %s: %w (choose another --endpoint-addr)", cfg.endpointAddr, err)
+		}
+	}
+	path := filepath.Join(cfg.dataDir, "fount.db")
+	if s.st, err = store.OpenBolt(path, store.WithLimits(cfg.caps)); err != nil {
+		s.close()
+		if errors.Is(err, store.ErrLocked) {
+			return nil, fmt.Errorf("the data dir %s is in use by another fount%s; stop it, or serve another --data-dir", cfg.dataDir, otherServer(cfg.dataDir))
+		}
+		return nil, err
+	}
+	// Best effort: only a message of a later start depends on it.
+	_ = os.WriteFile(filepath.Join(cfg.dataDir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	return s, nil
+}
+
+// otherServer names the process in the data dir's pid file, if any.
+func otherServer(dataDir string) string {
+	raw, err := os.ReadFile(filepath.Join(dataDir, pidFile))
+	if err != nil {
+		return ""
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil || pid <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (process %d)", pid)
+}
+
+// checkDataDir makes the data dir and checks that it can be written.
+func checkDataDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create the data dir: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".write-check-")
+	if err != nil {
+		return fmt.Errorf("the data dir %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}

@@ -10,7 +10,7 @@ BIN := bin/fount
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/fount
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/fount
 
 ## run: build and start `fount serve` with the embedded defaults.
 run: build

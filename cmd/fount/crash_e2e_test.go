@@ -26,7 +26,8 @@ type process struct {
 func buildFount(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "fount")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	// As `make build`: the VCS revision stamped, whatever GOFLAGS says.
+	out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -345,4 +346,27 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("of %d acknowledged requests, no execution: %v; no emit: %v", want, missingRun, missingEmit)
+}
+
+// TestVersionOfABuiltBinary: a binary built as `make build` builds it
+// reports the VCS revision it was built from, in words and as JSON.
+func TestVersionOfABuiltBinary(t *testing.T) {
+	t.Parallel()
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("this test runs in the repository's git checkout, as CI does: %v", err)
+	}
+	bin := buildFount(t)
+	out, err := exec.Command(bin, "version", "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v buildVersion
+	if err := json.Unmarshal(out, &v); err != nil || v.Revision != strings.TrimSpace(string(head)) || v.Version == "" || v.Go == "" {
+		t.Errorf("version --json = %s (%v), want revision %s", out, err, head)
+	}
+	human, _ := exec.Command(bin, "version").Output()
+	if !strings.Contains(string(human), "revision "+v.Revision[:12]) {
+		t.Errorf("version = %q", human)
+	}
 }

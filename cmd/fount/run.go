@@ -65,8 +65,7 @@ func run(ctx context.Context, args []string, env environment) int {
 	case "serve":
 		return runServe(ctx, args[1:], env)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "fount %s\n", version)
-		return exitOK
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage())
 		return exitOK

@@ -24,7 +24,9 @@ func TestRunDispatch(t *testing.T) {
 		wantStderr string
 	}{
 		{"no args prints usage", nil, exitUsage, "", "Usage:"},
-		{"version", []string{"version"}, exitOK, "fount dev", ""},
+		{"version", []string{"version"}, exitOK, "fount dev (go1.", ""},
+		{"version json", []string{"version", "--json"}, exitOK, `"version":"dev"`, ""},
+		{"version bad", []string{"version", "x"}, exitUsage, "", "takes no arguments"},
 		{"help", []string{"--help"}, exitOK, "start the server", ""},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "", `unknown command "frobnicate"`},
 		{"serve rejects stray args", []string{"serve", "extra"}, exitUsage, "", "serve takes no arguments"},

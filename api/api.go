@@ -29,6 +29,7 @@ type Server struct {
 	openAPI   func() ([]byte, error) // the document, built on first use
 
 	heartbeat time.Duration // of event streams
+	ready     func(ctx context.Context) error
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -59,6 +60,9 @@ type Config struct {
 	// line; a write to a stream that does not complete within two of
 	// them ends it. Default DefaultStreamHeartbeat.
 	StreamHeartbeat time.Duration
+	// Ready reports whether the server can serve: nil when it can, else
+	// what is not ready. nil Ready is always ready.
+	Ready func(ctx context.Context) error
 }
 
 // New returns a Server.
@@ -70,6 +74,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
+		ready: cfg.Ready,
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes
@@ -178,10 +183,11 @@ func (s *Server) routeTable() []route {
 // recover middleware.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.recoverer)
+	r.Use(s.accessLog, s.recoverer)
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, apiv1.Health{Status: "ok"})
 	})
+	r.Get("/readyz", s.readyz)
 	r.Get("/v1/openapi.json", s.serveOpenAPI)
 	r.Route("/v1", func(v1 chi.Router) {
 		v1.Use(s.authenticate)

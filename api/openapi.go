@@ -35,12 +35,12 @@ func (s *Server) openAPIDocument() ([]byte, error) {
 			return nil, fmt.Errorf("api: openapi %s %s: %w", rt.method, rt.path, err)
 		}
 	}
-	for path, ok := range map[string]any{"/healthz": new(apiv1.Health), "/v1/openapi.json": new(map[string]any)} {
+	for path, ok := range map[string]any{"/healthz": new(apiv1.Health), "/readyz": new(apiv1.Health), "/v1/openapi.json": new(map[string]any)} {
 		oc, err := r.NewOperationContext(http.MethodGet, path)
 		if err != nil {
 			return nil, err
 		}
-		oc.SetSummary(map[string]string{"/healthz": "Liveness", "/v1/openapi.json": "This document"}[path])
+		oc.SetSummary(map[string]string{"/healthz": "Liveness", "/readyz": "Readiness: the store answers and the engine runs (503 when not)", "/v1/openapi.json": "This document"}[path])
 		oc.AddRespStructure(ok, openapi.WithHTTPStatus(http.StatusOK))
 		if err := r.AddOperation(oc); err != nil {
 			return nil, err

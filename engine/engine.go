@@ -350,3 +350,14 @@ func (k *keyedMutex) lock(key string) func() {
 		k.mu.Unlock()
 	}
 }
+
+// Running returns nil while the engine runs (between Start and Stop), and
+// ErrStopped otherwise.
+func (e *Engine) Running() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.running {
+		return ErrStopped
+	}
+	return nil
+}

@@ -93,3 +93,23 @@ type NameTakenError struct{ Slug string }
 func (e *NameTakenError) Error() string {
 	return "a source named " + e.Slug + " already exists"
 }
+
+// errorClass names the kind of a run's error for logs, without its
+// message: the JavaScript error's name, or what limit it hit.
+func errorClass(err error) string {
+	var se *sandbox.ScriptError
+	var ce *channelLimitError
+	switch {
+	case errors.As(err, &se):
+		return se.Name
+	case errors.Is(err, sandbox.ErrTimeout):
+		return "timeout"
+	case errors.Is(err, sandbox.ErrOutOfMemory):
+		return "out_of_memory"
+	case errors.As(err, &ce):
+		return "channel_limit"
+	case errors.Is(err, sandbox.ErrTrap):
+		return "trap"
+	}
+	return "error"
+}

@@ -406,6 +406,7 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]store.Eve
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
 	out := pipeline("", store.Invocation{Kind: kindHook + hook}, c, err, store.DedupeState{}, e.clock.Now())
 	if err != nil {
+		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", errorClass(err))
 		return out.events, hookError(hook, err)
 	}
 	return out.events, nil

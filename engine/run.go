@@ -214,6 +214,10 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	if errors.Is(runErr, sandbox.ErrClosed) {
 		return store.RunCommit{}, errSwapped
 	}
+	if runErr != nil {
+		// The class only: a message may carry the component's data.
+		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", errorClass(runErr))
+	}
 	out := pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
 	if out.dedupe != nil {
 		*dedupe = *out.dedupe

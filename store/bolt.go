@@ -303,3 +303,8 @@ func scanPrefix(bk *bolt.Bucket, prefix []byte) (keys, values [][]byte) {
 	}
 	return keys, values
 }
+
+// Ping reports whether the store answers a read.
+func (b *Bolt) Ping(ctx context.Context) error {
+	return b.view(ctx, func(*bolt.Tx) error { return nil })
+}

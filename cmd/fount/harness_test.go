@@ -137,6 +137,9 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{t: t, key: cfg.bootstrapKey, stdout: &lockedBuffer{}, log: &lockedBuffer{}, done: make(chan error, 1), cancel: cancel}
 	logger := slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if cfg.logFormat == "json" {
+		logger = slog.New(slog.NewJSONHandler(s.log, &slog.HandlerOptions{Level: cfg.logLevel}))
+	}
 	go func() { s.done <- serve(ctx, cfg, s.stdout, logger) }()
 	select {
 	case addr := <-listening:

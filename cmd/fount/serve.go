@@ -51,6 +51,8 @@ type serveConfig struct {
 	npmRegistry        string
 	maxBundle          int
 	npmTimeout         time.Duration
+	logFormat          string
+	logLevel           slog.Level
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
 	caps store.Limits // per-account limits, from the flags of caps.go
@@ -60,7 +62,6 @@ type serveConfig struct {
 	onListening func(addr string) // called once the listener is open
 	limits      *httpLimits       // instead of defaultLimits(maxConnections)
 	heartbeat   time.Duration     // of event streams, instead of the default
-	logLevel    slog.Level        // of the test's logger
 }
 
 func parseServeFlags(args []string, env environment) (serveConfig, error) {
@@ -105,6 +106,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"bytes a component's code may have once its npm packages are bundled in (FOUNT_MAX_BUNDLE_SIZE)")
 	fs.DurationVar(&cfg.npmTimeout, "npm-timeout", env.duration("FOUNT_NPM_TIMEOUT", bundle.DefaultTimeout),
 		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
+	fs.StringVar(&cfg.logFormat, "log-format", env.or("FOUNT_LOG_FORMAT", "text"), "log lines as text or json (FOUNT_LOG_FORMAT)")
+	logLevel := fs.String("log-level", env.or("FOUNT_LOG_LEVEL", "info"), "the least level logged: debug, info, warn or error (FOUNT_LOG_LEVEL)")
 	caps := addCapFlags(fs, env)
 	stderr := env.stderr
 	fs.Usage = func() {
@@ -135,6 +138,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	}
 	if cfg.executionTimeout < 100*time.Millisecond || cfg.executionTimeout > time.Hour {
 		return cfg, fmt.Errorf("--execution-timeout must be between 100ms and 1h, got %v", cfg.executionTimeout)
+	}
+	if err := cfg.logLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return cfg, fmt.Errorf("--log-level must be debug, info, warn or error, got %q", *logLevel)
+	}
+	if cfg.logFormat != "text" && cfg.logFormat != "json" {
+		return cfg, fmt.Errorf("--log-format must be text or json, got %q", cfg.logFormat)
 	}
 	if cfg.npmRegistry == "" { // npm's own variable, as npm would read it
 		cfg.npmRegistry = env.or("npm_config_registry", env.getenv("NPM_CONFIG_REGISTRY"))
@@ -179,7 +188,12 @@ func runServe(ctx context.Context, args []string, env environment) int {
 		fmt.Fprintf(stderr, "fount serve: %v\n", err)
 		return exitUsage
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	var handler slog.Handler = slog.NewTextHandler(stderr, opts)
+	if cfg.logFormat == "json" {
+		handler = slog.NewJSONHandler(stderr, opts)
+	}
+	logger := slog.New(handler)
 	if err := serve(ctx, cfg, stdout, logger); err != nil {
 		logger.Error("server stopped", "err", err)
 		return exitError
@@ -265,6 +279,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	server := api.New(api.Config{
 		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
 		StreamHeartbeat: cfg.heartbeat,
+		Ready: func(ctx context.Context) error {
+			if err := st.Ping(ctx); err != nil {
+				return fmt.Errorf("the store does not answer: %w", err)
+			}
+			return eng.Running()
+		},
 	})
 	defer server.Close()
 	mux := http.NewServeMux()

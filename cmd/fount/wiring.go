@@ -70,6 +70,13 @@ type loggedEgress struct {
 func (l loggedEgress) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
 	start := time.Now()
 	res, err := l.policy.Fetch(ctx, req)
+	if errors.Is(err, egress.ErrDenied) {
+		host := req.URL
+		if u, perr := url.Parse(req.URL); perr == nil {
+			host = u.Host
+		}
+		l.log.WarnContext(ctx, "egress denied", "method", req.Method, "host", host)
+	}
 	if l.log.Enabled(ctx, slog.LevelDebug) {
 		dest := req.URL
 		if u, perr := url.Parse(req.URL); perr == nil {

@@ -46,9 +46,13 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		if pattern != nil && pattern.RoutePattern() != "" {
 			route = pattern.RoutePattern()
 		}
+		took := time.Since(start)
 		s.log.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("request_id", id), slog.String("method", r.Method),
 			slog.String("route", route), slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)))
+			slog.Duration("duration", took))
+		if s.onRequest != nil {
+			s.onRequest(route, rec.status, took)
+		}
 	})
 }
 

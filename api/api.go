@@ -30,6 +30,7 @@ type Server struct {
 
 	heartbeat time.Duration // of event streams
 	ready     func(ctx context.Context) error
+	onRequest func(route string, status int, d time.Duration)
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -63,6 +64,8 @@ type Config struct {
 	// Ready reports whether the server can serve: nil when it can, else
 	// what is not ready. nil Ready is always ready.
 	Ready func(ctx context.Context) error
+	// OnRequest is told of every request, by route pattern, for metrics.
+	OnRequest func(route string, status int, d time.Duration)
 }
 
 // New returns a Server.
@@ -74,7 +77,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
-		ready: cfg.Ready,
+		ready: cfg.Ready, onRequest: cfg.OnRequest,
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes

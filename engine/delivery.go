@@ -63,6 +63,7 @@ type deliverer struct {
 	send        deliverySender
 	maxAttempts int
 	retryBase   time.Duration
+	observe     Observer
 
 	wake   chan struct{}
 	gate   *deliveryGate // the loop's alone
@@ -82,7 +83,7 @@ type finishedAttempt struct {
 
 func newDeliverer(clock Clock, log *slog.Logger, st store.Store, q store.Queues, send deliverySender, maxAttempts int, retryBase time.Duration) *deliverer {
 	return &deliverer{clock: clock, log: log, store: st, queues: q, send: send, maxAttempts: maxAttempts, retryBase: retryBase,
-		wake: make(chan struct{}, 1), gate: newDeliveryGate()}
+		wake: make(chan struct{}, 1), gate: newDeliveryGate(), observe: noObserver{}}
 }
 
 // Start starts the loop.
@@ -263,12 +264,15 @@ func (d *deliverer) attempt(ctx context.Context, dl store.Delivery, hook store.W
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:
 		d.settle(ctx, dl, att, store.DeliveryDelivered)
+		d.observe.DeliveryFinished("delivered")
 	case len(dl.Attempts)+1 >= d.maxAttempts:
 		d.log.Warn("webhook delivery failed", "delivery", dl.ID, "webhook", dl.ListenerID, "attempts", len(dl.Attempts)+1, "status", status, "err", att.Error)
 		d.settle(ctx, dl, att, store.DeliveryFailed)
+		d.observe.DeliveryFinished("failed")
 	default:
 		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
 		d.settle(ctx, dl, att, store.DeliveryPending)
+		d.observe.DeliveryFinished("retry")
 	}
 	if sendErr != nil {
 		return outcomeUnreachable

@@ -28,6 +28,9 @@ type Config struct {
 	// Egress is the policy for components' fetch and for webhook
 	// deliveries (an *egress.Policy); nil denies both.
 	Egress sandbox.Egress
+	// Observer is told of runs and deliveries, for metrics; nil observes
+	// nothing.
+	Observer Observer
 	// Packages bundles the npm packages a component imports into its
 	// code when it is saved; nil leaves code as it is given (its imports
 	// then fail to load).
@@ -80,6 +83,9 @@ type Config struct {
 func (c Config) withDefaults() (Config, error) {
 	if c.Store == nil || c.Queues == nil || c.Sandbox == nil || c.Secrets == nil {
 		return c, errors.New("engine: Store, Queues, Sandbox and Secrets are required")
+	}
+	if c.Observer == nil {
+		c.Observer = noObserver{}
 	}
 	if c.Clock == nil {
 		c.Clock = SystemClock()
@@ -181,6 +187,7 @@ func New(cfg Config) (*Engine, error) {
 		fetch = cfg.Egress.Fetch
 	}
 	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch), cfg.MaxAttempts, cfg.RetryBase)
+	e.deliverer.observe = cfg.Observer
 	e.workers = newScheduler(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
 	return e, nil
 }
@@ -361,3 +368,19 @@ func (e *Engine) Running() error {
 	}
 	return nil
 }
+
+// Observer is told what the engine does, for metrics. Its labels must
+// stay low-cardinality: kinds and outcomes, never ids.
+type Observer interface {
+	// RunFinished: a run of a trigger kind ended with outcome ("ok", or
+	// its error's class) after d.
+	RunFinished(kind, outcome string, d time.Duration)
+	// DeliveryFinished: a delivery attempt was delivered, will be
+	// retried, or failed for good.
+	DeliveryFinished(outcome string)
+}
+
+type noObserver struct{}
+
+func (noObserver) RunFinished(string, string, time.Duration) {}
+func (noObserver) DeliveryFinished(string)                   {}

@@ -366,6 +366,13 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	}
 	start := e.clock.Now()
 	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
+	if ctx.Err() == nil {
+		outcome := "ok"
+		if err != nil {
+			outcome = errorClass(err)
+		}
+		e.cfg.Observer.RunFinished("step", outcome, e.clock.Now().Sub(start))
+	}
 	err = gone.explain(err)
 	if err != nil && (step.BundleMap != "" || step.SourceMap != "") {
 		err = mapStack(err, cmp.Or(step.Filename, entryFile), parseMaps(step.BundleMap, step.SourceMap))

@@ -214,10 +214,13 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	if errors.Is(runErr, sandbox.ErrClosed) {
 		return store.RunCommit{}, errSwapped
 	}
+	outcome := "ok"
 	if runErr != nil {
+		outcome = errorClass(runErr)
 		// The class only: a message may carry the component's data.
-		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", errorClass(runErr))
+		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", outcome)
 	}
+	e.cfg.Observer.RunFinished(inv.Kind, outcome, elapsed)
 	out := pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
 	if out.dedupe != nil {
 		*dedupe = *out.dedupe

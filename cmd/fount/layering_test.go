@@ -28,6 +28,7 @@ var allowedImports = map[string][]string{
 	"client":         {"apiv1", "ids"},
 	"bundle":         {},
 	"bundle/npmtest": {}, // a test registry, imported by tests only
+	"metrics":        {},
 	"registry":       {},
 	"cmd/fount":      nil, // everything: it wires the process
 }

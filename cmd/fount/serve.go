@@ -22,6 +22,7 @@ import (
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/metrics"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -53,6 +54,7 @@ type serveConfig struct {
 	npmTimeout         time.Duration
 	logFormat          string
 	logLevel           slog.Level
+	metricsAddr        string
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
 	caps store.Limits // per-account limits, from the flags of caps.go
@@ -106,6 +108,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"bytes a component's code may have once its npm packages are bundled in (FOUNT_MAX_BUNDLE_SIZE)")
 	fs.DurationVar(&cfg.npmTimeout, "npm-timeout", env.duration("FOUNT_NPM_TIMEOUT", bundle.DefaultTimeout),
 		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
+	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env.getenv("FOUNT_METRICS_ADDR"),
+		"serve Prometheus /metrics on this address only (FOUNT_METRICS_ADDR; default: /metrics on the API's address)")
 	fs.StringVar(&cfg.logFormat, "log-format", env.or("FOUNT_LOG_FORMAT", "text"), "log lines as text or json (FOUNT_LOG_FORMAT)")
 	logLevel := fs.String("log-level", env.or("FOUNT_LOG_LEVEL", "info"), "the least level logged: debug, info, warn or error (FOUNT_LOG_LEVEL)")
 	caps := addCapFlags(fs, env)
@@ -262,8 +266,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		endpointURL = publicURL
 	}
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
+	meters := metrics.New()
 	eng, err := engine.New(engine.Config{
-		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger}, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
+		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger, meters}, Observer: meters, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
@@ -279,6 +284,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	server := api.New(api.Config{
 		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
 		StreamHeartbeat: cfg.heartbeat,
+		OnRequest:       meters.Request,
 		Ready: func(ctx context.Context) error {
 			if err := st.Ping(ctx); err != nil {
 				return fmt.Errorf("the store does not answer: %w", err)
@@ -291,6 +297,15 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	mux.Handle("/", withDeadlines(server.Handler(), limits.request))
 	servers := []*http.Server{newHTTPServer(mux, limits)}
 	listeners := []net.Listener{limitConnections(ln, limits.maxConns, logger, "api")}
+	if start.metricsLn != nil {
+		metricsMux := http.NewServeMux()
+		metricsMux.Handle("/metrics", meters.Handler())
+		servers = append(servers, newHTTPServer(metricsMux, limits))
+		listeners = append(listeners, limitConnections(start.metricsLn, limits.maxConns, logger, "metrics"))
+		fmt.Fprintf(stdout, "fount serves metrics on http://%s/metrics\n", start.metricsLn.Addr())
+	} else {
+		mux.Handle("/metrics", meters.Handler())
+	}
 	if endpointLn != nil {
 		// Tenants' content on an origin of its own: the API's origin
 		// serves no endpoint, and the endpoints' serves no API.

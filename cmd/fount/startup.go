@@ -20,8 +20,8 @@ const pidFile = "fount.pid"
 // writable data dir, the listeners, and the store's lock. Only then is
 // the owner key created, so a start that cannot serve leaves nothing.
 type startup struct {
-	ln, endpointLn net.Listener
-	st             *store.Bolt
+	ln, endpointLn, metricsLn net.Listener
+	st                        *store.Bolt
 }
 
 func (s *startup) close() {
@@ -37,6 +37,9 @@ func (s *startup) closeListeners() {
 	}
 	if s.endpointLn != nil {
 		s.endpointLn.Close()
+	}
+	if s.metricsLn != nil {
+		s.metricsLn.Close()
 	}
 }
 
@@ -55,6 +58,12 @@ func takeStartup(cfg serveConfig) (*startup, error) {
 		if s.endpointLn, err = net.Listen("tcp", cfg.endpointAddr); err != nil {
 			s.close()
 			return nil, fmt.Errorf("listen for endpoints on %s: %w (choose another --endpoint-addr)", cfg.endpointAddr, err)
+		}
+	}
+	if cfg.metricsAddr != "" {
+		if s.metricsLn, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
+			s.close()
+			return nil, fmt.Errorf("listen for metrics on %s: %w (choose another --metrics-addr)", cfg.metricsAddr, err)
 		}
 	}
 	path := filepath.Join(cfg.dataDir, "fount.db")

@@ -15,6 +15,7 @@ import (
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/metrics"
 	"github.com/fount-dev/fount/registry"
 	"github.com/fount-dev/fount/store"
 )
@@ -63,8 +64,9 @@ func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Com
 // or what failed, and how long it took. Headers and bodies are never
 // logged.
 type loggedEgress struct {
-	policy *egress.Policy
-	log    *slog.Logger
+	policy  *egress.Policy
+	log     *slog.Logger
+	metrics *metrics.Metrics
 }
 
 func (l loggedEgress) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error) {
@@ -76,6 +78,7 @@ func (l loggedEgress) Fetch(ctx context.Context, req abi.FetchRequest) (abi.Fetc
 			host = u.Host
 		}
 		l.log.WarnContext(ctx, "egress denied", "method", req.Method, "host", host)
+		l.metrics.EgressDenied()
 	}
 	if l.log.Enabled(ctx, slog.LevelDebug) {
 		dest := req.URL

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// scrape reads url's metrics with the Prometheus text parser.
+func scrape(t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatalf("/metrics does not parse: %v", err)
+	}
+	return families, string(raw)
+}
+
+// counter sums the values of a family's series whose labels include want.
+func counter(families map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
+	f, ok := families[name]
+	if !ok {
+		return 0
+	}
+	total := 0.0
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		match := true
+		for k, v := range want {
+			match = match && labels[k] == v
+		}
+		if match {
+			total += m.GetCounter().GetValue()
+		}
+	}
+	return total
+}
+
+// TestMetricsMoveWithRunsAndDeliveries: /metrics parses as Prometheus
+// text; its counters move as a run, a failed run, a delivery and an API
+// request happen; no label carries an id.
+func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
+	t.Parallel()
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	t.Cleanup(hook.Close)
+	s := startEngineServer(t)
+	before, _ := scrape(t, s.base+"/metrics")
+	if _, ok := before["go_goroutines"]; !ok {
+		t.Error("no Go runtime metrics")
+	}
+	src := s.deploySource(`export default { name: "m", version: "1", run(e) { if (e.fail) throw new TypeError("x"); this.$emit(e) } }`, nil)
+	id := src["id"].(string)
+	st, body := s.do("POST", "/v1/webhooks?url="+hook.URL+"/in", nil)
+	if st != 200 {
+		t.Fatalf("webhook: %d %v", st, body)
+	}
+	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+data(body)["id"].(string), nil); st != 200 {
+		t.Fatalf("subscribe: %d %v", st, body)
+	}
+	s.run(id, map[string]any{"n": 1})
+	s.run(id, map[string]any{"fail": true})
+	s.events(id, "$errors", 1)
+
+	deadline := time.Now().Add(eventsDeadline)
+	var after map[string]*dto.MetricFamily
+	var raw string
+	for time.Now().Before(deadline) {
+		after, raw = scrape(t, s.base+"/metrics")
+		if counter(after, "fount_deliveries_total", map[string]string{"outcome": "delivered"}) >= 1 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	checks := []struct {
+		name   string
+		labels map[string]string
+	}{
+		{"fount_invocations_total", map[string]string{"kind": "manual", "outcome": "ok"}},
+		{"fount_invocations_total", map[string]string{"kind": "manual", "outcome": "TypeError"}},
+		{"fount_deliveries_total", map[string]string{"outcome": "delivered"}},
+		{"fount_http_requests_total", map[string]string{"route": "/v1/sources/{id}/run", "status": "202"}},
+	}
+	for _, c := range checks {
+		if got, was := counter(after, c.name, c.labels), counter(before, c.name, c.labels); got <= was {
+			t.Errorf("%s%v did not move: %v then %v", c.name, c.labels, was, got)
+		}
+	}
+	for _, line := range strings.Split(raw, "\n") {
+		if !strings.HasPrefix(line, "#") && (strings.Contains(line, id) || strings.Contains(line, `"u_`) || strings.Contains(line, `"wh_`)) {
+			t.Errorf("a metric label carries an id: %s", line)
+		}
+	}
+}

@@ -1,0 +1,89 @@
+// Package metrics is fount's Prometheus instrumentation: counters and
+// histograms of runs, deliveries, HTTP requests and egress denials, and
+// the Go runtime's and the process's own metrics, served in the
+// Prometheus text format. Labels stay low-cardinality: kinds, outcomes,
+// route patterns and status codes, never a source, user or webhook id, so
+// that no tenant's data reaches a scraper and no series grows with the
+// number of tenants. Per-source figures are the API's (event summaries,
+// executions, deliveries).
+package metrics
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Metrics holds a server's metrics in a registry of its own (no package
+// state: two servers in one process keep two sets).
+type Metrics struct {
+	reg          *prometheus.Registry
+	runs         *prometheus.CounterVec
+	runDuration  *prometheus.HistogramVec
+	deliveries   *prometheus.CounterVec
+	requests     *prometheus.CounterVec
+	reqDuration  *prometheus.HistogramVec
+	egressDenied prometheus.Counter
+}
+
+// New returns a set of metrics, with the Go and process collectors.
+func New() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fount_invocations_total", Help: "Runs of sources and workflow steps, by trigger kind and outcome.",
+		}, []string{"kind", "outcome"}),
+		runDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "fount_run_duration_seconds", Help: "How long runs took in the sandbox, by trigger kind.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 4, 10),
+		}, []string{"kind"}),
+		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fount_deliveries_total", Help: "Delivery attempts to webhooks and workflows, by outcome (delivered, retry, failed).",
+		}, []string{"outcome"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fount_http_requests_total", Help: "API requests, by route pattern and status code.",
+		}, []string{"route", "status"}),
+		reqDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "fount_http_request_duration_seconds", Help: "API request durations, by route pattern.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route"}),
+		egressDenied: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "fount_egress_denied_total", Help: "Outbound requests the egress policy refused.",
+		}),
+	}
+	m.reg.MustRegister(m.runs, m.runDuration, m.deliveries, m.requests, m.reqDuration, m.egressDenied,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// Handler serves the metrics in the Prometheus text format.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+}
+
+// RunFinished counts a run of kind that ended with outcome ("ok", or the
+// error's class) after d.
+func (m *Metrics) RunFinished(kind, outcome string, d time.Duration) {
+	m.runs.WithLabelValues(kind, outcome).Inc()
+	m.runDuration.WithLabelValues(kind).Observe(d.Seconds())
+}
+
+// DeliveryFinished counts a delivery attempt's outcome.
+func (m *Metrics) DeliveryFinished(outcome string) {
+	m.deliveries.WithLabelValues(outcome).Inc()
+}
+
+// Request counts an API request to route that answered status after d.
+func (m *Metrics) Request(route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	m.reqDuration.WithLabelValues(route).Observe(d.Seconds())
+}
+
+// EgressDenied counts a request the egress policy refused.
+func (m *Metrics) EgressDenied() {
+	m.egressDenied.Inc()
+}

@@ -84,3 +84,21 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestPprofOnlyWhenAskedOnLoopback: /debug/pprof/ answers only with
+// --pprof, and --pprof refuses an address that is not loopback.
+func TestPprofOnlyWhenAskedOnLoopback(t *testing.T) {
+	t.Parallel()
+	plain := startServer(t, serveConfig{bootstrapKey: "k"})
+	if resp, err := http.Get(plain.base + "/debug/pprof/"); err != nil || resp.StatusCode == 200 {
+		t.Errorf("pprof without --pprof: %v %v", resp, err)
+	}
+	profiled := startServer(t, serveConfig{bootstrapKey: "k", pprof: true})
+	resp, err := http.Get(profiled.base + "/debug/pprof/")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("pprof with --pprof: %v %v", resp, err)
+	}
+	if _, err := parseServeFlags([]string{"--pprof", "--addr", "0.0.0.0:8080"}, testEnvironment(nil, io.Discard, io.Discard)); err == nil || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("--pprof on 0.0.0.0: %v", err)
+	}
+}

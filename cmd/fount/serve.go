@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,6 +57,7 @@ type serveConfig struct {
 	logFormat          string
 	logLevel           slog.Level
 	metricsAddr        string
+	pprof              bool
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
 	caps store.Limits // per-account limits, from the flags of caps.go
@@ -110,6 +113,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env.getenv("FOUNT_METRICS_ADDR"),
 		"serve Prometheus /metrics on this address only (FOUNT_METRICS_ADDR; default: /metrics on the API's address)")
+	fs.BoolVar(&cfg.pprof, "pprof", env.getenv("FOUNT_PPROF") == "1",
+		"serve Go's profiler at /debug/pprof/ on the API's address, which must then be loopback (FOUNT_PPROF=1)")
 	fs.StringVar(&cfg.logFormat, "log-format", env.or("FOUNT_LOG_FORMAT", "text"), "log lines as text or json (FOUNT_LOG_FORMAT)")
 	logLevel := fs.String("log-level", env.or("FOUNT_LOG_LEVEL", "info"), "the least level logged: debug, info, warn or error (FOUNT_LOG_LEVEL)")
 	caps := addCapFlags(fs, env)
@@ -151,6 +156,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	}
 	if cfg.npmRegistry == "" { // npm's own variable, as npm would read it
 		cfg.npmRegistry = env.or("npm_config_registry", env.getenv("NPM_CONFIG_REGISTRY"))
+	}
+	if cfg.pprof && !isLoopbackAddr(cfg.addr) {
+		return cfg, fmt.Errorf("--pprof needs a loopback --addr (127.0.0.1 or [::1]), got %q: the profiler shows the process's memory", cfg.addr)
 	}
 	if err := checkNpmFlags(cfg); err != nil {
 		return cfg, err
@@ -306,6 +314,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	} else {
 		mux.Handle("/metrics", meters.Handler())
 	}
+	if cfg.pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	if endpointLn != nil {
 		// Tenants' content on an origin of its own: the API's origin
 		// serves no endpoint, and the endpoints' serves no API.
@@ -382,4 +397,17 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 // defaults.
 func limitsOf(cfg serveConfig) sandbox.Limits {
 	return sandbox.Limits{Timeout: cfg.runTimeout}
+}
+
+// isLoopbackAddr reports whether a listen address is on loopback only.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }

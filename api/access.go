@@ -100,3 +100,24 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, apiv1.Health{Status: "ok"})
 }
+
+// backup streams a backup of the server; the owner only, as it holds the
+// key that opens every secret.
+func (s *Server) backup(w http.ResponseWriter, r *http.Request, _ *apiv1.Empty) error {
+	if err := requireOwner(r); err != nil {
+		return err
+	}
+	if s.backupFn == nil {
+		return errNotFound("backup")
+	}
+	// A large store takes longer than a request's write deadline.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	w.Header().Set("Content-Type", "application/x-tar")
+	w.Header().Set("Content-Disposition", `attachment; filename="fount-backup.tar"`)
+	if err := s.backupFn(r.Context(), w); err != nil {
+		// The status is sent: the client sees a cut archive, which does
+		// not restore.
+		s.log.ErrorContext(r.Context(), "backup failed", "err", err)
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"reflect"
@@ -31,6 +32,7 @@ type Server struct {
 	heartbeat time.Duration // of event streams
 	ready     func(ctx context.Context) error
 	onRequest func(route string, status int, d time.Duration)
+	backupFn  func(ctx context.Context, w io.Writer) error
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -66,6 +68,9 @@ type Config struct {
 	Ready func(ctx context.Context) error
 	// OnRequest is told of every request, by route pattern, for metrics.
 	OnRequest func(route string, status int, d time.Duration)
+	// Backup writes a backup of the server to w (GET /v1/backup, owner
+	// only); nil answers 404.
+	Backup func(ctx context.Context, w io.Writer) error
 }
 
 // New returns a Server.
@@ -77,7 +82,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
-		ready: cfg.Ready, onRequest: cfg.OnRequest,
+		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup,
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes
@@ -168,6 +173,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.AccountByIDRequest, apiv1.Data[apiv1.Account]](get, "/accounts/{id}", "A connected account: which fields are set, never their values", s.getAccount).ext(),
 		op[apiv1.DeleteAccountRequest, none](del, "/accounts/{id}", "Delete a connected account; refused while app props use it, unless force", s.deleteAccount).ext().withStatus(http.StatusNoContent),
 
+		op[apiv1.Empty, none](get, "/backup", "A backup of the server (a tar of the store, consistent, and its secret key): the owner only", s.backup).ext(),
 		op[apiv1.CreateWebhookRequest, webhookData](post, "/webhooks", "Create a webhook", s.createWebhook),
 		op[apiv1.ListRequest, apiv1.Page[apiv1.Webhook]](get, "/users/me/webhooks", "List your webhooks", s.listWebhooks),
 		op[apiv1.SourceByIDRequest, none](del, "/webhooks/{id}", "Delete a webhook", s.deleteWebhook).withStatus(http.StatusNoContent),

@@ -108,3 +108,32 @@ func IsStatus(err error, status int) bool {
 	var e *APIError
 	return errors.As(err, &e) && e.Status == status
 }
+
+// Backup streams the server's backup (GET /v1/backup, owner only) to w.
+// It has no time limit of its own: a large store takes a while.
+func (c *Client) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL+"/v1/backup", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Key)
+	hc := *c.HTTP
+	hc.Timeout = 0
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("%w at %s: %v", ErrUnreachable, c.BaseURL, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		var shape struct {
+			Error *APIError `json:"error"`
+		}
+		if json.Unmarshal(raw, &shape) == nil && shape.Error != nil {
+			shape.Error.Status = resp.StatusCode
+			return 0, shape.Error
+		}
+		return 0, &APIError{Status: resp.StatusCode, ErrorBody: apiv1.ErrorBody{Code: "http_error", Message: fmt.Sprintf("the server answered %s", resp.Status)}}
+	}
+	return io.Copy(w, resp.Body)
+}

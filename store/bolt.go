@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 
@@ -307,4 +308,30 @@ func scanPrefix(bk *bolt.Bucket, prefix []byte) (keys, values [][]byte) {
 // Ping reports whether the store answers a read.
 func (b *Bolt) Ping(ctx context.Context) error {
 	return b.view(ctx, func(*bolt.Tx) error { return nil })
+}
+
+// Backup writes a consistent copy of the whole store file to w, from one
+// read transaction: writers go on meanwhile, and the copy is the store as
+// it was when the transaction began. It returns the bytes written.
+func (b *Bolt) Backup(ctx context.Context, w io.Writer) (int64, error) {
+	var n int64
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		var err error
+		n, err = tx.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return n, fmt.Errorf("store: backup: %w", err)
+	}
+	return n, nil
+}
+
+// Size is the size of the store file a Backup writes.
+func (b *Bolt) Size(ctx context.Context) (int64, error) {
+	var n int64
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		n = tx.Size()
+		return nil
+	})
+	return n, err
 }

@@ -27,12 +27,12 @@ func clientCommands() []command {
 	return []command{
 		deployCommand(), updateCommand(), deleteCommand(), devCommand(), listCommand(), getCommand(),
 		eventsCommand("events"), eventsCommand("logs"), runCommand(), executionsCommand(), runActionCommand(), subscribeCommand("subscribe"),
-		subscribeCommand("unsubscribe"), webhooksCommand(), accountsCommand(), whoamiCommand(), loginCommand(),
+		subscribeCommand("unsubscribe"), webhooksCommand(), accountsCommand(), backupCommand(), whoamiCommand(), loginCommand(),
 	}
 }
 
 func commandNames() []string {
-	names := []string{"serve", "version", "completion", "openapi", "help"}
+	names := []string{"serve", "version", "completion", "openapi", "restore", "help"}
 	for _, c := range clientCommands() {
 		names = append(names, c.name)
 	}
@@ -73,6 +73,8 @@ func run(ctx context.Context, args []string, env environment) int {
 		return runCompletion(args[1:], stdout, stderr, commandNames())
 	case "openapi":
 		return runOpenAPI(args[1:], stdout, stderr)
+	case "restore":
+		return runRestore(args[1:], env)
 	}
 	for _, c := range clientCommands() {
 		if c.name == args[0] {

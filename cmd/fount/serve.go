@@ -293,6 +293,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
 		StreamHeartbeat: cfg.heartbeat,
 		OnRequest:       meters.Request,
+		Backup: func(ctx context.Context, w io.Writer) error {
+			return writeBackup(ctx, w, st, keyFile, time.Now())
+		},
 		Ready: func(ctx context.Context) error {
 			if err := st.Ping(ctx); err != nil {
 				return fmt.Errorf("the store does not answer: %w", err)

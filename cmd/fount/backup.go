@@ -1,0 +1,207 @@
+package main
+
+import (
+	"archive/tar"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fount-dev/fount/store"
+)
+
+// A backup is a tar archive: a manifest saying what it holds, the store
+// file (a consistent copy, taken online in one read transaction), and
+// the secret key that seals secret props and connected accounts, without
+// which those are unreadable after a restore.
+const (
+	backupManifest = "MANIFEST.json"
+	backupStore    = "fount.db"
+	backupKey      = "secret.key"
+)
+
+// backupWarning is said wherever a backup with the key is made or read.
+const backupWarning = "this backup holds secret.key: whoever has the file can read every secret prop and connected account of the server; keep it as you keep the key"
+
+type manifest struct {
+	Format   int      `json:"format"` // 1
+	Created  string   `json:"created"`
+	Version  string   `json:"version"`
+	Contains []string `json:"contains"`
+	Warning  string   `json:"warning,omitempty"`
+}
+
+// writeBackup writes a backup of st, with the key file at keyFile, to w.
+func writeBackup(ctx context.Context, w io.Writer, st *store.Bolt, keyFile string, now time.Time) error {
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return fmt.Errorf("backup: read the secret key: %w", err)
+	}
+	size, err := st.Size(ctx)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	m := manifest{Format: 1, Created: now.UTC().Format(time.RFC3339), Version: currentVersion().Version,
+		Contains: []string{backupStore, backupKey}, Warning: backupWarning}
+	raw, _ := json.MarshalIndent(m, "", "  ")
+	tw := tar.NewWriter(w)
+	for _, f := range []struct {
+		name string
+		size int64
+		body func(io.Writer) error
+	}{
+		{backupManifest, int64(len(raw)), func(w io.Writer) error { _, err := w.Write(raw); return err }},
+		{backupKey, int64(len(key)), func(w io.Writer) error { _, err := w.Write(key); return err }},
+		{backupStore, size, func(w io.Writer) error { _, err := st.Backup(ctx, w); return err }},
+	} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o600, Size: f.size, ModTime: now}); err != nil {
+			return fmt.Errorf("backup: %w", err)
+		}
+		if err := f.body(tw); err != nil {
+			return fmt.Errorf("backup: %s: %w", f.name, err)
+		}
+	}
+	return tw.Close()
+}
+
+// restoreBackup unpacks a backup into dataDir, which must be empty or
+// absent, and checks that the store it holds opens.
+func restoreBackup(r io.Reader, dataDir string) (manifest, error) {
+	if entries, err := os.ReadDir(dataDir); err == nil && len(entries) > 0 {
+		return manifest{}, fmt.Errorf("the data dir %s is not empty: restore into a new one", dataDir)
+	}
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return manifest{}, err
+	}
+	var m manifest
+	seen := map[string]bool{}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return m, fmt.Errorf("the backup does not read as a fount backup: %w", err)
+		}
+		switch h.Name {
+		case backupManifest:
+			if err := json.NewDecoder(io.LimitReader(tr, 1<<20)).Decode(&m); err != nil || m.Format != 1 {
+				return m, fmt.Errorf("the backup's manifest does not read (format 1 expected): %v", err)
+			}
+		case backupStore, backupKey:
+			if err := writeRestored(filepath.Join(dataDir, h.Name), tr); err != nil {
+				return m, err
+			}
+		default:
+			return m, fmt.Errorf("the backup holds %q, which no fount backup holds", h.Name)
+		}
+		seen[h.Name] = true
+	}
+	for _, want := range []string{backupManifest, backupStore} {
+		if !seen[want] {
+			return m, fmt.Errorf("the backup has no %s", want)
+		}
+	}
+	st, err := store.OpenBolt(filepath.Join(dataDir, backupStore))
+	if err != nil {
+		return m, fmt.Errorf("the restored store does not open: %w", err)
+	}
+	return m, st.Close()
+}
+
+func writeRestored(path string, r io.Reader) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func backupCommand() command {
+	return command{
+		name: "backup", summary: "Write a backup of the server (its store, consistent while it runs, and its secret key) to a file: the owner only.",
+		usage: "<file>", example: "fount backup fount-backup.tar",
+		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				return usagef("backup takes the file to write")
+			}
+			api, err := c.client()
+			if err != nil {
+				return err
+			}
+			f, err := os.OpenFile(args[0], os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+			if err != nil {
+				return usagef("cannot write %s: %v (backup writes a new file)", args[0], err)
+			}
+			stop := c.spinner("backing up")
+			n, err := api.Backup(ctx, f)
+			stop()
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				os.Remove(args[0])
+				return err
+			}
+			fmt.Fprintf(c.stderr, "warning: %s\n", backupWarning)
+			c.report(nil, args[0], fmt.Sprintf("wrote %s (%d bytes): the store and its secret key; restore it with fount restore %s --data-dir DIR\n", args[0], n, args[0]))
+			return nil
+		},
+	}
+}
+
+// runRestore is `fount restore FILE --data-dir DIR`: it works on files,
+// with no server.
+func runRestore(args []string, env environment) int {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	dataDir := fs.String("data-dir", "", "the new, empty data dir to restore into")
+	fs.Usage = func() {
+		fmt.Fprint(env.stderr, "Usage: fount restore <backup file> --data-dir DIR\n\nExample:\n  fount restore fount-backup.tar --data-dir ./fount-data-restored\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	var file string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		file, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if file == "" && fs.NArg() == 1 {
+		file = fs.Arg(0)
+	}
+	if file == "" || *dataDir == "" {
+		fmt.Fprintln(env.stderr, "fount restore: give the backup file and --data-dir DIR")
+		return exitUsage
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "fount restore: %v\n", err)
+		return exitUsage
+	}
+	defer f.Close()
+	m, err := restoreBackup(f, *dataDir)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "fount restore: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(env.stdout, "restored a backup of %s (fount %s) into %s: %s\n", m.Created, m.Version, *dataDir, strings.Join(m.Contains, ", "))
+	if m.Warning != "" {
+		fmt.Fprintf(env.stderr, "warning: %s\n", m.Warning)
+	}
+	return exitOK
+}

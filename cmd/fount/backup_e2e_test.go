@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestBackupUnderLoadRestores: a backup taken while runs go on restores
+// into a new data dir; a server started on it has every source, every
+// event that was stored before the backup began (and none that the
+// original lacks), and opens secret props with the restored key. Only the
+// owner may take one, and a restore refuses a data dir in use.
+func TestBackupUnderLoadRestores(t *testing.T) {
+	e := newCLIEnv(t)
+	s := e.srv
+	counter := s.deploySource(`export default { name: "counter", version: "1", run(ev) { this.$emit({ n: ev.n }) } }`, nil)
+	secretive := s.deploySource(`export default { name: "secretive", version: "1", props: { token: { type: "string", secret: true } },
+		run() { this.$emit({ token: this.token }) } }`, map[string]any{"token": "s3cret"})
+	id := counter["id"].(string)
+	for i := range 20 {
+		s.run(id, map[string]any{"n": i})
+	}
+	s.events(id, "", 20)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { // load while the backup is taken: at most 50 runs, so that no channel passes the 100 events it keeps
+		defer wg.Done()
+		for i := 100; i < 150; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+				s.run(id, map[string]any{"n": i})
+			}
+		}
+	}()
+	file := filepath.Join(t.TempDir(), "backup.tar")
+	code, out, stderr := e.fount("backup", file)
+	close(stop)
+	wg.Wait()
+	if code != exitOK || !strings.Contains(out, "wrote "+file) || !strings.Contains(stderr, "holds secret.key") {
+		t.Fatalf("backup: exit %d\n%s\n%s", code, out, stderr)
+	}
+
+	restored := t.TempDir()
+	var rout, rerr lockedBuffer
+	if code := run(context.Background(), []string{"restore", file, "--data-dir", restored}, testEnvironment(nil, &rout, &rerr)); code != exitOK {
+		t.Fatalf("restore: exit %d: %s", code, rerr.String())
+	}
+	if code := run(context.Background(), []string{"restore", file, "--data-dir", restored}, testEnvironment(nil, &rout, &rerr)); code == exitOK || !strings.Contains(rerr.String(), "not empty") {
+		t.Errorf("a restore into a used data dir: exit %d, %s", code, rerr.String())
+	}
+	r := startServer(t, serveConfig{dataDir: restored})
+	r.key = s.key
+
+	original := eventIDs(s, id)
+	got := eventIDs(r, id)
+	if len(got) < 20 {
+		t.Errorf("the restored source has %d events, want the 20 stored before the backup at least", len(got))
+	}
+	for ev := range got {
+		if !original[ev] {
+			t.Errorf("the restored source has event %s, which the original lacks", ev)
+		}
+	}
+	r.run(secretive["id"].(string), nil)
+	if ev := r.events(secretive["id"].(string), "", 1)[0]["event"].(map[string]any); ev["token"] != "s3cret" {
+		t.Errorf("the restored server opens the secret as %v", ev)
+	}
+
+	bob := s.newUser("bob", "")
+	if st, body := bob.do("GET", "/v1/backup", nil); st != 403 {
+		t.Errorf("a backup by a user who is not the owner: %d %v", st, body)
+	}
+}
+
+// eventIDs is the set of a source's kept events' ids.
+func eventIDs(s *server, id string) map[string]bool {
+	s.t.Helper()
+	out := map[string]bool{}
+	_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
+	items, ok := body["data"].([]any)
+	if !ok {
+		s.t.Fatalf("events of %s: %v", id, body)
+	}
+	for _, it := range items {
+		out[fmt.Sprint(it.(map[string]any)["id"])] = true
+	}
+	return out
+}

@@ -33,6 +33,7 @@ type Server struct {
 	ready     func(ctx context.Context) error
 	onRequest func(route string, status int, d time.Duration)
 	backupFn  func(ctx context.Context, w io.Writer) error
+	checkDest func(ctx context.Context, url string) error
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -71,6 +72,10 @@ type Config struct {
 	// Backup writes a backup of the server to w (GET /v1/backup, owner
 	// only); nil answers 404.
 	Backup func(ctx context.Context, w io.Writer) error
+	// CheckDestination says why the egress policy would refuse a URL
+	// (a webhook's, at create), or nil; nil CheckDestination checks
+	// nothing.
+	CheckDestination func(ctx context.Context, url string) error
 }
 
 // New returns a Server.
@@ -82,7 +87,7 @@ func New(cfg Config) *Server {
 	s := &Server{
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
-		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup,
+		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup, checkDest: cfg.CheckDestination,
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes

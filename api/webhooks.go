@@ -82,6 +82,11 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	if err := validateWebhookURL(req.URL); err != nil {
 		return err
 	}
+	if s.checkDest != nil {
+		if err := s.checkDest(r.Context(), req.URL); err != nil {
+			return errInvalid("url", "The egress policy refuses this URL, so every delivery would fail: %v. A server whose webhooks reach private addresses runs with --allow-private-egress.", err)
+		}
+	}
 	owner, err := s.ownerFor(r.Context(), req.OrgID)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -106,5 +107,23 @@ func TestEgressIsLoggedAtDebug(t *testing.T) {
 	log := s.log.String()
 	if !strings.Contains(log, "msg=egress method=PUT url="+receiver.URL+"/hook") || !strings.Contains(log, "status=202") || strings.Contains(log, "SECRET123") {
 		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestWebhookURLTheEgressPolicyRefuses: a webhook whose URL the egress
+// policy refuses is a 400 at create that names --allow-private-egress,
+// not a webhook whose every delivery fails.
+func TestWebhookURLTheEgressPolicyRefuses(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	for _, u := range []string{"http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/", "http://10.1.2.3/x"} {
+		st, body := s.do("POST", "/v1/webhooks?url="+url.QueryEscape(u), nil)
+		if e, _ := body["error"].(map[string]any); st != 400 || e["param"] != "url" || !strings.Contains(fmt.Sprint(e["message"]), "--allow-private-egress") {
+			t.Errorf("%s: %d %v", u, st, body)
+		}
+	}
+	allowed := startEngineServer(t) // private egress allowed
+	if st, body := allowed.do("POST", "/v1/webhooks?url="+url.QueryEscape("http://127.0.0.1:9/hook"), nil); st != 200 {
+		t.Errorf("with --allow-private-egress: %d %v", st, body)
 	}
 }

@@ -291,8 +291,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	defer eng.Stop()
 	server := api.New(api.Config{
 		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
-		StreamHeartbeat: cfg.heartbeat,
-		OnRequest:       meters.Request,
+		StreamHeartbeat:  cfg.heartbeat,
+		OnRequest:        meters.Request,
+		CheckDestination: func(ctx context.Context, url string) error { return checkDestination(ctx, policy, url) },
 		Backup: func(ctx context.Context, w io.Writer) error {
 			return writeBackup(ctx, w, st, keyFile, time.Now())
 		},

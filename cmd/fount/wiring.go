@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -94,4 +96,34 @@ func (l loggedEgress) Fetch(ctx context.Context, req abi.FetchRequest) (abi.Fetc
 		l.log.DebugContext(ctx, "egress", attrs...)
 	}
 	return res, err
+}
+
+// checkDestination says why the policy would refuse raw's host: a literal
+// address it refuses, or a name all of whose addresses it refuses. A name
+// that does not resolve now is let through: it may later, and each
+// delivery is checked again where it dials.
+func checkDestination(ctx context.Context, policy *egress.Policy, raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !policy.AllowedAddr(ip) {
+			return fmt.Errorf("%s is a private, loopback or special-purpose address", ip)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return nil
+	}
+	for _, a := range addrs {
+		if policy.AllowedAddr(a) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s resolves only to private, loopback or special-purpose addresses", host)
 }

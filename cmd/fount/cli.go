@@ -7,8 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,6 +30,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // cli is the environment of a client command: its output, options and
 // the API client they resolve to.
 type cli struct {
+	name           string // the command's
 	env            environment
 	stdout, stderr io.Writer
 	stdin          io.Reader
@@ -91,7 +94,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 // a message that says what to do.
 func runClient(ctx context.Context, cmd command, args []string, env environment) int {
 	stdout, stderr := env.stdout, env.stderr
-	c := &cli{env: env, stdout: stdout, stderr: stderr, stdin: env.stdin}
+	c := &cli{env: env, stdout: stdout, stderr: stderr, stdin: env.stdin, name: cmd.name}
 	fs := c.newFlagSet(cmd)
 	positional, err := parseArgs(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -204,8 +207,27 @@ func (c *cli) client() (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := cfg.Profiles[c.profileName()]
+	name := c.profileName()
+	p, ok := cfg.Profiles[name]
+	if !ok && (c.profile != "" || c.env.getenv("FOUNT_PROFILE") != "") && c.name != "login" {
+		var names []string
+		for n := range cfg.Profiles {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		known := "none yet; `fount login --profile NAME` saves one"
+		if len(names) > 0 {
+			known = strings.Join(names, ", ")
+		}
+		return nil, usagef("no profile named %q (profiles: %s)", name, known)
+	}
 	c.url = firstNonEmpty(c.url, c.env.getenv("FOUNT_URL"), p.URL, "http://127.0.0.1:8080")
+	if !strings.Contains(c.url, "://") {
+		c.url = "http://" + c.url // 127.0.0.1:8080, as serve prints its address
+	}
+	if u, err := url.Parse(c.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usagef("the server URL %q is not a URL like http://127.0.0.1:8080", c.url)
+	}
 	c.key = firstNonEmpty(c.key, c.env.getenv("FOUNT_API_KEY"), p.Key)
 	if c.key == "" {
 		return nil, errors.New("no API key: run `fount login`, or pass --key or set FOUNT_API_KEY (a new server writes its owner's key to <data-dir>/owner.key)")

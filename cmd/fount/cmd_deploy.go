@@ -22,8 +22,12 @@ func (c *cli) saveFile(ctx context.Context, api *client.Client, path, org string
 	stop := c.spinner("bundling " + path)
 	b, err := bundle.File(path)
 	stop()
+	if _, serr := os.Stat(path); serr != nil {
+		return apiv1.Component{}, b, usagef("cannot bundle %s: %v", path, serr)
+	}
 	if err != nil {
-		return apiv1.Component{}, b, usagef("cannot bundle %s:\n%v", path, err)
+		// The component's error, not the command line's: exit 1.
+		return apiv1.Component{}, b, fmt.Errorf("cannot bundle %s:\n%v", path, err)
 	}
 	stop = c.spinner("saving the component")
 	sourceMap := b.SourceMap

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 
@@ -196,6 +197,9 @@ func loginCommand() command {
 				return err
 			}
 			u, _, err := api.Me(ctx)
+			if client.IsStatus(err, http.StatusUnauthorized) {
+				return fmt.Errorf("the server at %s refused that API key: check it (a new server writes its owner's key to <data-dir>/owner.key)", api.BaseURL)
+			}
 			if err != nil {
 				return err
 			}

@@ -86,6 +86,15 @@ func (in propsInput) build(c *cli, props []apiv1.Prop) (map[string]json.RawMessa
 		}
 		out[name] = raw
 	}
+	var missing []string
+	for _, p := range props {
+		if _, given := out[p.Name]; !given && !p.Secret && requiredProp(p) {
+			missing = append(missing, fmt.Sprintf("%s (%s): --prop %s=...", p.Name, p.Type, p.Name))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, usagef("the component needs values for its required props:\n  %s", strings.Join(missing, "\n  "))
+	}
 	for _, p := range props {
 		if _, given := out[p.Name]; given || !p.Secret || p.Optional || len(p.Default) > 0 {
 			continue
@@ -211,4 +220,14 @@ func convertScalar(p apiv1.Prop, typ, value string) (json.RawMessage, error) {
 		return json.Marshal(value)
 	}
 	return nil, usagef("prop %s (%s) is set by fount, not on the command line", p.Name, typ)
+}
+
+// requiredProp mirrors component.Prop.Required: a configured prop that is
+// neither optional nor has a default (apps and interfaces take none).
+func requiredProp(p apiv1.Prop) bool {
+	switch p.Type {
+	case "app", "$.interface.http", "$.interface.timer", "$.service.db":
+		return false
+	}
+	return !p.Optional && len(p.Default) == 0
 }

@@ -300,14 +300,15 @@ func (c *cli) spinner(msg string) (stop func()) {
 }
 
 // report prints a command's result in the chosen form: the API's JSON
-// (nothing when the call answered none), the id (nothing when there is
-// none to print), or the human sentence.
+// (or, when the API answered nothing, {"ok": true, "id": id}), the id
+// (nothing when there is none to print), or the human sentence.
 func (c *cli) report(raw []byte, id, human string) {
 	switch {
 	case c.json:
-		if raw != nil {
-			c.printJSON(raw)
+		if raw == nil { // the API answered nothing (204): say what was done to what
+			raw, _ = json.Marshal(map[string]any{"ok": true, "id": id})
 		}
+		c.printJSON(raw)
 	case c.quiet:
 		if id != "" {
 			fmt.Fprintln(c.stdout, id)

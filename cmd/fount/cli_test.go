@@ -455,3 +455,31 @@ func mustComponentID(t *testing.T, e *cliEnv, id string) string {
 	}
 	return src["component_id"].(string)
 }
+
+// TestJSONAndQuietOnEveryCommand: --json prints JSON and --quiet the id
+// acted on, on commands that print a record and on those the API answers
+// with nothing; an update that changes nothing says so.
+func TestJSONAndQuietOnEveryCommand(t *testing.T) {
+	e := newCLIEnv(t)
+	id := strings.TrimSpace(e.mustFount("deploy", "../../testdata/components/hello-http.mjs", "--name", "q", "--quiet"))
+	if got := strings.TrimSpace(e.mustFount("get", "q", "--quiet")); got != id {
+		t.Errorf("get --quiet = %q, want %s", got, id)
+	}
+	for _, args := range [][]string{{"run", "q", "--json"}, {"get", "q", "--json"}} {
+		out := e.mustFount(args...)
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil || !strings.Contains(out, id) {
+			t.Errorf("%v printed %q (%v)", args, out, err)
+		}
+	}
+	if got := strings.TrimSpace(e.mustFount("run", "q", "--quiet")); got != id {
+		t.Errorf("run --quiet = %q", got)
+	}
+	if out := e.mustFount("update", "q"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("an update with no change: %q", out)
+	}
+	out := e.mustFount("delete", "q", "--json")
+	if !strings.Contains(out, `"ok":true`) || !strings.Contains(out, id) {
+		t.Errorf("delete --json = %q", out)
+	}
+}

@@ -183,6 +183,9 @@ func deployCommand() command {
 			if err != nil {
 				return err
 			}
+			if err := checkRequired(comp.ConfigurableProps, values); err != nil {
+				return err
+			}
 			stop := c.spinner("deploying")
 			src, raw, err := api.CreateSource(ctx, comp.ID, name, org, values)
 			stop()
@@ -227,6 +230,12 @@ func updateCommand() command {
 			updated, raw, err := api.UpdateSource(ctx, src.ID, comp.ID, values, src.Active)
 			if err != nil {
 				return err
+			}
+			before, _ := json.Marshal(src.ConfiguredProps)
+			after, _ := json.Marshal(updated.ConfiguredProps)
+			if !c.json && !c.quiet && updated.ComponentID == src.ComponentID && string(before) == string(after) {
+				fmt.Fprintf(c.stdout, "nothing changed: %s (%s) already runs that code with those props\n", updated.Name, updated.ID)
+				return nil
 			}
 			c.printSource(raw, updated, "updated")
 			return nil

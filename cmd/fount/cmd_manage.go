@@ -49,7 +49,7 @@ func runCommand() command {
 			if err := api.Run(ctx, em.id, json.RawMessage(event)); err != nil {
 				return err
 			}
-			c.report(nil, "", fmt.Sprintf("queued a run of %s (%s)\n", em.name, em.id))
+			c.report(nil, em.id, fmt.Sprintf("queued a run of %s (%s)\n", em.name, em.id))
 			return nil
 		},
 	}

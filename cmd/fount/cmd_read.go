@@ -204,8 +204,15 @@ func getCommand() command {
 				v = src
 			}
 			b, _ := json.MarshalIndent(v, "", "  ")
-			if c.json {
+			switch {
+			case c.json:
 				b, _ = json.Marshal(map[string]any{"data": v})
+			case c.quiet:
+				var withID struct {
+					ID string `json:"id"`
+				}
+				_ = json.Unmarshal(b, &withID)
+				b = []byte(withID.ID)
 			}
 			fmt.Fprintln(c.stdout, string(b))
 			return nil

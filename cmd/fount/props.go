@@ -86,15 +86,6 @@ func (in propsInput) build(c *cli, props []apiv1.Prop) (map[string]json.RawMessa
 		}
 		out[name] = raw
 	}
-	var missing []string
-	for _, p := range props {
-		if _, given := out[p.Name]; !given && !p.Secret && requiredProp(p) {
-			missing = append(missing, fmt.Sprintf("%s (%s): --prop %s=...", p.Name, p.Type, p.Name))
-		}
-	}
-	if len(missing) > 0 {
-		return nil, usagef("the component needs values for its required props:\n  %s", strings.Join(missing, "\n  "))
-	}
 	for _, p := range props {
 		if _, given := out[p.Name]; given || !p.Secret || p.Optional || len(p.Default) > 0 {
 			continue
@@ -230,4 +221,19 @@ func requiredProp(p apiv1.Prop) bool {
 		return false
 	}
 	return !p.Optional && len(p.Default) == 0
+}
+
+// checkRequired lists every required prop values lacks (secrets, which
+// build asks for, aside), with the flag that sets each.
+func checkRequired(props []apiv1.Prop, values map[string]json.RawMessage) error {
+	var missing []string
+	for _, p := range props {
+		if _, given := values[p.Name]; !given && !p.Secret && requiredProp(p) {
+			missing = append(missing, fmt.Sprintf("%s (%s): --prop %s=...", p.Name, p.Type, p.Name))
+		}
+	}
+	if len(missing) > 0 {
+		return usagef("the component needs values for its required props:\n  %s", strings.Join(missing, "\n  "))
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -337,10 +338,19 @@ func TestCLIHelpAndCompletion(t *testing.T) {
 			t.Errorf("%s --help lacks an example or the shared flags:\n%s", c.name, h)
 		}
 	}
-	for shell, want := range map[string]string{"bash": "complete -F _fount fount", "zsh": "compdef _fount fount", "fish": "complete -c fount -n __fish_use_subcommand -a deploy"} {
+	for shell, want := range map[string]string{"bash": "complete -F _fount fount", "zsh": "compdef _fount fount", "fish": "complete -c fount -n __fish_use_subcommand -a deploy",
+		"bash ": "--update-packages", "zsh ": "--addr", "fish ": "'__fish_seen_subcommand_from deploy' -l prop"} {
+		shell = strings.TrimSpace(shell)
 		var stdout, stderr lockedBuffer
 		if code := run(context.Background(), []string{"completion", shell}, testEnvironment(nil, &stdout, &stderr)); code != exitOK || !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "webhooks") {
 			t.Errorf("completion %s: %d %q", shell, code, stdout.String())
+		}
+		if shell == "bash" {
+			check := exec.Command("bash", "-n")
+			check.Stdin = strings.NewReader(stdout.String())
+			if out, err := check.CombinedOutput(); err != nil {
+				t.Errorf("bash -n of the bash completion: %v\n%s", err, out)
+			}
 		}
 	}
 	var stdout, stderr lockedBuffer

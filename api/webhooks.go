@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
@@ -91,12 +92,10 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	secret := make([]byte, 24)
-	_, _ = rand.Read(secret)
 	now := s.engine.Now().Unix()
 	h := store.Webhook{
 		ID: ids.New(ids.Webhook), OwnerID: owner, UserID: caller(r.Context()).ID, Name: req.Name, Description: req.Description,
-		URL: req.URL, Active: true, SigningSecret: "whsec_" + base64.StdEncoding.EncodeToString(secret), CreatedAt: now, UpdatedAt: now,
+		URL: req.URL, Active: true, SigningSecret: newSigningSecret(), CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.store.CreateWebhook(r.Context(), h); err != nil {
 		return err
@@ -159,4 +158,72 @@ func (s *Server) listDeliveries(w http.ResponseWriter, r *http.Request, req *api
 	}
 	writePage(s, w, r, pageFrom(pg, page, viewDelivery))
 	return nil
+}
+
+func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, req *apiv1.UpdateWebhookRequest) error {
+	h, err := s.ownedWebhook(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	if req.URL != nil {
+		if err := validateWebhookURL(*req.URL); err != nil {
+			return err
+		}
+		if s.checkDest != nil {
+			if err := s.checkDest(r.Context(), *req.URL); err != nil {
+				return errInvalid("url", "The egress policy refuses this URL, so every delivery would fail: %v. A server whose webhooks reach private addresses runs with --allow-private-egress.", err)
+			}
+		}
+		h.URL = *req.URL
+	}
+	if req.Name != nil {
+		h.Name = req.Name
+	}
+	if req.Description != nil {
+		h.Description = req.Description
+	}
+	if req.Active != nil {
+		h.Active = *req.Active
+	}
+	h.UpdatedAt = s.engine.Now().Unix()
+	if err := s.store.UpdateWebhook(r.Context(), h); err != nil {
+		return err
+	}
+	s.writeData(w, r, viewWebhook(h))
+	return nil
+}
+
+// maxRotationOverlap bounds how long an old signing secret stays valid.
+const maxRotationOverlap = 7 * 24 * time.Hour
+
+func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, req *apiv1.RotateWebhookRequest) error {
+	h, err := s.ownedWebhook(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	overlap := 24 * time.Hour
+	if req.OverlapSeconds != nil {
+		overlap = time.Duration(*req.OverlapSeconds) * time.Second
+		if overlap < 0 || overlap > maxRotationOverlap {
+			return errInvalid("overlap_seconds", "The overlap must be from 0 to %d seconds (7 days).", int64(maxRotationOverlap/time.Second))
+		}
+	}
+	now := s.engine.Now()
+	h.PreviousSecret, h.PreviousUntilMs = h.SigningSecret, now.Add(overlap).UnixMilli()
+	h.SigningSecret = newSigningSecret()
+	h.UpdatedAt = now.Unix()
+	if err := s.store.UpdateWebhook(r.Context(), h); err != nil {
+		return err
+	}
+	v := viewWebhook(h)
+	v.SigningSecret = h.SigningSecret
+	s.writeData(w, r, v)
+	return nil
+}
+
+// newSigningSecret is a Standard Webhooks whsec_ key of 24 random bytes.
+func newSigningSecret() string {
+	secret := make([]byte, 24)
+	_, _ = rand.Read(secret)
+	return "whsec_" + base64.StdEncoding.EncodeToString(secret)
 }

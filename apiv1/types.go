@@ -297,6 +297,23 @@ type Webhook struct {
 	SigningSecret string `json:"signing_secret,omitempty" description:"whsec_ key of the Standard Webhooks signature; shown once, in the create response"`
 }
 
+// UpdateWebhookRequest edits a webhook; what is not given stays.
+type UpdateWebhookRequest struct {
+	Common
+	ByID
+	URL         *string `json:"url,omitempty" maxLength:"2048" description:"http or https URL with a hostname"`
+	Name        *string `json:"name,omitempty" maxLength:"256"`
+	Description *string `json:"description,omitempty" maxLength:"4096"`
+	Active      *bool   `json:"active,omitempty" description:"false stops deliveries: those due while it is inactive fail"`
+}
+
+// RotateWebhookRequest gives a webhook a new signing secret.
+type RotateWebhookRequest struct {
+	Common
+	ByID
+	OverlapSeconds *int64 `json:"overlap_seconds,omitempty" minimum:"0" maximum:"604800" default:"86400" description:"how long the old secret also signs deliveries"`
+}
+
 // CreateWebhookRequest creates a webhook.
 type CreateWebhookRequest struct {
 	Common

@@ -315,6 +315,13 @@ func webhookSender(fetch deliveryFetch) deliverySender {
 		if err != nil {
 			return 0, err
 		}
+		if hook.PreviousSecret != "" && at.UnixMilli() < hook.PreviousUntilMs {
+			// Both keys sign while a rotation overlaps, space-separated as
+			// Standard Webhooks allows; a receiver accepts either.
+			if prev, err := Sign(hook.PreviousSecret, dl.ID, ts, dl.Payload); err == nil {
+				sig += " " + prev
+			}
+		}
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		res, err := fetch(ctx, abi.FetchRequest{

@@ -96,6 +96,8 @@ type Store interface {
 	// Webhooks.
 	CreateWebhook(ctx context.Context, w Webhook) error
 	GetWebhook(ctx context.Context, id string) (Webhook, error)
+	// UpdateWebhook replaces a webhook's record (ErrNotFound when gone).
+	UpdateWebhook(ctx context.Context, w Webhook) error
 	DeleteWebhook(ctx context.Context, id string) error
 	ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error)
 

@@ -147,8 +147,12 @@ type Webhook struct {
 	URL           string  `json:"url"`
 	Active        bool    `json:"active"`
 	SigningSecret string  `json:"signing_secret"` // whsec_...
-	CreatedAt     int64   `json:"created_at"`
-	UpdatedAt     int64   `json:"updated_at"`
+	// PreviousSecret also signs deliveries until PreviousUntilMs, after a
+	// rotation, so that receivers can switch keys without a gap.
+	PreviousSecret  string `json:"previous_secret,omitempty"`
+	PreviousUntilMs int64  `json:"previous_until_ms,omitempty"`
+	CreatedAt       int64  `json:"created_at"`
+	UpdatedAt       int64  `json:"updated_at"`
 }
 
 // Event is one stored emit of an emitter.

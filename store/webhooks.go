@@ -97,3 +97,20 @@ func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf
 	}
 	return pg, nil
 }
+
+// UpdateWebhook implements Store.
+func (b *Bolt) UpdateWebhook(ctx context.Context, w Webhook) error {
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		hooks := tx.Bucket(bucketWebhooks)
+		var old Webhook
+		if err := getJSON(hooks, w.ID, &old); err != nil {
+			return err
+		}
+		w.OwnerID, w.CreatedAt = old.OwnerID, old.CreatedAt // not the caller's to change
+		return putJSON(hooks, w.ID, w)
+	})
+	if err != nil {
+		return fmt.Errorf("store: update webhook %q: %w", w.ID, err)
+	}
+	return nil
+}

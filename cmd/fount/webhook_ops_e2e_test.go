@@ -1,0 +1,114 @@
+package main
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/engine"
+)
+
+// received is one delivery as a receiver saw it.
+type received struct {
+	path, id, ts, sig string
+	body              []byte
+}
+
+func signedReceiver(t *testing.T) (*httptest.Server, func() []received) {
+	var mu sync.Mutex
+	var got []received
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, received{r.URL.Path, r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp"), r.Header.Get("webhook-signature"), b})
+		mu.Unlock()
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []received {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]received(nil), got...)
+	}
+}
+
+// verifies reports whether sigs (space-separated) hold one made with secret.
+func verifies(t *testing.T, secret string, r received) bool {
+	want, err := engine.Sign(secret, r.id, r.ts, r.body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range strings.Fields(r.sig) {
+		if s == want {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWebhookEditAndRotate: a webhook's URL and name can be edited; a
+// rotation shows the new secret once, and both secrets sign during the
+// overlap, as Standard Webhooks allows; with no overlap only the new one.
+func TestWebhookEditAndRotate(t *testing.T) {
+	t.Parallel()
+	rcv, got := signedReceiver(t)
+	s := startEngineServer(t)
+	_, body := s.do("POST", "/v1/webhooks?url="+rcv.URL+"/a", nil)
+	hook := data(body)
+	id, first := hook["id"].(string), hook["signing_secret"].(string)
+	src := s.deploySource(`export default { name: "e", version: "1", run(e) { this.$emit(e) } }`, nil)
+	s.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+id, nil)
+	wait := func(n int) []received {
+		deadline := time.Now().Add(eventsDeadline)
+		for time.Now().Before(deadline) {
+			if g := got(); len(g) >= n {
+				return g
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("%d deliveries, want %d", len(got()), n)
+		return nil
+	}
+	s.run(src["id"].(string), map[string]any{"n": 1})
+	if g := wait(1); g[0].path != "/a" || !verifies(t, first, g[0]) {
+		t.Errorf("first delivery %+v", g[0])
+	}
+
+	st, body := s.do("PUT", "/v1/webhooks/"+id, map[string]any{"url": rcv.URL + "/b", "name": "renamed"})
+	if st != 200 || data(body)["url"] != rcv.URL+"/b" || data(body)["name"] != "renamed" || data(body)["signing_secret"] != nil {
+		t.Fatalf("edit: %d %v", st, body)
+	}
+	st, body = s.do("POST", "/v1/webhooks/"+id+"/rotate", map[string]any{"overlap_seconds": 3600})
+	second, _ := data(body)["signing_secret"].(string)
+	if st != 200 || second == "" || second == first {
+		t.Fatalf("rotate: %d %v", st, body)
+	}
+	s.run(src["id"].(string), map[string]any{"n": 2})
+	if g := wait(2)[1]; g.path != "/b" || !verifies(t, second, g) || !verifies(t, first, g) {
+		t.Errorf("during the overlap: %+v, want both secrets' signatures at /b", g)
+	}
+	st, body = s.do("POST", "/v1/webhooks/"+id+"/rotate", map[string]any{"overlap_seconds": 0})
+	third := data(body)["signing_secret"].(string)
+	s.run(src["id"].(string), map[string]any{"n": 3})
+	if g := wait(3)[2]; !verifies(t, third, g) || verifies(t, second, g) || len(strings.Fields(g.sig)) != 1 {
+		t.Errorf("after a rotation without overlap: %q", g.sig)
+	}
+	for name, b := range map[string]any{"ftp url": map[string]any{"url": "ftp://x/"}, "long overlap": map[string]any{"overlap_seconds": 9999999}} {
+		path := "/v1/webhooks/" + id
+		method := "PUT"
+		if name == "long overlap" {
+			path, method = path+"/rotate", "POST"
+		}
+		if st, body := s.do(method, path, b); st != 400 {
+			t.Errorf("%s: %d %v", name, st, body)
+		}
+	}
+	eve := s.newUser("eve", "")
+	if st, _ := eve.do("POST", "/v1/webhooks/"+id+"/rotate", nil); st != 404 {
+		t.Errorf("another user's rotate: %d", st)
+	}
+}

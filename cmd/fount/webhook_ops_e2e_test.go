@@ -91,7 +91,7 @@ func TestWebhookEditAndRotate(t *testing.T) {
 	if g := wait(2)[1]; g.path != "/b" || !verifies(t, second, g) || !verifies(t, first, g) {
 		t.Errorf("during the overlap: %+v, want both secrets' signatures at /b", g)
 	}
-	st, body = s.do("POST", "/v1/webhooks/"+id+"/rotate", map[string]any{"overlap_seconds": 0})
+	_, body = s.do("POST", "/v1/webhooks/"+id+"/rotate", map[string]any{"overlap_seconds": 0})
 	third := data(body)["signing_secret"].(string)
 	s.run(src["id"].(string), map[string]any{"n": 3})
 	if g := wait(3)[2]; !verifies(t, third, g) || verifies(t, second, g) || len(strings.Fields(g.sig)) != 1 {

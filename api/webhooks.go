@@ -227,3 +227,19 @@ func newSigningSecret() string {
 	_, _ = rand.Read(secret)
 	return "whsec_" + base64.StdEncoding.EncodeToString(secret)
 }
+
+func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, req *apiv1.ResendDeliveryRequest) error {
+	h, err := s.ownedWebhook(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	dl, err := s.engine.ResendDelivery(r.Context(), h.ID, req.DeliveryID)
+	if isNotFound(err) {
+		return errNotFound("delivery of this webhook")
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.Delivery]{Data: viewDelivery(dl)})
+	return nil
+}

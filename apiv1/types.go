@@ -307,6 +307,13 @@ type UpdateWebhookRequest struct {
 	Active      *bool   `json:"active,omitempty" description:"false stops deliveries: those due while it is inactive fail"`
 }
 
+// ResendDeliveryRequest names a delivery of a webhook.
+type ResendDeliveryRequest struct {
+	Common
+	ByID
+	DeliveryID string `path:"delivery_id" json:"-" maxLength:"64" required:"true"`
+}
+
 // RotateWebhookRequest gives a webhook a new signing secret.
 type RotateWebhookRequest struct {
 	Common

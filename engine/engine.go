@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"runtime"
 	"sync"
@@ -384,3 +385,26 @@ type noObserver struct{}
 
 func (noObserver) RunFinished(string, string, time.Duration) {}
 func (noObserver) DeliveryFinished(string)                   {}
+
+// ResendDelivery queues one more attempt of a listener's delivery, now,
+// with the same id and body (so a receiver that has it can tell). One
+// still pending is left to its schedule. ErrNotFound (from the store)
+// when the listener has no such delivery.
+func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID string) (store.Delivery, error) {
+	dl, err := e.queues.GetDelivery(ctx, deliveryID)
+	if err != nil {
+		return store.Delivery{}, err
+	}
+	if dl.ListenerID != listenerID {
+		return store.Delivery{}, fmt.Errorf("delivery %s: %w", deliveryID, store.ErrNotFound)
+	}
+	if dl.Status == store.DeliveryPending {
+		return dl, nil
+	}
+	dl.Status, dl.NextAttemptMs = store.DeliveryPending, e.clock.Now().UnixMilli()
+	if err := e.queues.UpdateDelivery(ctx, dl); err != nil {
+		return store.Delivery{}, err
+	}
+	e.deliverer.poke()
+	return dl, nil
+}

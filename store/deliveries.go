@@ -430,3 +430,21 @@ func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
 	}
 	return nil
 }
+
+// GetDelivery implements Queues.
+func (b *Bolt) GetDelivery(ctx context.Context, id string) (Delivery, error) {
+	var d Delivery
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		seq, ok := parseSeqID(id)
+		if !ok {
+			return ErrNotFound
+		}
+		var err error
+		d, err = getDelivery(tx, seq)
+		return err
+	})
+	if err != nil {
+		return Delivery{}, fmt.Errorf("store: get delivery %q: %w", id, err)
+	}
+	return d, nil
+}

@@ -165,6 +165,8 @@ type Queues interface {
 	// UpdateDelivery stores d (status, attempts, next attempt). A listener
 	// keeps a bounded number of settled deliveries, the newest.
 	UpdateDelivery(ctx context.Context, d Delivery) error
+	// GetDelivery returns a delivery by id, or ErrNotFound.
+	GetDelivery(ctx context.Context, id string) (Delivery, error)
 	// ListDeliveries lists a listener's deliveries, newest first.
 	ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[Delivery], error)
 

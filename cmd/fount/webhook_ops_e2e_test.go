@@ -112,3 +112,50 @@ func TestWebhookEditAndRotate(t *testing.T) {
 		t.Errorf("another user's rotate: %d", st)
 	}
 }
+
+// TestResendDelivery: a delivery can be sent again, with its id and body;
+// another webhook's delivery, or an unknown one, is a 404.
+func TestResendDelivery(t *testing.T) {
+	t.Parallel()
+	rcv, got := signedReceiver(t)
+	s := startEngineServer(t)
+	_, body := s.do("POST", "/v1/webhooks?url="+rcv.URL+"/r", nil)
+	id := data(body)["id"].(string)
+	src := s.deploySource(`export default { name: "r", version: "1", run(e) { this.$emit(e) } }`, nil)
+	s.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+id, nil)
+	s.run(src["id"].(string), map[string]any{"n": 1})
+	waitN := func(n int) []received {
+		deadline := time.Now().Add(eventsDeadline)
+		for time.Now().Before(deadline) {
+			if g := got(); len(g) >= n {
+				return g
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("%d deliveries, want %d", len(got()), n)
+		return nil
+	}
+	first := waitN(1)[0]
+	var delivery string
+	deadline := time.Now().Add(eventsDeadline)
+	for delivery == "" && time.Now().Before(deadline) {
+		_, body = s.do("GET", "/v1/webhooks/"+id+"/deliveries", nil)
+		if items := body["data"].([]any); len(items) > 0 && items[0].(map[string]any)["status"] == "delivered" {
+			delivery = items[0].(map[string]any)["id"].(string)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st, body := s.do("POST", "/v1/webhooks/"+id+"/deliveries/"+delivery+"/resend", nil); st != 202 {
+		t.Fatalf("resend: %d %v", st, body)
+	}
+	again := waitN(2)[1]
+	if again.id != first.id || string(again.body) != string(first.body) {
+		t.Errorf("resent %q %s, want the first's id %q and body", again.id, again.body, first.id)
+	}
+	_, other := s.do("POST", "/v1/webhooks?url="+rcv.URL+"/o", nil)
+	for _, path := range []string{"/v1/webhooks/" + data(other)["id"].(string) + "/deliveries/" + delivery + "/resend", "/v1/webhooks/" + id + "/deliveries/nope/resend"} {
+		if st, _ := s.do("POST", path, nil); st != 404 {
+			t.Errorf("%s: %d, want 404", path, st)
+		}
+	}
+}

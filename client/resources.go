@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
@@ -203,4 +204,27 @@ func (c *Client) RegistryComponent(ctx context.Context, key string) (apiv1.Compo
 	var comp apiv1.Component
 	_, err := c.Do(ctx, http.MethodGet, "/components/registry/"+url.PathEscape(key), nil, nil, &comp)
 	return comp, err
+}
+
+// Deliveries lists a webhook's newest deliveries (at most 100).
+func (c *Client) Deliveries(ctx context.Context, webhookID string) ([]apiv1.Delivery, []byte, error) {
+	var ds []apiv1.Delivery
+	raw, err := c.Do(ctx, http.MethodGet, "/webhooks/"+url.PathEscape(webhookID)+"/deliveries", url.Values{"limit": {"100"}}, nil, &ds)
+	return ds, raw, err
+}
+
+// ResendDelivery queues one more attempt of a webhook's delivery.
+func (c *Client) ResendDelivery(ctx context.Context, webhookID, deliveryID string) (apiv1.Delivery, []byte, error) {
+	var d apiv1.Delivery
+	raw, err := c.Do(ctx, http.MethodPost, "/webhooks/"+url.PathEscape(webhookID)+"/deliveries/"+url.PathEscape(deliveryID)+"/resend", nil, nil, &d)
+	return d, raw, err
+}
+
+// RotateWebhook gives a webhook a new signing secret; the old one also
+// signs for overlap.
+func (c *Client) RotateWebhook(ctx context.Context, webhookID string, overlap time.Duration) (apiv1.Webhook, []byte, error) {
+	var w apiv1.Webhook
+	secs := int64(overlap / time.Second)
+	raw, err := c.Do(ctx, http.MethodPost, "/webhooks/"+url.PathEscape(webhookID)+"/rotate", nil, apiv1.RotateWebhookRequest{OverlapSeconds: &secs}, &w)
+	return w, raw, err
 }

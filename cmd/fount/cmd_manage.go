@@ -10,9 +10,11 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
+	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/client"
 	"github.com/fount-dev/fount/ids"
 )
@@ -118,10 +120,15 @@ func subscribeCommand(name string) command {
 
 func webhooksCommand() command {
 	var name string
+	var overlap time.Duration
 	return command{
-		name: "webhooks", summary: "Create, list or delete webhooks.",
-		usage: "create <url> [--name NAME] | list | delete <id>", example: "fount webhooks create https://example.com/hooks/fount --name ops",
-		flags: func(fs *flag.FlagSet) { fs.StringVar(&name, "name", "", "the webhook's name (create)") },
+		name: "webhooks", summary: "Create, list or delete webhooks; list a webhook's deliveries, resend one, or rotate its signing secret.",
+		usage:   "create <url> [--name NAME] | list | delete <id> | deliveries <id> | resend <id> <delivery id> | rotate <id> [--overlap 24h]",
+		example: "fount webhooks create https://example.com/hooks/fount --name ops",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&name, "name", "", "the webhook's name (create)")
+			fs.DurationVar(&overlap, "overlap", 24*time.Hour, "how long the old secret also signs deliveries (rotate; at most 168h)")
+		},
 		run: func(ctx context.Context, c *cli, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
 				return usagef("webhooks takes create, list or delete")
@@ -148,10 +155,34 @@ func webhooksCommand() command {
 				if err := api.DeleteWebhook(ctx, args[1]); err != nil {
 					return err
 				}
-				c.report(nil, "", fmt.Sprintf("deleted webhook %s\n", args[1]))
+				c.report(nil, args[1], fmt.Sprintf("deleted webhook %s\n", args[1]))
+				return nil
+			case args[0] == "deliveries" && len(args) == 2:
+				ds, raw, err := api.Deliveries(ctx, args[1])
+				if err != nil {
+					return err
+				}
+				c.printDeliveries(raw, ds)
+				return nil
+			case args[0] == "resend" && len(args) == 3:
+				d, raw, err := api.ResendDelivery(ctx, args[1], args[2])
+				if err != nil {
+					return err
+				}
+				c.report(raw, d.ID, fmt.Sprintf("queued delivery %s of webhook %s again\n", d.ID, args[1]))
+				return nil
+			case args[0] == "rotate" && len(args) == 2:
+				h, raw, err := api.RotateWebhook(ctx, args[1], overlap)
+				if err != nil {
+					return err
+				}
+				c.report(raw, h.ID, fmt.Sprintf("rotated the signing secret of %s; the old one also signs for %s\n  new signing secret (shown once): %s\n", h.ID, overlap, h.SigningSecret))
+				if c.quiet {
+					fmt.Fprintf(c.stderr, "new signing secret (shown once): %s\n", h.SigningSecret)
+				}
 				return nil
 			}
-			return usagef("webhooks takes: create <url> | list | delete <id>")
+			return usagef("webhooks takes: create <url> | list | delete <id> | deliveries <id> | resend <id> <delivery id> | rotate <id>")
 		},
 	}
 }
@@ -231,4 +262,30 @@ func promptKey(c *cli) (string, error) {
 	b, err := term.ReadPassword(int(f.Fd()))
 	fmt.Fprintln(c.stderr)
 	return strings.TrimSpace(string(b)), err
+}
+
+// printDeliveries prints a webhook's deliveries, newest first.
+func (c *cli) printDeliveries(raw []byte, ds []apiv1.Delivery) {
+	switch {
+	case c.json:
+		c.printJSON(raw)
+	case c.quiet:
+		for _, d := range ds {
+			fmt.Fprintln(c.stdout, d.ID)
+		}
+	default:
+		rows := make([][]string, 0, len(ds))
+		for _, d := range ds {
+			last := "-"
+			if n := len(d.Attempts); n > 0 {
+				a := d.Attempts[n-1]
+				last = fmt.Sprint(a.Status)
+				if a.Error != "" {
+					last = a.Error
+				}
+			}
+			rows = append(rows, []string{d.ID, d.Status, fmt.Sprint(len(d.Attempts)), last, d.EventID})
+		}
+		c.table([]string{"ID", "STATUS", "ATTEMPTS", "LAST", "EVENT"}, rows)
+	}
 }

@@ -159,3 +159,33 @@ func TestResendDelivery(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhooksCLI: fount webhooks deliveries, resend and rotate.
+func TestWebhooksCLI(t *testing.T) {
+	e := newCLIEnv(t)
+	rcv, got := signedReceiver(t)
+	hook := strings.TrimSpace(e.mustFount("webhooks", "create", rcv.URL+"/c", "--quiet"))
+	src := e.srv.deploySource(`export default { name: "c", version: "1", run(e) { this.$emit(e) } }`, nil)
+	e.srv.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+hook, nil)
+	e.srv.run(src["id"].(string), map[string]any{"n": 1})
+	var delivery string
+	deadline := time.Now().Add(eventsDeadline)
+	for delivery == "" && time.Now().Before(deadline) {
+		if out := e.mustFount("webhooks", "deliveries", hook); strings.Contains(out, "delivered") {
+			delivery = strings.Fields(strings.Split(out, "\n")[1])[0]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if got := strings.TrimSpace(e.mustFount("webhooks", "resend", hook, delivery, "--quiet")); got != delivery {
+		t.Errorf("resend --quiet = %q, want %s", got, delivery)
+	}
+	for len(got()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(got()); n != 2 {
+		t.Errorf("%d deliveries received, want the first and its resend", n)
+	}
+	if out := e.mustFount("webhooks", "rotate", hook, "--overlap", "1h"); !strings.Contains(out, "new signing secret (shown once): whsec_") || !strings.Contains(out, "1h0m0s") {
+		t.Errorf("rotate: %q", out)
+	}
+}

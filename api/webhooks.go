@@ -80,13 +80,8 @@ func validHost(h string) bool {
 }
 
 func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv1.CreateWebhookRequest) error {
-	if err := validateWebhookURL(req.URL); err != nil {
+	if err := s.checkWebhookURL(r.Context(), req.URL); err != nil {
 		return err
-	}
-	if s.checkDest != nil {
-		if err := s.checkDest(r.Context(), req.URL); err != nil {
-			return errInvalid("url", "The egress policy refuses this URL, so every delivery would fail: %v. A server whose webhooks reach private addresses runs with --allow-private-egress.", err)
-		}
 	}
 	owner, err := s.ownerFor(r.Context(), req.OrgID)
 	if err != nil {
@@ -166,13 +161,8 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 		return err
 	}
 	if req.URL != nil {
-		if err := validateWebhookURL(*req.URL); err != nil {
+		if err := s.checkWebhookURL(r.Context(), *req.URL); err != nil {
 			return err
-		}
-		if s.checkDest != nil {
-			if err := s.checkDest(r.Context(), *req.URL); err != nil {
-				return errInvalid("url", "The egress policy refuses this URL, so every delivery would fail: %v. A server whose webhooks reach private addresses runs with --allow-private-egress.", err)
-			}
 		}
 		h.URL = *req.URL
 	}
@@ -241,5 +231,20 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, req *api
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.Delivery]{Data: viewDelivery(dl)})
+	return nil
+}
+
+// checkWebhookURL refuses a webhook URL that is malformed, or that the
+// egress policy would refuse: every delivery to it would fail.
+func (s *Server) checkWebhookURL(ctx context.Context, u string) error {
+	if err := validateWebhookURL(u); err != nil {
+		return err
+	}
+	if s.checkDest == nil {
+		return nil
+	}
+	if err := s.checkDest(ctx, u); err != nil {
+		return errInvalid("url", "The egress policy refuses this URL, so every delivery would fail: %v. A server whose webhooks reach private addresses runs with --allow-private-egress.", err)
+	}
 	return nil
 }

@@ -62,17 +62,7 @@ func TestWebhookEditAndRotate(t *testing.T) {
 	id, first := hook["id"].(string), hook["signing_secret"].(string)
 	src := s.deploySource(`export default { name: "e", version: "1", run(e) { this.$emit(e) } }`, nil)
 	s.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+id, nil)
-	wait := func(n int) []received {
-		deadline := time.Now().Add(eventsDeadline)
-		for time.Now().Before(deadline) {
-			if g := got(); len(g) >= n {
-				return g
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		t.Fatalf("%d deliveries, want %d", len(got()), n)
-		return nil
-	}
+	wait := func(n int) []received { return waitReceived(t, got, n) }
 	s.run(src["id"].(string), map[string]any{"n": 1})
 	if g := wait(1); g[0].path != "/a" || !verifies(t, first, g[0]) {
 		t.Errorf("first delivery %+v", g[0])
@@ -124,17 +114,7 @@ func TestResendDelivery(t *testing.T) {
 	src := s.deploySource(`export default { name: "r", version: "1", run(e) { this.$emit(e) } }`, nil)
 	s.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+id, nil)
 	s.run(src["id"].(string), map[string]any{"n": 1})
-	waitN := func(n int) []received {
-		deadline := time.Now().Add(eventsDeadline)
-		for time.Now().Before(deadline) {
-			if g := got(); len(g) >= n {
-				return g
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		t.Fatalf("%d deliveries, want %d", len(got()), n)
-		return nil
-	}
+	waitN := func(n int) []received { return waitReceived(t, got, n) }
 	first := waitN(1)[0]
 	var delivery string
 	deadline := time.Now().Add(eventsDeadline)
@@ -188,4 +168,18 @@ func TestWebhooksCLI(t *testing.T) {
 	if out := e.mustFount("webhooks", "rotate", hook, "--overlap", "1h"); !strings.Contains(out, "new signing secret (shown once): whsec_") || !strings.Contains(out, "1h0m0s") {
 		t.Errorf("rotate: %q", out)
 	}
+}
+
+// waitReceived waits until the receiver got n deliveries.
+func waitReceived(t *testing.T, got func() []received, n int) []received {
+	t.Helper()
+	deadline := time.Now().Add(eventsDeadline)
+	for time.Now().Before(deadline) {
+		if g := got(); len(g) >= n {
+			return g
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%d deliveries, want %d", len(got()), n)
+	return nil
 }

@@ -44,7 +44,8 @@ func viewComponent(c store.Component) apiv1.Component {
 }
 
 func viewWebhook(h store.Webhook) apiv1.Webhook {
-	return apiv1.Webhook{ID: h.ID, Name: h.Name, Description: h.Description, URL: h.URL, Active: h.Active, CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
+	return apiv1.Webhook{ID: h.ID, Name: h.Name, Description: h.Description, URL: h.URL, Active: h.Active, DisabledReason: h.DisabledReason,
+		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
 }
 
 func viewSubscription(sub store.Subscription) apiv1.Subscription {

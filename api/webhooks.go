@@ -173,6 +173,9 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 		h.Description = req.Description
 	}
 	if req.Active != nil {
+		if *req.Active && !h.Active { // a fresh start: its failures no longer count
+			h.ConsecutiveFailures, h.FailingSinceMs, h.DisabledReason = 0, 0, ""
+		}
 		h.Active = *req.Active
 	}
 	h.UpdatedAt = s.engine.Now().Unix()

@@ -291,8 +291,10 @@ type Webhook struct {
 	Description *string `json:"description" required:"true"`
 	URL         string  `json:"url" required:"true"`
 	Active      bool    `json:"active" required:"true"`
-	CreatedAt   int64   `json:"created_at" required:"true"`
-	UpdatedAt   int64   `json:"updated_at" required:"true"`
+	// DisabledReason is a fount extension.
+	DisabledReason string `json:"disabled_reason,omitempty" description:"why fount deactivated the webhook (its deliveries kept failing); activating it again clears it"`
+	CreatedAt      int64  `json:"created_at" required:"true"`
+	UpdatedAt      int64  `json:"updated_at" required:"true"`
 	// SigningSecret is shown once, in the create response (extension).
 	SigningSecret string `json:"signing_secret,omitempty" description:"whsec_ key of the Standard Webhooks signature; shown once, in the create response"`
 }

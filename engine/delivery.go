@@ -64,6 +64,11 @@ type deliverer struct {
 	maxAttempts int
 	retryBase   time.Duration
 	observe     Observer
+	// disableAfter failed deliveries in a row over at least disableAge
+	// deactivate a webhook (0: never); onDisable is then told.
+	disableAfter int
+	disableAge   time.Duration
+	onDisable    func(ctx context.Context, hook store.Webhook, dl store.Delivery)
 
 	wake   chan struct{}
 	gate   *deliveryGate // the loop's alone
@@ -265,10 +270,14 @@ func (d *deliverer) attempt(ctx context.Context, dl store.Delivery, hook store.W
 	case sendErr == nil && status >= 200 && status < 300:
 		d.settle(ctx, dl, att, store.DeliveryDelivered)
 		d.observe.DeliveryFinished("delivered")
+		if hook.ConsecutiveFailures > 0 {
+			d.recordOutcome(ctx, hook, dl, true)
+		}
 	case len(dl.Attempts)+1 >= d.maxAttempts:
 		d.log.Warn("webhook delivery failed", "delivery", dl.ID, "webhook", dl.ListenerID, "attempts", len(dl.Attempts)+1, "status", status, "err", att.Error)
 		d.settle(ctx, dl, att, store.DeliveryFailed)
 		d.observe.DeliveryFinished("failed")
+		d.recordOutcome(ctx, hook, dl, false)
 	default:
 		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
 		d.settle(ctx, dl, att, store.DeliveryPending)
@@ -372,4 +381,26 @@ func Sign(signingSecret, id, timestamp string, body []byte) (string, error) {
 	fmt.Fprintf(mac, "%s.%s.", id, timestamp)
 	mac.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+}
+
+// recordOutcome counts a webhook's settled delivery toward deactivating
+// it, and reports a deactivation. Workflows' $.send.http requests are no
+// webhook's.
+func (d *deliverer) recordOutcome(ctx context.Context, hook store.Webhook, dl store.Delivery, delivered bool) {
+	if dl.Request != nil || !ids.Is(dl.ListenerID, ids.Webhook) {
+		return
+	}
+	w, disabled, err := d.store.RecordWebhookOutcome(ctx, hook.ID, delivered, d.clock.Now().UnixMilli(), d.disableAfter, d.disableAge)
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+			d.log.Error("record a webhook's delivery outcome", "webhook", hook.ID, "err", err)
+		}
+		return
+	}
+	if disabled {
+		d.log.Warn("webhook deactivated", "webhook", w.ID, "failures", w.ConsecutiveFailures, "reason", w.DisabledReason)
+		if d.onDisable != nil {
+			d.onDisable(ctx, w, dl)
+		}
+	}
 }

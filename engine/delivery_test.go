@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -180,5 +181,55 @@ func TestSignMatchesStandardWebhooks(t *testing.T) {
 	}
 	if _, err := Sign("whsec_***", "id", "1", nil); err == nil {
 		t.Fatal("a malformed secret was accepted")
+	}
+}
+
+// TestDeadWebhookIsDeactivated: failed deliveries in a row, spanning the
+// minimum age, deactivate a webhook with a reason and an $errors event on
+// the source; a delivery in between resets the count.
+func TestDeadWebhookIsDeactivated(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, func(c *Config) {
+		c.MaxAttempts, c.RetryBase = 1, time.Second
+		c.DisableWebhookAfter, c.DisableWebhookAge = 3, time.Hour
+	})
+	sender := &scriptedSender{script: []int{500, 200, 500, 500, 500}}
+	te.deliverer.send = sender.send
+	src := te.deploy(te.saveComponent("s", &fakeComponent{}), nil)
+	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_1", OwnerID: "u_owner", URL: "https://h.example/", Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		inv, err := te.st.EnqueueInvocation(ctx, store.Invocation{SourceID: src.ID, Kind: kindManual})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
+			Events: []store.Event{{EmitID: "e" + string(rune('a'+i)), Data: []byte(`{}`)}},
+			Route: func(ev store.Event) store.Routed {
+				return store.Routed{Deliveries: []store.Delivery{{ListenerID: "wh_1", EmitterID: src.ID, EventID: ev.ID, Payload: []byte(`{}`)}}}
+			},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		te.deliverer.poke()
+		waitFor(t, "the delivery to settle", func() bool {
+			pg, err := te.st.ListDeliveries(ctx, "wh_1", store.Page{Limit: 10})
+			return err == nil && len(pg.Items) == i+1 && pg.Items[0].Status != store.DeliveryPending
+		})
+		te.clock.Advance(40 * time.Minute)
+	}
+	h, err := te.st.GetWebhook(ctx, "wh_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 500 (1), 200 (reset), 500, 500, 500: three in a row over 80 minutes.
+	if h.Active || h.ConsecutiveFailures != 3 || !strings.Contains(h.DisabledReason, "3 deliveries in a row failed") {
+		t.Errorf("webhook %+v, want deactivated after 3 failures", h)
+	}
+	errs, err := te.st.ListEvents(ctx, src.ID, "$errors", 10)
+	if err != nil || len(errs) != 1 || !strings.Contains(string(errs[0].Data), "wh_1") {
+		t.Errorf("$errors of the source: %v %v", errs, err)
 	}
 }

@@ -29,6 +29,12 @@ type Config struct {
 	// Egress is the policy for components' fetch and for webhook
 	// deliveries (an *egress.Policy); nil denies both.
 	Egress sandbox.Egress
+	// DisableWebhookAfter failed deliveries in a row, spanning at least
+	// DisableWebhookAge, deactivate a webhook, with an event on the
+	// $errors channel of the source whose delivery tipped it. 0 never
+	// deactivates one.
+	DisableWebhookAfter int
+	DisableWebhookAge   time.Duration
 	// Observer is told of runs and deliveries, for metrics; nil observes
 	// nothing.
 	Observer Observer
@@ -189,6 +195,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch), cfg.MaxAttempts, cfg.RetryBase)
 	e.deliverer.observe = cfg.Observer
+	e.deliverer.disableAfter, e.deliverer.disableAge = cfg.DisableWebhookAfter, cfg.DisableWebhookAge
+	e.deliverer.onDisable = e.webhookDisabled
 	e.workers = newScheduler(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
 	return e, nil
 }
@@ -407,4 +415,19 @@ func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID stri
 	}
 	e.deliverer.poke()
 	return dl, nil
+}
+
+// webhookDisabled records a webhook's deactivation on the $errors channel
+// of the source whose delivery tipped it, where its owner and the
+// source's $errors subscribers see it.
+func (e *Engine) webhookDisabled(ctx context.Context, hook store.Webhook, dl store.Delivery) {
+	src, err := e.store.GetSource(ctx, dl.EmitterID)
+	if err != nil {
+		return // a workflow's, or a source deleted since
+	}
+	reason := fmt.Errorf("the webhook %s (%s) was %s; it gets no deliveries until it is activated again (PUT /v1/webhooks/%s with active: true)",
+		hook.ID, hook.URL, hook.DisabledReason, hook.ID)
+	if err := e.commitEvents(ctx, src, []store.Event{errorEvent(reason, store.Invocation{Kind: "delivery", Event: dl.Payload})}); err != nil && ctx.Err() == nil {
+		e.log.Error("record a webhook's deactivation", "webhook", hook.ID, "err", err)
+	}
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Errors returned by Store methods.
@@ -98,6 +99,12 @@ type Store interface {
 	GetWebhook(ctx context.Context, id string) (Webhook, error)
 	// UpdateWebhook replaces a webhook's record (ErrNotFound when gone).
 	UpdateWebhook(ctx context.Context, w Webhook) error
+	// RecordWebhookOutcome counts a delivery of webhook id that settled:
+	// delivered resets its failures; a failure adds one, and when there
+	// are at least maxFailures (> 0) in a row spanning at least minAge,
+	// deactivates it with a reason. It returns the webhook as stored, and
+	// whether this call deactivated it.
+	RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (Webhook, bool, error)
 	DeleteWebhook(ctx context.Context, id string) error
 	ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error)
 

@@ -151,8 +151,14 @@ type Webhook struct {
 	// rotation, so that receivers can switch keys without a gap.
 	PreviousSecret  string `json:"previous_secret,omitempty"`
 	PreviousUntilMs int64  `json:"previous_until_ms,omitempty"`
-	CreatedAt       int64  `json:"created_at"`
-	UpdatedAt       int64  `json:"updated_at"`
+	// ConsecutiveFailures counts the deliveries that failed for good in a
+	// row, since FailingSinceMs; DisabledReason says why the engine
+	// deactivated the webhook, if it did.
+	ConsecutiveFailures int    `json:"consecutive_failures,omitempty"`
+	FailingSinceMs      int64  `json:"failing_since_ms,omitempty"`
+	DisabledReason      string `json:"disabled_reason,omitempty"`
+	CreatedAt           int64  `json:"created_at"`
+	UpdatedAt           int64  `json:"updated_at"`
 }
 
 // Event is one stored emit of an emitter.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -113,4 +114,37 @@ func (b *Bolt) UpdateWebhook(ctx context.Context, w Webhook) error {
 		return fmt.Errorf("store: update webhook %q: %w", w.ID, err)
 	}
 	return nil
+}
+
+// RecordWebhookOutcome implements Store.
+func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (Webhook, bool, error) {
+	var w Webhook
+	disabled := false
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		hooks := tx.Bucket(bucketWebhooks)
+		if err := getJSON(hooks, id, &w); err != nil {
+			return err
+		}
+		if delivered {
+			if w.ConsecutiveFailures == 0 {
+				return nil
+			}
+			w.ConsecutiveFailures, w.FailingSinceMs = 0, 0
+			return putJSON(hooks, id, w)
+		}
+		if w.ConsecutiveFailures == 0 {
+			w.FailingSinceMs = nowMs
+		}
+		w.ConsecutiveFailures++
+		if w.Active && maxFailures > 0 && w.ConsecutiveFailures >= maxFailures && nowMs-w.FailingSinceMs >= minAge.Milliseconds() {
+			w.Active, disabled = false, true
+			w.DisabledReason = fmt.Sprintf("deactivated after %d deliveries in a row failed over %s", w.ConsecutiveFailures,
+				time.Duration(nowMs-w.FailingSinceMs)*time.Millisecond)
+		}
+		return putJSON(hooks, id, w)
+	})
+	if err != nil {
+		return Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)
+	}
+	return w, disabled, nil
 }

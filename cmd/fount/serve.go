@@ -58,6 +58,8 @@ type serveConfig struct {
 	logLevel           slog.Level
 	metricsAddr        string
 	pprof              bool
+	disableFailures    int
+	disableAge         time.Duration
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
 
 	caps store.Limits // per-account limits, from the flags of caps.go
@@ -113,6 +115,10 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env.getenv("FOUNT_METRICS_ADDR"),
 		"serve Prometheus /metrics on this address only (FOUNT_METRICS_ADDR; default: /metrics on the API's address)")
+	fs.IntVar(&cfg.disableFailures, "webhook-disable-failures", int(env.int("FOUNT_WEBHOOK_DISABLE_FAILURES", 20)),
+		"deactivate a webhook after this many deliveries in a row failed for good (FOUNT_WEBHOOK_DISABLE_FAILURES; 0: never)")
+	fs.DurationVar(&cfg.disableAge, "webhook-disable-age", env.duration("FOUNT_WEBHOOK_DISABLE_AGE", 24*time.Hour),
+		"... and only when they span at least this long (FOUNT_WEBHOOK_DISABLE_AGE)")
 	fs.BoolVar(&cfg.pprof, "pprof", env.getenv("FOUNT_PPROF") == "1",
 		"serve Go's profiler at /debug/pprof/ on the API's address, which must then be loopback (FOUNT_PPROF=1)")
 	fs.StringVar(&cfg.logFormat, "log-format", env.or("FOUNT_LOG_FORMAT", "text"), "log lines as text or json (FOUNT_LOG_FORMAT)")
@@ -156,6 +162,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	}
 	if cfg.npmRegistry == "" { // npm's own variable, as npm would read it
 		cfg.npmRegistry = env.or("npm_config_registry", env.getenv("NPM_CONFIG_REGISTRY"))
+	}
+	if cfg.disableFailures < 0 || cfg.disableAge < 0 {
+		return cfg, fmt.Errorf("--webhook-disable-failures and --webhook-disable-age must be 0 or more")
 	}
 	if cfg.pprof && !isLoopbackAddr(cfg.addr) {
 		return cfg, fmt.Errorf("--pprof needs a loopback --addr (127.0.0.1 or [::1]), got %q: the profiler shows the process's memory", cfg.addr)
@@ -280,7 +289,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
-		Packages: newNpmPackages(exe, cfg),
+		Packages: newNpmPackages(exe, cfg), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
 	})
 	if err != nil {
 		return err

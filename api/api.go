@@ -184,6 +184,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.SourceByIDRequest, none](del, "/webhooks/{id}", "Delete a webhook", s.deleteWebhook).withStatus(http.StatusNoContent),
 		op[apiv1.UpdateWebhookRequest, webhookData](put, "/webhooks/{id}", "Edit a webhook's url, name, description or active flag", s.updateWebhook).ext(),
 		op[apiv1.ResendDeliveryRequest, apiv1.Data[apiv1.Delivery]](post, "/webhooks/{id}/deliveries/{delivery_id}/resend", "Queue one more attempt of a delivery, now, with its id and body", s.resendDelivery).ext().withStatus(http.StatusAccepted),
+		op[apiv1.ReplayRequest, apiv1.Data[apiv1.Replayed]](post, "/webhooks/{id}/replay", "Deliver a time range of a source's or workflow's kept events to a webhook again", s.replay).ext().withStatus(http.StatusAccepted),
 		op[apiv1.RotateWebhookRequest, webhookData](post, "/webhooks/{id}/rotate", "Give a webhook a new signing secret (shown once); the old one also signs for an overlap", s.rotateWebhook).ext(),
 		op[apiv1.DeliveriesRequest, apiv1.Page[apiv1.Delivery]](get, "/webhooks/{id}/deliveries", "Delivery attempts of a webhook, newest first", s.listDeliveries).ext(),
 

@@ -251,3 +251,40 @@ func (s *Server) checkWebhookURL(ctx context.Context, u string) error {
 	}
 	return nil
 }
+
+func (s *Server) replay(w http.ResponseWriter, r *http.Request, req *apiv1.ReplayRequest) error {
+	ctx := r.Context()
+	h, err := s.ownedWebhook(ctx, req.ID)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ids.Is(req.EmitterID, ids.Source):
+		if _, err := s.ownedSource(ctx, req.EmitterID); err != nil {
+			return err
+		}
+	case ids.Is(req.EmitterID, ids.Workflow):
+		if _, err := s.ownedWorkflow(ctx, req.EmitterID); err != nil {
+			return err
+		}
+	default:
+		return errInvalid("emitter_id", "The emitter_id must be a source's (dc_) or a workflow's (p_) id.")
+	}
+	to := req.ToMs
+	if to == 0 {
+		to = s.engine.Now().UnixMilli()
+	}
+	if req.FromMs < 0 || to < req.FromMs {
+		return errInvalid("from_ms", "The range must run from from_ms to to_ms, oldest first.")
+	}
+	ds, err := s.engine.ReplayEvents(ctx, h.ID, req.EmitterID, req.EventName, req.FromMs, to)
+	if err != nil {
+		return err
+	}
+	out := apiv1.Replayed{Deliveries: []apiv1.Delivery{}}
+	for _, d := range ds {
+		out.Deliveries = append(out.Deliveries, viewDelivery(d))
+	}
+	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.Replayed]{Data: out})
+	return nil
+}

@@ -316,6 +316,22 @@ type ResendDeliveryRequest struct {
 	DeliveryID string `path:"delivery_id" json:"-" maxLength:"64" required:"true"`
 }
 
+// ReplayRequest delivers a time range of an emitter's kept events to a
+// webhook again.
+type ReplayRequest struct {
+	Common
+	ByID
+	EmitterID string `json:"emitter_id" required:"true" maxLength:"64" description:"dc_ or p_ id of a source or workflow you can see"`
+	EventName string `json:"event_name,omitempty" maxLength:"256" description:"the channel; default the default one"`
+	FromMs    int64  `json:"from_ms,omitempty" description:"the oldest indexed_at_ms to replay; default 0, the oldest kept"`
+	ToMs      int64  `json:"to_ms,omitempty" description:"the newest indexed_at_ms to replay; default now"`
+}
+
+// Replayed says what a replay queued.
+type Replayed struct {
+	Deliveries []Delivery `json:"deliveries" required:"true" nullable:"false"`
+}
+
 // RotateWebhookRequest gives a webhook a new signing secret.
 type RotateWebhookRequest struct {
 	Common

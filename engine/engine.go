@@ -431,3 +431,34 @@ func (e *Engine) webhookDisabled(ctx context.Context, hook store.Webhook, dl sto
 		e.log.Error("record a webhook's deactivation", "webhook", hook.ID, "err", err)
 	}
 }
+
+// ReplayEvents delivers again, to webhook hookID, the kept events of an
+// emitter's channel indexed from fromMs to toMs (inclusive), oldest first,
+// as new deliveries. It returns them.
+func (e *Engine) ReplayEvents(ctx context.Context, hookID, emitterID, channel string, fromMs, toMs int64) ([]store.Delivery, error) {
+	events, err := e.store.ListEvents(ctx, emitterID, channel, maxReplay)
+	if err != nil {
+		return nil, err
+	}
+	var ds []store.Delivery
+	for i := len(events) - 1; i >= 0; i-- { // newest first from the store
+		ev := events[i]
+		if ev.IndexedAtMs < fromMs || ev.IndexedAtMs > toMs {
+			continue
+		}
+		ds = append(ds, store.Delivery{ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+	}
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	stored, err := e.queues.EnqueueDeliveries(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	e.deliverer.poke()
+	return stored, nil
+}
+
+// maxReplay bounds the events one replay reads: more than a channel keeps
+// by default, fewer than a page of them could cost.
+const maxReplay = 1000

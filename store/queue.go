@@ -165,6 +165,9 @@ type Queues interface {
 	// UpdateDelivery stores d (status, attempts, next attempt). A listener
 	// keeps a bounded number of settled deliveries, the newest.
 	UpdateDelivery(ctx context.Context, d Delivery) error
+	// EnqueueDeliveries stores new pending deliveries (a replay), in one
+	// transaction, with the same backlog bound as routed ones.
+	EnqueueDeliveries(ctx context.Context, ds []Delivery) ([]Delivery, error)
 	// GetDelivery returns a delivery by id, or ErrNotFound.
 	GetDelivery(ctx context.Context, id string) (Delivery, error)
 	// ListDeliveries lists a listener's deliveries, newest first.

@@ -142,3 +142,25 @@ func TestReadmeWalkthrough(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeListsEveryServeFlag: each flag `fount serve --help` prints is
+// in the README's table, with its environment variable.
+func TestReadmeListsEveryServeFlag(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var help strings.Builder
+	_, _ = parseServeFlags([]string{"-h"}, environment{stderr: &help, lookupEnv: func(string) (string, bool) { return "", false }})
+	flags := regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(help.String(), -1)
+	if len(flags) < 20 {
+		t.Fatalf("found %d flags in serve --help", len(flags))
+	}
+	for _, f := range flags {
+		env := "FOUNT_" + strings.ToUpper(strings.ReplaceAll(f[1], "-", "_"))
+		if !strings.Contains(string(readme), "| `--"+f[1]+"` | `"+env+"` |") {
+			t.Errorf("the README lists no --%s with %s", f[1], env)
+		}
+	}
+}

@@ -87,3 +87,21 @@ func (m *Metrics) Request(route string, status int, d time.Duration) {
 func (m *Metrics) EgressDenied() {
 	m.egressDenied.Inc()
 }
+
+// WatchQueues adds gauges of the invocation and delivery queues' depths,
+// read by depths at each scrape.
+func (m *Metrics) WatchQueues(depths func() (invocations, deliveries int, err error)) {
+	gauge := func(name, help string, pick func(i, d int) int) prometheus.GaugeFunc {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
+			i, d, err := depths()
+			if err != nil {
+				return -1
+			}
+			return float64(pick(i, d))
+		})
+	}
+	m.reg.MustRegister(
+		gauge("fount_queued_invocations", "Invocations queued for sources and workflows, not yet run (-1 when the store did not answer).", func(i, _ int) int { return i }),
+		gauge("fount_pending_deliveries", "Deliveries waiting for an attempt or a retry (-1 when the store did not answer).", func(_, d int) int { return d }),
+	)
+}

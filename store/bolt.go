@@ -335,3 +335,21 @@ func (b *Bolt) Size(ctx context.Context) (int64, error) {
 	})
 	return n, err
 }
+
+// QueueDepths counts the queued invocations and the pending deliveries,
+// for metrics. Each count walks its index: a scrape's cost grows with
+// the backlog it reports.
+func (b *Bolt) QueueDepths(ctx context.Context) (invocations, deliveries int, err error) {
+	err = b.view(ctx, func(tx *bolt.Tx) error {
+		err := tx.Bucket(bucketInvocations).ForEachBucket(func(k []byte) error {
+			invocations += tx.Bucket(bucketInvocations).Bucket(k).Stats().KeyN
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		deliveries = tx.Bucket(bucketDeliveryDue).Stats().KeyN
+		return nil
+	})
+	return invocations, deliveries, err
+}

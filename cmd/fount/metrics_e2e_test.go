@@ -65,8 +65,10 @@ func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
 	t.Cleanup(hook.Close)
 	s := startEngineServer(t)
 	before, _ := scrape(t, s.base+"/metrics")
-	if _, ok := before["go_goroutines"]; !ok {
-		t.Error("no Go runtime metrics")
+	for _, name := range []string{"go_goroutines", "fount_queued_invocations", "fount_pending_deliveries"} {
+		if f, ok := before[name]; !ok || f.GetMetric()[0].GetGauge().GetValue() < 0 {
+			t.Errorf("no %s gauge, or a store that did not answer: %v", name, f)
+		}
 	}
 	src := s.deploySource(`export default { name: "m", version: "1", run(e) { if (e.fail) throw new TypeError("x"); this.$emit(e) } }`, nil)
 	id := src["id"].(string)

@@ -121,13 +121,15 @@ func subscribeCommand(name string) command {
 func webhooksCommand() command {
 	var name string
 	var overlap time.Duration
+	var follow bool
 	return command{
 		name: "webhooks", summary: "Create, list or delete webhooks; list a webhook's deliveries, resend one, or rotate its signing secret.",
-		usage:   "create <url> [--name NAME] | list | delete <id> | deliveries <id> | resend <id> <delivery id> | rotate <id> [--overlap 24h]",
+		usage:   "create <url> [--name NAME] | list | delete <id> | deliveries <id> [--follow] | resend <id> <delivery id> | rotate <id> [--overlap 24h]",
 		example: "fount webhooks create https://example.com/hooks/fount --name ops",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&name, "name", "", "the webhook's name (create)")
 			fs.DurationVar(&overlap, "overlap", 24*time.Hour, "how long the old secret also signs deliveries (rotate; at most 168h)")
+			fs.BoolVar(&follow, "follow", false, "keep showing deliveries as they change, until Ctrl-C (deliveries)")
 		},
 		run: func(ctx context.Context, c *cli, fs *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
@@ -161,6 +163,9 @@ func webhooksCommand() command {
 				ds, raw, err := api.Deliveries(ctx, args[1])
 				if err != nil {
 					return err
+				}
+				if follow {
+					return c.followDeliveries(ctx, api, args[1], ds)
 				}
 				c.printDeliveries(raw, ds)
 				return nil
@@ -287,5 +292,49 @@ func (c *cli) printDeliveries(raw []byte, ds []apiv1.Delivery) {
 			rows = append(rows, []string{d.ID, d.Status, fmt.Sprint(len(d.Attempts)), last, d.EventID})
 		}
 		c.table([]string{"ID", "STATUS", "ATTEMPTS", "LAST", "EVENT"}, rows)
+	}
+}
+
+// followDeliveries prints a line per delivery of a webhook each time it
+// is new or changes (status, attempts), oldest first, until ctx ends.
+// Deliveries are not streamed: it asks every half second.
+func (c *cli) followDeliveries(ctx context.Context, api *client.Client, id string, ds []apiv1.Delivery) error {
+	seen := map[string]string{}
+	show := func(ds []apiv1.Delivery) {
+		for i := len(ds) - 1; i >= 0; i-- {
+			d := ds[i]
+			state := fmt.Sprint(d.Status, len(d.Attempts))
+			if seen[d.ID] == state {
+				continue
+			}
+			seen[d.ID] = state
+			switch {
+			case c.json:
+				b, _ := json.Marshal(d)
+				fmt.Fprintln(c.stdout, string(b))
+			case c.quiet:
+				fmt.Fprintln(c.stdout, d.ID)
+			default:
+				fmt.Fprintf(c.stdout, "%s  %s  attempts %d  event %s\n", d.ID, d.Status, len(d.Attempts), d.EventID)
+			}
+		}
+	}
+	show(ds)
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		ds, _, err := api.Deliveries(ctx, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		show(ds)
 	}
 }

@@ -147,7 +147,12 @@ func TestWebhooksCLI(t *testing.T) {
 	hook := strings.TrimSpace(e.mustFount("webhooks", "create", rcv.URL+"/c", "--quiet"))
 	src := e.srv.deploySource(`export default { name: "c", version: "1", run(e) { this.$emit(e) } }`, nil)
 	e.srv.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+hook, nil)
+	followed, stopFollow := e.background("webhooks", "deliveries", hook, "--follow")
 	e.srv.run(src["id"].(string), map[string]any{"n": 1})
+	waitFor(t, followed, "delivered  attempts 1")
+	if code := stopFollow(); code != exitOK {
+		t.Errorf("deliveries --follow exited %d", code)
+	}
 	var delivery string
 	deadline := time.Now().Add(eventsDeadline)
 	for delivery == "" && time.Now().Before(deadline) {

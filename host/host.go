@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -23,6 +24,9 @@ type Host struct {
 	pristine []byte    // memory of a module just instantiated
 	base     *snapshot // runtime + prelude initialised, no component
 	inbox    [2]uint32 // the guest's inbox address and size, the same in every restored instance
+
+	// Counts of instances, for metrics.
+	created, evicted, closedInstances atomic.Int64
 
 	mu      sync.Mutex
 	sources map[*Source]struct{}
@@ -121,6 +125,8 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 	if err != nil {
 		return nil, err
 	}
+	h.created.Add(1)
+	in.closed = &h.closedInstances
 	if err := s.restore(in.mod.Memory()); err != nil {
 		in.close(ctx)
 		return nil, err
@@ -172,7 +178,15 @@ func (h *Host) EvictIdle(now time.Time) int {
 	for _, s := range sources {
 		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
 	}
+	h.evicted.Add(int64(n))
 	return n
+}
+
+// Stats counts the instances restored from snapshots, those evicted for
+// being idle, and those open now.
+func (h *Host) Stats() (restored, evicted, live int64) {
+	restored, closed := h.created.Load(), h.closedInstances.Load()
+	return restored, h.evicted.Load(), restored - closed
 }
 
 // Close closes every Source and the runtime. It is safe to call twice.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -24,7 +26,9 @@ type instance struct {
 	alloc, free, init, call api.Function
 	inbox, inboxCap         uint32 // the guest's buffer for Call messages
 	lastUsed                time.Time
-	broken                  bool // trapped, timed out or ran out of memory: must be closed
+	broken                  bool          // trapped, timed out or ran out of memory: must be closed
+	closed                  *atomic.Int64 // the host's count of closed instances, or nil
+	closeOnce               sync.Once
 }
 
 func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*instance, error) {
@@ -208,4 +212,11 @@ func (in *instance) classifyGuest(ctx context.Context, inv *invocation, e *abi.G
 // memoryBytes is the current size of the instance's linear memory.
 func (in *instance) memoryBytes() uint32 { return in.mod.Memory().Size() }
 
-func (in *instance) close(ctx context.Context) { _ = in.mod.Close(ctx) }
+func (in *instance) close(ctx context.Context) {
+	in.closeOnce.Do(func() {
+		_ = in.mod.Close(ctx)
+		if in.closed != nil {
+			in.closed.Add(1)
+		}
+	})
+}

@@ -105,3 +105,16 @@ func (m *Metrics) WatchQueues(depths func() (invocations, deliveries int, err er
 		gauge("fount_pending_deliveries", "Deliveries waiting for an attempt or a retry (-1 when the store did not answer).", func(_, d int) int { return d }),
 	)
 }
+
+// WatchSandbox adds the sandbox's instance counts, read by stats at each
+// scrape: instances restored from snapshots, evicted when idle, and live.
+func (m *Metrics) WatchSandbox(stats func() (restored, evicted, live int64)) {
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fount_sandbox_restores_total", Help: "Sandbox instances created from a snapshot."},
+			func() float64 { r, _, _ := stats(); return float64(r) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fount_sandbox_evictions_total", Help: "Warm sandbox instances closed for being idle."},
+			func() float64 { _, e, _ := stats(); return float64(e) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_sandbox_instances", Help: "Sandbox instances open now."},
+			func() float64 { _, _, l := stats(); return float64(l) }),
+	)
+}

@@ -101,6 +101,7 @@ func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
 		{"fount_invocations_total", map[string]string{"kind": "manual", "outcome": "TypeError"}},
 		{"fount_deliveries_total", map[string]string{"outcome": "delivered"}},
 		{"fount_http_requests_total", map[string]string{"route": "/v1/sources/{id}/run", "status": "202"}},
+		{"fount_sandbox_restores_total", nil},
 	}
 	for _, c := range checks {
 		if got, was := counter(after, c.name, c.labels), counter(before, c.name, c.labels); got <= was {

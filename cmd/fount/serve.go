@@ -285,6 +285,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
 	meters := metrics.New()
 	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
+	meters.WatchSandbox(box.Stats)
 	eng, err := engine.New(engine.Config{
 		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger, meters}, Observer: meters, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,

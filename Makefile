@@ -1,11 +1,13 @@
 # fount's build. `make run` and `make test` are the two commands a newcomer
-# needs; both work with only Go installed. `make guest` needs the C toolchain
+# needs. `make run` needs only Go; `make test` also drives the dashboard in
+# headless Chromium, which `make browser-deps` installs from Debian's
+# packages when it is missing. `make guest` needs the C toolchain
 # (installed by `make guest-deps` from Debian's packages).
 
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: all build browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -22,7 +24,7 @@ test: check-tracked fmt-check vet staticcheck unit
 ## check-tracked: nothing built is committed. Binary files are refused except
 ## the guest (checked by guest-verify) and wasm test fixtures kept beside
 ## their C source, as wazero keeps its own.
-ALLOWED_BINARIES := guest/fount.wasm host/testdata/abiprobe.wasm
+ALLOWED_BINARIES := guest/fount.wasm host/testdata/abiprobe.wasm $(wildcard docs/screenshots/*.png)
 check-tracked:
 	@bad=""; for f in $$(git ls-files -z | xargs -0 -r grep -IL '' --); do \
 		[ -s "$$f" ] || continue; \
@@ -40,8 +42,20 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
-unit:
+unit: browser-deps
 	$(GO) test -race ./...
+
+## browser-deps: Debian's chromium, for the dashboard's browser tests
+## (FOUNT_CHROMIUM names another browser binary instead).
+browser-deps:
+	@if [ -z "$$FOUNT_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
+		echo "installing: chromium"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+## screenshots: regenerate docs/screenshots/ from the dashboard's browser test.
+screenshots: browser-deps
+	FOUNT_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestDashboardInABrowser ./cmd/fount/
 
 ## openapi-check: the OpenAPI 3.1 document of `fount openapi` is valid and a
 ## TypeScript client generated from it type-checks (needs Node.js 20+; see

@@ -34,6 +34,9 @@ type Server struct {
 	onRequest func(route string, status int, d time.Duration)
 	backupFn  func(ctx context.Context, w io.Writer) error
 	checkDest func(ctx context.Context, url string) error
+	dashboard http.Handler
+	sessions  *sessions
+	siteURL   string // the API's own external base URL
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -76,6 +79,15 @@ type Config struct {
 	// (a webhook's, at create), or nil; nil CheckDestination checks
 	// nothing.
 	CheckDestination func(ctx context.Context, url string) error
+	// SiteURL is the API's own external base URL (serve's --public-url),
+	// which may differ from PublicURL when endpoints have an origin of
+	// their own: the dashboard's cookie is Secure when it is https, and
+	// a change may come from its origin.
+	SiteURL string
+	// Dashboard serves the web UI at / and /ui/; nil serves none.
+	Dashboard http.Handler
+	// Now is the clock of dashboard sessions; nil is time.Now.
+	Now func() time.Time
 }
 
 // New returns a Server.
@@ -88,6 +100,7 @@ func New(cfg Config) *Server {
 		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
 		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup, checkDest: cfg.CheckDestination,
+		dashboard: cfg.Dashboard, sessions: newSessions(cfg.Now), siteURL: strings.TrimRight(cfg.SiteURL, "/"),
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes
@@ -151,6 +164,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.ListRequest, apiv1.Page[apiv1.Source]](get, "/users/me/sources", "List your sources", s.listMySources),
 		op[apiv1.OrgListRequest, apiv1.Page[apiv1.Source]](get, "/orgs/{org_id}/sources", "List an organization's sources", s.listOrgSources),
 		op[apiv1.CreateSourceRequest, source](post, "/sources", "Deploy a source", s.createSource),
+		op[apiv1.SourceByIDRequest, source](get, "/sources/{id}", "A source", s.getSource).ext(),
 		op[apiv1.UpdateSourceRequest, source](put, "/sources/{id}", "Update a source (code, props, name, active)", s.updateSource),
 		op[apiv1.SourceByIDRequest, none](del, "/sources/{id}", "Delete a source, its events and subscriptions", s.deleteSource).withStatus(http.StatusNoContent),
 		op[apiv1.EventSummariesRequest, eventsPage](get, "/sources/{id}/event_summaries", "The last events of a source, newest first", s.listSourceEvents),
@@ -207,6 +221,13 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.readyz)
 	r.Get("/v1/openapi.json", s.serveOpenAPI)
+	r.Post("/ui/session", s.signIn)
+	r.Get("/ui/session", s.getSession)
+	r.Delete("/ui/session", s.signOut)
+	if s.dashboard != nil {
+		r.Get("/", s.dashboard.ServeHTTP)
+		r.Get("/ui/*", s.dashboard.ServeHTTP)
+	}
 	r.Route("/v1", func(v1 chi.Router) {
 		v1.Use(s.authenticate)
 		for _, rt := range s.routes {

@@ -27,9 +27,21 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// authenticate requires `Authorization: Bearer <key>` naming a known key.
+// authenticate requires `Authorization: Bearer <key>` naming a known key,
+// or, from the dashboard, its session cookie (see session.go).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			if _, err := r.Cookie(sessionCookie); err == nil {
+				u, _, err := s.cookieSession(r)
+				if err != nil {
+					s.writeError(w, r, err)
+					return
+				}
+				next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), u)))
+				return
+			}
+		}
 		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {
 			s.writeError(w, r, errUnauthorized)
@@ -44,7 +56,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, u)))
+		next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), u)))
 	})
 }
 

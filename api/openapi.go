@@ -48,6 +48,9 @@ func (s *Server) openAPIDocument() ([]byte, error) {
 		op := r.Spec.Paths.MapOfPathItemValues[path].Get
 		op.Security = []map[string][]string{} // no key needed
 	}
+	if err := addSessionOperations(r); err != nil {
+		return nil, err
+	}
 	r.Spec.WithSecurity(map[string][]string{"bearer": {}})
 	return json.Marshal(r.Spec)
 }
@@ -140,4 +143,46 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(doc)
+}
+
+// addSessionOperations documents the dashboard's session endpoints. Every
+// /v1 operation also accepts the session cookie, and then, on anything but
+// GET, the session's X-CSRF-Token header.
+func addSessionOperations(r *openapi31.Reflector) error {
+	r.Spec.SetAPIKeySecurity("session", sessionCookie, openapi.InCookie,
+		"the dashboard's session cookie (POST /ui/session); requests other than GET must also send X-CSRF-Token")
+	ops := []struct {
+		method, summary string
+		req, resp       any
+		status          int
+	}{
+		{http.MethodPost, "Sign the dashboard in with an API key: sets the HttpOnly, SameSite=Strict session cookie", new(apiv1.SignInRequest), new(apiv1.Data[apiv1.Session]), http.StatusCreated},
+		{http.MethodGet, "The dashboard's session and its CSRF token", nil, new(apiv1.Data[apiv1.Session]), http.StatusOK},
+		{http.MethodDelete, "Sign the dashboard out", nil, nil, http.StatusNoContent},
+	}
+	for _, o := range ops {
+		oc, err := r.NewOperationContext(o.method, "/ui/session")
+		if err != nil {
+			return err
+		}
+		oc.SetSummary(o.summary)
+		oc.SetID(strings.ToLower(o.method) + "Session")
+		if o.req != nil {
+			oc.AddReqStructure(o.req)
+		}
+		oc.AddRespStructure(o.resp, openapi.WithHTTPStatus(o.status))
+		oc.AddRespStructure(new(apiv1.Error), func(cu *openapi.ContentUnit) { cu.IsDefault = true; cu.Description = "Error" })
+		if err := r.AddOperation(oc); err != nil {
+			return err
+		}
+		item := r.Spec.Paths.MapOfPathItemValues["/ui/session"]
+		op := operationOf(&item, o.method)
+		op.WithMapOfAnythingItem("x-fount-extension", true)
+		if o.method == http.MethodPost {
+			op.Security = []map[string][]string{}
+		} else {
+			op.Security = []map[string][]string{{"session": {}}}
+		}
+	}
+	return nil
 }

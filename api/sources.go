@@ -127,6 +127,15 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request, req *apiv1
 	return noContent(w)
 }
 
+func (s *Server) getSource(w http.ResponseWriter, r *http.Request, req *apiv1.SourceByIDRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewSource(src))
+	return nil
+}
+
 func (s *Server) listSourcesOf(w http.ResponseWriter, r *http.Request, owner string, p apiv1.PageParams) error {
 	page, err := s.readPage(r, p)
 	if err != nil {

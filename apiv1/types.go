@@ -449,3 +449,17 @@ type Empty struct {
 type Health struct {
 	Status string `json:"status" required:"true" enum:"ok"`
 }
+
+// SignInRequest opens a dashboard session (POST /ui/session).
+type SignInRequest struct {
+	APIKey string `json:"api_key" required:"true" maxLength:"256" description:"an API key of this server; it is not kept in the browser"`
+}
+
+// Session is a dashboard session: who is signed in, and the token that
+// requests changing anything with its cookie must send as X-CSRF-Token.
+type Session struct {
+	UserID    string `json:"user_id" required:"true"`
+	Username  string `json:"username" required:"true"`
+	CSRFToken string `json:"csrf_token" required:"true"`
+	ExpiresAt int64  `json:"expires_at" required:"true" description:"epoch seconds"`
+}

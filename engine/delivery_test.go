@@ -228,8 +228,14 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 	if h.Active || h.ConsecutiveFailures != 3 || !strings.Contains(h.DisabledReason, "3 deliveries in a row failed") {
 		t.Errorf("webhook %+v, want deactivated after 3 failures", h)
 	}
-	errs, err := te.st.ListEvents(ctx, src.ID, "$errors", 10)
-	if err != nil || len(errs) != 1 || !strings.Contains(string(errs[0].Data), "wh_1") {
-		t.Errorf("$errors of the source: %v %v", errs, err)
+	// The $errors event is stored after the delivery settles, in a
+	// transaction of its own.
+	var errs []store.Event
+	waitFor(t, "the $errors event of the deactivation", func() bool {
+		errs, err = te.st.ListEvents(ctx, src.ID, "$errors", 10)
+		return err == nil && len(errs) > 0
+	})
+	if len(errs) != 1 || !strings.Contains(string(errs[0].Data), "wh_1") {
+		t.Errorf("$errors of the source: %v", errs)
 	}
 }

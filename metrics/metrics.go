@@ -28,6 +28,8 @@ type Metrics struct {
 	requests     *prometheus.CounterVec
 	reqDuration  *prometheus.HistogramVec
 	egressDenied prometheus.Counter
+	commit       prometheus.Histogram
+	commitPages  prometheus.Histogram
 }
 
 // New returns a set of metrics, with the Go and process collectors.
@@ -54,8 +56,16 @@ func New() *Metrics {
 		egressDenied: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fount_egress_denied_total", Help: "Outbound requests the egress policy refused.",
 		}),
+		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "fount_store_commit_duration_seconds", Help: "How long the store's write transactions took to commit, write and fsync included (batched enqueues excepted).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}),
+		commitPages: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "fount_store_commit_page_writes", Help: "Page writes of each store commit timed by fount_store_commit_duration_seconds (a write is a page or a run of overflow pages).",
+			Buckets: prometheus.ExponentialBuckets(1, 4, 8),
+		}),
 	}
-	m.reg.MustRegister(m.runs, m.runDuration, m.deliveries, m.requests, m.reqDuration, m.egressDenied,
+	m.reg.MustRegister(m.runs, m.runDuration, m.deliveries, m.requests, m.reqDuration, m.egressDenied, m.commit, m.commitPages,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -116,5 +126,24 @@ func (m *Metrics) WatchSandbox(stats func() (restored, evicted, live int64)) {
 			func() float64 { _, e, _ := stats(); return float64(e) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_sandbox_instances", Help: "Sandbox instances open now."},
 			func() float64 { _, _, l := stats(); return float64(l) }),
+	)
+}
+
+// StoreCommitted observes one store commit: its duration and page writes.
+func (m *Metrics) StoreCommitted(d time.Duration, pageWrites int64) {
+	m.commit.Observe(d.Seconds())
+	m.commitPages.Observe(float64(pageWrites))
+}
+
+// WatchStore adds the store's cumulative write time and page writes, every
+// commit included, and its size, read by stats at each scrape.
+func (m *Metrics) WatchStore(stats func() (writeTime time.Duration, pageWrites, sizeBytes int64)) {
+	m.reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fount_store_write_seconds_total", Help: "Time the store spent writing and syncing pages, every commit included."},
+			func() float64 { d, _, _ := stats(); return d.Seconds() }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "fount_store_page_writes_total", Help: "Page writes of the store, every commit included."},
+			func() float64 { _, w, _ := stats(); return float64(w) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_store_size_bytes", Help: "The size of the store's data."},
+			func() float64 { _, _, n := stats(); return float64(n) }),
 	)
 }

@@ -125,6 +125,10 @@ type Bolt struct {
 	// maxPendingDeliveries; 0: none); tests change them.
 	deliveriesKept, maxPendingDeliveries int
 	limits                               Limits // set once by OpenBolt's options, read-only after
+	// onCommit is told how long each commit of update and CompleteRuns
+	// took (write and fsync), and how many page writes it made; nil:
+	// nobody.
+	onCommit func(d time.Duration, pageWrites int64)
 }
 
 var (
@@ -172,6 +176,30 @@ type Option func(*Bolt)
 // with the store, so what the store stamps is due by that clock.
 func WithClock(now func() time.Time) Option {
 	return func(b *Bolt) { b.now = now }
+}
+
+// WithCommitObserver has observe told of each write transaction's commit:
+// how long it took, its write and fsync included, and how many page writes
+// it made (a write is one page, or one run of overflow pages). Batched
+// enqueues (EnqueueInvocation) are not observed one by one; StoreStats
+// counts them with the rest.
+func WithCommitObserver(observe func(d time.Duration, pageWrites int64)) Option {
+	return func(b *Bolt) { b.onCommit = observe }
+}
+
+// StoreStats are the store's cumulative write figures and its size.
+type StoreStats struct {
+	WriteTime time.Duration // spent writing and syncing pages, every commit
+	Writes    int64         // page writes
+	SizeBytes int64         // the file's data size
+}
+
+// Stats reads the store's write figures and size.
+func (b *Bolt) Stats() StoreStats {
+	st := b.db.Stats()
+	out := StoreStats{WriteTime: st.TxStats.GetWriteTime(), Writes: st.TxStats.GetWrite()}
+	_ = b.db.View(func(tx *bolt.Tx) error { out.SizeBytes = tx.Size(); return nil })
+	return out
 }
 
 // initSchema checks the schema version, creates missing buckets, and
@@ -230,7 +258,28 @@ func (b *Bolt) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.Update(fn)
+	return b.write(fn)
+}
+
+// write is bolt's Update, with its commit timed for the observer.
+func (b *Bolt) write(fn func(tx *bolt.Tx) error) error {
+	tx, err := b.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }() // after a commit, or when fn panics: nothing to undo
+	if err := fn(tx); err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if b.onCommit != nil {
+		stats := tx.Stats()
+		b.onCommit(time.Since(start), stats.GetWrite())
+	}
+	return nil
 }
 
 // getJSON decodes the record at key into v; ErrNotFound when absent.

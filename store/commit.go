@@ -112,7 +112,7 @@ func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event
 	for at := (commitPos{}); at.run < len(runs); {
 		var next commitPos
 		var stored [][]Event
-		err := b.db.Update(func(tx *bolt.Tx) error {
+		err := b.write(func(tx *bolt.Tx) error {
 			var err error
 			next, stored, err = b.completePart(tx, runs, at)
 			return err

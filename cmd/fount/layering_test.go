@@ -29,6 +29,7 @@ var allowedImports = map[string][]string{
 	"bundle":         {},
 	"bundle/npmtest": {}, // a test registry, imported by tests only
 	"metrics":        {},
+	"dashboard":      {},
 	"registry":       {},
 	"cmd/fount":      nil, // everything: it wires the process
 }

@@ -33,7 +33,8 @@ func scrape(t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
 	return families, string(raw)
 }
 
-// counter sums the values of a family's series whose labels include want.
+// counter sums the values (a histogram: its sample counts) of a
+// family's series whose labels include want.
 func counter(families map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
 	f, ok := families[name]
 	if !ok {
@@ -50,7 +51,7 @@ func counter(families map[string]*dto.MetricFamily, name string, want map[string
 			match = match && labels[k] == v
 		}
 		if match {
-			total += m.GetCounter().GetValue()
+			total += m.GetCounter().GetValue() + float64(m.GetHistogram().GetSampleCount())
 		}
 	}
 	return total
@@ -102,11 +103,18 @@ func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
 		{"fount_deliveries_total", map[string]string{"outcome": "delivered"}},
 		{"fount_http_requests_total", map[string]string{"route": "/v1/sources/{id}/run", "status": "202"}},
 		{"fount_sandbox_restores_total", nil},
+		{"fount_store_commit_duration_seconds", nil},
+		{"fount_store_commit_page_writes", nil},
+		{"fount_store_page_writes_total", nil},
+		{"fount_store_write_seconds_total", nil},
 	}
 	for _, c := range checks {
 		if got, was := counter(after, c.name, c.labels), counter(before, c.name, c.labels); got <= was {
 			t.Errorf("%s%v did not move: %v then %v", c.name, c.labels, was, got)
 		}
+	}
+	if size := after["fount_store_size_bytes"]; size == nil || size.GetMetric()[0].GetGauge().GetValue() <= 0 {
+		t.Errorf("fount_store_size_bytes: %v", size)
 	}
 	for _, line := range strings.Split(raw, "\n") {
 		if !strings.HasPrefix(line, "#") && (strings.Contains(line, id) || strings.Contains(line, `"u_`) || strings.Contains(line, `"wh_`)) {

@@ -20,6 +20,7 @@ import (
 	"github.com/fount-dev/fount/api"
 	"github.com/fount-dev/fount/bundle"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/dashboard"
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
@@ -226,7 +227,8 @@ func runServe(ctx context.Context, args []string, env environment) int {
 // accepting HTTP, finish background work, stop the engine (timers, runs,
 // deliveries), close the sandbox, close the store last.
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.Logger) error {
-	start, err := takeStartup(cfg)
+	meters := metrics.New()
+	start, err := takeStartup(cfg, store.WithCommitObserver(meters.StoreCommitted))
 	if err != nil {
 		return err
 	}
@@ -283,7 +285,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		endpointURL = publicURL
 	}
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
-	meters := metrics.New()
+	meters.WatchStore(func() (time.Duration, int64, int64) {
+		stats := st.Stats()
+		return stats.WriteTime, stats.Writes, stats.SizeBytes
+	})
 	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
 	meters.WatchSandbox(box.Stats)
 	eng, err := engine.New(engine.Config{
@@ -304,6 +309,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
 		StreamHeartbeat:  cfg.heartbeat,
 		OnRequest:        meters.Request,
+		Dashboard:        dashboard.Handler(),
+		SiteURL:          publicURL,
 		CheckDestination: func(ctx context.Context, url string) error { return checkDestination(ctx, policy, url) },
 		Backup: func(ctx context.Context, w io.Writer) error {
 			return writeBackup(ctx, w, st, keyFile, time.Now())

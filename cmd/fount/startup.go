@@ -45,7 +45,7 @@ func (s *startup) closeListeners() {
 
 // takeStartup checks the data dir, listens, and opens the store, in that
 // order; on failure it releases what it took and says what is wrong.
-func takeStartup(cfg serveConfig) (*startup, error) {
+func takeStartup(cfg serveConfig, storeOpts ...store.Option) (*startup, error) {
 	s := &startup{}
 	if err := checkDataDir(cfg.dataDir); err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func takeStartup(cfg serveConfig) (*startup, error) {
 		}
 	}
 	path := filepath.Join(cfg.dataDir, "fount.db")
-	if s.st, err = store.OpenBolt(path, store.WithLimits(cfg.caps)); err != nil {
+	if s.st, err = store.OpenBolt(path, append(storeOpts, store.WithLimits(cfg.caps))...); err != nil {
 		s.close()
 		if errors.Is(err, store.ErrLocked) {
 			return nil, fmt.Errorf("the data dir %s is in use by another fount%s; stop it, or serve another --data-dir", cfg.dataDir, otherServer(cfg.dataDir))

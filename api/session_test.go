@@ -1,0 +1,197 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// signIn opens a dashboard session with key and returns its cookie and
+// CSRF token.
+func (h *harness) signIn(key string) (*http.Cookie, string) {
+	h.t.Helper()
+	body, _ := json.Marshal(map[string]string{"api_key": key})
+	req, _ := http.NewRequest("POST", h.srv.URL+"/ui/session", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Data struct {
+			CSRFToken string `json:"csrf_token"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusCreated || got.Data.CSRFToken == "" {
+		h.t.Fatalf("sign-in: %d %v", resp.StatusCode, err)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == sessionCookie {
+			return c, got.Data.CSRFToken
+		}
+	}
+	h.t.Fatalf("sign-in set no %s cookie: %v", sessionCookie, resp.Header)
+	return nil, ""
+}
+
+// cookieCall is a request authenticated by a session cookie, with the
+// given headers.
+func (h *harness) cookieCall(method, path string, c *http.Cookie, headers map[string]string, body any) response {
+	h.t.Helper()
+	var rd *bytes.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	} else {
+		rd = bytes.NewReader(nil)
+	}
+	req, _ := http.NewRequest(method, h.srv.URL+path, rd)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c != nil {
+		req.AddCookie(c)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	return h.send(req)
+}
+
+func TestSessionCookieIsHttpOnlyStrictAndWorks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.must(h.call("POST", "/ui/session", "", map[string]any{"api_key": "not-a-key"}), http.StatusUnauthorized)
+	if r := h.call("POST", "/ui/session", "", map[string]any{"api_key": "not-a-key"}); !strings.Contains(r.raw, "refused") {
+		t.Errorf("a wrong key is answered %s; want it said to be refused", r.raw)
+	}
+	c, _ := h.signIn(h.ownerKey)
+	if !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" || c.MaxAge <= 0 {
+		t.Fatalf("session cookie %+v: want HttpOnly, SameSite=Strict, Path=/ and a lifetime", c)
+	}
+	if strings.Contains(c.Value, h.ownerKey) {
+		t.Fatal("the cookie holds the API key")
+	}
+	me := h.must(h.cookieCall("GET", "/v1/users/me", c, nil, nil), 200)
+	if me.data()["id"] != h.owner.ID {
+		t.Fatalf("GET /v1/users/me with the cookie: %s", me.raw)
+	}
+	sess := h.must(h.cookieCall("GET", "/ui/session", c, nil, nil), 200)
+	if sess.data()["user_id"] != h.owner.ID || sess.data()["csrf_token"] == "" {
+		t.Fatalf("GET /ui/session: %s", sess.raw)
+	}
+}
+
+func TestCookieRequestsNeedTheCSRFToken(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c, csrf := h.signIn(h.ownerKey)
+	body := map[string]any{"url": "https://example.com/hook"}
+	tests := []struct {
+		name    string
+		headers map[string]string
+		want    int
+	}{
+		{"no token", nil, http.StatusForbidden},
+		{"wrong token", map[string]string{csrfHeader: "nope"}, http.StatusForbidden},
+		{"token of another session", map[string]string{csrfHeader: func() string { _, other := h.signIn(h.ownerKey); return other }()}, http.StatusForbidden},
+		{"token from another origin", map[string]string{csrfHeader: csrf, "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"token, cross-site fetch", map[string]string{csrfHeader: csrf, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"token, same origin", map[string]string{csrfHeader: csrf, "Origin": h.srv.URL, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		r := h.cookieCall("POST", "/v1/webhooks", c, tt.headers, body)
+		if r.status != tt.want {
+			t.Errorf("%s: status %d, want %d: %s", tt.name, r.status, tt.want, r.raw)
+		}
+		if tt.want == http.StatusForbidden && r.errCode() != "csrf_token_invalid" {
+			t.Errorf("%s: code %q, want csrf_token_invalid", tt.name, r.errCode())
+		}
+	}
+	// A bearer key needs no token: no browser sends it on its own.
+	h.must(h.call("POST", "/v1/webhooks", h.ownerKey, body), http.StatusOK)
+}
+
+func TestSignInRefusesFormsAndOtherSites(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	form, _ := http.NewRequest("POST", h.srv.URL+"/ui/session", strings.NewReader("api_key="+h.ownerKey))
+	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if r := h.send(form); r.status != http.StatusUnsupportedMediaType {
+		t.Errorf("a form sign-in: %d %s", r.status, r.raw)
+	}
+	cross, _ := http.NewRequest("POST", h.srv.URL+"/ui/session", strings.NewReader(`{"api_key":"`+h.ownerKey+`"}`))
+	cross.Header.Set("Content-Type", "application/json")
+	cross.Header.Set("Origin", "https://evil.example")
+	if r := h.send(cross); r.status != http.StatusForbidden || r.errCode() != "cross_site_request" {
+		t.Errorf("a cross-site sign-in: %d %s", r.status, r.raw)
+	}
+	if r := h.call("POST", "/ui/session", "", map[string]any{}); r.status != 400 || r.errParam() != "api_key" {
+		t.Errorf("a sign-in without a key: %d %s", r.status, r.raw)
+	}
+}
+
+func TestSignOutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c, csrf := h.signIn(h.ownerKey)
+	h.must(h.cookieCall("DELETE", "/ui/session", c, nil, nil), http.StatusForbidden) // without its token
+	h.must(h.cookieCall("DELETE", "/ui/session", c, map[string]string{csrfHeader: csrf}, nil), http.StatusNoContent)
+	r := h.cookieCall("GET", "/v1/users/me", c, nil, nil)
+	if r.status != http.StatusUnauthorized || r.errCode() != "session_expired" {
+		t.Fatalf("after sign-out: %d %s", r.status, r.raw)
+	}
+}
+
+func TestSessionsExpire(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	ss := newSessions(func() time.Time { return now })
+	token, _ := ss.open("hash", "u_1")
+	if _, ok := ss.get(token); !ok {
+		t.Fatal("a new session is not found")
+	}
+	now = now.Add(SessionTTL)
+	if _, ok := ss.get(token); ok {
+		t.Fatal("a session outlived its TTL")
+	}
+	if _, ok := ss.get("no such token"); ok {
+		t.Fatal("an unknown token has a session")
+	}
+}
+
+// TestEventStreamWithCookie reads a source's SSE stream as a browser's
+// EventSource would: a GET with the session cookie and nothing else.
+func TestEventStreamWithCookie(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	src := h.must(h.deploy(h.ownerKey, "hello-http.mjs", nil, nil), 200).data()
+	id := src["id"].(string)
+	c, _ := h.signIn(h.ownerKey)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/v1/sources/"+id+"/sse", nil)
+	req.AddCookie(c)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("SSE with the cookie: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	h.must(h.call("POST", "/v1/sources/"+id+"/run", h.ownerKey, map[string]any{"event": map[string]any{"body": map[string]any{"n": 1}}}), http.StatusAccepted)
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if lines.Text() == "event: event" {
+			return
+		}
+	}
+	t.Fatalf("the stream ended without an event named event: %v", lines.Err())
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// browserDeadline bounds one whole browser test: Chromium starts slowly on
+// a loaded machine under the race detector.
+const browserDeadline = 4 * time.Minute
+
+// chromiumPath finds the browser that `make browser-deps` installs.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("FOUNT_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no Chromium found: the dashboard's tests need one; `make browser-deps` installs Debian's chromium (or set FOUNT_CHROMIUM)")
+	return ""
+}
+
+// newBrowser starts a headless Chromium with a fresh profile, and none of
+// its background traffic: the machine has no network beyond loopback.
+func newBrowser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.NoSandbox, // tests run as root in CI
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+	)
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserDeadline)
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	ctx, cancelBrowser := chromedp.NewContext(ctx)
+	t.Cleanup(func() { cancelBrowser(); cancelAlloc(); cancelTimeout() })
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// screenshots saves full-page screenshots to FOUNT_SCREENSHOTS (the make
+// target `screenshots` sets it to docs/screenshots); without it they are
+// still taken, so that the path is tested, into a temporary dir.
+type screenshots struct {
+	t   *testing.T
+	dir string
+}
+
+func newScreenshots(t *testing.T) screenshots {
+	dir := os.Getenv("FOUNT_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return screenshots{t: t, dir: dir}
+}
+
+func (s screenshots) take(name string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		png, err := chromedp.FullScreenshot(100)(ctx, target)
+		if err != nil {
+			return fmt.Errorf("screenshot %s: %w", name, err)
+		}
+		if len(png) < 1000 {
+			return fmt.Errorf("screenshot %s is only %d bytes", name, len(png))
+		}
+		return os.WriteFile(filepath.Join(s.dir, name+".png"), png, 0o644)
+	})
+}
+
+// waitJS polls a JavaScript condition in the page until it holds.
+func waitJS(cond string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond))(ctx, target)
+		if err != nil {
+			return fmt.Errorf("waiting for %s: %w", cond, err)
+		}
+		return nil
+	})
+}
+
+// value runs an action that reads something from the page.
+func value[T any](t *testing.T, ctx context.Context, s *server, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, s.log)
+	}
+	return v
+}
+
+// steps runs actions in the page, and fails the test naming what failed.
+func steps(t *testing.T, ctx context.Context, s *server, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	for i, a := range actions {
+		if err := chromedp.Do(ctx, a); err != nil {
+			t.Fatalf("%s, step %d: %v\n%s", what, i+1, err, s.log)
+		}
+	}
+}
+
+const dashboardSource = `export default {
+  name: "Browser test source",
+  key: "browser-test-source",
+  version: "0.1.0",
+  props: {
+    http: "$.interface.http",
+    greeting: { type: "string", label: "Greeting", description: "Said in every event." },
+    token: { type: "string", secret: true, label: "Token" },
+  },
+  async run(event) {
+    if (event.body && event.body.fail) throw new Error("boom from the browser test");
+    this.$emit({ greeting: this.greeting, body: event.body }, { summary: "hello " + (event.body && event.body.who) });
+  },
+}`
+
+// TestDashboardInABrowser drives the dashboard in headless Chromium against
+// a real fount serve: sign in, deploy from the form, see a posted event
+// arrive live, open its JSON, see a thrown error, delete the source.
+func TestDashboardInABrowser(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	ctx := newBrowser(t)
+	shots := newScreenshots(t)
+	key := chromedp.ID("api-key")
+	signIn := chromedp.CSS(`form button[type=submit]`) // Submit would skip the form's submit event
+
+	steps(t, ctx, s, "sign in",
+		chromedp.Navigate(s.base+"/"),
+		chromedp.WaitVisible(key),
+		shots.take("sign-in"),
+		chromedp.SendKeys(key, "wrong-key"),
+		chromedp.Click(signIn),
+		waitJS(`document.getElementById('signin-error').textContent.includes('refused')`),
+		chromedp.SetValue(key, "dashboard-key"),
+		chromedp.Click(signIn),
+		chromedp.WaitVisible(chromedp.CSS(`a[href="#/sources/new"]`)),
+	)
+	if h := value(t, ctx, s, "heading", chromedp.Text(chromedp.CSS("main h1"))); h != "Sources" {
+		t.Fatalf("after sign-in the page is %q, want Sources", h)
+	}
+	// Neither the key nor the session is anywhere the page's scripts can read.
+	stored := value(t, ctx, s, "storage", chromedp.Evaluate[string](`JSON.stringify(localStorage)+JSON.stringify(sessionStorage)+document.cookie`))
+	if strings.Contains(stored, "dashboard-key") || strings.Contains(stored, "fount_session") {
+		t.Fatalf("the key or session is readable by scripts: %q", stored)
+	}
+
+	steps(t, ctx, s, "fill the new source form",
+		chromedp.Click(chromedp.CSS(`a[href="#/sources/new"]`)),
+		chromedp.WaitVisible(chromedp.ID("component-code")),
+		chromedp.SetValue(chromedp.ID("component-code"), dashboardSource),
+		chromedp.Click(chromedp.ID("read-props")),
+		chromedp.WaitVisible(chromedp.ID("prop-greeting")),
+		chromedp.SendKeys(chromedp.ID("prop-greeting"), "hi from the form"),
+		chromedp.SendKeys(chromedp.ID("prop-token"), "s3cret-token-value"),
+		shots.take("new-source"),
+	)
+	if bad := value(t, ctx, s, "labels", chromedp.Evaluate[string](unlabelledControls)); bad != "" {
+		t.Errorf("form controls without a label: %s", bad)
+	}
+	steps(t, ctx, s, "deploy",
+		chromedp.Click(chromedp.ID("deploy")),
+		chromedp.WaitVisible(chromedp.CSS(".endpoint-url")),
+		waitJS(`(document.querySelector('.stream-status')||{}).textContent?.startsWith('Live')`),
+	)
+	endpoint := value(t, ctx, s, "endpoint", chromedp.Text(chromedp.CSS(".endpoint-url")))
+	props := value(t, ctx, s, "props", chromedp.Text(chromedp.CSS("dl.kv")))
+	if strings.Contains(props, "s3cret-token-value") || !strings.Contains(props, "hi from the form") {
+		t.Errorf("configured props shown as %q: want the greeting, and the secret masked", props)
+	}
+
+	post := func(body string) {
+		t.Helper()
+		resp, err := http.Post(endpoint, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %d", endpoint, resp.StatusCode)
+		}
+	}
+	post(`{"who":"browser"}`)
+	steps(t, ctx, s, "see the event arrive live and open it",
+		waitJS(`[...document.querySelectorAll('li.new .event-row')].some(e => e.textContent.includes('hello browser'))`),
+		chromedp.Click(chromedp.CSS("li.new .event-row")),
+		chromedp.WaitVisible(chromedp.CSS("li.new .event-json")),
+		shots.take("source-events"),
+	)
+	eventJSON := value(t, ctx, s, "event JSON", chromedp.Text(chromedp.CSS("li.new .event-json")))
+	if !strings.Contains(eventJSON, `"who": "browser"`) || !strings.Contains(eventJSON, `"greeting": "hi from the form"`) {
+		t.Errorf("the event's JSON reads %q", eventJSON)
+	}
+
+	post(`{"fail":true}`)
+	steps(t, ctx, s, "see the error",
+		chromedp.Click(chromedp.ID("tab-errors")),
+		waitJS(`[...document.querySelectorAll('#tabpanel .event-row')].some(e => e.textContent.includes('boom from the browser test'))`),
+		shots.take("source-errors"),
+		chromedp.Navigate(s.base+"/#/sources"),
+		waitJS(`[...document.querySelectorAll('td.error-count')].some(e => e.textContent === '1')`),
+		shots.take("sources"),
+		chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+			_, err := cdp.Call(ctx, target, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+			return err
+		}),
+		shots.take("sources-dark"),
+		chromedp.Click(chromedp.CSS(`td a[href^="#/sources/dc_"]`)),
+		chromedp.WaitVisible(chromedp.ID("delete-source")),
+	)
+	sourceID := value(t, ctx, s, "source id", chromedp.Evaluate[string](`location.hash.split('/')[2]`))
+	steps(t, ctx, s, "delete",
+		chromedp.Click(chromedp.ID("delete-source")),
+		chromedp.WaitVisible(chromedp.ID("confirm-ok")),
+		chromedp.Click(chromedp.ID("confirm-ok")),
+		waitJS(`location.hash === '#/sources' && document.querySelector('main h1')?.textContent === 'Sources' && !document.querySelector('td a[href^="#/sources/dc_"]')`),
+	)
+	if st, body := s.do("GET", "/v1/sources/"+sourceID, nil); st != 404 {
+		t.Fatalf("the deleted source %s answers %d %v", sourceID, st, body)
+	}
+}
+
+// unlabelledControls lists the form controls of the page that have no
+// label a screen reader would read.
+const unlabelledControls = `[...document.querySelectorAll('input, select, textarea')]
+  .filter(el => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
+  .map(el => el.id || el.name || el.outerHTML).join(', ')`

@@ -1,0 +1,731 @@
+// fount dashboard. Plain JavaScript with no build step: every page is
+// built with DOM calls, never parsed from strings, so that nothing a component
+// emits can become markup. The browser holds no API key, only the
+// HttpOnly session cookie; requests that change anything send the
+// session's CSRF token.
+'use strict';
+
+(() => {
+  const state = { csrf: '', user: null, cleanups: [] };
+  const main = document.getElementById('main');
+
+  // h builds an element: h('a', {href: '#', onclick: f}, 'text', child).
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'class') el.className = v;
+      else if (k === 'text') el.textContent = v;
+      else if (v === true) el.setAttribute(k, '');
+      else el.setAttribute(k, String(v));
+    }
+    for (const c of children.flat()) {
+      if (c === undefined || c === null || c === false) continue;
+      el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return el;
+  }
+
+  class APIError extends Error {
+    constructor(status, body) {
+      const e = (body && body.error) || {};
+      super(e.message || `The server answered ${status}.`);
+      this.status = status;
+      this.code = e.code || '';
+      this.param = e.param || '';
+    }
+  }
+
+  async function request(method, url, body) {
+    const headers = { Accept: 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    if (method !== 'GET') headers['X-CSRF-Token'] = state.csrf;
+    const res = await fetch(url, {
+      method, headers, credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res.status === 204) return null;
+    const data = await res.json().catch(() => null);
+    if (!res.ok) {
+      const err = new APIError(res.status, data);
+      if (res.status === 401 && state.user) signedOut('Your session ended; sign in again.');
+      throw err;
+    }
+    return data;
+  }
+  const api = (method, path, body) => request(method, '/v1' + path, body);
+  const enc = encodeURIComponent;
+
+  function flash(message, kind = 'error') {
+    const el = document.getElementById('flash');
+    el.className = kind;
+    el.textContent = message;
+    if (kind === 'info') setTimeout(() => { if (el.textContent === message) el.textContent = ''; }, 4000);
+  }
+  const clearFlash = () => { document.getElementById('flash').textContent = ''; };
+
+  const fmtTime = (ms) => (ms ? new Date(ms).toLocaleString() : '—');
+  function ago(ms) {
+    if (!ms) return 'never';
+    const s = Math.round((Date.now() - ms) / 1000);
+    if (s < 5) return 'just now';
+    if (s < 60) return `${s} s ago`;
+    if (s < 3600) return `${Math.round(s / 60)} min ago`;
+    if (s < 86400) return `${Math.round(s / 3600)} h ago`;
+    return new Date(ms).toLocaleDateString();
+  }
+  const pretty = (v) => JSON.stringify(v, null, 2);
+  const idTime = (id) => Number(String(id).split('-')[0]) || 0;
+
+  // confirmDialog asks before something that cannot be undone.
+  function confirmDialog(message, action) {
+    return new Promise((resolve) => {
+      const dlg = h('dialog', { 'aria-labelledby': 'confirm-title' },
+        h('h2', { id: 'confirm-title', text: message }),
+        h('form', { method: 'dialog', class: 'row' },
+          h('button', { value: 'cancel', autofocus: true }, 'Cancel'),
+          h('button', { value: 'ok', class: 'danger', id: 'confirm-ok' }, action)));
+      dlg.addEventListener('close', () => { dlg.remove(); resolve(dlg.returnValue === 'ok'); });
+      document.body.append(dlg);
+      dlg.showModal();
+    });
+  }
+
+  // busy disables a button while its work runs, and reports a failure.
+  async function busy(button, work) {
+    button.disabled = true;
+    try {
+      clearFlash();
+      return await work();
+    } catch (err) {
+      flash(err.param ? `${err.message} (${err.param})` : err.message);
+      return undefined;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function page(title, ...children) {
+    document.title = `${title} · fount`;
+    main.replaceChildren(...children);
+    main.focus({ preventScroll: true });
+  }
+
+  // ---- session ----
+
+  function signedIn(session) {
+    state.user = session;
+    state.csrf = session.csrf_token;
+    document.getElementById('nav').hidden = false;
+    document.getElementById('who').hidden = false;
+    document.getElementById('username').textContent = session.username || session.user_id;
+  }
+
+  function signedOut(message) {
+    state.user = null;
+    state.csrf = '';
+    document.getElementById('nav').hidden = true;
+    document.getElementById('who').hidden = true;
+    stopStreams();
+    signInPage(message);
+  }
+
+  function signInPage(message) {
+    const key = h('input', { type: 'password', id: 'api-key', name: 'api_key', autocomplete: 'off', required: true, 'aria-describedby': 'key-hint' });
+    const error = h('p', { class: 'error-text', role: 'alert', id: 'signin-error', text: message || '' });
+    const submit = h('button', { class: 'primary', type: 'submit' }, 'Sign in');
+    const form = h('form', { class: 'panel signin', 'aria-labelledby': 'signin-title' },
+      h('h1', { id: 'signin-title', text: 'Sign in to fount' }),
+      h('label', { for: 'api-key', text: 'API key' }), key,
+      h('p', { class: 'hint', id: 'key-hint', text: 'The key fount serve printed at first start, or one from POST /v1/users. The browser keeps only a session cookie, never the key.' }),
+      error, submit);
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      error.textContent = '';
+      submit.disabled = true;
+      try {
+        const res = await request('POST', '/ui/session', { api_key: key.value });
+        signedIn(res.data);
+        if (!location.hash || location.hash === '#/signin') location.hash = '#/sources';
+        else route();
+      } catch (err) {
+        error.textContent = err.message;
+        key.focus();
+      } finally {
+        submit.disabled = false;
+      }
+    });
+    page('Sign in', form);
+    key.focus();
+  }
+
+  document.getElementById('signout').addEventListener('click', async () => {
+    try { await request('DELETE', '/ui/session'); } catch (err) { /* signed out either way */ }
+    signedOut('You are signed out.');
+  });
+
+  // ---- routing ----
+
+  function stopStreams() {
+    for (const stop of state.cleanups.splice(0)) stop();
+  }
+
+  const routes = {
+    sources: (id, sub) => (id === 'new' ? newSourcePage() : id ? sourcePage(id, sub) : sourcesPage()),
+    workflows: (id, sub) => (id === 'new' ? newWorkflowPage() : id ? workflowPage(id, sub) : workflowsPage()),
+    webhooks: (id) => (id ? webhookPage(id) : webhooksPage()),
+    accounts: () => accountsPage(),
+    usage: () => usagePage(),
+  };
+
+  async function route() {
+    stopStreams();
+    if (!state.user) return;
+    const [name, id, sub] = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+    const show = routes[name] || routes.sources;
+    for (const a of document.querySelectorAll('nav a')) {
+      if (a.getAttribute('href') === `#/${name || 'sources'}`) a.setAttribute('aria-current', 'page');
+      else a.removeAttribute('aria-current');
+    }
+    try {
+      await show(id, sub);
+    } catch (err) {
+      if (err instanceof APIError && err.status === 401) return;
+      page('Error', h('h1', { text: 'Something went wrong' }), h('p', { class: 'error-text', role: 'alert', text: err.message }));
+    }
+  }
+  window.addEventListener('hashchange', () => { clearFlash(); route(); });
+
+  // ---- shared pieces ----
+
+  function statusBadge(active) {
+    return h('span', { class: active ? 'badge ok' : 'badge off', text: active ? 'active' : 'paused' });
+  }
+
+  function table(headers, rows, empty) {
+    if (!rows.length) return h('p', { class: 'muted panel', text: empty });
+    return h('div', { class: 'scroll' }, h('table', {},
+      h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col', class: t.startsWith('~') ? 'hide-narrow' : '', text: t.replace(/^~/, '') })))),
+      h('tbody', {}, rows)));
+  }
+
+  // tabs shows one panel at a time; each tab's content is built on first
+  // open and its streams stop when the page changes.
+  function tabs(baseHash, list, selected) {
+    const bar = h('div', { class: 'tabs', role: 'tablist' });
+    const panel = h('div', { role: 'tabpanel', id: 'tabpanel' });
+    let current = list.find((t) => t.id === selected) || list[0];
+    let stops = [];
+    function open(t, focus) {
+      for (const stop of stops.splice(0)) stop();
+      current = t;
+      for (const b of bar.children) {
+        const on = b.dataset.tab === t.id;
+        b.setAttribute('aria-selected', on ? 'true' : 'false');
+        b.tabIndex = on ? 0 : -1;
+        if (on && focus) b.focus();
+      }
+      panel.setAttribute('aria-labelledby', `tab-${t.id}`);
+      history.replaceState(null, '', `${baseHash}/${t.id}`);
+      panel.replaceChildren(h('p', { class: 'muted', text: 'Loading…' }));
+      Promise.resolve(t.render((stop) => stops.push(stop))).then((content) => {
+        if (current === t) panel.replaceChildren(content);
+      }).catch((err) => { if (current === t) panel.replaceChildren(h('p', { class: 'error-text', role: 'alert', text: err.message })); });
+    }
+    list.forEach((t, i) => {
+      const b = h('button', { type: 'button', role: 'tab', id: `tab-${t.id}`, 'data-tab': t.id, 'aria-controls': 'tabpanel', text: t.label });
+      b.addEventListener('click', () => open(t));
+      b.addEventListener('keydown', (ev) => {
+        const step = { ArrowRight: 1, ArrowLeft: -1 }[ev.key];
+        if (step) open(list[(i + step + list.length) % list.length], true);
+      });
+      bar.append(b);
+    });
+    state.cleanups.push(() => { for (const stop of stops.splice(0)) stop(); });
+    open(current);
+    return [bar, panel];
+  }
+
+  function eventPreview(ev) {
+    if (ev.metadata && ev.metadata.summary) return ev.metadata.summary;
+    const e = ev.event;
+    if (e && e.error && (e.error.name || e.error.message)) return `${e.error.name || 'Error'}: ${e.error.message || ''}`;
+    if (e && typeof e.msg === 'string') return e.msg;
+    const text = JSON.stringify(e);
+    return text && text.length > 160 ? text.slice(0, 160) + '…' : text;
+  }
+
+  function eventItem(ev, isNew) {
+    const body = h('pre', { class: 'event-json', hidden: true, tabindex: 0, 'aria-label': `Event ${ev.id} as JSON` });
+    const toggle = h('button', { type: 'button', 'aria-expanded': 'false', class: 'event-row', 'data-event-id': ev.id },
+      h('span', { class: 'time', text: fmtTime(ev.indexed_at_ms || idTime(ev.id)) }),
+      h('span', { class: 'preview mono', text: eventPreview(ev) }));
+    toggle.addEventListener('click', () => {
+      const open = body.hidden;
+      if (open && !body.textContent) body.textContent = pretty(ev.event);
+      body.hidden = !open;
+      toggle.setAttribute('aria-expanded', String(open));
+    });
+    return h('li', { class: isNew ? 'new' : '', 'data-event-id': ev.id }, toggle, body);
+  }
+
+  // eventLog lists the last 100 events of a channel, newest first, and
+  // then adds each new one as the server streams it (SSE named "event").
+  async function eventLog(listPath, streamPath, onStop, emptyText) {
+    const res = await api('GET', `${listPath}${listPath.includes('?') ? '&' : '?'}limit=100&expand=event`);
+    const seen = new Set();
+    const list = h('ul', { class: 'events', 'aria-live': 'polite', 'aria-label': 'Events, newest first' });
+    const empty = h('p', { class: 'muted panel', text: emptyText });
+    for (const ev of res.data) { seen.add(ev.id); list.append(eventItem(ev, false)); }
+    empty.hidden = res.data.length > 0;
+    const status = h('p', { class: 'hint stream-status', text: streamPath ? 'Connecting to the live stream…' : '' });
+    if (streamPath) {
+      const newest = res.data.length ? `${streamPath.includes('?') ? '&' : '?'}last_event_id=${enc(res.data[0].id)}` : '';
+      const es = new EventSource(`/v1${streamPath}${newest}`, { withCredentials: true });
+      es.addEventListener('event', (msg) => {
+        const ev = JSON.parse(msg.data);
+        if (seen.has(ev.id)) return;
+        seen.add(ev.id);
+        empty.hidden = true;
+        list.prepend(eventItem(ev, true));
+        while (list.children.length > 100) list.lastChild.remove();
+      });
+      es.addEventListener('open', () => { status.textContent = 'Live: new events appear here as they arrive.'; });
+      es.addEventListener('error', () => { status.textContent = 'Reconnecting to the live stream…'; });
+      onStop(() => es.close());
+    }
+    return h('div', {}, status, empty, list);
+  }
+
+  function kv(pairs) {
+    return h('dl', { class: 'kv' }, pairs.filter(Boolean).flatMap(([k, v]) => [h('dt', { text: k }), h('dd', {}, v)]));
+  }
+
+  function showProp(raw) {
+    if (raw === '[redacted]') return h('span', { class: 'muted', text: '•••••• (secret)' });
+    if (raw && typeof raw === 'object' && raw.endpoint_url) return h('code', { text: raw.endpoint_url });
+    return h('code', { text: typeof raw === 'string' ? raw : JSON.stringify(raw) });
+  }
+
+  // ---- props forms ----
+
+  // propField renders the input of one configurable prop; read() returns
+  // its value, or undefined to leave it out.
+  function propField(prop, current, accounts) {
+    const id = `prop-${prop.name}`;
+    const label = h('label', { for: id, text: `${prop.label || prop.name}${prop.optional ? ' (optional)' : ''}` });
+    const hints = [];
+    if (prop.description) hints.push(prop.description);
+    const hintEl = () => (hints.length ? h('p', { class: 'hint', id: `${id}-hint`, text: hints.join(' ') }) : null);
+    const def = current !== undefined ? current : prop.default;
+    let input;
+    let read;
+    const options = Array.isArray(prop.options) ? prop.options.map((o) => (o && typeof o === 'object' ? o : { label: String(o), value: o })) : null;
+    switch (prop.type) {
+      case '$.interface.http':
+        return { el: h('div', {}, h('p', { class: 'hint', text: `${prop.name}: an HTTP endpoint, created at deploy.` })), read: () => undefined };
+      case '$.service.db':
+        return { el: null, read: () => undefined };
+      case '$.interface.timer': {
+        const t = def || {};
+        input = h('input', { type: 'number', id, min: 1, value: t.intervalSeconds || t.interval_seconds || '' });
+        const cron = h('input', { type: 'text', id: `${id}-cron`, value: t.cron || '', placeholder: '*/15 * * * *' });
+        return {
+          el: h('div', {}, h('label', { for: id, text: `${prop.label || prop.name}: every N seconds` }), input,
+            h('label', { for: `${id}-cron`, text: 'or on a cron schedule' }), cron),
+          read: () => (cron.value.trim() ? { cron: cron.value.trim() } : input.value ? { intervalSeconds: Number(input.value) } : undefined),
+        };
+      }
+      case 'app': {
+        input = h('select', { id }, h('option', { value: '', text: '— choose a connected account —' }),
+          accounts.filter((a) => a.app === prop.app).map((a) => h('option', { value: a.id, text: `${a.name} (${a.id})` })));
+        if (def && def.authProvisionId) input.value = def.authProvisionId;
+        hints.push(`Connected accounts of app ${prop.app}; add one on the Accounts page or with fount accounts create.`);
+        read = () => (input.value ? { authProvisionId: input.value } : undefined);
+        break;
+      }
+      case 'boolean':
+        input = h('input', { type: 'checkbox', id, checked: def === true });
+        return { el: h('div', {}, h('label', { class: 'check' }, input, prop.label || prop.name), hintEl()), read: () => input.checked };
+      case 'integer':
+        input = h('input', { type: 'number', id, step: 1, min: prop.min, max: prop.max, value: def ?? '' });
+        read = () => (input.value === '' ? undefined : Number(input.value));
+        break;
+      case 'string[]':
+        input = h('textarea', { id });
+        input.value = Array.isArray(def) ? def.join('\n') : '';
+        hints.push('One value per line.');
+        read = () => (input.value.trim() ? input.value.split('\n').map((s) => s.trim()).filter(Boolean) : undefined);
+        break;
+      case 'string':
+        if (options) {
+          input = h('select', { id }, h('option', { value: '', text: '— choose —' }),
+            options.map((o, i) => h('option', { value: String(i), text: o.label ?? String(o.value) })));
+          const at = options.findIndex((o) => o.value === def);
+          if (at >= 0) input.value = String(at);
+          read = () => (input.value === '' ? undefined : options[Number(input.value)].value);
+          break;
+        }
+        input = h('input', { type: prop.secret ? 'password' : 'text', id, autocomplete: 'off' });
+        if (prop.secret && current === '[redacted]') {
+          input.placeholder = 'unchanged';
+          hints.push('A secret: leave it empty to keep the stored value.');
+          read = () => (input.value === '' ? '[redacted]' : input.value);
+        } else {
+          input.value = typeof def === 'string' ? def : '';
+          read = () => (input.value === '' ? undefined : input.value);
+        }
+        break;
+      default:
+        input = h('textarea', { id, class: 'code' });
+        input.style.minHeight = '5em';
+        input.value = def === undefined ? '' : pretty(def);
+        hints.push(`A ${prop.type} value, as JSON.`);
+        read = () => {
+          if (!input.value.trim()) return undefined;
+          try { return JSON.parse(input.value); } catch (err) { throw new Error(`${prop.name} is not valid JSON: ${err.message}`); }
+        };
+    }
+    if (prop.remoteOptions) hints.push('This prop lists its options from the component at run time, which the dashboard does not show; enter the value itself.');
+    if (prop.reloadProps) hints.push('Changing it may add props: deploy, then open Settings to see them.');
+    if (hints.length) input.setAttribute('aria-describedby', `${id}-hint`);
+    if (!prop.optional && prop.type !== 'boolean' && current === undefined && prop.default === undefined) input.required = true;
+    return { el: h('div', {}, label, input, hintEl()), read };
+  }
+
+  function propsForm(props, current, accounts) {
+    const fields = props.map((p) => [p.name, propField(p, current ? current[p.name] : undefined, accounts)]);
+    return {
+      els: fields.map(([, f]) => f.el).filter(Boolean),
+      read: () => {
+        const out = {};
+        for (const [name, f] of fields) {
+          const v = f.read();
+          if (v !== undefined) out[name] = v;
+        }
+        return out;
+      },
+    };
+  }
+
+  async function myAccounts() {
+    try { return (await api('GET', '/users/me/accounts?limit=100')).data; } catch (err) { return []; }
+  }
+
+  // ---- sources ----
+
+  async function sourcesPage() {
+    const res = await api('GET', '/users/me/sources?limit=100');
+    const rows = res.data.map((s) => {
+      const last = h('td', { class: 'last-event', text: '…' });
+      const errors = h('td', { class: 'error-count', text: '…' });
+      fillSourceStats(s.id, last, errors);
+      return h('tr', {},
+        h('td', {}, h('a', { href: `#/sources/${enc(s.id)}`, text: s.name }), h('div', { class: 'hint mono', text: s.id })),
+        h('td', {}, statusBadge(s.active)), last, errors,
+        h('td', { class: 'hide-narrow', text: fmtTime(s.created_at * 1000) }));
+    });
+    page('Sources',
+      h('div', { class: 'row spread' }, h('h1', { text: 'Sources' }), h('a', { class: 'button primary', href: '#/sources/new' }, 'New source')),
+      h('p', { class: 'muted', text: `${res.page_info.total_count} source${res.page_info.total_count === 1 ? '' : 's'}.` }),
+      table(['Name', 'Status', 'Last event', 'Errors', '~Created'], rows, 'No sources yet. Deploy one with New source, or with fount deploy.'));
+  }
+
+  async function fillSourceStats(id, lastCell, errorCell) {
+    try {
+      const [last, errors] = await Promise.all([
+        api('GET', `/sources/${enc(id)}/event_summaries?limit=1`),
+        api('GET', `/sources/${enc(id)}/event_summaries?limit=100&event_name=${enc('$errors')}`),
+      ]);
+      lastCell.textContent = last.data.length ? ago(last.data[0].indexed_at_ms) : 'never';
+      const n = errors.data.length;
+      errorCell.replaceChildren(n ? h('span', { class: 'badge bad', text: n === 100 ? '100+' : String(n) }) : '0');
+    } catch (err) {
+      lastCell.textContent = '?';
+      errorCell.textContent = '?';
+    }
+  }
+
+  async function sourcePage(id, sub) {
+    const src = (await api('GET', `/sources/${enc(id)}`)).data;
+    const base = `#/sources/${enc(id)}`;
+    const endpoints = Object.entries(src.configured_props).filter(([, v]) => v && typeof v === 'object' && v.endpoint_url);
+    const toggle = h('button', { type: 'button', id: 'toggle-active', text: src.active ? 'Pause' : 'Activate' });
+    toggle.addEventListener('click', () => busy(toggle, async () => {
+      await api('PUT', `/sources/${enc(id)}`, { active: !src.active });
+      flash(src.active ? 'Source paused.' : 'Source activated.', 'info');
+      route();
+    }));
+    const del = h('button', { type: 'button', class: 'danger', id: 'delete-source', text: 'Delete' });
+    del.addEventListener('click', async () => {
+      if (!(await confirmDialog(`Delete ${src.name}, its events and its subscriptions?`, 'Delete source'))) return;
+      await busy(del, async () => {
+        await api('DELETE', `/sources/${enc(id)}`);
+        flash(`Deleted ${src.name}.`, 'info');
+        location.hash = '#/sources';
+      });
+    });
+    page(src.name,
+      h('div', { class: 'row spread' },
+        h('div', {}, h('h1', { text: src.name }), h('div', { class: 'row' }, h('code', { text: src.id }), statusBadge(src.active))),
+        h('div', { class: 'row' }, toggle, del)),
+      endpoints.length ? h('div', { class: 'panel' }, h('h2', { text: 'Endpoint' }),
+        endpoints.map(([name, v]) => h('p', {}, h('span', { class: 'muted', text: `${name}: ` }), h('code', { class: 'endpoint-url', text: v.endpoint_url }))),
+        h('p', { class: 'hint', text: 'POST (or any method) to this URL to run the source.' })) : null,
+      h('div', { class: 'panel' }, h('h2', { text: 'Configured props' }),
+        Object.keys(src.configured_props).length ? kv(Object.entries(src.configured_props).map(([k, v]) => [k, showProp(v)])) : h('p', { class: 'muted', text: 'None.' }),
+        h('p', { class: 'hint', text: `Component ${src.component_id}; updated ${fmtTime(src.updated_at * 1000)}.` })),
+      ...tabs(base, [
+        { id: 'events', label: 'Events', render: (stop) => eventLog(`/sources/${enc(id)}/event_summaries`, `/sources/${enc(id)}/sse`, stop, 'No events yet.') },
+        { id: 'logs', label: 'Logs', render: (stop) => eventLog(`/sources/${enc(id)}/event_summaries?event_name=${enc('$logs')}`, `/sources/${enc(id)}/sse?event_name=${enc('$logs')}`, stop, 'No logs yet: console output of runs appears here.') },
+        { id: 'errors', label: 'Errors', render: (stop) => eventLog(`/sources/${enc(id)}/event_summaries?event_name=${enc('$errors')}`, `/sources/${enc(id)}/sse?event_name=${enc('$errors')}`, stop, 'No errors.') },
+        { id: 'settings', label: 'Settings', render: () => sourceSettings(src) },
+      ], sub));
+  }
+
+  async function sourceSettings(src) {
+    const [comp, accounts] = await Promise.all([api('GET', `/components/${enc(src.component_id)}`), myAccounts()]);
+    const name = h('input', { type: 'text', id: 'source-name', value: src.name });
+    const form = propsForm(comp.data.configurable_props, src.configured_props, accounts);
+    const save = h('button', { type: 'submit', class: 'primary', text: 'Save' });
+    const el = h('form', { class: 'panel', 'aria-label': 'Source settings' },
+      h('label', { for: 'source-name', text: 'Name' }), name, ...form.els, h('p', {}, save));
+    el.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(save, async () => {
+        const res = await api('PUT', `/sources/${enc(src.id)}`, { name: name.value, configured_props: form.read() });
+        const changed = res.data.updated_at !== src.updated_at || res.data.name !== src.name;
+        flash(changed ? 'Saved.' : 'Nothing changed.', 'info');
+        route();
+      });
+    });
+    return el;
+  }
+
+  function newSourcePage() {
+    const code = h('textarea', { id: 'component-code', class: 'code', spellcheck: 'false', 'aria-describedby': 'code-hint' });
+    const key = h('input', { type: 'text', id: 'registry-key', placeholder: 'e.g. http-new-requests', 'aria-describedby': 'key-hint' });
+    const next = h('button', { type: 'submit', class: 'primary', id: 'read-props', text: 'Continue' });
+    const second = h('div', {});
+    const step1 = h('form', { class: 'panel', 'aria-label': 'Component' },
+      h('label', { for: 'component-code', text: 'Component code' }), code,
+      h('p', { class: 'hint', id: 'code-hint', text: 'A source module: export default { name, version, props, async run(event) { this.$emit(...) } }. npm imports are resolved at deploy.' }),
+      h('label', { for: 'registry-key', text: 'or a published component, by registry key' }), key,
+      h('p', { class: 'hint', id: 'key-hint', text: 'Used when the code box is empty.' }),
+      h('p', {}, next));
+    step1.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(next, async () => {
+        const comp = code.value.trim()
+          ? (await api('POST', '/components', { component_code: code.value })).data
+          : key.value.trim()
+            ? (await api('GET', `/components/registry/${enc(key.value.trim())}`)).data
+            : (() => { throw new Error('Paste the component code, or give a registry key.'); })();
+        second.replaceChildren(deployForm(comp, await myAccounts()));
+        second.querySelector('input, select, textarea, button').focus();
+      });
+    });
+    page('New source', h('h1', { text: 'New source' }), step1, second);
+  }
+
+  function deployForm(comp, accounts) {
+    const name = h('input', { type: 'text', id: 'source-name', placeholder: comp.key || comp.name, 'aria-describedby': 'name-hint' });
+    const form = propsForm(comp.configurable_props, undefined, accounts);
+    const deploy = h('button', { type: 'submit', class: 'primary', id: 'deploy', text: 'Deploy' });
+    const el = h('form', { class: 'panel', 'aria-label': 'Props' },
+      h('h2', { text: `${comp.name} ${comp.version}` }),
+      h('p', { class: 'hint', text: `${comp.type} component ${comp.id}` }),
+      h('label', { for: 'source-name', text: 'Name (optional)' }), name,
+      h('p', { class: 'hint', id: 'name-hint', text: 'Default: the component\'s name, made unique.' }),
+      ...form.els, h('p', {}, deploy));
+    el.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(deploy, async () => {
+        const res = await api('POST', '/sources', { component_id: comp.id, name: name.value.trim() || undefined, configured_props: form.read() });
+        flash(`Deployed ${res.data.name}.`, 'info');
+        location.hash = `#/sources/${enc(res.data.id)}/events`;
+      });
+    });
+    return el;
+  }
+
+  // ---- workflows ----
+
+  async function workflowsPage() {
+    const res = await api('GET', '/users/me/workflows?limit=100');
+    const rows = res.data.map((w) => h('tr', {},
+      h('td', {}, h('a', { href: `#/workflows/${enc(w.id)}`, text: w.name }), h('div', { class: 'hint mono', text: w.id })),
+      h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), h('td', { text: String(w.steps.length) }),
+      h('td', { class: 'hide-narrow', text: fmtTime(w.updated_at * 1000) })));
+    page('Workflows',
+      h('div', { class: 'row spread' }, h('h1', { text: 'Workflows' }), h('a', { class: 'button primary', href: '#/workflows/new' }, 'New workflow')),
+      table(['Name', 'Status', 'Trigger', 'Steps', '~Updated'], rows, 'No workflows yet.'));
+  }
+
+  async function workflowPage(id, sub) {
+    const wf = (await api('GET', `/workflows/${enc(id)}`)).data;
+    const base = `#/workflows/${enc(id)}`;
+    const run = h('button', { type: 'button', text: 'Run now' });
+    run.addEventListener('click', () => busy(run, async () => {
+      const res = await api('POST', `/workflows/${enc(id)}/run`, {});
+      flash(`Execution ${res.data.execution_id} queued.`, 'info');
+    }));
+    const del = h('button', { type: 'button', class: 'danger', text: 'Delete' });
+    del.addEventListener('click', async () => {
+      if (!(await confirmDialog(`Delete ${wf.name}, its events and executions?`, 'Delete workflow'))) return;
+      await busy(del, async () => { await api('DELETE', `/workflows/${enc(id)}`); location.hash = '#/workflows'; });
+    });
+    const t = wf.trigger;
+    page(wf.name,
+      h('div', { class: 'row spread' },
+        h('div', {}, h('h1', { text: wf.name }), h('div', { class: 'row' }, h('code', { text: wf.id }), statusBadge(wf.active))),
+        h('div', { class: 'row' }, run, del)),
+      h('div', { class: 'panel' }, kv([
+        ['Trigger', t.type],
+        t.endpoint_url && ['Endpoint', h('code', { class: 'endpoint-url', text: t.endpoint_url })],
+        t.emitter_id && ['Emitter', h('code', { text: `${t.emitter_id}${t.event_name ? ` / ${t.event_name}` : ''}` })],
+        t.timer && ['Timer', h('code', { text: JSON.stringify(t.timer) })],
+        ['Steps', wf.steps.map((s) => `${s.name} (${s.kind}${s.key ? ` ${s.key}` : ''})`).join(' → ')],
+        ['Version', String(wf.version)],
+      ])),
+      ...tabs(base, [
+        { id: 'executions', label: 'Executions', render: () => executionsList(id) },
+        { id: 'events', label: 'Events', render: (stop) => eventLog(`/workflows/${enc(id)}/event_summaries`, `/workflows/${enc(id)}/sse`, stop, 'No events: steps emit with $.send.emit.') },
+        { id: 'errors', label: 'Errors', render: (stop) => eventLog(`/workflows/${enc(id)}/$errors/event_summaries`, null, stop, 'No errors.') },
+      ], sub));
+  }
+
+  async function executionsList(id) {
+    const res = await api('GET', `/workflows/${enc(id)}/executions?limit=100`);
+    const rows = res.data.map((x) => {
+      const detail = h('pre', { hidden: true });
+      const open = h('button', { type: 'button', class: 'link', 'aria-expanded': 'false', text: fmtTime(x.started_at_ms) });
+      open.addEventListener('click', async () => {
+        if (!detail.textContent) detail.textContent = pretty((await api('GET', `/executions/${enc(x.id)}`)).data);
+        detail.hidden = !detail.hidden;
+        open.setAttribute('aria-expanded', String(!detail.hidden));
+      });
+      const badge = h('span', { class: x.status === 'error' ? 'badge bad' : 'badge ok', text: x.status });
+      const failed = x.steps.find((s) => s.error);
+      return h('tr', {}, h('td', {}, open, detail), h('td', {}, badge), h('td', { text: `${x.duration_ms} ms` }),
+        h('td', { class: 'hide-narrow', text: failed ? `${failed.name}: ${failed.error}` : x.steps.map((s) => s.$summary).filter(Boolean).join('; ') }));
+    });
+    return table(['Started', 'Status', 'Duration', '~Notes'], rows, 'No executions yet.');
+  }
+
+  function newWorkflowPage() {
+    const def = h('textarea', { id: 'workflow-definition', class: 'code', spellcheck: 'false', 'aria-describedby': 'wf-hint' });
+    def.value = pretty({
+      name: 'my-workflow', trigger: { type: 'http' },
+      steps: [{ name: 'hello', code: 'export default defineComponent({ async run({ steps, $ }) { return { got: steps.trigger.event.body } } })' }],
+    });
+    const create = h('button', { type: 'submit', class: 'primary', text: 'Deploy' });
+    const form = h('form', { class: 'panel', 'aria-label': 'Workflow definition' },
+      h('label', { for: 'workflow-definition', text: 'Workflow definition (JSON)' }), def,
+      h('p', { class: 'hint', id: 'wf-hint', text: 'A trigger (http, timer, source or manual) and ordered steps, as POST /v1/workflows takes them; fount deploy does the same from a workflow file.' }),
+      h('p', {}, create));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(create, async () => {
+        let body;
+        try { body = JSON.parse(def.value); } catch (err) { throw new Error(`The definition is not valid JSON: ${err.message}`); }
+        const res = await api('POST', '/workflows', body);
+        location.hash = `#/workflows/${enc(res.data.id)}`;
+      });
+    });
+    page('New workflow', h('h1', { text: 'New workflow' }), form);
+  }
+
+  // ---- webhooks ----
+
+  async function webhooksPage() {
+    const res = await api('GET', '/users/me/webhooks?limit=100');
+    const rows = res.data.map((w) => h('tr', {},
+      h('td', {}, h('a', { href: `#/webhooks/${enc(w.id)}`, text: w.name || w.id }), h('div', { class: 'hint mono', text: w.id })),
+      h('td', { class: 'mono', text: w.url }),
+      h('td', {}, statusBadge(w.active), w.disabled_reason ? h('div', { class: 'hint', text: w.disabled_reason }) : null)));
+    page('Webhooks', h('h1', { text: 'Webhooks' }),
+      table(['Name', 'URL', 'Status'], rows, 'No webhooks. Create one with POST /v1/webhooks or fount webhooks create, then subscribe it to a source.'));
+  }
+
+  async function webhookPage(id) {
+    const list = await api('GET', '/users/me/webhooks?limit=100');
+    const wh = list.data.find((w) => w.id === id);
+    if (!wh) throw new Error(`No webhook ${id} exists, or you do not have access to it.`);
+    const toggle = h('button', { type: 'button', text: wh.active ? 'Deactivate' : 'Activate' });
+    toggle.addEventListener('click', () => busy(toggle, async () => { await api('PUT', `/webhooks/${enc(id)}`, { active: !wh.active }); route(); }));
+    const del = h('button', { type: 'button', class: 'danger', text: 'Delete' });
+    del.addEventListener('click', async () => {
+      if (!(await confirmDialog(`Delete webhook ${wh.name || wh.id}?`, 'Delete webhook'))) return;
+      await busy(del, async () => { await api('DELETE', `/webhooks/${enc(id)}`); location.hash = '#/webhooks'; });
+    });
+    const deliveries = await api('GET', `/webhooks/${enc(id)}/deliveries?limit=100`);
+    const rows = deliveries.data.map((d) => {
+      const last = d.attempts[d.attempts.length - 1];
+      const resend = h('button', { type: 'button', text: 'Resend' });
+      resend.addEventListener('click', () => busy(resend, async () => {
+        await api('POST', `/webhooks/${enc(id)}/deliveries/${enc(d.id)}/resend`, {});
+        flash('Queued one more attempt.', 'info');
+      }));
+      return h('tr', {},
+        h('td', { text: fmtTime(d.created_at_ms) }),
+        h('td', {}, h('span', { class: d.status === 'failed' ? 'badge bad' : d.status === 'pending' ? 'badge off' : 'badge ok', text: d.status })),
+        h('td', { text: String(d.attempts.length) }),
+        h('td', { class: 'hide-narrow mono', text: last ? (last.status ? `HTTP ${last.status}` : last.error || '') : '' }),
+        h('td', { class: 'hide-narrow mono', text: `${d.emitter_id} ${d.event_id}` }),
+        h('td', {}, resend));
+    });
+    page(wh.name || wh.id,
+      h('div', { class: 'row spread' },
+        h('div', {}, h('h1', { text: wh.name || wh.id }), h('div', { class: 'row' }, h('code', { text: wh.url }), statusBadge(wh.active))),
+        h('div', { class: 'row' }, toggle, del)),
+      wh.disabled_reason ? h('p', { class: 'panel error-text', text: wh.disabled_reason }) : null,
+      h('h2', { text: 'Deliveries' }),
+      table(['Created', 'Status', 'Attempts', '~Last answer', '~Event', ''], rows, 'No deliveries yet.'));
+  }
+
+  // ---- accounts and usage ----
+
+  async function accountsPage() {
+    const res = await api('GET', '/users/me/accounts?limit=100');
+    const rows = res.data.map((a) => {
+      const del = h('button', { type: 'button', class: 'danger', text: 'Delete' });
+      del.addEventListener('click', async () => {
+        if (!(await confirmDialog(`Delete the account ${a.name}?`, 'Delete account'))) return;
+        await busy(del, async () => { await api('DELETE', `/accounts/${enc(a.id)}`); route(); });
+      });
+      return h('tr', {}, h('td', {}, a.name, h('div', { class: 'hint mono', text: a.id })), h('td', { text: a.app }),
+        h('td', { text: a.fields_set.join(', ') }), h('td', { class: 'hide-narrow', text: fmtTime(a.created_at * 1000) }), h('td', {}, del));
+    });
+    page('Accounts', h('h1', { text: 'Connected accounts' }),
+      h('p', { class: 'muted', text: 'Credentials behind the $auth of app props. Their values are never shown; add one with fount accounts create.' }),
+      table(['Name', 'App', 'Fields set', '~Created', ''], rows, 'No connected accounts.'));
+  }
+
+  async function usagePage() {
+    const u = (await api('GET', '/users/me')).data;
+    const quota = (used, limit, unit) => (limit === undefined ? (used === undefined ? 'no quota' : `${used}${unit}`) : `${used ?? 0}${unit} of ${limit}${unit}`);
+    page('Usage', h('h1', { text: 'Usage and quotas' }),
+      h('div', { class: 'panel' }, kv([
+        ['User', `${u.username} (${u.id})`],
+        ['Email', u.email || '—'],
+        ['Organizations', u.orgs.length ? u.orgs.map((o) => `${o.name} (${o.id})`).join(', ') : 'none'],
+        ['Invocations today', quota(u.daily_invocations_used, u.daily_invocations_quota, '')],
+        ['Compute time today', quota(u.daily_compute_time_used, u.daily_compute_time_quota, ' ms')],
+        u.billing_period_invocations !== undefined && ['Invocations this billing period', String(u.billing_period_invocations)],
+      ])));
+  }
+
+  // ---- start ----
+
+  (async () => {
+    try {
+      const res = await request('GET', '/ui/session');
+      signedIn(res.data);
+      route();
+    } catch (err) {
+      signedOut(err.status === 401 ? '' : err.message);
+    }
+  })();
+})();

@@ -160,6 +160,8 @@ func (s *Server) routeTable() []route {
 		op[apiv1.CreateComponentRequest, apiv1.Data[apiv1.Component]](post, "/components", "Save a component from code or a URL", s.createComponent),
 		op[apiv1.RegistryComponentRequest, apiv1.Data[apiv1.Component]](get, "/components/registry/{key}", "A published component by its registry key", s.getRegistryComponent),
 		op[apiv1.GetComponentRequest, apiv1.Data[apiv1.Component]](get, "/components/{key_or_id}", "A saved component by id or key", s.getComponent),
+		op[apiv1.ConfigureRequest, apiv1.Data[apiv1.PropOptions]](post, "/components/{key_or_id}/configure", "A page of a prop's options, from the component's options method run with the props configured so far", s.configureComponent).ext(),
+		op[apiv1.ReloadPropsRequest, apiv1.Data[apiv1.ReloadedProps]](post, "/components/{key_or_id}/props", "The component's props with those its additionalProps method adds for the props configured so far", s.reloadProps).ext(),
 
 		op[apiv1.ListRequest, apiv1.Page[apiv1.Source]](get, "/users/me/sources", "List your sources", s.listMySources),
 		op[apiv1.OrgListRequest, apiv1.Page[apiv1.Source]](get, "/orgs/{org_id}/sources", "List an organization's sources", s.listOrgSources),

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -78,27 +79,85 @@ func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, req *ap
 }
 
 func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, req *apiv1.GetComponentRequest) error {
-	var c store.Component
-	var err error
-	if ids.Is(req.KeyOrID, ids.Component) {
-		c, err = s.store.GetComponent(r.Context(), req.KeyOrID)
-	} else {
-		var owner string
-		if owner, err = s.ownerFor(r.Context(), req.OrgID); err != nil {
-			return err
-		}
-		c, err = s.store.ComponentByKey(r.Context(), owner, req.KeyOrID)
-	}
-	if isNotFound(err) {
-		return errNotFound("component")
-	}
+	c, err := s.findComponent(r.Context(), req.KeyOrID, req.OrgID)
 	if err != nil {
 		return err
 	}
-	if err := s.visible(r.Context(), c.OwnerID, "component", ""); err != nil {
+	s.writeData(w, r, viewComponent(c))
+	return nil
+}
+
+// findComponent returns the saved component with that id, or that key in
+// the caller's (or org's) namespace, when the caller may see it.
+func (s *Server) findComponent(ctx context.Context, keyOrID, orgID string) (store.Component, error) {
+	var c store.Component
+	var err error
+	if ids.Is(keyOrID, ids.Component) {
+		c, err = s.store.GetComponent(ctx, keyOrID)
+	} else {
+		var owner string
+		if owner, err = s.ownerFor(ctx, orgID); err != nil {
+			return c, err
+		}
+		c, err = s.store.ComponentByKey(ctx, owner, keyOrID)
+	}
+	if isNotFound(err) {
+		return c, errNotFound("component")
+	}
+	if err != nil {
+		return c, err
+	}
+	return c, s.visible(ctx, c.OwnerID, "component", "")
+}
+
+// configureRequest is the engine's request for a component's form, run
+// as the caller with the accounts of the org named, or the caller's own.
+func (s *Server) configureRequest(ctx context.Context, keyOrID, orgID string, props map[string]json.RawMessage) (engine.ConfigureRequest, error) {
+	c, err := s.findComponent(ctx, keyOrID, orgID)
+	if err != nil {
+		return engine.ConfigureRequest{}, err
+	}
+	owner, err := s.ownerFor(ctx, orgID)
+	if err != nil {
+		return engine.ConfigureRequest{}, err
+	}
+	return engine.ConfigureRequest{UserID: caller(ctx).ID, OwnerID: owner, Component: c, Props: props}, nil
+}
+
+func (s *Server) configureComponent(w http.ResponseWriter, r *http.Request, req *apiv1.ConfigureRequest) error {
+	if req.PropName == "" {
+		return errMissing("prop_name")
+	}
+	cr, err := s.configureRequest(r.Context(), req.KeyOrID, req.OrgID, req.ConfiguredProps)
+	if err != nil {
 		return err
 	}
-	s.writeData(w, r, viewComponent(c))
+	prev := ""
+	if len(req.PrevContext) > 0 && string(req.PrevContext) != "null" {
+		prev = string(req.PrevContext)
+		var text string
+		if json.Unmarshal(req.PrevContext, &text) == nil {
+			prev = text
+		}
+	}
+	page, err := s.engine.PropOptions(r.Context(), cr, req.PropName, req.Page, prev)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, apiv1.PropOptions{Options: page.Options, Context: page.Context})
+	return nil
+}
+
+func (s *Server) reloadProps(w http.ResponseWriter, r *http.Request, req *apiv1.ReloadPropsRequest) error {
+	cr, err := s.configureRequest(r.Context(), req.KeyOrID, req.OrgID, req.ConfiguredProps)
+	if err != nil {
+		return err
+	}
+	props, err := s.engine.AdditionalProps(r.Context(), cr)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, apiv1.ReloadedProps{ConfigurableProps: viewProps(props)})
 	return nil
 }
 

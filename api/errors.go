@@ -63,6 +63,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		pe    *component.PropError
 		ce    *engine.CodeError
 		he    *engine.HookError
+		cfe   *engine.ConfigureError
 		taken *engine.NameTakenError
 		limit *store.LimitError
 		we    *engine.WorkflowError
@@ -80,6 +81,8 @@ func toAPIError(err error, param string) (*Error, bool) {
 		return &Error{Status: status, Code: code, Param: "configured_props." + pe.Prop, Message: pe.Error()}, true
 	case errors.As(err, &ce):
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_component", Param: param, Message: "The component code failed to load: " + ce.Error() + "."}, true
+	case errors.As(err, &cfe):
+		return &Error{Status: http.StatusBadRequest, Code: "component_method_failed", Message: fmt.Sprintf("The component's %s failed: %s: %s", cfe.Method, cfe.Name, cfe.Msg)}, true
 	case errors.As(err, &he):
 		return &Error{Status: http.StatusBadRequest, Code: "hook_failed", Message: fmt.Sprintf("The component's %s hook failed: %s: %s", he.Hook, he.Name, he.Msg)}, true
 	case errors.As(err, &we):

@@ -26,9 +26,12 @@ const (
 	csrfHeader    = "X-CSRF-Token"
 	// SessionTTL is how long a dashboard session lasts from sign-in.
 	SessionTTL = 12 * time.Hour
-	// maxSessions bounds the sessions held; past it the one closest to
-	// expiry goes first.
-	maxSessions = 10000
+	// maxSessionsPerUser bounds one user's sessions; past it that user's
+	// oldest ends. maxSessions bounds them all: past it sign-in is
+	// refused until sessions expire, rather than one user's sign-ins
+	// ending other users' sessions.
+	maxSessionsPerUser = 20
+	maxSessions        = 10000
 )
 
 // session is one signed-in browser. It holds the hash of the key it was
@@ -56,28 +59,36 @@ func newSessions(now func() time.Time) *sessions {
 	return &sessions{now: now, byHash: make(map[string]session)}
 }
 
-// open starts a session and returns its token and CSRF token.
-func (ss *sessions) open(keyHash, userID string) (token string, s session) {
+// open starts a session and returns its token and CSRF token; false when
+// the server holds as many sessions as it may.
+func (ss *sessions) open(keyHash, userID string) (token string, s session, ok bool) {
 	token, s = randomToken(), session{keyHash: keyHash, userID: userID, csrf: randomToken(), expires: ss.now().Add(SessionTTL)}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	now := ss.now()
+	var mine []string
 	for h, old := range ss.byHash {
-		if !now.Before(old.expires) {
+		switch {
+		case !now.Before(old.expires):
 			delete(ss.byHash, h)
+		case old.userID == userID:
+			mine = append(mine, h)
 		}
 	}
-	if len(ss.byHash) >= maxSessions {
-		var oldest string
-		for h, old := range ss.byHash {
-			if oldest == "" || old.expires.Before(ss.byHash[oldest].expires) {
+	if len(mine) >= maxSessionsPerUser {
+		oldest := mine[0]
+		for _, h := range mine {
+			if ss.byHash[h].expires.Before(ss.byHash[oldest].expires) {
 				oldest = h
 			}
 		}
 		delete(ss.byHash, oldest)
 	}
+	if len(ss.byHash) >= maxSessions {
+		return "", session{}, false
+	}
 	ss.byHash[HashKey(token)] = s
-	return token, s
+	return token, s, true
 }
 
 // get returns the live session of a token.
@@ -111,6 +122,8 @@ var (
 		Message: "A request authenticated by the dashboard's session cookie must send the session's CSRF token in the X-CSRF-Token header, from the same origin."}
 	errCrossSite = &Error{Status: http.StatusForbidden, Code: "cross_site_request",
 		Message: "Sign-in must come from the dashboard's own origin."}
+	errTooManySessions = &Error{Status: http.StatusServiceUnavailable, Code: "too_many_sessions",
+		Message: "The server holds as many dashboard sessions as it may; try again later, or use the API with your key."}
 	errKeyRefused = &Error{Status: http.StatusUnauthorized, Code: "unauthorized", Param: "api_key",
 		Message: "That API key was refused: it is not a key of this server."}
 )
@@ -159,14 +172,19 @@ func (s *Server) crossSite(r *http.Request) bool {
 	if origin == "" {
 		return false // an older browser or not a browser: the CSRF token decides
 	}
-	_, host, ok := strings.Cut(origin, "://")
-	if !ok {
-		return true // "null": a sandboxed frame or a redirect across sites
+	scheme := "http://"
+	if r.TLS != nil {
+		scheme = "https://"
 	}
-	// Behind a proxy that rewrites Host, the public URL names the origin.
-	_, public, _ := strings.Cut(s.siteURL, "://")
-	public, _, _ = strings.Cut(public, "/")
-	return !strings.EqualFold(host, r.Host) && !strings.EqualFold(host, public)
+	// Behind a proxy that rewrites Host, the site URL names the origin.
+	site := s.siteURL
+	if i := strings.Index(site, "://"); i >= 0 {
+		if j := strings.Index(site[i+3:], "/"); j >= 0 {
+			site = site[:i+3+j]
+		}
+	}
+	// "null" (a sandboxed frame, a redirect across sites) matches neither.
+	return !strings.EqualFold(origin, scheme+r.Host) && (site == "" || !strings.EqualFold(origin, site))
 }
 
 func sessionView(u store.User, sess session) apiv1.Data[apiv1.Session] {
@@ -205,7 +223,12 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	token, sess := s.sessions.open(HashKey(key), u.ID)
+	token, sess, ok := s.sessions.open(HashKey(key), u.ID)
+	if !ok {
+		s.writeError(w, r, errTooManySessions)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store") // it carries the CSRF token
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: token, Path: "/", Expires: sess.expires, MaxAge: int(SessionTTL / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secureCookies(r),
@@ -221,6 +244,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, sessionView(u, sess))
 }
 

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -103,6 +105,9 @@ func TestCookieRequestsNeedTheCSRFToken(t *testing.T) {
 		{"token of another session", map[string]string{csrfHeader: func() string { _, other := h.signIn(h.ownerKey); return other }()}, http.StatusForbidden},
 		{"token from another origin", map[string]string{csrfHeader: csrf, "Origin": "https://evil.example"}, http.StatusForbidden},
 		{"token, cross-site fetch", map[string]string{csrfHeader: csrf, "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"token, same-site fetch", map[string]string{csrfHeader: csrf, "Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+		{"token, null origin", map[string]string{csrfHeader: csrf, "Origin": "null"}, http.StatusForbidden},
+		{"token, same host over another scheme", map[string]string{csrfHeader: csrf, "Origin": strings.Replace(h.srv.URL, "http://", "https://", 1)}, http.StatusForbidden},
 		{"token, same origin", map[string]string{csrfHeader: csrf, "Origin": h.srv.URL, "Sec-Fetch-Site": "same-origin"}, http.StatusOK},
 	}
 	for _, tt := range tests {
@@ -153,7 +158,7 @@ func TestSessionsExpire(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	ss := newSessions(func() time.Time { return now })
-	token, _ := ss.open("hash", "u_1")
+	token, _, _ := ss.open("hash", "u_1")
 	if _, ok := ss.get(token); !ok {
 		t.Fatal("a new session is not found")
 	}
@@ -194,4 +199,73 @@ func TestEventStreamWithCookie(t *testing.T) {
 		}
 	}
 	t.Fatalf("the stream ended without an event named event: %v", lines.Err())
+}
+
+func TestSessionsAreCappedPerUserAndInAll(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	ss := newSessions(func() time.Time { return now })
+	other, _, _ := ss.open("hash2", "u_2")
+	var first string
+	for i := range maxSessionsPerUser + 1 {
+		now = now.Add(time.Second)
+		token, _, ok := ss.open("hash1", "u_1")
+		if !ok {
+			t.Fatalf("sign-in %d refused", i)
+		}
+		if i == 0 {
+			first = token
+		}
+	}
+	if _, ok := ss.get(first); ok {
+		t.Error("a user's oldest session outlived the per-user cap")
+	}
+	if _, ok := ss.get(other); !ok {
+		t.Error("one user's sign-ins ended another user's session")
+	}
+	for i := len(ss.byHash); i < maxSessions; i++ {
+		ss.byHash[fmt.Sprint("filler", i)] = session{userID: fmt.Sprint("u_", i), expires: now.Add(time.Hour)}
+	}
+	if _, _, ok := ss.open("hash3", "u_3"); ok {
+		t.Error("a sign-in past the server's cap was let in")
+	}
+	if _, ok := ss.get(other); !ok {
+		t.Error("a full server ended a session to make room")
+	}
+	now = now.Add(2 * time.Hour) // the fillers expire, and are pruned at the next sign-in
+	if _, _, ok := ss.open("hash3", "u_3"); !ok {
+		t.Error("sign-in still refused after sessions expired")
+	}
+}
+
+func TestSecureCookieFollowsTheSiteURL(t *testing.T) {
+	t.Parallel()
+	plain := httptest.NewRequest("POST", "http://fount.test/ui/session", nil)
+	for _, tt := range []struct {
+		site string
+		want bool
+	}{{"https://fount.example", true}, {"http://127.0.0.1:8080", false}, {"", false}} {
+		if got := (&Server{siteURL: tt.site}).secureCookies(plain); got != tt.want {
+			t.Errorf("site %q: Secure %v, want %v", tt.site, got, tt.want)
+		}
+	}
+	if !(&Server{}).secureCookies(httptest.NewRequest("POST", "https://fount.test/ui/session", nil)) {
+		t.Error("a sign-in over TLS got a cookie without Secure")
+	}
+}
+
+func TestSessionAnswersAreNotCached(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	c, _ := h.signIn(h.ownerKey)
+	req, _ := http.NewRequest("GET", h.srv.URL+"/ui/session", nil)
+	req.AddCookie(c)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("GET /ui/session: Cache-Control %q, want no-store", resp.Header.Get("Cache-Control"))
+	}
 }

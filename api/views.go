@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -28,18 +29,22 @@ func (s *Server) viewSource(src store.Source) apiv1.Source {
 	}
 }
 
-func viewComponent(c store.Component) apiv1.Component {
-	props := make([]apiv1.Prop, 0, len(c.Metadata.ConfigurableProps))
-	for _, p := range c.Metadata.ConfigurableProps {
+func viewProps(in []component.Prop) []apiv1.Prop {
+	props := make([]apiv1.Prop, 0, len(in))
+	for _, p := range in {
 		props = append(props, apiv1.Prop{
 			Name: p.Name, Type: string(p.Type), Label: p.Label, Description: p.Description, Optional: p.Optional,
 			Default: p.Default, Secret: p.Secret, Min: p.Min, Max: p.Max, Options: p.Options, RemoteOptions: p.RemoteOptions,
 			ReloadProps: p.ReloadProps, PropDefinition: p.PropDefinition, App: p.App, CustomResponse: p.CustomResponse,
 		})
 	}
+	return props
+}
+
+func viewComponent(c store.Component) apiv1.Component {
 	return apiv1.Component{
 		ID: c.ID, Key: c.Key, Code: c.Code, CodeHash: c.CodeHash, Name: c.Name, Version: c.Version, Type: c.Metadata.Type,
-		ConfigurableProps: props, Packages: viewPackages(c.Packages), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		ConfigurableProps: viewProps(c.Metadata.ConfigurableProps), Packages: viewPackages(c.Packages), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}
 }
 

@@ -463,3 +463,34 @@ type Session struct {
 	CSRFToken string `json:"csrf_token" required:"true"`
 	ExpiresAt int64  `json:"expires_at" required:"true" description:"epoch seconds"`
 }
+
+// ConfigureRequest asks a saved component for a prop's options, as
+// Pipedream's configure call does: its async options method runs with the
+// props configured so far.
+type ConfigureRequest struct {
+	Common
+	KeyOrID         string                     `path:"key_or_id" json:"-" maxLength:"256" required:"true" description:"sc_ id, or the key in the component's code"`
+	PropName        string                     `json:"prop_name" maxLength:"256" required:"true" description:"the prop whose options to list"`
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props,omitempty" description:"the values configured so far (app props with their authProvisionId)"`
+	Page            int                        `json:"page,omitempty" minimum:"0" description:"the page the options method is asked for"`
+	PrevContext     json.RawMessage            `json:"prev_context,omitempty" description:"the context the previous page returned"`
+}
+
+// PropOptions is one page of a prop's options.
+type PropOptions struct {
+	Options json.RawMessage `json:"options" required:"true" description:"values, or {label, value} objects"`
+	Context json.RawMessage `json:"context,omitempty" description:"pass as prev_context to get the next page"`
+}
+
+// ReloadPropsRequest asks a saved component for its props with the ones
+// its additionalProps method adds for the props configured so far.
+type ReloadPropsRequest struct {
+	Common
+	KeyOrID         string                     `path:"key_or_id" json:"-" maxLength:"256" required:"true" description:"sc_ id, or the key in the component's code"`
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props,omitempty"`
+}
+
+// ReloadedProps are a component's props for a configuration.
+type ReloadedProps struct {
+	ConfigurableProps []Prop `json:"configurable_props" required:"true" nullable:"false" description:"the declared props, then those additionalProps added"`
+}

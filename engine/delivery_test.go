@@ -214,9 +214,16 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 			t.Fatal(err)
 		}
 		te.deliverer.poke()
-		waitFor(t, "the delivery to settle", func() bool {
+		// The outcome is counted after the delivery settles, in a write
+		// of its own: wait for both before the clock moves on.
+		failuresAfter := []int{1, 0, 1, 2, 3}[i]
+		waitFor(t, "the delivery to settle and count", func() bool {
 			pg, err := te.st.ListDeliveries(ctx, "wh_1", store.Page{Limit: 10})
-			return err == nil && len(pg.Items) == i+1 && pg.Items[0].Status != store.DeliveryPending
+			if err != nil || len(pg.Items) != i+1 || pg.Items[0].Status == store.DeliveryPending {
+				return false
+			}
+			h, err := te.st.GetWebhook(ctx, "wh_1")
+			return err == nil && h.ConsecutiveFailures == failuresAfter
 		})
 		te.clock.Advance(40 * time.Minute)
 	}

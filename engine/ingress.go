@@ -160,13 +160,31 @@ func writeResponse(w http.ResponseWriter, resp abi.Response) {
 // (the dashboard's session): an endpoint's response may not set them.
 const ReservedCookiePrefix = "fount_"
 
-// reservedCookie reports whether a Set-Cookie value sets a cookie whose
-// name fount reserves (with or without the __Host-/__Secure- prefixes).
+// reservedCookie reports whether a Set-Cookie value, or a name=value pair
+// of a Cookie header, names a cookie fount reserves (with or without the
+// __Host-/__Secure- prefixes).
 func reservedCookie(setCookie string) bool {
 	name, _, _ := strings.Cut(strings.TrimSpace(setCookie), "=")
 	name = strings.ToLower(strings.TrimSpace(name))
 	name = strings.TrimPrefix(strings.TrimPrefix(name, "__host-"), "__secure-")
 	return strings.HasPrefix(name, ReservedCookiePrefix)
+}
+
+// tenantCookies is a request's Cookie header without the cookies fount
+// reserves: a browser signed in to the dashboard on the endpoints' origin
+// sends its session cookie to every endpoint, and the endpoint's owner
+// must never read it.
+func tenantCookies(values []string) string {
+	var kept []string
+	for _, v := range values {
+		for _, pair := range strings.Split(v, ";") {
+			pair = strings.TrimSpace(pair)
+			if pair != "" && !reservedCookie(pair) {
+				kept = append(kept, pair)
+			}
+		}
+	}
+	return strings.Join(kept, "; ")
 }
 
 // tenantContent marks a response as a tenant's: a browser that renders it
@@ -196,6 +214,12 @@ func cors(w http.ResponseWriter, r *http.Request) {
 func httpEvent(r *http.Request, path string, body []byte) map[string]any {
 	headers := map[string]string{}
 	for k, vs := range r.Header {
+		if strings.EqualFold(k, "Cookie") {
+			if kept := tenantCookies(vs); kept != "" {
+				headers["cookie"] = kept
+			}
+			continue
+		}
 		headers[strings.ToLower(k)] = strings.Join(vs, ", ")
 	}
 	query := map[string]string{}

@@ -101,7 +101,10 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 		return store.Source{}, err
 	}
 	defer end()
-	meta := &req.Component.Metadata
+	meta, err := e.propsMetadata(ctx, req.Component, req.Props, nil, req.OwnerID, req.UserID)
+	if err != nil {
+		return store.Source{}, err
+	}
 	now := e.clock.Now().Unix()
 	src := store.Source{
 		ID: ids.New(ids.Source), OwnerID: req.OwnerID, UserID: req.UserID, ComponentID: req.Component.ID,
@@ -199,7 +202,10 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if err != nil {
 		return store.Source{}, err
 	}
-	meta := &req.Component.Metadata
+	meta, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
+	if err != nil {
+		return store.Source{}, err
+	}
 	props, err := e.prepareProps(meta, req.Props, &old, old)
 	if err != nil {
 		return store.Source{}, err

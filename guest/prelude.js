@@ -546,6 +546,11 @@
     for (const [name, p] of Object.entries(d.props || {})) {
       t[name] = propValue(name, resolveProp(name, p), configured[name]);
     }
+    // Props that additionalProps added are not declared: the host checked
+    // their values against what the method returned, and they are plain.
+    for (const [name, v] of Object.entries(configured)) {
+      if (!(name in t)) t[name] = v;
+    }
     for (const [name, fn] of Object.entries(d.methods || {})) {
       if (typeof fn === "function") t[name] = fn.bind(t);
     }

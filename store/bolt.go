@@ -261,25 +261,22 @@ func (b *Bolt) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 	return b.write(fn)
 }
 
-// write is bolt's Update, with its commit timed for the observer.
+// write is bolt's Update, with its commit timed for the observer: the
+// clock starts when fn returns, and stops when the commit has synced.
 func (b *Bolt) write(fn func(tx *bolt.Tx) error) error {
-	tx, err := b.db.Begin(true)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }() // after a commit, or when fn panics: nothing to undo
-	if err := fn(tx); err != nil {
-		return err
-	}
-	start := time.Now()
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	if b.onCommit != nil {
-		stats := tx.Stats()
-		b.onCommit(time.Since(start), stats.GetWrite())
-	}
-	return nil
+	return b.db.Update(func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if b.onCommit != nil {
+			start := time.Now()
+			tx.OnCommit(func() {
+				stats := tx.Stats()
+				b.onCommit(time.Since(start), stats.GetWrite())
+			})
+		}
+		return nil
+	})
 }
 
 // getJSON decodes the record at key into v; ErrNotFound when absent.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -142,6 +143,41 @@ func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 		if got := resp.Header.Get("Set-Cookie"); got != tt.wantCookie {
 			t.Errorf("%s: Set-Cookie %q, want %q", tt.name, got, tt.wantCookie)
 		}
+	}
+}
+
+// TestEndpointsNeverSeeTheSessionCookie: a browser signed in to the
+// dashboard sends its session cookie to endpoints on the same origin; the
+// event the endpoint's owner reads has every cookie but fount's.
+func TestEndpointsNeverSeeTheSessionCookie(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	src := s.deploySource(`export default { name: "Thief", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ cookie: e.headers.cookie === undefined ? null : e.headers.cookie }) } }`, nil)
+	for _, tt := range []struct{ name, sent, want string }{
+		{"session only", "fount_session=secret-token", "null"},
+		{"mixed", "theirs=1; fount_session=secret-token; Other=2", `"theirs=1; Other=2"`},
+		{"prefixed, any case", "__Host-FOUNT_session=secret-token; a=b", `"a=b"`},
+	} {
+		req, _ := http.NewRequest("POST", endpointOf(src, "http"), strings.NewReader(`{}`))
+		req.Header.Set("Cookie", tt.sent)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		events := s.events(src["id"].(string), "", 1)
+		got, _ := json.Marshal(events[0]["event"].(map[string]any)["cookie"])
+		if string(got) != tt.want || strings.Contains(string(got), "secret-token") {
+			t.Errorf("%s: the endpoint read cookie %s, want %s", tt.name, got, tt.want)
+		}
+		if st, body := s.do("DELETE", "/v1/sources/"+src["id"].(string)+"/events", nil); st != 202 {
+			t.Fatalf("delete events: %d %v", st, body)
+		}
+		waitUntil(t, "the events to be deleted", func() bool {
+			_, body := s.do("GET", "/v1/sources/"+src["id"].(string)+"/event_summaries", nil)
+			return len(body["data"].([]any)) == 0
+		})
 	}
 }
 

@@ -247,3 +247,65 @@ func TestDashboardInABrowser(t *testing.T) {
 const unlabelledControls = `[...document.querySelectorAll('input, select, textarea')]
   .filter(el => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
   .map(el => el.id || el.name || el.outerHTML).join(', ')`
+
+// choose picks the option of a select by its text, as a user would: the
+// select's change event fires.
+func choose(selectID, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
+		js := fmt.Sprintf(`(() => { const s = document.getElementById(%q); if (!s) return false;
+			const o = [...s.options].find(o => o.textContent === %q); if (!o) return false;
+			s.value = o.value; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`, selectID, text)
+		ok, err := chromedp.Evaluate[bool](js)(ctx, target)
+		if err == nil && !ok {
+			err = fmt.Errorf("no option %q in #%s", text, selectID)
+		}
+		return err
+	})
+}
+
+// TestDashboardFormRunsOptionsAndAdditionalProps: the new-source form
+// lists a prop's options from the component's options method, a page at
+// a time, and shows the props additionalProps adds when a reloadProps
+// prop changes; the source deploys with them.
+func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
+	t.Parallel()
+	code, err := os.ReadFile(filepath.Join("..", "..", "testdata", "components", "configurable.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	ctx := newBrowser(t)
+	steps(t, ctx, s, "sign in and open the form",
+		chromedp.Navigate(s.base+"/#/sources/new"),
+		chromedp.WaitVisible(chromedp.ID("api-key")),
+		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("component-code")),
+		chromedp.SetValue(chromedp.ID("component-code"), string(code)),
+		chromedp.Click(chromedp.ID("read-props")),
+		chromedp.WaitVisible(chromedp.ID("prop-region")),
+		choose("prop-region", "eu"),
+		chromedp.Click(chromedp.CSS(`#prop-city ~ .row .load-options`)),
+		chromedp.WaitVisible(chromedp.ID("prop-city-options")),
+		waitJS(`document.getElementById('prop-city-options').options.length === 3`), // the first page, and "choose"
+		chromedp.Click(chromedp.CSS(`#prop-city ~ .row button:not(.load-options)`)),
+		waitJS(`document.getElementById('prop-city-options').options.length === 4`),
+		choose("prop-city-options", "MADRID"),
+		chromedp.Click(chromedp.ID("prop-detailed")),
+		chromedp.WaitVisible(chromedp.ID("prop-depth")),
+		chromedp.SendKeys(chromedp.ID("prop-depth"), "3"),
+	)
+	if city := value(t, ctx, s, "city", chromedp.Value(chromedp.ID("prop-city"))); city != "madrid" {
+		t.Fatalf("the city input reads %q after choosing MADRID", city)
+	}
+	steps(t, ctx, s, "deploy",
+		chromedp.Click(chromedp.ID("deploy")),
+		chromedp.WaitVisible(chromedp.CSS(".endpoint-url")),
+	)
+	props := value(t, ctx, s, "props", chromedp.Text(chromedp.CSS("dl.kv")))
+	for _, want := range []string{"madrid", "eu", "depth"} {
+		if !strings.Contains(props, want) {
+			t.Errorf("the deployed source's props %q lack %q", props, want)
+		}
+	}
+}

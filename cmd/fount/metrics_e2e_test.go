@@ -113,6 +113,9 @@ func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
 			t.Errorf("%s%v did not move: %v then %v", c.name, c.labels, was, got)
 		}
 	}
+	if pages := after["fount_store_commit_page_writes"]; pages == nil || pages.GetMetric()[0].GetHistogram().GetSampleSum() <= 0 {
+		t.Errorf("fount_store_commit_page_writes counts no page written: %v", pages)
+	}
 	if size := after["fount_store_size_bytes"]; size == nil || size.GetMetric()[0].GetGauge().GetValue() <= 0 {
 		t.Errorf("fount_store_size_bytes: %v", size)
 	}

@@ -292,7 +292,11 @@
         while (list.children.length > 100) list.lastChild.remove();
       });
       es.addEventListener('open', () => { status.textContent = 'Live: new events appear here as they arrive.'; });
-      es.addEventListener('error', () => { status.textContent = 'Reconnecting to the live stream…'; });
+      es.addEventListener('error', () => {
+        status.textContent = es.readyState === EventSource.CLOSED
+          ? 'The live stream ended (signed out, or the server stopped); reload the page to follow again.'
+          : 'Reconnecting to the live stream…';
+      });
       onStop(() => es.close());
     }
     return h('div', {}, status, empty, list);
@@ -312,7 +316,7 @@
 
   // propField renders the input of one configurable prop; read() returns
   // its value, or undefined to leave it out.
-  function propField(prop, current, accounts) {
+  function propField(prop, current, accounts, form) {
     const id = `prop-${prop.name}`;
     const label = h('label', { for: id, text: `${prop.label || prop.name}${prop.optional ? ' (optional)' : ''}` });
     const hints = [];
@@ -387,17 +391,63 @@
           try { return JSON.parse(input.value); } catch (err) { throw new Error(`${prop.name} is not valid JSON: ${err.message}`); }
         };
     }
-    if (prop.remoteOptions) hints.push('This prop lists its options from the component at run time, which the dashboard does not show; enter the value itself.');
-    if (prop.reloadProps) hints.push('Changing it may add props: deploy, then open Settings to see them.');
+    if (prop.reloadProps) hints.push('Changing it may change the other props.');
     if (hints.length) input.setAttribute('aria-describedby', `${id}-hint`);
     if (!prop.optional && prop.type !== 'boolean' && current === undefined && prop.default === undefined) input.required = true;
-    return { el: h('div', {}, label, input, hintEl()), read };
+    const extra = prop.remoteOptions && prop.type !== 'app' ? remoteOptions(prop, input, form) : null;
+    return { el: h('div', {}, label, input, extra, hintEl()), read };
   }
 
-  function propsForm(props, current, accounts) {
-    const fields = props.map((p) => [p.name, propField(p, current ? current[p.name] : undefined, accounts)]);
-    return {
-      els: fields.map(([, f]) => f.el).filter(Boolean),
+  // remoteOptions lets a prop's options method, run by the server with the
+  // props configured so far, fill the prop's input, a page at a time.
+  function remoteOptions(prop, input, form) {
+    const id = `prop-${prop.name}-options`;
+    const choices = h('select', { id, hidden: true, 'aria-label': `Options of ${prop.label || prop.name}` });
+    const load = h('button', { type: 'button', class: 'load-options', text: 'Load options' });
+    const more = h('button', { type: 'button', hidden: true, text: 'More options' });
+    const values = [];
+    let page = 0;
+    let context;
+    async function fetchPage(button) {
+      await busy(button, async () => {
+        const res = await api('POST', `/components/${enc(form.componentID)}/configure`, {
+          prop_name: prop.name, configured_props: form.read(), page, prev_context: context,
+        });
+        if (page === 0) { choices.replaceChildren(h('option', { value: '', text: '— choose —' })); values.length = 0; }
+        for (const o of res.data.options) {
+          const opt = o && typeof o === 'object' && 'value' in o ? o : { label: String(o), value: o };
+          values.push(opt.value);
+          choices.append(h('option', { value: String(values.length - 1), text: opt.label ?? String(opt.value) }));
+        }
+        context = res.data.context;
+        page += 1;
+        more.hidden = context === undefined;
+        choices.hidden = false;
+        choices.focus();
+      });
+    }
+    load.addEventListener('click', () => { page = 0; context = undefined; fetchPage(load); });
+    more.addEventListener('click', () => fetchPage(more));
+    choices.addEventListener('change', () => {
+      if (choices.value === '') return;
+      const v = values[Number(choices.value)];
+      const text = typeof v === 'string' ? v : JSON.stringify(v);
+      if (input.tagName === 'TEXTAREA' && prop.type === 'string[]') input.value = input.value.trim() ? `${input.value.trim()}\n${text}` : text;
+      else input.value = text;
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    return h('div', { class: 'row' }, load, choices, more);
+  }
+
+  // propsForm is the form of a component's props. It asks the server for
+  // the props with those additionalProps adds, at once and again whenever
+  // a reloadProps prop changes, and keeps the values entered so far.
+  function propsForm(comp, current, accounts) {
+    const el = h('div', { class: 'props-form' });
+    const status = h('p', { class: 'hint', role: 'status' });
+    let fields = [];
+    const form = {
+      componentID: comp.id,
       read: () => {
         const out = {};
         for (const [name, f] of fields) {
@@ -407,6 +457,32 @@
         return out;
       },
     };
+    function render(props, values) {
+      fields = props.map((p) => [p.name, propField(p, values ? values[p.name] : undefined, accounts, form)]);
+      el.replaceChildren(...fields.map(([, f]) => f.el).filter(Boolean), status);
+      props.forEach((p, i) => {
+        if (p.reloadProps && fields[i][1].el) fields[i][1].el.addEventListener('change', () => reload());
+      });
+    }
+    async function reload() {
+      let values;
+      try { values = Object.assign({}, current || {}, form.read()); } catch (err) { return; }
+      status.textContent = 'Reading the props…';
+      try {
+        const res = await api('POST', `/components/${enc(comp.id)}/props`, { configured_props: values });
+        const focused = document.activeElement && document.activeElement.id;
+        let latest = {};
+        try { latest = form.read(); } catch (err) { /* keep what was sent */ }
+        render(res.data.configurable_props, Object.assign(values, latest));
+        if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
+        status.textContent = '';
+      } catch (err) {
+        status.textContent = `The props could not be reloaded: ${err.message}`;
+      }
+    }
+    render(comp.configurable_props, current);
+    form.ready = reload();
+    return { el, read: form.read, ready: form.ready };
   }
 
   async function myAccounts() {
@@ -453,7 +529,7 @@
     const endpoints = Object.entries(src.configured_props).filter(([, v]) => v && typeof v === 'object' && v.endpoint_url);
     const toggle = h('button', { type: 'button', id: 'toggle-active', text: src.active ? 'Pause' : 'Activate' });
     toggle.addEventListener('click', () => busy(toggle, async () => {
-      await api('PUT', `/sources/${enc(id)}`, { active: !src.active });
+      await api('PUT', `/sources/${enc(id)}`, { component_id: src.component_id, active: !src.active });
       flash(src.active ? 'Source paused.' : 'Source activated.', 'info');
       route();
     }));
@@ -487,14 +563,15 @@
   async function sourceSettings(src) {
     const [comp, accounts] = await Promise.all([api('GET', `/components/${enc(src.component_id)}`), myAccounts()]);
     const name = h('input', { type: 'text', id: 'source-name', value: src.name });
-    const form = propsForm(comp.data.configurable_props, src.configured_props, accounts);
+    const form = propsForm(comp.data, src.configured_props, accounts);
+    await form.ready;
     const save = h('button', { type: 'submit', class: 'primary', text: 'Save' });
     const el = h('form', { class: 'panel', 'aria-label': 'Source settings' },
-      h('label', { for: 'source-name', text: 'Name' }), name, ...form.els, h('p', {}, save));
+      h('label', { for: 'source-name', text: 'Name' }), name, form.el, h('p', {}, save));
     el.addEventListener('submit', (ev) => {
       ev.preventDefault();
       busy(save, async () => {
-        const res = await api('PUT', `/sources/${enc(src.id)}`, { name: name.value, configured_props: form.read() });
+        const res = await api('PUT', `/sources/${enc(src.id)}`, { component_id: src.component_id, active: src.active, name: name.value, configured_props: form.read() });
         const changed = res.data.updated_at !== src.updated_at || res.data.name !== src.name;
         flash(changed ? 'Saved.' : 'Nothing changed.', 'info');
         route();
@@ -520,25 +597,33 @@
         const comp = code.value.trim()
           ? (await api('POST', '/components', { component_code: code.value })).data
           : key.value.trim()
-            ? (await api('GET', `/components/registry/${enc(key.value.trim())}`)).data
+            ? await savedFromRegistry(key.value.trim())
             : (() => { throw new Error('Paste the component code, or give a registry key.'); })();
-        second.replaceChildren(deployForm(comp, await myAccounts()));
+        second.replaceChildren(await deployForm(comp, await myAccounts()));
         second.querySelector('input, select, textarea, button').focus();
       });
     });
     page('New source', h('h1', { text: 'New source' }), step1, second);
   }
 
-  function deployForm(comp, accounts) {
+  // savedFromRegistry saves a published component as one of yours, as
+  // fount deploy KEY does, so that a source can be deployed from it.
+  async function savedFromRegistry(key) {
+    const published = (await api('GET', `/components/registry/${enc(key)}`)).data;
+    return (await api('POST', '/components', { component_code: published.code })).data;
+  }
+
+  async function deployForm(comp, accounts) {
     const name = h('input', { type: 'text', id: 'source-name', placeholder: comp.key || comp.name, 'aria-describedby': 'name-hint' });
-    const form = propsForm(comp.configurable_props, undefined, accounts);
+    const form = propsForm(comp, undefined, accounts);
     const deploy = h('button', { type: 'submit', class: 'primary', id: 'deploy', text: 'Deploy' });
     const el = h('form', { class: 'panel', 'aria-label': 'Props' },
       h('h2', { text: `${comp.name} ${comp.version}` }),
       h('p', { class: 'hint', text: `${comp.type} component ${comp.id}` }),
       h('label', { for: 'source-name', text: 'Name (optional)' }), name,
       h('p', { class: 'hint', id: 'name-hint', text: 'Default: the component\'s name, made unique.' }),
-      ...form.els, h('p', {}, deploy));
+      form.el, h('p', {}, deploy));
+    await form.ready;
     el.addEventListener('submit', (ev) => {
       ev.preventDefault();
       busy(deploy, async () => {

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestConfigureListsRemoteOptionsByPage(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	comp := h.must(h.call("POST", "/v1/components", h.ownerKey, map[string]any{"component_code": readTestComponent(t, "configurable.mjs")}), 200).data()
+	id := comp["id"].(string)
+	options := func(r response) string {
+		t.Helper()
+		b, _ := json.Marshal(r.data()["options"])
+		return string(b)
+	}
+	first := h.must(h.call("POST", "/v1/components/"+id+"/configure", h.ownerKey, map[string]any{
+		"prop_name": "city", "configured_props": map[string]any{"region": "eu"}}), 200)
+	if got := options(first); got != `[{"label":"PARIS","value":"paris"},{"label":"BERLIN","value":"berlin"}]` {
+		t.Fatalf("first page: %s", got)
+	}
+	ctx := first.data()["context"]
+	if ctx == nil {
+		t.Fatalf("the first page has no context for the next: %s", first.raw)
+	}
+	second := h.must(h.call("POST", "/v1/components/configurable/configure", h.ownerKey, map[string]any{
+		"prop_name": "city", "configured_props": map[string]any{"region": "eu"}, "page": 1, "prev_context": ctx}), 200)
+	if got := options(second); got != `[{"label":"MADRID","value":"madrid"}]` || second.data()["context"] != nil {
+		t.Fatalf("second page: %s", second.raw)
+	}
+	static := h.must(h.call("POST", "/v1/components/"+id+"/configure", h.ownerKey, map[string]any{"prop_name": "region"}), 200)
+	if got := options(static); got != `["eu","us"]` {
+		t.Fatalf("static options: %s", got)
+	}
+
+	tests := []struct {
+		name  string
+		body  map[string]any
+		code  string
+		param string
+	}{
+		{"no prop", map[string]any{}, "missing_parameter", "prop_name"},
+		{"unknown prop", map[string]any{"prop_name": "nosuch"}, "invalid_parameter", "configured_props.nosuch"},
+		{"prop without options", map[string]any{"prop_name": "detailed"}, "invalid_parameter", "configured_props.detailed"},
+		{"options method throws", map[string]any{"prop_name": "city", "configured_props": map[string]any{"region": "broken"}}, "component_method_failed", ""},
+	}
+	for _, tt := range tests {
+		r := h.call("POST", "/v1/components/"+id+"/configure", h.ownerKey, tt.body)
+		if r.status != http.StatusBadRequest || r.errCode() != tt.code || r.errParam() != tt.param {
+			t.Errorf("%s: %d %s", tt.name, r.status, r.raw)
+		}
+	}
+	if r := h.call("POST", "/v1/components/"+id+"/configure", h.ownerKey, map[string]any{"prop_name": "city", "configured_props": map[string]any{"region": "broken"}}); !contains(r.raw, "no cities in a broken region") {
+		t.Errorf("the thrown error is not named: %s", r.raw)
+	}
+	// Another user cannot run someone else's component.
+	_, other := h.newUser("other")
+	if r := h.call("POST", "/v1/components/"+id+"/configure", other, map[string]any{"prop_name": "city"}); r.status != 404 {
+		t.Errorf("another user: %d %s", r.status, r.raw)
+	}
+}
+
+func TestReloadPropsAddsWhatAdditionalPropsReturns(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	id := h.must(h.call("POST", "/v1/components", h.ownerKey, map[string]any{"component_code": readTestComponent(t, "configurable.mjs")}), 200).data()["id"].(string)
+	names := func(r response) []string {
+		var out []string
+		for _, p := range r.data()["configurable_props"].([]any) {
+			out = append(out, p.(map[string]any)["name"].(string))
+		}
+		return out
+	}
+	plain := h.must(h.call("POST", "/v1/components/"+id+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"detailed": false}}), 200)
+	if got := names(plain); len(got) != 4 {
+		t.Fatalf("without detail: %v", got)
+	}
+	detailed := h.must(h.call("POST", "/v1/components/"+id+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"detailed": true}}), 200)
+	got := names(detailed)
+	if len(got) != 5 || got[4] != "depth" {
+		t.Fatalf("with detail: %v", got)
+	}
+	depth := detailed.data()["configurable_props"].([]any)[4].(map[string]any)
+	if depth["type"] != "integer" || depth["label"] != "Depth" || depth["max"] != float64(5) {
+		t.Errorf("the added prop reads %v", depth)
+	}
+}
+
+// TestDeployTakesAdditionalProps: a value of a prop that additionalProps
+// adds is accepted at deploy when the method adds it for the values given,
+// refused otherwise, and reaches the run as this.<name>.
+func TestDeployTakesAdditionalProps(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	code := readTestComponent(t, "configurable.mjs")
+	refused := h.call("POST", "/v1/sources", h.ownerKey, map[string]any{"component_code": code,
+		"configured_props": map[string]any{"region": "eu", "city": "paris", "depth": 3}})
+	if refused.status != 400 || refused.errParam() != "configured_props.depth" {
+		t.Fatalf("depth without detailed: %d %s", refused.status, refused.raw)
+	}
+	src := h.must(h.call("POST", "/v1/sources", h.ownerKey, map[string]any{"component_code": code,
+		"configured_props": map[string]any{"region": "eu", "city": "paris", "detailed": true, "depth": 3}}), 200).data()
+	id := src["id"].(string)
+	if src["configured_props"].(map[string]any)["depth"] != float64(3) {
+		t.Fatalf("the source's props: %v", src["configured_props"])
+	}
+	h.must(h.call("POST", "/v1/sources/"+id+"/run", h.ownerKey, map[string]any{}), 202)
+	var events []any
+	deadline := time.Now().Add(time.Minute)
+	for len(events) == 0 && time.Now().Before(deadline) {
+		events = h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries?expand=event", h.ownerKey, nil), 200).list()
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(events) == 0 {
+		t.Fatal("the run emitted nothing")
+	}
+	if got := events[0].(map[string]any)["event"].(map[string]any); got["depth"] != float64(3) || got["city"] != "paris" {
+		t.Fatalf("the run saw %v", got)
+	}
+	// An update that keeps the props keeps the added one too.
+	h.must(h.call("PUT", "/v1/sources/"+id, h.ownerKey, map[string]any{"component_id": src["component_id"], "name": "renamed"}), 200)
+	got := h.must(h.call("GET", "/v1/sources/"+id, h.ownerKey, nil), 200).data()["configured_props"].(map[string]any)
+	if got["depth"] != float64(3) {
+		t.Fatalf("after an update without props: %v", got)
+	}
+}

@@ -55,7 +55,7 @@ browser-deps:
 
 ## screenshots: regenerate docs/screenshots/ from the dashboard's browser test.
 screenshots: browser-deps
-	FOUNT_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestDashboardInABrowser ./cmd/fount/
+	FOUNT_SCREENSHOTS=$(CURDIR)/docs/screenshots $(GO) test -count=1 -run TestDashboard ./cmd/fount/
 
 ## openapi-check: the OpenAPI 3.1 document of `fount openapi` is valid and a
 ## TypeScript client generated from it type-checks (needs Node.js 20+; see

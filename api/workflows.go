@@ -115,6 +115,21 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.
 	return nil
 }
 
+func (s *Server) setWorkflowActive(w http.ResponseWriter, r *http.Request, req *apiv1.SetWorkflowActiveRequest) error {
+	if req.Active == nil {
+		return errMissing("active")
+	}
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	if wf, err = s.engine.SetWorkflowActive(r.Context(), wf.ID, *req.Active); err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewWorkflow(wf))
+	return nil
+}
+
 func (s *Server) updateWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.UpdateWorkflowRequest) error {
 	ctx := r.Context()
 	old, err := s.ownedWorkflow(ctx, req.ID)

@@ -52,6 +52,14 @@ type UpdateWorkflowRequest struct {
 	WorkflowDefinition
 }
 
+// SetWorkflowActiveRequest switches a workflow on or off without sending
+// its definition again.
+type SetWorkflowActiveRequest struct {
+	Common
+	ByID
+	Active *bool `json:"active" required:"true" description:"false stops its trigger (manual runs still work); true starts it"`
+}
+
 // WorkflowByIDRequest names a workflow.
 type WorkflowByIDRequest struct {
 	Common

@@ -143,6 +143,26 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 	return stored, nil
 }
 
+// SetWorkflowActive starts or stops a workflow's trigger and keeps
+// everything else, without loading its steps again. Manual runs work
+// either way.
+func (e *Engine) SetWorkflowActive(ctx context.Context, id string, active bool) (store.Workflow, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	wf, err := e.store.SetWorkflowActive(ctx, id, active, e.clock.Now().Unix())
+	if err != nil {
+		return store.Workflow{}, err
+	}
+	e.stopTriggers(id)
+	e.startWorkflowTriggers(wf)
+	return wf, nil
+}
+
 // DeleteWorkflow stops a workflow's trigger and deletes it with its
 // events, executions and queued work.
 func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {

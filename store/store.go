@@ -87,6 +87,9 @@ type Store interface {
 	GetWorkflow(ctx context.Context, id string) (Workflow, error)
 	WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workflow, error)
 	UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error)
+	// SetWorkflowActive switches a workflow on or off, changing nothing
+	// else (its version stays: its steps are the same).
+	SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (Workflow, error)
 	DeleteWorkflow(ctx context.Context, id string) error
 	ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[Workflow], error)
 	// Executions of workflows, stored by the commit of their run

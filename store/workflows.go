@@ -225,6 +225,24 @@ func (b *Bolt) UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription
 	return w, nil
 }
 
+// SetWorkflowActive switches a workflow on or off; ErrNotFound when it
+// does not exist.
+func (b *Bolt) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (Workflow, error) {
+	var w Workflow
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		flows := tx.Bucket(bucketWorkflows)
+		if err := getJSON(flows, id, &w); err != nil {
+			return err
+		}
+		w.Active, w.UpdatedAt = active, updatedAt
+		return putJSON(flows, id, w)
+	})
+	if err != nil {
+		return Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
+	}
+	return w, nil
+}
+
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
 func deleteTriggerSub(tx *bolt.Tx, w Workflow) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,5 +308,93 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 		if !strings.Contains(props, want) {
 			t.Errorf("the deployed source's props %q lack %q", props, want)
 		}
+	}
+}
+
+// TestDashboardWebhooksAccountsAndWorkflows: from the dashboard, create a
+// webhook and subscribe it to a source, see its delivery, connect an
+// account without its secret showing again, and pause a workflow.
+func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
+	t.Parallel()
+	received := make(chan struct{}, 10)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+		received <- struct{}{}
+	}))
+	t.Cleanup(hook.Close)
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key", allowPrivateEgress: true})
+	src := s.deploySource(`export default { name: "Orders", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
+	st, body := s.do("POST", "/v1/workflows", map[string]any{
+		"name": "nightly", "trigger": map[string]any{"type": "http"},
+		"steps": []any{map[string]any{"name": "s", "code": `export default defineComponent({ async run() { return 1 } })`}},
+	})
+	if st != 200 {
+		t.Fatalf("workflow: %d %v", st, body)
+	}
+	workflowID := data(body)["id"].(string)
+	ctx := newBrowser(t)
+	shots := newScreenshots(t)
+
+	steps(t, ctx, s, "create a webhook and subscribe it",
+		chromedp.Navigate(s.base+"/#/webhooks"),
+		chromedp.WaitVisible(chromedp.ID("api-key")),
+		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("webhook-url")),
+		chromedp.SendKeys(chromedp.ID("webhook-url"), hook.URL+"/in"),
+		chromedp.SendKeys(chromedp.ID("webhook-name"), "orders hook"),
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby="new-webhook"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.ID("subscribe-emitter")),
+		waitJS(`document.getElementById('flash').textContent.includes('whsec_')`),
+		choose("subscribe-emitter", "orders ("+src["id"].(string)+")"),
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby="subs-title"] button[type=submit]`)),
+		waitJS(`[...document.querySelectorAll('form[aria-labelledby="subs-title"] li')].some(li => li.textContent.includes('`+src["id"].(string)+`'))`),
+	)
+	resp, err := http.Post(endpointOf(src, "http"), "application/json", strings.NewReader(`{"order":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-received:
+	case <-time.After(eventsDeadline):
+		t.Fatal("the webhook got no delivery")
+	}
+	webhookURL := value(t, ctx, s, "webhook page", chromedp.Evaluate[string](`location.href`))
+	waitUntil(t, "the delivery to be recorded", func() bool {
+		_, body := s.do("GET", "/v1/webhooks/"+strings.Split(webhookURL, "/")[5]+"/deliveries", nil)
+		items, _ := body["data"].([]any)
+		return len(items) == 1 && items[0].(map[string]any)["status"] == "delivered"
+	})
+	steps(t, ctx, s, "see the delivery",
+		chromedp.Reload(),
+		waitJS(`[...document.querySelectorAll('td .badge')].some(b => b.textContent === 'delivered')`),
+		shots.take("webhook"),
+	)
+
+	steps(t, ctx, s, "connect an account",
+		chromedp.Navigate(s.base+"/#/accounts"),
+		chromedp.WaitVisible(chromedp.ID("account-app")),
+		chromedp.SendKeys(chromedp.ID("account-app"), "github"),
+		chromedp.SendKeys(chromedp.ID("account-name"), "work"),
+		chromedp.SendKeys(chromedp.ID("account-token"), "tok-never-shown"),
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby="new-account"] button[type=submit]`)),
+		waitJS(`[...document.querySelectorAll('td')].some(td => td.textContent === 'oauth_access_token')`),
+		shots.take("accounts"),
+	)
+	if page := value(t, ctx, s, "accounts page", chromedp.Evaluate[string](`document.body.innerText + document.body.outerHTML`)); strings.Contains(page, "tok-never-shown") {
+		t.Error("the account's token is on the page after it was connected")
+	}
+
+	steps(t, ctx, s, "pause a workflow",
+		chromedp.Navigate(s.base+"/#/workflows/"+workflowID),
+		chromedp.WaitVisible(chromedp.CSS(`main h1`)),
+		waitJS(`document.getElementById('toggle-active')?.textContent === 'Pause'`),
+		chromedp.Click(chromedp.ID("toggle-active")),
+		waitJS(`document.querySelector('main .badge')?.textContent === 'paused'`),
+		shots.take("workflow"),
+	)
+	if _, body := s.do("GET", "/v1/workflows/"+workflowID, nil); data(body)["active"] != false {
+		t.Fatalf("the workflow paused in the dashboard reads %v", data(body))
 	}
 }

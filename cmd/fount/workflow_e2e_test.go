@@ -821,3 +821,50 @@ func TestWorkflowRegistryActionAndErrorAutoSubscription(t *testing.T) {
 		t.Errorf("the auto-subscribed webhook got %v", got)
 	}
 }
+
+// TestWorkflowActiveSwitchesItsTrigger: PUT /v1/workflows/{id}/active
+// stops and starts an HTTP trigger without the definition, and changes
+// nothing else.
+func TestWorkflowActiveSwitchesItsTrigger(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	st, body := s.do("POST", "/v1/workflows", map[string]any{
+		"name": "switch", "trigger": map[string]any{"type": "http"},
+		"steps": []any{map[string]any{"name": "s", "code": `export default defineComponent({ async run() { return 1 } })`}},
+	})
+	if st != 200 {
+		t.Fatalf("deploy: %d %v", st, body)
+	}
+	wf := data(body)
+	id := wf["id"].(string)
+	endpoint := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	post := func() int {
+		t.Helper()
+		resp, err := http.Post(endpoint, "application/json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := post(); st != 200 {
+		t.Fatalf("an active workflow's endpoint answers %d", st)
+	}
+	st, body = s.do("PUT", "/v1/workflows/"+id+"/active", map[string]any{"active": false})
+	off := data(body)
+	if st != 200 || off["active"] != false || off["version"] != wf["version"] || off["trigger"].(map[string]any)["endpoint_url"] != endpoint {
+		t.Fatalf("after switching off: %d %v", st, body)
+	}
+	if st := post(); st != 404 {
+		t.Fatalf("an inactive workflow's endpoint answers %d", st)
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id+"/active", map[string]any{"active": true}); st != 200 {
+		t.Fatalf("switch on: %d %v", st, body)
+	}
+	if st := post(); st != 200 {
+		t.Fatalf("a workflow switched on again answers %d", st)
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id+"/active", map[string]any{}); st != 400 {
+		t.Errorf("without active: %d %v", st, body)
+	}
+}

@@ -6,7 +6,7 @@
 'use strict';
 
 (() => {
-  const state = { csrf: '', user: null, cleanups: [] };
+  const state = { csrf: '', user: null, cleanups: [], keepFlash: false };
   const main = document.getElementById('main');
 
   // h builds an element: h('a', {href: '#', onclick: f}, 'text', child).
@@ -57,11 +57,15 @@
   const api = (method, path, body) => request(method, '/v1' + path, body);
   const enc = encodeURIComponent;
 
+  // flash shows a message; it outlives the next page change, so that a
+  // form can say what it did and then navigate.
   function flash(message, kind = 'error') {
+    state.keepFlash = true;
     const el = document.getElementById('flash');
     el.className = kind;
     el.textContent = message;
-    if (kind === 'info') setTimeout(() => { if (el.textContent === message) el.textContent = ''; }, 4000);
+    if (kind === 'info-sticky') el.className = 'info';
+    else if (kind === 'info') setTimeout(() => { if (el.textContent === message) el.textContent = ''; }, 4000);
   }
   const clearFlash = () => { document.getElementById('flash').textContent = ''; };
 
@@ -108,7 +112,7 @@
 
   function page(title, ...children) {
     document.title = `${title} · fount`;
-    main.replaceChildren(...children);
+    main.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
     main.focus({ preventScroll: true });
   }
 
@@ -195,7 +199,11 @@
       page('Error', h('h1', { text: 'Something went wrong' }), h('p', { class: 'error-text', role: 'alert', text: err.message }));
     }
   }
-  window.addEventListener('hashchange', () => { clearFlash(); route(); });
+  window.addEventListener('hashchange', () => {
+    if (!state.keepFlash) clearFlash();
+    state.keepFlash = false;
+    route();
+  });
 
   // ---- shared pieces ----
 
@@ -639,13 +647,33 @@
 
   async function workflowsPage() {
     const res = await api('GET', '/users/me/workflows?limit=100');
-    const rows = res.data.map((w) => h('tr', {},
-      h('td', {}, h('a', { href: `#/workflows/${enc(w.id)}`, text: w.name }), h('div', { class: 'hint mono', text: w.id })),
-      h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), h('td', { text: String(w.steps.length) }),
-      h('td', { class: 'hide-narrow', text: fmtTime(w.updated_at * 1000) })));
+    const rows = res.data.map((w) => {
+      const last = h('td', { class: 'last-event', text: '…' });
+      const errors = h('td', { class: 'error-count', text: '…' });
+      fillWorkflowStats(w.id, last, errors);
+      return h('tr', {},
+        h('td', {}, h('a', { href: `#/workflows/${enc(w.id)}`, text: w.name }), h('div', { class: 'hint mono', text: w.id })),
+        h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), last, errors,
+        h('td', { class: 'hide-narrow', text: String(w.steps.length) }));
+    });
     page('Workflows',
       h('div', { class: 'row spread' }, h('h1', { text: 'Workflows' }), h('a', { class: 'button primary', href: '#/workflows/new' }, 'New workflow')),
-      table(['Name', 'Status', 'Trigger', 'Steps', '~Updated'], rows, 'No workflows yet.'));
+      table(['Name', 'Status', 'Trigger', 'Last execution', 'Errors', '~Steps'], rows, 'No workflows yet.'));
+  }
+
+  async function fillWorkflowStats(id, lastCell, errorCell) {
+    try {
+      const [runs, errors] = await Promise.all([
+        api('GET', `/workflows/${enc(id)}/executions?limit=1`),
+        api('GET', `/workflows/${enc(id)}/$errors/event_summaries?limit=100`),
+      ]);
+      lastCell.textContent = runs.data.length ? ago(runs.data[0].started_at_ms) : 'never';
+      const n = errors.data.length;
+      errorCell.replaceChildren(n ? h('span', { class: 'badge bad', text: n === 100 ? '100+' : String(n) }) : '0');
+    } catch (err) {
+      lastCell.textContent = '?';
+      errorCell.textContent = '?';
+    }
   }
 
   async function workflowPage(id, sub) {
@@ -656,6 +684,12 @@
       const res = await api('POST', `/workflows/${enc(id)}/run`, {});
       flash(`Execution ${res.data.execution_id} queued.`, 'info');
     }));
+    const toggle = h('button', { type: 'button', id: 'toggle-active', text: wf.active ? 'Pause' : 'Activate' });
+    toggle.addEventListener('click', () => busy(toggle, async () => {
+      await api('PUT', `/workflows/${enc(id)}/active`, { active: !wf.active });
+      flash(wf.active ? 'Workflow paused: its trigger is off, manual runs still work.' : 'Workflow activated.', 'info');
+      route();
+    }));
     const del = h('button', { type: 'button', class: 'danger', text: 'Delete' });
     del.addEventListener('click', async () => {
       if (!(await confirmDialog(`Delete ${wf.name}, its events and executions?`, 'Delete workflow'))) return;
@@ -665,7 +699,7 @@
     page(wf.name,
       h('div', { class: 'row spread' },
         h('div', {}, h('h1', { text: wf.name }), h('div', { class: 'row' }, h('code', { text: wf.id }), statusBadge(wf.active))),
-        h('div', { class: 'row' }, run, del)),
+        h('div', { class: 'row' }, run, toggle, del)),
       h('div', { class: 'panel' }, kv([
         ['Trigger', t.type],
         t.endpoint_url && ['Endpoint', h('code', { class: 'endpoint-url', text: t.endpoint_url })],
@@ -674,6 +708,9 @@
         ['Steps', wf.steps.map((s) => `${s.name} (${s.kind}${s.key ? ` ${s.key}` : ''})`).join(' → ')],
         ['Version', String(wf.version)],
       ])),
+      h('div', { class: 'panel' }, h('h2', { text: 'Steps' }), wf.steps.map((st) => h('div', {},
+        h('h3', { text: `${st.name} · ${st.component_name} ${st.component_version}` }),
+        Object.keys(st.props).length ? kv(Object.entries(st.props).map(([k, v]) => [k, showProp(v)])) : h('p', { class: 'muted', text: 'No props.' })))),
       ...tabs(base, [
         { id: 'executions', label: 'Executions', render: () => executionsList(id) },
         { id: 'events', label: 'Events', render: (stop) => eventLog(`/workflows/${enc(id)}/event_summaries`, `/workflows/${enc(id)}/sse`, stop, 'No events: steps emit with $.send.emit.') },
@@ -730,8 +767,30 @@
       h('td', {}, h('a', { href: `#/webhooks/${enc(w.id)}`, text: w.name || w.id }), h('div', { class: 'hint mono', text: w.id })),
       h('td', { class: 'mono', text: w.url }),
       h('td', {}, statusBadge(w.active), w.disabled_reason ? h('div', { class: 'hint', text: w.disabled_reason }) : null)));
+    const url = h('input', { type: 'url', id: 'webhook-url', required: true, placeholder: 'https://example.com/hooks/fount' });
+    const name = h('input', { type: 'text', id: 'webhook-name' });
+    const create = h('button', { type: 'submit', class: 'primary', text: 'Create webhook' });
+    const form = h('form', { class: 'panel', 'aria-labelledby': 'new-webhook' },
+      h('h2', { id: 'new-webhook', text: 'New webhook' }),
+      h('label', { for: 'webhook-url', text: 'URL' }), url,
+      h('label', { for: 'webhook-name', text: 'Name (optional)' }), name, h('p', {}, create));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(create, async () => {
+        const q = `url=${enc(url.value)}${name.value ? `&name=${enc(name.value)}` : ''}`;
+        const res = await api('POST', `/webhooks?${q}`, {});
+        secretNotice(res.data.signing_secret);
+        location.hash = `#/webhooks/${enc(res.data.id)}`;
+      });
+    });
     page('Webhooks', h('h1', { text: 'Webhooks' }),
-      table(['Name', 'URL', 'Status'], rows, 'No webhooks. Create one with POST /v1/webhooks or fount webhooks create, then subscribe it to a source.'));
+      table(['Name', 'URL', 'Status'], rows, 'No webhooks yet.'), form);
+  }
+
+  // secretNotice shows a signing secret the one time the API gives it.
+  function secretNotice(secret) {
+    if (!secret) return;
+    flash(`Signing secret, shown once; keep it where your receiver verifies signatures: ${secret}`, 'info-sticky');
   }
 
   async function webhookPage(id) {
@@ -766,8 +825,42 @@
         h('div', {}, h('h1', { text: wh.name || wh.id }), h('div', { class: 'row' }, h('code', { text: wh.url }), statusBadge(wh.active))),
         h('div', { class: 'row' }, toggle, del)),
       wh.disabled_reason ? h('p', { class: 'panel error-text', text: wh.disabled_reason }) : null,
+      await subscribeForm(wh),
       h('h2', { text: 'Deliveries' }),
       table(['Created', 'Status', 'Attempts', '~Last answer', '~Event', ''], rows, 'No deliveries yet.'));
+  }
+
+  // subscribeForm subscribes the webhook to a source's or workflow's
+  // channel, and lists what it is subscribed to.
+  async function subscribeForm(wh) {
+    const [sources, workflows, subs] = await Promise.all([
+      api('GET', '/users/me/sources?limit=100'), api('GET', '/users/me/workflows?limit=100'), api('GET', '/users/me/subscriptions'),
+    ]);
+    const emitter = h('select', { id: 'subscribe-emitter' },
+      h('option', { value: '', text: '— choose a source or workflow —' }),
+      sources.data.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
+      workflows.data.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
+      h('option', { value: 'dc_*', text: 'every source (dc_*)' }), h('option', { value: 'p_*', text: 'every workflow (p_*)' }));
+    const channel = h('input', { type: 'text', id: 'subscribe-channel', placeholder: 'default channel' });
+    const add = h('button', { type: 'submit', text: 'Subscribe' });
+    const mine = subs.data.filter((x) => x.listener_id === wh.id);
+    const form = h('form', { class: 'panel', 'aria-labelledby': 'subs-title' },
+      h('h2', { id: 'subs-title', text: 'Subscriptions' }),
+      mine.length ? h('ul', {}, mine.map((x) => h('li', { class: 'mono', text: `${x.emitter_id || 'auto'} ${x.event_name || '(default channel)'}` })))
+        : h('p', { class: 'muted', text: 'Not subscribed to anything yet.' }),
+      h('label', { for: 'subscribe-emitter', text: 'Deliver the events of' }), emitter,
+      h('label', { for: 'subscribe-channel', text: 'Channel (optional: $errors, $logs or a custom one)' }), channel,
+      h('p', {}, add));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(add, async () => {
+        if (!emitter.value) throw new Error('Choose what to subscribe to.');
+        await api('POST', `/subscriptions?emitter_id=${enc(emitter.value)}&listener_id=${enc(wh.id)}${channel.value ? `&event_name=${enc(channel.value)}` : ''}`, {});
+        flash('Subscribed.', 'info');
+        route();
+      });
+    });
+    return form;
   }
 
   // ---- accounts and usage ----
@@ -783,9 +876,40 @@
       return h('tr', {}, h('td', {}, a.name, h('div', { class: 'hint mono', text: a.id })), h('td', { text: a.app }),
         h('td', { text: a.fields_set.join(', ') }), h('td', { class: 'hide-narrow', text: fmtTime(a.created_at * 1000) }), h('td', {}, del));
     });
+    const app = h('input', { type: 'text', id: 'account-app', required: true, placeholder: 'github' });
+    const name = h('input', { type: 'text', id: 'account-name', required: true });
+    const token = h('input', { type: 'password', id: 'account-token', autocomplete: 'off' });
+    const apiKey = h('input', { type: 'password', id: 'account-api-key', autocomplete: 'off' });
+    const fields = h('textarea', { id: 'account-fields', class: 'code', 'aria-describedby': 'fields-hint' });
+    fields.style.minHeight = '4em';
+    const create = h('button', { type: 'submit', class: 'primary', text: 'Connect account' });
+    const form = h('form', { class: 'panel', 'aria-labelledby': 'new-account' },
+      h('h2', { id: 'new-account', text: 'Connect an account' }),
+      h('label', { for: 'account-app', text: 'App (the slug its app props name)' }), app,
+      h('label', { for: 'account-name', text: 'Name' }), name,
+      h('label', { for: 'account-token', text: 'OAuth access token (optional)' }), token,
+      h('label', { for: 'account-api-key', text: 'API key (optional)' }), apiKey,
+      h('label', { for: 'account-fields', text: 'Other fields (optional)' }), fields,
+      h('p', { class: 'hint', id: 'fields-hint', text: 'A JSON object of strings, each a $auth field.' }),
+      h('p', {}, create));
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(create, async () => {
+        let extra;
+        if (fields.value.trim()) {
+          try { extra = JSON.parse(fields.value); } catch (err) { throw new Error(`Other fields are not valid JSON: ${err.message}`); }
+        }
+        await api('POST', '/accounts', {
+          app: app.value.trim(), name: name.value.trim(),
+          oauth_access_token: token.value || undefined, api_key: apiKey.value || undefined, fields: extra,
+        });
+        flash('Account connected. Its credentials are sealed and never shown again.', 'info');
+        route();
+      });
+    });
     page('Accounts', h('h1', { text: 'Connected accounts' }),
-      h('p', { class: 'muted', text: 'Credentials behind the $auth of app props. Their values are never shown; add one with fount accounts create.' }),
-      table(['Name', 'App', 'Fields set', '~Created', ''], rows, 'No connected accounts.'));
+      h('p', { class: 'muted', text: 'Credentials behind the $auth of app props. Their values are never shown.' }),
+      table(['Name', 'App', 'Fields set', '~Created', ''], rows, 'No connected accounts.'), form);
   }
 
   async function usagePage() {

@@ -28,6 +28,31 @@ func BenchmarkAppendEvents(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendEventsKept appends one event at a time to a full channel
+// that keeps 100 events (the default) and one that keeps 100,000
+// (--events-kept 100000): trimming must cost what it deletes, not what
+// the channel keeps, so the two are within 15% of each other.
+func BenchmarkAppendEventsKept(b *testing.B) {
+	for _, keep := range []int{100, 100_000} {
+		b.Run(fmt.Sprintf("keep=%d", keep), func(b *testing.B) {
+			s := openTestBolt(b)
+			fill := make([]Event, keep)
+			for i := range fill {
+				fill[i] = Event{Data: json.RawMessage(`{"title":"hello","n":1}`)}
+			}
+			if _, err := s.AppendEvents(ctx, "dc_1", fill, keep); err != nil {
+				b.Fatal(err)
+			}
+			ev := []Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}
+			for b.Loop() {
+				if _, err := s.AppendEvents(ctx, "dc_1", ev, keep); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkCommitStall measures how long another tenant's write (an
 // invocation queued, what an HTTP request to its endpoint waits for)
 // waits while one source's large results are committed, with commits in

@@ -332,5 +332,8 @@ func release(tx *bolt.Tx, sourceID, id string) (bool, error) {
 	if ch == nil || ch.Get(key) == nil {
 		return false, nil
 	}
-	return true, ch.Delete(key)
+	if err := ch.Delete(key); err != nil {
+		return false, err
+	}
+	return true, forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(sourceID)), ChannelDelayed, 1)
 }

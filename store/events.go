@@ -131,6 +131,7 @@ type appender struct {
 	lastMs, lastSeq uint64
 	seen            bool
 	touched         map[string]*bolt.Bucket
+	added           map[string]uint64 // events added, per channel touched
 }
 
 // newAppender reads the emitter's id clock; keep <= 0 means 100.
@@ -141,7 +142,7 @@ func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appende
 	if keep <= 0 {
 		keep = defaultEventLimit
 	}
-	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bolt.Bucket{}}
+	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bolt.Bucket{}, added: map[string]uint64{}}
 	if v := tx.Bucket(bucketEventClocks).Get([]byte(emitterID)); len(v) == 16 {
 		a.lastMs, a.lastSeq, a.seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
 	}
@@ -178,6 +179,7 @@ func (a *appender) add(e *Event) (int, error) {
 		return 0, fmt.Errorf("encode event: %w", err)
 	}
 	key := eventKey(ms, seq)
+	a.added[e.Name]++
 	return len(key) + len(data), ch.Put(key, data)
 }
 
@@ -190,30 +192,77 @@ func (a *appender) close() error {
 	if err := a.tx.Bucket(bucketEventClocks).Put([]byte(a.emitterID), eventKey(a.lastMs, a.lastSeq)); err != nil {
 		return err
 	}
-	for _, ch := range a.touched {
-		if err := trim(ch, a.keep); err != nil {
+	for name, ch := range a.touched {
+		n, counted := eventCount(a.em, name)
+		if counted {
+			n += a.added[name]
+		} else {
+			n = countEvents(ch) // once per channel stored without a count
+		}
+		left, err := trim(ch, n, uint64(a.keep))
+		if err != nil {
+			return err
+		}
+		if err := setEventCount(a.em, name, left); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// trim deletes the oldest events of ch beyond the newest keep.
-func trim(ch *bolt.Bucket, keep int) error {
-	var old [][]byte
+// trim deletes the oldest events of ch, which holds n, beyond the newest
+// keep, and returns how many are left. It visits only what it deletes, so
+// a channel that keeps many events costs no more to append to than one
+// that keeps few.
+func trim(ch *bolt.Bucket, n, keep uint64) (uint64, error) {
 	c := ch.Cursor()
-	n := 0
-	for k, _ := c.Last(); k != nil; k, _ = c.Prev() {
-		if n++; n > keep {
-			old = append(old, clone(k))
+	for k, _ := c.First(); k != nil && n > keep; k, _ = c.First() {
+		if err := c.Delete(); err != nil {
+			return n, err
 		}
+		n--
 	}
-	for _, k := range old {
-		if err := ch.Delete(k); err != nil {
-			return err
-		}
+	return n, nil
+}
+
+// Each channel's event count is kept in its emitter's bucket, beside the
+// channel's own bucket, under "n" and the channel's name. A channel
+// stored before counts were kept has none until its next append counts
+// it once.
+func countKey(channel string) []byte {
+	return append([]byte("n"), channel...)
+}
+
+// eventCount reads a channel's stored count; false when none is stored.
+func eventCount(em *bolt.Bucket, channel string) (uint64, bool) {
+	v := em.Get(countKey(channel))
+	if len(v) != 8 {
+		return 0, false
 	}
-	return nil
+	return binary.BigEndian.Uint64(v), true
+}
+
+func setEventCount(em *bolt.Bucket, channel string, n uint64) error {
+	return em.Put(countKey(channel), binary.BigEndian.AppendUint64(nil, n))
+}
+
+// forgetEvents lowers a channel's stored count by n events deleted.
+func forgetEvents(em *bolt.Bucket, channel string, n uint64) error {
+	have, ok := eventCount(em, channel)
+	if !ok {
+		return nil // counted at the next append
+	}
+	return setEventCount(em, channel, have-min(have, n))
+}
+
+// countEvents walks a channel to count its events.
+func countEvents(ch *bolt.Bucket) uint64 {
+	var n uint64
+	c := ch.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		n++
+	}
+	return n
 }
 
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
@@ -290,7 +339,7 @@ func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, en
 			}
 		}
 		n = len(doomed)
-		return nil
+		return forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(emitterID)), channel, uint64(n))
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)

@@ -1,0 +1,61 @@
+package store
+
+import (
+	"encoding/json"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestTrimFollowsTheCountAcrossDeletes: the count that trimming relies on
+// follows appends, deletes and a channel stored before counts were kept,
+// so that a channel always holds its newest keep events, no fewer.
+func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
+	t.Parallel()
+	s := openTestBolt(t)
+	events := func(n int) []Event {
+		out := make([]Event, n)
+		for i := range out {
+			out[i] = Event{Data: json.RawMessage(`{}`)}
+		}
+		return out
+	}
+	held := func() int {
+		t.Helper()
+		got, err := s.ListEvents(ctx, "dc_1", "", 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(got)
+	}
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"append 10, keep 5", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(10), 5); return err }, 5},
+		{"delete 2", func() error {
+			got, _ := s.ListEvents(ctx, "dc_1", "", 1000)
+			_, err := s.DeleteEvents(ctx, "dc_1", "", "", got[len(got)-2].ID) // the oldest two
+			return err
+		}, 3},
+		{"append 1, keep 5", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(1), 5); return err }, 4},
+		{"forget the count, as a store from before counts", func() error {
+			return s.db.Update(func(tx *bolt.Tx) error {
+				return tx.Bucket(bucketEvents).Bucket([]byte("dc_1")).Delete(countKey(""))
+			})
+		}, 4},
+		{"append 3, keep 5", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(3), 5); return err }, 5},
+		{"append 1, keep 100", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(1), 100); return err }, 6},
+		{"delete all", func() error { _, err := s.DeleteEvents(ctx, "dc_1", "", "", ""); return err }, 0},
+		{"append 2, keep 1", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(2), 1); return err }, 1},
+	}
+	for _, st := range steps {
+		if err := st.do(); err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := held(); got != st.want {
+			t.Fatalf("%s: the channel holds %d events, want %d", st.name, got, st.want)
+		}
+	}
+}

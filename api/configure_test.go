@@ -127,3 +127,43 @@ func TestDeployTakesAdditionalProps(t *testing.T) {
 		t.Fatalf("after an update without props: %v", got)
 	}
 }
+
+// TestAddedPropsFollowSecretsAndAreChecked: additionalProps sees a kept
+// secret as its value, an update that keeps the props keeps the added
+// ones without running the method, and what the method returns is
+// checked like any input.
+func TestAddedPropsFollowSecretsAndAreChecked(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	code := `export default { name: "Gated", version: "1", props: { token: { type: "string", secret: true } },
+	  async additionalProps() {
+	    if (this.token === "boom") throw new Error("upstream down");
+	    if (this.token === "bad-type") return { hook: { type: "$.interface.http" } };
+	    if (this.token === "bad-name") return { toString: { type: "string" } };
+	    if (this.token === "clash") return { token: { type: "string" } };
+	    return this.token === "s3cret" ? { depth: { type: "integer" } } : {};
+	  },
+	  run() { this.$emit({ depth: this.depth }) } }`
+	src := h.must(h.call("POST", "/v1/sources", h.ownerKey, map[string]any{"component_code": code,
+		"configured_props": map[string]any{"token": "s3cret", "depth": 3}}), 200).data()
+	id, comp := src["id"].(string), src["component_id"]
+	// The kept secret reaches the method as its value: depth is still added.
+	h.must(h.call("PUT", "/v1/sources/"+id, h.ownerKey, map[string]any{"component_id": comp,
+		"configured_props": map[string]any{"token": "[redacted]", "depth": 4}}), 200)
+	// Pausing sends no props: the added prop and its value stay.
+	paused := h.must(h.call("PUT", "/v1/sources/"+id, h.ownerKey, map[string]any{"component_id": comp, "active": false}), 200).data()
+	if paused["configured_props"].(map[string]any)["depth"] != float64(4) {
+		t.Fatalf("after a pause: %v", paused["configured_props"])
+	}
+	for _, tt := range []struct{ token, says string }{
+		{"boom", "upstream down"},
+		{"bad-type", "must be declared"},
+		{"bad-name", "toString"},
+		{"clash", "declares"},
+	} {
+		r := h.call("POST", "/v1/components/"+comp.(string)+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"token": tt.token}})
+		if r.status != 400 || r.errCode() != "component_method_failed" || !contains(r.raw, tt.says) {
+			t.Errorf("token %s: %d %s", tt.token, r.status, r.raw)
+		}
+	}
+}

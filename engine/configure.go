@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -93,34 +96,86 @@ func optionsPage(v json.RawMessage) OptionsPage {
 }
 
 // AdditionalProps calls the component's additionalProps method and
-// returns its props followed by the ones the method adds (an added prop
-// replaces a declared one of the same name).
+// returns its props followed by the ones the method adds, which must be
+// plain values (see checkAddedProps).
 func (e *Engine) AdditionalProps(ctx context.Context, req ConfigureRequest) ([]component.Prop, error) {
-	props := req.Component.Metadata.ConfigurableProps
-	if !req.Component.Metadata.HasAdditionalProps {
-		return props, nil
+	declared := req.Component.Metadata.ConfigurableProps
+	added, err := e.addedProps(ctx, req)
+	if err != nil {
+		return nil, err
 	}
+	return append(slices.Clip(declared), added...), nil
+}
+
+// addedProps is what the component's additionalProps method adds, checked.
+func (e *Engine) addedProps(ctx context.Context, req ConfigureRequest) ([]component.Prop, error) {
+	if !req.Component.Metadata.HasAdditionalProps {
+		return nil, nil
+	}
+	const method = "additionalProps()"
 	var added []component.Prop
-	err := e.configureCall(ctx, req, sandbox.Request{Op: abi.OpAdditionalProps}, "additionalProps()", func(v json.RawMessage) error {
+	err := e.configureCall(ctx, req, sandbox.Request{Op: abi.OpAdditionalProps}, method, func(v json.RawMessage) error {
 		if err := json.Unmarshal(v, &added); err != nil {
-			return &ConfigureError{Method: "additionalProps()", Name: "TypeError", Msg: "it did not return an object of props"}
+			return &ConfigureError{Method: method, Name: "TypeError", Msg: "it did not return an object of props"}
 		}
-		return nil
+		return checkAddedProps(req.Component.Metadata.ConfigurableProps, added)
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]component.Prop, 0, len(props)+len(added))
-	for _, p := range props {
-		replaced := false
-		for _, a := range added {
-			replaced = replaced || a.Name == p.Name
-		}
-		if !replaced {
-			out = append(out, p)
-		}
+	return added, nil
+}
+
+// maxAddedProps bounds the props additionalProps may add.
+const maxAddedProps = 100
+
+// addedPropTypes are the types an added prop may have: values that the
+// guest hands to the component as they are. Interfaces, services and
+// apps need the engine (endpoints, timers, $auth) and must be declared.
+var addedPropTypes = []component.PropType{
+	component.TypeBoolean, component.TypeBooleanArray, component.TypeInteger, component.TypeIntegerArray,
+	component.TypeString, component.TypeStringArray, component.TypeObject, component.TypeAny,
+}
+
+var addedPropName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// checkAddedProps refuses what additionalProps returned unless each prop
+// is a plain value with a name of its own: not a declared prop's, not
+// one of Object.prototype's, not twice. What it returns comes from the
+// component's code, so it is checked like any input. The options of an
+// added prop cannot be listed (the options call knows declared props
+// only), so they are dropped.
+func checkAddedProps(declared, added []component.Prop) error {
+	bad := func(format string, args ...any) error {
+		return &ConfigureError{Method: "additionalProps()", Name: "TypeError", Msg: fmt.Sprintf(format, args...)}
 	}
-	return append(out, added...), nil
+	if len(added) > maxAddedProps {
+		return bad("it returned %d props, more than %d", len(added), maxAddedProps)
+	}
+	seen := map[string]bool{}
+	for _, p := range declared {
+		seen[p.Name] = true
+	}
+	for i := range added {
+		p := &added[i]
+		switch {
+		case !addedPropName.MatchString(p.Name) || strings.HasPrefix(p.Name, "__") || objectPrototype[p.Name]:
+			return bad("it returned a prop named %q; a name is letters, digits and _, not a name of Object.prototype", p.Name)
+		case seen[p.Name]:
+			return bad("it returned the prop %s, which the component declares or which it returned twice", p.Name)
+		case !slices.Contains(addedPropTypes, p.Type):
+			return bad("it returned the prop %s of type %q; added props hold values (%v), other types must be declared", p.Name, p.Type, addedPropTypes)
+		}
+		seen[p.Name] = true
+		p.RemoteOptions, p.App, p.PropDefinition, p.CustomResponse = false, "", nil, false
+	}
+	return nil
+}
+
+// objectPrototype names what every JavaScript object has.
+var objectPrototype = map[string]bool{
+	"constructor": true, "hasOwnProperty": true, "isPrototypeOf": true, "propertyIsEnumerable": true,
+	"toLocaleString": true, "toString": true, "valueOf": true,
 }
 
 // configureCall loads the component with req's props and performs call
@@ -178,26 +233,35 @@ func configureError(method string, err error) error {
 
 // propsMetadata is what configured values are checked against: the
 // component's metadata, with the props its additionalProps method adds
-// for these values (for previous's values, minus its secrets, when given
-// is nil). A component without the method costs nothing here.
-func (e *Engine) propsMetadata(ctx context.Context, comp store.Component, given map[string]json.RawMessage, previous *store.Source, owner, user string) (*component.Metadata, error) {
+// for these values, which it also returns. An update that keeps the
+// props (given nil) keeps the props added before, without running the
+// method again; secrets that an update keeps ("[redacted]") reach the
+// method as their stored values. A component without the method costs
+// nothing here.
+func (e *Engine) propsMetadata(ctx context.Context, comp store.Component, given map[string]json.RawMessage, previous *store.Source, owner, user string) (*component.Metadata, []component.Prop, error) {
 	if !comp.Metadata.HasAdditionalProps {
-		return &comp.Metadata, nil
-	}
-	values := given
-	if values == nil && previous != nil {
-		values = make(map[string]json.RawMessage, len(previous.ConfiguredProps))
-		for name, v := range previous.ConfiguredProps {
-			if !slices.Contains(previous.SecretProps, name) {
-				values[name] = v
-			}
-		}
-	}
-	props, err := e.AdditionalProps(ctx, ConfigureRequest{UserID: user, OwnerID: owner, Component: comp, Props: values})
-	if err != nil {
-		return nil, err
+		return &comp.Metadata, nil, nil
 	}
 	meta := comp.Metadata
-	meta.ConfigurableProps = props
-	return &meta, nil
+	if given == nil && previous != nil {
+		meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), previous.AddedProps...)
+		return &meta, previous.AddedProps, nil
+	}
+	values := make(map[string]json.RawMessage, len(given))
+	for name, v := range given {
+		if isMarker(v) && previous != nil && slices.Contains(previous.SecretProps, name) {
+			opened, err := e.cfg.Secrets.OpenProp(previous.ConfiguredProps[name], secret.PropBinding(previous.OwnerID, previous.ID, name))
+			if err != nil {
+				return nil, nil, fmt.Errorf("engine: secret prop %s of %s: %w", name, previous.ID, err)
+			}
+			v = opened
+		}
+		values[name] = v
+	}
+	added, err := e.addedProps(ctx, ConfigureRequest{UserID: user, OwnerID: owner, Component: comp, Props: values})
+	if err != nil {
+		return nil, nil, err
+	}
+	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), added...)
+	return &meta, added, nil
 }

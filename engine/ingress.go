@@ -162,10 +162,15 @@ const ReservedCookiePrefix = "fount_"
 
 // reservedCookie reports whether a Set-Cookie value, or a name=value pair
 // of a Cookie header, names a cookie fount reserves (with or without the
-// __Host-/__Secure- prefixes).
+// __Host-/__Secure- prefixes), or no name at all.
 func reservedCookie(setCookie string) bool {
 	name, _, _ := strings.Cut(strings.TrimSpace(setCookie), "=")
 	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "" {
+		// A nameless cookie ("=fount_session=x") reaches browsers as its
+		// value alone, which they send back as "fount_session=x".
+		return true
+	}
 	name = strings.TrimPrefix(strings.TrimPrefix(name, "__host-"), "__secure-")
 	return strings.HasPrefix(name, ReservedCookiePrefix)
 }

@@ -101,7 +101,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 		return store.Source{}, err
 	}
 	defer end()
-	meta, err := e.propsMetadata(ctx, req.Component, req.Props, nil, req.OwnerID, req.UserID)
+	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, nil, req.OwnerID, req.UserID)
 	if err != nil {
 		return store.Source{}, err
 	}
@@ -122,6 +122,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	}
 	slug := src.NameSlug
 	props.apply(&src)
+	src.AddedProps = added
 	// Held until the triggers are up: a delete of the new id, visible as
 	// soon as it is stored, waits for them and then takes them down.
 	unlock := e.lifecycle.lock(src.ID)
@@ -202,7 +203,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if err != nil {
 		return store.Source{}, err
 	}
-	meta, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
+	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
 	if err != nil {
 		return store.Source{}, err
 	}
@@ -224,6 +225,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	updated.ComponentID, updated.Name, updated.NameSlug = req.Component.ID, name, slug
 	updated.Active, updated.UpdatedAt = req.Active, e.clock.Now().Unix()
 	props.apply(&updated)
+	updated.AddedProps = added
 	next, err := e.buildInPool(ctx, updated, req.Component)
 	if err != nil {
 		return store.Source{}, err

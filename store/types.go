@@ -90,9 +90,14 @@ type Source struct {
 	// Endpoints holds the endpoint token of each HTTP-interface prop; the
 	// URL is derived from it when the source is shown.
 	Endpoints map[string]component.EndpointToken `json:"endpoints,omitempty"`
-	Active    bool                               `json:"active"`
-	CreatedAt int64                              `json:"created_at"`
-	UpdatedAt int64                              `json:"updated_at"`
+	// AddedProps are the props the component's additionalProps method
+	// added for these values, at the last deploy or update that gave
+	// props: an update that keeps the props keeps them without running
+	// the method again.
+	AddedProps []component.Prop `json:"added_props,omitempty"`
+	Active     bool             `json:"active"`
+	CreatedAt  int64            `json:"created_at"`
+	UpdatedAt  int64            `json:"updated_at"`
 	// Order is the store's creation order, shared with auto-subscriptions
 	// (assigned by CreateSource; 0 for sources stored before it existed).
 	Order uint64 `json:"order,omitempty"`

@@ -125,6 +125,7 @@ func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 	}{
 		{"reserved cookie", endpointOf(page, "http") + "?cookie=fount_session%3Dstolen%3B%20Path%3D%2F", ""},
 		{"reserved cookie, __Host- prefixed", endpointOf(page, "http") + "?cookie=__Host-Fount_session%3Dx", ""},
+		{"nameless cookie holding a reserved one", endpointOf(page, "http") + "?cookie=%3Dfount_session%3Dfixed%3B%20Path%3D%2F", ""},
 		{"tenant's own cookie", endpointOf(page, "http") + "?cookie=theirs%3D1", "theirs=1"},
 		{"default answer", endpointOf(plain, "http"), ""},
 		{"unknown endpoint", s.base + "/h/nope", ""},

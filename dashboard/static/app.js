@@ -60,7 +60,7 @@
   // flash shows a message; it outlives the next page change, so that a
   // form can say what it did and then navigate.
   function flash(message, kind = 'error') {
-    state.keepFlash = true;
+    state.keepFlash = kind !== 'error'; // success messages come before a navigation
     const el = document.getElementById('flash');
     el.className = kind;
     el.textContent = message;
@@ -472,12 +472,15 @@
         if (p.reloadProps && fields[i][1].el) fields[i][1].el.addEventListener('change', () => reload());
       });
     }
+    let reloads = 0; // the latest reload wins, whatever order answers come in
     async function reload() {
+      const mine = ++reloads;
       let values;
       try { values = Object.assign({}, current || {}, form.read()); } catch (err) { return; }
       status.textContent = 'Reading the props…';
       try {
         const res = await api('POST', `/components/${enc(comp.id)}/props`, { configured_props: values });
+        if (mine !== reloads) return;
         const focused = document.activeElement && document.activeElement.id;
         let latest = {};
         try { latest = form.read(); } catch (err) { /* keep what was sent */ }
@@ -485,7 +488,7 @@
         if (focused && document.getElementById(focused)) document.getElementById(focused).focus();
         status.textContent = '';
       } catch (err) {
-        status.textContent = `The props could not be reloaded: ${err.message}`;
+        if (mine === reloads) status.textContent = `The props could not be reloaded: ${err.message}`;
       }
     }
     render(comp.configurable_props, current);

@@ -30,7 +30,7 @@ var sandbox = sync.OnceValues(func() (*host.Host, error) {
 // harness is the real handler stack on loopback: bbolt in a temp dir, the
 // real sandbox, an owner user.
 type harness struct {
-	t        *testing.T
+	t        testing.TB
 	srv      *httptest.Server
 	st       *store.Bolt
 	server   *Server
@@ -39,14 +39,14 @@ type harness struct {
 	owner    store.User
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	return newHarnessWith(t, Config{})
 }
 
 // newHarnessWith is a harness whose server has cfg's PageBytes, over a
 // store opened with opts.
-func newHarnessWith(t *testing.T, cfg Config, opts ...store.Option) *harness {
+func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 	t.Helper()
 	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"), opts...)
 	if err != nil {
@@ -84,7 +84,7 @@ func newHarnessWith(t *testing.T, cfg Config, opts ...store.Option) *harness {
 	return h
 }
 
-func testRegistry(t *testing.T, sb *host.Host) map[string]store.Component {
+func testRegistry(t testing.TB, sb *host.Host) map[string]store.Component {
 	code := readTestComponent(t, "http-request.mjs")
 	m, err := sb.Introspect(context.Background(), code, "", nil)
 	if err != nil {
@@ -93,7 +93,7 @@ func testRegistry(t *testing.T, sb *host.Host) map[string]store.Component {
 	return map[string]store.Component{m.Key: {ID: "sc_registryhttp", Key: m.Key, Name: m.Name, Version: m.Version, Code: code, Metadata: *m}}
 }
 
-func readTestComponent(t *testing.T, name string) string {
+func readTestComponent(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "components", name))
 	if err != nil {

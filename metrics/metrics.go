@@ -57,7 +57,7 @@ func New() *Metrics {
 			Name: "fount_egress_denied_total", Help: "Outbound requests the egress policy refused.",
 		}),
 		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name: "fount_store_commit_duration_seconds", Help: "How long the store's write transactions took to commit, write and fsync included (batched enqueues excepted).",
+			Name: "fount_store_commit_duration_seconds", Help: "How long the store's write transactions took to commit, write and fsync included (a group of queued invocations is one).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}),
 		commitPages: prometheus.NewHistogram(prometheus.HistogramOpts{

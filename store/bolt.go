@@ -129,6 +129,7 @@ type Bolt struct {
 	// took (write and fsync), and how many page writes it made; nil:
 	// nobody.
 	onCommit func(d time.Duration, pageWrites int64)
+	group    groupCommit // of EnqueueInvocation
 }
 
 var (
@@ -153,9 +154,6 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	// Batched writes (EnqueueInvocation) wait at most this long for
-	// company: a short wait keeps request latency low under light load.
-	db.MaxBatchDelay = 2 * time.Millisecond
 	if err := db.Update(initSchema); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -180,9 +178,8 @@ func WithClock(now func() time.Time) Option {
 
 // WithCommitObserver has observe told of each write transaction's commit:
 // how long it took, its write and fsync included, and how many page writes
-// it made (a write is one page, or one run of overflow pages). Batched
-// enqueues (EnqueueInvocation) are not observed one by one; StoreStats
-// counts them with the rest.
+// it made (a write is one page, or one run of overflow pages). A group of
+// enqueues (EnqueueInvocation) is one commit.
 func WithCommitObserver(observe func(d time.Duration, pageWrites int64)) Option {
 	return func(b *Bolt) { b.onCommit = observe }
 }

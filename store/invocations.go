@@ -37,14 +37,15 @@ func parseSeqID(id string) (uint64, bool) {
 // for a source deleted meanwhile is dropped by calling CompleteRun with an
 // empty RunCommit.
 //
-// Concurrent calls are coalesced into one write transaction (bbolt's
-// Batch), so that many requests arriving together share one fsync.
+// Concurrent calls are coalesced into one write transaction (see
+// groupCommit), so that many requests arriving together share one fsync,
+// and a lone call waits for nothing but its own.
 func (b *Bolt) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocation, error) {
 	if err := ctx.Err(); err != nil {
 		return Invocation{}, err
 	}
 	in := inv
-	err := b.db.Batch(func(tx *bolt.Tx) error {
+	err := b.grouped(func(tx *bolt.Tx) error {
 		var err error
 		inv, err = enqueueInvocation(tx, b.now().UnixMilli(), in)
 		return err

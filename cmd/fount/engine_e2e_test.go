@@ -345,7 +345,8 @@ func TestAutoSubscriptionOnlyForLaterSources(t *testing.T) {
 
 func TestQuota(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", quotaInvocations: 3})
+	server := startServer(t, serveConfig{bootstrapKey: "k", quotaInvocations: 3})
+	s := server.newUser("tenant", "free") // the owner has no daily quota
 	src := s.deploySource(echoSource, nil)
 	url := endpointOf(src, "http")
 	for i := range 3 {
@@ -472,5 +473,25 @@ func TestOrgMemberSubscriptionIsDelivered(t *testing.T) {
 	asCarol.run(src, map[string]any{"n": 5})
 	if got := rc.wait(t, 1)[0]; got["event"].(map[string]any)["n"] != float64(5) {
 		t.Errorf("carol's webhook got %v", got)
+	}
+}
+
+// TestOwnerHasNoDailyQuota: the owner of a fresh server runs it and is
+// not held to the free plan's daily quota; users it creates are.
+func TestOwnerHasNoDailyQuota(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "k", quotaInvocations: 1})
+	src := s.deploySource(echoSource, nil)
+	for i := range 3 {
+		resp, err := http.Post(endpointOf(src, "http"), "text/plain", nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("the owner's request %d: %v %v", i, err, resp)
+		}
+		resp.Body.Close()
+		s.events(src["id"].(string), "", i+1)
+	}
+	_, me := s.do("GET", "/v1/users/me", nil)
+	if u := data(me); u["daily_invocations_quota"] != nil || u["billing_period_invocations"] != float64(3) {
+		t.Errorf("the owner's users/me = %v: want no daily quota and 3 invocations this period", u)
 	}
 }

@@ -401,7 +401,9 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 	if generated {
 		key = api.NewAPIKey()
 	}
-	owner := store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
+	// The owner runs the server: no daily quota holds it back (the paid
+	// plan has none); the users it creates get the plan it gives them.
+	owner := store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: store.PlanPaid, Owner: true, CreatedAt: time.Now().Unix()}
 	if err := st.CreateUser(ctx, owner, api.HashKey(key)); err != nil {
 		return fmt.Errorf("create owner: %w", err)
 	}

@@ -3,7 +3,12 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,4 +163,55 @@ func BenchmarkInterruptCost(b *testing.B) {
 			reportP50(b, ds)
 		})
 	}
+}
+
+// BenchmarkIdleSources deploys 1,000 sources, runs each once, and reports
+// the resident memory each then holds, with every source's warm instance
+// kept (MaxWarm 0, as before the bound) and with at most 64 kept.
+func BenchmarkIdleSources(b *testing.B) {
+	const sources = 1000
+	for _, maxWarm := range []int{0, 64} {
+		b.Run(fmt.Sprintf("max-warm=%d", maxWarm), func(b *testing.B) {
+			ctx := context.Background()
+			caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
+			for b.Loop() {
+				h, err := New(ctx, Config{MaxWarm: maxWarm})
+				if err != nil {
+					b.Fatal(err)
+				}
+				debug.FreeOSMemory()
+				before := residentBytes(b)
+				for range sources {
+					s := deploy(b, h, benchComponent, `{}`)
+					if _, err := s.Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {
+						b.Fatal(err)
+					}
+				}
+				debug.FreeOSMemory()
+				b.ReportMetric(float64(residentBytes(b)-before)/sources/1024, "KiB/source")
+				_, _, live := h.Stats()
+				b.ReportMetric(float64(live), "live-instances")
+				_ = h.Close(ctx)
+			}
+		})
+	}
+}
+
+// residentBytes is the process's resident set size, from /proc.
+func residentBytes(b *testing.B) int64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatalf("no /proc/self/status (the benchmark reads Linux's): %v", err)
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	b.Fatal("no VmRSS in /proc/self/status")
+	return 0
 }

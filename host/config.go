@@ -32,6 +32,12 @@ type Config struct {
 	IdleTimeout time.Duration
 	// MaxIdle is how many warm instances a source keeps. Default 1.
 	MaxIdle int
+	// MaxWarm bounds the warm instances of all sources together: past it
+	// the least recently used are closed (down to nine tenths of it), and
+	// their sources restore from their snapshots when next invoked. An
+	// instance holds its linear memory, a MiB or more; a snapshot a few
+	// hundred KiB. 0: no bound but IdleTimeout.
+	MaxWarm int
 	// GuestPollingOnly turns off wazero's close-on-context-done checks and
 	// relies on the guest's own polling alone. The checks make loop-heavy
 	// JavaScript several times slower (docs/benchmarks.md), but without them

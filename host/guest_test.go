@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -184,5 +185,42 @@ func TestSnapshotRestoresState(t *testing.T) {
 	}
 	if s.snap.bytes >= int(s.snap.pages)*wasmPage {
 		t.Errorf("snapshot keeps %d bytes of a %d-byte memory: it should skip unchanged pages", s.snap.bytes, int(s.snap.pages)*wasmPage)
+	}
+}
+
+// TestWarmInstancesAreBounded: past MaxWarm, the least recently used warm
+// instances of all sources are closed, and their sources still run,
+// restored from their snapshots.
+func TestWarmInstancesAreBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := New(ctx, Config{MaxWarm: 10}) // a host of its own: the bound is the host's
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close(ctx) })
+	var sources []*Source
+	for range 30 {
+		sources = append(sources, deploy(t, h, benchComponent, `{}`))
+	}
+	warm := 0
+	for _, s := range sources {
+		warm += s.WarmInstances()
+	}
+	if warm > 10 {
+		t.Fatalf("%d warm instances, want at most MaxWarm 10", warm)
+	}
+	if sources[len(sources)-1].WarmInstances() != 1 {
+		t.Error("the most recently used source lost its warm instance")
+	}
+	if sources[0].WarmInstances() != 0 {
+		t.Error("the least recently used source kept its warm instance")
+	}
+	caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
+	if _, err := sources[0].Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {
+		t.Fatalf("a source whose instance was closed: %v", err)
+	}
+	if _, evicted, _ := h.Stats(); evicted < 20 {
+		t.Errorf("%d instances counted as evicted, want at least 20", evicted)
 	}
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,15 +19,22 @@ import (
 // Host compiles the guest once and creates Sources, each with instances of
 // its own. It is safe for concurrent use.
 type Host struct {
-	cfg      Config
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
-	pristine []byte    // memory of a module just instantiated
-	base     *snapshot // runtime + prelude initialised, no component
-	inbox    [2]uint32 // the guest's inbox address and size, the same in every restored instance
+	cfg       Config
+	rt        wazero.Runtime
+	compiled  wazero.CompiledModule
+	pristine  []byte    // memory of a module just instantiated
+	base      *snapshot // runtime + prelude initialised, no component
+	baseImage []byte    // the memory base restores to, which sources' snapshots are taken over
+	inbox     [2]uint32 // the guest's inbox address and size, the same in every restored instance
 
 	// Counts of instances, for metrics.
 	created, evicted, closedInstances atomic.Int64
+	// warm counts idle instances across sources, for MaxWarm; trimming
+	// is set while one caller closes the least recently used of them.
+	warm     atomic.Int64
+	trimming atomic.Bool
+	// lastFreed is when memory was last handed back to the OS (unix ns).
+	lastFreed atomic.Int64
 
 	mu      sync.Mutex
 	sources map[*Source]struct{}
@@ -93,8 +101,11 @@ func (h *Host) setup(ctx context.Context) error {
 		return err
 	}
 	h.inbox = [2]uint32{in.inbox, in.inboxCap}
-	h.base, err = takeSnapshot(in.mod.Memory(), h.pristine)
-	return err
+	if h.base, err = takeSnapshot(in.mod.Memory(), h.pristine); err != nil {
+		return err
+	}
+	h.baseImage = h.base.image(h.pristine)
+	return nil
 }
 
 // CheckImports fails unless fns are exactly the fount ABI functions and the
@@ -179,7 +190,66 @@ func (h *Host) EvictIdle(now time.Time) int {
 		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
 	}
 	h.evicted.Add(int64(n))
+	h.freeMemory(n)
 	return n
+}
+
+// trimWarm closes the least recently used warm instances of all sources
+// while there are more than MaxWarm, down to nine tenths of it, so that
+// it runs once per many releases, not at each. One caller trims at a
+// time; the others go on.
+func (h *Host) trimWarm() {
+	limit := int64(h.cfg.MaxWarm)
+	if limit <= 0 || h.warm.Load() <= limit || !h.trimming.CompareAndSwap(false, true) {
+		return
+	}
+	defer h.trimming.Store(false)
+	type warmInstance struct {
+		s    *Source
+		in   *instance
+		used time.Time // read under s.mu: a released instance's is written then
+	}
+	h.mu.Lock()
+	sources := make([]*Source, 0, len(h.sources))
+	for s := range h.sources {
+		sources = append(sources, s)
+	}
+	h.mu.Unlock()
+	var all []warmInstance
+	for _, s := range sources {
+		s.mu.Lock()
+		for _, in := range s.idle {
+			all = append(all, warmInstance{s, in, in.lastUsed})
+		}
+		s.mu.Unlock()
+	}
+	slices.SortFunc(all, func(a, b warmInstance) int { return a.used.Compare(b.used) })
+	n := 0
+	for _, w := range all {
+		if h.warm.Load() <= limit*9/10 {
+			break
+		}
+		if w.s.take(w.in) {
+			w.in.close(context.Background())
+			n++
+		}
+	}
+	h.evicted.Add(int64(n))
+	h.freeMemory(n)
+}
+
+// freeMemory hands the memory of closed instances back to the OS, at
+// most every freeInterval: the Go runtime would keep it for minutes, and
+// a server that evicted a thousand instances would look as large as when
+// they were warm.
+func (h *Host) freeMemory(closed int) {
+	const freeInterval = 10 * time.Second
+	last := h.lastFreed.Load()
+	now := time.Now().UnixNano()
+	if closed == 0 || now-last < int64(freeInterval) || !h.lastFreed.CompareAndSwap(last, now) {
+		return
+	}
+	debug.FreeOSMemory()
 }
 
 // Stats counts the instances restored from snapshots, those evicted for

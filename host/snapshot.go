@@ -16,10 +16,16 @@ import (
 // at its initial value whenever no export is running; and its state lives
 // nowhere but in linear memory. Host-side state (the invocation) is per
 // call, not per instance.
+//
+// A source's snapshot is layered over the host's base snapshot (runtime
+// and prelude initialised): it keeps only what differs from the base, and
+// restoring it restores the base first. The base's few hundred KiB are
+// then held once per host instead of once per source.
 type snapshot struct {
-	pages  uint32 // memory size in 64 KiB pages
+	parent *snapshot // restored first; nil: over pristine memory
+	pages  uint32    // memory size in 64 KiB pages
 	chunks []chunk
-	bytes  int // total bytes held in chunks
+	bytes  int // total bytes held in chunks, the parent's not counted
 }
 
 type chunk struct {
@@ -33,7 +39,8 @@ const snapshotGranule = 4 << 10
 var zeroGranule = make([]byte, snapshotGranule)
 
 // takeSnapshot copies the parts of mem that differ from pristine, the
-// memory of a module just instantiated.
+// memory of a module just instantiated, or, for a snapshot over a parent,
+// the parent's image (see image).
 func takeSnapshot(mem api.Memory, pristine []byte) (*snapshot, error) {
 	size := mem.Size()
 	view, ok := mem.Read(0, size)
@@ -74,9 +81,24 @@ func (s *snapshot) add(off uint32, data []byte) {
 	s.chunks = append(s.chunks, chunk{off: off, data: append([]byte(nil), data...)})
 }
 
-// restore writes the snapshot into mem, which must belong to a module just
-// instantiated from the same compiled module.
+// image is the memory that restoring s gives, over pristine.
+func (s *snapshot) image(pristine []byte) []byte {
+	img := make([]byte, max(int(s.pages)*wasmPage, len(pristine)))
+	copy(img, pristine)
+	for _, c := range s.chunks {
+		copy(img[c.off:], c.data)
+	}
+	return img
+}
+
+// restore writes the snapshot, its parent's first, into mem, which must
+// belong to a module just instantiated from the same compiled module.
 func (s *snapshot) restore(mem api.Memory) error {
+	if s.parent != nil {
+		if err := s.parent.restore(mem); err != nil {
+			return err
+		}
+	}
 	if cur := mem.Size() / wasmPage; s.pages > cur {
 		if _, ok := mem.Grow(s.pages - cur); !ok {
 			return fmt.Errorf("host: restore: cannot grow memory to %d pages", s.pages)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,22 +61,26 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 		return nil, err
 	}
 	meta.Format = format
-	snap, err := takeSnapshot(in.mod.Memory(), h.pristine)
+	snap, err := takeSnapshot(in.mod.Memory(), h.baseImage)
 	if err != nil {
 		in.close(ctx)
 		return nil, err
 	}
+	snap.parent = h.base
 	s := &Source{h: h, meta: meta, snap: snap}
 	in.lastUsed = time.Now()
 	s.idle = append(s.idle, in)
 
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		in.close(ctx)
 		return nil, sandbox.ErrClosed
 	}
 	h.sources[s] = struct{}{}
+	h.mu.Unlock()
+	h.warm.Add(1)
+	h.trimWarm()
 	return s, nil
 }
 
@@ -163,6 +168,7 @@ func (s *Source) acquire(ctx context.Context) (*instance, error) {
 		in := s.idle[n-1]
 		s.idle = s.idle[:n-1]
 		s.mu.Unlock()
+		s.h.warm.Add(-1)
 		return in, nil
 	}
 	s.mu.Unlock()
@@ -183,6 +189,22 @@ func (s *Source) release(ctx context.Context, in *instance) {
 	}
 	s.idle = append(s.idle, in)
 	s.mu.Unlock()
+	s.h.warm.Add(1)
+	s.h.trimWarm()
+}
+
+// take removes in from the warm instances, if it is still there (not
+// acquired meanwhile), and reports whether it did.
+func (s *Source) take(in *instance) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.Index(s.idle, in)
+	if i < 0 {
+		return false
+	}
+	s.idle = slices.Delete(s.idle, i, i+1)
+	s.h.warm.Add(-1)
+	return true
 }
 
 // evictIdle closes idle instances last used before cutoff.
@@ -198,6 +220,7 @@ func (s *Source) evictIdle(cutoff time.Time) int {
 	}
 	s.idle = keep
 	s.mu.Unlock()
+	s.h.warm.Add(-int64(len(evict)))
 	for _, in := range evict {
 		in.close(context.Background())
 	}
@@ -218,6 +241,7 @@ func (s *Source) Close(ctx context.Context) {
 	idle := s.idle
 	s.idle, s.closed = nil, true
 	s.mu.Unlock()
+	s.h.warm.Add(-int64(len(idle)))
 	for _, in := range idle {
 		in.close(ctx)
 	}

@@ -128,6 +128,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"", "FOUNT_BOOTSTRAP_API_KEY", "boot", func(c serveConfig) any { return c.bootstrapKey }, "boot"},
 		{"quota-invocations", "FOUNT_QUOTA_INVOCATIONS", "5", func(c serveConfig) any { return c.quotaInvocations }, int64(5)},
 		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c serveConfig) any { return c.quotaComputeMs }, int64(6)},
+		{"max-warm-instances", "FOUNT_MAX_WARM_INSTANCES", "7", func(c serveConfig) any { return c.maxWarm }, 7},
 		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
 		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
 		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c serveConfig) any { return c.executionsKept }, 9},

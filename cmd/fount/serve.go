@@ -52,6 +52,7 @@ type serveConfig struct {
 	executionsKept     int
 	executionTimeout   time.Duration
 	channelsPerSource  int
+	maxWarm            int // warm sandbox instances of all sources together
 	npmRegistry        string
 	maxBundle          int
 	npmTimeout         time.Duration
@@ -108,6 +109,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"how long a workflow execution may take, all its steps together; each step also has --run-timeout (FOUNT_EXECUTION_TIMEOUT)")
 	fs.IntVar(&cfg.channelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
+	fs.IntVar(&cfg.maxWarm, "max-warm-instances", int(env.int("FOUNT_MAX_WARM_INSTANCES", defaultMaxWarm)),
+		"warm sandbox instances kept across all sources, each a MiB or more; past it the least recently used are closed and restore from their snapshots when next run (FOUNT_MAX_WARM_INSTANCES)")
 	fs.StringVar(&cfg.npmRegistry, "npm-registry", env.getenv("FOUNT_NPM_REGISTRY"),
 		"npm registry that components' package imports resolve against at deploy (FOUNT_NPM_REGISTRY; default the registry npm on this machine is configured with)")
 	fs.IntVar(&cfg.maxBundle, "max-bundle-size", int(env.int("FOUNT_MAX_BUNDLE_SIZE", bundle.DefaultMaxBundle)),
@@ -146,8 +149,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		return cfg, err
 	}
 	cfg.caps = limits
-	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 {
-		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept and --channels-per-source must be at least 1")
+	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 || cfg.maxWarm < 1 {
+		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept, --channels-per-source and --max-warm-instances must be at least 1")
 	}
 	if cfg.executionsKept < 1 || cfg.executionsKept > 10_000 {
 		return cfg, fmt.Errorf("--executions-kept must be from 1 to 10000, got %d", cfg.executionsKept)
@@ -258,7 +261,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		if cacheDir == "" {
 			cacheDir = filepath.Join(cfg.dataDir, "cache")
 		}
-		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}, Limits: limitsOf(cfg)}
+		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.maxWarm}
 		if box, err = host.New(ctx, hostCfg); err != nil {
 			return err
 		}
@@ -419,6 +422,11 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 
 // limitsOf are the sandbox limits the flags set; the rest are the host's
 // defaults.
+// defaultMaxWarm bounds warm instances to a few hundred MiB of linear
+// memory; an invocation of a source without one restores it from its
+// snapshot in well under a millisecond.
+const defaultMaxWarm = 256
+
 func limitsOf(cfg serveConfig) sandbox.Limits {
 	return sandbox.Limits{Timeout: cfg.runTimeout}
 }

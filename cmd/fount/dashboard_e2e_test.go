@@ -397,4 +397,14 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 	if _, body := s.do("GET", "/v1/workflows/"+workflowID, nil); data(body)["active"] != false {
 		t.Fatalf("the workflow paused in the dashboard reads %v", data(body))
 	}
+
+	steps(t, ctx, s, "usage",
+		chromedp.Navigate(s.base+"/#/usage"),
+		waitJS(`document.querySelector('main h1')?.textContent === 'Usage and quotas'`),
+		shots.take("usage"),
+	)
+	// The owner ran the source once: the page says so, from /users/me.
+	if usage := value(t, ctx, s, "usage page", chromedp.Text(chromedp.CSS("dl.kv"))); !strings.Contains(usage, "Invocations this billing period") || !strings.Contains(usage, "owner") {
+		t.Errorf("the usage page reads %q", usage)
+	}
 }

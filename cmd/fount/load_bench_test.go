@@ -55,23 +55,7 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 // hammer posts {"sent": <unix ns>} from loadClients clients for
 // loadDuration and returns how many were acknowledged.
 func hammer(url string) int64 {
-	var acked atomic.Int64
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadClients}}
-	deadline := time.Now().Add(loadDuration)
-	var wg sync.WaitGroup
-	for range loadClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				if postSent(client, url) {
-					acked.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return acked.Load()
+	return hammerAll([]string{url})
 }
 
 // postSent posts {"sent": <unix ns>} and reports whether it was
@@ -105,6 +89,11 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("fount-at-2500", func(b *testing.B) { // open loop, half the target rate
 		for b.Loop() {
 			loadFount(b, func(url string) int64 { return paced(url, offeredRate/2) }).report(b)
+		}
+	})
+	b.Run("fount-100-sources", func(b *testing.B) { // closed loop over 100 sources: the target is 80% of one source's
+		for b.Loop() {
+			loadFountSources(b, 100).report(b)
 		}
 	})
 	b.Run("bare-chi-bbolt", func(b *testing.B) {
@@ -151,10 +140,53 @@ func loadFount(b *testing.B, drive func(url string) int64) loadResult {
 	})
 }
 
+// loadFountSources is loadFount over n sources at once, each request to
+// the next source in turn.
+func loadFountSources(b *testing.B, n int) loadResult {
+	return loadTargets(b, hammerAll, func(s *server) ([]string, []string) {
+		var urls, streams []string
+		for i := range n {
+			src := s.deploySource(fmt.Sprintf(`export default { name: "Load %d", version: "1", props: { http: "$.interface.http" },
+			run(e) { this.$emit({ sent: e.body.sent }) } }`, i), nil)
+			urls = append(urls, endpointOf(src, "http"))
+			streams = append(streams, "/v1/sources/"+src["id"].(string)+"/sse")
+		}
+		return urls, streams
+	})
+}
+
+// hammerAll is hammer over several endpoints, each client taking them in
+// turn from its own starting point.
+func hammerAll(urls []string) int64 {
+	var acked atomic.Int64
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadClients}}
+	deadline := time.Now().Add(loadDuration)
+	var wg sync.WaitGroup
+	for c := range loadClients {
+		wg.Go(func() {
+			for i := c; time.Now().Before(deadline); i++ {
+				if postSent(client, urls[i%len(urls)]) {
+					acked.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return acked.Load()
+}
+
 // loadTarget measures a real fount serve with what deploy creates: the
 // URL to post to and the SSE stream on which each request's event, with
 // the request's "sent", arrives once committed.
 func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *server) (url, stream string)) loadResult {
+	return loadTargets(b, func(urls []string) int64 { return drive(urls[0]) }, func(s *server) ([]string, []string) {
+		url, stream := deploy(s)
+		return []string{url}, []string{stream}
+	})
+}
+
+// loadTargets is loadTarget over several endpoints, with a stream each.
+func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *server) (urls, streams []string)) loadResult {
 	s := &server{t: &testing.T{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -173,44 +205,18 @@ func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *serve
 	// A paid account: the free plan's daily quota would stop the run.
 	_, user := s.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
 	s.key = data(user)["api_key"].(string)
-	url, stream := deploy(s)
+	urls, streams := deploy(s)
 
 	var mu sync.Mutex
 	var lat []time.Duration
 	streamCtx, stopStream := context.WithCancel(ctx)
-	streamDone := make(chan struct{})
-	go func() {
-		defer close(streamDone)
-		req, _ := http.NewRequestWithContext(streamCtx, "GET", s.base+stream, nil)
-		req.Header.Set("Authorization", "Bearer "+s.key)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return
-		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok {
-				continue
-			}
-			var ev struct {
-				Event struct {
-					Sent int64 `json:"sent"`
-				} `json:"event"`
-			}
-			if json.Unmarshal([]byte(line), &ev) == nil && ev.Event.Sent > 0 {
-				d := time.Since(time.Unix(0, ev.Event.Sent))
-				mu.Lock()
-				lat = append(lat, d)
-				mu.Unlock()
-			}
-		}
-	}()
+	var streaming sync.WaitGroup
+	for _, stream := range streams {
+		streaming.Go(func() { readStream(streamCtx, s, stream, &mu, &lat) })
+	}
 	time.Sleep(200 * time.Millisecond)
 	start := time.Now()
-	acked := drive(url)
+	acked := drive(urls)
 	// Wait for the backlog to drain: every acknowledged event stored.
 	for time.Since(start) < loadDuration+60*time.Second {
 		mu.Lock()
@@ -223,7 +229,7 @@ func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *serve
 	}
 	elapsed := time.Since(start)
 	stopStream()
-	<-streamDone
+	streaming.Wait()
 	cancel()
 	<-done
 	mu.Lock()
@@ -231,6 +237,37 @@ func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *serve
 	b.Logf("fount: %d acknowledged, %d seen stored, in %v", acked, len(lat), elapsed)
 	p50, p99 := percentiles(lat)
 	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
+}
+
+// readStream adds to lat, until ctx ends, the time-to-stored of each event
+// on an SSE stream: from its "sent" to its arrival.
+func readStream(ctx context.Context, s *server, stream string, mu *sync.Mutex, lat *[]time.Duration) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+stream, nil)
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		var ev struct {
+			Event struct {
+				Sent int64 `json:"sent"`
+			} `json:"event"`
+		}
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event.Sent > 0 {
+			d := time.Since(time.Unix(0, ev.Event.Sent))
+			mu.Lock()
+			*lat = append(*lat, d)
+			mu.Unlock()
+		}
+	}
 }
 
 // loadBare is the ceiling: chi plus one bbolt append per request, answered

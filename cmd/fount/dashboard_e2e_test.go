@@ -249,6 +249,16 @@ const unlabelledControls = `[...document.querySelectorAll('input, select, textar
   .filter(el => el.type !== 'hidden' && !el.labels?.length && !el.getAttribute('aria-label') && !el.getAttribute('aria-labelledby'))
   .map(el => el.id || el.name || el.outerHTML).join(', ')`
 
+// signInAt opens the dashboard at hash and signs in with the test key.
+func signInAt(s *server, hash string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Navigate(s.base + "/" + hash),
+		chromedp.WaitVisible(chromedp.ID("api-key")),
+		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key"),
+		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+	}
+}
+
 // choose picks the option of a select by its text, as a user would: the
 // select's change event fires.
 func choose(selectID, text string) chromedp.Action[chromedp.Void] {
@@ -276,11 +286,7 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 	}
 	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
 	ctx := newBrowser(t)
-	steps(t, ctx, s, "sign in and open the form",
-		chromedp.Navigate(s.base+"/#/sources/new"),
-		chromedp.WaitVisible(chromedp.ID("api-key")),
-		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+	steps(t, ctx, s, "sign in and open the form", append(signInAt(s, "#/sources/new"),
 		chromedp.WaitVisible(chromedp.ID("component-code")),
 		chromedp.SetValue(chromedp.ID("component-code"), string(code)),
 		chromedp.Click(chromedp.ID("read-props")),
@@ -295,7 +301,7 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 		chromedp.Click(chromedp.ID("prop-detailed")),
 		chromedp.WaitVisible(chromedp.ID("prop-depth")),
 		chromedp.SendKeys(chromedp.ID("prop-depth"), "3"),
-	)
+	)...)
 	if city := value(t, ctx, s, "city", chromedp.Value(chromedp.ID("prop-city"))); city != "madrid" {
 		t.Fatalf("the city input reads %q after choosing MADRID", city)
 	}
@@ -335,11 +341,7 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 	ctx := newBrowser(t)
 	shots := newScreenshots(t)
 
-	steps(t, ctx, s, "create a webhook and subscribe it",
-		chromedp.Navigate(s.base+"/#/webhooks"),
-		chromedp.WaitVisible(chromedp.ID("api-key")),
-		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key"),
-		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
+	steps(t, ctx, s, "create a webhook and subscribe it", append(signInAt(s, "#/webhooks"),
 		chromedp.WaitVisible(chromedp.ID("webhook-url")),
 		chromedp.SendKeys(chromedp.ID("webhook-url"), hook.URL+"/in"),
 		chromedp.SendKeys(chromedp.ID("webhook-name"), "orders hook"),
@@ -349,7 +351,7 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 		choose("subscribe-emitter", "orders ("+src["id"].(string)+")"),
 		chromedp.Click(chromedp.CSS(`form[aria-labelledby="subs-title"] button[type=submit]`)),
 		waitJS(`[...document.querySelectorAll('form[aria-labelledby="subs-title"] li')].some(li => li.textContent.includes('`+src["id"].(string)+`'))`),
-	)
+	)...)
 	resp, err := http.Post(endpointOf(src, "http"), "application/json", strings.NewReader(`{"order":1}`))
 	if err != nil {
 		t.Fatal(err)

@@ -33,8 +33,10 @@ type Host struct {
 	// is set while one caller closes the least recently used of them.
 	warm     atomic.Int64
 	trimming atomic.Bool
-	// lastFreed is when memory was last handed back to the OS (unix ns).
-	lastFreed atomic.Int64
+	// freeWanted asks evictLoop to hand memory back to the OS; lastFreed
+	// is when it last did (unix ns).
+	freeWanted chan struct{}
+	lastFreed  atomic.Int64
 
 	mu      sync.Mutex
 	sources map[*Source]struct{}
@@ -61,7 +63,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		}
 		rtCfg = rtCfg.WithCompilationCache(cache)
 	}
-	h := &Host{cfg: cfg, sources: map[*Source]struct{}{}, stop: make(chan struct{})}
+	h := &Host{cfg: cfg, sources: map[*Source]struct{}{}, stop: make(chan struct{}), freeWanted: make(chan struct{}, 1)}
 	h.rt = wazero.NewRuntimeWithConfig(ctx, rtCfg)
 	if err := h.setup(ctx); err != nil {
 		_ = h.rt.Close(ctx)
@@ -172,6 +174,8 @@ func (h *Host) evictLoop() {
 			return
 		case now := <-t.C:
 			h.EvictIdle(now)
+		case <-h.freeWanted:
+			debug.FreeOSMemory()
 		}
 	}
 }
@@ -238,10 +242,11 @@ func (h *Host) trimWarm() {
 	h.freeMemory(n)
 }
 
-// freeMemory hands the memory of closed instances back to the OS, at
-// most every freeInterval: the Go runtime would keep it for minutes, and
-// a server that evicted a thousand instances would look as large as when
-// they were warm.
+// freeMemory has the memory of closed instances handed back to the OS,
+// at most every freeInterval: the Go runtime would keep it for minutes,
+// and a server that evicted a thousand instances would look as large as
+// when they were warm. evictLoop does it (a full collection), not the
+// invocation that happened to trim.
 func (h *Host) freeMemory(closed int) {
 	const freeInterval = 10 * time.Second
 	last := h.lastFreed.Load()
@@ -249,7 +254,10 @@ func (h *Host) freeMemory(closed int) {
 	if closed == 0 || now-last < int64(freeInterval) || !h.lastFreed.CompareAndSwap(last, now) {
 		return
 	}
-	debug.FreeOSMemory()
+	select {
+	case h.freeWanted <- struct{}{}:
+	default: // already asked
+	}
 }
 
 // Stats counts the instances restored from snapshots, those evicted for

@@ -16,7 +16,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // ErrLocked is returned by OpenBolt when another process holds the file.
 var ErrLocked = errors.New("the store file is locked by another process")

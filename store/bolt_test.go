@@ -39,7 +39,7 @@ func TestOpenRefusesSchema(t *testing.T) {
 		{"version 2, upgraded", "2", nil, ""},
 		{"version 3, upgraded", "3", nil, ""},
 		{"previous version, upgraded", "4", nil, ""},
-		{"newer version", "6", errSchemaTooNew, "upgrade fount"},
+		{"newer version", "7", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

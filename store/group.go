@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -50,25 +51,30 @@ func (b *Bolt) grouped(fn func(tx *bolt.Tx) error) error {
 	group := g.next
 	g.next = nil
 	g.mu.Unlock()
-
+	defer g.handOff()
 	b.commitGroup(group)
-
-	g.mu.Lock()
-	if len(g.next) > 0 {
-		g.next[0].lead <- struct{}{} // the group that formed meanwhile is its first writer's to commit
-	} else {
-		g.leading = false
-	}
-	g.mu.Unlock()
 	return <-w.done
 }
 
+// handOff passes the commit to the first writer of the group that formed
+// meanwhile, or ends the leading.
+func (g *groupCommit) handOff() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.next) > 0 {
+		g.next[0].lead <- struct{}{}
+	} else {
+		g.leading = false
+	}
+}
+
 // commitGroup commits the group's functions in one transaction; if one
-// fails, each runs again alone, so that one writer's error is its own.
+// fails (or panics), each runs again alone, so that one writer's error
+// is its own.
 func (b *Bolt) commitGroup(group []*groupWrite) {
 	err := b.write(func(tx *bolt.Tx) error {
 		for _, w := range group {
-			if err := w.fn(tx); err != nil {
+			if err := recovered(w.fn, tx); err != nil {
 				return err
 			}
 		}
@@ -81,6 +87,17 @@ func (b *Bolt) commitGroup(group []*groupWrite) {
 		return
 	}
 	for _, w := range group {
-		w.done <- b.write(w.fn)
+		w.done <- b.write(func(tx *bolt.Tx) error { return recovered(w.fn, tx) })
 	}
+}
+
+// recovered runs fn, turning a panic into its error: a writer's bug must
+// not leave the others of its group waiting forever.
+func recovered(fn func(tx *bolt.Tx) error, tx *bolt.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("store: a grouped write panicked: %v", p)
+		}
+	}()
+	return fn(tx)
 }

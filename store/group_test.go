@@ -2,8 +2,10 @@ package store
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -82,5 +84,29 @@ func TestGroupCommitIsolatesAFailure(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestGroupedWriteThatPanicsFailsAlone: a function that panics is its
+// writer's error, and later writes still go through.
+func TestGroupedWriteThatPanicsFailsAlone(t *testing.T) {
+	t.Parallel()
+	s := openTestBolt(t)
+	err := s.grouped(func(*bolt.Tx) error { panic("a bug") })
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Fatalf("a panicking write answered %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_1", Kind: "http"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("a write after a panicking one never returned")
 	}
 }

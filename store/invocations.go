@@ -51,7 +51,7 @@ func (b *Bolt) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocatio
 		return err
 	})
 	if err != nil {
-		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.SourceID, err)
 	}
 	return inv, nil
 }

@@ -22,7 +22,15 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 	2: migrateDueIndexByListener,
 	3: indexComponents,
 	4: settleWorkflowDeliveries,
+	5: countEventsLater,
 }
+
+// countEventsLater moves a version 5 file to version 6, which keeps a
+// count of each channel's events beside it for trimming (events.go). A
+// channel without a count is counted at its next append, so nothing is
+// done here: the version exists so that older code, which would delete
+// events without lowering the counts, refuses the file.
+func countEventsLater(*bolt.Tx) error { return nil }
 
 // settleWorkflowDeliveries moves a version 4 file to version 5, which adds
 // the buckets of workflows and executions (OpenBolt creates them). Before

@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: all build bench-compare browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -71,6 +71,12 @@ bench:
 	$(GO) test -run '^$$' -bench NpmDeploy -count 3 ./cmd/fount/
 	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./store/
 	$(GO) test -run '^$$' -bench StreamResume -count 3 ./api/
+
+## bench-compare: fount's warm sandbox call beside goja's on the same
+## run(), in one run (bench/goja is a module of its own, so goja is no
+## dependency of fount).
+bench-compare:
+	cd bench/goja && $(GO) test -run '^$$' -bench . -count 3
 
 clean:
 	rm -rf bin

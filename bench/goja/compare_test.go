@@ -1,0 +1,103 @@
+package goja
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/sandbox"
+)
+
+// The component of fount's BenchmarkWarmInvoke (host/bench_test.go): one
+// run() that emits one event with a summary.
+const fountComponent = `export default {
+  name: "bench", version: "1.0.0",
+  props: { db: "$.service.db", limit: { type: "integer", default: 10 } },
+  async run(event) { this.$emit({ n: event.n, limit: this.limit }, { id: String(event.n), summary: "one event" }) },
+}`
+
+// gojaComponent is the same run() for goja, which has no modules. The
+// host of it does what fount's does: the event comes in as JSON and is
+// parsed, the emit goes out as JSON, to be stored.
+const gojaComponent = `
+var component = {
+  async run(event) { this.$emit({ n: event.n, limit: this.limit }, { id: String(event.n), summary: "one event" }) },
+};
+var self = { limit: 10, $emit: function (e, meta) { __emit(JSON.stringify(e), JSON.stringify(meta)) } };
+function invoke(eventJSON) { return component.run.call(self, JSON.parse(eventJSON)) }
+`
+
+// BenchmarkWarmInvoke runs the same run() on a warm fount sandbox and on
+// a warm goja runtime, side by side. The issue's target: fount's p50 at
+// most twice goja's.
+func BenchmarkWarmInvoke(b *testing.B) {
+	ctx := context.Background()
+	event := `{"n":1}`
+	b.Run("fount", func(b *testing.B) {
+		h, err := host.New(ctx, host.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer h.Close(ctx)
+		s, err := h.NewSource(ctx, sandbox.Spec{ID: "dc_bench", Code: fountComponent, Props: json.RawMessage(`{}`)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		emitted := 0
+		caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { emitted++; return nil })}
+		var ds []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			if _, err := s.Run(ctx, json.RawMessage(event), caps); err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		if emitted != len(ds) {
+			b.Fatalf("%d emits for %d runs", emitted, len(ds))
+		}
+		reportP50(b, ds)
+	})
+	b.Run("goja", func(b *testing.B) {
+		vm := goja.New()
+		emitted := 0
+		if err := vm.Set("__emit", func(e, meta string) { emitted++; _, _ = e, meta }); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := vm.RunString(gojaComponent); err != nil {
+			b.Fatal(err)
+		}
+		invoke, ok := goja.AssertFunction(vm.Get("invoke"))
+		if !ok {
+			b.Fatal("no invoke function")
+		}
+		arg := vm.ToValue(event)
+		var ds []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			v, err := invoke(goja.Undefined(), arg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if p, ok := v.Export().(*goja.Promise); !ok || p.State() != goja.PromiseStateFulfilled {
+				b.Fatalf("run did not settle: %v", v)
+			}
+			ds = append(ds, time.Since(start))
+		}
+		if emitted != len(ds) {
+			b.Fatalf("%d emits for %d runs", emitted, len(ds))
+		}
+		reportP50(b, ds)
+	})
+}
+
+func reportP50(b *testing.B, ds []time.Duration) {
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns/op")
+}

@@ -1,0 +1,6 @@
+// Package goja compares fount's sandbox call with goja, an in-process
+// JavaScript engine for Go, on the same component in the same run. It is
+// a module of its own so that goja never becomes a dependency of fount.
+//
+//	cd bench/goja && go test -run '^$' -bench . -count 3
+package goja

@@ -165,13 +165,16 @@ func BenchmarkInterruptCost(b *testing.B) {
 	}
 }
 
-// BenchmarkIdleSources deploys 1,000 sources, runs each once, and reports
-// the resident memory each then holds, with every source's warm instance
-// kept (MaxWarm 0, as before the bound) and with at most 64 kept.
+// BenchmarkIdleSources deploys sources, runs each once, and reports the
+// resident memory each then holds: 1,000 with every source's warm
+// instance kept (MaxWarm 0, as before the bound) and with at most 64
+// kept, then 1,000, 5,000 and 10,000 under the server's default bound.
 func BenchmarkIdleSources(b *testing.B) {
-	const sources = 1000
-	for _, maxWarm := range []int{0, 64} {
-		b.Run(fmt.Sprintf("max-warm=%d", maxWarm), func(b *testing.B) {
+	for _, tt := range []struct{ sources, maxWarm int }{
+		{1000, 0}, {1000, 64}, {1000, 256}, {5000, 256}, {10000, 256},
+	} {
+		sources, maxWarm := tt.sources, tt.maxWarm
+		b.Run(fmt.Sprintf("sources=%d/max-warm=%d", sources, maxWarm), func(b *testing.B) {
 			ctx := context.Background()
 			caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
 			for b.Loop() {
@@ -188,7 +191,7 @@ func BenchmarkIdleSources(b *testing.B) {
 					}
 				}
 				debug.FreeOSMemory()
-				b.ReportMetric(float64(residentBytes(b)-before)/sources/1024, "KiB/source")
+				b.ReportMetric(float64(residentBytes(b)-before)/float64(sources)/1024, "KiB/source")
 				_, _, live := h.Stats()
 				b.ReportMetric(float64(live), "live-instances")
 				_ = h.Close(ctx)

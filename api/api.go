@@ -228,8 +228,10 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/ui/session", s.getSession)
 	r.Delete("/ui/session", s.signOut)
 	if s.dashboard != nil {
-		r.Get("/", s.dashboard.ServeHTTP)
-		r.Get("/ui/*", s.dashboard.ServeHTTP)
+		for _, path := range []string{"/", "/ui/*"} {
+			r.Get(path, s.dashboard.ServeHTTP)
+			r.Head(path, s.dashboard.ServeHTTP)
+		}
 	}
 	r.Route("/v1", func(v1 chi.Router) {
 		v1.Use(s.authenticate)

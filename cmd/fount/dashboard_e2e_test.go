@@ -142,6 +142,13 @@ const dashboardSource = `export default {
 func TestDashboardInABrowser(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	for _, path := range []string{"/", "/ui/app.js"} { // proxies and monitors ask with HEAD
+		resp, err := http.Head(s.base + path)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("HEAD %s: %v %v", path, resp, err)
+		}
+		resp.Body.Close()
+	}
 	ctx := newBrowser(t)
 	shots := newScreenshots(t)
 	key := chromedp.ID("api-key")

@@ -50,8 +50,8 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 // BenchmarkNewInstance compares, in one run, an instance restored from a
-// source's snapshot with one built from scratch (runtime, prelude and
-// component initialised).
+// source's snapshot, from an idle source's packed snapshot, and one built
+// from scratch (runtime, prelude and component initialised).
 func BenchmarkNewInstance(b *testing.B) {
 	ctx := context.Background()
 	h := newTestHost(b)
@@ -63,6 +63,21 @@ func BenchmarkNewInstance(b *testing.B) {
 		for b.Loop() {
 			start := time.Now()
 			in, err := h.fromSnapshot(ctx, s.snap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+			in.close(ctx)
+		}
+		reportP50(b, ds)
+	})
+	b.Run("snapshot-packed", func(b *testing.B) { // an idle source's: unpacked first
+		packed := deploy(b, h, benchComponent, `{}`)
+		packed.snap.pack()
+		var ds []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			in, err := h.fromSnapshot(ctx, packed.snap)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -165,8 +180,8 @@ func BenchmarkInterruptCost(b *testing.B) {
 	}
 }
 
-// BenchmarkIdleSources deploys sources, runs each once, and reports the
-// resident memory each then holds: 1,000 with every source's warm
+// BenchmarkIdleSources deploys sources, runs each once, lets the idle ones
+// be packed, and reports the resident memory each then holds: 1,000 with every source's warm
 // instance kept (MaxWarm 0, as before the bound) and with at most 64
 // kept, then 1,000, 5,000 and 10,000 under the server's default bound.
 func BenchmarkIdleSources(b *testing.B) {
@@ -190,6 +205,9 @@ func BenchmarkIdleSources(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				// The evict loop's next tick, as if packAfter had passed: the
+				// sources without a warm instance get their snapshots packed.
+				h.EvictIdle(time.Now().Add(2 * packAfter))
 				debug.FreeOSMemory()
 				b.ReportMetric(float64(residentBytes(b)-before)/float64(sources)/1024, "KiB/source")
 				_, _, live := h.Stats()

@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -222,5 +224,32 @@ func TestWarmInstancesAreBounded(t *testing.T) {
 	}
 	if _, evicted, _ := h.Stats(); evicted < 20 {
 		t.Errorf("%d instances counted as evicted, want at least 20", evicted)
+	}
+}
+
+// TestIdleSnapshotsArePacked: a source left idle gets its snapshot packed,
+// and restores from it as before.
+func TestIdleSnapshotsArePacked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newTestHost(t)
+	s := deploy(t, h, benchComponent, `{"limit": 7}`)
+	raw := s.snap.held()
+	later := time.Now().Add(h.cfg.IdleTimeout + packAfter + time.Minute)
+	h.EvictIdle(later) // the warm instance goes; then the snapshot is packed
+	if s.WarmInstances() != 0 || !s.snap.isPacked() {
+		t.Fatalf("warm %d, packed %v: want the idle source's instance closed and its snapshot packed", s.WarmInstances(), s.snap.isPacked())
+	}
+	if packed := s.snap.held(); packed >= raw {
+		t.Errorf("the packed snapshot holds %d bytes, the unpacked one %d", packed, raw)
+	}
+	rec := newRecorder()
+	for i := range 3 {
+		if _, err := s.Run(ctx, json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)), rec.caps()); err != nil {
+			t.Fatalf("run %d from a packed snapshot: %v", i, err)
+		}
+	}
+	if len(rec.emits) != 3 || !strings.Contains(string(rec.emits[2].Event), `"n":2`) || !strings.Contains(string(rec.emits[2].Event), `"limit":7`) {
+		t.Fatalf("emits from a packed snapshot: %+v", rec.emits)
 	}
 }

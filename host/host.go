@@ -181,7 +181,8 @@ func (h *Host) evictLoop() {
 }
 
 // EvictIdle closes every warm instance last used before now minus the idle
-// timeout, and returns how many it closed.
+// timeout, and returns how many it closed. It also packs the snapshots of
+// sources that have had no warm instance and no use for packAfter.
 func (h *Host) EvictIdle(now time.Time) int {
 	h.mu.Lock()
 	sources := make([]*Source, 0, len(h.sources))
@@ -193,10 +194,19 @@ func (h *Host) EvictIdle(now time.Time) int {
 	for _, s := range sources {
 		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
 	}
+	for _, s := range sources {
+		if s.WarmInstances() == 0 && s.lastUsed.Load() < now.Add(-packAfter).UnixNano() {
+			s.snap.pack()
+		}
+	}
 	h.evicted.Add(int64(n))
 	h.freeMemory(n)
 	return n
 }
+
+// packAfter is how long a source without a warm instance goes unused
+// before its snapshot is packed: a source in use restores unpacked.
+const packAfter = time.Minute
 
 // trimWarm closes the least recently used warm instances of all sources
 // while there are more than MaxWarm, down to nine tenths of it, so that

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -25,6 +26,9 @@ type Source struct {
 	mu     sync.Mutex
 	idle   []*instance
 	closed bool
+	// lastUsed is when an instance of the source was last released (unix
+	// ns): a source idle for packAfter gets its snapshot packed.
+	lastUsed atomic.Int64
 }
 
 // NewSource loads spec's component in a new instance, builds `this` from
@@ -69,6 +73,7 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 	snap.parent = h.base
 	s := &Source{h: h, meta: meta, snap: snap}
 	in.lastUsed = time.Now()
+	s.lastUsed.Store(in.lastUsed.UnixNano())
 	s.idle = append(s.idle, in)
 
 	h.mu.Lock()
@@ -181,6 +186,7 @@ func (s *Source) release(ctx context.Context, in *instance) {
 		return
 	}
 	in.lastUsed = time.Now()
+	s.lastUsed.Store(in.lastUsed.UnixNano())
 	s.mu.Lock()
 	if s.closed || len(s.idle) >= s.h.cfg.MaxIdle {
 		s.mu.Unlock()

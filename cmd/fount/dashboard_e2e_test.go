@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -415,5 +416,47 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 	// The owner ran the source once: the page says so, from /users/me.
 	if usage := value(t, ctx, s, "usage page", chromedp.Text(chromedp.CSS("dl.kv"))); !strings.Contains(usage, "Invocations this billing period") || !strings.Contains(usage, "owner") {
 		t.Errorf("the usage page reads %q", usage)
+	}
+}
+
+// TestDashboardActsForAnOrganization: a member chooses an organization in
+// the dashboard; its lists then show the organization's sources, and a
+// source deployed from the form goes to the organization.
+func TestDashboardActsForAnOrganization(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	st, body := s.do("POST", "/v1/orgs", map[string]any{"orgname": "team", "name": "Team"})
+	if st != 200 {
+		t.Fatalf("create org: %d %v", st, body)
+	}
+	org := data(body)["id"].(string)
+	mine := s.deploySource(`export default { name: "Mine", version: "1", run() {} }`, nil)
+	st, body = s.do("POST", "/v1/sources?org_id="+org, map[string]any{"component_code": `export default { name: "Theirs", version: "1", run() {} }`})
+	if st != 200 {
+		t.Fatalf("deploy into the org: %d %v", st, body)
+	}
+	theirs := data(body)
+	ctx := newBrowser(t)
+	listed := `[...document.querySelectorAll('td a[href^="#/sources/dc_"]')].map(a => a.textContent).join(",")`
+	steps(t, ctx, s, "the user's own sources", append(signInAt(s, "#/sources"),
+		waitJS(`document.getElementById('owner')?.options.length === 2`),
+		waitJS(listed+` === "mine"`),
+		choose("owner", "Team"),
+		waitJS(listed+` === "theirs"`),
+		chromedp.Click(chromedp.CSS(`a[href="#/sources/new"]`)),
+		chromedp.WaitVisible(chromedp.ID("component-code")),
+		chromedp.SetValue(chromedp.ID("component-code"), `export default { name: "Team source", version: "1", run() {} }`),
+		chromedp.Click(chromedp.ID("read-props")),
+		chromedp.WaitVisible(chromedp.ID("deploy")),
+		chromedp.Click(chromedp.ID("deploy")),
+		waitJS(`document.querySelector('main h1')?.textContent === 'team-source'`),
+	)...)
+	_, body = s.do("GET", "/v1/orgs/"+org+"/sources?limit=100", nil)
+	var names []string
+	for _, it := range body["data"].([]any) {
+		names = append(names, it.(map[string]any)["name"].(string))
+	}
+	if !slices.Contains(names, "team-source") || slices.Contains(names, mine["name"].(string)) || !slices.Contains(names, theirs["name"].(string)) {
+		t.Fatalf("the organization's sources: %v", names)
 	}
 }

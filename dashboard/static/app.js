@@ -6,7 +6,7 @@
 'use strict';
 
 (() => {
-  const state = { csrf: '', user: null, cleanups: [], keepFlash: false };
+  const state = { csrf: '', user: null, org: '', cleanups: [], keepFlash: false };
   const main = document.getElementById('main');
 
   // h builds an element: h('a', {href: '#', onclick: f}, 'text', child).
@@ -56,6 +56,12 @@
   }
   const api = (method, path, body) => request(method, '/v1' + path, body);
   const enc = encodeURIComponent;
+
+  // The dashboard acts for the signed-in user, or for one of their
+  // organizations (state.org): lists read that owner's resources, and
+  // what is created goes there (org_id).
+  const listOf = (kind) => (state.org ? `/orgs/${enc(state.org)}/${kind}` : `/users/me/${kind}`);
+  const asOwner = (sep) => (state.org ? `${sep}org_id=${enc(state.org)}` : '');
 
   // flash shows a message; it outlives the next page change, so that a
   // form can say what it did and then navigate.
@@ -124,11 +130,29 @@
     document.getElementById('nav').hidden = false;
     document.getElementById('who').hidden = false;
     document.getElementById('username').textContent = session.username || session.user_id;
+    ownerChoice();
+  }
+
+  // ownerChoice offers the user's organizations beside the user, when
+  // there are any.
+  async function ownerChoice() {
+    const holder = document.getElementById('owner-choice');
+    holder.replaceChildren();
+    let me;
+    try { me = (await api('GET', '/users/me')).data; } catch (err) { return; }
+    if (!me.orgs.length) return;
+    const select = h('select', { id: 'owner' },
+      h('option', { value: '', text: `${me.username} (you)` }),
+      me.orgs.map((o) => h('option', { value: o.id, text: o.name || o.orgname })));
+    select.value = state.org;
+    select.addEventListener('change', () => { state.org = select.value; route(); });
+    holder.append(h('label', { for: 'owner', class: 'inline', text: 'Acting as' }), select);
   }
 
   function signedOut(message) {
     state.user = null;
     state.csrf = '';
+    state.org = '';
     document.getElementById('nav').hidden = true;
     document.getElementById('who').hidden = true;
     stopStreams();
@@ -497,13 +521,13 @@
   }
 
   async function myAccounts() {
-    try { return (await api('GET', '/users/me/accounts?limit=100')).data; } catch (err) { return []; }
+    try { return (await api('GET', `${listOf('accounts')}?limit=100`)).data; } catch (err) { return []; }
   }
 
   // ---- sources ----
 
   async function sourcesPage() {
-    const res = await api('GET', '/users/me/sources?limit=100');
+    const res = await api('GET', `${listOf('sources')}?limit=100`);
     const rows = res.data.map((s) => {
       const last = h('td', { class: 'last-event', text: '…' });
       const errors = h('td', { class: 'error-count', text: '…' });
@@ -606,7 +630,7 @@
       ev.preventDefault();
       busy(next, async () => {
         const comp = code.value.trim()
-          ? (await api('POST', '/components', { component_code: code.value })).data
+          ? (await api('POST', `/components${asOwner('?')}`, { component_code: code.value })).data
           : key.value.trim()
             ? await savedFromRegistry(key.value.trim())
             : (() => { throw new Error('Paste the component code, or give a registry key.'); })();
@@ -621,7 +645,7 @@
   // fount deploy KEY does, so that a source can be deployed from it.
   async function savedFromRegistry(key) {
     const published = (await api('GET', `/components/registry/${enc(key)}`)).data;
-    return (await api('POST', '/components', { component_code: published.code })).data;
+    return (await api('POST', `/components${asOwner('?')}`, { component_code: published.code })).data;
   }
 
   async function deployForm(comp, accounts) {
@@ -638,7 +662,7 @@
     el.addEventListener('submit', (ev) => {
       ev.preventDefault();
       busy(deploy, async () => {
-        const res = await api('POST', '/sources', { component_id: comp.id, name: name.value.trim() || undefined, configured_props: form.read() });
+        const res = await api('POST', `/sources${asOwner('?')}`, { component_id: comp.id, name: name.value.trim() || undefined, configured_props: form.read() });
         flash(`Deployed ${res.data.name}.`, 'info');
         location.hash = `#/sources/${enc(res.data.id)}/events`;
       });
@@ -649,7 +673,7 @@
   // ---- workflows ----
 
   async function workflowsPage() {
-    const res = await api('GET', '/users/me/workflows?limit=100');
+    const res = await api('GET', `${listOf('workflows')}?limit=100`);
     const rows = res.data.map((w) => {
       const last = h('td', { class: 'last-event', text: '…' });
       const errors = h('td', { class: 'error-count', text: '…' });
@@ -755,7 +779,7 @@
       busy(create, async () => {
         let body;
         try { body = JSON.parse(def.value); } catch (err) { throw new Error(`The definition is not valid JSON: ${err.message}`); }
-        const res = await api('POST', '/workflows', body);
+        const res = await api('POST', `/workflows${asOwner('?')}`, body);
         location.hash = `#/workflows/${enc(res.data.id)}`;
       });
     });
@@ -781,7 +805,7 @@
       ev.preventDefault();
       busy(create, async () => {
         const q = `url=${enc(url.value)}${name.value ? `&name=${enc(name.value)}` : ''}`;
-        const res = await api('POST', `/webhooks?${q}`, {});
+        const res = await api('POST', `/webhooks?${q}${asOwner('&')}`, {});
         secretNotice(res.data.signing_secret);
         location.hash = `#/webhooks/${enc(res.data.id)}`;
       });
@@ -837,7 +861,7 @@
   // channel, and lists what it is subscribed to.
   async function subscribeForm(wh) {
     const [sources, workflows, subs] = await Promise.all([
-      api('GET', '/users/me/sources?limit=100'), api('GET', '/users/me/workflows?limit=100'), api('GET', '/users/me/subscriptions'),
+      api('GET', `${listOf('sources')}?limit=100`), api('GET', `${listOf('workflows')}?limit=100`), api('GET', listOf('subscriptions')),
     ]);
     const emitter = h('select', { id: 'subscribe-emitter' },
       h('option', { value: '', text: '— choose a source or workflow —' }),
@@ -869,7 +893,7 @@
   // ---- accounts and usage ----
 
   async function accountsPage() {
-    const res = await api('GET', '/users/me/accounts?limit=100');
+    const res = await api('GET', `${listOf('accounts')}?limit=100`);
     const rows = res.data.map((a) => {
       const del = h('button', { type: 'button', class: 'danger', text: 'Delete' });
       del.addEventListener('click', async () => {
@@ -902,7 +926,7 @@
         if (fields.value.trim()) {
           try { extra = JSON.parse(fields.value); } catch (err) { throw new Error(`Other fields are not valid JSON: ${err.message}`); }
         }
-        await api('POST', '/accounts', {
+        await api('POST', `/accounts${asOwner('?')}`, {
           app: app.value.trim(), name: name.value.trim(),
           oauth_access_token: token.value || undefined, api_key: apiKey.value || undefined, fields: extra,
         });

@@ -38,7 +38,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 					s.writeError(w, r, err)
 					return
 				}
-				next.ServeHTTP(w, r.WithContext(withCaller(r.Context(), u)))
+				c, _ := r.Cookie(sessionCookie)
+				ctx := context.WithValue(withCaller(r.Context(), u), sessionKey{}, c.Value)
+				next.ServeHTTP(w, r.WithContext(ctx))
 				return
 			}
 		}

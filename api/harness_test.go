@@ -44,8 +44,8 @@ func newHarness(t testing.TB) *harness {
 	return newHarnessWith(t, Config{})
 }
 
-// newHarnessWith is a harness whose server has cfg's PageBytes, over a
-// store opened with opts.
+// newHarnessWith is a harness whose server has cfg's PageBytes and
+// StreamHeartbeat, over a store opened with opts.
 func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 	t.Helper()
 	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"), opts...)
@@ -73,7 +73,7 @@ func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 		t.Fatal(err)
 	}
 	h.engine = eng
-	h.server = New(Config{Store: st, Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes})
+	h.server = New(Config{Store: st, Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes, StreamHeartbeat: cfg.StreamHeartbeat})
 	h.srv = httptest.NewServer(h.server.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()

@@ -267,6 +267,22 @@ func (s *Server) secureCookies(r *http.Request) bool {
 	return r.TLS != nil || strings.HasPrefix(s.siteURL, "https://")
 }
 
+// sessionKey holds, in a request's context, the session token that
+// authenticated it, when a cookie did.
+type sessionKey struct{}
+
+// sessionEnded reports whether the request was authenticated by a
+// session that has since ended (signed out, expired): a long request, an
+// event stream, must not outlive it.
+func (s *Server) sessionEnded(r *http.Request) bool {
+	token, ok := r.Context().Value(sessionKey{}).(string)
+	if !ok {
+		return false
+	}
+	_, live := s.sessions.get(token)
+	return !live
+}
+
 // withCaller is the context of a request made by u.
 func withCaller(ctx context.Context, u store.User) context.Context {
 	return context.WithValue(ctx, callerKey{}, u)

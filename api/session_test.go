@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -267,5 +268,33 @@ func TestSessionAnswersAreNotCached(t *testing.T) {
 	resp.Body.Close()
 	if resp.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("GET /ui/session: Cache-Control %q, want no-store", resp.Header.Get("Cache-Control"))
+	}
+}
+
+// TestSignOutEndsTheEventStream: a stream opened with the session cookie
+// ends, at its next heartbeat, once the session is signed out.
+func TestSignOutEndsTheEventStream(t *testing.T) {
+	t.Parallel()
+	h := newHarnessWith(t, Config{StreamHeartbeat: 50 * time.Millisecond})
+	id := h.must(h.deploy(h.ownerKey, "hello-http.mjs", nil, nil), 200).data()["id"].(string)
+	c, csrf := h.signIn(h.ownerKey)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/v1/sources/"+id+"/sse", nil)
+	req.AddCookie(c)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("SSE with the cookie: %d", resp.StatusCode)
+	}
+	h.must(h.cookieCall("DELETE", "/ui/session", c, map[string]string{csrfHeader: csrf}, nil), http.StatusNoContent)
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatalf("the stream did not end cleanly after sign-out: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("the stream outlived its session")
 	}
 }

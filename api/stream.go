@@ -121,6 +121,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string
 		case <-s.closing:
 			return nil // shutting down: the client reconnects to the next server
 		case <-beat.C:
+			if s.sessionEnded(r) {
+				return nil // signed out or expired: the browser must sign in again
+			}
 			if err := out.comment("heartbeat"); err != nil {
 				return s.streamGone(r, emitterID, err)
 			}

@@ -31,18 +31,14 @@ func HashKey(key string) string {
 // or, from the dashboard, its session cookie (see session.go).
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") == "" {
-			if _, err := r.Cookie(sessionCookie); err == nil {
-				u, _, err := s.cookieSession(r)
-				if err != nil {
-					s.writeError(w, r, err)
-					return
-				}
-				c, _ := r.Cookie(sessionCookie)
-				ctx := context.WithValue(withCaller(r.Context(), u), sessionKey{}, c.Value)
-				next.ServeHTTP(w, r.WithContext(ctx))
+		if token := sessionToken(r); token != "" && r.Header.Get("Authorization") == "" {
+			u, _, err := s.cookieSession(r, token)
+			if err != nil {
+				s.writeError(w, r, err)
 				return
 			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(withCaller(r.Context(), u), sessionKey{}, token)))
+			return
 		}
 		scheme, key, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(key) == "" {

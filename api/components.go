@@ -90,15 +90,23 @@ func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, req *apiv1
 // findComponent returns the saved component with that id, or that key in
 // the caller's (or org's) namespace, when the caller may see it.
 func (s *Server) findComponent(ctx context.Context, keyOrID, orgID string) (store.Component, error) {
+	owner := ""
+	if !ids.Is(keyOrID, ids.Component) { // only a key needs the namespace
+		var err error
+		if owner, err = s.ownerFor(ctx, orgID); err != nil {
+			return store.Component{}, err
+		}
+	}
+	return s.findComponentOf(ctx, keyOrID, owner)
+}
+
+// findComponentOf is findComponent with the namespace of a key resolved.
+func (s *Server) findComponentOf(ctx context.Context, keyOrID, owner string) (store.Component, error) {
 	var c store.Component
 	var err error
 	if ids.Is(keyOrID, ids.Component) {
 		c, err = s.store.GetComponent(ctx, keyOrID)
 	} else {
-		var owner string
-		if owner, err = s.ownerFor(ctx, orgID); err != nil {
-			return c, err
-		}
 		c, err = s.store.ComponentByKey(ctx, owner, keyOrID)
 	}
 	if isNotFound(err) {
@@ -113,11 +121,11 @@ func (s *Server) findComponent(ctx context.Context, keyOrID, orgID string) (stor
 // configureRequest is the engine's request for a component's form, run
 // as the caller with the accounts of the org named, or the caller's own.
 func (s *Server) configureRequest(ctx context.Context, keyOrID, orgID string, props map[string]json.RawMessage) (engine.ConfigureRequest, error) {
-	c, err := s.findComponent(ctx, keyOrID, orgID)
+	owner, err := s.ownerFor(ctx, orgID)
 	if err != nil {
 		return engine.ConfigureRequest{}, err
 	}
-	owner, err := s.ownerFor(ctx, orgID)
+	c, err := s.findComponentOf(ctx, keyOrID, owner)
 	if err != nil {
 		return engine.ConfigureRequest{}, err
 	}

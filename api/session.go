@@ -128,17 +128,25 @@ var (
 		Message: "That API key was refused: it is not a key of this server."}
 )
 
-// cookieSession authenticates a request by its session cookie, when it
-// has one. A request that changes anything must also carry the session's
+// sessionToken is the request's session cookie, or "".
+func sessionToken(r *http.Request) string {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// cookieSession authenticates a request by its session token (its
+// cookie). A request that changes anything must also carry the session's
 // CSRF token: SameSite=Strict already keeps the cookie off cross-site
 // requests, and the token covers browsers and proxies that do not honour
 // it.
-func (s *Server) cookieSession(r *http.Request) (store.User, session, error) {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil || c.Value == "" {
+func (s *Server) cookieSession(r *http.Request, token string) (store.User, session, error) {
+	if token == "" {
 		return store.User{}, session{}, errUnauthorized
 	}
-	sess, ok := s.sessions.get(c.Value)
+	sess, ok := s.sessions.get(token)
 	if !ok {
 		return store.User{}, session{}, &Error{Status: http.StatusUnauthorized, Code: "session_expired",
 			Message: "The dashboard session has ended; sign in again with an API key."}
@@ -151,7 +159,7 @@ func (s *Server) cookieSession(r *http.Request) (store.User, session, error) {
 	}
 	u, err := s.store.UserByKeyHash(r.Context(), sess.keyHash)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && u.ID != sess.userID) {
-		s.sessions.close(c.Value)
+		s.sessions.close(token)
 		return store.User{}, session{}, errUnauthorized
 	}
 	return u, sess, err
@@ -239,7 +247,7 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 // getSession answers GET /ui/session: who is signed in, and the CSRF
 // token the dashboard sends back on changes.
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
-	u, sess, err := s.cookieSession(r)
+	u, sess, err := s.cookieSession(r, sessionToken(r))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -250,12 +258,12 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 
 // signOut answers DELETE /ui/session.
 func (s *Server) signOut(w http.ResponseWriter, r *http.Request) {
-	if _, _, err := s.cookieSession(r); err != nil {
+	token := sessionToken(r)
+	if _, _, err := s.cookieSession(r, token); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	c, _ := r.Cookie(sessionCookie)
-	s.sessions.close(c.Value)
+	s.sessions.close(token)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: s.secureCookies(r)})
 	w.WriteHeader(http.StatusNoContent)

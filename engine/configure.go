@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -219,14 +218,8 @@ func (e *Engine) configureCall(ctx context.Context, req ConfigureRequest, call s
 // configureError describes a failed options or additionalProps call; the
 // host failing is returned as it is.
 func configureError(method string, err error) error {
-	var se *sandbox.ScriptError
-	switch {
-	case errors.As(err, &se):
-		return &ConfigureError{Method: method, Name: se.Name, Msg: se.Message}
-	case errors.Is(err, sandbox.ErrTimeout):
-		return &ConfigureError{Method: method, Name: "TimeoutError", Msg: "it did not finish within its time limit"}
-	case errors.Is(err, sandbox.ErrOutOfMemory):
-		return &ConfigureError{Method: method, Name: "RangeError", Msg: "it ran out of memory"}
+	if name, msg, ok := scriptFailure(err, "method"); ok {
+		return &ConfigureError{Method: method, Name: name, Msg: msg}
 	}
 	return err
 }

@@ -74,16 +74,26 @@ func (e *HookError) Error() string {
 // hookError describes a failed hook; errors that are not the component's
 // (the host failing) are returned as they are.
 func hookError(hook string, err error) error {
+	if name, msg, ok := scriptFailure(err, "hook"); ok {
+		return &HookError{Hook: hook, Name: name, Msg: msg}
+	}
+	return err
+}
+
+// scriptFailure names the component's part in a failed call: the error
+// its code threw, or the limit it hit ("the <what> did not finish..."),
+// as a JavaScript error name and message; false when the host failed.
+func scriptFailure(err error, what string) (name, msg string, ok bool) {
 	var se *sandbox.ScriptError
 	switch {
 	case errors.As(err, &se):
-		return &HookError{Hook: hook, Name: se.Name, Msg: se.Message}
+		return se.Name, se.Message, true
 	case errors.Is(err, sandbox.ErrTimeout):
-		return &HookError{Hook: hook, Name: "TimeoutError", Msg: "the hook did not finish within its time limit"}
+		return "TimeoutError", "the " + what + " did not finish within its time limit", true
 	case errors.Is(err, sandbox.ErrOutOfMemory):
-		return &HookError{Hook: hook, Name: "RangeError", Msg: "the hook ran out of memory"}
+		return "RangeError", "the " + what + " ran out of memory", true
 	}
-	return err
+	return "", "", false
 }
 
 // NameTakenError is a source name whose slug another source of the same

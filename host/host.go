@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"sync"
@@ -184,17 +185,10 @@ func (h *Host) evictLoop() {
 // timeout, and returns how many it closed. It also packs the snapshots of
 // sources that have had no warm instance and no use for packAfter.
 func (h *Host) EvictIdle(now time.Time) int {
-	h.mu.Lock()
-	sources := make([]*Source, 0, len(h.sources))
-	for s := range h.sources {
-		sources = append(sources, s)
-	}
-	h.mu.Unlock()
+	sources := h.sourceList()
 	n := 0
 	for _, s := range sources {
 		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
-	}
-	for _, s := range sources {
 		if s.WarmInstances() == 0 && s.lastUsed.Load() < now.Add(-packAfter).UnixNano() {
 			s.snap.pack()
 		}
@@ -202,6 +196,13 @@ func (h *Host) EvictIdle(now time.Time) int {
 	h.evicted.Add(int64(n))
 	h.freeMemory(n)
 	return n
+}
+
+// sourceList is the host's sources now.
+func (h *Host) sourceList() []*Source {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Keys(h.sources))
 }
 
 // packAfter is how long a source without a warm instance goes unused
@@ -223,12 +224,7 @@ func (h *Host) trimWarm() {
 		in   *instance
 		used time.Time // read under s.mu: a released instance's is written then
 	}
-	h.mu.Lock()
-	sources := make([]*Source, 0, len(h.sources))
-	for s := range h.sources {
-		sources = append(sources, s)
-	}
-	h.mu.Unlock()
+	sources := h.sourceList()
 	var all []warmInstance
 	for _, s := range sources {
 		s.mu.Lock()
@@ -285,10 +281,7 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
-	sources := make([]*Source, 0, len(h.sources))
-	for s := range h.sources {
-		sources = append(sources, s)
-	}
+	sources := slices.Collect(maps.Keys(h.sources))
 	h.mu.Unlock()
 	close(h.stop)
 	h.wg.Wait()

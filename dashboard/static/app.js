@@ -529,9 +529,8 @@
   async function sourcesPage() {
     const res = await api('GET', `${listOf('sources')}?limit=100`);
     const rows = res.data.map((s) => {
-      const last = h('td', { class: 'last-event', text: '…' });
-      const errors = h('td', { class: 'error-count', text: '…' });
-      fillSourceStats(s.id, last, errors);
+      const [last, errors] = statsCells(`/sources/${enc(s.id)}/event_summaries?limit=1`, (ev) => ev.indexed_at_ms,
+        `/sources/${enc(s.id)}/event_summaries?limit=100&event_name=${enc('$errors')}`);
       return h('tr', {},
         h('td', {}, h('a', { href: `#/sources/${enc(s.id)}`, text: s.name }), h('div', { class: 'hint mono', text: s.id })),
         h('td', {}, statusBadge(s.active)), last, errors,
@@ -543,19 +542,21 @@
       table(['Name', 'Status', 'Last event', 'Errors', '~Created'], rows, 'No sources yet. Deploy one with New source, or with fount deploy.'));
   }
 
-  async function fillSourceStats(id, lastCell, errorCell) {
-    try {
-      const [last, errors] = await Promise.all([
-        api('GET', `/sources/${enc(id)}/event_summaries?limit=1`),
-        api('GET', `/sources/${enc(id)}/event_summaries?limit=100&event_name=${enc('$errors')}`),
-      ]);
-      lastCell.textContent = last.data.length ? ago(last.data[0].indexed_at_ms) : 'never';
-      const n = errors.data.length;
-      errorCell.replaceChildren(n ? h('span', { class: 'badge bad', text: n === 100 ? '100+' : String(n) }) : '0');
-    } catch (err) {
-      lastCell.textContent = '?';
-      errorCell.textContent = '?';
-    }
+  // statsCells are a list row's "last" and "errors" cells, filled when
+  // their reads answer: when the newest item of lastPath happened (read
+  // by lastTime), and how many events errorsPath holds (100+ past a page).
+  function statsCells(lastPath, lastTime, errorsPath) {
+    const last = h('td', { class: 'last-event', text: '…' });
+    const errors = h('td', { class: 'error-count', text: '…' });
+    Promise.all([api('GET', lastPath), api('GET', errorsPath)]).then(([newest, failed]) => {
+      last.textContent = newest.data.length ? ago(lastTime(newest.data[0])) : 'never';
+      const n = failed.data.length;
+      errors.replaceChildren(n ? h('span', { class: 'badge bad', text: n === 100 ? '100+' : String(n) }) : '0');
+    }).catch(() => {
+      last.textContent = '?';
+      errors.textContent = '?';
+    });
+    return [last, errors];
   }
 
   async function sourcePage(id, sub) {
@@ -675,9 +676,8 @@
   async function workflowsPage() {
     const res = await api('GET', `${listOf('workflows')}?limit=100`);
     const rows = res.data.map((w) => {
-      const last = h('td', { class: 'last-event', text: '…' });
-      const errors = h('td', { class: 'error-count', text: '…' });
-      fillWorkflowStats(w.id, last, errors);
+      const [last, errors] = statsCells(`/workflows/${enc(w.id)}/executions?limit=1`, (x) => x.started_at_ms,
+        `/workflows/${enc(w.id)}/$errors/event_summaries?limit=100`);
       return h('tr', {},
         h('td', {}, h('a', { href: `#/workflows/${enc(w.id)}`, text: w.name }), h('div', { class: 'hint mono', text: w.id })),
         h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), last, errors,
@@ -686,21 +686,6 @@
     page('Workflows',
       h('div', { class: 'row spread' }, h('h1', { text: 'Workflows' }), h('a', { class: 'button primary', href: '#/workflows/new' }, 'New workflow')),
       table(['Name', 'Status', 'Trigger', 'Last execution', 'Errors', '~Steps'], rows, 'No workflows yet.'));
-  }
-
-  async function fillWorkflowStats(id, lastCell, errorCell) {
-    try {
-      const [runs, errors] = await Promise.all([
-        api('GET', `/workflows/${enc(id)}/executions?limit=1`),
-        api('GET', `/workflows/${enc(id)}/$errors/event_summaries?limit=100`),
-      ]);
-      lastCell.textContent = runs.data.length ? ago(runs.data[0].started_at_ms) : 'never';
-      const n = errors.data.length;
-      errorCell.replaceChildren(n ? h('span', { class: 'badge bad', text: n === 100 ? '100+' : String(n) }) : '0');
-    } catch (err) {
-      lastCell.textContent = '?';
-      errorCell.textContent = '?';
-    }
   }
 
   async function workflowPage(id, sub) {

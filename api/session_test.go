@@ -172,6 +172,23 @@ func TestSessionsExpire(t *testing.T) {
 	}
 }
 
+// cookieStream opens a source's event stream as a browser's EventSource
+// does: a GET with the session cookie and nothing else.
+func (h *harness) cookieStream(ctx context.Context, id string, c *http.Cookie) *http.Response {
+	h.t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/v1/sources/"+id+"/sse", nil)
+	req.AddCookie(c)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body.Close()
+		h.t.Fatalf("SSE with the cookie: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return resp
+}
+
 // TestEventStreamWithCookie reads a source's SSE stream as a browser's
 // EventSource would: a GET with the session cookie and nothing else.
 func TestEventStreamWithCookie(t *testing.T) {
@@ -182,16 +199,8 @@ func TestEventStreamWithCookie(t *testing.T) {
 	c, _ := h.signIn(h.ownerKey)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/v1/sources/"+id+"/sse", nil)
-	req.AddCookie(c)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := h.cookieStream(ctx, id, c)
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		t.Fatalf("SSE with the cookie: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
 	h.must(h.call("POST", "/v1/sources/"+id+"/run", h.ownerKey, map[string]any{"event": map[string]any{"body": map[string]any{"n": 1}}}), http.StatusAccepted)
 	lines := bufio.NewScanner(resp.Body)
 	for lines.Scan() {
@@ -280,16 +289,8 @@ func TestSignOutEndsTheEventStream(t *testing.T) {
 	c, csrf := h.signIn(h.ownerKey)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", h.srv.URL+"/v1/sources/"+id+"/sse", nil)
-	req.AddCookie(c)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := h.cookieStream(ctx, id, c)
 	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Fatalf("SSE with the cookie: %d", resp.StatusCode)
-	}
 	h.must(h.cookieCall("DELETE", "/ui/session", c, map[string]string{csrfHeader: csrf}, nil), http.StatusNoContent)
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		t.Fatalf("the stream did not end cleanly after sign-out: %v", err)

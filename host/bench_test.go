@@ -149,24 +149,25 @@ func benchIdleMemory(b *testing.B, code string) {
 	s.release(ctx, in)
 }
 
-// BenchmarkInterruptCost runs loop-heavy JavaScript under both interrupt
-// schemes side by side: the guest's own polling alone, and with wazero's
-// close-on-context-done checks as well (the default).
+// BenchmarkInterruptCost runs loop-heavy JavaScript under each interrupt
+// scheme side by side: the guest's own polling alone (unsafe, the floor),
+// loops that poll the host (the default), and wazero's close-on-context-done
+// (what fount used before).
 func BenchmarkInterruptCost(b *testing.B) {
 	ctx := context.Background()
 	const loop = `export default { name: "loop", version: "1", run() {
 		let x = 0; for (let i = 0; i < 200000; i++) { x = (x + i * 7) % 1000003 } return x } }`
-	soft, err := New(ctx, Config{GuestPollingOnly: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer soft.Close(ctx)
 	for _, tc := range []struct {
-		name string
-		h    *Host
-	}{{"guest-polling", soft}, {"guest-polling+wazero", newTestHost(b)}} {
+		name   string
+		scheme interruptScheme
+	}{{"guest-polling", interruptGuestOnly}, {"loops-poll", interruptLoops}, {"wazero-close", interruptWazero}} {
 		b.Run(tc.name, func(b *testing.B) {
-			s := deploy(b, tc.h, loop, `{}`)
+			h, err := New(ctx, Config{interrupts: tc.scheme})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close(ctx)
+			s := deploy(b, h, loop, `{}`)
 			var ds []time.Duration
 			for b.Loop() {
 				start := time.Now()

@@ -38,14 +38,9 @@ type Config struct {
 	// instance holds its linear memory, a MiB or more; a snapshot a few
 	// hundred KiB. 0: no bound but IdleTimeout.
 	MaxWarm int
-	// GuestPollingOnly turns off wazero's close-on-context-done checks and
-	// relies on the guest's own polling alone. The checks make loop-heavy
-	// JavaScript several times slower (docs/benchmarks.md), but without them
-	// a built-in that loops in C without polling (Array.prototype.includes
-	// on a huge array-like object, say) runs past its deadline and cannot be
-	// cancelled. Never set it for untrusted code; benchmarks use it to
-	// measure the difference.
-	GuestPollingOnly bool
+	// interrupts is how a call is stopped at its deadline. Only benchmarks
+	// choose other than the default, to measure the difference.
+	interrupts interruptScheme
 	// Analyzer parses component code before the sandbox loads it (for the
 	// line and column of a syntax error, and the module format). Default:
 	// InProcess, esbuild in this process. esbuild's parser recurses without
@@ -91,3 +86,20 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	return c, nil
 }
+
+// interruptScheme is a way to stop a guest call at its deadline.
+type interruptScheme int
+
+const (
+	// interruptLoops: every loop of the guest polls the host every
+	// pollEvery iterations (package interrupt). The default.
+	interruptLoops interruptScheme = iota
+	// interruptWazero: wazero's close-on-context-done, an indirect call at
+	// every loop header and a goroutine per call; what fount used before.
+	interruptWazero
+	// interruptGuestOnly: QuickJS's interrupt handler and the regexp
+	// engine's hook alone. A built-in that loops in C without polling
+	// (Array.prototype.includes on a huge array-like object) then runs past
+	// its deadline: never for untrusted code.
+	interruptGuestOnly
+)

@@ -25,21 +25,23 @@
 //
 // # Rationale
 //
-// Interrupts. A runaway guest must stop at its deadline. Two mechanisms
-// work together. The guest polls the host's `interrupted` import: QuickJS's
-// interrupt handler every few thousand bytecodes (an uncatchable
-// InternalError ends the call cleanly, with a JS stack), and the regexp
-// engine every 4096 backtracks (it traps; see
-// guest/src/compat/regexp_interrupt.h). Polling alone is not enough:
-// built-ins that loop in C without reaching the poll
+// Interrupts. A runaway guest must stop at its deadline. The guest polls
+// the host's `interrupted` import: QuickJS's interrupt handler every few
+// thousand bytecodes (an uncatchable InternalError ends the call cleanly,
+// with a JS stack), and the regexp engine every 4096 backtracks (it traps;
+// see guest/src/compat/regexp_interrupt.h). Polling from the C code alone
+// is not enough: built-ins that loop in C without reaching the poll
 // (Array.prototype.includes on an array-like of length 2**40, found in
-// review) would run on for hours and could not be cancelled. So wazero's
-// WithCloseOnContextDone is on as well: it inserts checks into the
-// compiled guest and ends any call whose context is done. It costs about
-// 4-7 times on loop-heavy JavaScript (BenchmarkInterruptCost,
-// docs/benchmarks.md); a guarantee that one tenant cannot pin a host
-// thread is worth more. Config.GuestPollingOnly removes the checks, for
-// measurement only. Host functions that block (sleep, fetch) honour the
+// review) would run on for hours. So before compiling, the host rewrites
+// the guest (package interrupt): every loop counts down a global and calls
+// `interrupted` every pollEvery iterations, trapping when it answers 1.
+// That replaced wazero's WithCloseOnContextDone, which cost 4-7 times on
+// loop-heavy JavaScript and half of a warm call (an indirect call at every
+// loop header, a goroutine per call); the rewrite costs about a quarter on
+// the same loop (BenchmarkInterruptCost, docs/benchmarks.md). Each poll is
+// also a return to Go, which compiled wasm otherwise never makes inside a
+// loop, so a long C loop no longer holds up a garbage collection's
+// stop-the-world. Host functions that block (sleep, fetch) honour the
 // invocation's context themselves.
 //
 // Snapshots. Creating a QuickJS runtime and context, evaluating the prelude

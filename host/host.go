@@ -15,7 +15,15 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/guest"
+	"github.com/fount-dev/fount/host/interrupt"
 )
+
+// pollEvery is how many iterations of any guest loop pass between two
+// polls of the deadline. A poll is a call into Go of well under a
+// microsecond, and 65,536 iterations of QuickJS's interpreter take a
+// fraction of a millisecond, so the cost is lost in the noise and a call
+// stops within about a millisecond of its deadline.
+const pollEvery = 1 << 16
 
 // Host compiles the guest once and creates Sources, each with instances of
 // its own. It is safe for concurrent use.
@@ -56,7 +64,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	}
 	rtCfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(uint32(cfg.MaxMemory / wasmPage)).
-		WithCloseOnContextDone(!cfg.GuestPollingOnly)
+		WithCloseOnContextDone(cfg.interrupts == interruptWazero)
 	if cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
 		if err != nil {
@@ -82,7 +90,15 @@ func (h *Host) setup(ctx context.Context) error {
 	if err := instantiateWASI(ctx, h.rt); err != nil {
 		return fmt.Errorf("host: wasi imports: %w", err)
 	}
-	compiled, err := h.rt.CompileModule(ctx, guest.Wasm)
+	wasm := guest.Wasm
+	if h.cfg.interrupts == interruptLoops {
+		var err error
+		poll := interrupt.Poll{Module: abi.ImportModule, Name: abi.FuncInterrupted}
+		if wasm, err = interrupt.Instrument(wasm, poll, pollEvery); err != nil {
+			return fmt.Errorf("host: instrument the guest's loops: %w", err)
+		}
+	}
+	compiled, err := h.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return fmt.Errorf("host: compile guest: %w", err)
 	}

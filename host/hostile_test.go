@@ -267,7 +267,8 @@ func TestRawABIMessages(t *testing.T) {
 }
 
 // TestBuiltinLoopsStopAtTheDeadline: built-ins that loop in C without
-// reaching QuickJS's interrupt poll are stopped by wazero's checks.
+// reaching QuickJS's interrupt poll are stopped by the loops' own polls
+// (package interrupt).
 func TestBuiltinLoopsStopAtTheDeadline(t *testing.T) {
 	t.Parallel()
 	h := newTestHost(t)

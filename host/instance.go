@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,12 +57,24 @@ func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 // initRuntime runs libc's constructors and creates the JS runtime with the
 // prelude: the slow path that snapshots exist to skip.
 func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
+	// What the guest logs here is why its init failed, if it does.
+	var logged []string
+	inv := &invocation{limits: sandbox.Limits{LogBytes: 64 << 10}, caps: sandbox.Capabilities{
+		Log: sandbox.LogFunc(func(_ context.Context, e sandbox.LogEntry) error {
+			logged = append(logged, e.Text)
+			return nil
+		}),
+	}}
+	ctx = withInvocation(ctx, inv)
 	if fn := in.mod.ExportedFunction(abi.ExportInitialize); fn != nil {
 		if _, err := fn.Call(ctx); err != nil {
 			return fmt.Errorf("host: guest _initialize: %w", err)
 		}
 	}
-	ptr, err := in.write(ctx, prelude)
+	// QuickJS's parser reads one byte past the source and wants a NUL
+	// there; without it, the prelude failed or not depending on what the
+	// allocator had left in the next byte.
+	ptr, err := in.write(ctx, append(slices.Clip(prelude), 0))
 	if err != nil {
 		return err
 	}
@@ -70,7 +84,7 @@ func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
 		return fmt.Errorf("host: guest init: %w", err)
 	}
 	if api.DecodeI32(res[0]) != 0 {
-		return errors.New("host: guest init failed to create the runtime or evaluate the prelude")
+		return fmt.Errorf("host: guest init failed to create the runtime or evaluate the prelude: %s", strings.Join(logged, "; "))
 	}
 	fn := in.mod.ExportedFunction(abi.ExportInbox)
 	if fn == nil {

@@ -1,9 +1,11 @@
 package host
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fount-dev/fount/abi"
@@ -63,4 +65,25 @@ func everyOther(kv []string) []string {
 		out = append(out, kv[i])
 	}
 	return out
+}
+
+// TestPreludeOfAnyLengthEvaluates: QuickJS's parser reads the byte after
+// the source, so the host must put a NUL there. Without it, whether the
+// prelude evaluated depended on what the allocator left after it, and a
+// harmless edit to the prelude could make every instance fail to start.
+func TestPreludeOfAnyLengthEvaluates(t *testing.T) {
+	t.Parallel()
+	h := newTestHost(t)
+	ctx := context.Background()
+	for pad := range 24 {
+		in, err := newInstance(ctx, h.rt, h.compiled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prelude := append(slices.Clip(guest.Prelude), strings.Repeat(" ", pad)...)
+		if err := in.initRuntime(ctx, prelude); err != nil {
+			t.Errorf("prelude with %d spaces after it: %v", pad, err)
+		}
+		in.close(ctx)
+	}
 }

@@ -75,11 +75,14 @@ bench:
 	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./store/
 	$(GO) test -run '^$$' -bench StreamResume -count 3 ./api/
 
-## bench-compare: fount's warm sandbox call beside goja's on the same
-## run(), in one run (bench/goja is a module of its own, so goja is no
-## dependency of fount).
+## bench-compare: fount beside its peers, in one run: the warm sandbox
+## call beside goja's and Node vm's on the same run() (bench/goja is a
+## module of its own, so goja is no dependency of fount), and the load
+## benchmark beside bench/node-vm/host.js (Node: a fresh vm context per
+## request, grouped fsync). Needs node on PATH.
 bench-compare:
 	cd bench/goja && $(GO) test -run '^$$' -bench . -count 3
+	$(GO) test -run '^$$' -bench 'Load/(fount-max|node-vm)' -benchtime 1x -count 3 ./cmd/fount/
 
 clean:
 	rm -rf bin

@@ -3,6 +3,8 @@ package goja
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -95,6 +97,28 @@ func BenchmarkWarmInvoke(b *testing.B) {
 		}
 		reportP50(b, ds)
 	})
+}
+
+// The Node figure: bench/node-vm/warm.js runs the same run() in one warm
+// vm context and prints its own p50, as Node has no Go API.
+func BenchmarkWarmInvokeNode(b *testing.B) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatal("the node-vm comparison needs Node.js 20 or later on PATH (Debian: apt install nodejs)")
+	}
+	for b.Loop() {
+		out, err := exec.Command(node, filepath.Join("..", "node-vm", "warm.js"), "20000").Output()
+		if err != nil {
+			b.Fatalf("node warm.js: %v", err)
+		}
+		var r struct {
+			P50 float64 `json:"p50_ns"`
+		}
+		if err := json.Unmarshal(out, &r); err != nil || r.P50 <= 0 {
+			b.Fatalf("node warm.js printed %q: %v", out, err)
+		}
+		b.ReportMetric(r.P50, "p50-ns/op")
+	}
 }
 
 func reportP50(b *testing.B, ds []time.Duration) {

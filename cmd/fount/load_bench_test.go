@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -94,6 +96,11 @@ func BenchmarkLoad(b *testing.B) {
 	b.Run("fount-100-sources", func(b *testing.B) { // closed loop over 100 sources: the target is 80% of one source's
 		for b.Loop() {
 			loadFountSources(b, 100).report(b)
+		}
+	})
+	b.Run("node-vm", func(b *testing.B) { // the peer: bench/node-vm/host.js, same load, same machine
+		for b.Loop() {
+			loadNode(b).report(b)
 		}
 	})
 	b.Run("bare-chi-bbolt", func(b *testing.B) {
@@ -305,4 +312,56 @@ func loadBare(b *testing.B) loadResult {
 	defer mu.Unlock()
 	p50, p99 := percentiles(lat)
 	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
+}
+
+// loadNode measures bench/node-vm/host.js, the Node baseline: a fresh vm
+// context per request and grouped fsync, answering after the fsync, so
+// time-to-stored is the request's latency, as in loadBare.
+func loadNode(b *testing.B) loadResult {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		b.Fatal("the node-vm baseline needs Node.js 20 or later on PATH (Debian: apt install nodejs)")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("..", "..", "bench", "node-vm", "host.js"), b.TempDir())
+	stdout := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stdout.String(), "listening on") {
+		if time.Now().After(deadline) {
+			b.Fatalf("node host did not start: %q", stdout.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	base := "http://" + listeningLine.FindStringSubmatch(stdout.String())[1]
+	start := time.Now()
+	acked := hammer(base + "/h/node")
+	elapsed := time.Since(start)
+	resp, err := http.Get(base + "/stats")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var stats struct {
+		Stored      int     `json:"stored"`
+		LatenciesUS []int64 `json:"latencies_us"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
+		b.Fatal(err)
+	}
+	if int64(stats.Stored) < acked {
+		b.Fatalf("node: %d acknowledged but %d stored", acked, stats.Stored)
+	}
+	b.Logf("node: %d acknowledged, %d stored, in %v", acked, stats.Stored, elapsed)
+	lat := make([]time.Duration, len(stats.LatenciesUS))
+	for i, us := range stats.LatenciesUS {
+		lat[i] = time.Duration(us) * time.Microsecond
+	}
+	p50, p99 := percentiles(lat)
+	return loadResult{stored: stats.Stored, perSecond: float64(stats.Stored) / elapsed.Seconds(), p50: p50, p99: p99}
 }

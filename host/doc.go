@@ -54,6 +54,14 @@
 // "Snapshots"). Snapshots stay in process memory: they hold configured
 // props, secrets included.
 //
+// Memory. On Linux the host maps each instance's linear memory itself
+// (guestMemory): the maximum is reserved as address space, so growing
+// never copies, untouched pages (most of the 1 MiB shadow stack) cost
+// nothing, and closing an instance unmaps its memory at once rather than
+// leave it to the garbage collector. Unmapped memory crashes whoever
+// touches it, so every use holds the memory, and a free (wazero frees on
+// close, even mid-call when the runtime closes) waits for the last hold.
+//
 // Compilation. The guest is compiled once with CompileModule and every
 // instance is instantiated from the compiled module (instantiating from
 // bytes would evict it from wazero's in-memory cache, wazero issue #2197).

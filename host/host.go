@@ -157,6 +157,8 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 	}
 	h.created.Add(1)
 	in.closed = &h.closedInstances
+	in.mem.hold()
+	defer in.mem.unhold()
 	if err := s.restore(in.mod.Memory()); err != nil {
 		in.close(ctx)
 		return nil, err
@@ -264,11 +266,13 @@ func (h *Host) trimWarm() {
 	h.freeMemory(n)
 }
 
-// freeMemory has the memory of closed instances handed back to the OS,
-// at most every freeInterval: the Go runtime would keep it for minutes,
-// and a server that evicted a thousand instances would look as large as
-// when they were warm. evictLoop does it (a full collection), not the
-// invocation that happened to trim.
+// freeMemory has the Go heap that closed instances leave behind (wazero's
+// module state, and their linear memory where the host cannot map it
+// itself, see guestMemory) handed back to the OS, at most every
+// freeInterval: the Go runtime would keep it for minutes, and a server
+// that evicted a thousand instances would look as large as when they were
+// warm. evictLoop does it (a full collection), not the invocation that
+// happened to trim.
 func (h *Host) freeMemory(closed int) {
 	const freeInterval = 10 * time.Second
 	last := h.lastFreed.Load()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/fount-dev/fount/abi"
@@ -31,16 +32,20 @@ type instance struct {
 	broken                  bool          // trapped, timed out or ran out of memory: must be closed
 	closed                  *atomic.Int64 // the host's count of closed instances, or nil
 	closeOnce               sync.Once
+	mem                     *guestMemory // nil when wazero allocated the memory
 }
 
 func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*instance, error) {
 	// No start function runs: a fresh instance calls _initialize itself,
 	// and one restored from a snapshot must not run it at all.
-	mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	var mem *guestMemory
+	allocCtx := experimental.WithMemoryAllocator(ctx, memoryAllocator(func(m *guestMemory) { mem = m }))
+	mod, err := rt.InstantiateModule(allocCtx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
 		return nil, fmt.Errorf("host: instantiate guest: %w", err)
 	}
 	in := &instance{
+		mem:   mem,
 		mod:   mod,
 		alloc: mod.ExportedFunction(abi.ExportAlloc),
 		free:  mod.ExportedFunction(abi.ExportFree),
@@ -57,6 +62,8 @@ func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 // initRuntime runs libc's constructors and creates the JS runtime with the
 // prelude: the slow path that snapshots exist to skip.
 func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
+	in.mem.hold()
+	defer in.mem.unhold()
 	// What the guest logs here is why its init failed, if it does.
 	var logged []string
 	inv := &invocation{limits: sandbox.Limits{LogBytes: 64 << 10}, caps: sandbox.Capabilities{
@@ -121,6 +128,8 @@ func (in *instance) release(ctx context.Context, ptr uint32) {
 // invoke sends one Call and decodes the Result. Any failure that leaves the
 // guest in an unknown state marks the instance broken.
 func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (abi.Result, error) {
+	in.mem.hold()
+	defer in.mem.unhold()
 	msg, err := json.Marshal(c)
 	if err != nil {
 		return abi.Result{}, fmt.Errorf("host: encode call: %w", err)

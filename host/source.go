@@ -65,7 +65,9 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 		return nil, err
 	}
 	meta.Format = format
+	in.mem.hold()
 	snap, err := takeSnapshot(in.mod.Memory(), h.baseImage)
+	in.mem.unhold()
 	if err != nil {
 		in.close(ctx)
 		return nil, err

@@ -1,0 +1,75 @@
+package host
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/sandbox"
+)
+
+// TestGuestMemoryUnmapsAfterTheLastHold: a free while the memory is held
+// (a call in flight) waits for the call to end; then the mapping goes.
+func TestGuestMemoryUnmapsAfterTheLastHold(t *testing.T) {
+	t.Parallel()
+	unmapped := 0
+	m := &guestMemory{buf: make([]byte, 4*wasmPage), unmap: func([]byte) { unmapped++ }}
+	if b := m.Reallocate(2 * wasmPage); len(b) != 2*wasmPage {
+		t.Fatalf("Reallocate to 2 pages: %d bytes", len(b))
+	}
+	if b := m.Reallocate(5 * wasmPage); b != nil {
+		t.Fatal("Reallocate past the reservation succeeded")
+	}
+	m.hold()
+	m.hold()
+	m.Free()
+	m.unhold()
+	if unmapped != 0 {
+		t.Fatal("unmapped while still held")
+	}
+	m.unhold()
+	if unmapped != 1 {
+		t.Fatalf("unmapped %d times after the last unhold, want 1", unmapped)
+	}
+	m.Free()
+	if unmapped != 1 || m.Reallocate(wasmPage) != nil {
+		t.Fatal("a second free unmapped again, or a freed memory grew")
+	}
+	var nilMemory *guestMemory
+	nilMemory.hold() // Go-allocated memory: holding is a no-op
+	nilMemory.unhold()
+}
+
+// TestHostClosedMidCall: closing the host while a call runs frees its
+// memory only once the call has ended, so the process does not crash.
+func TestHostClosedMidCall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := New(ctx, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := deploy(t, h, src(`run() { let x = 0; for (;;) { x++ } }`), `{}`)
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Limits: sandbox.Limits{Timeout: 2 * time.Second}}, sandbox.Capabilities{})
+		done <- err
+	}()
+	for deadline := time.Now().Add(30 * time.Second); s.WarmInstances() > 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) { // the call took the warm instance: it has started
+			t.Fatal("the call did not start within 30s")
+		}
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("an endless loop returned no error")
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the call did not end within 60s")
+	}
+}

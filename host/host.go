@@ -31,12 +31,10 @@ type Host struct {
 	cfg       Config
 	rt        wazero.Runtime
 	compiled  wazero.CompiledModule
-	pristine  []byte       // memory of a module just instantiated
-	base      *snapshot    // runtime + prelude initialised, no component
-	baseImage []byte       // the memory base restores to, which sources' snapshots are taken over
-	image     *memoryImage // baseImage for instances to map copy-on-write; nil where not supported
-	baseLow   *snapshot    // baseImage where it differs from pristine, within pristine's size
-	inbox     [2]uint32    // the guest's inbox address and size, the same in every restored instance
+	pristine  []byte    // memory of a module just instantiated
+	base      *snapshot // runtime + prelude initialised, no component
+	baseImage []byte    // the memory base restores to, which sources' snapshots are taken over
+	inbox     [2]uint32 // the guest's inbox address and size, the same in every restored instance
 
 	// Counts of instances, for metrics.
 	created, evicted, closedInstances atomic.Int64
@@ -109,7 +107,7 @@ func (h *Host) setup(ctx context.Context) error {
 		return err
 	}
 
-	in, err := newInstance(ctx, h.rt, compiled, nil)
+	in, err := newInstance(ctx, h.rt, compiled)
 	if err != nil {
 		return err
 	}
@@ -126,10 +124,6 @@ func (h *Host) setup(ctx context.Context) error {
 		return err
 	}
 	h.baseImage = h.base.image(h.pristine)
-	// Without the image (no memory files where fount runs, say),
-	// instances are restored by copying, which is slower but the same.
-	h.image, _ = newMemoryImage(h.baseImage)
-	h.baseLow = diffSnapshot(h.baseImage[:len(h.pristine)], h.pristine)
 	return nil
 }
 
@@ -157,7 +151,7 @@ func CheckImports(fns []api.FunctionDefinition) error {
 
 // fromSnapshot creates an instance whose memory is s.
 func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error) {
-	in, err := newInstance(ctx, h.rt, h.compiled, h.image)
+	in, err := newInstance(ctx, h.rt, h.compiled)
 	if err != nil {
 		return nil, err
 	}
@@ -165,18 +159,7 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 	in.closed = &h.closedInstances
 	in.mem.hold()
 	defer in.mem.unhold()
-	var stop *snapshot
-	if in.mem != nil && in.mem.imaged {
-		// The memory is the base image already, but for the data segments
-		// that instantiation wrote over it: baseLow puts the image back
-		// there, and the base need not be written.
-		if err := h.baseLow.restore(in.mod.Memory(), nil); err != nil {
-			in.close(ctx)
-			return nil, err
-		}
-		stop = h.base
-	}
-	if err := s.restore(in.mod.Memory(), stop); err != nil {
+	if err := s.restore(in.mod.Memory()); err != nil {
 		in.close(ctx)
 		return nil, err
 	}
@@ -187,7 +170,7 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 // freshInstance initialises an instance from scratch, without snapshots.
 // Only benchmarks and tests use it, to compare with fromSnapshot.
 func (h *Host) freshInstance(ctx context.Context) (*instance, error) {
-	in, err := newInstance(ctx, h.rt, h.compiled, nil)
+	in, err := newInstance(ctx, h.rt, h.compiled)
 	if err != nil {
 		return nil, err
 	}
@@ -325,6 +308,5 @@ func (h *Host) Close(ctx context.Context) error {
 	for _, s := range sources {
 		s.Close(ctx)
 	}
-	defer h.image.close() // mappings of it outlive the file
 	return h.rt.Close(ctx)
 }

@@ -35,14 +35,11 @@ type instance struct {
 	mem                     *guestMemory // nil when wazero allocated the memory
 }
 
-// newInstance instantiates the guest; its memory starts as image when
-// that is not nil and the platform can map it (in.mem.imaged), else as
-// the module's own initial memory.
-func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule, image *memoryImage) (*instance, error) {
+func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.CompiledModule) (*instance, error) {
 	// No start function runs: a fresh instance calls _initialize itself,
 	// and one restored from a snapshot must not run it at all.
 	var mem *guestMemory
-	allocCtx := experimental.WithMemoryAllocator(ctx, memoryAllocator(image, func(m *guestMemory) { mem = m }))
+	allocCtx := experimental.WithMemoryAllocator(ctx, memoryAllocator(func(m *guestMemory) { mem = m }))
 	mod, err := rt.InstantiateModule(allocCtx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
 		return nil, fmt.Errorf("host: instantiate guest: %w", err)

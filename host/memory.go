@@ -23,9 +23,6 @@ type guestMemory struct {
 	held  int
 	freed bool
 	unmap func([]byte)
-	// imaged: the memory starts as the host's base image, mapped
-	// copy-on-write, not as zeros (memory_linux.go).
-	imaged bool
 }
 
 var _ experimental.LinearMemory = (*guestMemory)(nil)

@@ -1,9 +1,7 @@
 package host
 
 import (
-	"bytes"
 	"context"
-	"runtime"
 	"testing"
 	"time"
 
@@ -73,60 +71,5 @@ func TestHostClosedMidCall(t *testing.T) {
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("the call did not end within 60s")
-	}
-}
-
-// TestImagedRestoreIsExact: an instance mapped over the base image and
-// one restored by copying hold the same bytes: the base image, the
-// source's snapshot over it, and nothing of what instantiation wrote.
-func TestImagedRestoreIsExact(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	h := newTestHost(t)
-	if runtime.GOOS == "linux" && h.image == nil {
-		t.Fatal("no memory image on Linux")
-	}
-	s := deploy(t, h, src(`props: { greeting: { type: "string" } }, run() { return this.greeting }`), `{"greeting":"hello"}`)
-	want := make([]byte, int(s.snap.pages)*wasmPage)
-	copy(want, h.baseImage)
-	for _, c := range s.snap.chunks {
-		copy(want[c.off:], c.data)
-	}
-
-	imaged, err := h.fromSnapshot(ctx, s.snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer imaged.close(ctx)
-	if runtime.GOOS == "linux" && !imaged.mem.imaged {
-		t.Fatal("the instance was not mapped over the image")
-	}
-	copied, err := newInstance(ctx, h.rt, h.compiled, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer copied.close(ctx)
-	if err := s.snap.restore(copied.mod.Memory(), nil); err != nil {
-		t.Fatal(err)
-	}
-	for name, in := range map[string]*instance{"imaged": imaged, "copied": copied} {
-		got, _ := in.mod.Memory().Read(0, in.memoryBytes())
-		if !bytes.Equal(got, want) {
-			i := 0
-			for i < min(len(got), len(want)) && got[i] == want[i] {
-				i++
-			}
-			t.Errorf("%s: %d bytes, want %d; first difference at %d", name, len(got), len(want), i)
-		}
-	}
-	in, err := h.fromSnapshot(ctx, s.snap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in.inbox, in.inboxCap = h.inbox[0], h.inbox[1]
-	res, err := h.invoke(ctx, in, abi.Call{Op: abi.OpRun}, h.cfg.Limits, sandbox.Capabilities{})
-	in.close(ctx)
-	if err != nil || string(res.Value) != `"hello"` {
-		t.Fatalf("run on the imaged instance: %s, %v", res.Value, err)
 	}
 }

@@ -136,13 +136,11 @@ func (s *snapshot) image(pristine []byte) []byte {
 	return img
 }
 
-// restore writes the snapshot, its parents' first, into mem, which must
+// restore writes the snapshot, its parent's first, into mem, which must
 // belong to a module just instantiated from the same compiled module.
-// Parents from stop up are taken to be in mem already (stop nil: none);
-// mem still grows to the snapshot's size.
-func (s *snapshot) restore(mem api.Memory, stop *snapshot) error {
-	if s != stop && s.parent != nil {
-		if err := s.parent.restore(mem, stop); err != nil {
+func (s *snapshot) restore(mem api.Memory) error {
+	if s.parent != nil {
+		if err := s.parent.restore(mem); err != nil {
 			return err
 		}
 	}
@@ -150,9 +148,6 @@ func (s *snapshot) restore(mem api.Memory, stop *snapshot) error {
 		if _, ok := mem.Grow(s.pages - cur); !ok {
 			return fmt.Errorf("host: restore: cannot grow memory to %d pages", s.pages)
 		}
-	}
-	if s == stop {
-		return nil
 	}
 	s.mu.RLock()
 	chunks, packed := s.chunks, s.packed
@@ -174,17 +169,4 @@ func (s *snapshot) restore(mem api.Memory, stop *snapshot) error {
 		}
 	}
 	return nil
-}
-
-// diffSnapshot is the granules of cur that differ from ref, which has the
-// same length: a snapshot over ref.
-func diffSnapshot(cur, ref []byte) *snapshot {
-	s := &snapshot{pages: uint32(len(cur) / wasmPage)}
-	for off := 0; off < len(cur); off += snapshotGranule {
-		end := min(off+snapshotGranule, len(cur))
-		if !bytes.Equal(cur[off:end], ref[off:end]) {
-			s.add(uint32(off), cur[off:end])
-		}
-	}
-	return s
 }

@@ -85,6 +85,8 @@
   // (a late .then, a stale $) checks it so that it cannot settle or write
   // into a later call.
   let callSeq = 0;
+  let open = false; // between a call's dispatch and its result
+  const promiseThen = Promise.prototype.then;
 
   // ---- timers (live only within one call) ------------------------------
   let timers = new Map();
@@ -121,7 +123,7 @@
   globalThis.queueMicrotask = function (fn) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
     const seq = callSeq;
-    Promise.resolve().then(() => fn()).catch((err) => finish({ ok: false, error: serializeError(err) }, seq));
+    Promise.resolve().then(() => fn()).catch((err) => failLate(err, seq));
   };
 
   // stdout and stderr write to the log of the call, as console does.
@@ -786,6 +788,27 @@
     outcome = o;
   }
 
+  // failure is the outcome of a call that threw err; it never throws
+  // itself, whatever err's getters do.
+  function failure(err) {
+    try {
+      if (err instanceof FlowExit) return { ok: true, exit: err.reason };
+      return { ok: false, error: serializeError(err) };
+    } catch (e) {
+      return { ok: false, error: { name: "Error", message: "the call threw a value that cannot be read", stack: "" } };
+    }
+  }
+
+  // failLate fails call seq with err even if it has settled, until its
+  // result is taken: a microtask that throws runs after a run() that
+  // returned at once, and fails the call as an uncaught exception ends a
+  // Node process.
+  function failLate(err, seq) {
+    if (seq !== callSeq || !open) return;
+    settled = true;
+    outcome = failure(err);
+  }
+
   function dispatch(text) {
     const msg = JSON.parse(text);
     const seq = ++callSeq;
@@ -795,18 +818,22 @@
     exportsOut = {};
     sendsOut = [];
     if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
-    const fail = (err) => {
-      if (err instanceof FlowExit) finish({ ok: true, exit: err.reason }, seq);
-      else finish({ ok: false, error: serializeError(err) }, seq);
-    };
+    open = true;
+    const ok = (value) => finish({ ok: true, value }, seq);
+    const fail = (err) => finish(failure(err), seq);
     try {
       const value = perform(msg);
-      if (value === null || (typeof value !== "object" && typeof value !== "function") || typeof value.then !== "function") {
-        finish({ ok: true, value }, seq);
+      if (value instanceof Promise) {
+        // As await does: the promise's own then, if it has one, is not used.
+        promiseThen.call(value, ok, fail);
         return;
       }
-      // A promise, or any thenable, is adopted as await would.
-      Promise.resolve(value).then((v) => finish({ ok: true, value: v }, seq), fail);
+      const then = value !== null && (typeof value === "object" || typeof value === "function") ? value.then : undefined;
+      if (typeof then !== "function") {
+        ok(value);
+        return;
+      }
+      promiseThen.call(new Promise((resolve, reject) => then.call(value, resolve, reject)), ok, fail);
     } catch (err) {
       fail(err);
     }
@@ -832,12 +859,13 @@
       try {
         t.fn(...t.args);
       } catch (err) {
-        finish({ ok: false, error: serializeError(err) }, callSeq);
+        finish(failure(err), callSeq);
       }
     }
   }
 
   function result() {
+    open = false;
     const o = outcome || { ok: false, error: { name: "Error", message: "the call did not settle", stack: "" } };
     if (timers.size > 0) {
       o.dropped = timers.size;

@@ -352,6 +352,16 @@ func TestErrorsAndAsync(t *testing.T) {
 				}
 			}},
 		{name: "fetch is denied without egress", code: src(`async run() { await fetch("http://example.com/") }`), check: wantScriptError("Error", "not allowed for this source")},
+		// A run() that returns at once settles without promise jobs; a
+		// microtask it queued still runs, and its throw still fails the call.
+		{name: "a throwing microtask fails a sync run", code: src(`run() { queueMicrotask(() => { throw new Error("boom") }); return 1 }`), check: wantScriptError("Error", "boom")},
+		{name: "a throwing nextTick fails a sync run", code: src(`run() { process.nextTick(() => { throw new Error("tick") }); return 1 }`), check: wantScriptError("Error", "tick")},
+		{name: "a throwing microtask fails an async run", code: src(`async run() { queueMicrotask(() => { throw new Error("boom") }); return 1 }`), check: wantScriptError("Error", "boom")},
+		{name: "a throwing microtask fails a hook", code: src(`hooks: { deploy() { queueMicrotask(() => { throw new Error("hook") }) } }, run() {}`),
+			req: sandbox.Request{Op: abi.OpHook, Hook: "deploy"}, check: wantScriptError("Error", "hook")},
+		{name: "a thenable is adopted", code: src(`run() { return { then(ok) { ok(42) } } }`), check: wantValue(`42`)},
+		{name: "a promise's own then is not used", code: src(`run() { const p = Promise.resolve(5); p.then = () => {}; return p }`), check: wantValue(`5`)},
+		{name: "a thrown value whose message cannot be read", code: src(`run() { throw { get message() { throw new Error("no") } } }`), check: wantScriptError("Error", "cannot be read")},
 	})
 }
 

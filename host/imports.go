@@ -337,8 +337,10 @@ func hostSleep(ctx context.Context, inv *invocation, _ api.Module, stack []uint6
 	}
 }
 
-func hostInterrupted(ctx context.Context, inv *invocation, _ api.Module, _ []uint64) int32 {
-	if inv.pastDeadline(ctx) {
+// hostInterrupted also stops the calls of a closed module (the host
+// closing mid-call), as wazero's close-on-context-done used to.
+func hostInterrupted(ctx context.Context, inv *invocation, mod api.Module, _ []uint64) int32 {
+	if inv.pastDeadline(ctx) || mod.IsClosed() {
 		return 1
 	}
 	return 0

@@ -16,8 +16,9 @@ import (
 //
 // It is valid because of two properties of the guest, both checked by
 // tests: its only mutable global is the shadow stack pointer, which is back
-// at its initial value whenever no export is running; and its state lives
-// nowhere but in linear memory. Host-side state (the invocation) is per
+// at its initial value whenever no export is running (the host's loop
+// countdown, package interrupt, is another, whose value does not matter);
+// and its state lives nowhere but in linear memory. Host-side state (the invocation) is per
 // call, not per instance.
 //
 // A source's snapshot is layered over the host's base snapshot (runtime

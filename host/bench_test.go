@@ -122,6 +122,38 @@ func BenchmarkWarmInvoke(b *testing.B) {
 	reportP50(b, ds)
 }
 
+// BenchmarkWarmInvokeShapes splits the warm call's cost by what run()
+// does: nothing, sync or async, one emit or ten.
+func BenchmarkWarmInvokeShapes(b *testing.B) {
+	ctx := context.Background()
+	h := newTestHost(b)
+	for _, tc := range []struct{ name, code string }{
+		{"sync-empty", src(`run() {}`)},
+		{"async-empty", src(`async run() {}`)},
+		{"sync-emit", src(`run(e) { this.$emit({ n: e.n }, { id: "1", summary: "x" }) }`)},
+		{"async-emit", benchComponent},
+		{"sync-emit-10", src(`run(e) { for (let i = 0; i < 10; i++) this.$emit({ n: e.n }, { id: String(i), summary: "x" }) }`)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			s := deploy(b, h, tc.code, `{}`)
+			emitted := 0
+			caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { emitted++; return nil })}
+			var ds []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := s.Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+			}
+			if strings.Contains(tc.name, "emit") && emitted < len(ds) {
+				b.Fatalf("%d emits for %d runs", emitted, len(ds))
+			}
+			reportP50(b, ds)
+		})
+	}
+}
+
 // BenchmarkIdleMemory reports the linear memory of a warm, idle instance
 // and the bytes its snapshot keeps, for a component that names none of
 // the web globals and for one that does (the host then sends web.js).

@@ -93,6 +93,16 @@ func BenchmarkLoad(b *testing.B) {
 			loadFount(b, func(url string) int64 { return paced(url, offeredRate/2) }).report(b)
 		}
 	})
+	b.Run("fount-1-client", func(b *testing.B) { // one connection: the target is one fsync + 1 ms per request
+		for b.Loop() {
+			var acks []time.Duration
+			r := loadFount(b, func(url string) int64 { return oneClient(url, &acks) })
+			r.report(b)
+			ack50, _ := percentiles(acks)
+			b.ReportMetric(float64(ack50.Microseconds())/1000, "ack-p50-ms")
+			b.ReportMetric(float64(fsyncP50(b).Microseconds())/1000, "fsync-p50-ms")
+		}
+	})
 	b.Run("fount-100-sources", func(b *testing.B) { // closed loop over 100 sources: the target is 80% of one source's
 		for b.Loop() {
 			loadFountSources(b, 100).report(b)
@@ -364,4 +374,44 @@ func loadNode(b *testing.B) loadResult {
 	}
 	p50, p99 := percentiles(lat)
 	return loadResult{stored: stats.Stored, perSecond: float64(stats.Stored) / elapsed.Seconds(), p50: p50, p99: p99}
+}
+
+// oneClient posts from a single connection for loadDuration, recording
+// each request's latency to its acknowledgement.
+func oneClient(url string, acks *[]time.Duration) int64 {
+	client := &http.Client{}
+	var acked int64
+	for deadline := time.Now().Add(loadDuration); time.Now().Before(deadline); {
+		start := time.Now()
+		if postSent(client, url) {
+			acked++
+			*acks = append(*acks, time.Since(start))
+		}
+	}
+	return acked
+}
+
+// fsyncP50 is the median time of writing 4 KiB to a file and syncing it,
+// on the disk the benchmark's data directories are on: the floor of a
+// durable acknowledgement.
+func fsyncP50(b *testing.B) time.Duration {
+	f, err := os.Create(filepath.Join(b.TempDir(), "fsync"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	page := make([]byte, 4096)
+	var ds []time.Duration
+	for range 200 {
+		start := time.Now()
+		if _, err := f.Write(page); err != nil {
+			b.Fatal(err)
+		}
+		if err := f.Sync(); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	p50, _ := percentiles(ds)
+	return p50
 }

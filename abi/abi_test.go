@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -142,6 +143,23 @@ func TestDecodeResult(t *testing.T) {
 			_, err := DecodeResult([]byte(tt.in))
 			checkDecodeErr(t, err, tt.wantErr)
 		})
+	}
+}
+
+// TestSettledWithNothingDecodesAsStrictly: the shortcut for the commonest
+// result gives what the strict decoder gives.
+func TestSettledWithNothingDecodesAsStrictly(t *testing.T) {
+	t.Parallel()
+	got, err := DecodeResult([]byte(settledWithNothing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want Result
+	if err := decodeStrictMax([]byte(settledWithNothing), &want, MaxResultBytes); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || !got.OK {
+		t.Fatalf("shortcut %+v, strict %+v", got, want)
 	}
 }
 

@@ -252,6 +252,9 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 	mu.Lock()
 	defer mu.Unlock()
 	b.Logf("fount: %d acknowledged, %d seen stored, in %v", acked, len(lat), elapsed)
+	if int64(len(lat)) < acked {
+		b.Errorf("fount: %d acknowledged but only %d seen stored on the sources' streams", acked, len(lat))
+	}
 	p50, p99 := percentiles(lat)
 	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
 }

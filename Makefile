@@ -70,7 +70,7 @@ openapi-check:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./host/
 	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./engine/
-	$(GO) test -run '^$$' -bench 'Load|Fairness|Restart' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
+	$(GO) test -run '^$$' -bench 'Load|Fairness|Restart' -skip 'Load/node-vm' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
 	$(GO) test -run '^$$' -bench NpmDeploy -count 3 ./cmd/fount/
 	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./store/
 	$(GO) test -run '^$$' -bench StreamResume -count 3 ./api/

@@ -16,6 +16,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/guest"
 	"github.com/fount-dev/fount/host/interrupt"
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // pollEvery is how many iterations of any guest loop pass between two
@@ -169,7 +170,10 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 	}
 	h.created.Add(1)
 	in.closed = &h.closedInstances
-	in.mem.hold()
+	if !in.mem.hold() { // the host closed meanwhile
+		in.close(ctx)
+		return nil, sandbox.ErrClosed
+	}
 	defer in.mem.unhold()
 	if err := s.restore(in.mod.Memory()); err != nil {
 		in.close(ctx)

@@ -42,6 +42,9 @@ func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 	allocCtx := experimental.WithMemoryAllocator(ctx, memoryAllocator(func(m *guestMemory) { mem = m }))
 	mod, err := rt.InstantiateModule(allocCtx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if err != nil {
+		if mem != nil { // wazero does not free what a failed instantiation allocated
+			mem.Free()
+		}
 		return nil, fmt.Errorf("host: instantiate guest: %w", err)
 	}
 	in := &instance{
@@ -62,7 +65,9 @@ func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 // initRuntime runs libc's constructors and creates the JS runtime with the
 // prelude: the slow path that snapshots exist to skip.
 func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
-	in.mem.hold()
+	if !in.mem.hold() {
+		return sandbox.ErrClosed
+	}
 	defer in.mem.unhold()
 	// What the guest logs here is why its init failed, if it does.
 	var logged []string
@@ -128,7 +133,10 @@ func (in *instance) release(ctx context.Context, ptr uint32) {
 // invoke sends one Call and decodes the Result. Any failure that leaves the
 // guest in an unknown state marks the instance broken.
 func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (abi.Result, error) {
-	in.mem.hold()
+	if !in.mem.hold() {
+		in.broken = true
+		return abi.Result{}, sandbox.ErrClosed
+	}
 	defer in.mem.unhold()
 	msg, err := json.Marshal(c)
 	if err != nil {

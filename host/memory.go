@@ -45,15 +45,21 @@ func (m *guestMemory) Free() {
 	m.release()
 }
 
-// hold keeps the memory mapped until the matching unhold. A nil
+// hold keeps the memory mapped until the matching unhold, and reports
+// false, holding nothing, once the memory has been freed: the instance was
+// closed (the host closing, say) and must not be touched. A nil
 // guestMemory (Go-allocated memory) needs no holding.
-func (m *guestMemory) hold() {
+func (m *guestMemory) hold() bool {
 	if m == nil {
-		return
+		return true
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.freed {
+		return false
+	}
 	m.held++
-	m.mu.Unlock()
+	return true
 }
 
 func (m *guestMemory) unhold() {
@@ -96,4 +102,6 @@ func (m *sliceMemory) Reallocate(size uint64) []byte {
 	return m.buf
 }
 
-func (m *sliceMemory) Free() { m.buf = nil }
+// Free leaves the slice to the garbage collector: wazero keeps its own
+// reference, and the guest may still be running on it.
+func (m *sliceMemory) Free() {}

@@ -16,6 +16,9 @@ func memoryAllocator(record func(*guestMemory)) experimental.MemoryAllocator {
 		if err != nil {
 			return &sliceMemory{max: max}
 		}
+		// With transparent huge pages set to "always", the kernel could back
+		// the reservation with 2 MiB pages and make a small guest large.
+		_ = unix.Madvise(buf, unix.MADV_NOHUGEPAGE)
 		m := &guestMemory{buf: buf, unmap: func(b []byte) { _ = unix.Munmap(b) }}
 		record(m)
 		return m

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -36,9 +37,40 @@ func TestGuestMemoryUnmapsAfterTheLastHold(t *testing.T) {
 	if unmapped != 1 || m.Reallocate(wasmPage) != nil {
 		t.Fatal("a second free unmapped again, or a freed memory grew")
 	}
+	if m.hold() {
+		t.Fatal("a freed memory was held")
+	}
 	var nilMemory *guestMemory
-	nilMemory.hold() // Go-allocated memory: holding is a no-op
+	if !nilMemory.hold() { // Go-allocated memory: holding is a no-op
+		t.Fatal("Go-allocated memory refused a hold")
+	}
 	nilMemory.unhold()
+}
+
+// TestHostClosedBetweenAcquireAndCall: an instance taken for a call just
+// before the host closes is refused (sandbox.ErrClosed), not run on
+// unmapped memory, which would crash the process.
+func TestHostClosedBetweenAcquireAndCall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := New(ctx, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := deploy(t, h, src(`run() { return 1 }`), `{}`)
+	in, err := s.acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.invoke(ctx, in, abi.Call{Op: abi.OpRun}, h.cfg.Limits, sandbox.Capabilities{}); !errors.Is(err, sandbox.ErrClosed) {
+		t.Fatalf("a call on an instance of a closed host: %v, want sandbox.ErrClosed", err)
+	}
+	if _, err := h.fromSnapshot(ctx, s.snap); err == nil {
+		t.Fatal("a closed host restored an instance")
+	}
 }
 
 // TestHostClosedMidCall: closing the host while a call runs stops the call

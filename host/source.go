@@ -65,7 +65,10 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 		return nil, err
 	}
 	meta.Format = format
-	in.mem.hold()
+	if !in.mem.hold() { // the host closed meanwhile
+		in.close(ctx)
+		return nil, sandbox.ErrClosed
+	}
 	snap, err := takeSnapshot(in.mod.Memory(), h.baseImage)
 	in.mem.unhold()
 	if err != nil {

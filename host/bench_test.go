@@ -86,6 +86,30 @@ func BenchmarkNewInstance(b *testing.B) {
 		}
 		reportP50(b, ds)
 	})
+	b.Run("snapshot-spilled", func(b *testing.B) { // an idle source's with SpillDir: read, opened, unpacked
+		sp, err := newSpill(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer sp.close()
+		spilled := deploy(b, h, benchComponent, `{}`)
+		spilled.snap.pack()
+		spilled.snap.spillTo(sp)
+		if spilled.snap.held() != 0 {
+			b.Fatal("the snapshot did not spill")
+		}
+		var ds []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			in, err := h.fromSnapshot(ctx, spilled.snap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds = append(ds, time.Since(start))
+			in.close(ctx)
+		}
+		reportP50(b, ds)
+	})
 	b.Run("fresh", func(b *testing.B) {
 		var ds []time.Duration
 		for b.Loop() {
@@ -214,19 +238,33 @@ func BenchmarkInterruptCost(b *testing.B) {
 }
 
 // BenchmarkIdleSources deploys sources, runs each once, lets the idle ones
-// be packed, and reports the resident memory each then holds: 1,000 with every source's warm
-// instance kept (MaxWarm 0, as before the bound) and with at most 64
-// kept, then 1,000, 5,000 and 10,000 under the server's default bound.
+// be packed, and reports the resident memory each then holds: 1,000 with
+// every source's warm instance kept (MaxWarm 0, as before the bound) and
+// with at most 64 kept, then 1,000, 5,000 and 10,000 under the server's
+// default bound, with idle snapshots in memory and spilled to files (as
+// fount serve does).
 func BenchmarkIdleSources(b *testing.B) {
-	for _, tt := range []struct{ sources, maxWarm int }{
-		{1000, 0}, {1000, 64}, {1000, 256}, {5000, 256}, {10000, 256},
+	for _, tt := range []struct {
+		sources, maxWarm int
+		spill            bool
+	}{
+		{1000, 0, false}, {1000, 64, false}, {1000, 256, false}, {5000, 256, false}, {10000, 256, false},
+		{1000, 256, true}, {5000, 256, true}, {10000, 256, true},
 	} {
 		sources, maxWarm := tt.sources, tt.maxWarm
-		b.Run(fmt.Sprintf("sources=%d/max-warm=%d", sources, maxWarm), func(b *testing.B) {
+		name := fmt.Sprintf("sources=%d/max-warm=%d", sources, maxWarm)
+		if tt.spill {
+			name += "/spill"
+		}
+		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
 			caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
 			for b.Loop() {
-				h, err := New(ctx, Config{MaxWarm: maxWarm})
+				cfg := Config{MaxWarm: maxWarm}
+				if tt.spill {
+					cfg.SpillDir = b.TempDir()
+				}
+				h, err := New(ctx, cfg)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -38,6 +38,11 @@ type Config struct {
 	// instance holds its linear memory, a MiB or more; a snapshot a few
 	// hundred KiB. 0: no bound but IdleTimeout.
 	MaxWarm int
+	// SpillDir is where idle sources' packed snapshots go, each sealed with
+	// a key that lives only in this process (see spill), in a folder of
+	// their own made inside it and removed on Close. Empty: they stay in
+	// memory. A cold invocation of such a source reads its file back.
+	SpillDir string
 	// interrupts is how a call is stopped at its deadline. Only benchmarks
 	// choose other than the default, to measure the difference.
 	interrupts interruptScheme

@@ -51,8 +51,10 @@
 // instantiated from the compiled module with those pages written back. The
 // guest's only mutable global is the shadow stack pointer, at its initial
 // value between calls, so memory is the whole state (abi/ABI.md,
-// "Snapshots"). Snapshots stay in process memory: they hold configured
-// props, secrets included.
+// "Snapshots"). Snapshots hold configured props, secrets included: they
+// stay in process memory, but for idle sources' packed snapshots with
+// Config.SpillDir, which go to files sealed with a key that only this
+// process holds (see spill).
 //
 // Memory. On Linux the host maps each instance's linear memory itself
 // (guestMemory): the maximum is reserved as address space, so growing

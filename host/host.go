@@ -38,6 +38,7 @@ type Host struct {
 	base      *snapshot // runtime + prelude initialised, no component
 	baseImage []byte    // the memory base restores to, which sources' snapshots are taken over
 	inbox     [2]uint32 // the guest's inbox address and size, the same in every restored instance
+	spill     *spill    // where idle snapshots go, or nil (Config.SpillDir)
 
 	// Counts of instances, for metrics.
 	created, evicted, closedInstances atomic.Int64
@@ -80,6 +81,12 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if err := h.setup(ctx); err != nil {
 		_ = h.rt.Close(ctx)
 		return nil, err
+	}
+	if cfg.SpillDir != "" {
+		if h.spill, err = newSpill(cfg.SpillDir); err != nil {
+			_ = h.rt.Close(ctx)
+			return nil, err
+		}
 	}
 	h.wg.Add(1)
 	go h.evictLoop()
@@ -225,6 +232,9 @@ func (h *Host) EvictIdle(now time.Time) int {
 		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
 		if s.WarmInstances() == 0 && s.lastUsed.Load() < now.Add(-packAfter).UnixNano() {
 			s.snap.pack()
+			if h.spill != nil {
+				s.snap.spillTo(h.spill)
+			}
 		}
 	}
 	h.evicted.Add(int64(n))
@@ -324,5 +334,6 @@ func (h *Host) Close(ctx context.Context) error {
 	for _, s := range sources {
 		s.Close(ctx)
 	}
+	defer h.spill.close()
 	return h.rt.Close(ctx)
 }

@@ -28,15 +28,18 @@ import (
 //
 // A snapshot whose source has gone idle is packed (s2) to about half its
 // size: restoring it then unpacks it first, a few hundred microseconds,
-// which only cold invocations pay.
+// which only cold invocations pay. With Config.SpillDir, a packed snapshot
+// then moves to a sealed file (see spill), and restoring reads it back.
 type snapshot struct {
 	parent *snapshot // restored first; nil: over pristine memory
 	pages  uint32    // memory size in 64 KiB pages
 	bytes  int       // total bytes of the chunks' data, the parent's not counted
 
-	mu     sync.RWMutex
-	chunks []chunk // replaced whole, never changed in place: restore reads them unlocked
-	packed []byte  // the chunks' data, s2-encoded, when the chunks hold none
+	mu      sync.RWMutex
+	chunks  []chunk // replaced whole, never changed in place: restore reads them unlocked
+	packed  []byte  // the chunks' data, s2-encoded, when the chunks hold none
+	spilled string  // the file of spill that holds packed instead
+	spill   *spill
 }
 
 type chunk struct {
@@ -110,18 +113,47 @@ func (s *snapshot) pack() {
 	s.packed, s.chunks = s2.Encode(nil, raw), bare
 }
 
-// isPacked reports whether the snapshot is packed.
+// spillTo moves a packed snapshot's data to a file of sp. A snapshot not
+// packed, or already spilled, stays as it is; so does one whose file
+// cannot be written (a full disk, say): it is kept in memory instead.
+func (s *snapshot) spillTo(sp *spill) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.packed == nil || s.spilled != "" {
+		return
+	}
+	name, err := sp.write(s.packed)
+	if err != nil {
+		return
+	}
+	s.spilled, s.spill, s.packed = name, sp, nil
+}
+
+// drop removes the snapshot's file, if it has one; the snapshot cannot be
+// restored after.
+func (s *snapshot) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spilled != "" {
+		s.spill.remove(s.spilled)
+	}
+}
+
+// isPacked reports whether the snapshot is packed, in memory or in a file.
 func (s *snapshot) isPacked() bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.packed != nil
+	return s.packed != nil || s.spilled != ""
 }
 
-// held is the bytes the snapshot holds now: packed or not.
+// held is the bytes the snapshot holds in memory now.
 func (s *snapshot) held() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.packed != nil {
+	switch {
+	case s.spilled != "":
+		return 0
+	case s.packed != nil:
 		return len(s.packed)
 	}
 	return s.bytes
@@ -151,8 +183,14 @@ func (s *snapshot) restore(mem api.Memory) error {
 		}
 	}
 	s.mu.RLock()
-	chunks, packed := s.chunks, s.packed
+	chunks, packed, spilled, sp := s.chunks, s.packed, s.spilled, s.spill
 	s.mu.RUnlock()
+	if spilled != "" {
+		var err error
+		if packed, err = sp.read(spilled); err != nil {
+			return err
+		}
+	}
 	var raw []byte
 	if packed != nil {
 		var err error

@@ -256,6 +256,7 @@ func (s *Source) Close(ctx context.Context) {
 	for _, in := range idle {
 		in.close(ctx)
 	}
+	s.snap.drop()
 	s.h.mu.Lock()
 	delete(s.h.sources, s)
 	s.h.mu.Unlock()

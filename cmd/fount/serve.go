@@ -261,7 +261,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		if cacheDir == "" {
 			cacheDir = filepath.Join(cfg.dataDir, "cache")
 		}
-		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.maxWarm}
+		// Idle sources' snapshots go to sealed files under the data dir
+		// (host.Config.SpillDir), so that thousands of idle sources cost
+		// little memory.
+		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.maxWarm,
+			SpillDir: filepath.Join(cfg.dataDir, "spill")}
 		if box, err = host.New(ctx, hostCfg); err != nil {
 			return err
 		}

@@ -382,6 +382,9 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	switch {
 	case ctx.Err() != nil:
 		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
+	case errors.Is(err, sandbox.ErrLost):
+		e.flows.forget(lf.wf.ID) // its steps load anew from the store
+		return sx, stepResult{}, errSwapped
 	case errors.Is(err, sandbox.ErrClosed):
 		return sx, stepResult{}, errSwapped
 	case err != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -582,5 +583,38 @@ func TestStopWaitsForLifecycleOperations(t *testing.T) {
 	}
 	if te.live.count() != 0 {
 		t.Errorf("%d sandboxes live after Stop", te.live.count())
+	}
+}
+
+// TestLostSnapshotReloadsTheSource: a source whose saved state is gone
+// (sandbox.ErrLost: an idle snapshot on disk that cannot be read back) is
+// loaded anew from the store, and the invocation runs again on it,
+// neither lost nor failed.
+func TestLostSnapshotReloadsTheSource(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	var lostOnce atomic.Bool
+	comp := te.saveComponent("lossy", &fakeComponent{
+		meta: component.Metadata{Version: "1"},
+		run: func(ctx context.Context, f *fakeSource, _ json.RawMessage, caps sandbox.Capabilities) error {
+			if lostOnce.CompareAndSwap(false, true) {
+				return fmt.Errorf("the snapshot's file is gone: %w", sandbox.ErrLost)
+			}
+			return emit(ctx, caps, "", "ran")
+		},
+	})
+	src := te.deploy(comp, nil)
+	loadsBefore := te.box.loads()
+	if err := te.RunNow(ctx, src.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if evs := te.waitEvents(src.ID, "", 1); string(evs[0].Data) != `"ran"` {
+		t.Fatalf("events: %s", evs[0].Data)
+	}
+	if errs := te.events(src.ID, "$errors"); len(errs) != 0 {
+		t.Errorf("the lost snapshot was reported as an error: %s", errs[0].Data)
+	}
+	if got := te.box.loads(); got != loadsBefore+1 {
+		t.Errorf("%d loads after the loss, want %d (one reload)", got, loadsBefore+1)
 	}
 }

@@ -131,6 +131,20 @@ func (s *liveSet) forget(id string) {
 	}
 }
 
+// forgetIf is forget when l is still the loaded version of its source,
+// so that a newer one installed meanwhile stays.
+func (s *liveSet) forgetIf(l *live) {
+	s.mu.Lock()
+	if s.loaded[l.src.ID] != l {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.loaded, l.src.ID)
+	s.staleLocked(l.src.ID)
+	s.mu.Unlock()
+	l.box.Close(context.Background())
+}
+
 // closeAll closes every loaded sandbox.
 func (s *liveSet) closeAll() {
 	s.mu.Lock()

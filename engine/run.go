@@ -211,6 +211,12 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	if ctx.Err() != nil {
 		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again
 	}
+	if errors.Is(runErr, sandbox.ErrLost) {
+		// Its snapshot is gone: load the source anew from the store, and
+		// run the invocation again on that.
+		e.live.forgetIf(l)
+		return store.RunCommit{}, errSwapped
+	}
 	if errors.Is(runErr, sandbox.ErrClosed) {
 		return store.RunCommit{}, errSwapped
 	}

@@ -41,7 +41,10 @@ type Config struct {
 	// SpillDir is where idle sources' packed snapshots go, each sealed with
 	// a key that lives only in this process (see spill), in a folder of
 	// their own made inside it and removed on Close. Empty: they stay in
-	// memory. A cold invocation of such a source reads its file back.
+	// memory. A cold invocation of such a source reads its file back. The
+	// folder must belong to this host alone: New removes the folders that
+	// earlier hosts left in it (fount serve gives <data-dir>/spill, which
+	// the store's lock keeps to one server).
 	SpillDir string
 	// interrupts is how a call is stopped at its deadline. Only benchmarks
 	// choose other than the default, to measure the difference.

@@ -8,6 +8,8 @@ import (
 	"github.com/klauspost/compress/s2"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/fount-dev/fount/sandbox"
 )
 
 // A snapshot is the linear memory of an initialised instance, stored as the
@@ -40,6 +42,7 @@ type snapshot struct {
 	packed  []byte  // the chunks' data, s2-encoded, when the chunks hold none
 	spilled string  // the file of spill that holds packed instead
 	spill   *spill
+	dropped bool // its source closed: never restored, packed or spilled again
 }
 
 type chunk struct {
@@ -101,7 +104,7 @@ func (s *snapshot) add(off uint32, data []byte) {
 func (s *snapshot) pack() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.packed != nil {
+	if s.packed != nil || s.spilled != "" || s.dropped {
 		return
 	}
 	raw := make([]byte, 0, s.bytes)
@@ -119,24 +122,49 @@ func (s *snapshot) pack() {
 func (s *snapshot) spillTo(sp *spill) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.packed == nil || s.spilled != "" {
+	if s.packed == nil || s.spilled != "" || s.dropped || sp.backingOff() {
 		return
 	}
 	name, err := sp.write(s.packed)
 	if err != nil {
+		sp.failed()
 		return
 	}
 	s.spilled, s.spill, s.packed = name, sp, nil
 }
 
-// drop removes the snapshot's file, if it has one; the snapshot cannot be
-// restored after.
+// drop removes the snapshot's file, if it has one, and ends the snapshot:
+// a restore after it (a call that raced its source's Close) answers
+// sandbox.ErrClosed, and it is never packed or spilled again.
 func (s *snapshot) drop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.dropped = true
 	if s.spilled != "" {
 		s.spill.remove(s.spilled)
+		s.spilled = ""
 	}
+}
+
+// packedData is the snapshot's packed data, read back from its file if it
+// was spilled, or nil if it is not packed. The file is read under the
+// lock, so that drop waits for it.
+func (s *snapshot) packedData() ([]chunk, []byte, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.dropped {
+		return nil, nil, sandbox.ErrClosed
+	}
+	if s.spilled == "" {
+		return s.chunks, s.packed, nil
+	}
+	packed, err := s.spill.read(s.spilled)
+	if err != nil {
+		// The file's path and the system's error stay out of what reaches
+		// the tenant: the engine writes this error into an $errors event.
+		return nil, nil, fmt.Errorf("host: an idle source's snapshot on disk cannot be read back: %w", sandbox.ErrLost)
+	}
+	return s.chunks, packed, nil
 }
 
 // isPacked reports whether the snapshot is packed, in memory or in a file.
@@ -182,14 +210,9 @@ func (s *snapshot) restore(mem api.Memory) error {
 			return fmt.Errorf("host: restore: cannot grow memory to %d pages", s.pages)
 		}
 	}
-	s.mu.RLock()
-	chunks, packed, spilled, sp := s.chunks, s.packed, s.spilled, s.spill
-	s.mu.RUnlock()
-	if spilled != "" {
-		var err error
-		if packed, err = sp.read(spilled); err != nil {
-			return err
-		}
+	chunks, packed, err := s.packedData()
+	if err != nil {
+		return err
 	}
 	var raw []byte
 	if packed != nil {

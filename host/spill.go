@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // spill keeps the packed snapshots of idle sources in files instead of
@@ -20,9 +22,20 @@ import (
 // exits. They live in a folder of their own, removed when the host
 // closes.
 type spill struct {
-	dir  string
-	aead cipher.AEAD
-	next atomic.Uint64
+	dir      string
+	aead     cipher.AEAD
+	next     atomic.Uint64
+	failedAt atomic.Int64 // unix ns of the last failed write
+}
+
+// spillBackoff is how long spilling pauses after a write fails (a full
+// disk, say), rather than try every idle source at every tick.
+const spillBackoff = time.Minute
+
+func (sp *spill) failed() { sp.failedAt.Store(time.Now().UnixNano()) }
+
+func (sp *spill) backingOff() bool {
+	return time.Since(time.Unix(0, sp.failedAt.Load())) < spillBackoff
 }
 
 // spillPrefix names the folders of spill inside Config.SpillDir.
@@ -35,9 +48,11 @@ func newSpill(parent string) (*spill, error) {
 	if err := os.MkdirAll(parent, 0o700); err != nil {
 		return nil, fmt.Errorf("host: spill folder: %w", err)
 	}
-	if stale, err := filepath.Glob(filepath.Join(parent, spillPrefix+"*")); err == nil {
-		for _, d := range stale {
-			_ = os.RemoveAll(d)
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			if e.IsDir() && strings.HasPrefix(e.Name(), spillPrefix) {
+				_ = os.RemoveAll(filepath.Join(parent, e.Name()))
+			}
 		}
 	}
 	dir, err := os.MkdirTemp(parent, spillPrefix)

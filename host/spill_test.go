@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +22,11 @@ func TestSpillSealsAndOpens(t *testing.T) {
 	t.Parallel()
 	parent := t.TempDir()
 	stale := filepath.Join(parent, spillPrefix+"left-by-a-crash")
-	if err := os.MkdirAll(stale, 0o700); err != nil {
-		t.Fatal(err)
+	other := filepath.Join(parent, "not-a-spill-folder")
+	for _, d := range []string{stale, other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	sp, err := newSpill(parent)
 	if err != nil {
@@ -29,6 +34,9 @@ func TestSpillSealsAndOpens(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("a stale spill folder is still there: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a folder that is not the spill's went: %v", err)
 	}
 	secret := []byte("the value of a secret prop, repeated: s3cr3t s3cr3t s3cr3t")
 	a, err := sp.write(secret)
@@ -95,8 +103,12 @@ func TestIdleSnapshotsSpill(t *testing.T) {
 		t.Fatalf("run = %q", got)
 	}
 	h.EvictIdle(time.Now().Add(time.Hour)) // past IdleTimeout and packAfter
-	if s.WarmInstances() != 0 || s.snap.held() != 0 || !s.snap.isPacked() {
-		t.Fatalf("after eviction: %d warm, %d bytes held", s.WarmInstances(), s.snap.held())
+	if inMemory, file := s.snap.spillState(); s.WarmInstances() != 0 || inMemory != 0 || file == "" {
+		t.Fatalf("after eviction: %d warm, %d packed bytes in memory, file %q", s.WarmInstances(), inMemory, file)
+	}
+	h.EvictIdle(time.Now().Add(2 * time.Hour)) // a second tick packs nothing again
+	if inMemory, _ := s.snap.spillState(); inMemory != 0 {
+		t.Fatal("a spilled snapshot was packed again")
 	}
 	files, err := os.ReadDir(h.spill.dir)
 	if err != nil || len(files) != 1 {
@@ -113,4 +125,72 @@ func TestIdleSnapshotsSpill(t *testing.T) {
 	if files, _ := os.ReadDir(h.spill.dir); len(files) != 0 {
 		t.Fatalf("files left after the source closed: %v", files)
 	}
+	// A call that raced the close, past acquire, is refused, not failed.
+	if _, err := h.fromSnapshot(ctx, s.snap); !errors.Is(err, sandbox.ErrClosed) {
+		t.Errorf("restoring a closed source's snapshot: %v, want sandbox.ErrClosed", err)
+	}
+	dir := h.spill.dir
+	if err := h.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the spill folder outlived the host: %v", err)
+	}
+}
+
+// TestLostSpillIsReported: a spilled snapshot whose file is gone answers
+// sandbox.ErrLost (the engine then loads the source anew), and the error
+// does not name the file.
+func TestLostSpillIsReported(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := New(ctx, Config{SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	s := deploy(t, h, src(`run() { return 1 }`), `{}`)
+	h.EvictIdle(time.Now().Add(time.Hour))
+	_, file := s.snap.spillState()
+	if file == "" {
+		t.Fatal("the snapshot did not spill")
+	}
+	if err := os.Remove(filepath.Join(h.spill.dir, file)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Invoke(ctx, sandbox.Request{Op: abi.OpRun}, sandbox.Capabilities{})
+	if !errors.Is(err, sandbox.ErrLost) || strings.Contains(err.Error(), h.spill.dir) {
+		t.Fatalf("run after the file went: %v, want sandbox.ErrLost without the path", err)
+	}
+}
+
+// TestClosedSourceDoesNotSpill: a source closed while the evict loop is
+// about to pack and spill it leaves no file.
+func TestClosedSourceDoesNotSpill(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, err := New(ctx, Config{SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	s := deploy(t, h, src(`run() { return 1 }`), `{}`)
+	s.evictIdle(time.Now().Add(time.Hour))
+	s.snap.drop() // what Close does, before the loop reaches the snapshot
+	s.snap.pack()
+	s.snap.spillTo(h.spill)
+	if inMemory, _ := s.snap.spillState(); inMemory != 0 {
+		t.Fatal("a dropped snapshot was packed")
+	}
+	if files, _ := os.ReadDir(h.spill.dir); len(files) != 0 {
+		t.Fatalf("a dropped snapshot was packed or spilled: %d files", len(files))
+	}
+}
+
+// spillState is the packed bytes the snapshot holds in memory and the
+// name of its file, if spilled.
+func (s *snapshot) spillState() (int, string) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.packed), s.spilled
 }

@@ -19,6 +19,10 @@ var (
 	ErrTrap = errors.New("sandbox: guest trapped")
 	// ErrClosed is returned when the Host or Source was closed.
 	ErrClosed = errors.New("sandbox: closed")
+	// ErrLost is returned when a Source's saved state (an idle snapshot
+	// kept on disk) can no longer be read: the Source cannot run again and
+	// must be loaded anew.
+	ErrLost = errors.New("sandbox: the source's saved state was lost; it must be loaded again")
 	// ErrNotFound is what a capability returns for what is not there (a
 	// connected account deleted under its app prop); the guest sees the
 	// ABI's not-found code.

@@ -44,7 +44,8 @@ type Config struct {
 	// memory. A cold invocation of such a source reads its file back. The
 	// folder must belong to this host alone: New removes the folders that
 	// earlier hosts left in it (fount serve gives <data-dir>/spill, which
-	// the store's lock keeps to one server).
+	// the store's lock keeps to one server). The files take at most
+	// spillBudget bytes; past it, snapshots stay in memory.
 	SpillDir string
 	// interrupts is how a call is stopped at its deadline. Only benchmarks
 	// choose other than the default, to measure the difference.

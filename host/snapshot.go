@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -41,6 +42,7 @@ type snapshot struct {
 	chunks  []chunk // replaced whole, never changed in place: restore reads them unlocked
 	packed  []byte  // the chunks' data, s2-encoded, when the chunks hold none
 	spilled string  // the file of spill that holds packed instead
+	size    int64   // the file's bytes
 	spill   *spill
 	dropped bool // its source closed: never restored, packed or spilled again
 }
@@ -125,12 +127,15 @@ func (s *snapshot) spillTo(sp *spill) {
 	if s.packed == nil || s.spilled != "" || s.dropped || sp.backingOff() {
 		return
 	}
-	name, err := sp.write(s.packed)
-	if err != nil {
+	name, size, err := sp.write(s.packed)
+	switch {
+	case errors.Is(err, errSpillFull):
+		return // stays in memory; room may come back as sources go
+	case err != nil:
 		sp.failed()
 		return
 	}
-	s.spilled, s.spill, s.packed = name, sp, nil
+	s.spilled, s.size, s.spill, s.packed = name, size, sp, nil
 }
 
 // drop removes the snapshot's file, if it has one, and ends the snapshot:
@@ -141,7 +146,7 @@ func (s *snapshot) drop() {
 	defer s.mu.Unlock()
 	s.dropped = true
 	if s.spilled != "" {
-		s.spill.remove(s.spilled)
+		s.spill.remove(s.spilled, s.size)
 		s.spilled = ""
 	}
 }

@@ -26,7 +26,18 @@ type spill struct {
 	aead     cipher.AEAD
 	next     atomic.Uint64
 	failedAt atomic.Int64 // unix ns of the last failed write
+	budget   int64        // bytes the files may take together
+	used     atomic.Int64 // bytes they take now
 }
+
+// spillBudget caps the spill files of one host: they share a disk with
+// the store, whose commits must not fail because tenants' idle sources
+// filled it. At ~100 KB a snapshot it holds some 40,000 sources; past it,
+// snapshots stay in memory.
+const spillBudget = 4 << 30
+
+// errSpillFull is write's answer when the budget has no room.
+var errSpillFull = errors.New("host: the spill budget is used up")
 
 // spillBackoff is how long spilling pauses after a write fails (a full
 // disk, say), rather than try every idle source at every tick.
@@ -71,11 +82,25 @@ func newSpill(parent string) (*spill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &spill{dir: dir, aead: aead}, nil
+	return &spill{dir: dir, aead: aead, budget: spillBudget}, nil
 }
 
-// write seals data into a new file and returns its name.
-func (sp *spill) write(data []byte) (string, error) {
+// write seals data into a new file and returns its name and size.
+func (sp *spill) write(data []byte) (string, int64, error) {
+	size := int64(sp.aead.NonceSize() + len(data) + sp.aead.Overhead())
+	if sp.used.Add(size) > sp.budget {
+		sp.used.Add(-size)
+		return "", 0, errSpillFull
+	}
+	name, err := sp.writeFile(data)
+	if err != nil {
+		sp.used.Add(-size)
+		return "", 0, err
+	}
+	return name, size, nil
+}
+
+func (sp *spill) writeFile(data []byte) (string, error) {
 	nonce := make([]byte, sp.aead.NonceSize(), sp.aead.NonceSize()+len(data)+sp.aead.Overhead())
 	if _, err := rand.Read(nonce); err != nil {
 		return "", err
@@ -88,11 +113,11 @@ func (sp *spill) write(data []byte) (string, error) {
 	}
 	if _, err := f.Write(sealed); err != nil {
 		f.Close()
-		sp.remove(name)
+		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("host: spill a snapshot: %w", err)
 	}
 	if err := f.Close(); err != nil {
-		sp.remove(name)
+		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("host: spill a snapshot: %w", err)
 	}
 	return name, nil
@@ -116,8 +141,12 @@ func (sp *spill) read(name string) ([]byte, error) {
 	return data, nil
 }
 
-func (sp *spill) remove(name string) {
-	_ = os.Remove(filepath.Join(sp.dir, name))
+// remove deletes the file name of size bytes, giving them back to the
+// budget.
+func (sp *spill) remove(name string, size int64) {
+	if os.Remove(filepath.Join(sp.dir, name)) == nil {
+		sp.used.Add(-size)
+	}
 }
 
 // close removes the folder and every file in it.

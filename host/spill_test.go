@@ -39,11 +39,11 @@ func TestSpillSealsAndOpens(t *testing.T) {
 		t.Errorf("a folder that is not the spill's went: %v", err)
 	}
 	secret := []byte("the value of a secret prop, repeated: s3cr3t s3cr3t s3cr3t")
-	a, err := sp.write(secret)
+	a, aSize, err := sp.write(secret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sp.write([]byte("another snapshot"))
+	b, _, err := sp.write([]byte("another snapshot"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +70,20 @@ func TestSpillSealsAndOpens(t *testing.T) {
 		if _, err := sp.read(a); err == nil {
 			t.Errorf("a %s file opened", name)
 		}
+	}
+	// The budget: a write that would pass it is refused; removing a file
+	// gives its bytes back.
+	used := sp.used.Load()
+	sp.budget = used + aSize/2
+	if _, _, err := sp.write(secret); !errors.Is(err, errSpillFull) {
+		t.Errorf("a write past the budget: %v, want errSpillFull", err)
+	}
+	sp.remove(a, aSize)
+	if sp.used.Load() != used-aSize {
+		t.Errorf("used %d after removing %d of %d", sp.used.Load(), aSize, used)
+	}
+	if _, _, err := sp.write(secret); err != nil {
+		t.Errorf("a write within the budget again: %v", err)
 	}
 	sp.close()
 	if _, err := os.Stat(sp.dir); !os.IsNotExist(err) {

@@ -58,33 +58,11 @@ func BenchmarkNewInstance(b *testing.B) {
 	s := deploy(b, h, benchComponent, `{}`)
 	load := abi.Call{Op: abi.OpLoad, Code: benchComponent, Props: json.RawMessage(`{}`)}
 
-	b.Run("snapshot", func(b *testing.B) {
-		var ds []time.Duration
-		for b.Loop() {
-			start := time.Now()
-			in, err := h.fromSnapshot(ctx, s.snap)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ds = append(ds, time.Since(start))
-			in.close(ctx)
-		}
-		reportP50(b, ds)
-	})
+	b.Run("snapshot", func(b *testing.B) { benchRestore(b, h, s.snap) })
 	b.Run("snapshot-packed", func(b *testing.B) { // an idle source's: unpacked first
 		packed := deploy(b, h, benchComponent, `{}`)
 		packed.snap.pack()
-		var ds []time.Duration
-		for b.Loop() {
-			start := time.Now()
-			in, err := h.fromSnapshot(ctx, packed.snap)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ds = append(ds, time.Since(start))
-			in.close(ctx)
-		}
-		reportP50(b, ds)
+		benchRestore(b, h, packed.snap)
 	})
 	b.Run("snapshot-spilled", func(b *testing.B) { // an idle source's with SpillDir: read, opened, unpacked
 		sp, err := newSpill(b.TempDir())
@@ -98,17 +76,7 @@ func BenchmarkNewInstance(b *testing.B) {
 		if spilled.snap.held() != 0 {
 			b.Fatal("the snapshot did not spill")
 		}
-		var ds []time.Duration
-		for b.Loop() {
-			start := time.Now()
-			in, err := h.fromSnapshot(ctx, spilled.snap)
-			if err != nil {
-				b.Fatal(err)
-			}
-			ds = append(ds, time.Since(start))
-			in.close(ctx)
-		}
-		reportP50(b, ds)
+		benchRestore(b, h, spilled.snap)
 	})
 	b.Run("fresh", func(b *testing.B) {
 		var ds []time.Duration
@@ -126,6 +94,22 @@ func BenchmarkNewInstance(b *testing.B) {
 		}
 		reportP50(b, ds)
 	})
+}
+
+// benchRestore reports the p50 of creating an instance from snap.
+func benchRestore(b *testing.B, h *Host, snap *snapshot) {
+	ctx := context.Background()
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		in, err := h.fromSnapshot(ctx, snap)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+		in.close(ctx)
+	}
+	reportP50(b, ds)
 }
 
 // BenchmarkWarmInvoke is one run() that emits one event, on a warm instance.

@@ -97,11 +97,7 @@ func TestSpillSealsAndOpens(t *testing.T) {
 func TestIdleSnapshotsSpill(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := New(ctx, Config{SpillDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := newSpillingHost(t)
 	const secret = "s3cr3t-prop-value"
 	s := deploy(t, h, src(`props: { token: { type: "string", secret: true } }, run() { return this.token }`), `{"token":"`+secret+`"}`)
 	run := func() string {
@@ -158,11 +154,7 @@ func TestIdleSnapshotsSpill(t *testing.T) {
 func TestLostSpillIsReported(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := New(ctx, Config{SpillDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := newSpillingHost(t)
 	s := deploy(t, h, src(`run() { return 1 }`), `{}`)
 	h.EvictIdle(time.Now().Add(time.Hour))
 	_, file := s.snap.spillState()
@@ -172,7 +164,7 @@ func TestLostSpillIsReported(t *testing.T) {
 	if err := os.Remove(filepath.Join(h.spill.dir, file)); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Invoke(ctx, sandbox.Request{Op: abi.OpRun}, sandbox.Capabilities{})
+	_, err := s.Invoke(ctx, sandbox.Request{Op: abi.OpRun}, sandbox.Capabilities{})
 	if !errors.Is(err, sandbox.ErrLost) || strings.Contains(err.Error(), h.spill.dir) {
 		t.Fatalf("run after the file went: %v, want sandbox.ErrLost without the path", err)
 	}
@@ -182,12 +174,7 @@ func TestLostSpillIsReported(t *testing.T) {
 // about to pack and spill it leaves no file.
 func TestClosedSourceDoesNotSpill(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	h, err := New(ctx, Config{SpillDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := newSpillingHost(t)
 	s := deploy(t, h, src(`run() { return 1 }`), `{}`)
 	s.evictIdle(time.Now().Add(time.Hour))
 	s.snap.drop() // what Close does, before the loop reaches the snapshot
@@ -207,4 +194,16 @@ func (s *snapshot) spillState() (int, string) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.packed), s.spilled
+}
+
+// newSpillingHost is a host of its own with a SpillDir, closed when the
+// test ends.
+func newSpillingHost(t *testing.T) *Host {
+	t.Helper()
+	h, err := New(context.Background(), Config{SpillDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	return h
 }

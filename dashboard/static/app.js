@@ -116,6 +116,15 @@
     }
   }
 
+  // onSubmit runs work when form is submitted, with button disabled
+  // meanwhile and a failure flashed (see busy).
+  function onSubmit(form, button, work) {
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      busy(button, work);
+    });
+  }
+
   function page(title, ...children) {
     document.title = `${title} · fount`;
     main.replaceChildren(...children.filter((c) => c !== null && c !== undefined && c !== false));
@@ -604,14 +613,11 @@
     const save = h('button', { type: 'submit', class: 'primary', text: 'Save' });
     const el = h('form', { class: 'panel', 'aria-label': 'Source settings' },
       h('label', { for: 'source-name', text: 'Name' }), name, form.el, h('p', {}, save));
-    el.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(save, async () => {
-        const res = await api('PUT', `/sources/${enc(src.id)}`, { component_id: src.component_id, active: src.active, name: name.value, configured_props: form.read() });
-        const changed = res.data.updated_at !== src.updated_at || res.data.name !== src.name;
-        flash(changed ? 'Saved.' : 'Nothing changed.', 'info');
-        route();
-      });
+    onSubmit(el, save, async () => {
+      const res = await api('PUT', `/sources/${enc(src.id)}`, { component_id: src.component_id, active: src.active, name: name.value, configured_props: form.read() });
+      const changed = res.data.updated_at !== src.updated_at || res.data.name !== src.name;
+      flash(changed ? 'Saved.' : 'Nothing changed.', 'info');
+      route();
     });
     return el;
   }
@@ -627,17 +633,14 @@
       h('label', { for: 'registry-key', text: 'or a published component, by registry key' }), key,
       h('p', { class: 'hint', id: 'key-hint', text: 'Used when the code box is empty.' }),
       h('p', {}, next));
-    step1.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(next, async () => {
-        const comp = code.value.trim()
-          ? (await api('POST', `/components${asOwner('?')}`, { component_code: code.value })).data
-          : key.value.trim()
-            ? await savedFromRegistry(key.value.trim())
-            : (() => { throw new Error('Paste the component code, or give a registry key.'); })();
-        second.replaceChildren(await deployForm(comp, await myAccounts()));
-        second.querySelector('input, select, textarea, button').focus();
-      });
+    onSubmit(step1, next, async () => {
+      const comp = code.value.trim()
+        ? (await api('POST', `/components${asOwner('?')}`, { component_code: code.value })).data
+        : key.value.trim()
+          ? await savedFromRegistry(key.value.trim())
+          : (() => { throw new Error('Paste the component code, or give a registry key.'); })();
+      second.replaceChildren(await deployForm(comp, await myAccounts()));
+      second.querySelector('input, select, textarea, button').focus();
     });
     page('New source', h('h1', { text: 'New source' }), step1, second);
   }
@@ -660,13 +663,10 @@
       h('p', { class: 'hint', id: 'name-hint', text: 'Default: the component\'s name, made unique.' }),
       form.el, h('p', {}, deploy));
     await form.ready;
-    el.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(deploy, async () => {
-        const res = await api('POST', `/sources${asOwner('?')}`, { component_id: comp.id, name: name.value.trim() || undefined, configured_props: form.read() });
-        flash(`Deployed ${res.data.name}.`, 'info');
-        location.hash = `#/sources/${enc(res.data.id)}/events`;
-      });
+    onSubmit(el, deploy, async () => {
+      const res = await api('POST', `/sources${asOwner('?')}`, { component_id: comp.id, name: name.value.trim() || undefined, configured_props: form.read() });
+      flash(`Deployed ${res.data.name}.`, 'info');
+      location.hash = `#/sources/${enc(res.data.id)}/events`;
     });
     return el;
   }
@@ -759,14 +759,11 @@
       h('label', { for: 'workflow-definition', text: 'Workflow definition (JSON)' }), def,
       h('p', { class: 'hint', id: 'wf-hint', text: 'A trigger (http, timer, source or manual) and ordered steps, as POST /v1/workflows takes them; fount deploy does the same from a workflow file.' }),
       h('p', {}, create));
-    form.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(create, async () => {
-        let body;
-        try { body = JSON.parse(def.value); } catch (err) { throw new Error(`The definition is not valid JSON: ${err.message}`); }
-        const res = await api('POST', `/workflows${asOwner('?')}`, body);
-        location.hash = `#/workflows/${enc(res.data.id)}`;
-      });
+    onSubmit(form, create, async () => {
+      let body;
+      try { body = JSON.parse(def.value); } catch (err) { throw new Error(`The definition is not valid JSON: ${err.message}`); }
+      const res = await api('POST', `/workflows${asOwner('?')}`, body);
+      location.hash = `#/workflows/${enc(res.data.id)}`;
     });
     page('New workflow', h('h1', { text: 'New workflow' }), form);
   }
@@ -786,14 +783,11 @@
       h('h2', { id: 'new-webhook', text: 'New webhook' }),
       h('label', { for: 'webhook-url', text: 'URL' }), url,
       h('label', { for: 'webhook-name', text: 'Name (optional)' }), name, h('p', {}, create));
-    form.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(create, async () => {
-        const q = `url=${enc(url.value)}${name.value ? `&name=${enc(name.value)}` : ''}`;
-        const res = await api('POST', `/webhooks?${q}${asOwner('&')}`, {});
-        secretNotice(res.data.signing_secret);
-        location.hash = `#/webhooks/${enc(res.data.id)}`;
-      });
+    onSubmit(form, create, async () => {
+      const q = `url=${enc(url.value)}${name.value ? `&name=${enc(name.value)}` : ''}`;
+      const res = await api('POST', `/webhooks?${q}${asOwner('&')}`, {});
+      secretNotice(res.data.signing_secret);
+      location.hash = `#/webhooks/${enc(res.data.id)}`;
     });
     page('Webhooks', h('h1', { text: 'Webhooks' }),
       table(['Name', 'URL', 'Status'], rows, 'No webhooks yet.'), form);
@@ -863,14 +857,11 @@
       h('label', { for: 'subscribe-emitter', text: 'Deliver the events of' }), emitter,
       h('label', { for: 'subscribe-channel', text: 'Channel (optional: $errors, $logs or a custom one)' }), channel,
       h('p', {}, add));
-    form.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(add, async () => {
-        if (!emitter.value) throw new Error('Choose what to subscribe to.');
-        await api('POST', `/subscriptions?emitter_id=${enc(emitter.value)}&listener_id=${enc(wh.id)}${channel.value ? `&event_name=${enc(channel.value)}` : ''}`, {});
-        flash('Subscribed.', 'info');
-        route();
-      });
+    onSubmit(form, add, async () => {
+      if (!emitter.value) throw new Error('Choose what to subscribe to.');
+      await api('POST', `/subscriptions?emitter_id=${enc(emitter.value)}&listener_id=${enc(wh.id)}${channel.value ? `&event_name=${enc(channel.value)}` : ''}`, {});
+      flash('Subscribed.', 'info');
+      route();
     });
     return form;
   }
@@ -904,20 +895,17 @@
       h('label', { for: 'account-fields', text: 'Other fields (optional)' }), fields,
       h('p', { class: 'hint', id: 'fields-hint', text: 'A JSON object of strings, each a $auth field.' }),
       h('p', {}, create));
-    form.addEventListener('submit', (ev) => {
-      ev.preventDefault();
-      busy(create, async () => {
-        let extra;
-        if (fields.value.trim()) {
-          try { extra = JSON.parse(fields.value); } catch (err) { throw new Error(`Other fields are not valid JSON: ${err.message}`); }
-        }
-        await api('POST', `/accounts${asOwner('?')}`, {
-          app: app.value.trim(), name: name.value.trim(),
-          oauth_access_token: token.value || undefined, api_key: apiKey.value || undefined, fields: extra,
-        });
-        flash('Account connected. Its credentials are sealed and never shown again.', 'info');
-        route();
+    onSubmit(form, create, async () => {
+      let extra;
+      if (fields.value.trim()) {
+        try { extra = JSON.parse(fields.value); } catch (err) { throw new Error(`Other fields are not valid JSON: ${err.message}`); }
+      }
+      await api('POST', `/accounts${asOwner('?')}`, {
+        app: app.value.trim(), name: name.value.trim(),
+        oauth_access_token: token.value || undefined, api_key: apiKey.value || undefined, fields: extra,
       });
+      flash('Account connected. Its credentials are sealed and never shown again.', 'info');
+      route();
     });
     page('Accounts', h('h1', { text: 'Connected accounts' }),
       h('p', { class: 'muted', text: 'Credentials behind the $auth of app props. Their values are never shown.' }),

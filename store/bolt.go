@@ -158,22 +158,36 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	b := &Bolt{db: db, now: time.Now, txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes,
+	o := applyOptions(opts)
+	b := &Bolt{db: db, now: o.now, limits: o.limits, onCommit: o.onCommit,
+		txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes,
 		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
-	for _, o := range opts {
-		o(b)
-	}
 	return b, nil
 }
 
-// Option configures OpenBolt.
-type Option func(*Bolt)
+// Option configures OpenBolt and OpenJetStream.
+type Option func(*options)
+
+// options are what Options set, shared by both backends.
+type options struct {
+	now      func() time.Time
+	limits   Limits
+	onCommit func(d time.Duration, pageWrites int64)
+}
+
+func applyOptions(opts []Option) options {
+	o := options{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // WithClock makes now the clock of event ids and queue times instead of
 // time.Now. A caller with its own clock (the engine's tests) shares it
 // with the store, so what the store stamps is due by that clock.
 func WithClock(now func() time.Time) Option {
-	return func(b *Bolt) { b.now = now }
+	return func(o *options) { o.now = now }
 }
 
 // WithCommitObserver has observe told of each write transaction's commit:
@@ -181,7 +195,7 @@ func WithClock(now func() time.Time) Option {
 // it made (a write is one page, or one run of overflow pages). A group of
 // enqueues (EnqueueInvocation) is one commit.
 func WithCommitObserver(observe func(d time.Duration, pageWrites int64)) Option {
-	return func(b *Bolt) { b.onCommit = observe }
+	return func(o *options) { o.onCommit = observe }
 }
 
 // StoreStats are the store's cumulative write figures and its size.

@@ -50,7 +50,7 @@ func (e *LimitError) Error() string {
 // cannot pass a limit.
 func WithLimits(l Limits) Option {
 	l = maps.Clone(l)
-	return func(b *Bolt) { b.limits = l }
+	return func(o *options) { o.limits = l }
 }
 
 // CheckLimit returns a *LimitError when account already holds its limit

@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// JetStreamConfig says where a JetStream store lives. docs/nats.md maps
+// fount's state onto it, and says why.
+type JetStreamConfig struct {
+	// URLs are the NATS servers, comma-separated nats:// URLs.
+	URLs string
+	// CredsFile is a NATS credentials file (a user JWT and its nkey);
+	// Token is a token to authenticate with instead. Neither is logged.
+	CredsFile string
+	Token     string
+	// Namespace names this deployment's stream (FOUNT_<namespace>) and
+	// subjects (<namespace>.>), so several deployments, or several
+	// tests, share one cluster. Letters, digits, '-' and '_'; "fount"
+	// when empty.
+	Namespace string
+	// Replicas is how many servers hold the stream: 1 when 0, 3 on a
+	// cluster of three or more.
+	Replicas int
+	// Name is this node's name for the NATS connection, seen in the
+	// servers' monitoring.
+	Name string
+}
+
+// namespacePattern is what a namespace may be: it becomes a subject
+// token and part of a stream name.
+var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+
+// jsTombstoneTTL is how long a deleted key's tombstone stays: long enough
+// that a transaction that read the key before the delete sees its
+// revision change, short enough that deleted keys do not pile up.
+const jsTombstoneTTL = time.Hour
+
+// JetStream is the Store and Queues on a NATS JetStream stream. Every
+// record is the one message of its subject, and a write transaction is an
+// atomic batch whose messages carry the revisions the transaction read
+// (see tx.go, docs/nats.md).
+type JetStream struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	name   string // the stream's name
+	prefix string // the namespace, the first token of every subject
+	now    func() time.Time
+	limits Limits
+}
+
+// OpenJetStream connects to the NATS servers of cfg and creates the
+// stream of cfg's namespace unless it exists.
+//
+// # Errors
+//
+// OpenJetStream fails when no server answers within the context, when
+// the servers have no JetStream, or when the stream exists with a
+// configuration that does not allow fount's transactions.
+func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*JetStream, error) {
+	ns := cfg.Namespace
+	if ns == "" {
+		ns = "fount"
+	}
+	if !namespacePattern.MatchString(ns) {
+		return nil, fmt.Errorf("store: namespace %q: want 1 to 32 letters, digits, '-' or '_'", ns)
+	}
+	if strings.TrimSpace(cfg.URLs) == "" {
+		return nil, errors.New("store: no NATS server URL")
+	}
+	nopts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1)}
+	if cfg.CredsFile != "" {
+		nopts = append(nopts, nats.UserCredentials(cfg.CredsFile))
+	}
+	if cfg.Token != "" {
+		nopts = append(nopts, nats.Token(cfg.Token))
+	}
+	nc, err := nats.Connect(cfg.URLs, nopts...)
+	if err != nil {
+		return nil, fmt.Errorf("store: connect to NATS: %w", err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("store: JetStream: %w", err)
+	}
+	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns}
+	o := applyOptions(opts)
+	s.now, s.limits = o.now, o.limits
+	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureStream creates the stream or checks the one there.
+func (s *JetStream) ensureStream(ctx context.Context, replicas int) error {
+	if replicas <= 0 {
+		replicas = 1
+	}
+	want := jetstream.StreamConfig{
+		Name:               s.name,
+		Description:        "fount's state (docs/nats.md)",
+		Subjects:           []string{s.prefix + ".>"},
+		Storage:            jetstream.FileStorage,
+		Replicas:           replicas,
+		MaxMsgsPerSubject:  1,
+		Discard:            jetstream.DiscardOld,
+		AllowAtomicPublish: true,
+		AllowMsgTTL:        true,
+	}
+	st, err := s.js.CreateStream(ctx, want)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		st, err = s.js.Stream(ctx, s.name)
+	}
+	if err != nil {
+		return fmt.Errorf("store: stream %s: %w", s.name, err)
+	}
+	got := st.CachedInfo().Config
+	if got.MaxMsgsPerSubject != 1 || got.AllowDirect || !got.AllowAtomicPublish || !got.AllowMsgTTL {
+		return fmt.Errorf("store: stream %s exists with another configuration: it needs one message per subject, reads from the leader, atomic publish and message TTLs", s.name)
+	}
+	s.stream = st
+	return nil
+}
+
+// Close closes the connection, after what was published is flushed.
+func (s *JetStream) Close() error {
+	defer s.nc.Close()
+	if err := s.nc.FlushTimeout(5 * time.Second); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
+		return fmt.Errorf("store: close NATS connection: %w", err)
+	}
+	return nil
+}

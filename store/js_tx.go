@@ -1,0 +1,351 @@
+package store
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+)
+
+// Headers of the messages of a transaction. The Nats- ones are
+// JetStream's; KV-Operation is what JetStream's KV writes for a delete,
+// so that NATS tools show fount's tombstones as deletes.
+const (
+	hdrExpectedSeq     = "Nats-Expected-Last-Subject-Sequence"
+	hdrExpectedSubject = "Nats-Expected-Last-Subject-Sequence-Subject"
+	hdrBatchID         = "Nats-Batch-Id"
+	hdrBatchSeq        = "Nats-Batch-Sequence"
+	hdrBatchCommit     = "Nats-Batch-Commit"
+	hdrTTL             = "Nats-TTL"
+	hdrOperation       = "KV-Operation"
+	opDelete           = "DEL"
+)
+
+// jsMaxBatch is the most messages one transaction may write: the
+// server's default bound of an atomic batch.
+const jsMaxBatch = 1000
+
+// jsMaxAttempts bounds how often update retries a transaction that lost
+// a race; each retry waits a little longer, at random.
+const jsMaxAttempts = 40
+
+// errTxConflict is a commit refused because a key the transaction read
+// changed since: the transaction runs again.
+var errTxConflict = errors.New("store: transaction conflict")
+
+// jsTx is one transaction: what it read, with the revision (stream
+// sequence) of each key then, and what it will write. Its commit is one
+// atomic batch in which every key read carries its revision, so the batch
+// is refused if any of them changed: optimistic concurrency, with no
+// read-modify-write race.
+type jsTx struct {
+	s     *JetStream
+	ctx   context.Context
+	read  map[string]uint64 // subject → revision read; 0: absent
+	write map[string]jsWrite
+	order []string // subjects of write, in the order written
+}
+
+type jsWrite struct {
+	value   []byte
+	deleted bool
+}
+
+// key is the subject of a record: the namespace, a table name, and each
+// part encoded so that any string (an id from a URL, a user's db key) is
+// one token that can be neither a wildcard nor a separator.
+func (s *JetStream) key(table string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString(s.prefix)
+	b.WriteByte('.')
+	b.WriteString(table)
+	for _, p := range parts {
+		b.WriteByte('.')
+		b.WriteString(token(p))
+	}
+	return b.String()
+}
+
+// token encodes one part of a key: "_" and the unpadded base64url of it.
+func token(part string) string {
+	return "_" + base64.RawURLEncoding.EncodeToString([]byte(part))
+}
+
+// untoken decodes what token encoded.
+func untoken(tok string) (string, error) {
+	rest, ok := strings.CutPrefix(tok, "_")
+	if !ok {
+		return "", fmt.Errorf("store: key token %q: no leading _", tok)
+	}
+	b, err := base64.RawURLEncoding.DecodeString(rest)
+	if err != nil {
+		return "", fmt.Errorf("store: key token %q: %w", tok, err)
+	}
+	return string(b), nil
+}
+
+// keyParts decodes the parts of a key of table, as key encoded them.
+func (s *JetStream) keyParts(table, subject string) ([]string, error) {
+	rest, ok := strings.CutPrefix(subject, s.prefix+"."+table+".")
+	if !ok {
+		return nil, fmt.Errorf("store: key %q is not of %s", subject, table)
+	}
+	toks := strings.Split(rest, ".")
+	out := make([]string, len(toks))
+	for i, t := range toks {
+		p, err := untoken(t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// view runs fn on a transaction that writes nothing.
+func (s *JetStream) view(ctx context.Context, fn func(tx *jsTx) error) error {
+	tx := s.begin(ctx)
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if len(tx.order) > 0 {
+		return errors.New("store: a read-only transaction wrote")
+	}
+	return nil
+}
+
+// update runs fn on a transaction and commits what it wrote, running it
+// again while another transaction changed what it read. fn must have no
+// effect but on tx.
+func (s *JetStream) update(ctx context.Context, fn func(tx *jsTx) error) error {
+	wait := time.Millisecond
+	for attempt := 1; ; attempt++ {
+		tx := s.begin(ctx)
+		err := fn(tx)
+		if err == nil {
+			err = tx.commit(ctx)
+		}
+		if !errors.Is(err, errTxConflict) {
+			return err
+		}
+		if attempt == jsMaxAttempts {
+			return fmt.Errorf("store: gave up after %d conflicting attempts: %w", attempt, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait/2 + rand.N(wait)):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+func (s *JetStream) begin(ctx context.Context) *jsTx {
+	return &jsTx{s: s, ctx: ctx, read: map[string]uint64{}, write: map[string]jsWrite{}}
+}
+
+// get reads the record of subject: what this transaction wrote, or what
+// is stored. found is false when there is none.
+func (tx *jsTx) get(subject string) (value []byte, found bool, err error) {
+	if w, ok := tx.write[subject]; ok {
+		return w.value, !w.deleted, nil
+	}
+	msg, err := tx.s.stream.GetLastMsgForSubject(tx.ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		tx.saw(subject, 0)
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", subject, err)
+	}
+	tx.saw(subject, msg.Sequence)
+	if msg.Header.Get(hdrOperation) == opDelete {
+		return nil, false, nil
+	}
+	return msg.Data, true, nil
+}
+
+// saw records the revision of subject that the transaction read first.
+func (tx *jsTx) saw(subject string, rev uint64) {
+	if _, ok := tx.read[subject]; !ok {
+		tx.read[subject] = rev
+	}
+}
+
+// put writes value to subject at commit.
+func (tx *jsTx) put(subject string, value []byte) {
+	tx.set(subject, jsWrite{value: value})
+}
+
+// del deletes subject at commit.
+func (tx *jsTx) del(subject string) {
+	tx.set(subject, jsWrite{deleted: true})
+}
+
+func (tx *jsTx) set(subject string, w jsWrite) {
+	if _, ok := tx.write[subject]; !ok {
+		tx.order = append(tx.order, subject)
+	}
+	tx.write[subject] = w
+}
+
+// commit publishes the transaction as one atomic batch: first a check of
+// each key read but not written, then the writes, each with the revision
+// read when it was. A write of a key never read is blind: it overwrites.
+func (tx *jsTx) commit(ctx context.Context) error {
+	if len(tx.order) == 0 {
+		return nil
+	}
+	var msgs []*nats.Msg
+	checks := make([]string, 0, len(tx.read))
+	for subject := range tx.read {
+		if _, written := tx.write[subject]; !written {
+			checks = append(checks, subject)
+		}
+	}
+	slices.Sort(checks)
+	for _, subject := range checks {
+		m := nats.NewMsg(tx.s.prefix + ".check")
+		m.Header.Set(hdrExpectedSubject, subject)
+		m.Header.Set(hdrExpectedSeq, strconv.FormatUint(tx.read[subject], 10))
+		m.Header.Set(hdrTTL, "60")
+		msgs = append(msgs, m)
+	}
+	for _, subject := range tx.order {
+		w := tx.write[subject]
+		m := nats.NewMsg(subject)
+		m.Data = w.value
+		if w.deleted {
+			m.Header.Set(hdrOperation, opDelete)
+			m.Header.Set(hdrTTL, strconv.Itoa(int(jsTombstoneTTL/time.Second)))
+		}
+		if rev, ok := tx.read[subject]; ok {
+			m.Header.Set(hdrExpectedSeq, strconv.FormatUint(rev, 10))
+		}
+		msgs = append(msgs, m)
+	}
+	if len(msgs) > jsMaxBatch {
+		return fmt.Errorf("store: a transaction of %d writes, past the %d of one batch", len(msgs), jsMaxBatch)
+	}
+	return tx.s.publishBatch(ctx, msgs)
+}
+
+// publishBatch stores msgs all or none. One message needs no batch.
+func (s *JetStream) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
+	last := msgs[len(msgs)-1]
+	if len(msgs) > 1 {
+		id := nuid.Next()
+		for i, m := range msgs {
+			m.Header.Set(hdrBatchID, id)
+			m.Header.Set(hdrBatchSeq, strconv.Itoa(i+1))
+		}
+		last.Header.Set(hdrBatchCommit, "1")
+		for _, m := range msgs[:len(msgs)-1] {
+			if err := s.nc.PublishMsg(m); err != nil {
+				return fmt.Errorf("store: publish: %w", err)
+			}
+		}
+	}
+	_, err := s.js.PublishMsg(ctx, last)
+	if err == nil {
+		return nil
+	}
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && retryableBatchError(apiErr.ErrorCode) {
+		return fmt.Errorf("%w: %w", errTxConflict, err)
+	}
+	return fmt.Errorf("store: commit: %w", err)
+}
+
+// retryableBatchError tells the errors of a batch that a new attempt may
+// not meet: a revision changed (a conflict), another batch held a key it
+// checks, or the server dropped the batch before its commit.
+func retryableBatchError(code jetstream.ErrorCode) bool {
+	switch code {
+	case jetstream.JSErrCodeStreamWrongLastSequence,
+		jetstream.JSErrCodeStreamWrongLastSequenceConstant,
+		jsErrAtomicPublishIncompleteBatch,
+		jsErrAtomicPublishTooManyInflight:
+		return true
+	}
+	return false
+}
+
+// Codes of the server's atomic-batch errors that nats.go does not name.
+const (
+	jsErrAtomicPublishIncompleteBatch jetstream.ErrorCode = 10176
+	jsErrAtomicPublishTooManyInflight jetstream.ErrorCode = 10210
+)
+
+// jsEntry is one record found by scan.
+type jsEntry struct {
+	subject string
+	value   []byte
+}
+
+// scan returns every record whose subject matches filter (a subject
+// with wildcards), in the order they were last written. It is not a
+// snapshot: a record written while it runs may be missed or seen at its
+// newest; callers that must see a fixed set check a version key (see
+// docs/nats.md).
+func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) {
+	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{filter},
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: scan %s: %w", filter, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: scan %s: %w", filter, err)
+	}
+	pending := info.NumPending
+	seen := map[string]int{}
+	var out []jsEntry
+	for pending > 0 {
+		batch, err := cons.Fetch(int(min(pending, 1000)), jetstream.FetchContext(ctx))
+		if err != nil {
+			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return nil, fmt.Errorf("store: scan %s: %w", filter, err)
+			}
+			pending = md.NumPending
+			if i, ok := seen[m.Subject()]; ok { // written again while scanned
+				out = slices.Delete(out, i, i+1)
+				for k, j := range seen {
+					if j > i {
+						seen[k] = j - 1
+					}
+				}
+				delete(seen, m.Subject())
+			}
+			if m.Headers().Get(hdrOperation) == opDelete {
+				continue
+			}
+			seen[m.Subject()] = len(out)
+			out = append(out, jsEntry{subject: m.Subject(), value: m.Data()})
+		}
+		if err := batch.Error(); err != nil {
+			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("store: scan %s: no messages while %d pending", filter, pending)
+		}
+	}
+	return out, nil
+}

@@ -74,7 +74,7 @@ func (b *Bolt) ListConnectedAccounts(ctx context.Context, ownerID string, p Page
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[ConnectedAccount](tx.Bucket(bucketAccounts), p, ids, cursors, total)
+		pg, err = pageOf[ConnectedAccount](recordsOf(tx.Bucket(bucketAccounts)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {

@@ -91,7 +91,7 @@ func wantErr(t testing.TB, what string, err, want error) {
 var ctx = context.Background()
 
 // mustUser creates a user with id.
-func mustUser(t testing.TB, b *Bolt, id, keyHash string) User {
+func mustUser(t testing.TB, b userCreator, id, keyHash string) User {
 	t.Helper()
 	u := User{ID: id, Username: "name-" + id, Email: id + "@example.com", Plan: PlanFree, CreatedAt: 1700000000}
 	if err := b.CreateUser(ctx, u, keyHash); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -175,12 +176,13 @@ func decodeCursor(tag [4]byte, cursor string) (uint64, error) {
 	return binary.BigEndian.Uint64(b[4:]), nil
 }
 
-// pageOf decodes the records of a page of ids from bk. With p.MaxBytes
-// it stops before the records' stored size passes it (keeping at least
-// one): from the first id, or for a page before a cursor from the last,
-// so that the page keeps the records nearest the cursor and paging on
-// from its end (or start) misses none.
-func pageOf[T any](bk *bolt.Bucket, p Page, ids, cursors []string, total int) (PageOf[T], error) {
+// pageOf decodes the records of a page of ids, read by get. With
+// p.MaxBytes it stops before the records' stored size passes it (keeping
+// at least one): from the first id, or for a page before a cursor from the
+// last, so that the page keeps the records nearest the cursor and paging
+// on from its end (or start) misses none.
+func pageOf[T any](get func(id string) ([]byte, error), p Page, ids, cursors []string, total int) (PageOf[T], error) {
+	records := make([][]byte, len(ids))
 	n := len(ids)
 	if p.MaxBytes > 0 {
 		n = 0
@@ -189,21 +191,33 @@ func pageOf[T any](bk *bolt.Bucket, p Page, ids, cursors []string, total int) (P
 			if p.Before != "" {
 				i = len(ids) - 1 - n
 			}
-			size += len(bk.Get([]byte(ids[i])))
+			data, err := get(ids[i])
+			if err != nil {
+				return PageOf[T]{}, err
+			}
+			records[i] = data
+			size += len(data)
 			if n > 0 && size > p.MaxBytes {
 				break
 			}
 		}
 	}
+	first := 0
 	if p.Before != "" {
-		ids, cursors = ids[len(ids)-n:], cursors[len(cursors)-n:]
-	} else {
-		ids, cursors = ids[:n], cursors[:n]
+		first = len(ids) - n
 	}
+	ids, cursors, records = ids[first:first+n], cursors[first:first+n], records[first:first+n]
 	pg := PageOf[T]{Items: make([]T, len(ids)), Cursors: cursors, TotalCount: total}
 	for i, id := range ids {
-		if err := getJSON(bk, id, &pg.Items[i]); err != nil {
-			return PageOf[T]{}, err
+		data := records[i]
+		if data == nil {
+			var err error
+			if data, err = get(id); err != nil {
+				return PageOf[T]{}, err
+			}
+		}
+		if err := json.Unmarshal(data, &pg.Items[i]); err != nil {
+			return PageOf[T]{}, fmt.Errorf("decode record %q: %w", id, err)
 		}
 	}
 	if len(cursors) > 0 {
@@ -211,4 +225,15 @@ func pageOf[T any](bk *bolt.Bucket, p Page, ids, cursors []string, total int) (P
 		pg.EndCursor = cursors[len(cursors)-1]
 	}
 	return pg, nil
+}
+
+// recordsOf reads the records of bk by id, for pageOf.
+func recordsOf(bk *bolt.Bucket) func(id string) ([]byte, error) {
+	return func(id string) ([]byte, error) {
+		data := bk.Get([]byte(id))
+		if data == nil {
+			return nil, fmt.Errorf("record %q: %w", id, ErrNotFound)
+		}
+		return data, nil
+	}
 }

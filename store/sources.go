@@ -233,7 +233,7 @@ func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[Source](tx.Bucket(bucketSources), p, ids, cursors, total)
+		pg, err = pageOf[Source](recordsOf(tx.Bucket(bucketSources)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {

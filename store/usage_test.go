@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -83,12 +84,13 @@ func TestTimerLastFire(t *testing.T) {
 
 func TestGetDedupeUnknown(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	for _, id := range []string{"dc_1", ""} {
-		if st := must(b.GetDedupe(ctx, id)); !reflect.DeepEqual(st, DedupeState{}) {
-			t.Errorf("GetDedupe(%q) = %+v, want zero", id, st)
+	eachBackend(t, func(t *testing.T, b usageAPI) {
+		for _, id := range []string{"dc_1", ""} {
+			if st := must(b.GetDedupe(ctx, id)); !reflect.DeepEqual(st, DedupeState{}) {
+				t.Errorf("GetDedupe(%q) = %+v, want zero", id, st)
+			}
 		}
-	}
+	})
 }
 
 func TestDeleteSourceDeletesQueues(t *testing.T) {
@@ -212,4 +214,30 @@ func parseSeq(id string) (uint64, error) {
 		return 0, ErrNotFound
 	}
 	return seq, nil
+}
+
+// TestAddUsageConcurrently: counters add up exactly under concurrent
+// writers, on either backend.
+func TestAddUsageConcurrently(t *testing.T) {
+	t.Parallel()
+	const writers, each = 4, 8
+	eachBackend(t, func(t *testing.T, b usageAPI) {
+		var wg sync.WaitGroup
+		for range writers {
+			wg.Go(func() {
+				for range each {
+					if err := b.AddUsage(ctx, "u_a", "2024-01-01", 1, 3); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		got, err := b.GetUsage(ctx, "u_a", "2024-01-01")
+		wantErr(t, "GetUsage", err, nil)
+		if want := (Usage{Invocations: writers * each, ComputeMs: 3 * writers * each}); got != want {
+			t.Errorf("usage after %d concurrent adds = %+v, want %+v", writers*each, got, want)
+		}
+	})
 }

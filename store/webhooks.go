@@ -90,7 +90,7 @@ func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[Webhook](tx.Bucket(bucketWebhooks), p, ids, cursors, total)
+		pg, err = pageOf[Webhook](recordsOf(tx.Bucket(bucketWebhooks)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {

@@ -315,7 +315,7 @@ func (b *Bolt) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageO
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[Workflow](tx.Bucket(bucketWorkflows), p, ids, cursors, total)
+		pg, err = pageOf[Workflow](recordsOf(tx.Bucket(bucketWorkflows)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {

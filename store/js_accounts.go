@@ -1,0 +1,234 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// CreateConnectedAccount stores a.
+//
+// # Errors
+//
+// ErrConflict when a.ID exists; a *LimitError when the owner has its
+// limit of connected accounts. Nothing is stored then.
+func (s *JetStream) CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error) {
+	if a.ID == "" {
+		return ConnectedAccount{}, errors.New("store: create connected account: empty id")
+	}
+	err := s.update(ctx, func(tx *jsTx) error {
+		if ok, err := tx.has(s.key(tblAccounts, a.ID)); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
+		}
+		if err := s.checkRoom(tx, CountAccounts, a.OwnerID); err != nil {
+			return err
+		}
+		if _, err := tx.listAdd(accountIndex, a.OwnerID, a.ID); err != nil {
+			return err
+		}
+		return tx.putJSON(s.key(tblAccounts, a.ID), a)
+	})
+	if err != nil {
+		return ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
+	}
+	return a, nil
+}
+
+// GetConnectedAccount returns the connected account with id, or
+// ErrNotFound.
+func (s *JetStream) GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error) {
+	var a ConnectedAccount
+	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblAccounts, id), &a) })
+	if err != nil {
+		return ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// ListConnectedAccounts returns a page of owner's connected accounts, in
+// the order they were created.
+func (s *JetStream) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error) {
+	var pg PageOf[ConnectedAccount]
+	err := s.view(ctx, func(tx *jsTx) error {
+		l, err := tx.list(accountIndex, ownerID)
+		if err != nil {
+			return err
+		}
+		ids, cursors, err := pageList(accountIndex, ownerID, l.Items, p)
+		if err != nil {
+			return err
+		}
+		pg, err = pageRecords[ConnectedAccount](tx, tblAccounts, p, ids, cursors, len(l.Items))
+		return err
+	})
+	if err != nil {
+		return PageOf[ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
+	}
+	return pg, nil
+}
+
+// DeleteConnectedAccount removes the connected account with id, or
+// returns ErrNotFound.
+func (s *JetStream) DeleteConnectedAccount(ctx context.Context, id string) error {
+	err := s.update(ctx, func(tx *jsTx) error {
+		var a ConnectedAccount
+		if err := tx.getJSON(s.key(tblAccounts, id), &a); err != nil {
+			return err
+		}
+		if err := tx.listRemove(accountIndex, a.OwnerID, id); err != nil {
+			return err
+		}
+		tx.del(s.key(tblAccounts, id))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete connected account %q: %w", id, err)
+	}
+	return nil
+}
+
+// DBGet returns the value of key in the db of sourceID; found is false
+// (with a nil value and error) when it is absent.
+func (s *JetStream) DBGet(ctx context.Context, sourceID, k string) (value []byte, found bool, err error) {
+	if sourceID == "" || k == "" {
+		return nil, false, nil
+	}
+	err = s.view(ctx, func(tx *jsTx) error {
+		value, found, err = tx.get(s.key(tblDB, sourceID, k))
+		return err
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("store: db get %q of %q: %w", k, sourceID, err)
+	}
+	return value, found, nil
+}
+
+// DBSet sets key to value (JSON text) in the db of sourceID. The store
+// does not check that the source exists.
+func (s *JetStream) DBSet(ctx context.Context, sourceID, k string, value []byte) error {
+	if sourceID == "" || k == "" {
+		return fmt.Errorf("store: db set %q of %q: %w", k, sourceID, errors.New("empty source id or key"))
+	}
+	err := s.update(ctx, func(tx *jsTx) error {
+		tx.put(s.key(tblDB, sourceID, k), value)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: db set %q of %q: %w", k, sourceID, err)
+	}
+	return nil
+}
+
+// DBClear removes sourceID's whole db; a source without one is not an
+// error. It is one purge of the db's subjects: no transaction holds a
+// source's whole db, which may be larger than one batch.
+func (s *JetStream) DBClear(ctx context.Context, sourceID string) error {
+	if err := s.purge(ctx, s.key(tblDB, sourceID)+".>"); err != nil {
+		return fmt.Errorf("store: clear the db of %q: %w", sourceID, err)
+	}
+	return nil
+}
+
+// purge removes every record whose subject matches filter.
+func (s *JetStream) purge(ctx context.Context, filter string) error {
+	return s.stream.Purge(ctx, jetstream.WithPurgeSubject(filter))
+}
+
+// GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
+// when nothing was counted.
+func (s *JetStream) GetUsage(ctx context.Context, accountID, day string) (Usage, error) {
+	var u Usage
+	err := s.view(ctx, func(tx *jsTx) error {
+		if err := tx.getJSON(s.key(tblUsage, accountID, day), &u); !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
+	}
+	return u, nil
+}
+
+// addUsage adds invocations and computeMs to accountID's counters for
+// day, in tx: a read-modify-write that the revision check keeps exact.
+func (s *JetStream) addUsage(tx *jsTx, accountID, day string, invocations, computeMs int64) error {
+	k := s.key(tblUsage, accountID, day)
+	var u Usage
+	if err := tx.getJSON(k, &u); err != nil && !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	u.Invocations += invocations
+	u.ComputeMs += computeMs
+	return tx.putJSON(k, u)
+}
+
+// AddUsage adds invocations and computeMs to accountID's counters for
+// day; an empty accountID counts nothing, as in a run commit.
+func (s *JetStream) AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error {
+	if accountID == "" {
+		return nil
+	}
+	err := s.update(ctx, func(tx *jsTx) error { return s.addUsage(tx, accountID, day, invocations, computeMs) })
+	if err != nil {
+		return fmt.Errorf("store: add usage of %q on %s: %w", accountID, day, err)
+	}
+	return nil
+}
+
+// TimerLastFire returns when sourceID's timer last fired (epoch ms), or 0
+// when it never did.
+func (s *JetStream) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {
+	var ms int64
+	err := s.view(ctx, func(tx *jsTx) error {
+		v, ok, err := tx.get(s.key(tblTimers, sourceID))
+		if err != nil || !ok {
+			return err
+		}
+		ms, err = strconv.ParseInt(string(v), 10, 64)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: timer last fire of %q: %w", sourceID, err)
+	}
+	return ms, nil
+}
+
+// SetTimerLastFire records that sourceID's timer fired at ms (epoch ms).
+// The source's record is read, so a delete racing it cannot leave its
+// timer state behind.
+func (s *JetStream) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error {
+	if sourceID == "" {
+		return errors.New("store: set timer last fire: empty source id")
+	}
+	err := s.update(ctx, func(tx *jsTx) error {
+		if ok, err := tx.has(s.key(tblSources, sourceID)); err != nil || !ok {
+			return err // deleted while its timer fired: no state to keep
+		}
+		tx.put(s.key(tblTimers, sourceID), strconv.AppendInt(nil, ms, 10))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: set timer last fire of %q: %w", sourceID, err)
+	}
+	return nil
+}
+
+// GetDedupe returns the dedupe state last stored for sourceID, or the
+// zero value when there is none.
+func (s *JetStream) GetDedupe(ctx context.Context, sourceID string) (DedupeState, error) {
+	var st DedupeState
+	err := s.view(ctx, func(tx *jsTx) error {
+		if err := tx.getJSON(s.key(tblDedupe, sourceID), &st); !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return DedupeState{}, fmt.Errorf("store: get dedupe of %q: %w", sourceID, err)
+	}
+	return st, nil
+}

@@ -1,0 +1,75 @@
+package store
+
+import (
+	"context"
+	"reflect"
+	"testing"
+)
+
+// testBackend opens a new, empty store of one backend for the tests that
+// run against every backend (eachBackend).
+type testBackend struct {
+	name string
+	open func(t testing.TB, opts ...Option) any
+}
+
+var testBackends = []testBackend{
+	{"bolt", func(t testing.TB, opts ...Option) any { return openTestBolt(t, opts...) }},
+	{"jetstream", func(t testing.TB, opts ...Option) any { return openTestJetStream(t, opts...) }},
+}
+
+// eachBackend runs fn, in parallel subtests, against a new store of every
+// backend, opened with opts. S is the methods fn uses: while the
+// JetStream backend is being built, a test names what it needs, and a
+// backend without it fails the test rather than skip it.
+func eachBackend[S any](t *testing.T, fn func(t *testing.T, st S), opts ...Option) {
+	t.Helper()
+	for _, b := range testBackends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			st, ok := b.open(t, opts...).(S)
+			if !ok {
+				t.Fatalf("the %s store lacks methods of %v", b.name, reflect.TypeFor[S]())
+			}
+			fn(t, st)
+		})
+	}
+}
+
+// The methods of each group of tests: what eachBackend needs of a store.
+type (
+	userCreator interface {
+		CreateUser(ctx context.Context, u User, keyHash string) error
+	}
+	usersAPI interface {
+		userCreator
+		GetUser(ctx context.Context, id string) (User, error)
+		UserByKeyHash(ctx context.Context, keyHash string) (User, error)
+		AddKeyHash(ctx context.Context, userID, keyHash string) error
+		CountUsers(ctx context.Context) (int, error)
+	}
+	orgsAPI interface {
+		userCreator
+		CreateOrg(ctx context.Context, o Org) error
+		GetOrg(ctx context.Context, id string) (Org, error)
+		AddOrgMember(ctx context.Context, orgID, userID string) (Org, error)
+		OrgsOfUser(ctx context.Context, userID string) ([]Org, error)
+	}
+	accountsAPI interface {
+		CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error)
+		GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error)
+		ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error)
+		DeleteConnectedAccount(ctx context.Context, id string) error
+		CheckLimit(ctx context.Context, kind Counted, account string) error
+	}
+	dbAPI interface {
+		DBGet(ctx context.Context, sourceID, key string) ([]byte, bool, error)
+		DBSet(ctx context.Context, sourceID, key string, value []byte) error
+		DBClear(ctx context.Context, sourceID string) error
+	}
+	usageAPI interface {
+		GetUsage(ctx context.Context, accountID, day string) (Usage, error)
+		AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error
+		GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
+	}
+)

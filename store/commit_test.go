@@ -142,62 +142,65 @@ func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 // skipped, even when it is gone between two parts of it.
 func TestCompleteRunsSkipsGoneInvocations(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	gone := Invocation{ID: "12345", SourceID: "dc_1"}
-	inv := mustEnqueue(t, b, "dc_1")
-	out, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: gone, Commit: RunCommit{Events: evs("", 3)}}, {Invocation: inv, Commit: RunCommit{Events: evs("", 2)}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if out[0] != nil || len(out[1]) != 2 {
-		t.Errorf("results %v", out)
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		gone := Invocation{ID: "12345", SourceID: "dc_1"}
+		inv := mustEnqueue(t, b, "dc_1")
+		out, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: gone, Commit: RunCommit{Events: evs("", 3)}}, {Invocation: inv, Commit: RunCommit{Events: evs("", 2)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[0] != nil || len(out[1]) != 2 {
+			t.Errorf("results %v", out)
+		}
+	})
 }
 
 // TestDelayedChannelIsTrimmed: $in keeps its newest keep events like any
 // channel; what a store held beyond that goes on the next write to it.
 func TestDelayedChannelIsTrimmed(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	delayed := func(n int) []Event {
-		out := evs(ChannelDelayed, n)
-		for i := range out {
-			out[i].Data = json.RawMessage(fmt.Sprint(`{"v":1,"due_ms":`, i, `}`))
+	eachBackend(t, func(t *testing.T, b testStore) {
+		delayed := func(n int) []Event {
+			out := evs(ChannelDelayed, n)
+			for i := range out {
+				out[i].Data = json.RawMessage(fmt.Sprint(`{"v":1,"due_ms":`, i, `}`))
+			}
+			return out
 		}
-		return out
-	}
-	mustAppend(t, b, "dc_1", delayed(30), 50) // as an older fount kept them
-	mustAppend(t, b, "dc_1", delayed(1), 10)
-	if n := len(must(b.ListEvents(ctx, "dc_1", ChannelDelayed, 1000))); n != 10 {
-		t.Errorf("$in holds %d events, want 10", n)
-	}
-	inv := mustEnqueue(t, b, "dc_1")
-	if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: RunCommit{Events: delayed(20), Keep: 5}}}); err != nil {
-		t.Fatal(err)
-	}
-	if n := len(must(b.ListEvents(ctx, "dc_1", ChannelDelayed, 1000))); n != 5 {
-		t.Errorf("$in holds %d events after a run, want 5", n)
-	}
+		mustAppend(t, b, "dc_1", delayed(30), 50) // as an older fount kept them
+		mustAppend(t, b, "dc_1", delayed(1), 10)
+		if n := len(must(b.ListEvents(ctx, "dc_1", ChannelDelayed, 1000))); n != 10 {
+			t.Errorf("$in holds %d events, want 10", n)
+		}
+		inv := mustEnqueue(t, b, "dc_1")
+		if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: RunCommit{Events: delayed(20), Keep: 5}}}); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(must(b.ListEvents(ctx, "dc_1", ChannelDelayed, 1000))); n != 5 {
+			t.Errorf("$in holds %d events after a run, want 5", n)
+		}
+	})
 }
 
 func TestChannels(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	mustAppend(t, b, "dc_1", []Event{{Name: ""}, {Name: "b"}, {Name: "$errors"}, {Name: "a"}, {Name: "gone"}}, 0)
-	if _, err := b.DeleteEvents(ctx, "dc_1", "gone", "", ""); err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct {
-		emitter string
-		want    []string
-	}{
-		{"dc_1", []string{"", "$errors", "a", "b"}},
-		{"dc_unknown", []string{}},
-		{"", []string{}},
-	} {
-		got, err := b.Channels(ctx, tt.emitter)
-		if err != nil || got == nil || !slices.Equal(got, tt.want) {
-			t.Errorf("Channels(%q) = %q, %v, want %q", tt.emitter, got, err, tt.want)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		mustAppend(t, b, "dc_1", []Event{{Name: ""}, {Name: "b"}, {Name: "$errors"}, {Name: "a"}, {Name: "gone"}}, 0)
+		if _, err := b.DeleteEvents(ctx, "dc_1", "gone", "", ""); err != nil {
+			t.Fatal(err)
 		}
-	}
+		for _, tt := range []struct {
+			emitter string
+			want    []string
+		}{
+			{"dc_1", []string{"", "$errors", "a", "b"}},
+			{"dc_unknown", []string{}},
+			{"", []string{}},
+		} {
+			got, err := b.Channels(ctx, tt.emitter)
+			if err != nil || got == nil || !slices.Equal(got, tt.want) {
+				t.Errorf("Channels(%q) = %q, %v, want %q", tt.emitter, got, err, tt.want)
+			}
+		}
+	})
 }

@@ -283,6 +283,9 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
 		if d.ListenerID == "" {
 			return errors.New("empty listener id")
 		}
+		if d.ListenerID != old.ListenerID {
+			return fmt.Errorf("listener cannot change from %q to %q", old.ListenerID, d.ListenerID)
+		}
 		if !validStatus(d.Status) {
 			return fmt.Errorf("unknown delivery status %q", d.Status)
 		}

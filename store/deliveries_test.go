@@ -12,13 +12,26 @@ import (
 
 // mustDeliver creates d at clock nowMs as CompleteRun's routing does and
 // returns the stored delivery.
-func mustDeliver(t *testing.T, b *Bolt, nowMs int64, d Delivery) Delivery {
+func mustDeliver(t *testing.T, st testStore, nowMs int64, d Delivery) Delivery {
 	t.Helper()
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		var err error
-		d, err = b.createDelivery(tx, nowMs, d)
-		return err
-	})
+	var err error
+	switch st := st.(type) {
+	case *Bolt:
+		err = st.update(ctx, func(tx *bolt.Tx) error {
+			var err error
+			d, err = st.createDelivery(tx, nowMs, d)
+			return err
+		})
+	case *JetStream:
+		in := d
+		err = st.update(ctx, func(tx *jsTx) error {
+			var err error
+			d, err = st.createDelivery(tx, nowMs, in)
+			return err
+		})
+	default:
+		t.Fatalf("mustDeliver on a %T", st)
+	}
 	if err != nil {
 		t.Fatalf("createDelivery: %v", err)
 	}
@@ -178,18 +191,25 @@ func TestDueDeliveries(t *testing.T) {
 	}
 }
 
-func TestUpdateDeliveryMovesListener(t *testing.T) {
+// TestUpdateDeliveryKeepsItsListener: a delivery belongs to its listener
+// for good (on JetStream its id names the listener); an update naming
+// another changes nothing.
+func TestUpdateDeliveryKeepsItsListener(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_1"})
-	d.ListenerID = "wh_2"
-	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, d), nil)
-	if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); pg.TotalCount != 0 {
-		t.Errorf("wh_1 still lists %+v", pg.Items)
-	}
-	if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); !slices.Equal(deliveryIDs(pg.Items), []string{d.ID}) {
-		t.Errorf("wh_2 lists %+v", pg.Items)
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_1"})
+		moved := d
+		moved.ListenerID, moved.Status = "wh_2", DeliveryDelivered
+		if err := b.UpdateDelivery(ctx, moved); err == nil {
+			t.Fatal("UpdateDelivery moved a delivery to another listener")
+		}
+		if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); !slices.Equal(deliveryIDs(pg.Items), []string{d.ID}) || pg.Items[0].Status != DeliveryPending {
+			t.Errorf("wh_1 lists %+v", pg.Items)
+		}
+		if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); pg.TotalCount != 0 {
+			t.Errorf("wh_2 lists %+v", pg.Items)
+		}
+	})
 }
 
 // TestDeliveriesAreBounded: a listener keeps its newest deliveriesKept
@@ -267,25 +287,16 @@ func TestDeliveriesAreBounded(t *testing.T) {
 }
 
 // deliveryByID is the stored delivery id of listener.
-func deliveryByID(t *testing.T, b *Bolt, listener, id string) Delivery {
+func deliveryByID(t *testing.T, b testStore, listener, id string) Delivery {
 	t.Helper()
-	var d Delivery
-	err := b.db.View(func(tx *bolt.Tx) error {
-		seq, ok := parseSeqID(id)
-		if !ok {
-			return ErrNotFound
-		}
-		var err error
-		d, err = getDelivery(tx, seq)
-		return err
-	})
+	d, err := b.GetDelivery(ctx, id)
 	if err != nil || d.ListenerID != listener {
 		t.Fatalf("delivery %s of %s: %+v, %v", id, listener, d, err)
 	}
 	return d
 }
 
-func deliveryLister(b *Bolt, listener string) lister {
+func deliveryLister(b testStore, listener string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListDeliveries(ctx, listener, p)
 		return plain(pg, err, func(d Delivery) string { return d.ID })
@@ -294,37 +305,38 @@ func deliveryLister(b *Bolt, listener string) lister {
 
 func TestListDeliveriesPagination(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	var newestFirst []string
-	for i := range 11 {
-		d := mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"})
-		newestFirst = append([]string{d.ID}, newestFirst...)
-		mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_10"}) // a listener whose id extends wh_1
-	}
-	// After walks to older deliveries, Before to newer; pages are newest first.
-	checkPagination(t, deliveryLister(b, "wh_1"), newestFirst)
-	other := must(b.ListDeliveries(ctx, "wh_10", Page{}))
-	if other.TotalCount != 11 {
-		t.Errorf("wh_10 TotalCount = %d", other.TotalCount)
-	}
-	checkBadCursors(t, deliveryLister(b, "wh_1"), other.StartCursor)
-	if err := b.CreateWebhook(ctx, Webhook{ID: "wh_x", OwnerID: "wh_1"}); err != nil {
-		t.Fatal(err)
-	}
-	hooks := must(b.ListWebhooks(ctx, "wh_1", Page{}))
-	checkBadCursors(t, deliveryLister(b, "wh_1"), hooks.StartCursor)
-	checkPagination(t, deliveryLister(b, "wh_none"), nil)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		var newestFirst []string
+		for i := range 11 {
+			d := mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"})
+			newestFirst = append([]string{d.ID}, newestFirst...)
+			mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_10"}) // a listener whose id extends wh_1
+		}
+		// After walks to older deliveries, Before to newer; pages are newest first.
+		checkPagination(t, deliveryLister(b, "wh_1"), newestFirst)
+		other := must(b.ListDeliveries(ctx, "wh_10", Page{}))
+		if other.TotalCount != 11 {
+			t.Errorf("wh_10 TotalCount = %d", other.TotalCount)
+		}
+		checkBadCursors(t, deliveryLister(b, "wh_1"), other.StartCursor)
+		if err := b.CreateWebhook(ctx, Webhook{ID: "wh_x", OwnerID: "wh_1"}); err != nil {
+			t.Fatal(err)
+		}
+		hooks := must(b.ListWebhooks(ctx, "wh_1", Page{}))
+		checkBadCursors(t, deliveryLister(b, "wh_1"), hooks.StartCursor)
+		checkPagination(t, deliveryLister(b, "wh_none"), nil)
 
-	// Explicit: page 2 of size 4 is older than page 1.
-	first := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 4}))
-	second := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 4, After: first.EndCursor}))
-	if got := deliveryIDs(second.Items); !slices.Equal(got, []string{"13", "11", "9", "7"}) {
-		t.Errorf("second page = %v, first = %v", got, deliveryIDs(first.Items))
-	}
-	back := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 2, Before: second.StartCursor}))
-	if got := deliveryIDs(back.Items); !slices.Equal(got, []string{"17", "15"}) {
-		t.Errorf("before second page = %v", got)
-	}
+		// Explicit: page 2 of size 4 is older than page 1.
+		first := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 4}))
+		second := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 4, After: first.EndCursor}))
+		if got := deliveryIDs(second.Items); !slices.Equal(got, newestFirst[4:8]) {
+			t.Errorf("second page = %v, first = %v", got, deliveryIDs(first.Items))
+		}
+		back := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 2, Before: second.StartCursor}))
+		if got := deliveryIDs(back.Items); !slices.Equal(got, newestFirst[2:4]) {
+			t.Errorf("before second page = %v", got)
+		}
+	})
 }
 
 func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
@@ -376,69 +388,70 @@ func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
 // skipped listener is passed over and a long backlog takes one place.
 func TestDueDeliveriesRoundRobin(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	first := map[string]string{} // listener -> id of its earliest due delivery
-	for i := range 50 {          // wh_a's backlog: 50 deliveries due at 100
-		d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_a", NextAttemptMs: 100})
-		if i == 0 {
-			first["wh_a"] = d.ID
+	eachBackend(t, func(t *testing.T, b testStore) {
+		first := map[string]string{} // listener -> id of its earliest due delivery
+		for i := range 50 {          // wh_a's backlog: 50 deliveries due at 100
+			d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_a", NextAttemptMs: 100})
+			if i == 0 {
+				first["wh_a"] = d.ID
+			}
 		}
-	}
-	mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 300})
-	first["wh_b"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 200}).ID
-	first["wh_c"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_c", NextAttemptMs: 100}).ID
-	mustDeliver(t, b, 1, Delivery{ListenerID: "wh_d", NextAttemptMs: 5000})         // not due yet
-	mustDeliver(t, b, 1, Delivery{ListenerID: "p_w", NextAttemptMs: math.MaxInt64}) // never due (a workflow's)
+		mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 300})
+		first["wh_b"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 200}).ID
+		first["wh_c"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_c", NextAttemptMs: 100}).ID
+		mustDeliver(t, b, 1, Delivery{ListenerID: "wh_d", NextAttemptMs: 5000})         // not due yet
+		mustDeliver(t, b, 1, Delivery{ListenerID: "p_w", NextAttemptMs: math.MaxInt64}) // never due (a workflow's)
 
-	skipB := func(id string) bool { return id == "wh_b" }
-	tests := []struct {
-		name  string
-		now   int64
-		after string
-		limit int
-		skip  func(string) bool
-		want  []string // listeners, in the order returned
-	}{
-		{"from the start", 1000, "", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
-		{"after a, wrapping", 1000, "wh_a", 0, nil, []string{"wh_b", "wh_c", "wh_a"}},
-		{"after c, wrapping", 1000, "wh_c", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
-		{"after a listener with nothing due", 1000, "wh_d", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
-		{"after a listener with nothing at all", 1000, "wh_bb", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
-		{"limit", 1000, "wh_a", 1, nil, []string{"wh_b"}},
-		{"skipped", 1000, "", 0, skipB, []string{"wh_a", "wh_c"}},
-		{"skipped, wrapping", 1000, "wh_a", 0, skipB, []string{"wh_c", "wh_a"}},
-		{"only what is due", 150, "wh_a", 0, nil, []string{"wh_c", "wh_a"}},
-		{"nothing due", 99, "wh_a", 0, nil, []string{}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := b.DueDeliveries(ctx, tt.now, tt.after, tt.limit, tt.skip)
-			wantErr(t, "DueDeliveries", err, nil)
-			listeners := []string{}
-			for _, d := range got {
-				listeners = append(listeners, d.ListenerID)
-				if d.ID != first[d.ListenerID] {
-					t.Errorf("%s: got delivery %s, want its earliest due %s", d.ListenerID, d.ID, first[d.ListenerID])
+		skipB := func(id string) bool { return id == "wh_b" }
+		tests := []struct {
+			name  string
+			now   int64
+			after string
+			limit int
+			skip  func(string) bool
+			want  []string // listeners, in the order returned
+		}{
+			{"from the start", 1000, "", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+			{"after a, wrapping", 1000, "wh_a", 0, nil, []string{"wh_b", "wh_c", "wh_a"}},
+			{"after c, wrapping", 1000, "wh_c", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+			{"after a listener with nothing due", 1000, "wh_d", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+			{"after a listener with nothing at all", 1000, "wh_bb", 0, nil, []string{"wh_a", "wh_b", "wh_c"}},
+			{"limit", 1000, "wh_a", 1, nil, []string{"wh_b"}},
+			{"skipped", 1000, "", 0, skipB, []string{"wh_a", "wh_c"}},
+			{"skipped, wrapping", 1000, "wh_a", 0, skipB, []string{"wh_c", "wh_a"}},
+			{"only what is due", 150, "wh_a", 0, nil, []string{"wh_c", "wh_a"}},
+			{"nothing due", 99, "wh_a", 0, nil, []string{}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				got, err := b.DueDeliveries(ctx, tt.now, tt.after, tt.limit, tt.skip)
+				wantErr(t, "DueDeliveries", err, nil)
+				listeners := []string{}
+				for _, d := range got {
+					listeners = append(listeners, d.ListenerID)
+					if d.ID != first[d.ListenerID] {
+						t.Errorf("%s: got delivery %s, want its earliest due %s", d.ListenerID, d.ID, first[d.ListenerID])
+					}
 				}
-			}
-			if !slices.Equal(listeners, tt.want) {
-				t.Errorf("DueDeliveries(%d, after %q, limit %d) = %v, want %v", tt.now, tt.after, tt.limit, listeners, tt.want)
-			}
-		})
-	}
-
-	// A caller that passes the last listener it got serves each in turn.
-	var turns []string
-	after := ""
-	for range 6 {
-		got := must(b.DueDeliveries(ctx, 1000, after, 1, nil))
-		if len(got) != 1 {
-			t.Fatalf("DueDeliveries after %q = %+v", after, got)
+				if !slices.Equal(listeners, tt.want) {
+					t.Errorf("DueDeliveries(%d, after %q, limit %d) = %v, want %v", tt.now, tt.after, tt.limit, listeners, tt.want)
+				}
+			})
 		}
-		after = got[0].ListenerID
-		turns = append(turns, after)
-	}
-	if want := []string{"wh_a", "wh_b", "wh_c", "wh_a", "wh_b", "wh_c"}; !slices.Equal(turns, want) {
-		t.Errorf("turns = %v, want %v", turns, want)
-	}
+
+		// A caller that passes the last listener it got serves each in turn.
+		var turns []string
+		after := ""
+		for range 6 {
+			got := must(b.DueDeliveries(ctx, 1000, after, 1, nil))
+			if len(got) != 1 {
+				t.Fatalf("DueDeliveries after %q = %+v", after, got)
+			}
+			after = got[0].ListenerID
+			turns = append(turns, after)
+		}
+		if want := []string{"wh_a", "wh_b", "wh_c", "wh_a", "wh_b", "wh_c"}; !slices.Equal(turns, want) {
+			t.Errorf("turns = %v, want %v", turns, want)
+		}
+	})
 }

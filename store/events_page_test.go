@@ -15,109 +15,110 @@ import (
 func TestPageEvents(t *testing.T) {
 	t.Parallel()
 	const n, size = 12, 1000
-	b := openTestBolt(t)
-	withClock(b, 5000)
-	var events []Event
-	for i := range n {
-		data, _ := json.Marshal(fmt.Sprintf("%02d%s", i, strings.Repeat("x", size-4)))
-		events = append(events, Event{EmitID: fmt.Sprint(i), Data: data})
-	}
-	stored, err := b.AppendEvents(ctx, "dc_1", events, n)
-	wantErr(t, "AppendEvents", err, nil)
-	if _, err := b.AppendEvents(ctx, "dc_1", []Event{{Name: "other", Data: json.RawMessage(`1`)}}, n); err != nil {
-		t.Fatal(err)
-	}
-	var newestFirst []string
-	for _, e := range slices.Backward(stored) {
-		newestFirst = append(newestFirst, e.ID)
-	}
-	ids := func(evs []Event) []string {
-		var out []string
-		for _, e := range evs {
-			out = append(out, e.ID)
+	eachBackend(t, func(t *testing.T, b eventsAPI) {
+		withClock(b, 5000)
+		var events []Event
+		for i := range n {
+			data, _ := json.Marshal(fmt.Sprintf("%02d%s", i, strings.Repeat("x", size-4)))
+			events = append(events, Event{EmitID: fmt.Sprint(i), Data: data})
 		}
-		return out
-	}
-	page := func(p EventPage) []Event {
-		t.Helper()
-		evs, err := b.PageEvents(ctx, "dc_1", "", p)
-		if err != nil {
-			t.Fatalf("PageEvents %+v: %v", p, err)
+		stored, err := b.AppendEvents(ctx, "dc_1", events, n)
+		wantErr(t, "AppendEvents", err, nil)
+		if _, err := b.AppendEvents(ctx, "dc_1", []Event{{Name: "other", Data: json.RawMessage(`1`)}}, n); err != nil {
+			t.Fatal(err)
 		}
-		for _, e := range evs {
-			if e.Size != size {
-				t.Fatalf("PageEvents %+v: event %s has Size %d, want %d", p, e.ID, e.Size, size)
+		var newestFirst []string
+		for _, e := range slices.Backward(stored) {
+			newestFirst = append(newestFirst, e.ID)
+		}
+		ids := func(evs []Event) []string {
+			var out []string
+			for _, e := range evs {
+				out = append(out, e.ID)
+			}
+			return out
+		}
+		page := func(p EventPage) []Event {
+			t.Helper()
+			evs, err := b.PageEvents(ctx, "dc_1", "", p)
+			if err != nil {
+				t.Fatalf("PageEvents %+v: %v", p, err)
+			}
+			for _, e := range evs {
+				if e.Size != size {
+					t.Fatalf("PageEvents %+v: event %s has Size %d, want %d", p, e.ID, e.Size, size)
+				}
+			}
+			return evs
+		}
+
+		tests := []struct {
+			name string
+			p    EventPage
+			want []string
+		}{
+			{"newest", EventPage{Limit: 3}, newestFirst[:3]},
+			{"all", EventPage{Limit: 100}, newestFirst},
+			{"after", EventPage{Limit: 3, After: newestFirst[2]}, newestFirst[3:6]},
+			{"after the oldest", EventPage{Limit: 3, After: newestFirst[n-1]}, nil},
+			{"before", EventPage{Limit: 3, Before: newestFirst[6]}, newestFirst[3:6]},
+			{"before the newest", EventPage{Limit: 3, Before: newestFirst[0]}, nil},
+			{"after an id of no event", EventPage{Limit: 2, After: "5000-99"}, newestFirst[:2]},
+			{"after an id past the newest", EventPage{Limit: 2, After: "9999999-0"}, newestFirst[:2]},
+			{"before an id before the oldest", EventPage{Limit: 2, Before: "1-0"}, newestFirst[n-2:]},
+			{"bytes", EventPage{Limit: 100, MaxBytes: 2500}, newestFirst[:2]},
+			{"bytes, before: nearest the cursor", EventPage{Limit: 100, MaxBytes: 2500, Before: newestFirst[6]}, newestFirst[4:6]},
+			{"bytes, after", EventPage{Limit: 100, MaxBytes: 2500, After: newestFirst[6]}, newestFirst[7:9]},
+			{"a budget below one event", EventPage{Limit: 100, MaxBytes: 1}, newestFirst[:1]},
+			{"previews count as previews", EventPage{Limit: 100, MaxBytes: 2500, Preview: 100}, newestFirst},
+		}
+		for _, tt := range tests {
+			if got := ids(page(tt.p)); !slices.Equal(got, tt.want) {
+				t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 			}
 		}
-		return evs
-	}
 
-	tests := []struct {
-		name string
-		p    EventPage
-		want []string
-	}{
-		{"newest", EventPage{Limit: 3}, newestFirst[:3]},
-		{"all", EventPage{Limit: 100}, newestFirst},
-		{"after", EventPage{Limit: 3, After: newestFirst[2]}, newestFirst[3:6]},
-		{"after the oldest", EventPage{Limit: 3, After: newestFirst[n-1]}, nil},
-		{"before", EventPage{Limit: 3, Before: newestFirst[6]}, newestFirst[3:6]},
-		{"before the newest", EventPage{Limit: 3, Before: newestFirst[0]}, nil},
-		{"after an id of no event", EventPage{Limit: 2, After: "5000-99"}, newestFirst[:2]},
-		{"after an id past the newest", EventPage{Limit: 2, After: "9999999-0"}, newestFirst[:2]},
-		{"before an id before the oldest", EventPage{Limit: 2, Before: "1-0"}, newestFirst[n-2:]},
-		{"bytes", EventPage{Limit: 100, MaxBytes: 2500}, newestFirst[:2]},
-		{"bytes, before: nearest the cursor", EventPage{Limit: 100, MaxBytes: 2500, Before: newestFirst[6]}, newestFirst[4:6]},
-		{"bytes, after", EventPage{Limit: 100, MaxBytes: 2500, After: newestFirst[6]}, newestFirst[7:9]},
-		{"a budget below one event", EventPage{Limit: 100, MaxBytes: 1}, newestFirst[:1]},
-		{"previews count as previews", EventPage{Limit: 100, MaxBytes: 2500, Preview: 100}, newestFirst},
-	}
-	for _, tt := range tests {
-		if got := ids(page(tt.p)); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		previews := page(EventPage{Limit: 1, Preview: 10})
+		if len(previews) != 1 || string(previews[0].Data) != string(stored[n-1].Data[:10]) {
+			t.Errorf("preview = %q, want the first 10 bytes of %s", previews[0].Data, previews[0].ID)
 		}
-	}
+		whole := page(EventPage{Limit: 1})
+		if string(whole[0].Data) != string(stored[n-1].Data) {
+			t.Errorf("without a preview the event is cut: %d bytes", len(whole[0].Data))
+		}
 
-	previews := page(EventPage{Limit: 1, Preview: 10})
-	if len(previews) != 1 || string(previews[0].Data) != string(stored[n-1].Data[:10]) {
-		t.Errorf("preview = %q, want the first 10 bytes of %s", previews[0].Data, previews[0].ID)
-	}
-	whole := page(EventPage{Limit: 1})
-	if string(whole[0].Data) != string(stored[n-1].Data) {
-		t.Errorf("without a preview the event is cut: %d bytes", len(whole[0].Data))
-	}
+		var forward []string
+		for p := (EventPage{Limit: 100, MaxBytes: 3500}); ; {
+			evs := page(p)
+			if len(evs) == 0 {
+				break
+			}
+			forward = append(forward, ids(evs)...)
+			p.After = evs[len(evs)-1].ID
+		}
+		if !slices.Equal(forward, newestFirst) {
+			t.Errorf("paging after = %v, want %v", forward, newestFirst)
+		}
+		backward := []string{newestFirst[n-1]}
+		for p := (EventPage{Limit: 100, MaxBytes: 3500, Before: newestFirst[n-1]}); ; {
+			evs := page(p)
+			if len(evs) == 0 {
+				break
+			}
+			backward = append(ids(evs), backward...)
+			p.Before = evs[0].ID
+		}
+		if !slices.Equal(backward, newestFirst) {
+			t.Errorf("paging before = %v, want %v", backward, newestFirst)
+		}
 
-	var forward []string
-	for p := (EventPage{Limit: 100, MaxBytes: 3500}); ; {
-		evs := page(p)
-		if len(evs) == 0 {
-			break
+		for _, p := range []EventPage{{After: "x"}, {Before: "1-x"}, {After: "1-0", Before: "2-0"}} {
+			if _, err := b.PageEvents(ctx, "dc_1", "", p); !errors.Is(err, ErrBadEventID) && !errors.Is(err, ErrBadCursor) {
+				t.Errorf("PageEvents %+v: %v, want a bad cursor", p, err)
+			}
 		}
-		forward = append(forward, ids(evs)...)
-		p.After = evs[len(evs)-1].ID
-	}
-	if !slices.Equal(forward, newestFirst) {
-		t.Errorf("paging after = %v, want %v", forward, newestFirst)
-	}
-	backward := []string{newestFirst[n-1]}
-	for p := (EventPage{Limit: 100, MaxBytes: 3500, Before: newestFirst[n-1]}); ; {
-		evs := page(p)
-		if len(evs) == 0 {
-			break
+		if evs, err := b.PageEvents(ctx, "dc_none", "", EventPage{}); err != nil || len(evs) != 0 {
+			t.Errorf("PageEvents of an unknown emitter: %v, %v", evs, err)
 		}
-		backward = append(ids(evs), backward...)
-		p.Before = evs[0].ID
-	}
-	if !slices.Equal(backward, newestFirst) {
-		t.Errorf("paging before = %v, want %v", backward, newestFirst)
-	}
-
-	for _, p := range []EventPage{{After: "x"}, {Before: "1-x"}, {After: "1-0", Before: "2-0"}} {
-		if _, err := b.PageEvents(ctx, "dc_1", "", p); !errors.Is(err, ErrBadEventID) && !errors.Is(err, ErrBadCursor) {
-			t.Errorf("PageEvents %+v: %v, want a bad cursor", p, err)
-		}
-	}
-	if evs, err := b.PageEvents(ctx, "dc_none", "", EventPage{}); err != nil || len(evs) != 0 {
-		t.Errorf("PageEvents of an unknown emitter: %v, %v", evs, err)
-	}
+	})
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func openTestBolt(t testing.TB, opts ...Option) *Bolt {
 
 // mustFixtureComponent stores the component of source() (a source's
 // component must be stored), of an owner no test uses.
-func mustFixtureComponent(t testing.TB, b *Bolt) {
+func mustFixtureComponent(t testing.TB, b testStore) {
 	t.Helper()
 	if _, err := b.CreateComponent(ctx, Component{ID: "sc_fixture", OwnerID: "u_fixtures", CodeHash: "h_fixture"}); err != nil {
 		t.Fatalf("CreateComponent: %v", err)
@@ -70,10 +71,17 @@ func (c *fakeClock) set(t time.Time) {
 	c.t = t
 }
 
-// withClock makes b's event clock c, starting at ms.
-func withClock(b *Bolt, ms int64) *fakeClock {
+// withClock makes st's clock c, starting at ms.
+func withClock(st any, ms int64) *fakeClock {
 	c := &fakeClock{t: time.UnixMilli(ms)}
-	b.now = c.now
+	switch st := st.(type) {
+	case *Bolt:
+		st.now = c.now
+	case *JetStream:
+		st.now = c.now
+	default:
+		panic(fmt.Sprintf("withClock of a %T", st))
+	}
 	return c
 }
 
@@ -102,22 +110,22 @@ func mustUser(t testing.TB, b userCreator, id, keyHash string) User {
 
 // createSource, updateSource and deleteSource are the source writes
 // without hook events.
-func createSource(ctx context.Context, b *Bolt, s Source) error {
+func createSource(ctx context.Context, b testStore, s Source) error {
 	_, _, err := b.CreateSource(ctx, s, RunCommit{})
 	return err
 }
 
-func createComponent(ctx context.Context, b *Bolt, c Component) error {
+func createComponent(ctx context.Context, b testStore, c Component) error {
 	_, err := b.CreateComponent(ctx, c)
 	return err
 }
 
-func updateSource(ctx context.Context, b *Bolt, s Source) error {
+func updateSource(ctx context.Context, b testStore, s Source) error {
 	_, err := b.UpdateSource(ctx, s, RunCommit{})
 	return err
 }
 
-func deleteSource(ctx context.Context, b *Bolt, id string) error {
+func deleteSource(ctx context.Context, b testStore, id string) error {
 	_, err := b.DeleteSource(ctx, id, RunCommit{})
 	return err
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // mustEnqueue enqueues an invocation of kind "http" for source.
-func mustEnqueue(t *testing.T, b *Bolt, source string) Invocation {
+func mustEnqueue(t *testing.T, b testStore, source string) Invocation {
 	t.Helper()
 	inv, err := b.EnqueueInvocation(ctx, Invocation{SourceID: source, Kind: "http", Event: json.RawMessage(`{"n":1}`)})
 	if err != nil {
@@ -33,128 +33,141 @@ func invIDs(list []Invocation) []string {
 
 func TestEnqueueInvocationOrder(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	clock := withClock(b, 5000)
-	order := []string{"dc_b", "dc_a", "dc_b", "dc_c", "dc_b", "dc_a"}
-	var all []Invocation
-	for i, src := range order {
-		clock.set(time.UnixMilli(5000 + int64(i)))
-		in := Invocation{SourceID: src, Kind: "timer", Event: json.RawMessage(fmt.Sprint(i)), Hops: i}
-		got, err := b.EnqueueInvocation(ctx, in)
-		wantErr(t, "EnqueueInvocation", err, nil)
-		want := in
-		want.ID, want.EnqueuedAtMs = strconv.Itoa(i+1), 5000+int64(i)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("EnqueueInvocation = %+v, want %+v", got, want)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		clock := withClock(b, 5000)
+		order := []string{"dc_b", "dc_a", "dc_b", "dc_c", "dc_b", "dc_a"}
+		var all []Invocation
+		for i, src := range order {
+			clock.set(time.UnixMilli(5000 + int64(i)))
+			in := Invocation{SourceID: src, Kind: "timer", Event: json.RawMessage(fmt.Sprint(i)), Hops: i}
+			got, err := b.EnqueueInvocation(ctx, in)
+			wantErr(t, "EnqueueInvocation", err, nil)
+			want := in
+			want.ID, want.EnqueuedAtMs = got.ID, 5000+int64(i)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("EnqueueInvocation = %+v, want %+v", got, want)
+			}
+			if len(all) > 0 && must(strconv.ParseUint(got.ID, 10, 64)) <= must(strconv.ParseUint(all[len(all)-1].ID, 10, 64)) {
+				t.Fatalf("invocation id %s after %s: ids must increase", got.ID, all[len(all)-1].ID)
+			}
+			all = append(all, got)
 		}
-		all = append(all, got)
-	}
-	tests := []struct {
-		source string
-		limit  int
-		want   []string
-	}{
-		{"dc_b", 0, []string{"1", "3", "5"}},
-		{"dc_b", 2, []string{"1", "3"}},
-		{"dc_a", 10, []string{"2", "6"}},
-		{"dc_c", -1, []string{"4"}},
-		{"dc_zz", 0, []string{}},
-		{"", 0, []string{}},
-	}
-	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s limit %d", tt.source, tt.limit), func(t *testing.T) {
-			got, err := b.PendingInvocations(ctx, tt.source, tt.limit)
-			wantErr(t, "PendingInvocations", err, nil)
-			if !slices.Equal(invIDs(got), tt.want) {
-				t.Fatalf("PendingInvocations = %v, want %v", invIDs(got), tt.want)
-			}
-			for _, inv := range got {
-				n, _ := strconv.Atoi(inv.ID)
-				if !reflect.DeepEqual(inv, all[n-1]) {
-					t.Errorf("stored %+v, enqueued %+v", inv, all[n-1])
+		byID := map[string]Invocation{}
+		for _, inv := range all {
+			byID[inv.ID] = inv
+		}
+		tests := []struct {
+			source string
+			limit  int
+			want   []int // of order, from 1
+		}{
+			{"dc_b", 0, []int{1, 3, 5}},
+			{"dc_b", 2, []int{1, 3}},
+			{"dc_a", 10, []int{2, 6}},
+			{"dc_c", -1, []int{4}},
+			{"dc_zz", 0, nil},
+			{"", 0, nil},
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s limit %d", tt.source, tt.limit), func(t *testing.T) {
+				got, err := b.PendingInvocations(ctx, tt.source, tt.limit)
+				wantErr(t, "PendingInvocations", err, nil)
+				want := []string{}
+				for _, i := range tt.want {
+					want = append(want, all[i-1].ID)
 				}
-			}
-		})
-	}
-	if _, err := b.EnqueueInvocation(ctx, Invocation{Kind: "http"}); err == nil {
-		t.Error("EnqueueInvocation with an empty source succeeded")
-	}
+				if !slices.Equal(invIDs(got), want) {
+					t.Fatalf("PendingInvocations = %v, want %v", invIDs(got), want)
+				}
+				for _, inv := range got {
+					if !reflect.DeepEqual(inv, byID[inv.ID]) {
+						t.Errorf("stored %+v, enqueued %+v", inv, byID[inv.ID])
+					}
+				}
+			})
+		}
+		if _, err := b.EnqueueInvocation(ctx, Invocation{Kind: "http"}); err == nil {
+			t.Error("EnqueueInvocation with an empty source succeeded")
+		}
+	})
 }
 
 func TestEnqueueInvocationConcurrent(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	var wg sync.WaitGroup
-	for g := range 8 {
-		wg.Go(func() {
-			for range 10 {
-				inv, err := b.EnqueueInvocation(ctx, Invocation{SourceID: fmt.Sprint("dc_", g%3), Kind: "http"})
-				if err != nil {
-					t.Error(err)
-					return
+	eachBackend(t, func(t *testing.T, b testStore) {
+		var mu sync.Mutex
+		seen := map[string]bool{}
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				for range 10 {
+					inv, err := b.EnqueueInvocation(ctx, Invocation{SourceID: fmt.Sprint("dc_", g%3), Kind: "http"})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					mu.Lock()
+					seen[inv.ID] = true
+					mu.Unlock()
 				}
-				mu.Lock()
-				seen[inv.ID] = true
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if len(seen) != 80 {
-		t.Fatalf("%d distinct ids, want 80", len(seen))
-	}
-	total := 0
-	for _, src := range must(b.SourcesWithPending(ctx)) {
-		list := must(b.PendingInvocations(ctx, src, 1000))
-		for i := 1; i < len(list); i++ {
-			if must(strconv.Atoi(list[i-1].ID)) >= must(strconv.Atoi(list[i].ID)) {
-				t.Errorf("%s: %s listed before %s", src, list[i-1].ID, list[i].ID)
-			}
+			})
 		}
-		total += len(list)
-	}
-	if total != 80 {
-		t.Errorf("%d invocations pending, want 80", total)
-	}
+		wg.Wait()
+		if len(seen) != 80 {
+			t.Fatalf("%d distinct ids, want 80", len(seen))
+		}
+		total := 0
+		for _, src := range must(b.SourcesWithPending(ctx)) {
+			list := must(b.PendingInvocations(ctx, src, 1000))
+			for i := 1; i < len(list); i++ {
+				if must(strconv.Atoi(list[i-1].ID)) >= must(strconv.Atoi(list[i].ID)) {
+					t.Errorf("%s: %s listed before %s", src, list[i-1].ID, list[i].ID)
+				}
+			}
+			total += len(list)
+		}
+		if total != 80 {
+			t.Errorf("%d invocations pending, want 80", total)
+		}
+	})
 }
 
 func TestSourcesWithPending(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	invs := map[string][]Invocation{}
-	for _, src := range []string{"dc_2", "dc_1", "dc_3", "dc_2"} {
-		invs[src] = append(invs[src], mustEnqueue(t, b, src))
-	}
-	steps := []struct {
-		name     string
-		complete Invocation
-		want     []string
-	}{
-		{"all queued", Invocation{}, []string{"dc_1", "dc_2", "dc_3"}},
-		{"dc_1 done", invs["dc_1"][0], []string{"dc_2", "dc_3"}},
-		{"one of dc_2 done", invs["dc_2"][0], []string{"dc_2", "dc_3"}},
-		{"dc_2 done", invs["dc_2"][1], []string{"dc_3"}},
-		{"dc_3 done", invs["dc_3"][0], []string{}},
-	}
-	for _, st := range steps {
-		if st.complete.ID != "" {
-			if _, err := b.CompleteRun(ctx, st.complete, RunCommit{}); err != nil {
-				t.Fatalf("%s: CompleteRun: %v", st.name, err)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		invs := map[string][]Invocation{}
+		for _, src := range []string{"dc_2", "dc_1", "dc_3", "dc_2"} {
+			invs[src] = append(invs[src], mustEnqueue(t, b, src))
+		}
+		steps := []struct {
+			name     string
+			complete Invocation
+			want     []string
+		}{
+			{"all queued", Invocation{}, []string{"dc_1", "dc_2", "dc_3"}},
+			{"dc_1 done", invs["dc_1"][0], []string{"dc_2", "dc_3"}},
+			{"one of dc_2 done", invs["dc_2"][0], []string{"dc_2", "dc_3"}},
+			{"dc_2 done", invs["dc_2"][1], []string{"dc_3"}},
+			{"dc_3 done", invs["dc_3"][0], []string{}},
+		}
+		for _, st := range steps {
+			if st.complete.ID != "" {
+				if _, err := b.CompleteRun(ctx, st.complete, RunCommit{}); err != nil {
+					t.Fatalf("%s: CompleteRun: %v", st.name, err)
+				}
+			}
+			got, err := b.SourcesWithPending(ctx)
+			wantErr(t, st.name, err, nil)
+			if !slices.Equal(got, st.want) {
+				t.Errorf("%s: SourcesWithPending = %v, want %v", st.name, got, st.want)
 			}
 		}
-		got, err := b.SourcesWithPending(ctx)
-		wantErr(t, st.name, err, nil)
-		if !slices.Equal(got, st.want) {
-			t.Errorf("%s: SourcesWithPending = %v, want %v", st.name, got, st.want)
+		// A source queues again after its queue emptied.
+		mustEnqueue(t, b, "dc_1")
+		if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_1"}) {
+			t.Errorf("SourcesWithPending after re-enqueue = %v", got)
 		}
-	}
-	// A source queues again after its queue emptied.
-	mustEnqueue(t, b, "dc_1")
-	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_1"}) {
-		t.Errorf("SourcesWithPending after re-enqueue = %v", got)
-	}
+	})
 }
 
 // routeTo routes each event to one invocation of listener and one
@@ -283,31 +296,32 @@ func TestCompleteRun(t *testing.T) {
 
 func TestCompleteRunNotQueued(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	inv := mustEnqueue(t, b, "dc_1")
-	tests := []struct {
-		name string
-		inv  Invocation
-	}{
-		{"other source", Invocation{ID: inv.ID, SourceID: "dc_2"}},
-		{"unknown id", Invocation{ID: "99", SourceID: "dc_1"}},
-		{"not a number", Invocation{ID: "x1", SourceID: "dc_1"}},
-		{"not canonical", Invocation{ID: "0" + inv.ID, SourceID: "dc_1"}},
-		{"empty id", Invocation{SourceID: "dc_1"}},
-		{"empty source", Invocation{ID: inv.ID}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := b.CompleteRun(ctx, tt.inv, RunCommit{Events: evs("", 1), UsageAccount: "u_a", Invocations: 1})
-			wantErr(t, "CompleteRun", err, ErrNotFound)
-		})
-	}
-	if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{inv.ID}) {
-		t.Errorf("pending = %v", ids)
-	}
-	if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))) + len(must(b.ListEvents(ctx, "dc_2", "", 0))); n != 0 {
-		t.Errorf("%d events stored by refused commits", n)
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		inv := mustEnqueue(t, b, "dc_1")
+		tests := []struct {
+			name string
+			inv  Invocation
+		}{
+			{"other source", Invocation{ID: inv.ID, SourceID: "dc_2"}},
+			{"unknown id", Invocation{ID: "99", SourceID: "dc_1"}},
+			{"not a number", Invocation{ID: "x1", SourceID: "dc_1"}},
+			{"not canonical", Invocation{ID: "0" + inv.ID, SourceID: "dc_1"}},
+			{"empty id", Invocation{SourceID: "dc_1"}},
+			{"empty source", Invocation{ID: inv.ID}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				_, err := b.CompleteRun(ctx, tt.inv, RunCommit{Events: evs("", 1), UsageAccount: "u_a", Invocations: 1})
+				wantErr(t, "CompleteRun", err, ErrNotFound)
+			})
+		}
+		if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{inv.ID}) {
+			t.Errorf("pending = %v", ids)
+		}
+		if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))) + len(must(b.ListEvents(ctx, "dc_2", "", 0))); n != 0 {
+			t.Errorf("%d events stored by refused commits", n)
+		}
+	})
 }
 
 func TestCompleteRunNoEvents(t *testing.T) {
@@ -355,40 +369,41 @@ func TestCompleteRunNoEvents(t *testing.T) {
 
 func TestCompleteRunFailureChangesNothing(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	mustWebhook(t, b, "wh_1")
-	withClock(b, 3000)
-	inv := mustEnqueue(t, b, "dc_1")
-	bad := func(Event) Routed {
-		return Routed{
-			Invocations: []Invocation{{SourceID: "dc_2", Kind: "event"}},
-			Deliveries:  []Delivery{{ListenerID: "wh_1", Status: "lost"}},
+	eachBackend(t, func(t *testing.T, b testStore) {
+		mustWebhook(t, b, "wh_1")
+		withClock(b, 3000)
+		inv := mustEnqueue(t, b, "dc_1")
+		bad := func(Event) Routed {
+			return Routed{
+				Invocations: []Invocation{{SourceID: "dc_2", Kind: "event"}},
+				Deliveries:  []Delivery{{ListenerID: "wh_1", Status: "lost"}},
+			}
 		}
-	}
-	_, err := b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: bad, Dedupe: &DedupeState{Last: "x"},
-		UsageAccount: "u_a", UsageDay: "2024-01-01", Invocations: 1})
-	if err == nil {
-		t.Fatal("CompleteRun with a bad delivery status succeeded")
-	}
-	if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{inv.ID}) {
-		t.Errorf("pending after failed commit = %v", ids)
-	}
-	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_1"}) {
-		t.Errorf("SourcesWithPending after failed commit = %v", got)
-	}
-	if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))); n != 0 {
-		t.Errorf("%d events after failed commit", n)
-	}
-	if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "" {
-		t.Errorf("dedupe after failed commit = %+v", st)
-	}
-	if u := must(b.GetUsage(ctx, "u_a", "2024-01-01")); u != (Usage{}) {
-		t.Errorf("usage after failed commit = %+v", u)
-	}
-	// Retried correctly, it commits with the ids the failed try would have had.
-	got, err := b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2)})
-	wantErr(t, "CompleteRun retry", err, nil)
-	if ids := eventIDs(got); !slices.Equal(ids, []string{"3000-0", "3000-1"}) {
-		t.Errorf("ids = %v", ids)
-	}
+		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: bad, Dedupe: &DedupeState{Last: "x"},
+			UsageAccount: "u_a", UsageDay: "2024-01-01", Invocations: 1})
+		if err == nil {
+			t.Fatal("CompleteRun with a bad delivery status succeeded")
+		}
+		if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{inv.ID}) {
+			t.Errorf("pending after failed commit = %v", ids)
+		}
+		if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_1"}) {
+			t.Errorf("SourcesWithPending after failed commit = %v", got)
+		}
+		if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))); n != 0 {
+			t.Errorf("%d events after failed commit", n)
+		}
+		if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "" {
+			t.Errorf("dedupe after failed commit = %+v", st)
+		}
+		if u := must(b.GetUsage(ctx, "u_a", "2024-01-01")); u != (Usage{}) {
+			t.Errorf("usage after failed commit = %+v", u)
+		}
+		// Retried correctly, it commits with the ids the failed try would have had.
+		got, err := b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2)})
+		wantErr(t, "CompleteRun retry", err, nil)
+		if ids := eventIDs(got); !slices.Equal(ids, []string{"3000-0", "3000-1"}) {
+			t.Errorf("ids = %v", ids)
+		}
+	})
 }

@@ -141,3 +141,8 @@ func (s *JetStream) Close() error {
 	}
 	return nil
 }
+
+var (
+	_ Store  = (*JetStream)(nil)
+	_ Queues = (*JetStream)(nil)
+)

@@ -69,6 +69,7 @@ func openTestJetStream(t testing.TB, opts ...Option) *JetStream {
 	if err != nil {
 		t.Fatalf("OpenJetStream: %v", err)
 	}
+	mustFixtureComponent(t, s)
 	t.Cleanup(func() {
 		if err := s.js.DeleteStream(ctx, s.name); err != nil {
 			t.Errorf("delete stream %s: %v", s.name, err)

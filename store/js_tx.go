@@ -290,6 +290,7 @@ const (
 type jsEntry struct {
 	subject string
 	value   []byte
+	seq     uint64 // the stream sequence of the record's message
 }
 
 // scan returns every record whose subject matches filter (a subject
@@ -298,9 +299,28 @@ type jsEntry struct {
 // newest; callers that must see a fixed set check a version key (see
 // docs/nats.md).
 func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) {
+	return s.scanMessages(ctx, filter, false)
+}
+
+// scanSubjects returns the subjects of the records scan would return,
+// without reading their values.
+func (s *JetStream) scanSubjects(ctx context.Context, filter string) ([]string, error) {
+	entries, err := s.scanMessages(ctx, filter, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.subject
+	}
+	return out, nil
+}
+
+func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
 	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{filter},
 		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		HeadersOnly:    headersOnly,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: scan %s: %w", filter, err)
@@ -338,7 +358,7 @@ func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) 
 				continue
 			}
 			seen[m.Subject()] = len(out)
-			out = append(out, jsEntry{subject: m.Subject(), value: m.Data()})
+			out = append(out, jsEntry{subject: m.Subject(), value: m.Data(), seq: md.Sequence.Stream})
 		}
 		if err := batch.Error(); err != nil {
 			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
@@ -348,4 +368,13 @@ func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) 
 		}
 	}
 	return out, nil
+}
+
+// unput takes back a write of subject made in this transaction.
+func (tx *jsTx) unput(subject string) {
+	if _, ok := tx.write[subject]; !ok {
+		return
+	}
+	delete(tx.write, subject)
+	tx.order = slices.DeleteFunc(tx.order, func(s string) bool { return s == subject })
 }

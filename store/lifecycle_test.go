@@ -16,108 +16,110 @@ import (
 // delete keeps the deliveries and invocations its last events routed.
 func TestSourceWritesCommitHookEvents(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a", Active: true}), nil)
-	toWebhook := func(ev Event) Routed {
-		return Routed{
-			Deliveries:  []Delivery{{ListenerID: "wh_1", EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: ev.Data}},
-			Invocations: []Invocation{{SourceID: "dc_listener", Kind: "event", Event: ev.Data}},
+	eachBackend(t, func(t *testing.T, b testStore) {
+		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a", Active: true}), nil)
+		toWebhook := func(ev Event) Routed {
+			return Routed{
+				Deliveries:  []Delivery{{ListenerID: "wh_1", EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: ev.Data}},
+				Invocations: []Invocation{{SourceID: "dc_listener", Kind: "event", Event: ev.Data}},
+			}
 		}
-	}
-	hooks := func(data string) RunCommit {
-		return RunCommit{Events: []Event{{Name: "", EmitID: "e-" + data, Data: json.RawMessage(data)}}, Keep: 10, Route: toWebhook}
-	}
+		hooks := func(data string) RunCommit {
+			return RunCommit{Events: []Event{{Name: "", EmitID: "e-" + data, Data: json.RawMessage(data)}}, Keep: 10, Route: toWebhook}
+		}
 
-	stored, events, err := b.CreateSource(ctx, source("dc_1", "u_a", "one"), hooks(`"deployed"`))
-	wantErr(t, "CreateSource", err, nil)
-	if stored.Order == 0 || len(events) != 1 || events[0].EmitterID != "dc_1" || events[0].ID == "" {
-		t.Fatalf("create: source %+v, events %+v", stored, events)
-	}
-	updated := stored
-	updated.Name = "One"
-	events, err = b.UpdateSource(ctx, updated, hooks(`"activated"`))
-	wantErr(t, "UpdateSource", err, nil)
-	if len(events) != 1 {
-		t.Fatalf("update events %+v", events)
-	}
-	log, err := b.ListEvents(ctx, "dc_1", "", 10)
-	wantErr(t, "ListEvents", err, nil)
-	if len(log) != 2 || string(log[0].Data) != `"activated"` || string(log[1].Data) != `"deployed"` {
-		t.Fatalf("log after create and update: %+v", log)
-	}
+		stored, events, err := b.CreateSource(ctx, source("dc_1", "u_a", "one"), hooks(`"deployed"`))
+		wantErr(t, "CreateSource", err, nil)
+		if stored.Order == 0 || len(events) != 1 || events[0].EmitterID != "dc_1" || events[0].ID == "" {
+			t.Fatalf("create: source %+v, events %+v", stored, events)
+		}
+		updated := stored
+		updated.Name = "One"
+		events, err = b.UpdateSource(ctx, updated, hooks(`"activated"`))
+		wantErr(t, "UpdateSource", err, nil)
+		if len(events) != 1 {
+			t.Fatalf("update events %+v", events)
+		}
+		log, err := b.ListEvents(ctx, "dc_1", "", 10)
+		wantErr(t, "ListEvents", err, nil)
+		if len(log) != 2 || string(log[0].Data) != `"activated"` || string(log[1].Data) != `"deployed"` {
+			t.Fatalf("log after create and update: %+v", log)
+		}
 
-	events, err = b.DeleteSource(ctx, "dc_1", hooks(`"deactivate failed"`))
-	wantErr(t, "DeleteSource", err, nil)
-	if len(events) != 1 || events[0].ID == "" {
-		t.Fatalf("delete events %+v", events)
-	}
-	if log, _ := b.ListEvents(ctx, "dc_1", "", 10); len(log) != 0 {
-		t.Errorf("the deleted source's log survived: %+v", log)
-	}
-	pg, err := b.ListDeliveries(ctx, "wh_1", Page{Limit: 10})
-	wantErr(t, "ListDeliveries", err, nil)
-	if len(pg.Items) != 3 || string(pg.Items[0].Payload) != `"deactivate failed"` {
-		t.Fatalf("deliveries %+v, want the three hook events, newest first", pg.Items)
-	}
-	invs, err := b.PendingInvocations(ctx, "dc_listener", 10)
-	wantErr(t, "PendingInvocations", err, nil)
-	if len(invs) != 3 {
-		t.Fatalf("listener invocations %+v", invs)
-	}
+		events, err = b.DeleteSource(ctx, "dc_1", hooks(`"deactivate failed"`))
+		wantErr(t, "DeleteSource", err, nil)
+		if len(events) != 1 || events[0].ID == "" {
+			t.Fatalf("delete events %+v", events)
+		}
+		if log, _ := b.ListEvents(ctx, "dc_1", "", 10); len(log) != 0 {
+			t.Errorf("the deleted source's log survived: %+v", log)
+		}
+		pg, err := b.ListDeliveries(ctx, "wh_1", Page{Limit: 10})
+		wantErr(t, "ListDeliveries", err, nil)
+		if len(pg.Items) != 3 || string(pg.Items[0].Payload) != `"deactivate failed"` {
+			t.Fatalf("deliveries %+v, want the three hook events, newest first", pg.Items)
+		}
+		invs, err := b.PendingInvocations(ctx, "dc_listener", 10)
+		wantErr(t, "PendingInvocations", err, nil)
+		if len(invs) != 3 {
+			t.Fatalf("listener invocations %+v", invs)
+		}
 
-	// A refused create stores neither the source nor its hook events.
-	if _, _, err := b.CreateSource(ctx, source("dc_2", "u_a", "taken"), RunCommit{}); err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = b.CreateSource(ctx, source("dc_3", "u_a", "taken"), hooks(`"never"`))
-	wantErr(t, "CreateSource on a taken slug", err, ErrConflict)
-	if log, _ := b.ListEvents(ctx, "dc_3", "", 10); len(log) != 0 {
-		t.Errorf("a refused create stored events: %+v", log)
-	}
+		// A refused create stores neither the source nor its hook events.
+		if _, _, err := b.CreateSource(ctx, source("dc_2", "u_a", "taken"), RunCommit{}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = b.CreateSource(ctx, source("dc_3", "u_a", "taken"), hooks(`"never"`))
+		wantErr(t, "CreateSource on a taken slug", err, ErrConflict)
+		if log, _ := b.ListEvents(ctx, "dc_3", "", 10); len(log) != 0 {
+			t.Errorf("a refused create stored events: %+v", log)
+		}
+	})
 }
 
 func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	before, _, err := b.CreateSource(ctx, source("dc_before", "u_a", "before"), RunCommit{})
-	wantErr(t, "CreateSource", err, nil)
-	auto, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_a", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: before.CreatedAt})
-	wantErr(t, "PutAutoSubscription", err, nil)
-	after, _, err := b.CreateSource(ctx, source("dc_after", "u_a", "after"), RunCommit{})
-	wantErr(t, "CreateSource", err, nil)
-	if !(before.Order < auto.Order && auto.Order < after.Order) {
-		t.Fatalf("orders %d, %d, %d are not increasing", before.Order, auto.Order, after.Order)
-	}
-	if auto.AppliesTo(before) || !auto.AppliesTo(after) {
-		t.Errorf("the auto-subscription applies to before=%v after=%v; want only the later source", auto.AppliesTo(before), auto.AppliesTo(after))
-	}
-	again, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_b", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"})
-	wantErr(t, "PutAutoSubscription again", err, nil)
-	if again.ID != auto.ID || again.Order != auto.Order {
-		t.Errorf("an identical auto-subscription came back as %+v, want %+v", again, auto)
-	}
-
-	tests := []struct {
-		name       string
-		auto, src  uint64
-		autoS, srS int64
-		want       bool
-	}{
-		{"both ordered, source later", 5, 6, 100, 100, true},
-		{"both ordered, source earlier", 6, 5, 100, 100, false},
-		{"auto from before orders", 0, 6, 999, 100, true},
-		{"source from before orders", 5, 0, 100, 999, false},
-		{"neither ordered, same second: as before orders", 0, 0, 100, 100, true},
-		{"neither ordered, source earlier", 0, 0, 100, 99, false},
-		{"neither ordered, source later", 0, 0, 100, 101, true},
-	}
-	for _, tt := range tests {
-		a := AutoSubscription{Order: tt.auto, CreatedAt: tt.autoS}
-		s := Source{Order: tt.src, CreatedAt: tt.srS}
-		if got := a.AppliesTo(s); got != tt.want {
-			t.Errorf("%s: AppliesTo = %v", tt.name, got)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		before, _, err := b.CreateSource(ctx, source("dc_before", "u_a", "before"), RunCommit{})
+		wantErr(t, "CreateSource", err, nil)
+		auto, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_a", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: before.CreatedAt})
+		wantErr(t, "PutAutoSubscription", err, nil)
+		after, _, err := b.CreateSource(ctx, source("dc_after", "u_a", "after"), RunCommit{})
+		wantErr(t, "CreateSource", err, nil)
+		if !(before.Order < auto.Order && auto.Order < after.Order) {
+			t.Fatalf("orders %d, %d, %d are not increasing", before.Order, auto.Order, after.Order)
 		}
-	}
+		if auto.AppliesTo(before) || !auto.AppliesTo(after) {
+			t.Errorf("the auto-subscription applies to before=%v after=%v; want only the later source", auto.AppliesTo(before), auto.AppliesTo(after))
+		}
+		again, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_b", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"})
+		wantErr(t, "PutAutoSubscription again", err, nil)
+		if again.ID != auto.ID || again.Order != auto.Order {
+			t.Errorf("an identical auto-subscription came back as %+v, want %+v", again, auto)
+		}
+
+		tests := []struct {
+			name       string
+			auto, src  uint64
+			autoS, srS int64
+			want       bool
+		}{
+			{"both ordered, source later", 5, 6, 100, 100, true},
+			{"both ordered, source earlier", 6, 5, 100, 100, false},
+			{"auto from before orders", 0, 6, 999, 100, true},
+			{"source from before orders", 5, 0, 100, 999, false},
+			{"neither ordered, same second: as before orders", 0, 0, 100, 100, true},
+			{"neither ordered, source earlier", 0, 0, 100, 99, false},
+			{"neither ordered, source later", 0, 0, 100, 101, true},
+		}
+		for _, tt := range tests {
+			a := AutoSubscription{Order: tt.auto, CreatedAt: tt.autoS}
+			s := Source{Order: tt.src, CreatedAt: tt.srS}
+			if got := a.AppliesTo(s); got != tt.want {
+				t.Errorf("%s: AppliesTo = %v", tt.name, got)
+			}
+		}
+	})
 }
 
 // TestMigrateSchema1: a version 1 file, written as fount wrote it, opens
@@ -195,15 +197,16 @@ func TestMigrateSchema1(t *testing.T) {
 
 func TestDBClear(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	wantErr(t, "DBSet", b.DBSet(ctx, "dc_1", "k", []byte(`1`)), nil)
-	wantErr(t, "DBSet", b.DBSet(ctx, "dc_2", "k", []byte(`2`)), nil)
-	wantErr(t, "DBClear", b.DBClear(ctx, "dc_1"), nil)
-	wantErr(t, "DBClear of a source without a db", b.DBClear(ctx, "dc_none"), nil)
-	if _, ok, _ := b.DBGet(ctx, "dc_1", "k"); ok {
-		t.Error("the cleared db still has its key")
-	}
-	if v, ok, _ := b.DBGet(ctx, "dc_2", "k"); !ok || string(v) != "2" {
-		t.Error("another source's db was cleared")
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		wantErr(t, "DBSet", b.DBSet(ctx, "dc_1", "k", []byte(`1`)), nil)
+		wantErr(t, "DBSet", b.DBSet(ctx, "dc_2", "k", []byte(`2`)), nil)
+		wantErr(t, "DBClear", b.DBClear(ctx, "dc_1"), nil)
+		wantErr(t, "DBClear of a source without a db", b.DBClear(ctx, "dc_none"), nil)
+		if _, ok, _ := b.DBGet(ctx, "dc_1", "k"); ok {
+			t.Error("the cleared db still has its key")
+		}
+		if v, ok, _ := b.DBGet(ctx, "dc_2", "k"); !ok || string(v) != "2" {
+			t.Error("another source's db was cleared")
+		}
+	})
 }

@@ -121,54 +121,56 @@ func TestLimits(t *testing.T) {
 func TestLimitsAreAtomic(t *testing.T) {
 	t.Parallel()
 	const limit, tries = 5, 40
-	b := openTestBolt(t, WithLimits(Limits{CountWebhooks: limit}))
-	var wg sync.WaitGroup
-	errs := make(chan error, tries)
-	for n := range tries {
-		wg.Go(func() { errs <- b.CreateWebhook(ctx, Webhook{ID: fmt.Sprint("wh_", n), OwnerID: "u_a"}) })
-	}
-	wg.Wait()
-	close(errs)
-	created := 0
-	for err := range errs {
-		var le *LimitError
-		switch {
-		case err == nil:
-			created++
-		case !errors.As(err, &le):
-			t.Errorf("CreateWebhook: %v", err)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		var wg sync.WaitGroup
+		errs := make(chan error, tries)
+		for n := range tries {
+			wg.Go(func() { errs <- b.CreateWebhook(ctx, Webhook{ID: fmt.Sprint("wh_", n), OwnerID: "u_a"}) })
 		}
-	}
-	pg, err := b.ListWebhooks(ctx, "u_a", Page{Limit: 100})
-	wantErr(t, "ListWebhooks", err, nil)
-	if created != limit || pg.TotalCount != limit {
-		t.Fatalf("%d concurrent creates: %d succeeded, %d stored; want %d", tries, created, pg.TotalCount, limit)
-	}
+		wg.Wait()
+		close(errs)
+		created := 0
+		for err := range errs {
+			var le *LimitError
+			switch {
+			case err == nil:
+				created++
+			case !errors.As(err, &le):
+				t.Errorf("CreateWebhook: %v", err)
+			}
+		}
+		pg, err := b.ListWebhooks(ctx, "u_a", Page{Limit: 100})
+		wantErr(t, "ListWebhooks", err, nil)
+		if created != limit || pg.TotalCount != limit {
+			t.Fatalf("%d concurrent creates: %d succeeded, %d stored; want %d", tries, created, pg.TotalCount, limit)
+		}
+	}, WithLimits(Limits{CountWebhooks: limit}))
 }
 
 // TestNoOpWritesPassALimit: writes that add nothing (an existing
 // subscription, unchanged code saved again) succeed at the limit.
 func TestNoOpWritesPassALimit(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t, WithLimits(Limits{CountSubscriptions: 1, CountComponents: 1}))
-	sub := Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}
-	for _, id := range []string{"sub_1", "sub_2"} {
-		sub.ID = id
-		got, err := b.PutSubscription(ctx, sub)
-		wantErr(t, "PutSubscription "+id, err, nil)
-		if got.ID != "sub_1" {
-			t.Errorf("PutSubscription %s = %s, want the existing sub_1", id, got.ID)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		sub := Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}
+		for _, id := range []string{"sub_1", "sub_2"} {
+			sub.ID = id
+			got, err := b.PutSubscription(ctx, sub)
+			wantErr(t, "PutSubscription "+id, err, nil)
+			if got.ID != "sub_1" {
+				t.Errorf("PutSubscription %s = %s, want the existing sub_1", id, got.ID)
+			}
 		}
-	}
-	c := Component{ID: "sc_1", OwnerID: "u_a", Code: "x", CodeHash: "hx"}
-	for _, id := range []string{"sc_1", "sc_2"} {
-		c.ID = id
-		got, err := b.CreateComponent(ctx, c)
-		wantErr(t, "CreateComponent "+id, err, nil)
-		if got.ID != "sc_1" {
-			t.Errorf("CreateComponent %s = %s, want the existing sc_1", id, got.ID)
+		c := Component{ID: "sc_1", OwnerID: "u_a", Code: "x", CodeHash: "hx"}
+		for _, id := range []string{"sc_1", "sc_2"} {
+			c.ID = id
+			got, err := b.CreateComponent(ctx, c)
+			wantErr(t, "CreateComponent "+id, err, nil)
+			if got.ID != "sc_1" {
+				t.Errorf("CreateComponent %s = %s, want the existing sc_1", id, got.ID)
+			}
 		}
-	}
+	}, WithLimits(Limits{CountSubscriptions: 1, CountComponents: 1}))
 }
 
 // TestComponentsOfEqualCode: saving a component equal to one the owner
@@ -176,47 +178,48 @@ func TestNoOpWritesPassALimit(t *testing.T) {
 // anything different is a new component.
 func TestComponentsOfEqualCode(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	meta := component.Metadata{Type: component.KindSource, Name: "A"}
-	v1 := Component{OwnerID: "u_a", Key: "k", Name: "A", Version: "1", Code: "one", CodeHash: "h1", Metadata: meta}
-	v2 := v1
-	v2.Code, v2.CodeHash, v2.Version = "two", "h2", "2"
-	renamed := v1
-	renamed.Name, renamed.Metadata.Name = "B", "B"
-	withURL := v1
-	withURL.ComponentURL = "https://example.com/a.mjs"
-	other := v1
-	other.OwnerID = "u_b"
-	steps := []struct {
-		id     string
-		c      Component
-		wantID string // the component returned, which the key then names
-	}{
-		{"sc_1", v1, "sc_1"},
-		{"sc_2", v1, "sc_1"}, // unchanged: the same component
-		{"sc_3", v2, "sc_3"},
-		{"sc_4", v1, "sc_1"}, // back to v1: the key follows
-		{"sc_5", renamed, "sc_5"},
-		{"sc_6", withURL, "sc_6"},
-		{"sc_7", other, "sc_7"},
-	}
-	for _, s := range steps {
-		s.c.ID, s.c.CreatedAt = s.id, 100
-		got, err := b.CreateComponent(ctx, s.c)
-		wantErr(t, "CreateComponent "+s.id, err, nil)
-		if got.ID != s.wantID {
-			t.Fatalf("CreateComponent %s = %s, want %s", s.id, got.ID, s.wantID)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		meta := component.Metadata{Type: component.KindSource, Name: "A"}
+		v1 := Component{OwnerID: "u_a", Key: "k", Name: "A", Version: "1", Code: "one", CodeHash: "h1", Metadata: meta}
+		v2 := v1
+		v2.Code, v2.CodeHash, v2.Version = "two", "h2", "2"
+		renamed := v1
+		renamed.Name, renamed.Metadata.Name = "B", "B"
+		withURL := v1
+		withURL.ComponentURL = "https://example.com/a.mjs"
+		other := v1
+		other.OwnerID = "u_b"
+		steps := []struct {
+			id     string
+			c      Component
+			wantID string // the component returned, which the key then names
+		}{
+			{"sc_1", v1, "sc_1"},
+			{"sc_2", v1, "sc_1"}, // unchanged: the same component
+			{"sc_3", v2, "sc_3"},
+			{"sc_4", v1, "sc_1"}, // back to v1: the key follows
+			{"sc_5", renamed, "sc_5"},
+			{"sc_6", withURL, "sc_6"},
+			{"sc_7", other, "sc_7"},
 		}
-		byKey, err := b.ComponentByKey(ctx, s.c.OwnerID, "k")
-		wantErr(t, "ComponentByKey", err, nil)
-		if byKey.ID != s.wantID {
-			t.Fatalf("after saving %s the key names %s, want %s", s.id, byKey.ID, s.wantID)
+		for _, s := range steps {
+			s.c.ID, s.c.CreatedAt = s.id, 100
+			got, err := b.CreateComponent(ctx, s.c)
+			wantErr(t, "CreateComponent "+s.id, err, nil)
+			if got.ID != s.wantID {
+				t.Fatalf("CreateComponent %s = %s, want %s", s.id, got.ID, s.wantID)
+			}
+			byKey, err := b.ComponentByKey(ctx, s.c.OwnerID, "k")
+			wantErr(t, "ComponentByKey", err, nil)
+			if byKey.ID != s.wantID {
+				t.Fatalf("after saving %s the key names %s, want %s", s.id, byKey.ID, s.wantID)
+			}
+			if s.id != s.wantID {
+				_, err := b.GetComponent(ctx, s.id)
+				wantErr(t, "GetComponent of a component not stored", err, ErrNotFound)
+			}
 		}
-		if s.id != s.wantID {
-			_, err := b.GetComponent(ctx, s.id)
-			wantErr(t, "GetComponent of a component not stored", err, ErrNotFound)
-		}
-	}
+	})
 }
 
 // TestMigrateSchema3: a version 3 file's components are counted against
@@ -367,20 +370,21 @@ func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 // write) cannot be given to a source; the write stores nothing.
 func TestSourceOfADroppedComponent(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t, WithLimits(Limits{CountComponents: 1}))
-	wantErr(t, "save", createComponent(ctx, b, Component{ID: "sc_a", OwnerID: "u_a", CodeHash: "ha"}), nil)
-	wantErr(t, "save another", createComponent(ctx, b, Component{ID: "sc_b", OwnerID: "u_a", CodeHash: "hb"}), nil)
-	s := source("dc_1", "u_a", "one")
-	s.ComponentID = "sc_a"
-	wantErr(t, "a source of the dropped component", createSource(ctx, b, s), ErrComponentDropped)
-	if _, err := b.GetSource(ctx, "dc_1"); !errors.Is(err, ErrNotFound) {
-		t.Errorf("the refused source was stored: %v", err)
-	}
-	s.ComponentID = "sc_b"
-	wantErr(t, "a source of the kept component", createSource(ctx, b, s), nil)
-	s.ComponentID = "sc_a"
-	wantErr(t, "moving it to the dropped component", updateSource(ctx, b, s), ErrComponentDropped)
-	if got, _ := b.GetSource(ctx, "dc_1"); got.ComponentID != "sc_b" {
-		t.Errorf("the refused update was stored: %+v", got)
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		wantErr(t, "save", createComponent(ctx, b, Component{ID: "sc_a", OwnerID: "u_a", CodeHash: "ha"}), nil)
+		wantErr(t, "save another", createComponent(ctx, b, Component{ID: "sc_b", OwnerID: "u_a", CodeHash: "hb"}), nil)
+		s := source("dc_1", "u_a", "one")
+		s.ComponentID = "sc_a"
+		wantErr(t, "a source of the dropped component", createSource(ctx, b, s), ErrComponentDropped)
+		if _, err := b.GetSource(ctx, "dc_1"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the refused source was stored: %v", err)
+		}
+		s.ComponentID = "sc_b"
+		wantErr(t, "a source of the kept component", createSource(ctx, b, s), nil)
+		s.ComponentID = "sc_a"
+		wantErr(t, "moving it to the dropped component", updateSource(ctx, b, s), ErrComponentDropped)
+		if got, _ := b.GetSource(ctx, "dc_1"); got.ComponentID != "sc_b" {
+			t.Errorf("the refused update was stored: %+v", got)
+		}
+	}, WithLimits(Limits{CountComponents: 1}))
 }

@@ -25,14 +25,14 @@ func plain[T any](pg PageOf[T], err error, id func(T) string) (plainPage, error)
 	return out, err
 }
 
-func sourceLister(b *Bolt, owner string) lister {
+func sourceLister(b testStore, owner string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListSources(ctx, owner, p)
 		return plain(pg, err, func(s Source) string { return s.ID })
 	}
 }
 
-func webhookLister(b *Bolt, owner string) lister {
+func webhookLister(b testStore, owner string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListWebhooks(ctx, owner, p)
 		return plain(pg, err, func(w Webhook) string { return w.ID })

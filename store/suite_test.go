@@ -36,6 +36,13 @@ func eachBackend[S any](t *testing.T, fn func(t *testing.T, st S), opts ...Optio
 	}
 }
 
+// testStore is what the shared suite runs against: every method of both
+// interfaces.
+type testStore interface {
+	Store
+	Queues
+}
+
 // The methods of each group of tests: what eachBackend needs of a store.
 type (
 	userCreator interface {
@@ -66,6 +73,13 @@ type (
 		DBGet(ctx context.Context, sourceID, key string) ([]byte, bool, error)
 		DBSet(ctx context.Context, sourceID, key string, value []byte) error
 		DBClear(ctx context.Context, sourceID string) error
+	}
+	eventsAPI interface {
+		AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error)
+		ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error)
+		PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]Event, error)
+		DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)
+		Channels(ctx context.Context, emitterID string) ([]string, error)
 	}
 	usageAPI interface {
 		GetUsage(ctx context.Context, accountID, day string) (Usage, error)

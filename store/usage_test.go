@@ -10,76 +10,78 @@ import (
 
 func TestUsage(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	runs := []struct {
-		account, day string
-		inv, ms      int64
-	}{
-		{"u_a", "2024-01-01", 1, 10},
-		{"u_a", "2024-01-01", 1, 15},
-		{"u_a", "2024-01-02", 1, 7},
-		{"o_1", "2024-01-01", 2, 100},
-		{"", "2024-01-01", 1, 1000}, // no account: not counted
-	}
-	for _, r := range runs {
-		inv := mustEnqueue(t, b, "dc_1")
-		_, err := b.CompleteRun(ctx, inv, RunCommit{UsageAccount: r.account, UsageDay: r.day, Invocations: r.inv, ComputeMs: r.ms})
-		wantErr(t, "CompleteRun", err, nil)
-	}
-	// Work outside runs (loading code, hooks) adds to the same counters.
-	wantErr(t, "AddUsage", b.AddUsage(ctx, "u_a", "2024-01-02", 0, 5), nil)
-	wantErr(t, "AddUsage", b.AddUsage(ctx, "", "2024-01-01", 1, 1000), nil)
-	tests := []struct {
-		account, day string
-		want         Usage
-	}{
-		{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25}},
-		{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 12}},
-		{"o_1", "2024-01-01", Usage{Invocations: 2, ComputeMs: 100}},
-		{"u_a", "2024-01-03", Usage{}},
-		{"u_zz", "2024-01-01", Usage{}},
-		{"", "2024-01-01", Usage{}},
-	}
-	for _, tt := range tests {
-		got, err := b.GetUsage(ctx, tt.account, tt.day)
-		wantErr(t, "GetUsage", err, nil)
-		if got != tt.want {
-			t.Errorf("GetUsage(%q, %q) = %+v, want %+v", tt.account, tt.day, got, tt.want)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		runs := []struct {
+			account, day string
+			inv, ms      int64
+		}{
+			{"u_a", "2024-01-01", 1, 10},
+			{"u_a", "2024-01-01", 1, 15},
+			{"u_a", "2024-01-02", 1, 7},
+			{"o_1", "2024-01-01", 2, 100},
+			{"", "2024-01-01", 1, 1000}, // no account: not counted
 		}
-	}
+		for _, r := range runs {
+			inv := mustEnqueue(t, b, "dc_1")
+			_, err := b.CompleteRun(ctx, inv, RunCommit{UsageAccount: r.account, UsageDay: r.day, Invocations: r.inv, ComputeMs: r.ms})
+			wantErr(t, "CompleteRun", err, nil)
+		}
+		// Work outside runs (loading code, hooks) adds to the same counters.
+		wantErr(t, "AddUsage", b.AddUsage(ctx, "u_a", "2024-01-02", 0, 5), nil)
+		wantErr(t, "AddUsage", b.AddUsage(ctx, "", "2024-01-01", 1, 1000), nil)
+		tests := []struct {
+			account, day string
+			want         Usage
+		}{
+			{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25}},
+			{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 12}},
+			{"o_1", "2024-01-01", Usage{Invocations: 2, ComputeMs: 100}},
+			{"u_a", "2024-01-03", Usage{}},
+			{"u_zz", "2024-01-01", Usage{}},
+			{"", "2024-01-01", Usage{}},
+		}
+		for _, tt := range tests {
+			got, err := b.GetUsage(ctx, tt.account, tt.day)
+			wantErr(t, "GetUsage", err, nil)
+			if got != tt.want {
+				t.Errorf("GetUsage(%q, %q) = %+v, want %+v", tt.account, tt.day, got, tt.want)
+			}
+		}
+	})
 }
 
 func TestTimerLastFire(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	for _, id := range []string{"dc_1", "dc_2"} {
-		wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
-	}
-	if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
-		t.Errorf("TimerLastFire of a new source = %d, want 0", ms)
-	}
-	tests := []struct {
-		source string
-		ms     int64
-	}{
-		{"dc_1", 1700000000000},
-		{"dc_1", 1700000060000}, // overwrites
-		{"dc_2", -5},            // any int64 round-trips
-	}
-	for _, tt := range tests {
-		wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, tt.source, tt.ms), nil)
-		if got := must(b.TimerLastFire(ctx, tt.source)); got != tt.ms {
-			t.Errorf("TimerLastFire(%s) = %d, want %d", tt.source, got, tt.ms)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		for _, id := range []string{"dc_1", "dc_2"} {
+			wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
 		}
-	}
-	if err := b.SetTimerLastFire(ctx, "", 1); err == nil {
-		t.Error("SetTimerLastFire with an empty source succeeded")
-	}
-	// A fire that raced its source's delete keeps no state.
-	wantErr(t, "SetTimerLastFire of a deleted source", b.SetTimerLastFire(ctx, "dc_gone", 1), nil)
-	if ms := must(b.TimerLastFire(ctx, "dc_gone")); ms != 0 {
-		t.Errorf("a deleted source's timer state was kept: %d", ms)
-	}
+		if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
+			t.Errorf("TimerLastFire of a new source = %d, want 0", ms)
+		}
+		tests := []struct {
+			source string
+			ms     int64
+		}{
+			{"dc_1", 1700000000000},
+			{"dc_1", 1700000060000}, // overwrites
+			{"dc_2", -5},            // any int64 round-trips
+		}
+		for _, tt := range tests {
+			wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, tt.source, tt.ms), nil)
+			if got := must(b.TimerLastFire(ctx, tt.source)); got != tt.ms {
+				t.Errorf("TimerLastFire(%s) = %d, want %d", tt.source, got, tt.ms)
+			}
+		}
+		if err := b.SetTimerLastFire(ctx, "", 1); err == nil {
+			t.Error("SetTimerLastFire with an empty source succeeded")
+		}
+		// A fire that raced its source's delete keeps no state.
+		wantErr(t, "SetTimerLastFire of a deleted source", b.SetTimerLastFire(ctx, "dc_gone", 1), nil)
+		if ms := must(b.TimerLastFire(ctx, "dc_gone")); ms != 0 {
+			t.Errorf("a deleted source's timer state was kept: %d", ms)
+		}
+	})
 }
 
 func TestGetDedupeUnknown(t *testing.T) {
@@ -95,49 +97,50 @@ func TestGetDedupeUnknown(t *testing.T) {
 
 func TestDeleteSourceDeletesQueues(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	for _, id := range []string{"dc_1", "dc_2"} {
-		wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
-	}
-	for _, id := range []string{"dc_1", "dc_2"} {
-		done := mustEnqueue(t, b, id)
-		_, err := b.CompleteRun(ctx, done, RunCommit{Events: evs("", 1), Dedupe: &DedupeState{Last: id}})
-		wantErr(t, "CompleteRun", err, nil)
-		mustEnqueue(t, b, id)
-		mustEnqueue(t, b, id)
-		wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, id, 123), nil)
-	}
-	doomed := must(b.PendingInvocations(ctx, "dc_1", 1))[0]
+	eachBackend(t, func(t *testing.T, b testStore) {
+		for _, id := range []string{"dc_1", "dc_2"} {
+			wantErr(t, "CreateSource", createSource(ctx, b, source(id, "u_a", id)), nil)
+		}
+		for _, id := range []string{"dc_1", "dc_2"} {
+			done := mustEnqueue(t, b, id)
+			_, err := b.CompleteRun(ctx, done, RunCommit{Events: evs("", 1), Dedupe: &DedupeState{Last: id}})
+			wantErr(t, "CompleteRun", err, nil)
+			mustEnqueue(t, b, id)
+			mustEnqueue(t, b, id)
+			wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, id, 123), nil)
+		}
+		doomed := must(b.PendingInvocations(ctx, "dc_1", 1))[0]
 
-	wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_1"), nil)
+		wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_1"), nil)
 
-	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2"}) {
-		t.Errorf("SourcesWithPending = %v, want [dc_2]", got)
-	}
-	if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
-		t.Errorf("dc_1 has %d pending", n)
-	}
-	if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
-		t.Errorf("dedupe of deleted source = %+v", st)
-	}
-	if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
-		t.Errorf("timer of deleted source = %d", ms)
-	}
-	_, err := b.CompleteRun(ctx, doomed, RunCommit{Events: evs("", 1)})
-	wantErr(t, "CompleteRun of a deleted source's invocation", err, ErrNotFound)
-	if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))); n != 0 {
-		t.Errorf("deleted source has %d events", n)
-	}
-	// The other source is untouched.
-	if n := len(must(b.PendingInvocations(ctx, "dc_2", 0))); n != 2 {
-		t.Errorf("dc_2 has %d pending, want 2", n)
-	}
-	if st := must(b.GetDedupe(ctx, "dc_2")); st.Last != "dc_2" {
-		t.Errorf("dedupe of dc_2 = %+v", st)
-	}
-	if ms := must(b.TimerLastFire(ctx, "dc_2")); ms != 123 {
-		t.Errorf("timer of dc_2 = %d", ms)
-	}
+		if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2"}) {
+			t.Errorf("SourcesWithPending = %v, want [dc_2]", got)
+		}
+		if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
+			t.Errorf("dc_1 has %d pending", n)
+		}
+		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
+			t.Errorf("dedupe of deleted source = %+v", st)
+		}
+		if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
+			t.Errorf("timer of deleted source = %d", ms)
+		}
+		_, err := b.CompleteRun(ctx, doomed, RunCommit{Events: evs("", 1)})
+		wantErr(t, "CompleteRun of a deleted source's invocation", err, ErrNotFound)
+		if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))); n != 0 {
+			t.Errorf("deleted source has %d events", n)
+		}
+		// The other source is untouched.
+		if n := len(must(b.PendingInvocations(ctx, "dc_2", 0))); n != 2 {
+			t.Errorf("dc_2 has %d pending, want 2", n)
+		}
+		if st := must(b.GetDedupe(ctx, "dc_2")); st.Last != "dc_2" {
+			t.Errorf("dedupe of dc_2 = %+v", st)
+		}
+		if ms := must(b.TimerLastFire(ctx, "dc_2")); ms != 123 {
+			t.Errorf("timer of dc_2 = %d", ms)
+		}
+	})
 }
 
 func TestReopenKeepsQueues(t *testing.T) {

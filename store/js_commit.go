@@ -1,0 +1,270 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fount-dev/fount/ids"
+)
+
+// jsTxMaxWrites bounds the writes of one transaction of CompleteRuns,
+// under the server's bound of an atomic batch (jsMaxBatch) with room for
+// a run's last writes (its channels' records, dedupe, usage...): a run
+// that emits more commits its first events in transactions of their own,
+// as CompleteRuns does in bbolt.
+const jsTxMaxWrites = jsMaxBatch * 3 / 4
+
+// CompleteRun removes inv from the queue and applies c, in one
+// transaction, as Bolt.CompleteRun does.
+func (s *JetStream) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error) {
+	var out []Event
+	err := s.update(ctx, func(tx *jsTx) error {
+		if err := s.dequeue(tx, inv); err != nil {
+			return fmt.Errorf("invocation %q: %w", inv.ID, err)
+		}
+		var err error
+		out, err = s.applyCommit(tx, inv.SourceID, c)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
+	}
+	return out, nil
+}
+
+// CompleteRuns commits runs in order, each in its own transaction (a
+// JetStream stream has no single writer for runs to share), a run larger
+// than one batch in several, as Bolt.CompleteRuns does: its completion is
+// committed with its last events, and each earlier part with the dedupe
+// state c.DedupeAfter gives. Once begun, it goes on whatever ctx says.
+func (s *JetStream) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error) {
+	out := make([][]Event, len(runs))
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
+	}
+	ctx = context.WithoutCancel(ctx)
+	for i, r := range runs {
+		for from := 0; ; {
+			var events []Event
+			var end int
+			var done bool
+			err := s.update(ctx, func(tx *jsTx) error {
+				var err error
+				events, end, done, err = s.completePart(tx, r, from)
+				return err
+			})
+			if err != nil {
+				return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
+			}
+			out[i] = append(out[i], events...)
+			if done {
+				break
+			}
+			from = end
+		}
+	}
+	return out, nil
+}
+
+// completePart commits run r's events from on, in tx, up to the bound of
+// one transaction, and its completion once they are all stored. It
+// returns the events stored, where the next part starts and whether the
+// run is done. A run whose invocation is gone is done with nothing.
+func (s *JetStream) completePart(tx *jsTx, r CompletedRun, from int) ([]Event, int, bool, error) {
+	k, err := s.invocationKey(tx, r.Invocation)
+	if errors.Is(err, ErrNotFound) {
+		return nil, 0, true, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if err := checkRelease(r.Commit); err != nil {
+		return nil, 0, false, err
+	}
+	nowMs := s.now().UnixMilli()
+	events, end, err := s.applyEvents(tx, nowMs, r.Invocation.SourceID, r.Commit, from, jsTxMaxWrites)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if end < len(r.Commit.Events) {
+		if f := r.Commit.DedupeAfter; f != nil {
+			if err := s.putDedupe(tx, r.Invocation.SourceID, f(end)); err != nil {
+				return nil, 0, false, err
+			}
+		}
+		return events, end, false, nil
+	}
+	tx.del(k)
+	return events, end, true, s.finishCommit(tx, r.Invocation.SourceID, r.Commit)
+}
+
+// CommitEvents applies c for sourceID as CompleteRun does, without an
+// invocation to remove.
+func (s *JetStream) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]Event, error) {
+	if sourceID == "" {
+		return nil, errors.New("store: commit events: empty source id")
+	}
+	var out []Event
+	err := s.update(ctx, func(tx *jsTx) error {
+		var err error
+		out, err = s.applyCommit(tx, sourceID, c)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: commit events of %q: %w", sourceID, err)
+	}
+	return out, nil
+}
+
+// applyCommit applies all of c for the source in tx and returns the
+// stored events.
+func (s *JetStream) applyCommit(tx *jsTx, sourceID string, c RunCommit) ([]Event, error) {
+	if err := checkRelease(c); err != nil {
+		return nil, err
+	}
+	out, _, err := s.applyEvents(tx, s.now().UnixMilli(), sourceID, c, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	return out, s.finishCommit(tx, sourceID, c)
+}
+
+// applyEvents stores c.Events[from:] for the source, releasing and routing
+// each, until tx holds maxWrites writes (<= 0: no bound; at least one
+// event is stored). It returns the stored events and the index of the
+// first event left for later (len(c.Events) when none).
+func (s *JetStream) applyEvents(tx *jsTx, nowMs int64, sourceID string, c RunCommit, from, maxWrites int) ([]Event, int, error) {
+	if from >= len(c.Events) {
+		return nil, from, nil
+	}
+	a, err := s.newAppender(tx, nowMs, sourceID, c.Keep)
+	if err != nil {
+		return nil, from, fmt.Errorf("append events: %w", err)
+	}
+	var out []Event
+	i := from
+	for ; i < len(c.Events) && (i == from || maxWrites <= 0 || len(tx.order) < maxWrites); i++ {
+		if len(c.Release) > 0 {
+			ok, err := s.release(tx, a, c.Release[i])
+			if err != nil {
+				return nil, from, err
+			}
+			if !ok {
+				continue // cancelled meanwhile
+			}
+		}
+		e := c.Events[i]
+		if _, err := a.add(&e); err != nil {
+			return nil, from, fmt.Errorf("append events: %w", err)
+		}
+		if c.Route != nil {
+			if err := s.enqueueRouted(tx, nowMs, c.Route(e)); err != nil {
+				return nil, from, fmt.Errorf("route event %s: %w", e.ID, err)
+			}
+		}
+		out = append(out, e)
+	}
+	if err := a.close(); err != nil {
+		return nil, from, fmt.Errorf("append events: %w", err)
+	}
+	return out, i, nil
+}
+
+// finishCommit writes what a commit changes besides its events.
+func (s *JetStream) finishCommit(tx *jsTx, sourceID string, c RunCommit) error {
+	if err := s.putDedupe(tx, sourceID, c.Dedupe); err != nil {
+		return err
+	}
+	if c.Execution != nil {
+		if err := s.putExecution(tx, c.Execution, c.ExecutionsKept); err != nil {
+			return err
+		}
+	}
+	if len(c.Deliveries) > 0 {
+		if err := s.enqueueRouted(tx, s.now().UnixMilli(), Routed{Deliveries: c.Deliveries}); err != nil {
+			return err
+		}
+	}
+	if c.UsageAccount != "" {
+		day := c.UsageDay
+		if day == "" {
+			day = s.now().UTC().Format(time.DateOnly)
+		}
+		if err := s.addUsage(tx, c.UsageAccount, day, c.Invocations, c.ComputeMs); err != nil {
+			return fmt.Errorf("usage: %w", err)
+		}
+	}
+	return nil
+}
+
+// putDedupe replaces the source's dedupe state with st, unless st is nil.
+func (s *JetStream) putDedupe(tx *jsTx, sourceID string, st *DedupeState) error {
+	if st == nil {
+		return nil
+	}
+	if err := tx.putJSON(s.key(tblDedupe, sourceID), st); err != nil {
+		return fmt.Errorf("dedupe: %w", err)
+	}
+	return nil
+}
+
+// enqueueRouted queues what routing one event returned.
+func (s *JetStream) enqueueRouted(tx *jsTx, nowMs int64, r Routed) error {
+	for _, inv := range r.Invocations {
+		if _, err := s.putInvocation(tx, nowMs, inv); err != nil {
+			return fmt.Errorf("enqueue invocation for %q: %w", inv.SourceID, err)
+		}
+	}
+	for _, d := range r.Deliveries {
+		if ids.Is(d.ListenerID, ids.Webhook) {
+			ok, err := tx.has(s.key(tblWebhooks, d.ListenerID))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue // deleted since the route was computed: nobody to deliver to
+			}
+		}
+		if _, err := s.createDelivery(tx, nowMs, d); err != nil {
+			return fmt.Errorf("enqueue delivery to %q: %w", d.ListenerID, err)
+		}
+	}
+	return nil
+}
+
+// release removes the event id from the source's ChannelDelayed; false
+// when it is not there (cancelled). It finds the event by a scan of the
+// channel, which only the source's own commits change, and each of them
+// rewrites the channel's record, whose revision this transaction checks.
+func (s *JetStream) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
+	if _, _, err := ParseEventID(id); err != nil {
+		return false, fmt.Errorf("release: %w", err)
+	}
+	ch, err := a.channel(ChannelDelayed)
+	if err != nil {
+		return false, err
+	}
+	stored, err := s.channelEvents(tx.ctx, a.emitterID, ChannelDelayed)
+	if err != nil {
+		return false, err
+	}
+	for _, st := range stored {
+		e, err := decodeEvent(nil, st.data, 0)
+		if err != nil {
+			return false, err
+		}
+		if e.ID != id {
+			continue
+		}
+		k := s.eventKey(a.emitterID, ChannelDelayed, st.n)
+		if live, err := tx.has(k); err != nil || !live {
+			return false, err
+		}
+		tx.del(k)
+		ch.Count -= min(ch.Count, 1)
+		return true, nil // the appender writes the channel's record
+	}
+	return false, nil
+}

@@ -1,0 +1,134 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+)
+
+// Invocations on JetStream. Each is the one message of a subject of its
+// own, inv.<source>.<random>, and its ID is the decimal stream sequence
+// of that message: ids increase per store in enqueue order, as in bbolt,
+// yet an enqueue is one publish that reads nothing and so never
+// conflicts, however many nodes accept requests for one source at once.
+// The id leads back to the message (a read by sequence), which tells the
+// subject that a run's commit deletes.
+const tblInvocations = "inv" // source, random → Invocation (its ID is the sequence)
+
+// EnqueueInvocation stores inv and returns it with ID and EnqueuedAtMs
+// assigned. JetStream acknowledges the publish once the stream's
+// replicas stored it.
+func (s *JetStream) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocation, error) {
+	if inv.SourceID == "" {
+		return Invocation{}, errors.New("store: enqueue invocation: empty source id")
+	}
+	inv.ID, inv.EnqueuedAtMs = "", s.now().UnixMilli()
+	data, err := json.Marshal(inv)
+	if err != nil {
+		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+	}
+	ack, err := s.js.Publish(ctx, s.key(tblInvocations, inv.SourceID, nuid.Next()), data)
+	if err != nil {
+		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+	}
+	inv.ID = seqID(ack.Sequence)
+	return inv, nil
+}
+
+// putInvocation queues inv in tx, for a run's routed events; its ID is
+// known once the batch is stored, and nobody needs it before.
+func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv Invocation) (int, error) {
+	if inv.SourceID == "" {
+		return 0, errors.New("empty source id")
+	}
+	inv.ID, inv.EnqueuedAtMs = "", nowMs
+	data, err := json.Marshal(inv)
+	if err != nil {
+		return 0, fmt.Errorf("encode invocation: %w", err)
+	}
+	tx.put(s.key(tblInvocations, inv.SourceID, nuid.Next()), data)
+	return len(data), nil
+}
+
+// PendingInvocations returns up to limit (<= 0: 100) queued invocations
+// of sourceID, oldest first.
+func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]Invocation, error) {
+	if limit <= 0 {
+		limit = defaultQueueLimit
+	}
+	out := []Invocation{}
+	if sourceID == "" {
+		return out, nil
+	}
+	entries, err := s.scan(ctx, s.key(tblInvocations, sourceID)+".*")
+	if err != nil {
+		return nil, fmt.Errorf("store: pending invocations of %q: %w", sourceID, err)
+	}
+	for _, e := range entries[:min(len(entries), limit)] {
+		var inv Invocation
+		if err := json.Unmarshal(e.value, &inv); err != nil {
+			return nil, fmt.Errorf("store: pending invocations of %q: decode %s: %w", sourceID, e.subject, err)
+		}
+		inv.ID = seqID(e.seq)
+		out = append(out, inv)
+	}
+	return out, nil
+}
+
+// SourcesWithPending lists the ids of the sources that have queued
+// invocations, in byte order of the id.
+func (s *JetStream) SourcesWithPending(ctx context.Context) ([]string, error) {
+	entries, err := s.scanSubjects(ctx, s.key(tblInvocations)+".>")
+	if err != nil {
+		return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
+	}
+	out := []string{}
+	for _, subject := range entries {
+		parts, err := s.keyParts(tblInvocations, subject)
+		if err != nil || len(parts) != 2 {
+			return nil, fmt.Errorf("store: sources with pending invocations: key %s: %w", subject, err)
+		}
+		out = append(out, parts[0])
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// invocationKey returns the subject of the queued invocation inv, read
+// in tx, or ErrNotFound when it is not queued (completed, or never was).
+func (s *JetStream) invocationKey(tx *jsTx, inv Invocation) (string, error) {
+	seq, ok := parseSeqID(inv.ID)
+	if inv.SourceID == "" || !ok {
+		return "", ErrNotFound
+	}
+	msg, err := s.stream.GetMsg(tx.ctx, seq)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("read invocation %s: %w", inv.ID, err)
+	}
+	// The message at seq is the invocation only if it is one of the
+	// source's: any other id must not alias another record.
+	if !strings.HasPrefix(msg.Subject, s.key(tblInvocations, inv.SourceID)+".") || msg.Header.Get(hdrOperation) == opDelete {
+		return "", ErrNotFound
+	}
+	tx.saw(msg.Subject, seq)
+	return msg.Subject, nil
+}
+
+// dequeue deletes the queued invocation inv in tx.
+func (s *JetStream) dequeue(tx *jsTx, inv Invocation) error {
+	k, err := s.invocationKey(tx, inv)
+	if err != nil {
+		return err
+	}
+	tx.del(k)
+	return nil
+}

@@ -1,0 +1,518 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Components and sources on JetStream.
+const (
+	tblComponents    = "comp"      // component id → Component
+	tblComponentKeys = "comp_key"  // owner, key → component id
+	tblComponentCode = "comp_code" // owner → jsCodeIndex
+	tblComponentUses = "comp_uses" // component id → jsIDs of the sources running it
+)
+
+// jsCodeIndex maps an owner's code (key(code hash, component url) as a
+// string) to the component saved with it. It is one record per owner, so
+// that a save reads it, and a drop rewrites it, with the revision checked.
+type jsCodeIndex struct {
+	Code map[string]string `json:"code"`
+}
+
+func codeIndexKey(codeHash, codeURL string) string {
+	return string(key(codeHash, codeURL))
+}
+
+func (tx *jsTx) codeIndex(owner string) (jsCodeIndex, error) {
+	ix := jsCodeIndex{Code: map[string]string{}}
+	if err := tx.getJSON(tx.s.key(tblComponentCode, owner), &ix); err != nil && !errors.Is(err, ErrNotFound) {
+		return jsCodeIndex{}, err
+	}
+	if ix.Code == nil {
+		ix.Code = map[string]string{}
+	}
+	return ix, nil
+}
+
+// CreateComponent stores c, or returns the owner's equal component, as
+// Bolt.CreateComponent does.
+func (s *JetStream) CreateComponent(ctx context.Context, c Component) (Component, error) {
+	if c.ID == "" {
+		return Component{}, errors.New("store: create component: empty id")
+	}
+	var out Component
+	err := s.update(ctx, func(tx *jsTx) error {
+		out = c
+		codes, err := tx.codeIndex(c.OwnerID)
+		if err != nil {
+			return err
+		}
+		same, ok, err := s.sameComponent(tx, codes, c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			out = same
+			if err := tx.listRemove(componentIndex, same.OwnerID, same.ID); err != nil {
+				return err
+			}
+			if _, err := tx.listAdd(componentIndex, same.OwnerID, same.ID); err != nil {
+				return err
+			}
+		} else if err := s.addComponent(tx, codes, c); err != nil {
+			return err
+		}
+		if out.Key == "" {
+			return nil
+		}
+		tx.put(s.key(tblComponentKeys, out.OwnerID, out.Key), []byte(out.ID))
+		return nil
+	})
+	if err != nil {
+		return Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
+	}
+	return out, nil
+}
+
+// addComponent stores a new component c and indexes it by owner and code.
+func (s *JetStream) addComponent(tx *jsTx, codes jsCodeIndex, c Component) error {
+	if ok, err := tx.has(s.key(tblComponents, c.ID)); err != nil || ok {
+		return errors.Join(err, idTaken(ok))
+	}
+	if err := s.makeRoomForComponent(tx, c.OwnerID, codes); err != nil {
+		return err
+	}
+	if _, err := tx.listAdd(componentIndex, c.OwnerID, c.ID); err != nil {
+		return err
+	}
+	if c.CodeHash != "" {
+		codes.Code[codeIndexKey(c.CodeHash, c.ComponentURL)] = c.ID
+		if err := tx.putJSON(s.key(tblComponentCode, c.OwnerID), codes); err != nil {
+			return err
+		}
+	}
+	return tx.putJSON(s.key(tblComponents, c.ID), c)
+}
+
+// sameComponent returns the owner's component of c's code when it equals
+// c in all but its id and times (see Bolt's sameComponent).
+func (s *JetStream) sameComponent(tx *jsTx, codes jsCodeIndex, c Component) (Component, bool, error) {
+	id, ok := codes.Code[codeIndexKey(c.CodeHash, c.ComponentURL)]
+	if c.CodeHash == "" || !ok {
+		return Component{}, false, nil
+	}
+	var old Component
+	if err := tx.getJSON(s.key(tblComponents, id), &old); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Component{}, false, nil
+		}
+		return Component{}, false, err
+	}
+	strip := func(c Component) ([]byte, error) {
+		c.ID, c.Code, c.Bundle, c.BundleMap, c.CreatedAt, c.UpdatedAt = "", "", "", "", 0, 0
+		return json.Marshal(c)
+	}
+	a, errA := strip(old)
+	z, errZ := strip(c)
+	return old, errA == nil && errZ == nil && string(a) == string(z), nil
+}
+
+// makeRoomForComponent drops owner's least recently saved unreachable
+// components until a new one fits its limit (see Bolt's).
+func (s *JetStream) makeRoomForComponent(tx *jsTx, owner string, codes jsCodeIndex) error {
+	for {
+		err := s.checkRoom(tx, CountComponents, owner)
+		var le *LimitError
+		if !errors.As(err, &le) {
+			return err
+		}
+		dropped, derr := s.dropUnreachableComponent(tx, owner, codes)
+		if derr != nil {
+			return derr
+		}
+		if !dropped {
+			return err
+		}
+	}
+}
+
+// dropUnreachableComponent deletes owner's least recently saved component
+// that no source uses and no key names. The keys naming components are
+// found by a scan; only CreateComponent writes them, and each of its
+// transactions rewrites the owner's list of components, whose revision
+// this one checks.
+func (s *JetStream) dropUnreachableComponent(tx *jsTx, owner string, codes jsCodeIndex) (bool, error) {
+	named := map[string]bool{}
+	keys, err := s.scan(tx.ctx, s.key(tblComponentKeys, owner)+".*")
+	if err != nil {
+		return false, err
+	}
+	for _, e := range keys {
+		named[string(e.value)] = true
+	}
+	for k, w := range tx.write { // keys this transaction named
+		if parts, err := s.keyParts(tblComponentKeys, k); err == nil && len(parts) == 2 && parts[0] == owner && !w.deleted {
+			named[string(w.value)] = true
+		}
+	}
+	l, err := tx.list(componentIndex, owner)
+	if err != nil {
+		return false, err
+	}
+	victim := ""
+	for _, it := range l.Items {
+		if named[it.ID] {
+			continue
+		}
+		uses, err := tx.ids(s.key(tblComponentUses, it.ID))
+		if err != nil {
+			return false, err
+		}
+		if len(uses) == 0 {
+			victim = it.ID
+			break
+		}
+	}
+	if victim == "" {
+		return false, nil
+	}
+	for code, id := range codes.Code {
+		if id == victim {
+			delete(codes.Code, code)
+		}
+	}
+	if err := tx.putJSON(s.key(tblComponentCode, owner), codes); err != nil {
+		return false, err
+	}
+	if err := tx.listRemove(componentIndex, owner, victim); err != nil {
+		return false, err
+	}
+	tx.del(s.key(tblComponents, victim))
+	return true, nil
+}
+
+// ComponentByCode returns owner's component of the code, or ErrNotFound.
+func (s *JetStream) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (Component, error) {
+	var c Component
+	err := s.view(ctx, func(tx *jsTx) error {
+		codes, err := tx.codeIndex(owner)
+		if err != nil {
+			return err
+		}
+		id, ok := codes.Code[codeIndexKey(codeHash, codeURL)]
+		if !ok {
+			return ErrNotFound
+		}
+		return tx.getJSON(s.key(tblComponents, id), &c)
+	})
+	if err != nil {
+		return Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
+	}
+	return c, nil
+}
+
+// GetComponent returns the component with id, or ErrNotFound.
+func (s *JetStream) GetComponent(ctx context.Context, id string) (Component, error) {
+	var c Component
+	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblComponents, id), &c) })
+	if err != nil {
+		return Component{}, fmt.Errorf("store: get component %q: %w", id, err)
+	}
+	return c, nil
+}
+
+// ComponentByKey returns the newest component saved with key in ownerID's
+// namespace, or ErrNotFound (always for the empty key).
+func (s *JetStream) ComponentByKey(ctx context.Context, ownerID, k string) (Component, error) {
+	var c Component
+	err := s.view(ctx, func(tx *jsTx) error {
+		if k == "" {
+			return ErrNotFound
+		}
+		id, ok, err := tx.get(s.key(tblComponentKeys, ownerID, k))
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
+		}
+		return tx.getJSON(s.key(tblComponents, string(id)), &c)
+	})
+	if err != nil {
+		return Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)
+	}
+	return c, nil
+}
+
+// componentExists refuses a source write naming a component not stored.
+func (s *JetStream) componentExists(tx *jsTx, componentID string) error {
+	ok, err := tx.has(s.key(tblComponents, componentID))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("component %q: %w", componentID, ErrComponentDropped)
+	}
+	return nil
+}
+
+func (s *JetStream) useComponent(tx *jsTx, componentID, sourceID string) error {
+	if componentID == "" {
+		return nil
+	}
+	return tx.addID(s.key(tblComponentUses, componentID), sourceID)
+}
+
+func (s *JetStream) unuseComponent(tx *jsTx, componentID, sourceID string) error {
+	if componentID == "" {
+		return nil
+	}
+	return tx.removeID(s.key(tblComponentUses, componentID), sourceID)
+}
+
+// CreateSource stores s with its Order assigned and applies hooks, in one
+// transaction, as Bolt.CreateSource does.
+func (s *JetStream) CreateSource(ctx context.Context, src Source, hooks RunCommit) (Source, []Event, error) {
+	if src.ID == "" {
+		return Source{}, nil, errors.New("store: create source: empty id")
+	}
+	var out Source
+	var events []Event
+	err := s.update(ctx, func(tx *jsTx) error {
+		out = src
+		if ok, err := tx.has(s.key(tblSources, src.ID)); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
+		}
+		if err := s.checkRoom(tx, CountSources, src.OwnerID); err != nil {
+			return err
+		}
+		if err := s.componentExists(tx, src.ComponentID); err != nil {
+			return err
+		}
+		if err := s.claimSlug(tx, tblSourceSlugs, src.OwnerID, src.NameSlug, src.ID); err != nil {
+			return err
+		}
+		if _, err := tx.listAdd(sourceIndex, src.OwnerID, src.ID); err != nil {
+			return err
+		}
+		order, err := s.nextOrder(tx)
+		if err != nil {
+			return err
+		}
+		out.Order = order
+		if err := tx.putJSON(s.key(tblSources, src.ID), out); err != nil {
+			return err
+		}
+		if err := s.useComponent(tx, src.ComponentID, src.ID); err != nil {
+			return err
+		}
+		events, err = s.applyCommit(tx, src.ID, hooks)
+		return err
+	})
+	if err != nil {
+		return Source{}, nil, fmt.Errorf("store: create source %q: %w", src.ID, err)
+	}
+	return out, events, nil
+}
+
+// claimSlug points (owner, slug) of table at id unless another record
+// holds it. The empty slug is never indexed.
+func (s *JetStream) claimSlug(tx *jsTx, table, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	k := s.key(table, owner, slug)
+	cur, ok, err := tx.get(k)
+	if err != nil {
+		return err
+	}
+	if ok && string(cur) != id {
+		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
+	}
+	tx.put(k, []byte(id))
+	return nil
+}
+
+// releaseSlug removes (owner, slug) of table if it points at id.
+func (s *JetStream) releaseSlug(tx *jsTx, table, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	k := s.key(table, owner, slug)
+	cur, ok, err := tx.get(k)
+	if err != nil || !ok || string(cur) != id {
+		return err
+	}
+	tx.del(k)
+	return nil
+}
+
+// GetSource returns the source with id, or ErrNotFound.
+func (s *JetStream) GetSource(ctx context.Context, id string) (Source, error) {
+	var src Source
+	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblSources, id), &src) })
+	if err != nil {
+		return Source{}, fmt.Errorf("store: get source %q: %w", id, err)
+	}
+	return src, nil
+}
+
+// UpdateSource replaces the stored source src.ID and applies hooks, in
+// one transaction, as Bolt.UpdateSource does.
+func (s *JetStream) UpdateSource(ctx context.Context, src Source, hooks RunCommit) ([]Event, error) {
+	var events []Event
+	err := s.update(ctx, func(tx *jsTx) error {
+		next := src
+		var old Source
+		if err := tx.getJSON(s.key(tblSources, src.ID), &old); err != nil {
+			return err
+		}
+		if old.OwnerID != next.OwnerID {
+			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, next.OwnerID)
+		}
+		next.Order = old.Order
+		if next.ComponentID != old.ComponentID {
+			if err := s.componentExists(tx, next.ComponentID); err != nil {
+				return err
+			}
+		}
+		if old.NameSlug != next.NameSlug {
+			if err := s.claimSlug(tx, tblSourceSlugs, next.OwnerID, next.NameSlug, next.ID); err != nil {
+				return err
+			}
+			if err := s.releaseSlug(tx, tblSourceSlugs, old.OwnerID, old.NameSlug, next.ID); err != nil {
+				return err
+			}
+		}
+		if err := tx.putJSON(s.key(tblSources, next.ID), next); err != nil {
+			return err
+		}
+		if next.ComponentID != old.ComponentID {
+			if err := s.unuseComponent(tx, old.ComponentID, next.ID); err != nil {
+				return err
+			}
+			if err := s.useComponent(tx, next.ComponentID, next.ID); err != nil {
+				return err
+			}
+		}
+		var err error
+		events, err = s.applyCommit(tx, next.ID, hooks)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: update source %q: %w", src.ID, err)
+	}
+	return events, nil
+}
+
+// DeleteSource applies hooks, then removes the source with its indexes,
+// subscriptions, dedupe and timer state in one transaction, as
+// Bolt.DeleteSource does. Its events, db and queued invocations, which
+// may be more than one batch holds, are purged once that committed: a
+// crash in between leaves them behind, unreachable (docs/nats.md).
+func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]Event, error) {
+	var events []Event
+	err := s.update(ctx, func(tx *jsTx) error {
+		var src Source
+		if err := tx.getJSON(s.key(tblSources, id), &src); err != nil {
+			return err
+		}
+		var err error
+		if events, err = s.applyCommit(tx, id, hooks); err != nil {
+			return err
+		}
+		if err := s.releaseSlug(tx, tblSourceSlugs, src.OwnerID, src.NameSlug, id); err != nil {
+			return err
+		}
+		if err := tx.listRemove(sourceIndex, src.OwnerID, id); err != nil {
+			return err
+		}
+		if err := s.unuseComponent(tx, src.ComponentID, id); err != nil {
+			return err
+		}
+		if err := s.deleteSubsNaming(tx, id, false); err != nil {
+			return err
+		}
+		if err := s.deleteAutoSubsOfListener(tx, id); err != nil {
+			return err
+		}
+		tx.del(s.key(tblDedupe, id))
+		tx.del(s.key(tblTimers, id))
+		tx.del(s.key(tblSources, id))
+		return nil
+	})
+	if err == nil {
+		err = s.purgeSourceData(ctx, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: delete source %q: %w", id, err)
+	}
+	return events, nil
+}
+
+// purgeSourceData removes what a deleted source or workflow kept beyond
+// its records: its events, its db and its queued invocations.
+func (s *JetStream) purgeSourceData(ctx context.Context, id string) error {
+	if err := s.deleteEmitterAfter(ctx, id); err != nil {
+		return err
+	}
+	if err := s.purge(ctx, s.key(tblDB, id)+".>"); err != nil {
+		return err
+	}
+	return s.purge(ctx, s.key(tblInvocations, id)+".>")
+}
+
+// ListSources returns one page of ownerID's sources in creation order.
+func (s *JetStream) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error) {
+	pg, err := pageOwned[Source](ctx, s, sourceIndex, tblSources, ownerID, p)
+	if err != nil {
+		return PageOf[Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
+	}
+	return pg, nil
+}
+
+// SlugTaken reports whether a source of ownerID has the name slug.
+func (s *JetStream) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error) {
+	taken := false
+	err := s.view(ctx, func(tx *jsTx) error {
+		if slug == "" {
+			return nil
+		}
+		var err error
+		taken, err = tx.has(s.key(tblSourceSlugs, ownerID, slug))
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: slug taken: %w", err)
+	}
+	return taken, nil
+}
+
+// AllSources returns every source of every owner.
+func (s *JetStream) AllSources(ctx context.Context) ([]Source, error) {
+	out, err := scanAll[Source](ctx, s, tblSources)
+	if err != nil {
+		return nil, fmt.Errorf("store: all sources: %w", err)
+	}
+	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.ID, b.ID) }) // as bbolt lists them
+	return out, nil
+}
+
+// scanAll decodes every record of table, in no particular order.
+func scanAll[T any](ctx context.Context, s *JetStream, table string) ([]T, error) {
+	entries, err := s.scan(ctx, s.key(table)+".*")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(entries))
+	for _, e := range entries {
+		var v T
+		if err := json.Unmarshal(e.value, &v); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", e.subject, err)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

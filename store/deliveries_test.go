@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -46,6 +47,28 @@ func deliveryIDs(list []Delivery) []string {
 	return ids
 }
 
+// deliveryRecords counts the deliveries stored, with their index
+// entries: bbolt's index buckets must hold as many keys as the records.
+func deliveryRecords(t *testing.T, st testStore) int {
+	t.Helper()
+	switch st := st.(type) {
+	case *Bolt:
+		n := bucketLen(t, st, bucketDeliveries)
+		if order := bucketLen(t, st, bucketDeliveryOrder); order != n {
+			t.Errorf("%d deliveries, %d order index entries", n, order)
+		}
+		return n
+	case *JetStream:
+		entries, err := st.scan(ctx, st.key(tblDeliveries)+".>")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(entries)
+	}
+	t.Fatalf("deliveryRecords of a %T", st)
+	return 0
+}
+
 // bucketLen counts the keys of a top-level bucket.
 func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 	t.Helper()
@@ -62,7 +85,51 @@ func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 
 // dueIndex returns every pending delivery due at nowMs, in due index
 // order (listener, then due order): what DueDeliveries serves from.
-func dueIndex(t *testing.T, b *Bolt, nowMs int64) []Delivery {
+func dueIndex(t *testing.T, st testStore, nowMs int64) []Delivery {
+	t.Helper()
+	switch st := st.(type) {
+	case *Bolt:
+		return dueIndexBolt(t, st, nowMs)
+	case *JetStream:
+		return dueIndexJS(t, st, nowMs)
+	}
+	t.Fatalf("dueIndex of a %T", st)
+	return nil
+}
+
+// dueIndexJS reads the backlogs of a JetStream store as dueIndex does
+// bbolt's due index.
+func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []Delivery {
+	t.Helper()
+	entries, err := s.scan(ctx, s.key(tblDeliveryDue)+".*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(entries, func(a, b jsEntry) int {
+		pa, _ := s.keyParts(tblDeliveryDue, a.subject)
+		pb, _ := s.keyParts(tblDeliveryDue, b.subject)
+		return bytes.Compare(key(pa...), key(pb...))
+	})
+	out := []Delivery{}
+	for _, e := range entries {
+		parts, err := s.keyParts(tblDeliveryDue, e.subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b jsBacklog
+		if err := json.Unmarshal(e.value, &b); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range b.Items {
+			if nowMs >= 0 && it.At <= nowMs {
+				out = append(out, must(s.GetDelivery(ctx, deliveryID(parts[0], it.N))))
+			}
+		}
+	}
+	return out
+}
+
+func dueIndexBolt(t *testing.T, b *Bolt, nowMs int64) []Delivery {
 	t.Helper()
 	out := []Delivery{}
 	err := b.db.View(func(tx *bolt.Tx) error {
@@ -218,71 +285,67 @@ func TestUpdateDeliveryKeepsItsListener(t *testing.T) {
 // listeners' logs are untouched.
 func TestDeliveriesAreBounded(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	b.deliveriesKept, b.maxPendingDeliveries = 20, 50 // the bounds themselves are checked below
-	other := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_2", Status: DeliveryFailed})
-	var pending []string
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	const kept, maxPending = 20, 50 // the bounds themselves are checked below
+	eachBackend(t, func(t *testing.T, b testStore) {
+		setDeliveryBounds(t, b, kept, maxPending)
+		other := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_2", Status: DeliveryFailed})
+		var pending []string
 		for i := range 3 {
-			d, err := b.createDelivery(tx, int64(i+1), Delivery{ListenerID: "wh_1"})
-			pending = append(pending, d.ID)
-			if err != nil {
-				return err
-			}
+			pending = append(pending, mustDeliver(t, b, int64(i+1), Delivery{ListenerID: "wh_1"}).ID)
 		}
-		for i := range b.deliveriesKept + 5 { // settled as they are created (replayed, say)
-			if _, err := b.createDelivery(tx, int64(i+10), Delivery{ListenerID: "wh_1", Status: DeliveryDelivered}); err != nil {
-				return err
-			}
+		for i := range kept + 5 { // settled as they are created (replayed, say)
+			mustDeliver(t, b, int64(i+10), Delivery{ListenerID: "wh_1", Status: DeliveryDelivered})
 		}
-		return nil
-	})
-	wantErr(t, "create", err, nil)
-	all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
-	if all.TotalCount != b.deliveriesKept+3 {
-		t.Fatalf("wh_1 keeps %d deliveries, want %d settled and 3 pending", all.TotalCount, b.deliveriesKept)
-	}
-	newest := all.Items[0].ID
+		all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
+		if all.TotalCount != kept+3 {
+			t.Fatalf("wh_1 keeps %d deliveries, want %d settled and 3 pending", all.TotalCount, kept)
+		}
+		newest := all.Items[0].ID
 
-	// Settling a pending one trims the oldest settled one again.
-	d := deliveryByID(t, b, "wh_1", pending[1])
-	d.Status = DeliveryFailed
-	wantErr(t, "settle", b.UpdateDelivery(ctx, d), nil)
-	all = must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
-	if all.TotalCount != b.deliveriesKept+2 || all.Items[0].ID != newest {
-		t.Fatalf("after settling one: %d deliveries, newest %s; want %d, newest %s", all.TotalCount, all.Items[0].ID, b.deliveriesKept+2, newest)
-	}
-	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{pending[0], pending[2]}) {
-		t.Errorf("due index %v, want %v", got, []string{pending[0], pending[2]})
-	}
-	if got := deliveryIDs(must(b.ListDeliveries(ctx, "wh_2", Page{})).Items); !slices.Equal(got, []string{other.ID}) {
-		t.Errorf("wh_2 keeps %v", got)
-	}
+		// Settling a pending one trims the oldest settled one again.
+		d := deliveryByID(t, b, "wh_1", pending[1])
+		d.Status = DeliveryFailed
+		wantErr(t, "settle", b.UpdateDelivery(ctx, d), nil)
+		all = must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
+		if all.TotalCount != kept+2 || all.Items[0].ID != newest {
+			t.Fatalf("after settling one: %d deliveries, newest %s; want %d, newest %s", all.TotalCount, all.Items[0].ID, kept+2, newest)
+		}
+		if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{pending[0], pending[2]}) {
+			t.Errorf("due index %v, want %v", got, []string{pending[0], pending[2]})
+		}
+		if got := deliveryIDs(must(b.ListDeliveries(ctx, "wh_2", Page{})).Items); !slices.Equal(got, []string{other.ID}) {
+			t.Errorf("wh_2 keeps %v", got)
+		}
 
-	// A full backlog: the next delivery is failed at once, with the reason.
-	err = b.update(ctx, func(tx *bolt.Tx) error {
-		for range b.maxPendingDeliveries - 2 {
-			if _, err := b.createDelivery(tx, 100, Delivery{ListenerID: "wh_1"}); err != nil {
-				return err
-			}
+		// A full backlog: the next delivery is failed at once, with the reason.
+		for range maxPending - 2 {
+			mustDeliver(t, b, 100, Delivery{ListenerID: "wh_1"})
 		}
-		return nil
+		over := mustDeliver(t, b, 200, Delivery{ListenerID: "wh_1", Payload: json.RawMessage(`{"n":1}`)})
+		if over.Status != DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != backlogFull(maxPending) || string(over.Payload) != `{"n":1}` {
+			t.Errorf("a delivery past the backlog: %+v, want failed with %q and its payload", over, backlogFull(maxPending))
+		}
+		if n := len(dueIndex(t, b, math.MaxInt64)); n != maxPending {
+			t.Errorf("%d pending, want %d", n, maxPending)
+		}
 	})
-	wantErr(t, "fill the backlog", err, nil)
-	over := mustDeliver(t, b, 200, Delivery{ListenerID: "wh_1", Payload: json.RawMessage(`{"n":1}`)})
-	if over.Status != DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != backlogFull(b.maxPendingDeliveries) || string(over.Payload) != `{"n":1}` {
-		t.Errorf("a delivery past the backlog: %+v, want failed with %q and its payload", over, backlogFull(b.maxPendingDeliveries))
+	bs, js := openTestBolt(t), openTestJetStream(t)
+	for _, bounds := range [][2]int{{bs.deliveriesKept, bs.maxPendingDeliveries}, {js.deliveriesKept, js.maxPendingDeliveries}} {
+		if bounds != [2]int{1000, 10_000} {
+			t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", bounds[0], bounds[1])
+		}
 	}
-	err = b.db.View(func(tx *bolt.Tx) error {
-		if n := countPrefix(tx.Bucket(bucketDeliveryDue), key("wh_1")); n != b.maxPendingDeliveries {
-			return fmt.Errorf("%d pending, want %d", n, b.maxPendingDeliveries)
-		}
-		return nil
-	})
-	wantErr(t, "backlog", err, nil)
-	checkBolt(t, b)
-	if d := openTestBolt(t); d.deliveriesKept != 1000 || d.maxPendingDeliveries != 10_000 {
-		t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", d.deliveriesKept, d.maxPendingDeliveries)
+}
+
+// setDeliveryBounds changes the bounds of a store's deliveries.
+func setDeliveryBounds(t *testing.T, st testStore, kept, maxPending int) {
+	switch st := st.(type) {
+	case *Bolt:
+		st.deliveriesKept, st.maxPendingDeliveries = kept, maxPending
+	case *JetStream:
+		st.deliveriesKept, st.maxPendingDeliveries = kept, maxPending
+	default:
+		t.Fatalf("setDeliveryBounds of a %T", st)
 	}
 }
 
@@ -341,46 +404,42 @@ func TestListDeliveriesPagination(t *testing.T) {
 
 func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	for _, id := range []string{"wh_1", "wh_2"} {
-		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)
-	}
-	var gone []Delivery
-	for i := range 3 {
-		gone = append(gone, mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"}))
-		mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_2"})
-	}
-	gone[1].Status = DeliveryDelivered
-	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, gone[1]), nil)
-
-	wantErr(t, "DeleteWebhook", b.DeleteWebhook(ctx, "wh_1"), nil)
-
-	if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); pg.TotalCount != 0 {
-		t.Errorf("wh_1 deliveries after delete = %+v", pg.Items)
-	}
-	due := dueIndex(t, b, 100)
-	if len(due) != 3 {
-		t.Errorf("due after delete = %+v", due)
-	}
-	for _, d := range due {
-		if d.ListenerID != "wh_2" {
-			t.Errorf("due delivery of a deleted webhook: %+v", d)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		for _, id := range []string{"wh_1", "wh_2"} {
+			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)
 		}
-	}
-	for _, d := range gone {
-		wantErr(t, "UpdateDelivery of a deleted webhook's delivery", b.UpdateDelivery(ctx, d), ErrNotFound)
-	}
-	for _, c := range []struct {
-		bucket []byte
-		want   int
-	}{{bucketDeliveries, 3}, {bucketDeliveryOrder, 3}, {bucketDeliveryDue, 3}} {
-		if n := bucketLen(t, b, c.bucket); n != c.want {
-			t.Errorf("%s has %d keys, want %d", c.bucket, n, c.want)
+		var gone []Delivery
+		for i := range 3 {
+			gone = append(gone, mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"}))
+			mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_2"})
 		}
-	}
-	if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); pg.TotalCount != 3 {
-		t.Errorf("wh_2 deliveries = %d, want 3", pg.TotalCount)
-	}
+		gone[1].Status = DeliveryDelivered
+		wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, gone[1]), nil)
+
+		wantErr(t, "DeleteWebhook", b.DeleteWebhook(ctx, "wh_1"), nil)
+
+		if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); pg.TotalCount != 0 {
+			t.Errorf("wh_1 deliveries after delete = %+v", pg.Items)
+		}
+		due := dueIndex(t, b, 100)
+		if len(due) != 3 {
+			t.Errorf("due after delete = %+v", due)
+		}
+		for _, d := range due {
+			if d.ListenerID != "wh_2" {
+				t.Errorf("due delivery of a deleted webhook: %+v", d)
+			}
+		}
+		for _, d := range gone {
+			wantErr(t, "UpdateDelivery of a deleted webhook's delivery", b.UpdateDelivery(ctx, d), ErrNotFound)
+		}
+		if n := deliveryRecords(t, b); n != 3 {
+			t.Errorf("%d delivery records are stored, want wh_2's 3", n)
+		}
+		if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); pg.TotalCount != 3 {
+			t.Errorf("wh_2 deliveries = %d, want 3", pg.TotalCount)
+		}
+	})
 }
 
 // TestDueDeliveriesRoundRobin: one delivery per listener, its earliest

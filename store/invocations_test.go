@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // mustEnqueue enqueues an invocation of kind "http" for source.
@@ -185,113 +183,114 @@ func routeTo(listener, hook string, seen *[]Event) func(Event) Routed {
 
 func TestCompleteRun(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	mustWebhook(t, b, "wh_1")
-	clock := withClock(b, 7000)
-	mustAppend(t, b, "dc_1", evs("", 2), 0) // 7000-0, 7000-1
-	inv := mustEnqueue(t, b, "dc_1")
-	other := mustEnqueue(t, b, "dc_1")
-	clock.set(time.UnixMilli(7000)) // same ms: ids continue the sequence
+	eachBackend(t, func(t *testing.T, b testStore) {
+		mustWebhook(t, b, "wh_1")
+		clock := withClock(b, 7000)
+		mustAppend(t, b, "dc_1", evs("", 2), 0) // 7000-0, 7000-1
+		inv := mustEnqueue(t, b, "dc_1")
+		other := mustEnqueue(t, b, "dc_1")
+		clock.set(time.UnixMilli(7000)) // same ms: ids continue the sequence
 
-	greatest := 42.0
-	dedupe := DedupeState{Unique: []string{"a", "b"}, Greatest: &greatest, Last: "b"}
-	var seen []Event
-	commit := RunCommit{
-		Events:       []Event{{Name: "", EmitID: "x"}, {Name: "$logs", EmitID: "y"}, {Name: "", EmitID: "z"}},
-		Keep:         3,
-		Route:        routeTo("dc_9", "wh_1", &seen),
-		Dedupe:       &dedupe,
-		UsageAccount: "u_a",
-		UsageDay:     "2024-01-02",
-		Invocations:  1,
-		ComputeMs:    17,
-	}
-	got, err := b.CompleteRun(ctx, inv, commit)
-	wantErr(t, "CompleteRun", err, nil)
-	wantIDs := []string{"7000-2", "7000-3", "7000-4"}
-	if ids := eventIDs(got); !slices.Equal(ids, wantIDs) {
-		t.Fatalf("CompleteRun ids = %v, want %v", ids, wantIDs)
-	}
-	for _, e := range got {
-		if e.EmitterID != "dc_1" || e.IndexedAtMs != 7000 {
-			t.Errorf("event %s: emitter %q, indexed at %d", e.ID, e.EmitterID, e.IndexedAtMs)
+		greatest := 42.0
+		dedupe := DedupeState{Unique: []string{"a", "b"}, Greatest: &greatest, Last: "b"}
+		var seen []Event
+		commit := RunCommit{
+			Events:       []Event{{Name: "", EmitID: "x"}, {Name: "$logs", EmitID: "y"}, {Name: "", EmitID: "z"}},
+			Keep:         3,
+			Route:        routeTo("dc_9", "wh_1", &seen),
+			Dedupe:       &dedupe,
+			UsageAccount: "u_a",
+			UsageDay:     "2024-01-02",
+			Invocations:  1,
+			ComputeMs:    17,
 		}
-	}
-	if commit.Events[0].ID != "" {
-		t.Error("CompleteRun modified c.Events")
-	}
-	if !reflect.DeepEqual(seen, got) {
-		t.Errorf("Route saw %+v, want the stored events %+v", seen, got)
-	}
-	// Trimmed to keep per channel, like AppendEvents.
-	if ids := eventIDs(must(b.ListEvents(ctx, "dc_1", "", 0))); !slices.Equal(ids, []string{"7000-4", "7000-2", "7000-1"}) {
-		t.Errorf("default channel = %v", ids)
-	}
-	if ids := eventIDs(must(b.ListEvents(ctx, "dc_1", "$logs", 0))); !slices.Equal(ids, []string{"7000-3"}) {
-		t.Errorf("$logs channel = %v", ids)
-	}
-	// The invocation left the queue; the other stayed.
-	if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{other.ID}) {
-		t.Errorf("dc_1 pending = %v, want [%s]", ids, other.ID)
-	}
-	// Routed invocations are queued, in event order, after the others.
-	routed := must(b.PendingInvocations(ctx, "dc_9", 0))
-	if len(routed) != 3 {
-		t.Fatalf("dc_9 pending = %+v", routed)
-	}
-	for i, r := range routed {
-		if n := must(strconv.Atoi(r.ID)); n <= must(strconv.Atoi(other.ID)) || r.EnqueuedAtMs != 7000 || r.Kind != "event" || r.Hops != 1 {
-			t.Errorf("routed invocation %d = %+v", i, r)
+		got, err := b.CompleteRun(ctx, inv, commit)
+		wantErr(t, "CompleteRun", err, nil)
+		wantIDs := []string{"7000-2", "7000-3", "7000-4"}
+		if ids := eventIDs(got); !slices.Equal(ids, wantIDs) {
+			t.Fatalf("CompleteRun ids = %v, want %v", ids, wantIDs)
 		}
-	}
-	// Routed deliveries are pending and due now.
-	due := dueIndex(t, b, 7000)
-	if len(due) != 3 {
-		t.Fatalf("due deliveries = %+v", due)
-	}
-	for i, d := range due {
-		if d.EventID != got[i].ID || d.ListenerID != "wh_1" || d.Status != DeliveryPending || d.CreatedAtMs != 7000 ||
-			d.NextAttemptMs != 7000 || d.ID == "" {
-			t.Errorf("delivery %d = %+v", i, d)
+		for _, e := range got {
+			if e.EmitterID != "dc_1" || e.IndexedAtMs != 7000 {
+				t.Errorf("event %s: emitter %q, indexed at %d", e.ID, e.EmitterID, e.IndexedAtMs)
+			}
 		}
-	}
-	if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, dedupe) {
-		t.Errorf("GetDedupe = %+v, want %+v", st, dedupe)
-	}
-	if u := must(b.GetUsage(ctx, "u_a", "2024-01-02")); u != (Usage{Invocations: 1, ComputeMs: 17}) {
-		t.Errorf("GetUsage = %+v", u)
-	}
-	// AppendEvents continues the same sequence.
-	if next := mustAppend(t, b, "dc_1", evs("", 1), 0); next[0].ID != "7000-5" {
-		t.Errorf("AppendEvents after CompleteRun = %s, want 7000-5", next[0].ID)
-	}
+		if commit.Events[0].ID != "" {
+			t.Error("CompleteRun modified c.Events")
+		}
+		if !reflect.DeepEqual(seen, got) {
+			t.Errorf("Route saw %+v, want the stored events %+v", seen, got)
+		}
+		// Trimmed to keep per channel, like AppendEvents.
+		if ids := eventIDs(must(b.ListEvents(ctx, "dc_1", "", 0))); !slices.Equal(ids, []string{"7000-4", "7000-2", "7000-1"}) {
+			t.Errorf("default channel = %v", ids)
+		}
+		if ids := eventIDs(must(b.ListEvents(ctx, "dc_1", "$logs", 0))); !slices.Equal(ids, []string{"7000-3"}) {
+			t.Errorf("$logs channel = %v", ids)
+		}
+		// The invocation left the queue; the other stayed.
+		if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{other.ID}) {
+			t.Errorf("dc_1 pending = %v, want [%s]", ids, other.ID)
+		}
+		// Routed invocations are queued, in event order, after the others.
+		routed := must(b.PendingInvocations(ctx, "dc_9", 0))
+		if len(routed) != 3 {
+			t.Fatalf("dc_9 pending = %+v", routed)
+		}
+		for i, r := range routed {
+			if n := must(strconv.Atoi(r.ID)); n <= must(strconv.Atoi(other.ID)) || r.EnqueuedAtMs != 7000 || r.Kind != "event" || r.Hops != 1 {
+				t.Errorf("routed invocation %d = %+v", i, r)
+			}
+		}
+		// Routed deliveries are pending and due now.
+		due := dueIndex(t, b, 7000)
+		if len(due) != 3 {
+			t.Fatalf("due deliveries = %+v", due)
+		}
+		for i, d := range due {
+			if d.EventID != got[i].ID || d.ListenerID != "wh_1" || d.Status != DeliveryPending || d.CreatedAtMs != 7000 ||
+				d.NextAttemptMs != 7000 || d.ID == "" {
+				t.Errorf("delivery %d = %+v", i, d)
+			}
+		}
+		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, dedupe) {
+			t.Errorf("GetDedupe = %+v, want %+v", st, dedupe)
+		}
+		if u := must(b.GetUsage(ctx, "u_a", "2024-01-02")); u != (Usage{Invocations: 1, ComputeMs: 17}) {
+			t.Errorf("GetUsage = %+v", u)
+		}
+		// AppendEvents continues the same sequence.
+		if next := mustAppend(t, b, "dc_1", evs("", 1), 0); next[0].ID != "7000-5" {
+			t.Errorf("AppendEvents after CompleteRun = %s, want 7000-5", next[0].ID)
+		}
 
-	// The same invocation again: ErrNotFound, and nothing changes.
-	seen = nil
-	_, err = b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: routeTo("dc_9", "wh_1", &seen),
-		Dedupe: &DedupeState{Last: "other"}, UsageAccount: "u_a", UsageDay: "2024-01-02", Invocations: 1})
-	wantErr(t, "CompleteRun again", err, ErrNotFound)
-	if len(seen) != 0 {
-		t.Errorf("Route called %d times by a refused commit", len(seen))
-	}
-	if ids := eventIDs(must(b.ListEvents(ctx, "dc_1", "", 0))); !slices.Equal(ids, []string{"7000-5", "7000-4", "7000-2", "7000-1"}) {
-		t.Errorf("events after refused commit = %v", ids)
-	}
-	if n := len(must(b.PendingInvocations(ctx, "dc_9", 0))); n != 3 {
-		t.Errorf("dc_9 has %d pending after refused commit, want 3", n)
-	}
-	if n := len(dueIndex(t, b, 1<<40)); n != 3 {
-		t.Errorf("%d deliveries after refused commit, want 3", n)
-	}
-	if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "b" {
-		t.Errorf("dedupe after refused commit = %+v", st)
-	}
-	if u := must(b.GetUsage(ctx, "u_a", "2024-01-02")); u.Invocations != 1 {
-		t.Errorf("usage after refused commit = %+v", u)
-	}
-	if next := mustAppend(t, b, "dc_1", evs("", 1), 0); next[0].ID != "7000-6" {
-		t.Errorf("a refused commit used ids: next is %s, want 7000-6", next[0].ID)
-	}
+		// The same invocation again: ErrNotFound, and nothing changes.
+		seen = nil
+		_, err = b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: routeTo("dc_9", "wh_1", &seen),
+			Dedupe: &DedupeState{Last: "other"}, UsageAccount: "u_a", UsageDay: "2024-01-02", Invocations: 1})
+		wantErr(t, "CompleteRun again", err, ErrNotFound)
+		if len(seen) != 0 {
+			t.Errorf("Route called %d times by a refused commit", len(seen))
+		}
+		if ids := eventIDs(must(b.ListEvents(ctx, "dc_1", "", 0))); !slices.Equal(ids, []string{"7000-5", "7000-4", "7000-2", "7000-1"}) {
+			t.Errorf("events after refused commit = %v", ids)
+		}
+		if n := len(must(b.PendingInvocations(ctx, "dc_9", 0))); n != 3 {
+			t.Errorf("dc_9 has %d pending after refused commit, want 3", n)
+		}
+		if n := len(dueIndex(t, b, 1<<40)); n != 3 {
+			t.Errorf("%d deliveries after refused commit, want 3", n)
+		}
+		if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "b" {
+			t.Errorf("dedupe after refused commit = %+v", st)
+		}
+		if u := must(b.GetUsage(ctx, "u_a", "2024-01-02")); u.Invocations != 1 {
+			t.Errorf("usage after refused commit = %+v", u)
+		}
+		if next := mustAppend(t, b, "dc_1", evs("", 1), 0); next[0].ID != "7000-6" {
+			t.Errorf("a refused commit used ids: next is %s, want 7000-6", next[0].ID)
+		}
+	})
 }
 
 func TestCompleteRunNotQueued(t *testing.T) {
@@ -326,45 +325,42 @@ func TestCompleteRunNotQueued(t *testing.T) {
 
 func TestCompleteRunNoEvents(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	withClock(b, time.Date(2024, 3, 4, 23, 59, 0, 0, time.UTC).UnixMilli())
-	inv := mustEnqueue(t, b, "dc_1")
-	called := false
-	keep := DedupeState{Last: "kept"}
-	first := mustEnqueue(t, b, "dc_2")
-	if _, err := b.CompleteRun(ctx, first, RunCommit{Dedupe: &keep}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := b.CompleteRun(ctx, inv, RunCommit{
-		Route:        func(Event) Routed { called = true; return Routed{} },
-		UsageAccount: "o_1", // UsageDay empty: today, UTC, by the store's clock
-		Invocations:  1,
-		ComputeMs:    5,
-	})
-	wantErr(t, "CompleteRun", err, nil)
-	if len(got) != 0 || called {
-		t.Errorf("CompleteRun = %v, Route called %v", got, called)
-	}
-	if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
-		t.Errorf("%d pending after the commit", n)
-	}
-	if u := must(b.GetUsage(ctx, "o_1", "2024-03-04")); u != (Usage{Invocations: 1, ComputeMs: 5}) {
-		t.Errorf("GetUsage = %+v", u)
-	}
-	if st := must(b.GetDedupe(ctx, "dc_2")); st.Last != "kept" {
-		t.Errorf("dedupe of dc_2 = %+v", st)
-	}
-	if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
-		t.Errorf("dedupe of dc_1 = %+v, want zero", st)
-	}
-	// No events: the emitter's id clock was not touched.
-	err = b.db.View(func(tx *bolt.Tx) error {
-		if v := tx.Bucket(bucketEventClocks).Get([]byte("dc_1")); v != nil {
-			t.Errorf("event clock written by an empty commit: %x", v)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		withClock(b, time.Date(2024, 3, 4, 23, 59, 0, 0, time.UTC).UnixMilli())
+		inv := mustEnqueue(t, b, "dc_1")
+		called := false
+		keep := DedupeState{Last: "kept"}
+		first := mustEnqueue(t, b, "dc_2")
+		if _, err := b.CompleteRun(ctx, first, RunCommit{Dedupe: &keep}); err != nil {
+			t.Fatal(err)
 		}
-		return nil
+		got, err := b.CompleteRun(ctx, inv, RunCommit{
+			Route:        func(Event) Routed { called = true; return Routed{} },
+			UsageAccount: "o_1", // UsageDay empty: today, UTC, by the store's clock
+			Invocations:  1,
+			ComputeMs:    5,
+		})
+		wantErr(t, "CompleteRun", err, nil)
+		if len(got) != 0 || called {
+			t.Errorf("CompleteRun = %v, Route called %v", got, called)
+		}
+		if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
+			t.Errorf("%d pending after the commit", n)
+		}
+		if u := must(b.GetUsage(ctx, "o_1", "2024-03-04")); u != (Usage{Invocations: 1, ComputeMs: 5}) {
+			t.Errorf("GetUsage = %+v", u)
+		}
+		if st := must(b.GetDedupe(ctx, "dc_2")); st.Last != "kept" {
+			t.Errorf("dedupe of dc_2 = %+v", st)
+		}
+		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
+			t.Errorf("dedupe of dc_1 = %+v, want zero", st)
+		}
+		// No events: the emitter's id clock was not touched.
+		if hasEventClock(t, b, "dc_1") {
+			t.Error("event clock written by an empty commit")
+		}
 	})
-	wantErr(t, "view", err, nil)
 }
 
 func TestCompleteRunFailureChangesNothing(t *testing.T) {

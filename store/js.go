@@ -55,6 +55,8 @@ type JetStream struct {
 	prefix string // the namespace, the first token of every subject
 	now    func() time.Time
 	limits Limits
+	// Bounds of a listener's deliveries, as in Bolt; tests change them.
+	deliveriesKept, maxPendingDeliveries int
 }
 
 // OpenJetStream connects to the NATS servers of cfg and creates the
@@ -92,7 +94,8 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 		nc.Close()
 		return nil, fmt.Errorf("store: JetStream: %w", err)
 	}
-	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns}
+	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
+		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
 	o := applyOptions(opts)
 	s.now, s.limits = o.now, o.limits
 	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {

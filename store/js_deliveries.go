@@ -116,9 +116,9 @@ func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d Delivery) (Delivery,
 	if err != nil {
 		return Delivery{}, err
 	}
-	if d.Status == DeliveryPending && maxPendingDeliveries > 0 && len(due.Items) >= maxPendingDeliveries {
+	if d.Status == DeliveryPending && s.maxPendingDeliveries > 0 && len(due.Items) >= s.maxPendingDeliveries {
 		d.Status = DeliveryFailed
-		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(maxPendingDeliveries)})
+		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(s.maxPendingDeliveries)})
 	}
 	n := log.Next
 	log.Next++
@@ -145,7 +145,10 @@ func (s *JetStream) putDeliveryLog(tx *jsTx, listener string, log jsDeliveryLog,
 	for _, it := range due.Items {
 		pending[it.N] = true
 	}
-	excess := len(log.Ns) - len(pending) - deliveriesKept
+	if s.deliveriesKept <= 0 {
+		return tx.putJSON(s.key(tblDeliveryLogs, listener), log)
+	}
+	excess := len(log.Ns) - len(pending) - s.deliveriesKept
 	log.Ns = slices.DeleteFunc(log.Ns, func(n uint64) bool {
 		if excess <= 0 || pending[n] {
 			return false

@@ -296,73 +296,73 @@ func TestMigrateSchema3(t *testing.T) {
 // while one is left.
 func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t, WithLimits(Limits{CountComponents: 4}))
-	save := func(id, hash, key string) {
-		t.Helper()
-		got, err := b.CreateComponent(ctx, Component{ID: id, OwnerID: "u_a", Key: key, CodeHash: hash})
-		wantErr(t, "save "+id, err, nil)
-		if got.ID != id && got.CodeHash != hash {
-			t.Fatalf("save %s returned %+v", id, got)
-		}
-	}
-	has := func(ids ...string) {
-		t.Helper()
-		for _, id := range ids {
-			if _, err := b.GetComponent(ctx, id); err != nil {
-				t.Errorf("%s was dropped: %v", id, err)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		save := func(id, hash, key string) {
+			t.Helper()
+			got, err := b.CreateComponent(ctx, Component{ID: id, OwnerID: "u_a", Key: key, CodeHash: hash})
+			wantErr(t, "save "+id, err, nil)
+			if got.ID != id && got.CodeHash != hash {
+				t.Fatalf("save %s returned %+v", id, got)
 			}
 		}
-	}
-	dropped := func(ids ...string) {
-		t.Helper()
-		for _, id := range ids {
-			if _, err := b.GetComponent(ctx, id); !errors.Is(err, ErrNotFound) {
-				t.Errorf("%s was kept: %v", id, err)
+		has := func(ids ...string) {
+			t.Helper()
+			for _, id := range ids {
+				if _, err := b.GetComponent(ctx, id); err != nil {
+					t.Errorf("%s was dropped: %v", id, err)
+				}
 			}
 		}
-	}
-	save("sc_run", "h_run", "")  // a source runs it
-	save("sc_old", "h_old", "")  // saved again below: most recent then
-	save("sc_k1", "h_k1", "key") // its key then names sc_k2
-	save("sc_k2", "h_k2", "key") // the newest of its key
-	src := source("dc_1", "u_a", "s1")
-	src.ComponentID = "sc_run"
-	wantErr(t, "a source", createSource(ctx, b, src), nil)
-	save("sc_again", "h_old", "") // equal code: returns sc_old, now the most recently saved
+		dropped := func(ids ...string) {
+			t.Helper()
+			for _, id := range ids {
+				if _, err := b.GetComponent(ctx, id); !errors.Is(err, ErrNotFound) {
+					t.Errorf("%s was kept: %v", id, err)
+				}
+			}
+		}
+		save("sc_run", "h_run", "")  // a source runs it
+		save("sc_old", "h_old", "")  // saved again below: most recent then
+		save("sc_k1", "h_k1", "key") // its key then names sc_k2
+		save("sc_k2", "h_k2", "key") // the newest of its key
+		src := source("dc_1", "u_a", "s1")
+		src.ComponentID = "sc_run"
+		wantErr(t, "a source", createSource(ctx, b, src), nil)
+		save("sc_again", "h_old", "") // equal code: returns sc_old, now the most recently saved
 
-	save("sc_5", "h_5", "") // drops sc_k1: no key names it any more
-	dropped("sc_k1")
-	has("sc_run", "sc_old", "sc_k2", "sc_5")
-	save("sc_6", "h_6", "") // drops sc_old, the least recently saved left
-	dropped("sc_old")
-	has("sc_run", "sc_k2", "sc_5", "sc_6")
+		save("sc_5", "h_5", "") // drops sc_k1: no key names it any more
+		dropped("sc_k1")
+		has("sc_run", "sc_old", "sc_k2", "sc_5")
+		save("sc_6", "h_6", "") // drops sc_old, the least recently saved left
+		dropped("sc_old")
+		has("sc_run", "sc_k2", "sc_5", "sc_6")
 
-	// A source moved to another component, or deleted, no longer holds
-	// its old one.
-	src.ComponentID = "sc_6"
-	wantErr(t, "update the source", updateSource(ctx, b, src), nil)
-	save("sc_7", "h_7", "") // drops sc_run, now unused
-	dropped("sc_run")
-	has("sc_k2", "sc_6", "sc_7")
-	wantErr(t, "delete the source", deleteSource(ctx, b, "dc_1"), nil)
-	save("sc_8", "h_8", "") // drops sc_5, the least recently saved unused
-	save("sc_9", "h_9", "") // drops sc_6
-	dropped("sc_5", "sc_6")
-	has("sc_k2", "sc_7", "sc_8", "sc_9")
+		// A source moved to another component, or deleted, no longer holds
+		// its old one.
+		src.ComponentID = "sc_6"
+		wantErr(t, "update the source", updateSource(ctx, b, src), nil)
+		save("sc_7", "h_7", "") // drops sc_run, now unused
+		dropped("sc_run")
+		has("sc_k2", "sc_6", "sc_7")
+		wantErr(t, "delete the source", deleteSource(ctx, b, "dc_1"), nil)
+		save("sc_8", "h_8", "") // drops sc_5, the least recently saved unused
+		save("sc_9", "h_9", "") // drops sc_6
+		dropped("sc_5", "sc_6")
+		has("sc_k2", "sc_7", "sc_8", "sc_9")
 
-	// Every one in use or named: the save is refused, nothing stored.
-	for i, id := range []string{"sc_7", "sc_8", "sc_9"} {
-		s := source(fmt.Sprint("dc_u", i), "u_a", fmt.Sprint("u", i))
-		s.ComponentID = id
-		wantErr(t, "a source of "+id, createSource(ctx, b, s), nil)
-	}
-	var le *LimitError
-	if _, err := b.CreateComponent(ctx, Component{ID: "sc_10", OwnerID: "u_a", CodeHash: "h_10"}); !errors.As(err, &le) {
-		t.Fatalf("a save with every component in use: %v, want a *LimitError", err)
-	}
-	dropped("sc_10")
-	has("sc_k2", "sc_7", "sc_8", "sc_9")
-	checkBolt(t, b)
+		// Every one in use or named: the save is refused, nothing stored.
+		for i, id := range []string{"sc_7", "sc_8", "sc_9"} {
+			s := source(fmt.Sprint("dc_u", i), "u_a", fmt.Sprint("u", i))
+			s.ComponentID = id
+			wantErr(t, "a source of "+id, createSource(ctx, b, s), nil)
+		}
+		var le *LimitError
+		if _, err := b.CreateComponent(ctx, Component{ID: "sc_10", OwnerID: "u_a", CodeHash: "h_10"}); !errors.As(err, &le) {
+			t.Fatalf("a save with every component in use: %v, want a *LimitError", err)
+		}
+		dropped("sc_10")
+		has("sc_k2", "sc_7", "sc_8", "sc_9")
+	}, WithLimits(Limits{CountComponents: 4}))
 }
 
 // TestSourceOfADroppedComponent: a component dropped for room after it

@@ -72,17 +72,18 @@ func mustWebhook(t *testing.T, b testStore, id string) {
 func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := openTestBolt(t)
-	mustWebhook(t, b, "wh_here")
-	inv, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_s", Kind: "manual"})
-	_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []Event{{Data: json.RawMessage(`1`)}}, Route: func(Event) Routed {
-		return Routed{Deliveries: []Delivery{{ListenerID: "wh_here"}, {ListenerID: "wh_gone"}}}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	due := dueIndex(t, b, 1<<62)
-	if len(due) != 1 || due[0].ListenerID != "wh_here" {
-		t.Fatalf("due = %+v, want only wh_here's", due)
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		mustWebhook(t, b, "wh_here")
+		inv, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_s", Kind: "manual"})
+		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []Event{{Data: json.RawMessage(`1`)}}, Route: func(Event) Routed {
+			return Routed{Deliveries: []Delivery{{ListenerID: "wh_here"}, {ListenerID: "wh_gone"}}}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		due := dueIndex(t, b, 1<<62)
+		if len(due) != 1 || due[0].ListenerID != "wh_here" {
+			t.Fatalf("due = %+v, want only wh_here's", due)
+		}
+	})
 }

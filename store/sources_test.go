@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 func source(id, owner, slug string) Source {
@@ -193,95 +191,91 @@ func idsOf(sources []Source) []string {
 
 func TestDeleteSourceCascade(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	for _, s := range []Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_a", "three")} {
-		wantErr(t, "CreateSource", createSource(ctx, b, s), nil)
-	}
-	wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a"}), nil)
-	subs := []Subscription{
-		{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"}, // dc_1 emits
-		{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_1"}, // dc_1 listens
-		{ID: "sub_3", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_1"}, // both ends
-		{ID: "sub_4", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1", EventName: "$errors"},
-		{ID: "sub_5", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_3"}, // untouched
-		{ID: "sub_6", OwnerID: "u_a", EmitterID: "dc_*", ListenerID: "wh_1"}, // untouched
-		{ID: "sub_7", OwnerID: "u_b", EmitterID: "dc_3", ListenerID: "dc_2"}, // untouched
-	}
-	for _, s := range subs {
-		if _, err := b.PutSubscription(ctx, s); err != nil {
-			t.Fatal(err)
+	eachBackend(t, func(t *testing.T, b testStore) {
+		for _, s := range []Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_a", "three")} {
+			wantErr(t, "CreateSource", createSource(ctx, b, s), nil)
 		}
-	}
-	for _, a := range []AutoSubscription{
-		{ID: "sub_a1", OwnerID: "u_a", ListenerID: "dc_1", EventName: "$errors"},
-		{ID: "sub_a2", OwnerID: "u_a", ListenerID: "dc_2", EventName: "$errors"},
-	} {
-		if _, err := b.PutAutoSubscription(ctx, a); err != nil {
-			t.Fatal(err)
+		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a"}), nil)
+		subs := []Subscription{
+			{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"}, // dc_1 emits
+			{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_1"}, // dc_1 listens
+			{ID: "sub_3", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_1"}, // both ends
+			{ID: "sub_4", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1", EventName: "$errors"},
+			{ID: "sub_5", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_3"}, // untouched
+			{ID: "sub_6", OwnerID: "u_a", EmitterID: "dc_*", ListenerID: "wh_1"}, // untouched
+			{ID: "sub_7", OwnerID: "u_b", EmitterID: "dc_3", ListenerID: "dc_2"}, // untouched
 		}
-	}
-	for _, id := range []string{"dc_1", "dc_2"} {
-		for _, ch := range []string{"", "$logs"} {
-			if _, err := b.AppendEvents(ctx, id, []Event{{Name: ch, Data: json.RawMessage(`1`)}}, 0); err != nil {
+		for _, s := range subs {
+			if _, err := b.PutSubscription(ctx, s); err != nil {
 				t.Fatal(err)
 			}
 		}
-		wantErr(t, "DBSet", b.DBSet(ctx, id, "k", []byte(`"v"`)), nil)
-	}
-
-	wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_1"), nil)
-	wantErr(t, "DeleteSource again", deleteSource(ctx, b, "dc_1"), ErrNotFound)
-
-	_, err := b.GetSource(ctx, "dc_1")
-	wantErr(t, "GetSource deleted", err, ErrNotFound)
-	if taken, _ := b.SlugTaken(ctx, "u_a", "one"); taken {
-		t.Error("slug of the deleted source is still taken")
-	}
-	checkPagination(t, sourceLister(b, "u_a"), []string{"dc_2", "dc_3"})
-
-	gotSubs := func(owner string) []string {
-		list, err := b.ListSubscriptions(ctx, owner)
-		wantErr(t, "ListSubscriptions", err, nil)
-		var ids []string
-		for _, s := range list {
-			ids = append(ids, s.ID)
+		for _, a := range []AutoSubscription{
+			{ID: "sub_a1", OwnerID: "u_a", ListenerID: "dc_1", EventName: "$errors"},
+			{ID: "sub_a2", OwnerID: "u_a", ListenerID: "dc_2", EventName: "$errors"},
+		} {
+			if _, err := b.PutAutoSubscription(ctx, a); err != nil {
+				t.Fatal(err)
+			}
 		}
-		return ids
-	}
-	if got := gotSubs("u_a"); !slices.Equal(got, []string{"sub_5", "sub_6"}) {
-		t.Errorf("subscriptions of u_a = %v, want [sub_5 sub_6]", got)
-	}
-	if got := gotSubs("u_b"); !slices.Equal(got, []string{"sub_7"}) {
-		t.Errorf("subscriptions of u_b = %v, want [sub_7]", got)
-	}
-	wantErr(t, "DeleteSubscription of a cascaded one",
-		b.DeleteSubscription(ctx, "u_a", "dc_1", "dc_2", ""), ErrNotFound)
-	autos, _ := b.ListAutoSubscriptions(ctx, "u_a")
-	if len(autos) != 1 || autos[0].ID != "sub_a2" {
-		t.Errorf("auto-subscriptions = %+v, want only sub_a2", autos)
-	}
+		for _, id := range []string{"dc_1", "dc_2"} {
+			for _, ch := range []string{"", "$logs"} {
+				if _, err := b.AppendEvents(ctx, id, []Event{{Name: ch, Data: json.RawMessage(`1`)}}, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			wantErr(t, "DBSet", b.DBSet(ctx, id, "k", []byte(`"v"`)), nil)
+		}
 
-	for _, ch := range []string{"", "$logs"} {
-		if evs, _ := b.ListEvents(ctx, "dc_1", ch, 0); len(evs) != 0 {
-			t.Errorf("dc_1 channel %q still has %d events", ch, len(evs))
+		wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_1"), nil)
+		wantErr(t, "DeleteSource again", deleteSource(ctx, b, "dc_1"), ErrNotFound)
+
+		_, err := b.GetSource(ctx, "dc_1")
+		wantErr(t, "GetSource deleted", err, ErrNotFound)
+		if taken, _ := b.SlugTaken(ctx, "u_a", "one"); taken {
+			t.Error("slug of the deleted source is still taken")
 		}
-		if evs, _ := b.ListEvents(ctx, "dc_2", ch, 0); len(evs) != 1 {
-			t.Errorf("dc_2 channel %q has %d events, want 1", ch, len(evs))
+		checkPagination(t, sourceLister(b, "u_a"), []string{"dc_2", "dc_3"})
+
+		gotSubs := func(owner string) []string {
+			list, err := b.ListSubscriptions(ctx, owner)
+			wantErr(t, "ListSubscriptions", err, nil)
+			var ids []string
+			for _, s := range list {
+				ids = append(ids, s.ID)
+			}
+			return ids
 		}
-	}
-	if _, found, _ := b.DBGet(ctx, "dc_1", "k"); found {
-		t.Error("db of the deleted source survives")
-	}
-	if v, found, _ := b.DBGet(ctx, "dc_2", "k"); !found || string(v) != `"v"` {
-		t.Errorf("db of dc_2 = %q, %v", v, found)
-	}
-	// The deleted emitter's id clock is gone too.
-	if err := b.view(ctx, func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketEventClocks).Get([]byte("dc_1")) != nil {
+		if got := gotSubs("u_a"); !slices.Equal(got, []string{"sub_5", "sub_6"}) {
+			t.Errorf("subscriptions of u_a = %v, want [sub_5 sub_6]", got)
+		}
+		if got := gotSubs("u_b"); !slices.Equal(got, []string{"sub_7"}) {
+			t.Errorf("subscriptions of u_b = %v, want [sub_7]", got)
+		}
+		wantErr(t, "DeleteSubscription of a cascaded one",
+			b.DeleteSubscription(ctx, "u_a", "dc_1", "dc_2", ""), ErrNotFound)
+		autos, _ := b.ListAutoSubscriptions(ctx, "u_a")
+		if len(autos) != 1 || autos[0].ID != "sub_a2" {
+			t.Errorf("auto-subscriptions = %+v, want only sub_a2", autos)
+		}
+
+		for _, ch := range []string{"", "$logs"} {
+			if evs, _ := b.ListEvents(ctx, "dc_1", ch, 0); len(evs) != 0 {
+				t.Errorf("dc_1 channel %q still has %d events", ch, len(evs))
+			}
+			if evs, _ := b.ListEvents(ctx, "dc_2", ch, 0); len(evs) != 1 {
+				t.Errorf("dc_2 channel %q has %d events, want 1", ch, len(evs))
+			}
+		}
+		if _, found, _ := b.DBGet(ctx, "dc_1", "k"); found {
+			t.Error("db of the deleted source survives")
+		}
+		if v, found, _ := b.DBGet(ctx, "dc_2", "k"); !found || string(v) != `"v"` {
+			t.Errorf("db of dc_2 = %q, %v", v, found)
+		}
+		// The deleted emitter's id clock is gone too.
+		if hasEventClock(t, b, "dc_1") {
 			t.Error("event clock of dc_1 survives")
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // testBackend opens a new, empty store of one backend for the tests that
@@ -87,3 +89,28 @@ type (
 		GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
 	}
 )
+
+// hasEventClock reports whether st keeps an id clock for emitterID.
+func hasEventClock(t *testing.T, st testStore, emitterID string) bool {
+	t.Helper()
+	found := false
+	var err error
+	switch st := st.(type) {
+	case *Bolt:
+		err = st.view(ctx, func(tx *bolt.Tx) error {
+			found = tx.Bucket(bucketEventClocks).Get([]byte(emitterID)) != nil
+			return nil
+		})
+	case *JetStream:
+		err = st.view(ctx, func(tx *jsTx) error {
+			found, err = tx.has(st.key(tblEventClocks, emitterID))
+			return err
+		})
+	default:
+		t.Fatalf("hasEventClock of a %T", st)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -38,10 +39,13 @@ type JetStreamConfig struct {
 // token and part of a stream name.
 var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 
-// jsTombstoneTTL is how long a deleted key's tombstone stays: long enough
-// that a transaction that read the key before the delete sees its
-// revision change, short enough that deleted keys do not pile up.
-const jsTombstoneTTL = time.Hour
+// jsTombstoneTTL is how long a deleted key's tombstone stays: the
+// shortest TTL the server takes. A tombstone only has to replace the
+// record's message, so that a transaction that read the record fails its
+// revision check; once it expires the key reads as never written, which
+// fails that check as well (revisions are stream sequences, never
+// reused). Scans pass over tombstones, so they should not pile up.
+const jsTombstoneTTL = time.Second
 
 // JetStream is the Store and Queues on a NATS JetStream stream. Every
 // record is the one message of its subject, and a write transaction is an
@@ -149,3 +153,32 @@ var (
 	_ Store  = (*JetStream)(nil)
 	_ Queues = (*JetStream)(nil)
 )
+
+// Ping checks that the stream's leader answers.
+func (s *JetStream) Ping(ctx context.Context) error {
+	if _, err := s.stream.Info(ctx); err != nil {
+		return fmt.Errorf("store: stream %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// QueueDepths counts the queued invocations and the pending deliveries,
+// for metrics. It scans the queues' records, headers only.
+func (s *JetStream) QueueDepths(ctx context.Context) (invocations, deliveries int, err error) {
+	queued, err := s.scanSubjects(ctx, s.key(tblInvocations)+".>")
+	if err != nil {
+		return 0, 0, err
+	}
+	backlogs, err := s.scan(ctx, s.key(tblDeliveryDue)+".*")
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range backlogs {
+		var b jsBacklog
+		if err := json.Unmarshal(e.value, &b); err != nil {
+			return 0, 0, fmt.Errorf("store: backlog %s: %w", e.subject, err)
+		}
+		deliveries += len(b.Items)
+	}
+	return len(queued), deliveries, nil
+}

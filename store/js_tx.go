@@ -217,7 +217,7 @@ func (tx *jsTx) commit(ctx context.Context) error {
 		m := nats.NewMsg(tx.s.prefix + ".check")
 		m.Header.Set(hdrExpectedSubject, subject)
 		m.Header.Set(hdrExpectedSeq, strconv.FormatUint(tx.read[subject], 10))
-		m.Header.Set(hdrTTL, "60")
+		m.Header.Set(hdrTTL, "1") // a check is never read
 		msgs = append(msgs, m)
 	}
 	for _, subject := range tx.order {

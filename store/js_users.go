@@ -20,6 +20,13 @@ func (s *JetStream) CreateUser(ctx context.Context, u User, keyHash string) erro
 		if ok, err := tx.has(s.key(tblUsers, u.ID)); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
+		if u.Owner { // nodes starting together may each try to create the owner: one does
+			k := s.key(tblMeta, "owner")
+			if ok, err := tx.has(k); err != nil || ok {
+				return errors.Join(err, ownerTaken(ok))
+			}
+			tx.put(k, []byte(u.ID))
+		}
 		if keyHash != "" {
 			if err := s.putKeyHash(tx, u.ID, keyHash); err != nil {
 				return err
@@ -29,6 +36,14 @@ func (s *JetStream) CreateUser(ctx context.Context, u User, keyHash string) erro
 	})
 	if err != nil {
 		return fmt.Errorf("store: create user %q: %w", u.ID, err)
+	}
+	return nil
+}
+
+// ownerTaken is the conflict of a second owner, or nil.
+func ownerTaken(exists bool) error {
+	if exists {
+		return fmt.Errorf("the server has an owner: %w", ErrConflict)
 	}
 	return nil
 }

@@ -47,6 +47,10 @@ func TestMain(m *testing.M) {
 		}
 	}
 	_ = os.RemoveAll(dir)
+	if sharedNATS.c != nil {
+		sharedNATS.c.Shutdown()
+		_ = os.RemoveAll(sharedNATS.dir)
+	}
 	os.Exit(code)
 }
 
@@ -131,6 +135,12 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 	}
 	if cfg.sandbox == nil {
 		cfg.sandbox = sb
+	}
+	if cfg.storeURL == "" {
+		cfg.storeURL = "bolt"
+		if os.Getenv("FOUNT_TEST_STORE") == "nats" { // the whole suite on a NATS store
+			cfg = onSharedNATS(t, cfg)
+		}
 	}
 	listening := make(chan string, 1)
 	cfg.onListening = func(addr string) { listening <- addr }

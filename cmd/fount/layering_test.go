@@ -12,27 +12,29 @@ import (
 // cmd -> api -> engine -> (sandbox, store) -> (component, abi), and
 // nothing but cmd/fount imports host.
 var allowedImports = map[string][]string{
-	"abi":            {},
-	"abi/genheader":  {"abi"},
-	"ids":            {},
-	"component":      {"abi"},
-	"secret":         {},
-	"egress":         {"abi"},
-	"sandbox":        {"abi", "component"},
-	"guest":          {},
-	"host":           {"abi", "component", "egress", "guest", "host/interrupt", "sandbox"},
-	"host/interrupt": {},
-	"store":          {"component", "ids", "secret"},
-	"engine":         {"abi", "component", "egress", "ids", "sandbox", "secret", "store"},
-	"apiv1":          {},
-	"api":            {"apiv1", "component", "engine", "ids", "secret", "store"},
-	"client":         {"apiv1", "ids"},
-	"bundle":         {},
-	"bundle/npmtest": {}, // a test registry, imported by tests only
-	"metrics":        {},
-	"dashboard":      {},
-	"registry":       {},
-	"cmd/fount":      nil, // everything: it wires the process
+	"abi":              {},
+	"abi/genheader":    {"abi"},
+	"ids":              {},
+	"component":        {"abi"},
+	"secret":           {},
+	"egress":           {"abi"},
+	"sandbox":          {"abi", "component"},
+	"guest":            {},
+	"host":             {"abi", "component", "egress", "guest", "host/interrupt", "sandbox"},
+	"host/interrupt":   {},
+	"store":            {"component", "ids", "secret"},
+	"engine":           {"abi", "component", "egress", "ids", "sandbox", "secret", "store"},
+	"apiv1":            {},
+	"api":              {"apiv1", "component", "engine", "ids", "secret", "store"},
+	"client":           {"apiv1", "ids"},
+	"bundle":           {},
+	"bundle/npmtest":   {}, // a test registry, imported by tests only
+	"internal/natsdev": {}, // embedded NATS servers, for tests and make run-cluster
+	"tools/devnats":    {"internal/natsdev"},
+	"metrics":          {},
+	"dashboard":        {},
+	"registry":         {},
+	"cmd/fount":        nil, // everything: it wires the process
 }
 
 // TestPackageLayering: every package imports only what the map allows,

@@ -63,6 +63,12 @@ type serveConfig struct {
 	disableFailures    int
 	disableAge         time.Duration
 	bootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
+	storeURL           string // "bolt", or nats:// URLs (see docs/nats.md)
+	natsCreds          string
+	natsToken          string // FOUNT_NATS_TOKEN, env only: never on a command line
+	natsNamespace      string
+	natsReplicas       int
+	nodeName           string
 
 	caps store.Limits // per-account limits, from the flags of caps.go
 
@@ -127,6 +133,15 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"serve Go's profiler at /debug/pprof/ on the API's address, which must then be loopback (FOUNT_PPROF=1)")
 	fs.StringVar(&cfg.logFormat, "log-format", env.or("FOUNT_LOG_FORMAT", "text"), "log lines as text or json (FOUNT_LOG_FORMAT)")
 	logLevel := fs.String("log-level", env.or("FOUNT_LOG_LEVEL", "info"), "the least level logged: debug, info, warn or error (FOUNT_LOG_LEVEL)")
+	fs.StringVar(&cfg.storeURL, "store", env.or("FOUNT_STORE", "bolt"),
+		"where state is kept: bolt (a file in the data dir) or nats://host:4222[,nats://...], a NATS JetStream cluster shared by several fount nodes (FOUNT_STORE; see docs/nats.md)")
+	fs.StringVar(&cfg.natsCreds, "nats-creds", env.getenv("FOUNT_NATS_CREDS"), "a NATS credentials file, with --store nats://... (FOUNT_NATS_CREDS)")
+	fs.StringVar(&cfg.natsNamespace, "nats-namespace", env.or("FOUNT_NATS_NAMESPACE", "fount"),
+		"names this deployment's stream and subjects on the NATS cluster (FOUNT_NATS_NAMESPACE)")
+	fs.IntVar(&cfg.natsReplicas, "nats-replicas", int(env.int("FOUNT_NATS_REPLICAS", 1)),
+		"how many NATS servers hold fount's stream when this node creates it: 3 on a cluster of three (FOUNT_NATS_REPLICAS)")
+	fs.StringVar(&cfg.nodeName, "node-name", env.getenv("FOUNT_NODE_NAME"), "this node's name among several sharing a NATS store (FOUNT_NODE_NAME; default the host name and process id)")
+	cfg.natsToken = env.getenv("FOUNT_NATS_TOKEN")
 	caps := addCapFlags(fs, env)
 	stderr := env.stderr
 	fs.Usage = func() {
@@ -136,7 +151,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 			"  FOUNT_BOOTSTRAP_API_KEY\n"+
 			"    \tthe owner user's API key on the first start of an empty data dir\n"+
 			"    \t(default: a random key, printed once and written to <data-dir>/owner.key);\n"+
-			"    \tnever a flag, so that it does not show in the process list\n")
+			"    \tnever a flag, so that it does not show in the process list\n"+
+			"  FOUNT_NATS_TOKEN\n"+
+			"    \ta token to authenticate to NATS with, with --store nats://...\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -181,6 +198,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	}
 	if cfg.runTimeout < 100*time.Millisecond || cfg.runTimeout > 15*time.Minute {
 		return cfg, fmt.Errorf("--run-timeout must be between 100ms and 15m, got %v", cfg.runTimeout)
+	}
+	if err := checkStoreFlags(cfg); err != nil {
+		return cfg, err
 	}
 	for flag, value := range map[string]string{"--public-url": cfg.publicURL, "--endpoint-url": cfg.endpointURL} {
 		if err := checkBaseURL(value); err != nil {
@@ -231,7 +251,7 @@ func runServe(ctx context.Context, args []string, env environment) int {
 // deliveries), close the sandbox, close the store last.
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.Logger) error {
 	meters := metrics.New()
-	start, err := takeStartup(cfg, store.WithCommitObserver(meters.StoreCommitted))
+	start, err := takeStartup(ctx, cfg, store.WithCommitObserver(meters.StoreCommitted))
 	if err != nil {
 		return err
 	}
@@ -292,10 +312,14 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		endpointURL = publicURL
 	}
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
-	meters.WatchStore(func() (time.Duration, int64, int64) {
-		stats := st.Stats()
-		return stats.WriteTime, stats.Writes, stats.SizeBytes
-	})
+	var backup func(ctx context.Context, w io.Writer) error // none on NATS: JetStream's own tools back up its streams
+	if bolt, ok := st.(*store.Bolt); ok {
+		meters.WatchStore(func() (time.Duration, int64, int64) {
+			stats := bolt.Stats()
+			return stats.WriteTime, stats.Writes, stats.SizeBytes
+		})
+		backup = func(ctx context.Context, w io.Writer) error { return writeBackup(ctx, w, bolt, keyFile, time.Now()) }
+	}
 	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
 	meters.WatchSandbox(box.Stats)
 	eng, err := engine.New(engine.Config{
@@ -319,9 +343,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Dashboard:        dashboard.Handler(),
 		SiteURL:          publicURL,
 		CheckDestination: func(ctx context.Context, url string) error { return checkDestination(ctx, policy, url) },
-		Backup: func(ctx context.Context, w io.Writer) error {
-			return writeBackup(ctx, w, st, keyFile, time.Now())
-		},
+		Backup:           backup,
 		Ready: func(ctx context.Context) error {
 			if err := st.Ping(ctx); err != nil {
 				return fmt.Errorf("the store does not answer: %w", err)
@@ -411,7 +433,14 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 	// The owner runs the server: no daily quota holds it back (the paid
 	// plan has none); the users it creates get the plan it gives them.
 	owner := store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: store.PlanPaid, Owner: true, CreatedAt: time.Now().Unix()}
-	if err := st.CreateUser(ctx, owner, api.HashKey(key)); err != nil {
+	err = st.CreateUser(ctx, owner, api.HashKey(key))
+	if errors.Is(err, store.ErrConflict) {
+		// Another node sharing the store created the owner meanwhile
+		// (with FOUNT_BOOTSTRAP_API_KEY, the same key).
+		fmt.Fprintln(stdout, "the owner was created by another node sharing the store")
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("create owner: %w", err)
 	}
 	if generated {

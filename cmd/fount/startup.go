@@ -1,7 +1,7 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -21,7 +21,7 @@ const pidFile = "fount.pid"
 // the owner key created, so a start that cannot serve leaves nothing.
 type startup struct {
 	ln, endpointLn, metricsLn net.Listener
-	st                        *store.Bolt
+	st                        servedStore
 }
 
 func (s *startup) close() {
@@ -45,7 +45,7 @@ func (s *startup) closeListeners() {
 
 // takeStartup checks the data dir, listens, and opens the store, in that
 // order; on failure it releases what it took and says what is wrong.
-func takeStartup(cfg serveConfig, storeOpts ...store.Option) (*startup, error) {
+func takeStartup(ctx context.Context, cfg serveConfig, storeOpts ...store.Option) (*startup, error) {
 	s := &startup{}
 	if err := checkDataDir(cfg.dataDir); err != nil {
 		return nil, err
@@ -66,12 +66,8 @@ func takeStartup(cfg serveConfig, storeOpts ...store.Option) (*startup, error) {
 			return nil, fmt.Errorf("listen for metrics on %s: %w (choose another --metrics-addr)", cfg.metricsAddr, err)
 		}
 	}
-	path := filepath.Join(cfg.dataDir, "fount.db")
-	if s.st, err = store.OpenBolt(path, append(storeOpts, store.WithLimits(cfg.caps))...); err != nil {
+	if s.st, err = openStore(ctx, cfg, append(storeOpts, store.WithLimits(cfg.caps))); err != nil {
 		s.close()
-		if errors.Is(err, store.ErrLocked) {
-			return nil, fmt.Errorf("the data dir %s is in use by another fount%s; stop it, or serve another --data-dir", cfg.dataDir, otherServer(cfg.dataDir))
-		}
 		return nil, err
 	}
 	// Best effort: only a message of a later start depends on it.

@@ -217,6 +217,46 @@ func (s *JetStream) SetTimerLastFire(ctx context.Context, sourceID string, ms in
 	return nil
 }
 
+// FireTimer implements Queues: the timer's record is read and rewritten
+// with the invocation in one batch, so two nodes firing one tick enqueue
+// it once.
+func (s *JetStream) FireTimer(ctx context.Context, inv Invocation, dueMs int64) (bool, error) {
+	if inv.SourceID == "" {
+		return false, errors.New("store: fire timer: empty source id")
+	}
+	fired := false
+	err := s.update(ctx, func(tx *jsTx) error {
+		fired = false
+		if ok, err := tx.has(s.key(tblSources, inv.SourceID)); err != nil || !ok {
+			return err // deleted while its timer fired
+		}
+		k := s.key(tblTimers, inv.SourceID)
+		v, ok, err := tx.get(k)
+		if err != nil {
+			return err
+		}
+		if ok {
+			last, err := strconv.ParseInt(string(v), 10, 64)
+			if err != nil {
+				return fmt.Errorf("timer record %q: %w", v, err)
+			}
+			if last >= dueMs {
+				return nil
+			}
+		}
+		if _, err := s.putInvocation(tx, s.now().UnixMilli(), inv); err != nil {
+			return err
+		}
+		tx.put(k, strconv.AppendInt(nil, dueMs, 10))
+		fired = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.SourceID, err)
+	}
+	return fired, nil
+}
+
 // GetDedupe returns the dedupe state last stored for sourceID, or the
 // zero value when there is none.
 func (s *JetStream) GetDedupe(ctx context.Context, sourceID string) (DedupeState, error) {

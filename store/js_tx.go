@@ -58,6 +58,7 @@ type jsTx struct {
 type jsWrite struct {
 	value   []byte
 	deleted bool
+	ttl     time.Duration // > 0: the server removes the record after it
 }
 
 // key is the subject of a record: the namespace, a table name, and each
@@ -186,6 +187,12 @@ func (tx *jsTx) put(subject string, value []byte) {
 	tx.set(subject, jsWrite{value: value})
 }
 
+// putTTL writes value to subject at commit, for the server to remove
+// after ttl (at least a second) unless written again.
+func (tx *jsTx) putTTL(subject string, value []byte, ttl time.Duration) {
+	tx.set(subject, jsWrite{value: value, ttl: max(ttl, time.Second)})
+}
+
 // del deletes subject at commit.
 func (tx *jsTx) del(subject string) {
 	tx.set(subject, jsWrite{deleted: true})
@@ -227,6 +234,9 @@ func (tx *jsTx) commit(ctx context.Context) error {
 		if w.deleted {
 			m.Header.Set(hdrOperation, opDelete)
 			m.Header.Set(hdrTTL, strconv.Itoa(int(jsTombstoneTTL/time.Second)))
+		}
+		if w.ttl > 0 {
+			m.Header.Set(hdrTTL, strconv.Itoa(int(w.ttl/time.Second)))
 		}
 		if rev, ok := tx.read[subject]; ok {
 			m.Header.Set(hdrExpectedSeq, strconv.FormatUint(rev, 10))

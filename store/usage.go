@@ -110,6 +110,31 @@ func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 	return nil
 }
 
+// FireTimer implements Queues.
+func (b *Bolt) FireTimer(ctx context.Context, inv Invocation, dueMs int64) (bool, error) {
+	if inv.SourceID == "" {
+		return false, errors.New("store: fire timer: empty source id")
+	}
+	fired := false
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		if !has(tx.Bucket(bucketSources), []byte(inv.SourceID)) {
+			return nil // deleted while its timer fired
+		}
+		if v := tx.Bucket(bucketTimers).Get([]byte(inv.SourceID)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {
+			return nil
+		}
+		if _, err := enqueueInvocation(tx, b.now().UnixMilli(), inv); err != nil {
+			return err
+		}
+		fired = true
+		return tx.Bucket(bucketTimers).Put([]byte(inv.SourceID), be8(uint64(dueMs)))
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.SourceID, err)
+	}
+	return fired, nil
+}
+
 // deleteSourceQueues removes sourceID's queued invocations, dedupe state
 // and timer state.
 func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {

@@ -244,3 +244,41 @@ func TestAddUsageConcurrently(t *testing.T) {
 		}
 	})
 }
+
+// TestFireTimerOncePerTick: of concurrent fires of one tick, one enqueues
+// its run; an earlier tick after it, or a deleted source, enqueues none.
+func TestFireTimerOncePerTick(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		wantErr(t, "CreateSource", createSource(ctx, b, source("dc_1", "u_a", "one")), nil)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		fired := 0
+		for range 4 {
+			wg.Go(func() {
+				ok, err := b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, 60_000)
+				if err != nil {
+					t.Error(err)
+				}
+				if ok {
+					mu.Lock()
+					fired++
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if fired != 1 || len(must(b.PendingInvocations(ctx, "dc_1", 0))) != 1 || must(b.TimerLastFire(ctx, "dc_1")) != 60_000 {
+			t.Fatalf("4 fires of one tick: %d fired, %d queued", fired, len(must(b.PendingInvocations(ctx, "dc_1", 0))))
+		}
+		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, 30_000)); ok {
+			t.Error("an earlier tick fired after a later one")
+		}
+		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, 120_000)); !ok {
+			t.Error("the next tick did not fire")
+		}
+		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_gone", Kind: "timer"}, 120_000)); ok {
+			t.Error("the timer of a deleted source fired")
+		}
+	})
+}

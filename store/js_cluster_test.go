@@ -1,0 +1,61 @@
+package store
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestJSLeases: one holder at a time; a lease given up, or whose TTL ran
+// out, goes to the next node that asks.
+func TestJSLeases(t *testing.T) {
+	t.Parallel()
+	s := openTestJetStream(t)
+	steps := []struct {
+		holder string
+		ttl    time.Duration
+		want   string
+	}{
+		{"a", time.Minute, "a"},
+		{"b", time.Minute, "a"}, // held by a
+		{"a", time.Minute, "a"}, // renewed
+		{"b", 0, "a"},           // b cannot give up a's lease
+		{"a", 0, ""},            // given up
+		{"b", time.Second, "b"},
+	}
+	for i, st := range steps {
+		if got := must(s.Lease(ctx, "p1", st.holder, st.ttl)); got != st.want {
+			t.Fatalf("step %d: %s asks for %v: held by %q, want %q", i, st.holder, st.ttl, got, st.want)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for must(s.Lease(ctx, "p1", "c", time.Minute)) != "c" {
+		if time.Now().After(deadline) {
+			t.Fatal("b's lease of a second did not run out")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := must(s.Lease(ctx, "p2", "a", time.Minute)); got != "a" {
+		t.Errorf("another lease: %q", got)
+	}
+}
+
+func TestJSNodes(t *testing.T) {
+	t.Parallel()
+	s := openTestJetStream(t)
+	for _, n := range []string{"a", "b"} {
+		wantErr(t, "Heartbeat", s.Heartbeat(ctx, n, time.Minute), nil)
+	}
+	got := must(s.Nodes(ctx))
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("nodes %v", got)
+	}
+	wantErr(t, "Leave", s.Leave(ctx, "a"), nil)
+	if got := must(s.Nodes(ctx)); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("after a left: %v", got)
+	}
+	if s.BusSubject("kick") == s.key("kick") {
+		t.Error("bus subjects fall in the stream")
+	}
+}

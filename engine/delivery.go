@@ -69,6 +69,9 @@ type deliverer struct {
 	disableAfter int
 	disableAge   time.Duration
 	onDisable    func(ctx context.Context, hook store.Webhook, dl store.Delivery)
+	// owns, when set, tells the listeners whose deliveries this node
+	// sends; the others' go out from the nodes that own them.
+	owns func(listenerID string) bool
 
 	wake   chan struct{}
 	gate   *deliveryGate // the loop's alone
@@ -148,7 +151,7 @@ func (d *deliverer) deliverDue(ctx context.Context) {
 	now := d.clock.Now()
 	d.retire(now)
 	d.gate.forgetIdle(now)
-	skip := func(webhook string) bool { return d.gate.skip(now, webhook) }
+	skip := func(webhook string) bool { return (d.owns != nil && !d.owns(webhook)) || d.gate.skip(now, webhook) }
 	for range maxPollPasses {
 		limit := d.gate.free()
 		if limit <= 0 {

@@ -85,6 +85,9 @@ type Config struct {
 	QuotaInvocations int64
 	QuotaComputeMs   int64
 	Logger           *slog.Logger
+	// Cluster shares the store's work with other nodes; nil: this node
+	// does all of it.
+	Cluster Cluster
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -197,6 +200,7 @@ func New(cfg Config) (*Engine, error) {
 	e.deliverer.observe = cfg.Observer
 	e.deliverer.disableAfter, e.deliverer.disableAge = cfg.DisableWebhookAfter, cfg.DisableWebhookAge
 	e.deliverer.onDisable = e.webhookDisabled
+	e.deliverer.owns = e.owns
 	e.workers = newScheduler(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
 	return e, nil
 }
@@ -255,10 +259,17 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 		return err
 	}
 	for _, id := range pending {
-		e.workers.kick(id)
+		if e.owns(id) {
+			e.workers.kick(id)
+		}
 	}
 	e.delayed.Start()
 	e.deliverer.Start()
+	if e.cfg.Cluster != nil {
+		if err := e.cfg.Cluster.Start(e.clusterHandlers()); err != nil {
+			return fmt.Errorf("engine: join the cluster: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -283,6 +294,9 @@ func (e *Engine) Stop() {
 	e.delayed.Stop()
 	e.workers.Stop()
 	e.deliverer.Stop()
+	if e.cfg.Cluster != nil {
+		e.cfg.Cluster.Stop() // after this node's work stopped: the others take it over
+	}
 	e.waiters.Stop()
 	e.live.closeAll()
 	e.flows.closeAll()

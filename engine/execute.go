@@ -173,7 +173,7 @@ func flowSource(wf store.Workflow) store.Source {
 func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.Invocation) error {
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
-		waiters[i] = e.waiters.take(inv.ReplyTo)
+		waiters[i] = e.waiterOf(inv)
 	}
 	defer func() {
 		for _, w := range waiters {
@@ -241,7 +241,7 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.I
 		}
 	}
 	err = e.commit(ctx, flowSource(wf), runs)
-	e.events.publish(sse...)
+	e.publish(sse)
 	return err
 }
 

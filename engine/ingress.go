@@ -78,7 +78,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	inv := store.Invocation{SourceID: ep.sourceID, Kind: kindHTTP, Event: event}
 	var wt *waiter
 	if ep.customResponse {
-		inv.ReplyTo = ids.Random()
+		inv.ReplyTo = e.replyAddress(ids.Random())
 		if wt = e.waiters.register(inv.ReplyTo); wt == nil {
 			ingressError(w, http.StatusServiceUnavailable, "the server is shutting down; try again")
 			return
@@ -90,7 +90,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return
 	}
-	e.workers.kick(ep.sourceID)
+	e.kick(ep.sourceID)
 	if wt == nil {
 		cors(w, r)
 		tenantContent(w.Header())

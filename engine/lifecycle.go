@@ -165,6 +165,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	l.src = stored
 	e.live.install(l)
 	e.startTriggers(stored, meta)
+	e.changed(stored.ID)
 	e.afterCommit(r, evs)
 	return stored, nil
 }
@@ -275,6 +276,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	} else {
 		e.stopTriggers(id)
 	}
+	e.changed(id)
 	e.afterCommit(r, evs)
 	return updated, nil
 }
@@ -350,6 +352,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 		return err
 	}
 	e.stopTriggers(id)
+	e.changed(id)
 	e.live.forget(id)
 	e.delayed.forget(id)
 	e.afterCommit(r, stored)
@@ -463,18 +466,23 @@ func (e *Engine) stopTriggers(id string) {
 	e.timers.remove(id)
 }
 
-// fireTimer queues a timer run: event {timestamp, interval_seconds}.
-func (e *Engine) fireTimer(sourceID string, spec component.TimerSpec, at time.Time) {
-	ctx := context.Background()
+// fireTimer queues the run of a timer's tick due at due, fired at at:
+// event {timestamp, interval_seconds}. Only the source's owner fires, and
+// the store enqueues each tick once (Queues.FireTimer), so that a tick
+// fires once however ownership moves.
+func (e *Engine) fireTimer(sourceID string, spec component.TimerSpec, due, at time.Time) {
+	if !e.owns(sourceID) {
+		return
+	}
 	inv := store.Invocation{SourceID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
-	if _, err := e.queues.EnqueueInvocation(ctx, inv); err != nil {
+	fired, err := e.queues.FireTimer(context.Background(), inv, due.UnixMilli())
+	if err != nil {
 		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
 		return
 	}
-	if err := e.queues.SetTimerLastFire(ctx, sourceID, at.UnixMilli()); err != nil {
-		e.log.Error("record a timer fire", "source", sourceID, "err", err)
+	if fired {
+		e.workers.kick(sourceID)
 	}
-	e.workers.kick(sourceID)
 }
 
 // RunNow queues a manual run of a source with event ({} when empty).
@@ -490,12 +498,15 @@ func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMess
 	if _, err := e.queues.EnqueueInvocation(ctx, store.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
 		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
 	}
-	e.workers.kick(sourceID)
+	e.kick(sourceID)
 	return nil
 }
 
 // releaseDelayed queues the release of a source's due delayed emits.
 func (e *Engine) releaseDelayed(sourceID string) error {
+	if !e.owns(sourceID) {
+		return nil // its owner releases them (resumeOwned loads them there)
+	}
 	if _, err := e.queues.EnqueueInvocation(context.Background(), store.Invocation{SourceID: sourceID, Kind: kindRelease}); err != nil {
 		return err
 	}

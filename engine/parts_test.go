@@ -87,8 +87,8 @@ func TestFirstFire(t *testing.T) {
 	}{
 		{"never fired: one interval from now", time.Time{}, now.Add(time.Minute)},
 		{"fired recently: the schedule goes on", now.Add(-20 * time.Second), now.Add(40 * time.Second)},
-		{"down past one fire: one catch-up fire at once", now.Add(-90 * time.Second), now},
-		{"down for days: still one catch-up fire", now.Add(-72 * time.Hour), now},
+		{"down past one fire: one catch-up fire at once, for the tick missed first", now.Add(-90 * time.Second), now.Add(-30 * time.Second)},
+		{"down for days: still one catch-up fire", now.Add(-72 * time.Hour), now.Add(-72*time.Hour + time.Minute)},
 	}
 	for _, tt := range tests {
 		var lastMs int64
@@ -107,7 +107,7 @@ func TestTimerSetFiresAndStops(t *testing.T) {
 	var mu sync.Mutex
 	var fires []string
 	var last atomic.Int64
-	s := newTimerSet(clock, quiet, func(id string, spec component.TimerSpec, at time.Time) {
+	s := newTimerSet(clock, quiet, func(id string, spec component.TimerSpec, _, at time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		fires = append(fires, id+"@"+at.Format("15:04:05"))

@@ -49,6 +49,9 @@ var errSwapped = errors.New("engine: the source was updated or deleted during th
 // another turn at the back of the scheduler's queue. A failure leaves the
 // invocations queued and retries the source after retryDelay.
 func (e *Engine) drain(ctx context.Context, sourceID string) {
+	if !e.owns(sourceID) {
+		return // another node owns it now: it drains it
+	}
 	invs, err := e.queues.PendingInvocations(ctx, sourceID, batchSize)
 	switch {
 	case err != nil || len(invs) == 0:
@@ -120,7 +123,7 @@ func (e *Engine) build(ctx context.Context, src store.Source, comp store.Compone
 func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store.Invocation) error {
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
-		waiters[i] = e.waiters.take(inv.ReplyTo)
+		waiters[i] = e.waiterOf(inv)
 	}
 	defer func() {
 		for _, w := range waiters {
@@ -277,10 +280,10 @@ func (e *Engine) afterCommit(r *router, events []store.Event) {
 		}
 	}
 	for id := range r.kicked {
-		e.workers.kick(id)
+		e.kick(id)
 	}
 	if r.delivered {
 		e.deliverer.poke()
 	}
-	e.events.publish(events...)
+	e.publish(events)
 }

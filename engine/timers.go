@@ -19,7 +19,7 @@ import (
 type timerSet struct {
 	clock    Clock
 	log      *slog.Logger
-	fire     func(sourceID string, spec component.TimerSpec, at time.Time)
+	fire     func(sourceID string, spec component.TimerSpec, due, at time.Time)
 	lastFire func(sourceID string) (int64, error)
 
 	mu      sync.Mutex
@@ -35,7 +35,7 @@ type armed struct {
 	next  Timer
 }
 
-func newTimerSet(clock Clock, log *slog.Logger, fire func(string, component.TimerSpec, time.Time), lastFire func(string) (int64, error)) *timerSet {
+func newTimerSet(clock Clock, log *slog.Logger, fire func(string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *timerSet {
 	return &timerSet{clock: clock, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
 }
 
@@ -90,22 +90,22 @@ func (s *timerSet) set(sourceID string, specs map[string]component.TimerSpec) {
 	}
 }
 
-// firstFire is when a timer first fires after a start at now, given when
-// its source's timer last fired (epoch ms, 0 for never).
+// firstFire is the tick a timer first fires for after a start at now,
+// given when its source's timer last fired (epoch ms, 0 for never). A
+// tick missed while down is in the past: it fires at once, one catch-up
+// fire, and every node that arms the timer names it alike, so that the
+// store enqueues it once.
 func firstFire(sched component.Schedule, now time.Time, lastMs int64) time.Time {
 	if lastMs <= 0 {
 		return sched.Next(now)
 	}
-	due := sched.Next(time.UnixMilli(lastMs))
-	if due.Before(now) {
-		return now // one catch-up fire for what was missed while down
-	}
-	return due
+	return sched.Next(time.UnixMilli(lastMs))
 }
 
-// arm schedules a's next fire at at; s.mu is held.
-func (s *timerSet) arm(sourceID, prop string, a *armed, at time.Time) {
-	a.next = s.clock.AfterFunc(at.Sub(s.clock.Now()), func() {
+// arm schedules a's fire of the tick due at due (at once when past);
+// s.mu is held.
+func (s *timerSet) arm(sourceID, prop string, a *armed, due time.Time) {
+	a.next = s.clock.AfterFunc(max(0, due.Sub(s.clock.Now())), func() {
 		s.mu.Lock()
 		if !s.running || s.timers[sourceID][prop] != a {
 			s.mu.Unlock()
@@ -116,7 +116,7 @@ func (s *timerSet) arm(sourceID, prop string, a *armed, at time.Time) {
 		defer s.firing.Done()
 
 		fired := s.clock.Now()
-		s.fire(sourceID, a.spec, fired)
+		s.fire(sourceID, a.spec, due, fired)
 
 		s.mu.Lock()
 		defer s.mu.Unlock()

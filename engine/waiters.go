@@ -14,10 +14,17 @@ type waiter struct {
 	ended     chan struct{}     // closed when the run has finished, or the waiter was released
 	released  chan struct{}     // closed, before ended, when the server shuts down
 	abandoned sync.Once
+	// forward, when set, is where the response and the end go instead:
+	// the request waits on another node.
+	forward func(r *abi.Response)
 }
 
 // Respond is the run's sandbox.RespondSink.
 func (w *waiter) Respond(_ context.Context, r abi.Response) error {
+	if w.forward != nil {
+		w.forward(&r)
+		return nil
+	}
 	select {
 	case w.response <- r:
 	default:
@@ -34,7 +41,12 @@ func (w *waiter) release() {
 // finish tells the request that its run is over; safe on nil and twice.
 func (w *waiter) finish() {
 	if w != nil {
-		w.once.Do(func() { close(w.ended) })
+		w.once.Do(func() {
+			close(w.ended)
+			if w.forward != nil {
+				w.forward(nil)
+			}
+		})
 	}
 }
 
@@ -86,4 +98,26 @@ func (s *waiterSet) take(key string) *waiter {
 	w := s.waiting[key]
 	delete(s.waiting, key)
 	return w
+}
+
+// newRemoteWaiter is a waiter for a request on another node: what the run
+// responds, and its end, go to forward.
+func newRemoteWaiter(forward func(r *abi.Response)) *waiter {
+	return &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{}), released: make(chan struct{}), forward: forward}
+}
+
+// deliver gives the waiter of key, on this node, its run's response (r
+// nil: the run ended), as its run would.
+func (s *waiterSet) deliver(key string, r *abi.Response) {
+	s.mu.Lock()
+	w := s.waiting[key]
+	s.mu.Unlock()
+	if w == nil {
+		return // answered, timed out or gone
+	}
+	if r == nil {
+		w.finish()
+		return
+	}
+	_ = w.Respond(context.Background(), *r)
 }

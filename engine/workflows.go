@@ -110,6 +110,7 @@ func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (store
 		return store.Workflow{}, workflowStoreError(err, wf.NameSlug)
 	}
 	e.startWorkflowTriggers(stored)
+	e.changed(stored.ID)
 	return stored, nil
 }
 
@@ -139,7 +140,8 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 	}
 	e.stopTriggers(id)
 	e.startWorkflowTriggers(stored)
-	e.workers.kick(id) // queued executions pick up the new version
+	e.changed(id)
+	e.kick(id) // queued executions pick up the new version
 	return stored, nil
 }
 
@@ -160,6 +162,7 @@ func (e *Engine) SetWorkflowActive(ctx context.Context, id string, active bool) 
 	}
 	e.stopTriggers(id)
 	e.startWorkflowTriggers(wf)
+	e.changed(id)
 	return wf, nil
 }
 
@@ -177,6 +180,7 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 		return err
 	}
 	e.stopTriggers(id)
+	e.changed(id)
 	e.flows.forget(id)
 	return nil
 }
@@ -196,7 +200,7 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	if err != nil {
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}
-	e.workers.kick(id)
+	e.kick(id)
 	return store.ExecutionID(id, inv.ID), nil
 }
 

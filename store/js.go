@@ -124,11 +124,19 @@ func (s *JetStream) ensureStream(ctx context.Context, replicas int) error {
 		Discard:            jetstream.DiscardOld,
 		AllowAtomicPublish: true,
 		AllowMsgTTL:        true,
+		// How long the ids of messages are remembered, to refuse a copy
+		// sent again after a lost answer (see publishBatch).
+		Duplicates: time.Minute,
 	}
-	st, err := s.js.CreateStream(ctx, want)
-	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-		st, err = s.js.Stream(ctx, s.name)
-	}
+	var st jetstream.Stream
+	err := s.retry(ctx, func() error {
+		var err error
+		st, err = s.js.CreateStream(ctx, want)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			st, err = s.js.Stream(ctx, s.name)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store: stream %s: %w", s.name, err)
 	}

@@ -134,7 +134,7 @@ func (s *JetStream) DBClear(ctx context.Context, sourceID string) error {
 
 // purge removes every record whose subject matches filter.
 func (s *JetStream) purge(ctx context.Context, filter string) error {
-	return s.stream.Purge(ctx, jetstream.WithPurgeSubject(filter))
+	return s.retry(ctx, func() error { return s.stream.Purge(ctx, jetstream.WithPurgeSubject(filter)) })
 }
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 )
@@ -33,7 +34,17 @@ func (s *JetStream) EnqueueInvocation(ctx context.Context, inv Invocation) (Invo
 	if err != nil {
 		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
 	}
-	ack, err := s.js.Publish(ctx, s.key(tblInvocations, inv.SourceID, nuid.Next()), data)
+	// The message's id lets a publish whose answer was lost be sent
+	// again: the server answers the copy with the first one's sequence.
+	msg := nats.NewMsg(s.key(tblInvocations, inv.SourceID, nuid.Next()))
+	msg.Data = data
+	msg.Header.Set(jetstream.MsgIDHeader, nuid.Next())
+	var ack *jetstream.PubAck
+	err = s.retry(ctx, func() error {
+		var err error
+		ack, err = s.js.PublishMsg(ctx, msg)
+		return err
+	})
 	if err != nil {
 		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
 	}
@@ -107,7 +118,12 @@ func (s *JetStream) invocationKey(tx *jsTx, inv Invocation) (string, error) {
 	if inv.SourceID == "" || !ok {
 		return "", ErrNotFound
 	}
-	msg, err := s.stream.GetMsg(tx.ctx, seq)
+	var msg *jetstream.RawStreamMsg
+	err := s.retry(tx.ctx, func() error {
+		var err error
+		msg, err = s.stream.GetMsg(tx.ctx, seq)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return "", ErrNotFound
 	}

@@ -38,6 +38,45 @@ const jsMaxBatch = 1000
 // a race; each retry waits a little longer, at random.
 const jsMaxAttempts = 40
 
+// jsTransientWait bounds how long a request is retried while JetStream
+// cannot answer it: long enough for a cluster to elect a new leader after
+// a server is lost.
+const jsTransientWait = 20 * time.Second
+
+// transient reports whether err is JetStream briefly unable to answer (a
+// leader being elected, a server gone, a request lost): the same request
+// may succeed in a moment.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, nats.ErrTimeout),
+		errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrConnectionReconnecting):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.Code == 503 || apiErr.ErrorCode == jsErrClusterNotAvailable || apiErr.ErrorCode == jsErrClusterNotLeader
+	}
+	return false
+}
+
+// retry calls fn until it returns an error that is not transient, ctx
+// ends, or jsTransientWait has passed.
+func (s *JetStream) retry(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(jsTransientWait)
+	wait := 25 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !transient(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
 // errTxConflict is a commit refused because a key the transaction read
 // changed since: the transaction runs again.
 var errTxConflict = errors.New("store: transaction conflict")
@@ -160,7 +199,12 @@ func (tx *jsTx) get(subject string) (value []byte, found bool, err error) {
 	if w, ok := tx.write[subject]; ok {
 		return w.value, !w.deleted, nil
 	}
-	msg, err := tx.s.stream.GetLastMsgForSubject(tx.ctx, subject)
+	var msg *jetstream.RawStreamMsg
+	err = tx.s.retry(tx.ctx, func() error {
+		var err error
+		msg, err = tx.s.stream.GetLastMsgForSubject(tx.ctx, subject)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		tx.saw(subject, 0)
 		return nil, false, nil
@@ -250,7 +294,31 @@ func (tx *jsTx) commit(ctx context.Context) error {
 }
 
 // publishBatch stores msgs all or none. One message needs no batch.
+// Each message carries an id of its own, so that when the answer to a
+// commit is lost and the batch is sent again, the server, which
+// remembers ids for a while, refuses the copy as a duplicate: the first
+// one was stored.
 func (s *JetStream) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
+	ids := nuid.Next()
+	for i, m := range msgs {
+		m.Header.Set(jetstream.MsgIDHeader, ids+"."+strconv.Itoa(i))
+	}
+	err := s.retry(ctx, func() error { return s.sendBatch(ctx, msgs) })
+	var apiErr *jetstream.APIError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &apiErr) && apiErr.ErrorCode == jsErrAtomicPublishDuplicate:
+		return nil // sent again after a lost answer: the first was stored
+	case errors.As(err, &apiErr) && retryableBatchError(apiErr.ErrorCode):
+		return fmt.Errorf("%w: %w", errTxConflict, err)
+	}
+	return fmt.Errorf("store: commit: %w", err)
+}
+
+// sendBatch sends msgs as one atomic batch (one message: a plain
+// publish) and waits for the answer to its commit.
+func (s *JetStream) sendBatch(ctx context.Context, msgs []*nats.Msg) error {
 	last := msgs[len(msgs)-1]
 	if len(msgs) > 1 {
 		id := nuid.Next()
@@ -261,19 +329,12 @@ func (s *JetStream) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
 		last.Header.Set(hdrBatchCommit, "1")
 		for _, m := range msgs[:len(msgs)-1] {
 			if err := s.nc.PublishMsg(m); err != nil {
-				return fmt.Errorf("store: publish: %w", err)
+				return fmt.Errorf("publish: %w", err)
 			}
 		}
 	}
 	_, err := s.js.PublishMsg(ctx, last)
-	if err == nil {
-		return nil
-	}
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && retryableBatchError(apiErr.ErrorCode) {
-		return fmt.Errorf("%w: %w", errTxConflict, err)
-	}
-	return fmt.Errorf("store: commit: %w", err)
+	return err
 }
 
 // retryableBatchError tells the errors of a batch that a new attempt may
@@ -290,10 +351,13 @@ func retryableBatchError(code jetstream.ErrorCode) bool {
 	return false
 }
 
-// Codes of the server's atomic-batch errors that nats.go does not name.
+// Codes of the server's errors that nats.go does not name.
 const (
 	jsErrAtomicPublishIncompleteBatch jetstream.ErrorCode = 10176
 	jsErrAtomicPublishTooManyInflight jetstream.ErrorCode = 10210
+	jsErrAtomicPublishDuplicate       jetstream.ErrorCode = 10201
+	jsErrClusterNotAvailable          jetstream.ErrorCode = 10008
+	jsErrClusterNotLeader             jetstream.ErrorCode = 10009
 )
 
 // jsEntry is one record found by scan.
@@ -327,6 +391,16 @@ func (s *JetStream) scanSubjects(ctx context.Context, filter string) ([]string, 
 }
 
 func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
+	var out []jsEntry
+	err := s.retry(ctx, func() error {
+		var err error
+		out, err = s.scanOnce(ctx, filter, headersOnly)
+		return err
+	})
+	return out, err
+}
+
+func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
 	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{filter},
 		DeliverPolicy:  jetstream.DeliverAllPolicy,

@@ -247,7 +247,8 @@ func (s *server) events(id, channel string, want int) []map[string]any {
 	for time.Now().Before(deadline) {
 		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100&expand=event&event_name="+channel, nil)
 		got = nil
-		for _, it := range body["data"].([]any) {
+		items, _ := body["data"].([]any) // none yet on an answer that is not a list
+		for _, it := range items {
 			got = append(got, it.(map[string]any))
 		}
 		if len(got) >= want {

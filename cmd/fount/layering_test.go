@@ -24,6 +24,7 @@ var allowedImports = map[string][]string{
 	"host/interrupt":   {},
 	"store":            {"component", "ids", "secret"},
 	"engine":           {"abi", "component", "egress", "ids", "sandbox", "secret", "store"},
+	"cluster":          {"abi", "engine", "store"},
 	"apiv1":            {},
 	"api":              {"apiv1", "component", "engine", "ids", "secret", "store"},
 	"client":           {"apiv1", "ids"},

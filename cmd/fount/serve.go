@@ -19,6 +19,7 @@ import (
 
 	"github.com/fount-dev/fount/api"
 	"github.com/fount-dev/fount/bundle"
+	"github.com/fount-dev/fount/cluster"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/dashboard"
 	"github.com/fount-dev/fount/egress"
@@ -322,8 +323,15 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
 	meters.WatchSandbox(box.Stats)
+	var nodes engine.Cluster
+	if js, ok := st.(*store.JetStream); ok {
+		if nodes, err = cluster.New(cluster.Config{Store: js, Node: nodeName(cfg), Logger: logger}); err != nil {
+			return err
+		}
+	}
 	eng, err := engine.New(engine.Config{
-		Store: st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger, meters}, Observer: meters, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
+		Cluster: nodes,
+		Store:   st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger, meters}, Observer: meters, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
 		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,

@@ -57,17 +57,22 @@ func openStore(ctx context.Context, cfg serveConfig, opts []store.Option) (serve
 		}
 		return st, err
 	}
-	name := cfg.nodeName
-	if name == "" {
-		host, _ := os.Hostname()
-		name = fmt.Sprintf("%s-%d", host, os.Getpid())
-	}
 	st, err := store.OpenJetStream(ctx, store.JetStreamConfig{
 		URLs: cfg.storeURL, CredsFile: cfg.natsCreds, Token: cfg.natsToken,
-		Namespace: cfg.natsNamespace, Replicas: cfg.natsReplicas, Name: "fount " + name,
+		Namespace: cfg.natsNamespace, Replicas: cfg.natsReplicas, Name: "fount " + nodeName(cfg),
 	}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("open the NATS store at %s: %w", cfg.storeURL, err)
 	}
 	return st, nil
+}
+
+// nodeName is this node's name among those sharing a NATS store:
+// --node-name, or the host's name and the process id.
+func nodeName(cfg serveConfig) string {
+	if cfg.nodeName != "" {
+		return cfg.nodeName
+	}
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }

@@ -177,4 +177,3 @@ func (e *Engine) resumeOwned() {
 	}
 	e.deliverer.poke()
 }
-

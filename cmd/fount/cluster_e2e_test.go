@@ -138,4 +138,3 @@ func TestClusterOfThree(t *testing.T) {
 	}
 	slices.Sort(stamps)
 }
-

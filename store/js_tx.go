@@ -401,10 +401,15 @@ func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly
 }
 
 func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
+	// A consumer of its own, removed once read: the server bounds the
+	// consumers of a stream, and an idle one would otherwise stay for
+	// minutes. The server also removes it after a short idle time, should
+	// this process die before.
 	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{filter},
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-		HeadersOnly:    headersOnly,
+		FilterSubjects:    []string{filter},
+		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		HeadersOnly:       headersOnly,
+		InactiveThreshold: 5 * time.Second,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: scan %s: %w", filter, err)
@@ -413,6 +418,9 @@ func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly boo
 	if err != nil {
 		return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 	}
+	defer func() {
+		_ = s.stream.DeleteConsumer(context.WithoutCancel(ctx), info.Name)
+	}()
 	pending := info.NumPending
 	seen := map[string]int{}
 	var out []jsEntry

@@ -100,7 +100,7 @@ func (rr *recordingReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkRedeliveries fails t unless every webhook-id came with one body
-// and every event (by its id) with one webhook-id; it returns how many
+// and every event (by its emitter and id) with one webhook-id; it returns how many
 // webhook-ids were sent more than once.
 func (rr *recordingReceiver) checkRedeliveries(t *testing.T) (redelivered int) {
 	t.Helper()
@@ -109,12 +109,16 @@ func (rr *recordingReceiver) checkRedeliveries(t *testing.T) (redelivered int) {
 	bodyOf, idOf, times := map[string]string{}, map[string]string{}, map[string]int{}
 	for _, d := range rr.seen {
 		var payload struct {
-			ID string `json:"id"`
+			ID       string `json:"id"`
+			Metadata struct {
+				Emitter string `json:"emitter_id"`
+			} `json:"metadata"`
 		}
 		if err := json.Unmarshal([]byte(d.body), &payload); err != nil || payload.ID == "" || d.id == "" {
 			t.Errorf("a delivery without an event id or webhook-id: webhook-id %q, body %s", d.id, d.body)
 			continue
 		}
+		payload.ID = payload.Metadata.Emitter + "/" + payload.ID // event ids are unique per emitter
 		if b, ok := bodyOf[d.id]; ok && b != d.body {
 			t.Errorf("webhook-id %s came with two bodies:\n%s\n%s", d.id, b, d.body)
 		}

@@ -261,7 +261,6 @@ func TestFailoverLosesNothing(t *testing.T) {
 	}
 }
 
-
 // tail is the last n bytes of s.
 func tail(s string, n int) string {
 	if len(s) <= n {

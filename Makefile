@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build bench-compare browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: all build run-cluster bench-compare browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -17,6 +17,11 @@ build:
 ## run: build and start `fount serve` with the embedded defaults.
 run: build
 	./$(BIN) serve
+
+## run-cluster: three NATS servers and three fount nodes on loopback, sharing
+## one store (README, "Running several nodes"); Ctrl-C stops them.
+run-cluster:
+	GO="$(GO)" bash tools/run-cluster.sh
 
 ## test: everything CI checks.
 test: check-tracked fmt-check vet staticcheck unit

@@ -65,7 +65,10 @@ func (s *JetStream) retry(ctx context.Context, fn func() error) error {
 	wait := 25 * time.Millisecond
 	for {
 		err := fn()
-		if err == nil || !transient(err) || time.Now().After(deadline) {
+		// A request nats.go gave up on (its own timeout, not ctx's) is
+		// worth another try as well.
+		timedOut := errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil
+		if err == nil || !(transient(err) || timedOut) || time.Now().After(deadline) {
 			return err
 		}
 		select {

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -70,6 +74,8 @@ func readmeBlocks(t *testing.T, section string) [][]string {
 // port and a temporary data dir instead of 127.0.0.1:8080 and ./fount-data.
 func TestReadmeWalkthrough(t *testing.T) {
 	t.Parallel()
+	readmeRepo.Lock()
+	defer readmeRepo.Unlock()
 	blocks := readmeBlocks(t, "First source in two minutes")
 	if len(blocks) != 2 || len(blocks[0]) != 1 || blocks[0][0] != "make run" || len(blocks[1]) < 3 {
 		t.Fatalf("unexpected walkthrough blocks: %q", blocks)
@@ -161,6 +167,112 @@ func TestReadmeListsEveryServeFlag(t *testing.T) {
 		env := "FOUNT_" + strings.ToUpper(strings.ReplaceAll(f[1], "-", "_"))
 		if !strings.Contains(string(readme), "| `--"+f[1]+"` | `"+env+"` |") {
 			t.Errorf("the README lists no --%s with %s", f[1], env)
+		}
+	}
+}
+
+// readmeRepo serialises the README tests that build into the
+// repository's bin/: two builds of one file at once would clash.
+var readmeRepo sync.Mutex
+
+// consecutivePorts finds n free loopback ports in a row.
+func consecutivePorts(t *testing.T, n int) int {
+	t.Helper()
+	for try := 0; try < 50; try++ {
+		base := 20000 + rand.IntN(40000)
+		var open []net.Listener
+		for p := base; p < base+n; p++ {
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				break
+			}
+			open = append(open, ln)
+		}
+		for _, ln := range open {
+			ln.Close()
+		}
+		if len(open) == n {
+			return base
+		}
+	}
+	t.Fatalf("no %d free ports in a row", n)
+	return 0
+}
+
+// TestReadmeCluster runs the README's "Running several nodes" verbatim
+// from the repository root: `make run-cluster` in the background, then
+// the second terminal's commands. Only the environment differs: free
+// ports and a temporary folder instead of 4222, 6222, 8081 and
+// fount-cluster/, substituted in the commands.
+func TestReadmeCluster(t *testing.T) {
+	t.Parallel()
+	blocks := readmeBlocks(t, "Running several nodes")
+	if len(blocks) != 2 || len(blocks[0]) != 1 || blocks[0][0] != "make run-cluster" || len(blocks[1]) < 5 {
+		t.Fatalf("unexpected blocks: %q", blocks)
+	}
+	readmeRepo.Lock()
+	defer readmeRepo.Unlock()
+	warmCache(t)
+	dir := t.TempDir()
+	fountPort := consecutivePorts(t, 3)
+	env := append(os.Environ(), "CLUSTER_DIR="+dir, "FOUNT_CACHE_DIR="+cacheDir, "NO_COLOR=1",
+		fmt.Sprint("NATS_PORT=", consecutivePorts(t, 3)), fmt.Sprint("NATS_CLUSTER_PORT=", consecutivePorts(t, 3)),
+		fmt.Sprint("FOUNT_PORT=", fountPort), "FOUNT_URL=", "FOUNT_API_KEY=", "FOUNT_BOOTSTRAP_API_KEY=")
+	cluster := exec.Command("bash", "-c", blocks[0][0])
+	cluster.Dir, cluster.Env = "../..", env
+	cluster.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // make, the script and its children are stopped together
+	out := &lockedBuffer{}
+	cluster.Stdout, cluster.Stderr = out, out
+	if err := cluster.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = syscall.Kill(-cluster.Process.Pid, syscall.SIGTERM)
+		_ = cluster.Wait()
+	}()
+	deadline := time.Now().Add(3 * time.Minute) // it builds the binaries first
+	for !strings.Contains(out.String(), "owner key:") {
+		if time.Now().After(deadline) {
+			t.Fatalf("make run-cluster did not start:\n%s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for i := range 3 { // each node answers once it has joined
+		url := fmt.Sprintf("http://127.0.0.1:%d/readyz", fountPort+i)
+		for {
+			resp, err := http.Get(url)
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				logs, _ := os.ReadFile(fmt.Sprintf("%s/node%d.log", dir, i+1))
+				t.Fatalf("node %d is not ready:\n%s\n%s", i+1, out, logs)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	replacer := strings.NewReplacer("fount-cluster/", dir+"/",
+		"127.0.0.1:8081", fmt.Sprint("127.0.0.1:", fountPort), "127.0.0.1:8082", fmt.Sprint("127.0.0.1:", fountPort+1),
+		"127.0.0.1:8083", fmt.Sprint("127.0.0.1:", fountPort+2))
+	steps := blocks[1]
+	last := steps[len(steps)-1]
+	if !strings.HasSuffix(last, "--follow") {
+		t.Fatalf("the walkthrough should end by following events, ends with %q", last)
+	}
+	script := replacer.Replace("set -e\n" + strings.Join(steps[:len(steps)-1], "\n") + "\n" + "timeout -s INT 5 " + last + " || true\n")
+	walk := exec.Command("bash", "-c", script)
+	walk.Dir, walk.Env = "../..", env
+	got, err := walk.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the cluster walkthrough failed: %v\n%s\ncluster:\n%s", err, got, out)
+	}
+	for _, want := range []string{"deployed hello-http (dc_", `{"success":true}`, `"hello":"node 2"`, `"hello":"node 3"`} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the cluster walkthrough's output lacks %q:\n%s", want, got)
 		}
 	}
 }

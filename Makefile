@@ -50,8 +50,16 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
+## unit runs the tests under the race detector, but for those that drive
+## fount as separate processes built without it (the cluster's failover and
+## make run-cluster): the detector would only slow their NATS servers. Those
+## run beside, without it.
+PROCESS_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster)$$
 unit: browser-deps
-	$(GO) test -race ./...
+	@$(GO) test -count=1 -run '$(PROCESS_TESTS)' ./cmd/fount/ > .unit-processes.log 2>&1 & plain=$$!; \
+	$(GO) test -race -skip '$(PROCESS_TESTS)' ./...; race=$$?; \
+	wait $$plain; status=$$?; cat .unit-processes.log; rm -f .unit-processes.log; \
+	[ $$race -eq 0 ] && [ $$status -eq 0 ]
 
 ## browser-deps: Debian's chromium, for the dashboard's browser tests
 ## (FOUNT_CHROMIUM names another browser binary instead).

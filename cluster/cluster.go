@@ -39,8 +39,12 @@ import (
 // Defaults of Config.
 const (
 	DefaultPartitions = 32
-	DefaultLeaseTTL   = 6 * time.Second
+	DefaultLeaseTTL   = 10 * time.Second
 )
+
+// countNodesEvery is how many lease rounds pass between two counts of
+// the nodes alive (a scan of the store): nodes come and go rarely.
+const countNodesEvery = 5
 
 // sweepEvery is how many lease rounds pass between two sweeps of the
 // owned work: a kick lost on the way (NATS messages between nodes are at
@@ -75,8 +79,10 @@ type Cluster struct {
 	h    engine.ClusterHandlers
 	subs []*nats.Subscription
 
-	mu   sync.Mutex
-	held map[int]time.Time // partition → when the request that last renewed it was sent
+	mu     sync.Mutex
+	held   map[int]time.Time // partition → when the request that last renewed it was sent
+	nodes  int               // nodes alive at the last count; the loop's alone
+	rounds int               // lease rounds so far; the loop's alone
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -201,11 +207,18 @@ func (c *Cluster) round(ctx context.Context) bool {
 	if err := c.st.Heartbeat(ctx, c.cfg.Node, ttl); err != nil {
 		c.log.Warn("cluster heartbeat", "err", err)
 	}
-	nodes, err := c.st.Nodes(ctx)
-	if err != nil || len(nodes) == 0 {
-		nodes = []string{c.cfg.Node}
+	if c.rounds%countNodesEvery == 0 || c.nodes == 0 {
+		nodes, err := c.st.Nodes(ctx)
+		switch {
+		case err != nil:
+			c.log.Warn("count the nodes", "err", err)
+		case len(nodes) > 0:
+			c.nodes = len(nodes)
+		}
+		c.nodes = max(c.nodes, 1)
 	}
-	share := (c.cfg.Partitions + len(nodes) - 1) / len(nodes)
+	c.rounds++
+	share := (c.cfg.Partitions + c.nodes - 1) / c.nodes
 	c.mu.Lock()
 	held := make([]int, 0, len(c.held))
 	for p := range c.held {

@@ -160,3 +160,30 @@ func FuzzToken(f *testing.F) {
 		_, _ = untoken(part) // must not panic on anything
 	})
 }
+
+// TestJSCompleteRunsSplitsLargeRuns: a run whose commit is more writes
+// than one atomic batch takes is committed in parts, its completion with
+// its last events.
+func TestJSCompleteRunsSplitsLargeRuns(t *testing.T) {
+	t.Parallel()
+	s := openTestJetStream(t)
+	inv := mustEnqueue(t, s, "dc_1")
+	const n = 2 * jsMaxBatch
+	var parts []int
+	commit := RunCommit{Events: evs("a", n), Keep: 10 * n, Dedupe: &DedupeState{Last: "final"},
+		DedupeAfter: func(stored int) *DedupeState { parts = append(parts, stored); return &DedupeState{Last: "part"} }}
+	out, err := s.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: commit}})
+	wantErr(t, "CompleteRuns", err, nil)
+	if len(out[0]) != n || len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))) != n {
+		t.Fatalf("%d events returned, %d stored; want %d", len(out[0]), len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))), n)
+	}
+	if len(parts) < 2 {
+		t.Errorf("%d events committed in %d parts before the last", n, len(parts))
+	}
+	if st := must(s.GetDedupe(ctx, "dc_1")); st.Last != "final" {
+		t.Errorf("dedupe after the run: %+v", st)
+	}
+	if pending := must(s.PendingInvocations(ctx, "dc_1", 10)); len(pending) != 0 {
+		t.Errorf("still queued: %+v", pending)
+	}
+}

@@ -21,7 +21,8 @@ import (
 func startNode(t *testing.T, bin, urls, keyFile, name string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--allow-private-egress",
-		"--store", urls, "--nats-replicas", "3", "--secret-key-file", keyFile, "--node-name", name, "--events-kept", "100000")
+		"--store", urls, "--nats-replicas", "3", "--secret-key-file", keyFile, "--node-name", name, "--events-kept", "100000",
+		"--node-lease-ttl", "3s")
 	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=k", "FOUNT_CACHE_DIR="+cacheDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -185,7 +186,7 @@ func TestFailoverLosesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	killedAt := ackedNow()
-	phase(10 * time.Second) // past the lease TTL: the others take node 2's partitions over under load
+	phase(6 * time.Second) // past the lease TTL: the others take node 2's partitions over under load
 	nats.Stop(0)
 	stoppedAt := ackedNow()
 	phase(5 * time.Second)

@@ -23,9 +23,20 @@ func startNATS(t *testing.T, n int) *natsdev.Cluster {
 	return c
 }
 
+// startNATSB is startNATS for a benchmark: three servers.
+func startNATSB(b *testing.B) *natsdev.Cluster {
+	b.Helper()
+	c, err := natsdev.Start(b.TempDir(), 3, natsdev.Ports{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(c.Shutdown)
+	return c
+}
+
 // natsConfig is a node's configuration on the NATS store at urls, with
 // the secret key file every node of the test shares.
-func natsConfig(t *testing.T, urls, keyFile, node string) serveConfig {
+func natsConfig(_ testing.TB, urls, keyFile, node string) serveConfig {
 	return serveConfig{bootstrapKey: "k", allowPrivateEgress: true, storeURL: urls, secretKeyFile: keyFile,
 		natsNamespace: "fount", natsReplicas: 1, nodeName: node}
 }

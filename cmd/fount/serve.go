@@ -70,6 +70,7 @@ type serveConfig struct {
 	natsNamespace      string
 	natsReplicas       int
 	nodeName           string
+	nodeLeaseTTL       time.Duration
 
 	caps store.Limits // per-account limits, from the flags of caps.go
 
@@ -142,6 +143,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	fs.IntVar(&cfg.natsReplicas, "nats-replicas", int(env.int("FOUNT_NATS_REPLICAS", 1)),
 		"how many NATS servers hold fount's stream when this node creates it: 3 on a cluster of three (FOUNT_NATS_REPLICAS)")
 	fs.StringVar(&cfg.nodeName, "node-name", env.getenv("FOUNT_NODE_NAME"), "this node's name among several sharing a NATS store (FOUNT_NODE_NAME; default the host name and process id)")
+	fs.DurationVar(&cfg.nodeLeaseTTL, "node-lease-ttl", env.duration("FOUNT_NODE_LEASE_TTL", cluster.DefaultLeaseTTL),
+		"with --store nats://...: how long a node that stopped answering keeps its share of the work before the others take it over; whole seconds, at least 3s (FOUNT_NODE_LEASE_TTL)")
 	cfg.natsToken = env.getenv("FOUNT_NATS_TOKEN")
 	caps := addCapFlags(fs, env)
 	stderr := env.stderr
@@ -325,7 +328,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	meters.WatchSandbox(box.Stats)
 	var nodes engine.Cluster
 	if js, ok := st.(*store.JetStream); ok {
-		if nodes, err = cluster.New(cluster.Config{Store: js, Node: nodeName(cfg), Logger: logger}); err != nil {
+		if nodes, err = cluster.New(cluster.Config{Store: js, Node: nodeName(cfg), LeaseTTL: cfg.nodeLeaseTTL, Logger: logger}); err != nil {
 			return err
 		}
 	}

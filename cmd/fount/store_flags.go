@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/store"
 )
@@ -41,6 +42,9 @@ func checkStoreFlags(cfg serveConfig) error {
 	}
 	if cfg.secretKeyFile == "" {
 		return errors.New("--store nats://... needs --secret-key-file (FOUNT_SECRET_KEY_FILE): every node sharing the store must open the secrets the others sealed, so they share one key file")
+	}
+	if cfg.nodeLeaseTTL < 3*time.Second || cfg.nodeLeaseTTL%time.Second != 0 {
+		return fmt.Errorf("--node-lease-ttl must be whole seconds, at least 3s, got %v", cfg.nodeLeaseTTL)
 	}
 	if cfg.natsReplicas < 1 || cfg.natsReplicas > 5 {
 		return fmt.Errorf("--nats-replicas must be from 1 to 5, got %d", cfg.natsReplicas)

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// BenchmarkCluster: ingest across 1, 2 and 3 fount nodes on one
+// three-server JetStream cluster (all in this process), with many
+// sources, beside one node on bbolt, in the same run. 32 clients post
+// round robin over every node's endpoint of every source for
+// loadDuration; the figure is events stored per second, until the queues
+// are empty, and the process's CPU time per event (fount and the NATS
+// servers together). Figures go in docs/benchmarks.md.
+func BenchmarkCluster(b *testing.B) {
+	const sources = 30
+	nats := startNATSB(b)
+	keyFile := filepath.Join(b.TempDir(), "secret.key")
+	for _, n := range []int{1, 2, 3} {
+		b.Run(fmt.Sprintf("nats-%d-nodes", n), func(b *testing.B) {
+			for b.Loop() {
+				ns := fmt.Sprintf("bench%d%d", n, time.Now().UnixNano())
+				var nodes []*server
+				for i := range n {
+					cfg := natsConfig(nil, nats.URLs(), keyFile, fmt.Sprintf("node%d", i+1))
+					cfg.natsNamespace, cfg.natsReplicas = ns, 3
+					nodes = append(nodes, startServer(b, cfg))
+				}
+				measureIngest(b, nodes, sources)
+				for _, s := range nodes {
+					s.stop()
+				}
+			}
+		})
+	}
+	b.Run("bolt-1-node", func(b *testing.B) {
+		for b.Loop() {
+			s := startServer(b, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
+			measureIngest(b, []*server{s}, sources)
+			s.stop()
+		}
+	})
+}
+
+// measureIngest deploys sources (through the first node), drives load over
+// every node's endpoints and reports events/s and CPU per event.
+func measureIngest(b *testing.B, nodes []*server, sources int) {
+	first := nodes[0]
+	_, user := first.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
+	key := data(user)["api_key"].(string)
+	for _, s := range nodes {
+		s.key = key
+	}
+	var urls []string
+	for i := range sources {
+		src := first.deploySource(fmt.Sprintf(`export default { name: "Load %d", version: "1",
+			props: { http: { type: "$.interface.http" } }, run(ev) { this.$emit(ev.body) } }`, i), nil)
+		path := strings.TrimPrefix(endpointOf(src, "http"), first.base)
+		for _, s := range nodes {
+			urls = append(urls, s.base+path)
+		}
+	}
+	for _, u := range urls { // every node knows every endpoint before the load
+		deadline := time.Now().Add(time.Minute)
+		for {
+			resp, err := http.Post(u, "application/json", strings.NewReader(`{"warm":1}`))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%s does not answer", u)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitDrained(b, nodes)
+	cpu0 := cpuTime()
+	start := time.Now()
+	acked := hammerAll(urls)
+	waitDrained(b, nodes)
+	elapsed := time.Since(start)
+	cpu := cpuTime() - cpu0
+	b.ReportMetric(float64(acked)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(max(acked, 1)), "cpu-ms/event")
+	b.ReportMetric(float64(acked)/elapsed.Seconds()/float64(len(nodes)), "events/s/node")
+	b.Logf("%d nodes: %d acknowledged in %v, %v of CPU", len(nodes), acked, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond))
+}
+
+// waitDrained waits until no node's metrics count a queued invocation.
+func waitDrained(b *testing.B, nodes []*server) {
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		queued := 0
+		for _, s := range nodes {
+			queued += queuedInvocations(b, s)
+		}
+		if queued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d invocations still queued", queued)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// queuedInvocations reads fount_queued_invocations from a node's metrics.
+func queuedInvocations(b *testing.B, s *server) int {
+	resp, err := http.Get(s.base + "/metrics")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "fount_queued_invocations "); ok {
+			n, _ := strconv.ParseFloat(v, 64)
+			return int(n)
+		}
+	}
+	b.Fatal("no fount_queued_invocations in the metrics")
+	return 0
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

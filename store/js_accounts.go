@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/fount-dev/fount/ids"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -227,7 +228,11 @@ func (s *JetStream) FireTimer(ctx context.Context, inv Invocation, dueMs int64) 
 	fired := false
 	err := s.update(ctx, func(tx *jsTx) error {
 		fired = false
-		if ok, err := tx.has(s.key(tblSources, inv.SourceID)); err != nil || !ok {
+		records := tblSources
+		if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
+			records = tblWorkflows
+		}
+		if ok, err := tx.has(s.key(records, inv.SourceID)); err != nil || !ok {
 			return err // deleted while its timer fired
 		}
 		k := s.key(tblTimers, inv.SourceID)

@@ -183,7 +183,8 @@ type Queues interface {
 	// last fired (epoch ms), so schedules survive restarts.
 	TimerLastFire(ctx context.Context, sourceID string) (int64, error)
 	SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error
-	// FireTimer enqueues inv, the run of the timer tick due at dueMs, and
+	// FireTimer enqueues inv, the run of the timer tick due at dueMs of a
+	// source or workflow (inv.SourceID), and
 	// records dueMs as the timer's last fire, atomically, unless the
 	// timer already fired at or after dueMs: then it changes nothing and
 	// returns false. Nodes sharing a store thus run each tick once.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/ids"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -116,8 +117,12 @@ func (b *Bolt) FireTimer(ctx context.Context, inv Invocation, dueMs int64) (bool
 		return false, errors.New("store: fire timer: empty source id")
 	}
 	fired := false
+	records := bucketSources
+	if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
+		records = bucketWorkflows
+	}
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		if !has(tx.Bucket(bucketSources), []byte(inv.SourceID)) {
+		if !has(tx.Bucket(records), []byte(inv.SourceID)) {
 			return nil // deleted while its timer fired
 		}
 		if v := tx.Bucket(bucketTimers).Get([]byte(inv.SourceID)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {

@@ -280,5 +280,9 @@ func TestFireTimerOncePerTick(t *testing.T) {
 		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_gone", Kind: "timer"}, 120_000)); ok {
 			t.Error("the timer of a deleted source fired")
 		}
+		wf := must(b.CreateWorkflow(ctx, Workflow{ID: "p_tick", OwnerID: "u_a", NameSlug: "tick"}, nil))
+		if ok := must(b.FireTimer(ctx, Invocation{SourceID: wf.ID, Kind: "timer"}, 60_000)); !ok {
+			t.Error("a workflow's timer did not fire")
+		}
 	})
 }

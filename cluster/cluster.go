@@ -12,7 +12,12 @@
 //     new work, a change of a source or workflow, stored events for event
 //     streams, and responses for requests waiting on another node.
 //
-// A node owns a partition only while its lease is surely unexpired: it
+// A node past its share stops working on a partition at once but lets
+// its lease run out rather than give it up, so that its work in flight
+// (a batch of runs, a delivery) ends before another node starts on the
+// partition; a node that stops cleanly gives its leases up after its work
+// stopped. A node owns a partition only while its lease is surely
+// unexpired: it
 // counts the TTL from before it asked for the lease, and stops a third of
 // the TTL early. If two nodes ever did run one source at once (a node
 // stalled past its TTL), the store still commits each invocation once:
@@ -84,8 +89,9 @@ type Cluster struct {
 	nodes  int               // nodes alive at the last count; the loop's alone
 	rounds int               // lease rounds so far; the loop's alone
 
-	stop chan struct{}
-	wg   sync.WaitGroup
+	resume chan bool // to the goroutine that resumes work: whether partitions were gained
+	stop   chan struct{}
+	wg     sync.WaitGroup
 }
 
 var _ engine.Cluster = (*Cluster)(nil)
@@ -110,7 +116,8 @@ func New(cfg Config) (*Cluster, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Cluster{cfg: cfg, st: cfg.Store, nc: cfg.Store.Conn(), log: cfg.Logger, held: map[int]time.Time{}, stop: make(chan struct{})}, nil
+	return &Cluster{cfg: cfg, st: cfg.Store, nc: cfg.Store.Conn(), log: cfg.Logger, held: map[int]time.Time{},
+		resume: make(chan bool, 1), stop: make(chan struct{})}, nil
 }
 
 // Start subscribes to the other nodes' messages, takes this node's first
@@ -138,10 +145,11 @@ func (c *Cluster) Start(h engine.ClusterHandlers) error {
 		return fmt.Errorf("cluster: subscribe: %w", err)
 	}
 	if c.round(context.Background()) {
-		h.Gained()
+		h.Resume(true)
 	}
-	c.wg.Add(1)
+	c.wg.Add(2)
 	go c.loop()
+	go c.resumer()
 	return nil
 }
 
@@ -194,7 +202,33 @@ func (c *Cluster) loop() {
 		gained := c.round(ctx)
 		cancel()
 		if gained || n%sweepEvery == 0 {
-			c.h.Gained()
+			c.askResume(gained)
+		}
+	}
+}
+
+// askResume has the resumer resume work, without waiting for it: the
+// loop renews leases on time however long that takes.
+func (c *Cluster) askResume(gained bool) {
+	for {
+		select {
+		case c.resume <- gained:
+			return
+		case pending := <-c.resume: // one waits already: ask once for both
+			gained = gained || pending
+		}
+	}
+}
+
+// resumer resumes work when the loop asks, one request at a time.
+func (c *Cluster) resumer() {
+	defer c.wg.Done()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case gained := <-c.resume:
+			c.h.Resume(gained)
 		}
 	}
 }
@@ -227,8 +261,10 @@ func (c *Cluster) round(ctx context.Context) bool {
 	c.mu.Unlock()
 	kept := 0
 	for _, p := range held {
-		if kept >= share { // past this node's share: another node takes it
-			c.release(ctx, p)
+		if kept >= share { // past this node's share: another node takes it once its lease runs out
+			c.mu.Lock()
+			delete(c.held, p)
+			c.mu.Unlock()
 			continue
 		}
 		if c.take(ctx, p) {
@@ -266,16 +302,6 @@ func (c *Cluster) take(ctx context.Context, p int) bool {
 	default:
 		delete(c.held, p)
 		return false
-	}
-}
-
-// release gives up partition p.
-func (c *Cluster) release(ctx context.Context, p int) {
-	c.mu.Lock()
-	delete(c.held, p)
-	c.mu.Unlock()
-	if _, err := c.st.Lease(ctx, leaseName(p), c.cfg.Node, 0); err != nil {
-		c.log.Warn("give up a partition", "partition", p, "err", err)
 	}
 }
 

@@ -38,7 +38,7 @@ func startNode(t *testing.T, urls, ns, name string) *node {
 		Changed: func(string) {},
 		Events:  func([]store.Event) {},
 		Reply:   func(address string, r *abi.Response) { n.mu.Lock(); n.replies[address] = r; n.mu.Unlock() },
-		Gained:  func() {},
+		Resume:  func(bool) {},
 	})
 	if err != nil {
 		t.Fatal(err)

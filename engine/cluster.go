@@ -45,9 +45,10 @@ type ClusterHandlers struct {
 	// Reply gives a waiting request its run's response; r nil: the run
 	// ended.
 	Reply func(address string, r *abi.Response)
-	// Gained is called when this node starts owning more: it resumes the
-	// work of what it now owns.
-	Gained func()
+	// Resume resumes the work of what this node owns: when it starts
+	// owning more (gained), and now and then, for work whose kick was
+	// lost.
+	Resume func(gained bool)
 }
 
 // owns reports whether this node does id's work.
@@ -109,7 +110,7 @@ func (e *Engine) clusterHandlers() ClusterHandlers {
 		Changed: e.reloadTriggers,
 		Events:  func(events []store.Event) { e.events.publish(events...) },
 		Reply:   e.waiters.deliver,
-		Gained:  e.resumeOwned,
+		Resume:  e.resumeOwned,
 	}
 }
 
@@ -147,10 +148,11 @@ func (e *Engine) reloadTriggers(id string) {
 	}
 }
 
-// resumeOwned resumes the work of what this node now owns: queued
-// invocations and delayed emits. Timers are armed on every node and fire
-// on the owner; deliveries go to the owner of their listener.
-func (e *Engine) resumeOwned() {
+// resumeOwned resumes the work of what this node owns: queued
+// invocations and, when it gained some, delayed emits. Timers are armed
+// on every node and fire on the owner; deliveries go to the owner of
+// their listener.
+func (e *Engine) resumeOwned(gained bool) {
 	ctx := context.Background()
 	pending, err := e.queues.SourcesWithPending(ctx)
 	if err != nil {
@@ -160,6 +162,10 @@ func (e *Engine) resumeOwned() {
 		if e.owns(id) {
 			e.workers.kick(id)
 		}
+	}
+	e.deliverer.poke()
+	if !gained {
+		return
 	}
 	sources, err := e.queues.AllSources(ctx)
 	if err != nil {
@@ -175,5 +181,4 @@ func (e *Engine) resumeOwned() {
 	if err := e.loadDelayed(ctx, owned); err != nil {
 		e.log.Error("resume owned work: delayed emits", "err", err)
 	}
-	e.deliverer.poke()
 }

@@ -470,12 +470,12 @@ func (e *Engine) stopTriggers(id string) {
 // event {timestamp, interval_seconds}. Only the source's owner fires, and
 // the store enqueues each tick once (Queues.FireTimer), so that a tick
 // fires once however ownership moves.
-func (e *Engine) fireTimer(sourceID string, spec component.TimerSpec, due, at time.Time) {
+func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due, at time.Time) {
 	if !e.owns(sourceID) {
 		return
 	}
 	inv := store.Invocation{SourceID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
-	fired, err := e.queues.FireTimer(context.Background(), inv, due.UnixMilli())
+	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
 	if err != nil {
 		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
 		return

@@ -107,7 +107,7 @@ func TestTimerSetFiresAndStops(t *testing.T) {
 	var mu sync.Mutex
 	var fires []string
 	var last atomic.Int64
-	s := newTimerSet(clock, quiet, func(id string, spec component.TimerSpec, _, at time.Time) {
+	s := newTimerSet(clock, quiet, func(id, _ string, spec component.TimerSpec, _, at time.Time) {
 		mu.Lock()
 		defer mu.Unlock()
 		fires = append(fires, id+"@"+at.Format("15:04:05"))

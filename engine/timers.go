@@ -19,7 +19,7 @@ import (
 type timerSet struct {
 	clock    Clock
 	log      *slog.Logger
-	fire     func(sourceID string, spec component.TimerSpec, due, at time.Time)
+	fire     func(sourceID, prop string, spec component.TimerSpec, due, at time.Time)
 	lastFire func(sourceID string) (int64, error)
 
 	mu      sync.Mutex
@@ -35,7 +35,7 @@ type armed struct {
 	next  Timer
 }
 
-func newTimerSet(clock Clock, log *slog.Logger, fire func(string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *timerSet {
+func newTimerSet(clock Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *timerSet {
 	return &timerSet{clock: clock, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
 }
 
@@ -116,12 +116,19 @@ func (s *timerSet) arm(sourceID, prop string, a *armed, due time.Time) {
 		defer s.firing.Done()
 
 		fired := s.clock.Now()
-		s.fire(sourceID, a.spec, due, fired)
+		s.fire(sourceID, prop, a.spec, due, fired)
 
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.running && s.timers[sourceID][prop] == a {
-			s.arm(sourceID, prop, a, a.sched.Next(fired))
+			// The tick after the one due, as every node names it, unless
+			// that is past already (a catch-up fire): then from now, so
+			// that missed ticks do not fire in a burst.
+			next := a.sched.Next(due)
+			if !next.After(fired) {
+				next = a.sched.Next(fired)
+			}
+			s.arm(sourceID, prop, a, next)
 		}
 	})
 }

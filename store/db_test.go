@@ -1,6 +1,8 @@
 package store
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -73,6 +75,27 @@ func TestDBClearOnEveryBackend(t *testing.T) {
 			if _, found, err := b.DBGet(ctx, "dc_2", k); err != nil || !found {
 				t.Errorf("dc_2's %s after dc_1's clear: %v %v", k, found, err)
 			}
+		}
+	})
+}
+
+// TestLargeRecords: the largest values the sandbox lets through (a db
+// value of 1 MiB, an event of 4 MiB) are stored on either backend.
+func TestLargeRecords(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		big := []byte(`"` + strings.Repeat("x", 1<<20-2) + `"`)
+		wantErr(t, "DBSet", b.DBSet(ctx, "dc_1", "k", big), nil)
+		if v, ok, err := b.DBGet(ctx, "dc_1", "k"); err != nil || !ok || len(v) != len(big) {
+			t.Errorf("DBGet: %d bytes, %v %v", len(v), ok, err)
+		}
+		huge := json.RawMessage(`"` + strings.Repeat("y", 4<<20-2) + `"`)
+		inv := mustEnqueue(t, b, "dc_1")
+		if _, err := b.CompleteRun(ctx, inv, RunCommit{Events: []Event{{Data: huge}}}); err != nil {
+			t.Fatalf("CompleteRun with an event of 4 MiB: %v", err)
+		}
+		if evs := must(b.ListEvents(ctx, "dc_1", "", 1)); len(evs) != 1 || len(evs[0].Data) != len(huge) {
+			t.Errorf("the event of 4 MiB reads back as %d events", len(evs))
 		}
 	})
 }

@@ -39,6 +39,11 @@ type JetStreamConfig struct {
 // token and part of a stream name.
 var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
 
+// jsMinPayload is the smallest max_payload of the NATS servers that
+// holds fount's largest records: an event of up to 4 MiB (the sandbox's
+// bound of one emit) with its fields, and a db value of up to 1 MiB.
+const jsMinPayload = 8 << 20
+
 // jsTombstoneTTL is how long a deleted key's tombstone stays: the
 // shortest TTL the server takes. A tombstone only has to replace the
 // record's message, so that a transaction that read the record fails its
@@ -92,6 +97,10 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 	nc, err := nats.Connect(cfg.URLs, nopts...)
 	if err != nil {
 		return nil, fmt.Errorf("store: connect to NATS: %w", err)
+	}
+	if max := nc.MaxPayload(); max < jsMinPayload {
+		nc.Close()
+		return nil, fmt.Errorf("store: the NATS servers take messages of %d bytes at most, and fount stores events of up to 4 MiB: set max_payload to 8MB in their configuration", max)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {

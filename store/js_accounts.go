@@ -218,42 +218,48 @@ func (s *JetStream) SetTimerLastFire(ctx context.Context, sourceID string, ms in
 	return nil
 }
 
-// FireTimer implements Queues: the timer's record is read and rewritten
-// with the invocation in one batch, so two nodes firing one tick enqueue
-// it once.
-func (s *JetStream) FireTimer(ctx context.Context, inv Invocation, dueMs int64) (bool, error) {
+// FireTimer implements Queues: the timer prop's record is read and
+// rewritten with the invocation in one batch, so two nodes firing one tick
+// enqueue it once.
+func (s *JetStream) FireTimer(ctx context.Context, inv Invocation, prop string, dueMs int64) (bool, error) {
 	if inv.SourceID == "" {
 		return false, errors.New("store: fire timer: empty source id")
+	}
+	records := tblSources
+	if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
+		records = tblWorkflows
 	}
 	fired := false
 	err := s.update(ctx, func(tx *jsTx) error {
 		fired = false
-		records := tblSources
-		if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
-			records = tblWorkflows
-		}
 		if ok, err := tx.has(s.key(records, inv.SourceID)); err != nil || !ok {
 			return err // deleted while its timer fired
 		}
-		k := s.key(tblTimers, inv.SourceID)
-		v, ok, err := tx.get(k)
-		if err != nil {
-			return err
-		}
-		if ok {
-			last, err := strconv.ParseInt(string(v), 10, 64)
+		last := func(k string) (int64, error) {
+			v, ok, err := tx.get(k)
+			if err != nil || !ok {
+				return 0, err
+			}
+			ms, err := strconv.ParseInt(string(v), 10, 64)
 			if err != nil {
-				return fmt.Errorf("timer record %q: %w", v, err)
+				return 0, fmt.Errorf("timer record %q: %w", v, err)
 			}
-			if last >= dueMs {
-				return nil
-			}
+			return ms, nil
+		}
+		propKey := s.key(tblTimers, inv.SourceID, prop)
+		if ms, err := last(propKey); err != nil || ms >= dueMs {
+			return err
 		}
 		if _, err := s.putInvocation(tx, s.now().UnixMilli(), inv); err != nil {
 			return err
 		}
-		tx.put(k, strconv.AppendInt(nil, dueMs, 10))
+		tx.put(propKey, strconv.AppendInt(nil, dueMs, 10))
 		fired = true
+		k := s.key(tblTimers, inv.SourceID)
+		if ms, err := last(k); err != nil || ms >= dueMs {
+			return err
+		}
+		tx.put(k, strconv.AppendInt(nil, dueMs, 10))
 		return nil
 	})
 	if err != nil {

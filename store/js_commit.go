@@ -10,15 +10,26 @@ import (
 )
 
 // jsTxMaxWrites bounds the writes of one transaction of CompleteRuns,
-// under the server's bound of an atomic batch (jsMaxBatch) with room for
-// a run's last writes (its channels' records, dedupe, usage...): a run
-// that emits more commits its first events in transactions of their own,
-// as CompleteRuns does in bbolt.
-const jsTxMaxWrites = jsMaxBatch * 3 / 4
+// well under the server's bound of an atomic batch (jsMaxBatch): the
+// trimming of each channel adds up to as many deletes (jsMaxTrim), and a
+// run's last writes (its channels' records, dedupe, usage...) come after.
+// A run that emits more commits its first events in transactions of their
+// own, as CompleteRuns does in bbolt.
+const jsTxMaxWrites = jsMaxBatch / 4
 
 // CompleteRun removes inv from the queue and applies c, in one
 // transaction, as Bolt.CompleteRun does.
 func (s *JetStream) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error) {
+	if len(c.Events) > jsTxMaxWrites { // more than one batch takes: in parts
+		out, err := s.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: c}})
+		if err == nil && out[0] == nil {
+			err = fmt.Errorf("invocation %q: %w", inv.ID, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
+		}
+		return out[0], nil
+	}
 	var out []Event
 	err := s.update(ctx, func(tx *jsTx) error {
 		if err := s.dequeue(tx, inv); err != nil {

@@ -24,6 +24,9 @@ const (
 	tblEventClocks = "evclock" // emitter → jsClock
 )
 
+// jsMaxTrim bounds the slots one transaction trims from a channel.
+const jsMaxTrim = jsMaxBatch / 4
+
 // jsChannel is the record of a channel of an emitter.
 type jsChannel struct {
 	First uint64 `json:"first"` // the oldest n that may hold an event
@@ -141,7 +144,11 @@ func (a *jsAppender) close() error {
 // record. An event added by this transaction and trimmed at once is never
 // written at all (fresh holds the n added).
 func (s *JetStream) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep uint64, fresh []uint64) error {
-	for ; ch.Count > keep && ch.First < ch.Next; ch.First++ {
+	// At most jsMaxTrim slots a transaction, holes included, so that the
+	// batch stays in bounds; a channel left over keep is trimmed further
+	// by its next appends.
+	for visited := 0; ch.Count > keep && ch.First < ch.Next && visited < jsMaxTrim; ch.First++ {
+		visited++
 		k := s.eventKey(emitterID, name, ch.First)
 		if slices.Contains(fresh, ch.First) {
 			tx.unput(k)
@@ -304,6 +311,9 @@ func (s *JetStream) Channels(ctx context.Context, emitterID string) ([]string, e
 			return nil, fmt.Errorf("store: channels of %q: %w", emitterID, err)
 		}
 		parts, err := s.keyParts(tblEventChans, e.subject)
+		if errors.Is(err, errHashedPart) {
+			continue // a name too long to list
+		}
 		if err != nil || len(parts) != 2 {
 			return nil, fmt.Errorf("store: channels of %q: key %s: %w", emitterID, e.subject, err)
 		}

@@ -43,7 +43,7 @@ func natsURL(t testing.TB) string {
 		}
 		testNATS.srv, testNATS.err = natsserver.NewServer(&natsserver.Options{
 			Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: testNATS.dir,
-			NoLog: true, NoSigs: true,
+			MaxPayload: 8 << 20, NoLog: true, NoSigs: true,
 		})
 		if testNATS.err != nil {
 			return

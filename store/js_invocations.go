@@ -77,11 +77,13 @@ func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, lim
 	if sourceID == "" {
 		return out, nil
 	}
-	entries, err := s.scan(ctx, s.key(tblInvocations, sourceID)+".*")
+	// The oldest first, and no more: a deep queue is read a batch at a
+	// time.
+	entries, err := s.scanFirst(ctx, s.key(tblInvocations, sourceID)+".*", limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending invocations of %q: %w", sourceID, err)
 	}
-	for _, e := range entries[:min(len(entries), limit)] {
+	for _, e := range entries {
 		var inv Invocation
 		if err := json.Unmarshal(e.value, &inv); err != nil {
 			return nil, fmt.Errorf("store: pending invocations of %q: decode %s: %w", sourceID, e.subject, err)

@@ -455,13 +455,19 @@ func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit
 // purgeSourceData removes what a deleted source or workflow kept beyond
 // its records: its events, its db and its queued invocations.
 func (s *JetStream) purgeSourceData(ctx context.Context, id string) error {
+	// Its queued invocations first: a run of it in flight on its owner
+	// then finds its invocation gone and commits nothing after the purge
+	// of its events.
+	if err := s.purge(ctx, s.key(tblInvocations, id)+".>"); err != nil {
+		return err
+	}
 	if err := s.deleteEmitterAfter(ctx, id); err != nil {
 		return err
 	}
-	if err := s.purge(ctx, s.key(tblDB, id)+".>"); err != nil {
+	if err := s.purge(ctx, s.key(tblTimers, id)+".>"); err != nil { // its timer props' last fires
 		return err
 	}
-	return s.purge(ctx, s.key(tblInvocations, id)+".>")
+	return s.purge(ctx, s.key(tblDB, id)+".>")
 }
 
 // ListSources returns one page of ownerID's sources in creation order.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -53,7 +54,8 @@ func transient(err error) bool {
 		errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrConnectionReconnecting):
 		return true
 	case errors.As(err, &apiErr):
-		return apiErr.Code == 503 || apiErr.ErrorCode == jsErrClusterNotAvailable || apiErr.ErrorCode == jsErrClusterNotLeader
+		return apiErr.Code == 503 || apiErr.ErrorCode == jsErrClusterNotAvailable || apiErr.ErrorCode == jsErrClusterNotLeader ||
+			apiErr.ErrorCode == jsErrDuplicateInProcess
 	}
 	return false
 }
@@ -118,13 +120,30 @@ func (s *JetStream) key(table string, parts ...string) string {
 	return b.String()
 }
 
-// token encodes one part of a key: "_" and the unpadded base64url of it.
+// jsMaxTokenPart is the longest part a key holds as it is: a longer one
+// (a component key, a channel name, which nothing bounds) is held as its
+// hash, so that no request can make a subject past the server's limit of
+// a protocol line, which would drop the connection.
+const jsMaxTokenPart = 512
+
+// token encodes one part of a key: "_" and the unpadded base64url of it,
+// or, for a part longer than jsMaxTokenPart, "~" and that of its sha256.
 func token(part string) string {
+	if len(part) > jsMaxTokenPart {
+		sum := sha256.Sum256([]byte(part))
+		return "~" + base64.RawURLEncoding.EncodeToString(sum[:])
+	}
 	return "_" + base64.RawURLEncoding.EncodeToString([]byte(part))
 }
 
+// errHashedPart is untoken's answer for a part held as its hash.
+var errHashedPart = errors.New("store: a key part too long to hold is held as its hash")
+
 // untoken decodes what token encoded.
 func untoken(tok string) (string, error) {
+	if strings.HasPrefix(tok, "~") {
+		return "", errHashedPart
+	}
 	rest, ok := strings.CutPrefix(tok, "_")
 	if !ok {
 		return "", fmt.Errorf("store: key token %q: no leading _", tok)
@@ -306,17 +325,45 @@ func (s *JetStream) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
 	for i, m := range msgs {
 		m.Header.Set(jetstream.MsgIDHeader, ids+"."+strconv.Itoa(i))
 	}
-	err := s.retry(ctx, func() error { return s.sendBatch(ctx, msgs) })
-	var apiErr *jetstream.APIError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &apiErr) && apiErr.ErrorCode == jsErrAtomicPublishDuplicate:
-		return nil // sent again after a lost answer: the first was stored
-	case errors.As(err, &apiErr) && retryableBatchError(apiErr.ErrorCode):
-		return fmt.Errorf("%w: %w", errTxConflict, err)
+	// Once a send's outcome is unknown (its answer was lost), the batch
+	// may be stored: it is sent again, as it is, until the server says
+	// stored, duplicate (stored before) or refused on its revisions; never
+	// run again from its reads, which would apply it twice.
+	uncertain := false
+	deadline := time.Now().Add(jsTransientWait)
+	wait := 25 * time.Millisecond
+	for {
+		err := s.sendBatch(ctx, msgs)
+		var apiErr *jetstream.APIError
+		isAPI := errors.As(err, &apiErr)
+		switch {
+		case err == nil:
+			return nil
+		case isAPI && apiErr.ErrorCode == jsErrAtomicPublishDuplicate:
+			return nil // sent again after a lost answer: the first was stored
+		case transient(err) || (errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) ||
+			(uncertain && isAPI && retryableBatchError(apiErr.ErrorCode) && !conflict(apiErr.ErrorCode)):
+			uncertain = true
+			if time.Now().After(deadline) {
+				return fmt.Errorf("store: commit: %w", err)
+			}
+			select {
+			case <-ctx.Done():
+				return errors.Join(err, ctx.Err())
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, time.Second)
+		case isAPI && retryableBatchError(apiErr.ErrorCode):
+			return fmt.Errorf("%w: %w", errTxConflict, err)
+		default:
+			return fmt.Errorf("store: commit: %w", err)
+		}
 	}
-	return fmt.Errorf("store: commit: %w", err)
+}
+
+// conflict tells a batch refused on its revisions: nothing was stored.
+func conflict(code jetstream.ErrorCode) bool {
+	return code == jetstream.JSErrCodeStreamWrongLastSequence || code == jetstream.JSErrCodeStreamWrongLastSequenceConstant
 }
 
 // sendBatch sends msgs as one atomic batch (one message: a plain
@@ -361,6 +408,7 @@ const (
 	jsErrAtomicPublishDuplicate       jetstream.ErrorCode = 10201
 	jsErrClusterNotAvailable          jetstream.ErrorCode = 10008
 	jsErrClusterNotLeader             jetstream.ErrorCode = 10009
+	jsErrDuplicateInProcess           jetstream.ErrorCode = 10158 // a copy of the message is being stored
 )
 
 // jsEntry is one record found by scan.
@@ -393,6 +441,13 @@ func (s *JetStream) scanSubjects(ctx context.Context, filter string) ([]string, 
 	return out, nil
 }
 
+// jsScanByReads is how many records a scan reads one request at a time
+// before it reads the rest through a consumer: a request per record is
+// cheapest for the short lists most scans are (a source's queue, a
+// channel's kept events), and a consumer, whose creation the cluster
+// agrees on, for long ones.
+const jsScanByReads = 128
+
 func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
 	var out []jsEntry
 	err := s.retry(ctx, func() error {
@@ -403,14 +458,75 @@ func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly
 	return out, err
 }
 
+// scanFirst returns the first limit records of filter, in the order they
+// were last written, read one at a time from the stream's leader.
+func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]jsEntry, error) {
+	var out []jsEntry
+	err := s.retry(ctx, func() error {
+		out = out[:0]
+		next := uint64(1)
+		for len(out) < limit {
+			msg, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(filter))
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("store: scan %s: %w", filter, err)
+			}
+			next = msg.Sequence + 1
+			if msg.Header.Get(hdrOperation) != opDelete {
+				out = append(out, jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence})
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// scanOnce reads the records of filter from the stream's leader, one at a
+// time, then, past jsScanByReads of them, through a consumer.
 func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
+	var out []jsEntry
+	next := uint64(1)
+	for range jsScanByReads {
+		msg, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(filter))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
+		}
+		next = msg.Sequence + 1
+		if msg.Header.Get(hdrOperation) == opDelete {
+			continue
+		}
+		out = append(out, jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence})
+	}
+	rest, err := s.scanConsumer(ctx, filter, headersOnly, next)
+	if err != nil {
+		return nil, err
+	}
+	// A record written again while scanned may be in both parts: keep
+	// its newer message.
+	later := make(map[string]bool, len(rest))
+	for _, e := range rest {
+		later[e.subject] = true
+	}
+	out = slices.DeleteFunc(out, func(e jsEntry) bool { return later[e.subject] })
+	return append(out, rest...), nil
+}
+
+// scanConsumer reads the records of filter from sequence from on through
+// an ordered consumer.
+func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly bool, from uint64) ([]jsEntry, error) {
 	// A consumer of its own, removed once read: the server bounds the
 	// consumers of a stream, and an idle one would otherwise stay for
 	// minutes. The server also removes it after a short idle time, should
 	// this process die before.
 	cons, err := s.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
 		FilterSubjects:    []string{filter},
-		DeliverPolicy:     jetstream.DeliverAllPolicy,
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       from,
 		HeadersOnly:       headersOnly,
 		InactiveThreshold: 5 * time.Second,
 	})
@@ -422,13 +538,20 @@ func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly boo
 		return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 	}
 	defer func() {
-		_ = s.stream.DeleteConsumer(context.WithoutCancel(ctx), info.Name)
+		// An ordered consumer is made anew after a gap: remove the
+		// current one.
+		if cur := cons.CachedInfo(); cur != nil {
+			_ = s.stream.DeleteConsumer(context.WithoutCancel(ctx), cur.Name)
+		}
 	}()
 	pending := info.NumPending
 	seen := map[string]int{}
 	var out []jsEntry
 	for pending > 0 {
-		batch, err := cons.Fetch(int(min(pending, 1000)), jetstream.FetchContext(ctx))
+		// A short wait, not ctx: a record counted in pending may be gone
+		// by now (a tombstone expired, a purge), and then no message
+		// comes.
+		batch, err := cons.Fetch(int(min(pending, 1000)), jetstream.FetchMaxWait(2*time.Second))
 		if err != nil {
 			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 		}
@@ -455,11 +578,11 @@ func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly boo
 			seen[m.Subject()] = len(out)
 			out = append(out, jsEntry{subject: m.Subject(), value: m.Data(), seq: md.Sequence.Stream})
 		}
-		if err := batch.Error(); err != nil {
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
 			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("store: scan %s: no messages while %d pending", filter, pending)
+			return out, nil // what was pending went away meanwhile
 		}
 	}
 	return out, nil

@@ -183,10 +183,11 @@ type Queues interface {
 	// last fired (epoch ms), so schedules survive restarts.
 	TimerLastFire(ctx context.Context, sourceID string) (int64, error)
 	SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error
-	// FireTimer enqueues inv, the run of the timer tick due at dueMs of a
-	// source or workflow (inv.SourceID), and
-	// records dueMs as the timer's last fire, atomically, unless the
-	// timer already fired at or after dueMs: then it changes nothing and
-	// returns false. Nodes sharing a store thus run each tick once.
-	FireTimer(ctx context.Context, inv Invocation, dueMs int64) (bool, error)
+	// FireTimer enqueues inv, the run of the tick due at dueMs of the
+	// timer prop of a source or workflow (inv.SourceID), and records dueMs
+	// as that timer's last fire (and its source's, unless later),
+	// atomically, unless the timer already fired at or after dueMs: then
+	// it changes nothing and returns false. Nodes sharing a store thus run
+	// each tick once.
+	FireTimer(ctx context.Context, inv Invocation, prop string, dueMs int64) (bool, error)
 }

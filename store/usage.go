@@ -111,33 +111,48 @@ func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 	return nil
 }
 
-// FireTimer implements Queues.
-func (b *Bolt) FireTimer(ctx context.Context, inv Invocation, dueMs int64) (bool, error) {
+// FireTimer implements Queues. Each timer prop's last fire is kept under
+// timerPropKey, beside its source's under the source's id.
+func (b *Bolt) FireTimer(ctx context.Context, inv Invocation, prop string, dueMs int64) (bool, error) {
 	if inv.SourceID == "" {
 		return false, errors.New("store: fire timer: empty source id")
 	}
-	fired := false
 	records := bucketSources
 	if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
 		records = bucketWorkflows
 	}
+	fired := false
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		if !has(tx.Bucket(records), []byte(inv.SourceID)) {
 			return nil // deleted while its timer fired
 		}
-		if v := tx.Bucket(bucketTimers).Get([]byte(inv.SourceID)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {
+		timers := tx.Bucket(bucketTimers)
+		propKey := timerPropKey(inv.SourceID, prop)
+		if v := timers.Get(propKey); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {
 			return nil
 		}
 		if _, err := enqueueInvocation(tx, b.now().UnixMilli(), inv); err != nil {
 			return err
 		}
 		fired = true
-		return tx.Bucket(bucketTimers).Put([]byte(inv.SourceID), be8(uint64(dueMs)))
+		if err := timers.Put(propKey, be8(uint64(dueMs))); err != nil {
+			return err
+		}
+		if v := timers.Get([]byte(inv.SourceID)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {
+			return nil
+		}
+		return timers.Put([]byte(inv.SourceID), be8(uint64(dueMs)))
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.SourceID, err)
 	}
 	return fired, nil
+}
+
+// timerPropKey is where the last fire of a source's timer prop is kept:
+// the source's id, a 0 byte (which no id holds) and the prop's name.
+func timerPropKey(sourceID, prop string) []byte {
+	return []byte(sourceID + "\x00" + prop)
 }
 
 // deleteSourceQueues removes sourceID's queued invocations, dedupe state
@@ -149,5 +164,12 @@ func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {
 	if err := tx.Bucket(bucketDedupe).Delete([]byte(sourceID)); err != nil {
 		return err
 	}
-	return tx.Bucket(bucketTimers).Delete([]byte(sourceID))
+	timers := tx.Bucket(bucketTimers)
+	keys, _ := scanPrefix(timers, []byte(sourceID+"\x00")) // its props' last fires
+	for _, k := range keys {
+		if err := timers.Delete(k); err != nil {
+			return err
+		}
+	}
+	return timers.Delete([]byte(sourceID))
 }

@@ -22,9 +22,26 @@ func startFountCluster(t *testing.T) []*server {
 	for i := range 3 {
 		cfg := natsConfig(t, nats.URLs(), keyFile, fmt.Sprintf("node%d", i+1))
 		cfg.natsReplicas = 3
-		nodes = append(nodes, startServer(t, cfg))
+		s := startServer(t, cfg)
+		nodes = append(nodes, s)
+		t.Cleanup(func() { // registered after the node's stop, so it runs before it
+			if t.Failed() {
+				t.Logf("node %d logged:\n%s", i+1, problems(s.log.String()))
+			}
+		})
 	}
 	return nodes
+}
+
+// problems keeps the warning and error lines of a log.
+func problems(log string) string {
+	var out []string
+	for l := range strings.SplitSeq(log, "\n") {
+		if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
+			out = append(out, l)
+		}
+	}
+	return tail(strings.Join(out, "\n"), 6000)
 }
 
 // postTo sends body to an endpoint path on a node and returns the answer.

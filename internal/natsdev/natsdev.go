@@ -52,7 +52,8 @@ func Start(dir string, n int, ports Ports) (*Cluster, error) {
 		o := &server.Options{
 			ServerName: name, Host: "127.0.0.1", Port: client[i],
 			JetStream: true, StoreDir: filepath.Join(dir, name),
-			NoLog: true, NoSigs: true,
+			MaxPayload: 8 << 20, // fount's events may be 4 MiB (docs/nats.md)
+			NoLog:      true, NoSigs: true,
 		}
 		if n > 1 {
 			o.Cluster = server.ClusterOpts{Name: "fount-dev", Host: "127.0.0.1", Port: routesPorts[i]}

@@ -304,22 +304,12 @@ func (b *Bolt) Channels(ctx context.Context, emitterID string) ([]string, error)
 //
 // An error wrapping ErrBadEventID when a bound is not an event id.
 func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
-	var start, end []byte
-	for _, bound := range []struct {
-		id  string
-		key *[]byte
-	}{{startID, &start}, {endID, &end}} {
-		if bound.id == "" {
-			continue
-		}
-		ms, seq, err := ParseEventID(bound.id)
-		if err != nil {
-			return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
-		}
-		*bound.key = eventKey(ms, seq)
+	start, end, err := eventBounds(startID, endID)
+	if err != nil {
+		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 	}
 	n := 0
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	err = b.update(ctx, func(tx *bolt.Tx) error {
 		ch := channelBucket(tx, emitterID, channel)
 		if ch == nil {
 			return nil
@@ -345,6 +335,25 @@ func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, en
 		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 	}
 	return n, nil
+}
+
+// eventBounds returns the keys of the bounds of a range of event ids; an
+// empty id is an open bound (nil).
+func eventBounds(startID, endID string) (start, end []byte, err error) {
+	for _, bound := range []struct {
+		id  string
+		key *[]byte
+	}{{startID, &start}, {endID, &end}} {
+		if bound.id == "" {
+			continue
+		}
+		ms, seq, err := ParseEventID(bound.id)
+		if err != nil {
+			return nil, nil, err
+		}
+		*bound.key = eventKey(ms, seq)
+	}
+	return start, end, nil
 }
 
 // deleteEmitter removes every event of emitterID and its id clock.

@@ -330,19 +330,9 @@ func (s *JetStream) Channels(ctx context.Context, emitterID string) ([]string, e
 // Bolt.DeleteEvents does. A range of more events than one batch holds is
 // deleted over several transactions.
 func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
-	var start, end []byte
-	for _, bound := range []struct {
-		id  string
-		key *[]byte
-	}{{startID, &start}, {endID, &end}} {
-		if bound.id == "" {
-			continue
-		}
-		ms, seq, err := ParseEventID(bound.id)
-		if err != nil {
-			return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
-		}
-		*bound.key = eventKey(ms, seq)
+	start, end, err := eventBounds(startID, endID)
+	if err != nil {
+		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 	}
 	if emitterID == "" {
 		return 0, nil

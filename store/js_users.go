@@ -155,13 +155,7 @@ func (s *JetStream) CreateOrg(ctx context.Context, o Org) error {
 	if o.ID == "" {
 		return errors.New("store: create org: empty id")
 	}
-	members := make([]string, 0, len(o.Members))
-	for _, m := range o.Members {
-		if !slices.Contains(members, m) {
-			members = append(members, m)
-		}
-	}
-	o.Members = members
+	o.Members = distinct(o.Members)
 	err := s.update(ctx, func(tx *jsTx) error {
 		if ok, err := tx.has(s.key(tblOrgs, o.ID)); err != nil || ok {
 			return errors.Join(err, idTaken(ok))

@@ -20,13 +20,7 @@ func (b *Bolt) CreateOrg(ctx context.Context, o Org) error {
 	if o.ID == "" {
 		return errors.New("store: create org: empty id")
 	}
-	members := make([]string, 0, len(o.Members))
-	for _, m := range o.Members {
-		if !slices.Contains(members, m) {
-			members = append(members, m)
-		}
-	}
-	o.Members = members
+	o.Members = distinct(o.Members)
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		orgs := tx.Bucket(bucketOrgs)
 		if has(orgs, []byte(o.ID)) {
@@ -50,6 +44,17 @@ func (b *Bolt) CreateOrg(ctx context.Context, o Org) error {
 		return fmt.Errorf("store: create org %q: %w", o.ID, err)
 	}
 	return nil
+}
+
+// distinct returns ids without repeats, in their first order.
+func distinct(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // addMembership indexes user userID as a member of the org created with seq.

@@ -4,12 +4,14 @@
 // engine's invocation and delivery queues, dedupe, usage and timer state
 // (Queues).
 //
-// Store and Queues are the interfaces the rest of fount uses; Bolt
-// implements both on bbolt in the data directory. A second, distributed
-// backend (NATS JetStream) is planned to sit beside it, which is why
-// callers never see bbolt types.
+// Store and Queues are the interfaces the rest of fount uses. Bolt
+// implements both on bbolt in the data directory; JetStream implements
+// both on a NATS JetStream stream that several nodes share (js*.go, and
+// docs/nats.md for the mapping). Both pass the same tests (eachBackend).
 //
 // # Caveats
+//
+// Of Bolt (JetStream's are in docs/nats.md):
 //
 //   - Every multi-key change runs in one bbolt write transaction, but for
 //     CompleteRuns: it splits large results over transactions bounded in

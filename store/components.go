@@ -87,15 +87,21 @@ func sameComponent(tx *bolt.Tx, codeKey []byte, c Component) (Component, bool) {
 	if err := getJSON(tx.Bucket(bucketComponents), string(id), &old); err != nil {
 		return Component{}, false
 	}
-	// The code hash is in codeKey: comparing the code itself again would
-	// only cost time, and the bundle follows from the code and Packages.
+	return old, equalSaves(old, c)
+}
+
+// equalSaves reports whether two components of one code hash and URL are
+// equal in all but their id and times. The code hash is in the index that
+// found old: comparing the code itself again would only cost time, and
+// the bundle follows from the code and Packages.
+func equalSaves(old, c Component) bool {
 	strip := func(c Component) ([]byte, error) {
 		c.ID, c.Code, c.Bundle, c.BundleMap, c.CreatedAt, c.UpdatedAt = "", "", "", "", 0, 0
 		return json.Marshal(c)
 	}
 	a, errA := strip(old)
 	z, errZ := strip(c)
-	return old, errA == nil && errZ == nil && bytes.Equal(a, z)
+	return errA == nil && errZ == nil && bytes.Equal(a, z)
 }
 
 // ComponentByCode implements Store.

@@ -68,6 +68,32 @@ func pastListener(listener string) []byte {
 // backlog bound is stored failed instead, with an attempt saying why, and
 // a settled one may remove the listener's oldest settled ones.
 func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, error) {
+	d, err := newDelivery(d, nowMs, b.maxPendingDeliveries, func() int {
+		return countPrefix(tx.Bucket(bucketDeliveryDue), key(d.ListenerID))
+	})
+	if err != nil {
+		return Delivery{}, err
+	}
+	seq, err := tx.Bucket(bucketDeliveries).NextSequence()
+	if err != nil {
+		return Delivery{}, err
+	}
+	d.ID = seqID(seq)
+	if err := putDelivery(tx, seq, d); err != nil {
+		return Delivery{}, err
+	}
+	if d.Status != DeliveryPending {
+		return d, b.trimSettledDeliveries(tx, d.ListenerID)
+	}
+	return d, nil
+}
+
+// newDelivery checks d and fills in what a new delivery starts with at
+// clock nowMs: Status DeliveryPending when empty, CreatedAtMs nowMs,
+// NextAttemptMs nowMs when zero. A pending one past its listener's backlog
+// bound maxPending (> 0; pending counts the backlog) is failed instead,
+// with an attempt saying why.
+func newDelivery(d Delivery, nowMs int64, maxPending int, pending func() int) (Delivery, error) {
 	if d.ListenerID == "" {
 		return Delivery{}, errors.New("empty listener id")
 	}
@@ -84,20 +110,9 @@ func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, e
 		d.Attempts = []Attempt{}
 	}
 	d.CreatedAtMs = nowMs
-	if d.Status == DeliveryPending && b.maxPendingDeliveries > 0 && countPrefix(tx.Bucket(bucketDeliveryDue), key(d.ListenerID)) >= b.maxPendingDeliveries {
+	if d.Status == DeliveryPending && maxPending > 0 && pending() >= maxPending {
 		d.Status = DeliveryFailed
-		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(b.maxPendingDeliveries)})
-	}
-	seq, err := tx.Bucket(bucketDeliveries).NextSequence()
-	if err != nil {
-		return Delivery{}, err
-	}
-	d.ID = seqID(seq)
-	if err := putDelivery(tx, seq, d); err != nil {
-		return Delivery{}, err
-	}
-	if d.Status != DeliveryPending {
-		return d, b.trimSettledDeliveries(tx, d.ListenerID)
+		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(maxPending)})
 	}
 	return d, nil
 }

@@ -51,6 +51,17 @@ func eventID(ms, seq uint64) string {
 	return strconv.FormatUint(ms, 10) + "-" + strconv.FormatUint(seq, 10)
 }
 
+// nextEventID is the id of an emitter's next event at clock now, after
+// its last (lastMs, lastSeq; seen false: none): ms the later of now and
+// lastMs, seq counting up within that ms, so that ids increase strictly.
+func nextEventID(now, lastMs, lastSeq uint64, seen bool) (ms, seq uint64) {
+	ms = max(now, lastMs)
+	if seen && ms == lastMs {
+		return ms, lastSeq + 1
+	}
+	return ms, 0
+}
+
 // eventKey is 8-byte big-endian ms then seq, so byte order is id order.
 func eventKey(ms, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(be8(ms), seq)
@@ -160,10 +171,7 @@ func (a *appender) add(e *Event) (int, error) {
 		}
 		a.em = em
 	}
-	ms, seq := max(a.now, a.lastMs), uint64(0)
-	if a.seen && ms == a.lastMs {
-		seq = a.lastSeq + 1
-	}
+	ms, seq := nextEventID(a.now, a.lastMs, a.lastSeq, a.seen)
 	a.lastMs, a.lastSeq, a.seen = ms, seq, true
 	e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), a.emitterID
 	ch := a.touched[e.Name]

@@ -95,19 +95,6 @@ func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d Delivery) (Delivery,
 	if d.ListenerID == "" {
 		return Delivery{}, errors.New("empty listener id")
 	}
-	if d.Status == "" {
-		d.Status = DeliveryPending
-	}
-	if !validStatus(d.Status) {
-		return Delivery{}, fmt.Errorf("unknown delivery status %q", d.Status)
-	}
-	if d.NextAttemptMs == 0 {
-		d.NextAttemptMs = nowMs
-	}
-	if d.Attempts == nil {
-		d.Attempts = []Attempt{}
-	}
-	d.CreatedAtMs = nowMs
 	log, err := tx.deliveryLog(d.ListenerID)
 	if err != nil {
 		return Delivery{}, err
@@ -116,9 +103,8 @@ func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d Delivery) (Delivery,
 	if err != nil {
 		return Delivery{}, err
 	}
-	if d.Status == DeliveryPending && s.maxPendingDeliveries > 0 && len(due.Items) >= s.maxPendingDeliveries {
-		d.Status = DeliveryFailed
-		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(s.maxPendingDeliveries)})
+	if d, err = newDelivery(d, nowMs, s.maxPendingDeliveries, func() int { return len(due.Items) }); err != nil {
+		return Delivery{}, err
 	}
 	n := log.Next
 	log.Next++

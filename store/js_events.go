@@ -99,10 +99,7 @@ func (s *JetStream) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, e
 // add stores e with ID, IndexedAtMs and EmitterID set in place, and
 // returns the bytes it wrote.
 func (a *jsAppender) add(e *Event) (int, error) {
-	ms, seq := max(a.now, a.clock.Ms), uint64(0)
-	if a.seen && ms == a.clock.Ms {
-		seq = a.clock.Seq + 1
-	}
+	ms, seq := nextEventID(a.now, a.clock.Ms, a.clock.Seq, a.seen)
 	a.clock, a.seen = jsClock{Ms: ms, Seq: seq}, true
 	e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), a.emitterID
 	ch, err := a.channel(e.Name)

@@ -113,13 +113,7 @@ func (s *JetStream) sameComponent(tx *jsTx, codes jsCodeIndex, c Component) (Com
 		}
 		return Component{}, false, err
 	}
-	strip := func(c Component) ([]byte, error) {
-		c.ID, c.Code, c.Bundle, c.BundleMap, c.CreatedAt, c.UpdatedAt = "", "", "", "", 0, 0
-		return json.Marshal(c)
-	}
-	a, errA := strip(old)
-	z, errZ := strip(c)
-	return old, errA == nil && errZ == nil && string(a) == string(z), nil
+	return old, equalSaves(old, c), nil
 }
 
 // makeRoomForComponent drops owner's least recently saved unreachable
@@ -432,14 +426,9 @@ func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit
 		if err := s.unuseComponent(tx, src.ComponentID, id); err != nil {
 			return err
 		}
-		if err := s.deleteSubsNaming(tx, id, false); err != nil {
+		if err := s.forgetRunner(tx, id); err != nil {
 			return err
 		}
-		if err := s.deleteAutoSubsOfListener(tx, id); err != nil {
-			return err
-		}
-		tx.del(s.key(tblDedupe, id))
-		tx.del(s.key(tblTimers, id))
 		tx.del(s.key(tblSources, id))
 		return nil
 	})
@@ -450,6 +439,21 @@ func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit
 		return nil, fmt.Errorf("store: delete source %q: %w", id, err)
 	}
 	return events, nil
+}
+
+// forgetRunner deletes, in the transaction that deletes source or
+// workflow id, the subscriptions naming it and its dedupe and timer
+// state.
+func (s *JetStream) forgetRunner(tx *jsTx, id string) error {
+	if err := s.deleteSubsNaming(tx, id, false); err != nil {
+		return err
+	}
+	if err := s.deleteAutoSubsOfListener(tx, id); err != nil {
+		return err
+	}
+	tx.del(s.key(tblDedupe, id))
+	tx.del(s.key(tblTimers, id))
+	return nil
 }
 
 // purgeSourceData removes what a deleted source or workflow kept beyond

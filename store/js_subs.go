@@ -410,21 +410,9 @@ func (s *JetStream) RecordWebhookOutcome(ctx context.Context, id string, deliver
 		if err := tx.getJSON(k, &w); err != nil {
 			return err
 		}
-		if delivered {
-			if w.ConsecutiveFailures == 0 {
-				return nil
-			}
-			w.ConsecutiveFailures, w.FailingSinceMs = 0, 0
-			return tx.putJSON(k, w)
-		}
-		if w.ConsecutiveFailures == 0 {
-			w.FailingSinceMs = nowMs
-		}
-		w.ConsecutiveFailures++
-		if w.Active && maxFailures > 0 && w.ConsecutiveFailures >= maxFailures && nowMs-w.FailingSinceMs >= minAge.Milliseconds() {
-			w.Active, disabled = false, true
-			w.DisabledReason = fmt.Sprintf("deactivated after %d deliveries in a row failed over %s", w.ConsecutiveFailures,
-				time.Duration(nowMs-w.FailingSinceMs)*time.Millisecond)
+		var changed bool
+		if changed, disabled = recordOutcome(&w, delivered, nowMs, maxFailures, minAge); !changed {
+			return nil
 		}
 		return tx.putJSON(k, w)
 	})

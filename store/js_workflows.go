@@ -243,14 +243,9 @@ func (s *JetStream) DeleteWorkflow(ctx context.Context, id string) error {
 		if err := tx.listRemove(workflowIndex, w.OwnerID, id); err != nil {
 			return err
 		}
-		if err := s.deleteSubsNaming(tx, id, false); err != nil {
+		if err := s.forgetRunner(tx, id); err != nil {
 			return err
 		}
-		if err := s.deleteAutoSubsOfListener(tx, id); err != nil {
-			return err
-		}
-		tx.del(s.key(tblDedupe, id))
-		tx.del(s.key(tblTimers, id))
 		tx.del(s.key(tblWorkflows, id))
 		return nil
 	})

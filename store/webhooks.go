@@ -116,6 +116,28 @@ func (b *Bolt) UpdateWebhook(ctx context.Context, w Webhook) error {
 	return nil
 }
 
+// recordOutcome counts a settled delivery of w, as RecordWebhookOutcome
+// says, and reports whether w changed and whether this deactivated it.
+func recordOutcome(w *Webhook, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (changed, disabled bool) {
+	if delivered {
+		if w.ConsecutiveFailures == 0 {
+			return false, false
+		}
+		w.ConsecutiveFailures, w.FailingSinceMs = 0, 0
+		return true, false
+	}
+	if w.ConsecutiveFailures == 0 {
+		w.FailingSinceMs = nowMs
+	}
+	w.ConsecutiveFailures++
+	if w.Active && maxFailures > 0 && w.ConsecutiveFailures >= maxFailures && nowMs-w.FailingSinceMs >= minAge.Milliseconds() {
+		w.Active, disabled = false, true
+		w.DisabledReason = fmt.Sprintf("deactivated after %d deliveries in a row failed over %s", w.ConsecutiveFailures,
+			time.Duration(nowMs-w.FailingSinceMs)*time.Millisecond)
+	}
+	return true, disabled
+}
+
 // RecordWebhookOutcome implements Store.
 func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (Webhook, bool, error) {
 	var w Webhook
@@ -125,21 +147,9 @@ func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bo
 		if err := getJSON(hooks, id, &w); err != nil {
 			return err
 		}
-		if delivered {
-			if w.ConsecutiveFailures == 0 {
-				return nil
-			}
-			w.ConsecutiveFailures, w.FailingSinceMs = 0, 0
-			return putJSON(hooks, id, w)
-		}
-		if w.ConsecutiveFailures == 0 {
-			w.FailingSinceMs = nowMs
-		}
-		w.ConsecutiveFailures++
-		if w.Active && maxFailures > 0 && w.ConsecutiveFailures >= maxFailures && nowMs-w.FailingSinceMs >= minAge.Milliseconds() {
-			w.Active, disabled = false, true
-			w.DisabledReason = fmt.Sprintf("deactivated after %d deliveries in a row failed over %s", w.ConsecutiveFailures,
-				time.Duration(nowMs-w.FailingSinceMs)*time.Millisecond)
+		var changed bool
+		if changed, disabled = recordOutcome(&w, delivered, nowMs, maxFailures, minAge); !changed {
+			return nil
 		}
 		return putJSON(hooks, id, w)
 	})

@@ -129,7 +129,7 @@ func (c *Cluster) Start(h engine.ClusterHandlers) error {
 		handle  func(*nats.Msg)
 	}{
 		{c.st.BusSubject("kick"), func(m *nats.Msg) { h.Kick(string(m.Data)) }},
-		{c.st.BusSubject("changed"), func(m *nats.Msg) { h.Changed(string(m.Data)) }},
+		{c.st.BusSubject("changed"), c.onChanged},
 		{c.st.BusSubject("events"), c.onEvents},
 		{c.st.BusSubject("reply", c.cfg.Node), c.onReply},
 	} {
@@ -340,8 +340,25 @@ func leaseName(p int) string { return fmt.Sprintf("partition-%d", p) }
 // Kick tells every node that id has queued work.
 func (c *Cluster) Kick(id string) { c.publish("kick", []byte(id)) }
 
-// Changed tells every node that id changed.
-func (c *Cluster) Changed(id string) { c.publish("changed", []byte(id)) }
+// Changed tells the other nodes that id changed; this node, which made
+// the change, has it already.
+func (c *Cluster) Changed(id string) {
+	m := nats.NewMsg(c.st.BusSubject("changed"))
+	m.Data = []byte(id)
+	m.Header.Set(hdrNode, c.cfg.Node)
+	if err := c.nc.PublishMsg(m); err != nil {
+		c.log.Warn("tell the other nodes", "subject", "changed", "err", err)
+	}
+}
+
+// hdrNode names the node a message between nodes comes from.
+const hdrNode = "Fount-Node"
+
+func (c *Cluster) onChanged(m *nats.Msg) {
+	if m.Header.Get(hdrNode) != c.cfg.Node {
+		c.h.Changed(string(m.Data))
+	}
+}
 
 func (c *Cluster) publish(subject string, data []byte, parts ...string) {
 	if err := c.nc.Publish(c.st.BusSubject(append([]string{subject}, parts...)...), data); err != nil {

@@ -23,7 +23,7 @@ type Cluster interface {
 	Owns(id string) bool
 	// Kick tells every node that id has queued work: its owner drains it.
 	Kick(id string)
-	// Changed tells every node that the source, workflow or webhook id
+	// Changed tells the other nodes that the source, workflow or webhook id
 	// was deployed, updated, switched on or off, or deleted.
 	Changed(id string)
 	// Publish gives stored events to the event streams of the other nodes.

@@ -49,6 +49,13 @@ func startProcess(t *testing.T, bin, dataDir string) *process {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return &process{cmd: cmd, base: "http://" + awaitListening(t, stdout, "fount serve")}
+}
+
+// awaitListening reads a started `fount serve`'s stdout until it says
+// where it listens, and returns that address; what fails t is named what.
+func awaitListening(t *testing.T, stdout io.Reader, what string) string {
+	t.Helper()
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -60,11 +67,11 @@ func startProcess(t *testing.T, bin, dataDir string) *process {
 	}()
 	select {
 	case addr := <-found:
-		return &process{cmd: cmd, base: "http://" + addr}
+		return addr
 	case <-time.After(startupDeadline):
-		t.Fatal("fount serve did not start")
+		t.Fatalf("%s did not start", what)
 	}
-	return nil
+	return ""
 }
 
 // recordingReceiver is a receiver that also records every request it

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/http"
@@ -45,22 +44,7 @@ func startNode(t *testing.T, bin, urls, keyFile, name string) *process {
 		}
 		logs.Close()
 	})
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
-			}
-		}
-	}()
-	select {
-	case addr := <-found:
-		return &process{cmd: cmd, base: "http://" + addr}
-	case <-time.After(startupDeadline):
-		t.Fatalf("node %s did not start", name)
-	}
-	return nil
+	return &process{cmd: cmd, base: "http://" + awaitListening(t, stdout, "node "+name)}
 }
 
 // allEvents pages through every kept event of a source's default channel.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -185,55 +184,48 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 		}
 		return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
 	})
+	// Anything else it names would be a file of the server's: absolute
+	// paths, and "#" imports, which need a package.json it does not have.
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^[/#]`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == npmNamespace || args.Namespace == nodeNamespace {
+			return esbuild.OnResolveResult{}, nil
+		}
+		return esbuild.OnResolveResult{}, b.fail(&PackageError{
+			Reason: fmt.Sprintf("import %q: a component may import npm packages, Node built-ins and the modules deployed with it (./name), not paths", args.Path)})
+	})
 	// Everything a package's module imports.
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: `.*`, Namespace: npmNamespace}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
 		owner := b.ownerOf(args.ResolveDir)
 		if owner == nil {
 			return esbuild.OnResolveResult{}, b.fail(fmt.Errorf("import %q from %s: not in any package", args.Path, args.Importer))
 		}
-		if strings.HasPrefix(args.Path, ".") || strings.HasPrefix(args.Path, "#") || strings.HasPrefix(args.Path, "/") {
+		if strings.HasPrefix(args.Path, "/") {
+			return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: owner.id(),
+				Reason: fmt.Sprintf("%s imports an absolute path; a package may import only its own files and other packages", args.Importer)})
+		}
+		if strings.HasPrefix(args.Path, ".") || strings.HasPrefix(args.Path, "#") {
 			r := pb.Resolve(args.Path, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
 			if len(r.Errors) > 0 {
 				return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: owner.id(),
-					Reason: fmt.Sprintf("%s imports %q, which does not resolve: %s", args.Importer, args.Path, r.Errors[0].Text)})
+					Reason: fmt.Sprintf("%s imports %q, which does not resolve%s", args.Importer, args.Path, resolveReason(r.Errors[0].Text))})
 			}
-			return b.inPackage(r), nil
+			res, err := b.inPackage(owner, args.Importer, args.Path, r)
+			if err != nil {
+				return esbuild.OnResolveResult{}, b.fail(err)
+			}
+			return res, nil
 		}
 		return b.resolveBare(pb, args, owner)
 	})
 	pb.OnLoad(esbuild.OnLoadOptions{Filter: `.*`, Namespace: npmNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
-		real, _ := args.PluginData.(string)
-		raw, err := os.ReadFile(real)
+		f, _ := args.PluginData.(packageFile)
+		raw, err := f.read()
 		if err != nil {
-			return esbuild.OnLoadResult{}, b.fail(fmt.Errorf("%s: %w", args.Path, err))
+			return esbuild.OnLoadResult{}, b.fail(&PackageError{Package: f.in.id(), Reason: fmt.Sprintf("its file %s cannot be read: %v", f.rel, err)})
 		}
 		contents := string(raw)
-		return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Dir(real), Loader: loaderFor(real)}, nil
+		return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Join(f.in.root(), filepath.Dir(filepath.FromSlash(f.rel))), Loader: f.loader}, nil
 	})
-}
-
-// inPackage names a file esbuild resolved inside the cache by its
-// package, version and path in the package.
-func (b *build) inPackage(r esbuild.ResolveResult) esbuild.OnResolveResult {
-	name := r.Path
-	if in := b.ownerOf(filepath.Dir(r.Path)); in != nil {
-		rel, err := filepath.Rel(in.root(), r.Path)
-		if err == nil {
-			name = in.id() + "/" + filepath.ToSlash(rel)
-		}
-	}
-	return esbuild.OnResolveResult{Path: name, Namespace: npmNamespace, PluginData: r.Path, SideEffects: sideEffects(r.SideEffects)}
-}
-
-func loaderFor(file string) esbuild.Loader {
-	switch filepath.Ext(file) {
-	case ".json":
-		return esbuild.LoaderJSON
-	case ".ts", ".mts", ".cts":
-		return esbuild.LoaderTS
-	default:
-		return esbuild.LoaderJS
-	}
 }
 
 // resolveBare resolves a bare specifier imported by the component (owner
@@ -254,8 +246,13 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 	if err != nil {
 		return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: args.Path, Reason: err.Error()})
 	}
+	if err := checkSubpath(imp, args.Path); err != nil {
+		return esbuild.OnResolveResult{}, b.fail(err)
+	}
 	if owner != nil {
-		if r, ok := b.withinPackage(pb, args, owner); ok {
+		if r, ok, err := b.withinPackage(pb, args, owner); err != nil {
+			return esbuild.OnResolveResult{}, b.fail(err)
+		} else if ok {
 			return r, nil
 		}
 	}
@@ -270,19 +267,29 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 	})
 	if len(r.Errors) > 0 {
 		return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: inst.id(),
-			Reason: fmt.Sprintf("it has no module %q: %s", imp.Name+imp.Subpath, r.Errors[0].Text)})
+			Reason: fmt.Sprintf("it has no module %q%s", imp.Name+imp.Subpath, resolveReason(r.Errors[0].Text))})
 	}
-	return b.inPackage(r), nil
+	importer := args.Importer
+	if owner == nil {
+		importer = "the component"
+	}
+	res, err := b.inPackage(inst, importer, args.Path, r)
+	if err != nil {
+		return esbuild.OnResolveResult{}, b.fail(err)
+	}
+	return res, nil
 }
 
 // withinPackage resolves a package's import of itself or of a package
-// it ships in its own node_modules (bundledDependencies).
-func (b *build) withinPackage(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, bool) {
+// it ships in its own node_modules (bundledDependencies); false when
+// the import names neither.
+func (b *build) withinPackage(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, bool, error) {
 	r := pb.Resolve(args.Path, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
-	if len(r.Errors) > 0 || !strings.HasPrefix(r.Path, owner.dir+string(filepath.Separator)) {
-		return esbuild.OnResolveResult{}, false
+	if len(r.Errors) > 0 || !within(r.Path, owner.root()) {
+		return esbuild.OnResolveResult{}, false, nil
 	}
-	return b.inPackage(r), true
+	res, err := b.inPackage(owner, args.Importer, args.Path, r)
+	return res, err == nil, err
 }
 
 func sideEffects(has bool) esbuild.SideEffects {
@@ -512,7 +519,7 @@ func (b *build) install(name, version, sum string, m *packageManifest) (*instanc
 // readDeps reads the dependency ranges of the unpacked package.json,
 // which npm also takes over the registry's copy.
 func (in *instance) readDeps() error {
-	raw, err := os.ReadFile(filepath.Join(in.root(), "package.json"))
+	raw, err := packageFile{in: in, rel: "package.json"}.read()
 	if err != nil {
 		return fmt.Errorf("its package.json: %w", err)
 	}
@@ -577,7 +584,7 @@ func (b *build) failure(msgs []esbuild.Message) error {
 		}
 		lines = append(lines, loc+m.Text)
 	}
-	return &BuildError{Messages: strings.Join(lines, "\n")}
+	return &BuildError{Messages: b.scrub(strings.Join(lines, "\n"))}
 }
 
 // checkSize refuses a bundle over the cap, naming the package that

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/internal/confine"
 	"github.com/fount-dev/fount/sandbox"
 )
 
@@ -78,7 +79,7 @@ func (a processAnalyzer) Analyze(ctx context.Context, code, filename string, mod
 		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("the code is over the %d MiB the parser takes", workerMaxRequest>>20)}}
 	}
 	var reply analyzeReply
-	err = runWorkerProcess(ctx, a.exe, analyzeWorker, req, analyzeTimeout, workerMaxReply, &reply)
+	err = runWorkerProcess(ctx, workerJob{exe: a.exe, name: analyzeWorker, request: req, timeout: analyzeTimeout, maxReply: workerMaxReply}, &reply)
 	switch {
 	case errors.Is(err, errWorkerDeadline):
 		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("parsing the code took longer than %v", analyzeTimeout)}}
@@ -101,28 +102,45 @@ var (
 	errWorkerDied = errors.New("worker: died")
 )
 
-// runWorkerProcess runs exe as the internal worker named worker with req
-// on its stdin, within timeout, and decodes its reply (at most maxReply
-// bytes) into reply. A worker that fails to start is the server's error.
-func runWorkerProcess(ctx context.Context, exe, worker string, req []byte, timeout time.Duration, maxReply int, reply any) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// workerJob is one run of an internal worker.
+type workerJob struct {
+	exe      string // this executable
+	name     string // the worker it is started as
+	request  []byte // its stdin
+	timeout  time.Duration
+	maxReply int // bytes of reply at most
+	// files the worker may reach besides its executable: none for the
+	// parser, the npm cache and the network's configuration for the
+	// bundler (see internal/confine).
+	files []confine.Rule
+	env   []string // besides workerEnv
+}
+
+// runWorkerProcess runs job within its timeout, confined to its files
+// where the kernel can confine it, and decodes its reply into reply. A
+// worker that fails to start is the server's error.
+func runWorkerProcess(ctx context.Context, job workerJob, reply any) error {
+	ctx, cancel := context.WithTimeout(ctx, job.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, exe)
-	cmd.Env = []string{workerEnv + "=" + worker}
-	cmd.Stdin = bytes.NewReader(req)
-	out := &cappedBuffer{max: maxReply}
+	cmd := exec.CommandContext(ctx, job.exe)
+	cmd.Env = append([]string{workerEnv + "=" + job.name}, job.env...)
+	cmd.Stdin = bytes.NewReader(job.request)
+	out := &cappedBuffer{max: job.maxReply}
 	cmd.Stdout, cmd.Stderr = out, io.Discard
-	runErr := cmd.Run()
+	err := confine.Start(cmd, append(confine.Executable(job.exe), job.files...))
+	if errors.Is(err, confine.ErrUnsupported) {
+		err = cmd.Start() // serve warned at start that workers run unconfined
+	}
+	if err != nil {
+		return fmt.Errorf("start the %s worker: %w", job.name, err)
+	}
+	runErr := cmd.Wait()
 	if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 		return errWorkerDeadline
 	} else if err != nil {
 		return err
 	}
 	if runErr != nil || out.over || json.Unmarshal(out.Bytes(), reply) != nil {
-		var exit *exec.ExitError
-		if runErr != nil && !errors.As(runErr, &exit) {
-			return fmt.Errorf("start the %s worker: %w", worker, runErr)
-		}
 		return errWorkerDied
 	}
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/fount-dev/fount/bundle"
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/internal/confine"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -82,7 +83,7 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Pack
 			n.registry = npmConfiguredRegistry(n.cfg.npmTimeout)
 		}
 	})
-	req := bundleRequest{Code: code, Registry: n.registry, Cache: filepath.Join(n.cfg.dataDir, "npm"),
+	req := bundleRequest{Code: code, Registry: n.registry, Cache: npmCacheDir(n.cfg),
 		MaxBundle: n.cfg.maxBundle, Timeout: n.cfg.npmTimeout, AllowPrivate: n.cfg.allowPrivateEgress}
 	for _, l := range lock {
 		req.Lock = append(req.Lock, bundle.Locked(l))
@@ -116,7 +117,11 @@ func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, 
 	}
 	var reply bundleReply
 	// The worker's own deadline comes first; this one catches a stuck worker.
-	err = runWorkerProcess(ctx, n.exe, bundleWorker, raw, timeout+10*time.Second, bundleWorkerMaxReply, &reply)
+	if err := os.MkdirAll(req.Cache, 0o755); err != nil { // confinement allows only what exists
+		return bundleReply{}, fmt.Errorf("npm cache: %w", err)
+	}
+	err = runWorkerProcess(ctx, workerJob{exe: n.exe, name: bundleWorker, request: raw, timeout: timeout + 10*time.Second,
+		maxReply: bundleWorkerMaxReply, files: bundleWorkerFiles(req.Cache), env: certEnv()}, &reply)
 	switch {
 	case errors.Is(err, errWorkerDeadline):
 		return bundleReply{}, &engine.CodeError{Name: "ImportError", Message: (&bundle.TimeoutError{Limit: timeout}).Error()}
@@ -127,6 +132,34 @@ func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, 
 		return bundleReply{}, err
 	}
 	return reply, nil
+}
+
+// bundleWorkerFiles are what the bundle worker may open: the npm cache,
+// and what Go reads to reach a registry (name resolution and the CAs
+// that TLS trusts). No folder of these holds a private key.
+func bundleWorkerFiles(cache string) []confine.Rule {
+	rules := []confine.Rule{{Path: cache, Access: confine.ReadWrite}}
+	for _, f := range []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
+		"/etc/services", "/etc/protocols", "/etc/ssl/certs", "/etc/ssl/cert.pem", "/etc/ssl/ca-bundle.pem", "/etc/pki/tls/certs",
+		"/etc/pki/tls/cacert.pem", "/etc/pki/ca-trust/extracted", "/usr/share/ca-certificates", "/usr/local/share/ca-certificates",
+		os.Getenv("SSL_CERT_FILE"), os.Getenv("SSL_CERT_DIR")} {
+		if f != "" {
+			rules = append(rules, confine.Rule{Path: f, Access: confine.Read})
+		}
+	}
+	return rules
+}
+
+// certEnv passes the server's choice of CAs, if it made one, to the
+// bundle worker, whose environment is otherwise empty.
+func certEnv() []string {
+	var env []string
+	for _, k := range []string{"SSL_CERT_FILE", "SSL_CERT_DIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
 }
 
 // runBundleWorker is the bundle worker's main: one request on stdin, one
@@ -231,5 +264,17 @@ func checkNpmFlags(cfg serveConfig) error {
 	if cfg.npmTimeout < time.Second || cfg.npmTimeout > 30*time.Minute {
 		return fmt.Errorf("--npm-timeout must be between 1s and 30m, got %v", cfg.npmTimeout)
 	}
+	// The bundle worker may read the npm cache, and only it: no key may
+	// live there.
+	if cfg.secretKeyFile != "" {
+		key, err1 := filepath.Abs(cfg.secretKeyFile)
+		cache, err2 := filepath.Abs(npmCacheDir(cfg))
+		if rel, err := filepath.Rel(cache, key); err1 == nil && err2 == nil && err == nil && filepath.IsLocal(rel) {
+			return fmt.Errorf("--secret-key-file %s is inside the npm cache %s, which the workers that bundle tenants' packages read: keep it out", cfg.secretKeyFile, cache)
+		}
+	}
 	return nil
 }
+
+// npmCacheDir is where the server keeps npm packages.
+func npmCacheDir(cfg serveConfig) string { return filepath.Join(cfg.dataDir, "npm") }

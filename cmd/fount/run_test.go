@@ -171,6 +171,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
 		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"},
+		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"},
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])

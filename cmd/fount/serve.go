@@ -26,6 +26,7 @@ import (
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/internal/confine"
 	"github.com/fount-dev/fount/metrics"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
@@ -274,7 +275,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		return err
 	}
 	// Workers that parse and bundle untrusted code run as this
-	// executable, in processes of their own.
+	// executable, in processes of their own, confined by the kernel to
+	// the files they need.
+	if confine.Version() == 0 {
+		logger.Warn("this kernel has no Landlock: the workers that parse and bundle tenants' code run unconfined (see SECURITY.md, npm packages)")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)

@@ -1,0 +1,129 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fount-dev/fount/bundle/npmtest"
+)
+
+// hostSecret is what the server's files hold in these tests: it must
+// never reach a bundle or an error.
+const hostSecret = "HOSTSECRET-0123456789"
+
+// TestResolutionStaysInsideThePackage tries every way a component or a
+// package can name a file: a server's file is never loaded, the error
+// names the package and the import, and never a path of the server's.
+func TestResolutionStaysInsideThePackage(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	// Like lodash: no exports map, so subpaths are joined onto its folder.
+	reg.Publish(npmtest.Package{Name: "plainpkg", Version: "1.0.0", Files: map[string]string{
+		"index.js":   `module.exports = 1;`,
+		"climb.js":   `module.exports = require("../../../../owner.key");`,
+		"keyfile.js": `module.exports = require("./data.key");`,
+		"data.key":   `"a key file of the package"`,
+		"code.json":  `(globalThis.ran = "json ran as code")`,
+		"self.js":    `module.exports = require("plainpkg/../../../../owner.key");`,
+	}})
+	reg.Publish(npmtest.Package{Name: "badmain", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"badmain","version":"1.0.0","main":"../../../../owner.key"}`,
+	}})
+	reg.Publish(npmtest.Package{Name: "badexports", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"badexports","version":"1.0.0","exports":{".":"./../../../../owner.key","./x":"./x/../../../../../owner.key"}}`,
+	}})
+	reg.Publish(npmtest.Package{Name: "badimports", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"badimports","version":"1.0.0","main":"index.js","imports":{"#k":"../../../../owner.key"}}`,
+		"index.js":     `module.exports = require("#k");`,
+	}})
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "secret.json")
+	for _, f := range []string{filepath.Join(dir, "owner.key"), secretFile} {
+		if err := os.WriteFile(f, []byte(`{"k":"`+hostSecret+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reg.Publish(npmtest.Package{Name: "abspkg", Version: "1.0.0", Files: map[string]string{
+		"index.js": `module.exports = require(` + quote(secretFile) + `);`,
+	}})
+	p := &Packages{Registry: &Registry{URL: reg.URL(), Get: plainGetter{}}, Cache: filepath.Join(dir, "npm")}
+
+	cases := []struct{ name, code, wantInError string }{
+		{"a component's subpath climbs", `import k from "plainpkg/../../../../owner.key"; export default k;`, `"plainpkg/../../../../owner.key"`},
+		{"a subpath with a dot segment", `import k from "plainpkg/./index.js"; export default k;`, `"."`},
+		{"a package's relative require climbs", `import k from "plainpkg/climb.js"; export default k;`, `"../../../../owner.key"`},
+		{"a package's subpath of itself climbs", `import k from "plainpkg/self.js"; export default k;`, `"plainpkg/../../../../owner.key"`},
+		{"a package's absolute require", `import k from "abspkg"; export default k;`, "absolute path"},
+		{"a package file that is not code", `import k from "plainpkg/keyfile.js"; export default k;`, "a .key file"},
+		{"a main outside the package", `import k from "badmain"; export default k;`, `"badmain"`},
+		{"an exports target outside the package", `import k from "badexports"; export default k;`, `badexports`},
+		{"an exports subpath outside the package", `import k from "badexports/x"; export default k;`, `badexports`},
+		{"an imports map outside the package", `import k from "badimports"; export default k;`, `"#k"`},
+		{"a component's absolute import", `import k from ` + quote(secretFile) + `; export default k;`, "not paths"},
+		{"a component's # import", `import k from "#k"; export default k;`, "not paths"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := p.Bundle(context.Background(), c.code, nil)
+			if strings.Contains(res.Code, hostSecret) {
+				t.Fatal("a server's file was bundled")
+			}
+			var pe *PackageError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v (%T), want a *PackageError", err, err)
+			}
+			msg := err.Error()
+			// A path the component wrote itself may show; no other may.
+			leaks := strings.Contains(msg, dir) && !strings.Contains(c.code, dir)
+			if !strings.Contains(msg, c.wantInError) || leaks || strings.Contains(msg, hostSecret) {
+				t.Errorf("error %q: want it to name %s, and no server path", msg, c.wantInError)
+			}
+		})
+	}
+
+	t.Run("JSON is parsed as JSON", func(t *testing.T) {
+		_, err := p.Bundle(context.Background(), `import k from "plainpkg/code.json"; export default k;`, nil)
+		if err == nil || strings.Contains(err.Error(), dir) {
+			t.Fatalf("err = %v, want a JSON syntax error with no server path", err)
+		}
+	})
+}
+
+// TestALinkInTheCacheLeadsNowhere plants a link in an unpacked package
+// (tarballs never make one): reading through it is refused.
+func TestALinkInTheCacheLeadsNowhere(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "linked", Version: "1.0.0", Files: map[string]string{
+		"index.js": `module.exports = require("./data.json");`, "data.json": `{"ok":true}`}})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "secret.json"), []byte(`{"k":"`+hostSecret+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &Packages{Registry: &Registry{URL: reg.URL(), Get: plainGetter{}}, Cache: filepath.Join(dir, "npm")}
+	code := `import k from "linked"; export default k;`
+	res, err := p.Bundle(context.Background(), code, nil)
+	if err != nil || !strings.Contains(res.Code, `ok: true`) {
+		t.Fatalf("first bundle: %v\n%s", err, res.Code)
+	}
+	matches, _ := filepath.Glob(filepath.Join(p.Cache, "*", "node_modules", "linked", "data.json"))
+	if len(matches) != 1 {
+		t.Fatalf("unpacked data.json: %v", matches)
+	}
+	if err := os.Remove(matches[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "secret.json"), matches[0]); err != nil {
+		t.Fatal(err)
+	}
+	res, err = p.Bundle(context.Background(), code, res.Packages)
+	if err == nil || strings.Contains(res.Code, hostSecret) || strings.Contains(err.Error(), dir) {
+		t.Fatalf("through a link: err %v, code has the secret: %v", err, strings.Contains(res.Code, hostSecret))
+	}
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }

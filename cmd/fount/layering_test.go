@@ -31,6 +31,7 @@ var allowedImports = map[string][]string{
 	"bundle":           {},
 	"bundle/npmtest":   {}, // a test registry, imported by tests only
 	"internal/natsdev": {}, // embedded NATS servers, for tests and make run-cluster
+	"internal/confine": {}, // Landlock for the worker processes
 	"tools/devnats":    {"internal/natsdev"},
 	"metrics":          {},
 	"dashboard":        {},

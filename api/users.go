@@ -52,6 +52,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request, _ *apiv1.Empty) e
 		v.DailyInvocationsQuota = ptr(invQuota)
 		v.DailyInvocationsUsed = ptr(usage.Invocations)
 	}
+	v.DailyNpmBytes = ptr(usage.NpmBytes)
 	s.writeData(w, r, v)
 	return nil
 }

@@ -388,6 +388,7 @@ type User struct {
 	BillingPeriodStartTS     *int64    `json:"billing_period_start_ts,omitempty"`
 	BillingPeriodEndTS       *int64    `json:"billing_period_end_ts,omitempty"`
 	BillingPeriodInvocations *int64    `json:"billing_period_invocations,omitempty"`
+	DailyNpmBytes            *int64    `json:"daily_npm_bytes,omitempty" description:"bytes of npm tarballs the user's deploys downloaded today (UTC); packages the server had cached cost none"`
 }
 
 // UserOrg is an organization the user belongs to.

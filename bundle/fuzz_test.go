@@ -34,7 +34,7 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parent := t.TempDir()
 		root := filepath.Join(parent, "root")
-		_ = extract(root, data)
+		_, _ = extract(root, data)
 		err := filepath.Walk(parent, func(path string, info os.FileInfo, err error) error {
 			if err != nil {
 				return err

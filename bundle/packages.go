@@ -33,6 +33,9 @@ type Resolved struct {
 	// given) and to each package's files.
 	Map      string
 	Packages []Locked // sorted by name, then version
+	// Downloaded is the bytes of tarballs fetched from the registry for
+	// it (none for packages the cache had).
+	Downloaded int64
 }
 
 // Defaults of Packages.
@@ -47,9 +50,13 @@ const (
 // content-addressed cache; nothing from a package is ever run on the
 // host (no install scripts). It is safe for concurrent use.
 type Packages struct {
-	Registry  *Registry // nil: no registry configured; only locked, cached packages resolve
-	Cache     string    // the cache folder
-	MaxBundle int       // bytes of bundle; <= 0 is DefaultMaxBundle
+	Registry *Registry // nil: no registry configured; only locked, cached packages resolve
+	Cache    string    // the cache folder
+	// Staging is where packages not in the cache are unpacked, for the
+	// caller to move into it once the bundle is accepted (Cache.Commit);
+	// "" unpacks them into the cache itself.
+	Staging   string
+	MaxBundle int // bytes of bundle; <= 0 is DefaultMaxBundle
 	Timeout   time.Duration
 }
 
@@ -63,6 +70,7 @@ type Packages struct {
 // A *PackageError names a package or import that cannot be had; a
 // *BuildError is code esbuild cannot read; a *TimeoutError is a
 // resolution that took too long. Others are the server's (the cache).
+// With an error, Resolved holds only Downloaded.
 func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Resolved, error) {
 	timeout := p.Timeout
 	if timeout <= 0 {
@@ -74,22 +82,27 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	if len(res.Errors) == 0 && bufferUse.Match(res.OutputFiles[0].Contents) {
 		// The code or a package uses the Buffer global: bundle again
 		// with the buffer module injected where it does.
+		downloaded := b.downloaded
 		b, res = p.build(ctx, code, append(b.locked(), lock...), true)
+		b.downloaded += downloaded
 	}
+	// What was downloaded counts against the account whatever the
+	// outcome: a deploy that fails cost the download too.
+	failed := Resolved{Downloaded: b.downloaded}
 	if err := b.failure(res.Errors); err != nil {
 		if ctx.Err() != nil {
-			return Resolved{}, &TimeoutError{Limit: timeout}
+			return failed, &TimeoutError{Limit: timeout}
 		}
-		return Resolved{}, err
+		return failed, err
 	}
 	if len(b.chosen) == 0 && !b.usedBuiltins {
 		return Resolved{}, nil
 	}
 	out, sourceMap := splitInlineMap(string(res.OutputFiles[0].Contents))
 	if err := p.checkSize(out, res.Metafile); err != nil {
-		return Resolved{}, err
+		return failed, err
 	}
-	return Resolved{Code: out, Map: sourceMap, Packages: b.locked()}, nil
+	return Resolved{Code: out, Map: sourceMap, Packages: b.locked(), Downloaded: b.downloaded}, nil
 }
 
 // TimeoutError is a resolution of npm packages that took longer than
@@ -149,6 +162,7 @@ type build struct {
 	// usedBuiltins notes that the bundle holds one of the built-in
 	// modules fount provides.
 	usedBuiltins bool
+	downloaded   int64 // bytes of tarballs fetched
 }
 
 // instance is one package version unpacked in the cache.
@@ -466,7 +480,7 @@ func (b *build) install(name, version, sum string, m *packageManifest) (*instanc
 	if in, ok := b.chosen[id]; ok {
 		return in, nil
 	}
-	cache := cacheDir(b.p.Cache)
+	cache := folders{cache: b.p.Cache, staging: b.p.Staging}
 	var dir string
 	var integ integrity
 	if sum != "" {
@@ -475,7 +489,7 @@ func (b *build) install(name, version, sum string, m *packageManifest) (*instanc
 			return nil, &PackageError{Package: id, Reason: "its lock entry: " + err.Error()}
 		}
 		integ = s
-		if d, ok := cache.dir(s); ok {
+		if d, ok := cache.lookup(name, version, s); ok {
 			dir = d
 		}
 	}
@@ -500,12 +514,17 @@ func (b *build) install(name, version, sum string, m *packageManifest) (*instanc
 			return nil, &PackageError{Package: id, Reason: "integrity mismatch: the registry's hash is not the one in the lock"}
 		}
 		integ = s
-		tgz, err := b.p.Registry.tarball(b.ctx, *m)
-		if err != nil {
-			return nil, err
-		}
-		if dir, err = cache.unpack(name, integ, tgz); err != nil {
-			return nil, err
+		if d, ok := cache.lookup(name, version, integ); ok {
+			dir = d
+		} else {
+			tgz, err := b.p.Registry.tarball(b.ctx, *m)
+			if err != nil {
+				return nil, err
+			}
+			b.downloaded += int64(len(tgz))
+			if dir, err = cache.unpack(name, version, integ, tgz); err != nil {
+				return nil, err
+			}
 		}
 	}
 	in := &instance{name: name, version: version, sum: integ, dir: dir}

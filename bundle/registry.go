@@ -143,11 +143,6 @@ func (i integrity) String() string {
 	return i.algo + "-" + base64.StdEncoding.EncodeToString(i.digest)
 }
 
-// dirName names the package's folder in the content-addressed cache.
-func (i integrity) dirName() string {
-	return i.algo + "-" + hex.EncodeToString(i.digest)
-}
-
 func (i integrity) verify(body []byte) error {
 	var h hash.Hash = sha512.New()
 	if i.algo == "sha1" {

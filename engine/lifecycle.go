@@ -65,7 +65,7 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 		return store.Component{}, err
 	}
 	c := store.Component{Code: code, SourceMap: opts.SourceMap}
-	meta, bundled, err := e.describeWithPackages(ctx, code, lock, func(code string) (*component.Metadata, error) {
+	meta, bundled, err := e.describeWithPackages(ctx, user, code, lock, func(code string) (*component.Metadata, error) {
 		var meta *component.Metadata
 		err := e.inPool(ctx, user, 0, func(ctx context.Context) error {
 			var err error

@@ -19,7 +19,8 @@ type Packages interface {
 	// Bundle returns code with its packages bundled in, and their lock,
 	// keeping the versions of lock wherever they still fit. It returns
 	// an empty Bundled when code imports no package, and a *CodeError
-	// when the code or a package it imports cannot be had.
+	// when the code or a package it imports cannot be had; Downloaded
+	// is set in either case.
 	Bundle(ctx context.Context, code string, lock []store.Package) (Bundled, error)
 }
 
@@ -28,6 +29,9 @@ type Bundled struct {
 	Code     string          // "" when there was nothing to bundle
 	Map      string          // the bundle's source map, to the code as given and the packages' files
 	Packages []store.Package // the lock
+	// Downloaded is the bytes of tarballs fetched from the registry for
+	// it, counted against the deploying account.
+	Downloaded int64
 }
 
 // SaveOptions shape how SaveComponent treats the npm packages of code.
@@ -57,8 +61,9 @@ var packageLoadFailures = []string{"could not load module '", "Cannot find modul
 // first: QuickJS parses it with a stack limit, so code nested deeper than
 // a parser can bear is refused there, and never reaches esbuild, whose
 // parser has none (a Go stack overflow would end the process). lock and
-// opts are as for Packages.Bundle.
-func (e *Engine) describeWithPackages(ctx context.Context, code string, lock []store.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, Bundled, error) {
+// opts are as for Packages.Bundle. The tarballs it downloads count
+// against account's usage.
+func (e *Engine) describeWithPackages(ctx context.Context, account, code string, lock []store.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, Bundled, error) {
 	meta, err := describe(code)
 	var se *sandbox.ScriptError
 	needs := err == nil && bareImport.MatchString(code)
@@ -71,6 +76,9 @@ func (e *Engine) describeWithPackages(ctx context.Context, code string, lock []s
 		return meta, Bundled{}, err
 	}
 	bundled, berr := e.cfg.Packages.Bundle(ctx, code, lock)
+	if uerr := e.queues.AddNpmBytes(context.WithoutCancel(ctx), account, day(e.clock.Now()), bundled.Downloaded); uerr != nil {
+		e.log.Warn("npm usage not counted", "account", account, "bytes", bundled.Downloaded, "err", uerr)
+	}
 	if berr != nil || bundled.Code == "" {
 		if berr == nil {
 			return meta, Bundled{}, err // no package after all: the load error stands

@@ -344,7 +344,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 // imports are bundled in first (step.Bundle, step.Packages), with the
 // versions of lock where they fit.
 func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step *store.WorkflowStep, lock []store.Package) (*component.Metadata, error) {
-	meta, bundled, err := e.describeWithPackages(ctx, step.Code, lock, func(code string) (*component.Metadata, error) {
+	meta, bundled, err := e.describeWithPackages(ctx, wf.UserID, step.Code, lock, func(code string) (*component.Metadata, error) {
 		var meta *component.Metadata
 		err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
 			box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: code, Filename: step.Filename, Modules: step.Modules, Props: json.RawMessage("{}"), Step: true})

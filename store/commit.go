@@ -280,7 +280,7 @@ func (b *Bolt) finishCommit(tx *bolt.Tx, sourceID string, c RunCommit) error {
 		if day == "" {
 			day = b.now().UTC().Format(time.DateOnly)
 		}
-		if err := addUsage(tx, c.UsageAccount, day, c.Invocations, c.ComputeMs); err != nil {
+		if err := addUsage(tx, c.UsageAccount, day, Usage{Invocations: c.Invocations, ComputeMs: c.ComputeMs}); err != nil {
 			return fmt.Errorf("usage: %w", err)
 		}
 	}

@@ -154,17 +154,15 @@ func (s *JetStream) GetUsage(ctx context.Context, accountID, day string) (Usage,
 	return u, nil
 }
 
-// addUsage adds invocations and computeMs to accountID's counters for
-// day, in tx: a read-modify-write that the revision check keeps exact.
-func (s *JetStream) addUsage(tx *jsTx, accountID, day string, invocations, computeMs int64) error {
+// addUsage adds delta to accountID's counters for day, in tx: a
+// read-modify-write that the revision check keeps exact.
+func (s *JetStream) addUsage(tx *jsTx, accountID, day string, delta Usage) error {
 	k := s.key(tblUsage, accountID, day)
 	var u Usage
 	if err := tx.getJSON(k, &u); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	u.Invocations += invocations
-	u.ComputeMs += computeMs
-	return tx.putJSON(k, u)
+	return tx.putJSON(k, u.plus(delta))
 }
 
 // AddUsage adds invocations and computeMs to accountID's counters for
@@ -173,9 +171,24 @@ func (s *JetStream) AddUsage(ctx context.Context, accountID, day string, invocat
 	if accountID == "" {
 		return nil
 	}
-	err := s.update(ctx, func(tx *jsTx) error { return s.addUsage(tx, accountID, day, invocations, computeMs) })
+	err := s.update(ctx, func(tx *jsTx) error {
+		return s.addUsage(tx, accountID, day, Usage{Invocations: invocations, ComputeMs: computeMs})
+	})
 	if err != nil {
 		return fmt.Errorf("store: add usage of %q on %s: %w", accountID, day, err)
+	}
+	return nil
+}
+
+// AddNpmBytes adds bytes of npm tarballs downloaded to accountID's
+// counters for day.
+func (s *JetStream) AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error {
+	if accountID == "" || bytes == 0 {
+		return nil
+	}
+	err := s.update(ctx, func(tx *jsTx) error { return s.addUsage(tx, accountID, day, Usage{NpmBytes: bytes}) })
+	if err != nil {
+		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
 	return nil
 }

@@ -203,7 +203,7 @@ func (s *JetStream) finishCommit(tx *jsTx, sourceID string, c RunCommit) error {
 		if day == "" {
 			day = s.now().UTC().Format(time.DateOnly)
 		}
-		if err := s.addUsage(tx, c.UsageAccount, day, c.Invocations, c.ComputeMs); err != nil {
+		if err := s.addUsage(tx, c.UsageAccount, day, Usage{Invocations: c.Invocations, ComputeMs: c.ComputeMs}); err != nil {
 			return fmt.Errorf("usage: %w", err)
 		}
 	}

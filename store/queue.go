@@ -121,6 +121,11 @@ type CompletedRun struct {
 type Usage struct {
 	Invocations int64 `json:"invocations"`
 	ComputeMs   int64 `json:"compute_ms"`
+	NpmBytes    int64 `json:"npm_bytes,omitempty"` // of tarballs downloaded for the account's deploys
+}
+
+func (u Usage) plus(d Usage) Usage {
+	return Usage{Invocations: u.Invocations + d.Invocations, ComputeMs: u.ComputeMs + d.ComputeMs, NpmBytes: u.NpmBytes + d.NpmBytes}
 }
 
 // Queues is the engine's durable state. Bolt implements it.
@@ -178,6 +183,9 @@ type Queues interface {
 	// AddUsage adds to an account's counters for a day: what ran outside
 	// a run (loading code, hooks), which no run commit counts.
 	AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error
+	// AddNpmBytes adds to the bytes of npm tarballs an account's deploys
+	// downloaded on a day.
+	AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error
 
 	// TimerLastFire and SetTimerLastFire remember when a source's timer
 	// last fired (epoch ms), so schedules survive restarts.

@@ -86,6 +86,7 @@ type (
 	usageAPI interface {
 		GetUsage(ctx context.Context, accountID, day string) (Usage, error)
 		AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error
+		AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error
 		GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
 	}
 )

@@ -31,17 +31,15 @@ func usageKey(accountID, day string) string {
 	return string(key(accountID, day))
 }
 
-// addUsage adds invocations and computeMs to accountID's counters for day.
-func addUsage(tx *bolt.Tx, accountID, day string, invocations, computeMs int64) error {
+// addUsage adds delta to accountID's counters for day.
+func addUsage(tx *bolt.Tx, accountID, day string, delta Usage) error {
 	bk := tx.Bucket(bucketUsage)
 	k := usageKey(accountID, day)
 	var u Usage
 	if err := getJSON(bk, k, &u); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	u.Invocations += invocations
-	u.ComputeMs += computeMs
-	return putJSON(bk, k, u)
+	return putJSON(bk, k, u.plus(delta))
 }
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
@@ -66,9 +64,24 @@ func (b *Bolt) AddUsage(ctx context.Context, accountID, day string, invocations,
 	if accountID == "" {
 		return nil
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error { return addUsage(tx, accountID, day, invocations, computeMs) })
+	err := b.update(ctx, func(tx *bolt.Tx) error {
+		return addUsage(tx, accountID, day, Usage{Invocations: invocations, ComputeMs: computeMs})
+	})
 	if err != nil {
 		return fmt.Errorf("store: add usage of %q on %s: %w", accountID, day, err)
+	}
+	return nil
+}
+
+// AddNpmBytes adds bytes of npm tarballs downloaded to accountID's
+// counters for day.
+func (b *Bolt) AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error {
+	if accountID == "" || bytes == 0 {
+		return nil
+	}
+	err := b.update(ctx, func(tx *bolt.Tx) error { return addUsage(tx, accountID, day, Usage{NpmBytes: bytes}) })
+	if err != nil {
+		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
 	return nil
 }

@@ -29,11 +29,15 @@ func TestUsage(t *testing.T) {
 		// Work outside runs (loading code, hooks) adds to the same counters.
 		wantErr(t, "AddUsage", b.AddUsage(ctx, "u_a", "2024-01-02", 0, 5), nil)
 		wantErr(t, "AddUsage", b.AddUsage(ctx, "", "2024-01-01", 1, 1000), nil)
+		// So do the npm tarballs a deploy downloads.
+		wantErr(t, "AddNpmBytes", b.AddNpmBytes(ctx, "u_a", "2024-01-01", 700), nil)
+		wantErr(t, "AddNpmBytes", b.AddNpmBytes(ctx, "u_a", "2024-01-01", 300), nil)
+		wantErr(t, "AddNpmBytes", b.AddNpmBytes(ctx, "", "2024-01-01", 5), nil)
 		tests := []struct {
 			account, day string
 			want         Usage
 		}{
-			{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25}},
+			{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25, NpmBytes: 1000}},
 			{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 12}},
 			{"o_1", "2024-01-01", Usage{Invocations: 2, ComputeMs: 100}},
 			{"u_a", "2024-01-03", Usage{}},

@@ -45,6 +45,7 @@ type bundleRequest struct {
 	Lock         []bundle.Locked `json:"lock,omitempty"`
 	Registry     string          `json:"registry,omitempty"`
 	Cache        string          `json:"cache"`
+	Staging      string          `json:"staging"`
 	MaxBundle    int             `json:"max_bundle"`
 	Timeout      time.Duration   `json:"timeout"`
 	AllowPrivate bool            `json:"allow_private"`
@@ -54,6 +55,8 @@ type bundleReply struct {
 	Code     string          `json:"code,omitempty"`
 	Map      string          `json:"map,omitempty"`
 	Packages []bundle.Locked `json:"packages,omitempty"`
+	// Downloaded is the bytes of tarballs fetched, whatever the outcome.
+	Downloaded int64 `json:"downloaded,omitempty"`
 	// Failure is the code's or a package's problem: "package", "build"
 	// or "timeout", with Message for the component's author.
 	Failure string `json:"failure,omitempty"`
@@ -62,17 +65,23 @@ type bundleReply struct {
 
 // npmPackages is the engine's Packages: bundle.Packages in a worker
 // process of the executable exe, against the npm registry found when it
-// is first needed.
+// is first needed. It owns the package cache: each deploy's worker
+// unpacks what it downloads into a staging folder, moved into the cache
+// only once the bundle is accepted.
 type npmPackages struct {
-	exe string
-	cfg serveConfig
+	exe   string
+	cfg   serveConfig
+	cache bundle.Cache
 
 	once     sync.Once
 	registry string
+
+	mu      sync.Mutex // serializes commits to the cache
+	running int        // workers reading the cache now: none may be evicted meanwhile
 }
 
 func newNpmPackages(exe string, cfg serveConfig) *npmPackages {
-	return &npmPackages{exe: exe, cfg: cfg}
+	return &npmPackages{exe: exe, cfg: cfg, cache: bundle.Cache{Dir: npmCacheDir(cfg), MaxBytes: cfg.npmCacheBytes}}
 }
 
 // Bundle implements engine.Packages.
@@ -82,28 +91,44 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Pack
 		if n.registry == "" {
 			n.registry = npmConfiguredRegistry(n.cfg.npmTimeout)
 		}
+		_ = n.cache.Reset() // what a server stopped mid-deploy staged
 	})
-	req := bundleRequest{Code: code, Registry: n.registry, Cache: npmCacheDir(n.cfg),
+	staging, err := n.cache.Stage()
+	if err != nil {
+		return engine.Bundled{}, err
+	}
+	defer n.cache.Discard(staging)
+	req := bundleRequest{Code: code, Registry: n.registry, Cache: n.cache.Dir, Staging: staging,
 		MaxBundle: n.cfg.maxBundle, Timeout: n.cfg.npmTimeout, AllowPrivate: n.cfg.allowPrivateEgress}
 	for _, l := range lock {
 		req.Lock = append(req.Lock, bundle.Locked(l))
 	}
+	n.mu.Lock()
+	n.running++
+	n.mu.Unlock()
 	reply, err := n.run(ctx, req)
+	n.mu.Lock()
+	n.running--
+	if err == nil && reply.Failure == "" {
+		_, err = n.cache.Commit(staging, n.running == 0)
+	}
+	n.mu.Unlock()
 	if err != nil {
-		return engine.Bundled{}, err
+		return engine.Bundled{Downloaded: reply.Downloaded}, err
 	}
 	switch reply.Failure {
 	case "":
 	case "build":
-		return engine.Bundled{}, nil // the sandbox reports code it cannot read, as for any code
+		// The sandbox reports code it cannot read, as for any code.
+		return engine.Bundled{Downloaded: reply.Downloaded}, nil
 	default:
-		return engine.Bundled{}, &engine.CodeError{Name: "ImportError", Message: reply.Message}
+		return engine.Bundled{Downloaded: reply.Downloaded}, &engine.CodeError{Name: "ImportError", Message: reply.Message}
 	}
 	out := make([]store.Package, len(reply.Packages))
 	for i, l := range reply.Packages {
 		out[i] = store.Package(l)
 	}
-	return engine.Bundled{Code: reply.Code, Map: reply.Map, Packages: out}, nil
+	return engine.Bundled{Code: reply.Code, Map: reply.Map, Packages: out, Downloaded: reply.Downloaded}, nil
 }
 
 func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, error) {
@@ -169,18 +194,18 @@ func runBundleWorker(stdin io.Reader, stdout io.Writer) int {
 	if !startWorker(stdin, &req) {
 		return 2
 	}
-	p := &bundle.Packages{Cache: req.Cache, MaxBundle: req.MaxBundle, Timeout: req.Timeout}
+	p := &bundle.Packages{Cache: req.Cache, Staging: req.Staging, MaxBundle: req.MaxBundle, Timeout: req.Timeout}
 	if u, err := url.Parse(req.Registry); req.Registry != "" && err == nil {
 		get := &npmGetter{host: u.Host, trusted: egress.New(true, req.Timeout, maxNpmDownload),
 			tenant: egress.New(req.AllowPrivate, req.Timeout, maxNpmDownload)}
 		p.Registry = &bundle.Registry{URL: req.Registry, Get: get}
 	}
 	res, err := p.Bundle(context.Background(), req.Code, req.Lock)
+	reply := bundleReply{Downloaded: res.Downloaded}
 	var (
-		reply bundleReply
-		pe    *bundle.PackageError
-		te    *bundle.TimeoutError
-		be    *bundle.BuildError
+		pe *bundle.PackageError
+		te *bundle.TimeoutError
+		be *bundle.BuildError
 	)
 	switch {
 	case errors.As(err, &pe):
@@ -263,6 +288,9 @@ func checkNpmFlags(cfg serveConfig) error {
 	}
 	if cfg.npmTimeout < time.Second || cfg.npmTimeout > 30*time.Minute {
 		return fmt.Errorf("--npm-timeout must be between 1s and 30m, got %v", cfg.npmTimeout)
+	}
+	if cfg.npmCacheBytes < 1<<20 || cfg.npmCacheBytes > 1<<40 {
+		return fmt.Errorf("--npm-cache-size must be from 1 MiB to 1 TiB, got %d bytes", cfg.npmCacheBytes)
 	}
 	// The bundle worker may read the npm cache, and only it: no key may
 	// live there.

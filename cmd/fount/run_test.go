@@ -133,6 +133,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
 		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c serveConfig) any { return c.executionsKept }, 9},
 		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c serveConfig) any { return c.executionTimeout }, 3 * time.Second},
+		{"npm-cache-size", "FOUNT_NPM_CACHE_SIZE", "16777216", func(c serveConfig) any { return c.npmCacheBytes }, int64(16 << 20)},
 		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", "13", func(c serveConfig) any { return c.caps[store.CountWorkflows] }, 13},
 		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c serveConfig) any { return c.caps[store.CountSources] }, 8},
 		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c serveConfig) any { return c.caps[store.CountComponents] }, 0},
@@ -171,7 +172,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
 		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"},
-		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"},
+		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"}, {"--npm-cache-size", "1000"},
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])

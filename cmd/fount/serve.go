@@ -58,6 +58,7 @@ type serveConfig struct {
 	npmRegistry        string
 	maxBundle          int
 	npmTimeout         time.Duration
+	npmCacheBytes      int64
 	logFormat          string
 	logLevel           slog.Level
 	metricsAddr        string
@@ -126,6 +127,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"bytes a component's code may have once its npm packages are bundled in (FOUNT_MAX_BUNDLE_SIZE)")
 	fs.DurationVar(&cfg.npmTimeout, "npm-timeout", env.duration("FOUNT_NPM_TIMEOUT", bundle.DefaultTimeout),
 		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
+	fs.Int64Var(&cfg.npmCacheBytes, "npm-cache-size", env.int("FOUNT_NPM_CACHE_SIZE", bundle.DefaultCacheBytes),
+		"bytes the unpacked npm packages of all tenants may take in <data-dir>/npm; past it the least recently used are removed (FOUNT_NPM_CACHE_SIZE)")
 	fs.StringVar(&cfg.metricsAddr, "metrics-addr", env.getenv("FOUNT_METRICS_ADDR"),
 		"serve Prometheus /metrics on this address only (FOUNT_METRICS_ADDR; default: /metrics on the API's address)")
 	fs.IntVar(&cfg.disableFailures, "webhook-disable-failures", int(env.int("FOUNT_WEBHOOK_DISABLE_FAILURES", 20)),

@@ -65,6 +65,9 @@ func (s *Server) createComponent(w http.ResponseWriter, r *http.Request, req *ap
 	if err != nil {
 		return err
 	}
+	if len(req.SourceMap) > component.MaxAuthorSourceMap {
+		return errInvalid("source_map", "The source_map is %d bytes; at most %d MiB is kept.", len(req.SourceMap), component.MaxAuthorSourceMap>>20)
+	}
 	if req.SourceMap != "" {
 		if _, err := component.ParseSourceMap(req.SourceMap); err != nil {
 			return errInvalid("source_map", "The source_map is not a source map v3: %v.", err)

@@ -112,7 +112,7 @@ type CreateComponentRequest struct {
 	ComponentCode  string `json:"component_code,omitempty" maxLength:"5242880" description:"the component's code (the request body is at most 5 MiB); wins over component_url"`
 	ComponentURL   string `json:"component_url,omitempty" maxLength:"2048" description:"an http(s) URL to fetch the code from; only metadata when component_code is given"`
 	UpdatePackages bool   `json:"update_packages,omitempty" description:"resolve the code's npm imports to the newest matching versions, instead of the versions it was bundled with when saved before"`
-	SourceMap      string `json:"source_map,omitempty" maxLength:"5242880" description:"a source map v3 from the code to its author's files (fount deploy sends the one of its bundle), so that stack traces name them"`
+	SourceMap      string `json:"source_map,omitempty" maxLength:"4194304" description:"a source map v3 from the code to its author's files (fount deploy sends the one of its bundle), so that stack traces name them; at most 4 MiB"`
 }
 
 // GetComponentRequest names a component by id or key.

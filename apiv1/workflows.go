@@ -34,7 +34,7 @@ type StepSpec struct {
 	Code      string                     `json:"code,omitempty" description:"the step's bundled module; for an action, or its key"`
 	Key       string                     `json:"key,omitempty" description:"action: a published component's registry key, instead of code"`
 	Filename  string                     `json:"filename,omitempty"`
-	SourceMap string                     `json:"source_map,omitempty" description:"a source map v3 from code to its author's files, so that stack traces name them"`
+	SourceMap string                     `json:"source_map,omitempty" maxLength:"4194304" description:"a source map v3 from code to its author's files, so that stack traces name them; at most 4 MiB"`
 	Modules   map[string]string          `json:"modules,omitempty" description:"further bundled modules by specifier"`
 	Props     map[string]json.RawMessage `json:"props,omitempty" description:"configured props; a string may hold {{steps.<name>...}} expressions, evaluated in the sandbox"`
 }

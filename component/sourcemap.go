@@ -1,10 +1,13 @@
 package component
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,17 +17,26 @@ import (
 // source map v3 (what esbuild writes), keeping for each generated line the
 // original position of its first mapping: QuickJS's stack frames carry a
 // line and no column.
+//
+// A map comes from a client, so it is kept compactly: only the lines
+// that have a mapping, 12 bytes each, and a map of empty lines (";;;"...)
+// costs nothing however long it is.
 type SourceMap struct {
 	sources []string
-	lines   []position // by generated line, 0-based; source -1 for none
+	lines   []mappedLine // ascending by generated line
 }
 
-type position struct {
-	source, line int // 0-based
+// mappedLine is a generated line (0-based) and where it came from.
+type mappedLine struct {
+	gen, source, line uint32
 }
 
 // MaxSourceMap bounds a source map's size; a larger one is refused.
 const MaxSourceMap = 16 << 20
+
+// MaxAuthorSourceMap bounds the source map a client sends with its code,
+// which fount keeps and parses when the code throws.
+const MaxAuthorSourceMap = 4 << 20
 
 // ParseSourceMap decodes a source map v3. The map may come from a client:
 // every index is checked, and a malformed map is an error, never a panic.
@@ -44,74 +56,104 @@ func ParseSourceMap(raw string) (*SourceMap, error) {
 		return nil, fmt.Errorf("source map: version %d, want 3", m.Version)
 	}
 	sm := &SourceMap{sources: m.Sources}
-	src, line := 0, 0 // carried across segments and lines, as the format says
-	for _, group := range strings.Split(m.Mappings, ";") {
-		first := position{source: -1}
-		for _, seg := range strings.Split(group, ",") {
-			if seg == "" {
-				continue
-			}
-			fields, err := decodeVLQ(seg)
-			if err != nil {
-				return nil, err
-			}
-			if len(fields) < 4 {
-				continue // a segment with no original position
-			}
-			src += fields[1]
-			line += fields[2]
-			if src < 0 || src >= len(m.Sources) || line < 0 {
-				return nil, errors.New("source map: a mapping points outside its sources")
-			}
-			if first.source < 0 {
-				first = position{source: src, line: line}
-			}
+	err := eachSegment(m.Mappings, func(gen, src, line int) error {
+		if src < 0 || src >= len(m.Sources) || line < 0 || int64(line) > math.MaxUint32 || int64(gen) > math.MaxUint32 {
+			return errors.New("source map: a mapping points outside its sources")
 		}
-		sm.lines = append(sm.lines, first)
+		if n := len(sm.lines); n == 0 || sm.lines[n-1].gen != uint32(gen) {
+			sm.lines = append(sm.lines, mappedLine{gen: uint32(gen), source: uint32(src), line: uint32(line)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	sm.lines = slices.Clip(sm.lines)
 	return sm, nil
 }
 
-const base64VLQ = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-// decodeVLQ decodes one segment's base64 VLQ fields.
-func decodeVLQ(seg string) ([]int, error) {
-	var out []int
-	value, shift := 0, 0
-	for i := 0; i < len(seg); i++ {
-		d := strings.IndexByte(base64VLQ, seg[i])
+// eachSegment calls f with the generated line and the original source
+// and line of every segment of mappings that has an original position.
+// Source and line are deltas from the segment before, across lines, as
+// the format says.
+func eachSegment(mappings string, f func(gen, src, line int) error) error {
+	var fields [5]int
+	n, value, shift := 0, 0, 0
+	gen, src, line := 0, 0, 0
+	end := func() error { // of a segment
+		if shift != 0 {
+			return errors.New("source map: a mapping ends inside a number")
+		}
+		if n >= 4 {
+			src += fields[1]
+			line += fields[2]
+			if err := f(gen, src, line); err != nil {
+				return err
+			}
+		}
+		n = 0
+		return nil
+	}
+	for i := 0; i < len(mappings); i++ {
+		c := mappings[i]
+		switch c {
+		case ',', ';':
+			if err := end(); err != nil {
+				return err
+			}
+			if c == ';' {
+				gen++
+			}
+			continue
+		}
+		d := strings.IndexByte(base64VLQ, c)
 		if d < 0 || shift > 30 {
-			return nil, fmt.Errorf("source map: bad mapping %q", seg)
+			return fmt.Errorf("source map: bad mapping at byte %d", i)
 		}
 		value += (d & 31) << shift
 		if d&32 != 0 {
 			shift += 5
 			continue
 		}
-		if value&1 != 0 {
-			out = append(out, -(value >> 1))
-		} else {
-			out = append(out, value>>1)
+		if n == len(fields) {
+			return fmt.Errorf("source map: a segment with more than %d fields at byte %d", len(fields), i)
 		}
-		value, shift = 0, 0
+		fields[n] = value >> 1
+		if value&1 != 0 {
+			fields[n] = -fields[n]
+		}
+		n, value, shift = n+1, 0, 0
 	}
-	if shift != 0 {
-		return nil, fmt.Errorf("source map: bad mapping %q", seg)
-	}
-	return out, nil
+	return end()
 }
+
+const base64VLQ = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 // Original returns the file and 1-based line that generated line (1-based)
 // came from.
 func (m *SourceMap) Original(line int) (string, int, bool) {
-	if m == nil || line < 1 || line > len(m.lines) {
+	if m == nil || line < 1 || int64(line-1) > math.MaxUint32 {
 		return "", 0, false
 	}
-	p := m.lines[line-1]
-	if p.source < 0 {
+	gen := uint32(line - 1)
+	i, found := slices.BinarySearchFunc(m.lines, gen, func(l mappedLine, g uint32) int { return cmp.Compare(l.gen, g) })
+	if !found {
 		return "", 0, false
 	}
-	return m.sources[p.source], p.line + 1, true
+	p := m.lines[i]
+	return m.sources[p.source], int(p.line) + 1, true
+}
+
+// Bytes is about what the parsed map holds in memory.
+func (m *SourceMap) Bytes() int64 {
+	if m == nil {
+		return 0
+	}
+	n := int64(cap(m.lines))*12 + int64(cap(m.sources))*16
+	for _, s := range m.sources {
+		n += int64(len(s))
+	}
+	return n
 }
 
 // frame finds a stack frame's file and line: "(component.mjs:12)" or

@@ -161,6 +161,7 @@ type Engine struct {
 
 	live      *liveSet
 	flows     *flowSet
+	maps      *mapCache // parsed source maps
 	endpoints *endpointRegistry
 	timers    *timerSet
 	waiters   *waiterSet
@@ -185,7 +186,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), flows: newFlowSet(), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
+		live: newLiveSet(), flows: newFlowSet(), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
 		quotas: newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 	}
 	e.timers = newTimerSet(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -375,7 +376,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	}
 	err = gone.explain(err)
 	if err != nil && (step.BundleMap != "" || step.SourceMap != "") {
-		err = mapStack(err, cmp.Or(step.Filename, entryFile), parseMaps(step.BundleMap, step.SourceMap))
+		err = mapStack(err, cmp.Or(step.Filename, entryFile), func() []*component.SourceMap { return e.stepMaps(lf, step) })
 	}
 	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	sx.Logs = logs.lines

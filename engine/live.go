@@ -14,16 +14,6 @@ type live struct {
 	src  store.Source
 	comp store.Component
 	box  sandbox.Source
-
-	mapsOnce sync.Once
-	maps     []*component.SourceMap // the bundle's map, then the author's
-}
-
-// sourceMaps are the maps from the code the sandbox runs back to the
-// author's files, parsed on the first error that needs them.
-func (l *live) sourceMaps() []*component.SourceMap {
-	l.mapsOnce.Do(func() { l.maps = parseMaps(l.comp.BundleMap, l.comp.SourceMap) })
-	return l.maps
 }
 
 func (l *live) meta() *component.Metadata { return &l.comp.Metadata }

@@ -129,12 +129,17 @@ func parseMaps(raws ...string) []*component.SourceMap {
 	return out
 }
 
-// mapStack rewrites the stack of a script error through maps, so that it
-// names the author's files and lines; other errors are left as they are.
-// file is the name the code runs under; the bundler calls it entryFile.
-func mapStack(err error, file string, maps []*component.SourceMap) error {
+// mapStack rewrites the stack of a script error through the maps that
+// mapsOf returns (called only for a script error), so that it names the
+// author's files and lines; other errors are left as they are. file is
+// the name the code runs under; the bundler calls it entryFile.
+func mapStack(err error, file string, mapsOf func() []*component.SourceMap) error {
 	var se *sandbox.ScriptError
-	if len(maps) == 0 || !errors.As(err, &se) {
+	if !errors.As(err, &se) {
+		return err
+	}
+	maps := mapsOf()
+	if len(maps) == 0 {
 		return err
 	}
 	mapped := *se

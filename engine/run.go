@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
@@ -209,7 +210,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 	}
 	start := e.clock.Now()
 	_, runErr := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
-	runErr = mapStack(c.goneAccounts.explain(runErr), entryFile, l.sourceMaps())
+	runErr = mapStack(c.goneAccounts.explain(runErr), entryFile, func() []*component.SourceMap { return e.sourceMaps(l) })
 	elapsed := e.clock.Now().Sub(start)
 	if ctx.Err() != nil {
 		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again

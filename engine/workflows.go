@@ -305,6 +305,9 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 			return nil, err
 		}
 		seen[r.Name] = true
+		if len(r.SourceMap) > component.MaxAuthorSourceMap {
+			return nil, stepErr(r.Name, "the source_map is %d bytes; at most %d MiB is kept", len(r.SourceMap), component.MaxAuthorSourceMap>>20)
+		}
 		if r.SourceMap != "" {
 			if _, err := component.ParseSourceMap(r.SourceMap); err != nil {
 				return nil, stepErr(r.Name, "the source_map is not a source map v3: %v", err)

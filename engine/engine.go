@@ -26,6 +26,12 @@ type Config struct {
 	// PublicURL is the server's external base URL, under which endpoint
 	// URLs are shown to components.
 	PublicURL string
+	// EndpointsShareSite says that endpoints are served on the host name
+	// of the API and the dashboard (another port of it, or the same
+	// listener), where cookies would be shared with them: endpoint
+	// responses then set no cookies at all. On a host name of their own,
+	// a cookie an endpoint sets is scoped to that endpoint's path.
+	EndpointsShareSite bool
 	// Egress is the policy for components' fetch and for webhook
 	// deliveries (an *egress.Policy); nil denies both.
 	Egress sandbox.Egress

@@ -98,23 +98,30 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"success":true}`+"\n")
 		return
 	}
-	e.awaitResponse(w, r, wt, ep.workflow)
+	cookiePath := component.EndpointPath + token
+	if e.cfg.EndpointsShareSite {
+		cookiePath = ""
+	}
+	e.awaitResponse(w, r, wt, ep.workflow, cookiePath)
 }
 
 // awaitResponse answers a request with its run's respond(). A workflow's
 // execution that ends without $.respond() answers 502: the workflow,
 // acting as the origin, gave no response.
-func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waiter, workflow bool) {
+//
+// cookiePath is the path the response's cookies are scoped to: the
+// endpoint's own, or "" for none at all.
+func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waiter, workflow bool, cookiePath string) {
 	timeout := make(chan struct{})
 	t := e.clock.AfterFunc(e.cfg.RespondTimeout, func() { close(timeout) })
 	defer t.Stop()
 	select {
 	case resp := <-wt.response:
-		writeResponse(w, resp)
+		writeResponse(w, resp, cookiePath)
 	case <-wt.ended:
 		select { // respond() may have come just before the end
 		case resp := <-wt.response:
-			writeResponse(w, resp)
+			writeResponse(w, resp, cookiePath)
 			return
 		default:
 		}
@@ -138,9 +145,17 @@ func (e *Engine) awaitResponse(w http.ResponseWriter, r *http.Request, wt *waite
 	}
 }
 
-func writeResponse(w http.ResponseWriter, resp abi.Response) {
+func writeResponse(w http.ResponseWriter, resp abi.Response, cookiePath string) {
 	for k, v := range resp.Headers {
-		if strings.EqualFold(k, "Set-Cookie") && reservedCookie(v) {
+		switch {
+		case strings.EqualFold(k, "Set-Cookie"):
+			if scoped, ok := scopeCookie(v, cookiePath); ok {
+				w.Header().Add("Set-Cookie", scoped)
+			}
+			continue
+		case strings.EqualFold(k, "Clear-Site-Data"), strings.EqualFold(k, "Set-Cookie2"):
+			// It would clear every tenant's cookies and storage on the
+			// endpoints' origin, and the dashboard's on a shared one.
 			continue
 		}
 		w.Header().Set(k, v)
@@ -173,6 +188,24 @@ func reservedCookie(setCookie string) bool {
 	}
 	name = strings.TrimPrefix(strings.TrimPrefix(name, "__host-"), "__secure-")
 	return strings.HasPrefix(name, ReservedCookiePrefix)
+}
+
+// scopeCookie rewrites a Set-Cookie value of an endpoint's response so
+// that it reaches that endpoint only: no Domain (the host alone), and the
+// endpoint's own path. Cookies fount reserves, cookies that must have
+// the path "/" (__Host-) and values that do not parse are dropped, and
+// so is every cookie where path is "" (endpoints on the dashboard's host).
+func scopeCookie(v, path string) (string, bool) {
+	if path == "" || reservedCookie(v) {
+		return "", false
+	}
+	c, err := http.ParseSetCookie(v)
+	if err != nil || strings.HasPrefix(strings.ToLower(c.Name), "__host-") {
+		return "", false
+	}
+	c.Domain, c.Path = "", path
+	s := c.String()
+	return s, s != ""
 }
 
 // tenantCookies is a request's Cookie header without the cookies fount

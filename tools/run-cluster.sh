@@ -5,13 +5,15 @@
 #
 # Environment (defaults in brackets): CLUSTER_DIR [./fount-cluster],
 # NATS_PORT [4222] and NATS_CLUSTER_PORT [6222] (the first server's; the
-# others follow), FOUNT_PORT [8081] (node 1's; the others follow).
+# others follow), FOUNT_PORT [8081] (node 1's API; the others follow) and
+# ENDPOINT_PORT [8181] (node 1's endpoints; the others follow).
 set -euo pipefail
 
 dir=${CLUSTER_DIR:-./fount-cluster}
 nats_port=${NATS_PORT:-4222}
 nats_cluster_port=${NATS_CLUSTER_PORT:-6222}
 fount_port=${FOUNT_PORT:-8081}
+endpoint_port=${ENDPOINT_PORT:-8181}
 GO=${GO:-go}
 
 "$GO" build -buildvcs=auto -o bin/fount ./cmd/fount
@@ -19,7 +21,7 @@ GO=${GO:-go}
 mkdir -p "$dir"
 # One owner key for the cluster, and one secret key file that every node
 # shares: each opens the secrets the others sealed.
-[ -s "$dir/owner.key" ] || head -c 24 /dev/urandom | base64 | tr -d '/+=\n' >"$dir/owner.key"
+[ -s "$dir/owner.key" ] || head -c 48 /dev/urandom | base64 | tr -d '/+=\n' | head -c 40 >"$dir/owner.key"
 chmod 600 "$dir/owner.key"
 
 pids=()
@@ -35,11 +37,12 @@ echo "NATS: $urls"
 
 for i in 1 2 3; do
 	port=$((fount_port + i - 1))
+	endpoints=$((endpoint_port + i - 1))
 	FOUNT_BOOTSTRAP_API_KEY=$(cat "$dir/owner.key") bin/fount serve --store "$urls" --nats-replicas 3 \
 		--secret-key-file "$dir/secret.key" --node-name "node$i" --addr "127.0.0.1:$port" \
-		--data-dir "$dir/node$i" 2>"$dir/node$i.log" &
+		--endpoint-addr "127.0.0.1:$endpoints" --data-dir "$dir/node$i" 2>"$dir/node$i.log" &
 	pids+=($!)
-	echo "node$i: http://127.0.0.1:$port (logs in $dir/node$i.log)"
+	echo "node$i: API http://127.0.0.1:$port, endpoints http://127.0.0.1:$endpoints (logs in $dir/node$i.log)"
 done
 echo "owner key: $dir/owner.key; Ctrl-C stops everything"
 wait

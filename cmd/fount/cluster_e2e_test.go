@@ -47,7 +47,7 @@ func problems(log string) string {
 // postTo sends body to an endpoint path on a node and returns the answer.
 func postTo(t *testing.T, s *server, path, body string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(s.base+path, "application/json", strings.NewReader(body))
+	resp, err := http.Post(s.endpoints+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestClusterOfThree(t *testing.T) {
 		props: { http: { type: "$.interface.http", customResponse: true } },
 		run(ev) { this.$emit(ev.body); this.http.respond({ status: 200, body: "n=" + ev.body.n }) } }`, nil)
 	id := src["id"].(string)
-	path := strings.TrimPrefix(endpointOf(src, "http"), a.base)
+	path := strings.TrimPrefix(endpointOf(src, "http"), a.endpoints)
 	rc := &receiver{}
 	hook := b.webhookTo(rc)
 	if st, body := b.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+hook, nil); st != 200 {

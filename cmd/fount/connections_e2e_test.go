@@ -90,13 +90,14 @@ func TestSlowBodiesAreCut(t *testing.T) {
 	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
 	endpoint := endpointOf(src, "http")
 	for _, tt := range []struct {
-		name, path string
+		name       string
+		base, path string
 		want       *regexp.Regexp
 	}{
-		{"endpoint", strings.TrimPrefix(endpoint, s.base), regexp.MustCompile(`^HTTP/1.1 408 .*did not arrive in time`)},
-		{"api", "/v1/sources", regexp.MustCompile(`^(HTTP/1.1 4\d\d |$)`)},
+		{"endpoint", s.endpoints, strings.TrimPrefix(endpoint, s.endpoints), regexp.MustCompile(`^HTTP/1.1 408 .*did not arrive in time`)},
+		{"api", s.base, "/v1/sources", regexp.MustCompile(`^(HTTP/1.1 4\d\d |$)`)},
 	} {
-		c := dialRaw(t, s.base)
+		c := dialRaw(t, tt.base)
 		_, err := io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n"+
 			"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\":")
 		if err != nil {
@@ -111,38 +112,60 @@ func TestSlowBodiesAreCut(t *testing.T) {
 
 // TestEndpointResponsesCannotActOnTheAPIOrigin: whatever an endpoint
 // answers, a browser renders it sandboxed, unsniffed, and without the
-// cookies fount reserves for itself.
+// cookies fount reserves for itself. On the API's host name (a port of
+// its own, by default) it sets no cookie at all, and on a host name of
+// the endpoints' own only cookies scoped to its path; it never clears a
+// site's data.
 func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k"})
-	page := s.deploySource(`export default { name: "Page", version: "1",
-		props: { http: { type: "$.interface.http", customResponse: true } },
-		run(e) { this.http.respond({ status: 200, headers: { "content-type": "text/html", "set-cookie": e.query.cookie }, body: "<script>fetch('/v1/sources')</script>" }) } }`, nil)
-	plain := s.deploySource(`export default { name: "Plain", version: "1", props: { http: "$.interface.http" }, run() {} }`, nil)
-	for _, tt := range []struct {
-		name, url  string
-		wantCookie string
+	for _, mode := range []struct {
+		name        string
+		endpointURL string
+		own         string // what a tenant's own cookie becomes; "" for dropped
 	}{
-		{"reserved cookie", endpointOf(page, "http") + "?cookie=fount_session%3Dstolen%3B%20Path%3D%2F", ""},
-		{"reserved cookie, __Host- prefixed", endpointOf(page, "http") + "?cookie=__Host-Fount_session%3Dx", ""},
-		{"nameless cookie holding a reserved one", endpointOf(page, "http") + "?cookie=%3Dfount_session%3Dfixed%3B%20Path%3D%2F", ""},
-		{"tenant's own cookie", endpointOf(page, "http") + "?cookie=theirs%3D1", "theirs=1"},
-		{"default answer", endpointOf(plain, "http"), ""},
-		{"unknown endpoint", s.base + "/h/nope", ""},
+		{"endpoints on the API's host name", "", ""},
+		{"endpoints on a host name of their own", "http://hooks.localhost", "theirs=1; Path=/h/"},
 	} {
-		resp, err := http.Get(tt.url)
-		if err != nil {
-			t.Fatal(err)
+		s := startServer(t, serveConfig{bootstrapKey: "k", endpointURL: mode.endpointURL})
+		page := s.deploySource(`export default { name: "Page", version: "1",
+			props: { http: { type: "$.interface.http", customResponse: true } },
+			run(e) { this.http.respond({ status: 200, headers: { "content-type": "text/html", "set-cookie": e.query.cookie, "clear-site-data": e.query.clear || "" },
+				body: "<script>fetch('/v1/sources')</script>" }) } }`, nil)
+		plain := s.deploySource(`export default { name: "Plain", version: "1", props: { http: "$.interface.http" }, run() {} }`, nil)
+		served := func(src map[string]any) string { // the URL names the endpoints' host; they listen here
+			u := endpointOf(src, "http")
+			return s.endpoints + u[strings.Index(u, "/h/"):]
 		}
-		resp.Body.Close()
-		if csp := resp.Header.Values("Content-Security-Policy"); len(csp) == 0 || csp[len(csp)-1] != "sandbox" {
-			t.Errorf("%s: Content-Security-Policy %q", tt.name, csp)
-		}
-		if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
-			t.Errorf("%s: X-Content-Type-Options %q", tt.name, resp.Header.Get("X-Content-Type-Options"))
-		}
-		if got := resp.Header.Get("Set-Cookie"); got != tt.wantCookie {
-			t.Errorf("%s: Set-Cookie %q, want %q", tt.name, got, tt.wantCookie)
+		for _, tt := range []struct {
+			name, url  string
+			wantCookie string
+		}{
+			{"reserved cookie", served(page) + "?cookie=fount_session%3Dstolen%3B%20Path%3D%2F", ""},
+			{"reserved cookie, __Host- prefixed", served(page) + "?cookie=__Host-Fount_session%3Dx", ""},
+			{"nameless cookie holding a reserved one", served(page) + "?cookie=%3Dfount_session%3Dfixed%3B%20Path%3D%2F", ""},
+			{"tenant's own cookie", served(page) + "?cookie=theirs%3D1%3B%20Path%3D%2F%3B%20Domain%3Dlocalhost", mode.own},
+			{"Clear-Site-Data", served(page) + "?clear=%22cookies%22", ""},
+			{"default answer", served(plain), ""},
+			{"unknown endpoint", s.endpoints + "/h/nope", ""},
+		} {
+			resp, err := http.Get(tt.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if csp := resp.Header.Values("Content-Security-Policy"); len(csp) == 0 || csp[len(csp)-1] != "sandbox" {
+				t.Errorf("%s, %s: Content-Security-Policy %q", mode.name, tt.name, csp)
+			}
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s, %s: X-Content-Type-Options %q", mode.name, tt.name, resp.Header.Get("X-Content-Type-Options"))
+			}
+			got := resp.Header.Get("Set-Cookie")
+			if (tt.wantCookie == "") != (got == "") || !strings.HasPrefix(got, tt.wantCookie) || strings.Contains(got, "Domain") {
+				t.Errorf("%s, %s: Set-Cookie %q, want %q...", mode.name, tt.name, got, tt.wantCookie)
+			}
+			if c := resp.Header.Get("Clear-Site-Data"); c != "" {
+				t.Errorf("%s, %s: Clear-Site-Data %q", mode.name, tt.name, c)
+			}
 		}
 	}
 }

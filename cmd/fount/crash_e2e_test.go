@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,8 +20,9 @@ import (
 
 // process is a `fount serve` child process, so that it can be killed -9.
 type process struct {
-	cmd  *exec.Cmd
-	base string
+	cmd       *exec.Cmd
+	base      string
+	endpoints string // the endpoints' own listener
 }
 
 func buildFount(t *testing.T) string {
@@ -49,29 +51,36 @@ func startProcess(t *testing.T, bin, dataDir string) *process {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	return &process{cmd: cmd, base: "http://" + awaitListening(t, stdout, "fount serve")}
+	api, endpoints := awaitListening(t, stdout, "fount serve")
+	return &process{cmd: cmd, base: "http://" + api, endpoints: "http://" + endpoints}
 }
 
 // awaitListening reads a started `fount serve`'s stdout until it says
-// where it listens, and returns that address; what fails t is named what.
-func awaitListening(t *testing.T, stdout io.Reader, what string) string {
+// where it listens, and returns the API's address and the endpoints' (the
+// API's when they share it); what fails t is named what.
+func awaitListening(t *testing.T, stdout io.Reader, what string) (api, endpoints string) {
 	t.Helper()
-	found := make(chan string, 1)
+	type addrs struct{ api, endpoints string }
+	found := make(chan addrs, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
+		var ep string
 		for sc.Scan() {
+			if m := endpointsLine.FindStringSubmatch(sc.Text()); m != nil {
+				ep = m[1] // printed before the API's line
+			}
 			if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
-				found <- m[1]
+				found <- addrs{m[1], cmp.Or(ep, m[1])}
 			}
 		}
 	}()
 	select {
-	case addr := <-found:
-		return addr
+	case a := <-found:
+		return a.api, a.endpoints
 	case <-time.After(startupDeadline):
 		t.Fatalf("%s did not start", what)
 	}
-	return ""
+	return "", ""
 }
 
 // recordingReceiver is a receiver that also records every request it
@@ -176,7 +185,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 				return
 			default:
 			}
-			resp, err := client.Post(p.base+token, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
+			resp, err := client.Post(p.endpoints+token, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
 			if err != nil {
 				continue
 			}
@@ -288,7 +297,7 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 				return
 			default:
 			}
-			resp, err := client.Post(p.base+token, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
+			resp, err := client.Post(p.endpoints+token, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
 			if err != nil {
 				continue
 			}

@@ -44,7 +44,8 @@ func startNode(t *testing.T, bin, urls, keyFile, name string) *process {
 		}
 		logs.Close()
 	})
-	return &process{cmd: cmd, base: "http://" + awaitListening(t, stdout, "node "+name)}
+	api, endpoints := awaitListening(t, stdout, "node "+name)
+	return &process{cmd: cmd, base: "http://" + api, endpoints: "http://" + endpoints}
 }
 
 // allEvents pages through every kept event of a source's default channel.
@@ -95,7 +96,7 @@ func TestFailoverLosesNothing(t *testing.T) {
 		src := api(i%3).deploySource(fmt.Sprintf(`export default { name: "Ingest %d", version: "1",
 			props: { http: { type: "$.interface.http" } }, run(ev) { this.$emit(ev.body) } }`, i), nil)
 		ids = append(ids, src["id"].(string))
-		paths = append(paths, strings.TrimPrefix(endpointOf(src, "http"), procs[i%3].base))
+		paths = append(paths, strings.TrimPrefix(endpointOf(src, "http"), procs[i%3].endpoints))
 	}
 	rr := &recordingReceiver{receiver: &receiver{}, held: make(chan string, 1)}
 	hook := api(0).webhookServing(rr, rr.receiver)
@@ -135,7 +136,7 @@ func TestFailoverLosesNothing(t *testing.T) {
 				}
 				n := int(next.Add(1))
 				src := n % sources
-				resp, err := client.Post(procs[node].base+paths[src], "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
+				resp, err := client.Post(procs[node].endpoints+paths[src], "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
 				if err != nil {
 					refused.Add(1)
 					continue

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,14 +104,17 @@ func testEnvironment(vars map[string]string, stdout, stderr io.Writer) environme
 
 // server is a real fount server running in-process on loopback.
 type server struct {
-	t      testing.TB
-	base   string
-	key    string
-	stdout *lockedBuffer
-	log    *lockedBuffer
-	done   chan error
-	cancel context.CancelFunc
-	once   sync.Once
+	t    testing.TB
+	base string
+	// endpoints is the endpoints' base URL: their own listener, as a
+	// server's by default.
+	endpoints string
+	key       string
+	stdout    *lockedBuffer
+	log       *lockedBuffer
+	done      chan error
+	cancel    context.CancelFunc
+	once      sync.Once
 }
 
 // startServer starts `fount serve` in-process with cfg, on a free loopback
@@ -154,6 +158,10 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 	select {
 	case addr := <-listening:
 		s.base = "http://" + addr
+		s.endpoints = s.base
+		if m := endpointsLine.FindStringSubmatch(s.stdout.String()); m != nil {
+			s.endpoints = "http://" + m[1]
+		}
 	case err := <-s.done:
 		cancel()
 		t.Fatalf("serve failed to start: %v\n%s", err, s.log)
@@ -164,6 +172,9 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 	t.Cleanup(s.stop)
 	return s
 }
+
+// endpointsLine is what serve prints of the endpoints' own listener.
+var endpointsLine = regexp.MustCompile(`serves endpoints on http://(\S+) as`)
 
 // stop shuts the server down as SIGINT would; later calls do nothing.
 func (s *server) stop() {

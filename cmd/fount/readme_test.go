@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -214,10 +215,10 @@ func TestReadmeCluster(t *testing.T) {
 	defer readmeRepo.Unlock()
 	warmCache(t)
 	dir := t.TempDir()
-	fountPort := consecutivePorts(t, 3)
+	fountPort, endpointPort := consecutivePorts(t, 3), consecutivePorts(t, 3)
 	env := append(os.Environ(), "CLUSTER_DIR="+dir, "FOUNT_CACHE_DIR="+cacheDir, "NO_COLOR=1",
 		fmt.Sprint("NATS_PORT=", consecutivePorts(t, 3)), fmt.Sprint("NATS_CLUSTER_PORT=", consecutivePorts(t, 3)),
-		fmt.Sprint("FOUNT_PORT=", fountPort), "FOUNT_URL=", "FOUNT_API_KEY=", "FOUNT_BOOTSTRAP_API_KEY=")
+		fmt.Sprint("FOUNT_PORT=", fountPort), fmt.Sprint("ENDPOINT_PORT=", endpointPort), "FOUNT_URL=", "FOUNT_API_KEY=", "FOUNT_BOOTSTRAP_API_KEY=")
 	cluster := exec.Command("bash", "-c", blocks[0][0])
 	cluster.Dir, cluster.Env = "../..", env
 	cluster.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // make, the script and its children are stopped together
@@ -257,7 +258,8 @@ func TestReadmeCluster(t *testing.T) {
 
 	replacer := strings.NewReplacer("fount-cluster/", dir+"/",
 		"127.0.0.1:8081", fmt.Sprint("127.0.0.1:", fountPort), "127.0.0.1:8082", fmt.Sprint("127.0.0.1:", fountPort+1),
-		"127.0.0.1:8083", fmt.Sprint("127.0.0.1:", fountPort+2))
+		"127.0.0.1:8083", fmt.Sprint("127.0.0.1:", fountPort+2),
+		"127.0.0.1:8182", fmt.Sprint("127.0.0.1:", endpointPort+1), "127.0.0.1:8183", fmt.Sprint("127.0.0.1:", endpointPort+2))
 	steps := blocks[1]
 	last := steps[len(steps)-1]
 	if !strings.HasSuffix(last, "--follow") {
@@ -275,4 +277,41 @@ func TestReadmeCluster(t *testing.T) {
 			t.Errorf("the cluster walkthrough's output lacks %q:\n%s", want, got)
 		}
 	}
+}
+
+// TestReadmeProductionEndpoints starts a server with the flags of the
+// README's production example (its ports swapped for free ones): the
+// endpoints get their own listener and host name, and answer there.
+func TestReadmeProductionEndpoints(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(string(readme), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "fount serve --addr") && strings.Contains(l, "--endpoint-url") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatal("the README shows no production example with --endpoint-url")
+	}
+	api, endpoints := freePort(t), freePort(t)
+	line = strings.NewReplacer("127.0.0.1:8080", fmt.Sprint("127.0.0.1:", api), "127.0.0.1:8081", fmt.Sprint("127.0.0.1:", endpoints)).Replace(line)
+	cfg, err := parseServeFlags(strings.Fields(strings.TrimPrefix(line, "fount serve")), testEnvironment(nil, io.Discard, io.Discard))
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	cfg.bootstrapKey, cfg.dataDir = "k", t.TempDir()
+	s := startServer(t, cfg)
+	url := endpointOf(s.deploySource(echoSource, nil), "http")
+	if !strings.HasPrefix(url, cfg.endpointURL+"/h/") || s.endpoints != fmt.Sprint("http://127.0.0.1:", endpoints) {
+		t.Fatalf("endpoint %s served on %s; want it under %s, on port %d", url, s.endpoints, cfg.endpointURL, endpoints)
+	}
+	resp, err := http.Post(s.endpoints+strings.TrimPrefix(url, cfg.endpointURL), "application/json", strings.NewReader(`{"a":1}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("POST to the endpoint: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }

@@ -161,7 +161,11 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 			continue // environment only: a key on the command line shows in ps
 		}
 		// The flag wins over the environment.
-		flagged, err := parseServeFlags([]string{"--" + s.flag, s.value}, testEnvironment(map[string]string{s.env: "9"}, io.Discard, io.Discard))
+		env := map[string]string{s.env: "9"}
+		if s.flag == "public-url" {
+			env["FOUNT_ENDPOINT_URL"] = "https://e" // the endpoints' URL is needed beside it
+		}
+		flagged, err := parseServeFlags([]string{"--" + s.flag, s.value}, testEnvironment(env, io.Discard, io.Discard))
 		if err != nil {
 			t.Errorf("--%s %s: %v", s.flag, s.value, err)
 		} else if got := s.got(flagged); got != s.want {
@@ -169,7 +173,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		}
 	}
 	for _, bad := range [][]string{
-		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com"},
+		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com", "--endpoint-url", "https://e"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
 		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"},
 		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"}, {"--npm-cache-size", "1000"},
@@ -177,6 +181,10 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])
 		}
+	}
+	// A public URL alone would show endpoints under a loopback address.
+	if _, err := parseServeFlags([]string{"--public-url", "https://api.example.com"}, testEnvironment(nil, io.Discard, io.Discard)); err == nil || !strings.Contains(err.Error(), "--endpoint-url") {
+		t.Errorf("--public-url without --endpoint-url: %v, want an error naming --endpoint-url", err)
 	}
 	cfg, _ = parseServeFlags(nil, testEnvironment(nil, io.Discard, io.Discard))
 	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.channelsPerSource != 100 || cfg.maxConnections != 0 {

@@ -92,9 +92,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	fs.StringVar(&cfg.secretKeyFile, "secret-key-file", env.getenv("FOUNT_SECRET_KEY_FILE"),
 		"the key that seals secret prop values, created on first use (FOUNT_SECRET_KEY_FILE; default <data-dir>/secret.key). Keep it out of the data dir to keep it out of the data dir's backups")
 	fs.StringVar(&cfg.endpointAddr, "endpoint-addr", env.getenv("FOUNT_ENDPOINT_ADDR"),
-		"serve sources' HTTP endpoints (/h/) on this address only, apart from the API (FOUNT_ENDPOINT_ADDR); see SECURITY.md")
+		"serve sources' and workflows' HTTP endpoints (/h/) on this address, apart from the API (FOUNT_ENDPOINT_ADDR; default the --addr host and the next port; api: on the API's address); see SECURITY.md")
 	fs.StringVar(&cfg.endpointURL, "endpoint-url", env.getenv("FOUNT_ENDPOINT_URL"),
-		"external base URL of the endpoints, on an origin of their own (FOUNT_ENDPOINT_URL; default the public URL, or http://<endpoint-addr>)")
+		"external base URL of the endpoints, best on a host name of its own (FOUNT_ENDPOINT_URL; default http://<endpoint-addr>, or the public URL with --endpoint-addr api)")
 	fs.IntVar(&cfg.maxConnections, "max-connections", int(env.int("FOUNT_MAX_CONNECTIONS", 0)),
 		"open connections per listener at most (FOUNT_MAX_CONNECTIONS; default half the open-file limit)")
 	fs.DurationVar(&cfg.runTimeout, "run-timeout", env.duration("FOUNT_RUN_TIMEOUT", host.DefaultTimeout),
@@ -210,6 +210,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	if err := checkStoreFlags(cfg); err != nil {
 		return cfg, err
 	}
+	if cfg.publicURL != "" && cfg.endpointURL == "" && cfg.endpointAddr != endpointsOnAPI {
+		return cfg, fmt.Errorf("--public-url names the API's external URL: name the endpoints' with --endpoint-url (they listen apart, on --endpoint-addr), best on a host name of their own; or serve them on the API's address with --endpoint-addr api")
+	}
 	for flag, value := range map[string]string{"--public-url": cfg.publicURL, "--endpoint-url": cfg.endpointURL} {
 		if err := checkBaseURL(value); err != nil {
 			return cfg, fmt.Errorf("%s: %w", flag, err)
@@ -323,6 +326,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if endpointURL == "" {
 		endpointURL = publicURL
 	}
+	// Cookies are kept by host name, whatever the port: endpoints on the
+	// API's host name would share the dashboard's.
+	shareSite := endpointLn == nil || sameHostName(publicURL, endpointURL)
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
 	var backup func(ctx context.Context, w io.Writer) error // none on NATS: JetStream's own tools back up its streams
 	if bolt, ok := st.(*store.Bolt); ok {
@@ -343,7 +349,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	eng, err := engine.New(engine.Config{
 		Cluster: nodes,
 		Store:   st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger, meters}, Observer: meters, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.body,
-		Limits: limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
+		EndpointsShareSite: shareSite,
+		Limits:             limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
 		Packages: newNpmPackages(exe, cfg), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
@@ -481,6 +488,14 @@ const defaultMaxWarm = 256
 
 func limitsOf(cfg serveConfig) sandbox.Limits {
 	return sandbox.Limits{Timeout: cfg.runTimeout}
+}
+
+// sameHostName reports whether two base URLs name the same host, ports
+// aside.
+func sameHostName(a, b string) bool {
+	ua, erra := url.Parse(a)
+	ub, errb := url.Parse(b)
+	return erra != nil || errb != nil || strings.EqualFold(ua.Hostname(), ub.Hostname())
 }
 
 // isLoopbackAddr reports whether a listen address is on loopback only.

@@ -53,7 +53,7 @@ func TestServeEndToEnd(t *testing.T) {
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(code) }))
 	defer codeSrv.Close()
 
-	s := startServer(t, serveConfig{bootstrapKey: "boot-key", publicURL: "https://hooks.example.com/", allowPrivateEgress: true})
+	s := startServer(t, serveConfig{bootstrapKey: "boot-key", publicURL: "https://api.example.com/", endpointURL: "https://hooks.example.com/", allowPrivateEgress: true})
 
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL + "/c.mjs"})
 	if st != 200 || data(body)["name"] != "New Requests" {
@@ -67,7 +67,7 @@ func TestServeEndToEnd(t *testing.T) {
 	src := data(body)
 	endpoint := src["configured_props"].(map[string]any)["http"].(map[string]any)["endpoint_url"].(string)
 	if !strings.HasPrefix(endpoint, "https://hooks.example.com/h/") {
-		t.Errorf("endpoint_url %q does not use --public-url", endpoint)
+		t.Errorf("endpoint_url %q does not use --endpoint-url", endpoint)
 	}
 	id := src["id"].(string)
 	st, body = s.do("PUT", "/v1/sources/"+id, map[string]any{"component_id": comp, "active": false})
@@ -125,28 +125,28 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 	}
 }
 
-// TestEndpointURLsFollowThePublicURL: the store keeps endpoint tokens, so
-// a restart with another --public-url shows every endpoint under it.
-func TestEndpointURLsFollowThePublicURL(t *testing.T) {
+// TestEndpointURLsFollowTheEndpointURL: the store keeps endpoint tokens,
+// so a restart with another --endpoint-url shows every endpoint under it.
+func TestEndpointURLsFollowTheEndpointURL(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k", publicURL: "https://old.example.com"})
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k", publicURL: "https://api.example.com", endpointURL: "https://old.example.com"})
 	src := s.deploySource(echoSource, nil)
 	old := endpointOf(src, "http")
 	if !strings.HasPrefix(old, "https://old.example.com/h/") {
 		t.Fatalf("endpoint %s", old)
 	}
 	s.stop()
-	s2 := startServer(t, serveConfig{dataDir: dir, publicURL: "https://new.example.com/"})
+	s2 := startServer(t, serveConfig{dataDir: dir, publicURL: "https://api.example.com", endpointURL: "https://new.example.com/"})
 	s2.key = "k"
 	_, body := s2.do("GET", "/v1/users/me/sources", nil)
 	moved := endpointOf(body["data"].([]any)[0].(map[string]any), "http")
 	token := strings.TrimPrefix(old, "https://old.example.com")
 	if moved != "https://new.example.com"+token {
-		t.Errorf("after the restart the endpoint is %s, want it under the new public URL", moved)
+		t.Errorf("after the restart the endpoint is %s, want it under the new endpoint URL", moved)
 	}
-	// The endpoint itself answers on the server, whatever the public URL.
-	resp, err := http.Post(s2.base+token, "application/json", strings.NewReader(`{"x":1}`))
+	// The endpoint itself answers on the server, whatever its URL.
+	resp, err := http.Post(s2.endpoints+token, "application/json", strings.NewReader(`{"x":1}`))
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("POST to the endpoint: %v %v", resp, err)
 	}

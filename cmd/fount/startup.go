@@ -54,10 +54,15 @@ func takeStartup(ctx context.Context, cfg serveConfig, storeOpts ...store.Option
 	if s.ln, err = net.Listen("tcp", cfg.addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w (is another server using that address? choose one with --addr)", cfg.addr, err)
 	}
-	if cfg.endpointAddr != "" {
-		if s.endpointLn, err = net.Listen("tcp", cfg.endpointAddr); err != nil {
+	endpointAddr, err := endpointListenAddr(cfg)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	if endpointAddr != "" {
+		if s.endpointLn, err = net.Listen("tcp", endpointAddr); err != nil {
 			s.close()
-			return nil, fmt.Errorf("listen for endpoints on %s: %w (choose another --endpoint-addr)", cfg.endpointAddr, err)
+			return nil, fmt.Errorf("listen for endpoints on %s: %w (choose another --endpoint-addr, or --endpoint-addr api to serve them on the API's address)", endpointAddr, err)
 		}
 	}
 	if cfg.metricsAddr != "" {
@@ -73,6 +78,35 @@ func takeStartup(ctx context.Context, cfg serveConfig, storeOpts ...store.Option
 	// Best effort: only a message of a later start depends on it.
 	_ = os.WriteFile(filepath.Join(cfg.dataDir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return s, nil
+}
+
+// endpointsOnAPI is the --endpoint-addr that serves endpoints on the
+// API's listener.
+const endpointsOnAPI = "api"
+
+// endpointListenAddr is where endpoints listen apart from the API: by
+// default the API's host and the next port (a port of its own when the
+// API's is 0); "" when they are served on the API's listener.
+func endpointListenAddr(cfg serveConfig) (string, error) {
+	switch cfg.endpointAddr {
+	case endpointsOnAPI:
+		return "", nil
+	case "":
+	default:
+		return cfg.endpointAddr, nil
+	}
+	host, port, err := net.SplitHostPort(cfg.addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: %w", cfg.addr, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p >= 65535 {
+		return "", fmt.Errorf("--addr %q: endpoints listen on the next port by default, and there is none; set --endpoint-addr", cfg.addr)
+	}
+	if p > 0 {
+		p++
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p)), nil
 }
 
 // otherServer names the process in the data dir's pid file, if any.

@@ -36,7 +36,9 @@ type Server struct {
 	checkDest func(ctx context.Context, url string) error
 	dashboard http.Handler
 	sessions  *sessions
-	siteURL   string // the API's own external base URL
+	// keyThrottle slows down the guessing of API keys.
+	keyThrottle *keyThrottle
+	siteURL     string // the API's own external base URL
 
 	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
@@ -86,7 +88,8 @@ type Config struct {
 	SiteURL string
 	// Dashboard serves the web UI at / and /ui/; nil serves none.
 	Dashboard http.Handler
-	// Now is the clock of dashboard sessions; nil is time.Now.
+	// Now is the clock of dashboard sessions and of the throttle of
+	// wrong keys; nil is time.Now.
 	Now func() time.Time
 }
 
@@ -101,6 +104,7 @@ func New(cfg Config) *Server {
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
 		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup, checkDest: cfg.CheckDestination,
 		dashboard: cfg.Dashboard, sessions: newSessions(cfg.Now), siteURL: strings.TrimRight(cfg.SiteURL, "/"),
+		keyThrottle: newKeyThrottle(cfg.Now),
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes

@@ -45,8 +45,13 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, errUnauthorized)
 			return
 		}
-		u, err := s.store.UserByKeyHash(r.Context(), HashKey(strings.TrimSpace(key)))
+		key = strings.TrimSpace(key)
+		if s.throttled(w, r, key) {
+			return
+		}
+		u, err := s.store.UserByKeyHash(r.Context(), HashKey(key))
 		if errors.Is(err, store.ErrNotFound) {
+			s.keyThrottle.failed(r, key)
 			s.writeError(w, r, errUnauthorized)
 			return
 		}

@@ -222,8 +222,12 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errMissing("api_key"))
 		return
 	}
+	if s.throttled(w, r, key) {
+		return
+	}
 	u, err := s.store.UserByKeyHash(r.Context(), HashKey(key))
 	if errors.Is(err, store.ErrNotFound) {
+		s.keyThrottle.failed(r, key)
 		s.writeError(w, r, errKeyRefused)
 		return
 	}

@@ -57,14 +57,14 @@ func cappedKinds() []capped {
 }
 
 // flagConfig is the configuration of `fount serve` with args, on a free
-// port and a temporary data dir, with the owner key "k".
+// port and a temporary data dir, with the owner key ownerKey.
 func flagConfig(t *testing.T, args []string) serveConfig {
 	t.Helper()
 	cfg, err := parseServeFlags(args, testEnvironment(nil, io.Discard, io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.addr, cfg.dataDir, cfg.bootstrapKey = "", "", "k"
+	cfg.addr, cfg.dataDir, cfg.bootstrapKey = "", "", ownerKey
 	return cfg
 }
 

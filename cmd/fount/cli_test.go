@@ -387,8 +387,8 @@ func TestCLIFollowReconnects(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{addr: addr, dataDir: dir, bootstrapKey: "k"})
-	e := &cliEnv{t: t, srv: s, vars: map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": "k"}}
+	s := startServer(t, serveConfig{addr: addr, dataDir: dir, bootstrapKey: ownerKey})
+	e := &cliEnv{t: t, srv: s, vars: map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": ownerKey}}
 	e.mustFount("deploy", "../../testdata/components/hello-http.mjs")
 	e.mustFount("run", "hello-http", "--event", `{"method":"ONE"}`)
 	out, stop := e.background("events", "hello-http", "--follow")

@@ -42,7 +42,7 @@ func BenchmarkCluster(b *testing.B) {
 	}
 	b.Run("bolt-1-node", func(b *testing.B) {
 		for b.Loop() {
-			s := startServer(b, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
+			s := startServer(b, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
 			measureIngest(b, []*server{s}, sources)
 			s.stop()
 		}

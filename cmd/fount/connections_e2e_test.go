@@ -45,7 +45,7 @@ func closedByServer(t *testing.T, c net.Conn, what string) string {
 func TestIdleConnectionsAreCutAndCapped(t *testing.T) {
 	t.Parallel()
 	lim := tightLimits
-	s := startServer(t, serveConfig{bootstrapKey: "k", limits: &lim})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, limits: &lim})
 
 	keptAlive := dialRaw(t, s.base)
 	if _, err := io.WriteString(keptAlive, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
@@ -86,7 +86,7 @@ func TestIdleConnectionsAreCutAndCapped(t *testing.T) {
 func TestSlowBodiesAreCut(t *testing.T) {
 	t.Parallel()
 	lim := tightLimits
-	s := startServer(t, serveConfig{bootstrapKey: "k", limits: &lim})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, limits: &lim})
 	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
 	endpoint := endpointOf(src, "http")
 	for _, tt := range []struct {
@@ -98,7 +98,7 @@ func TestSlowBodiesAreCut(t *testing.T) {
 		{"api", s.base, "/v1/sources", regexp.MustCompile(`^(HTTP/1.1 4\d\d |$)`)},
 	} {
 		c := dialRaw(t, tt.base)
-		_, err := io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n"+
+		_, err := io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+ownerKey+"\r\n"+
 			"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"a\":")
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +126,7 @@ func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 		{"endpoints on the API's host name", "", ""},
 		{"endpoints on a host name of their own", "http://hooks.localhost", "theirs=1; Path=/h/"},
 	} {
-		s := startServer(t, serveConfig{bootstrapKey: "k", endpointURL: mode.endpointURL})
+		s := startServer(t, serveConfig{bootstrapKey: ownerKey, endpointURL: mode.endpointURL})
 		page := s.deploySource(`export default { name: "Page", version: "1",
 			props: { http: { type: "$.interface.http", customResponse: true } },
 			run(e) { this.http.respond({ status: 200, headers: { "content-type": "text/html", "set-cookie": e.query.cookie, "clear-site-data": e.query.clear || "" },
@@ -175,7 +175,7 @@ func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 // event the endpoint's owner reads has every cookie but fount's.
 func TestEndpointsNeverSeeTheSessionCookie(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Thief", version: "1", props: { http: "$.interface.http" },
 		run(e) { this.$emit({ cookie: e.headers.cookie === undefined ? null : e.headers.cookie }) } }`, nil)
 	for _, tt := range []struct{ name, sent, want string }{
@@ -210,7 +210,7 @@ func TestEndpointsNeverSeeTheSessionCookie(t *testing.T) {
 // no endpoint.
 func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", endpointAddr: "127.0.0.1:0"})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, endpointAddr: "127.0.0.1:0"})
 	m := regexp.MustCompile(`serves endpoints on (http://\S+) as (http://\S+)`).FindStringSubmatch(s.stdout.String())
 	if m == nil {
 		t.Fatalf("no endpoint origin announced: %s", s.stdout)
@@ -235,7 +235,7 @@ func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
 		{"API on the endpoints' origin", endpoints + "/v1/sources"},
 	} {
 		req, _ := http.NewRequest("GET", tt.url, nil)
-		req.Header.Set("Authorization", "Bearer k")
+		req.Header.Set("Authorization", "Bearer "+ownerKey)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -252,11 +252,11 @@ func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
 // heartbeats); then the server closes the stream.
 func TestEventStreamToADeadClientEnds(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", heartbeat: 100 * time.Millisecond})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, heartbeat: 100 * time.Millisecond})
 	src := s.deploySource(`export default { name: "Big", version: "1", run() { this.$emit("x".repeat(1 << 20)) } }`, nil)
 	id := src["id"].(string)
 	c := dialRaw(t, s.base)
-	if _, err := io.WriteString(c, "GET /v1/sources/"+id+"/sse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(c, "GET /v1/sources/"+id+"/sse HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+ownerKey+"\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	head := make([]byte, 12)
@@ -269,4 +269,78 @@ func TestEventStreamToADeadClientEnds(t *testing.T) {
 	}
 	waitFor(t, s.log, "event stream closed")
 	closedByServer(t, c, "an event stream whose client stopped reading")
+}
+
+// TestTricklingBodiesAreCut: a body that trickles in (a byte every 2 s)
+// is cut within seconds on the API and on an endpoint, long before the
+// whole body's deadline, with the server's default limits.
+func TestTricklingBodiesAreCut(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
+	endpoint := endpointOf(src, "http")
+	for _, tt := range []struct{ name, base, path string }{
+		{"api", s.base, "/v1/sources"},
+		{"endpoint", s.endpoints, strings.TrimPrefix(endpoint, s.endpoints)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := dialRaw(t, tt.base)
+			if _, err := io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+ownerKey+"\r\n"+
+				"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() { // the slow client: its pace is the test's input
+				tick := time.NewTicker(2 * time.Second)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+						if _, err := c.Write([]byte(" ")); err != nil {
+							return
+						}
+					}
+				}
+			}()
+			closedByServer(t, c, tt.name+" request with a trickling body")
+			if took := time.Since(start); took > 25*time.Second {
+				t.Errorf("the trickling body held its connection %v; the whole body's deadline is 30 s and more", took)
+			}
+		})
+	}
+}
+
+// TestIdleConnectionsMakeRoom: at the connection cap, a new client is
+// served at once: the connection idle the longest between keep-alive
+// requests is closed for it, rather than the client waiting for the idle
+// timeout.
+func TestIdleConnectionsMakeRoom(t *testing.T) {
+	t.Parallel()
+	lim := httpLimits{readHeader: 10 * time.Second, request: time.Minute, body: 30 * time.Second, idle: 5 * time.Minute, maxConns: 8}
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, limits: &lim})
+	var idle []net.Conn
+	for range lim.maxConns {
+		c := dialRaw(t, s.base)
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("healthz on a kept-alive connection: %v %v", resp, err)
+		}
+		idle = append(idle, c)
+	}
+	for i := range 3 {
+		client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := client.Get(s.base + "/healthz")
+		if err != nil {
+			t.Fatalf("new client %d past the cap, with %d connections idle: %v", i+1, len(idle), err)
+		}
+		resp.Body.Close()
+	}
+	closedByServer(t, idle[0], "the connection idle the longest")
 }

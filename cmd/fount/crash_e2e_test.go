@@ -41,7 +41,7 @@ var addrLine = regexp.MustCompile(`listening on http://(\S+)`)
 func startProcess(t *testing.T, bin, dataDir string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--allow-private-egress")
-	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=crash-key", "FOUNT_CACHE_DIR="+cacheDir)
+	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=crash-key-0123456789abcdef0123456789", "FOUNT_CACHE_DIR="+cacheDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	bin := buildFount(t)
 	dir := t.TempDir()
 	p := startProcess(t, bin, dir)
-	s := &server{t: t, base: p.base, key: "crash-key"}
+	s := &server{t: t, base: p.base, key: "crash-key-0123456789abcdef0123456789"}
 
 	rc := &receiver{}
 	rr := &recordingReceiver{receiver: rc, holdAt: 5, held: make(chan string, 1)}
@@ -272,7 +272,7 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 	bin := buildFount(t)
 	dir := t.TempDir()
 	p := startProcess(t, bin, dir)
-	s := &server{t: t, base: p.base, key: "crash-key"}
+	s := &server{t: t, base: p.base, key: "crash-key-0123456789abcdef0123456789"}
 	wf := s.deployWorkflow(map[string]any{
 		"name": "Crash flow", "trigger": map[string]any{"type": "http"},
 		"steps": []any{

@@ -142,7 +142,7 @@ const dashboardSource = `export default {
 // arrive live, open its JSON, see a thrown error, delete the source.
 func TestDashboardInABrowser(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	for _, path := range []string{"/", "/ui/app.js"} { // proxies and monitors ask with HEAD
 		resp, err := http.Head(s.base + path)
 		if err != nil || resp.StatusCode != 200 {
@@ -162,7 +162,7 @@ func TestDashboardInABrowser(t *testing.T) {
 		chromedp.SendKeys(key, "wrong-key"),
 		chromedp.Click(signIn),
 		waitJS(`document.getElementById('signin-error').textContent.includes('refused')`),
-		chromedp.SetValue(key, "dashboard-key"),
+		chromedp.SetValue(key, "dashboard-key-0123456789abcdef012345"),
 		chromedp.Click(signIn),
 		chromedp.WaitVisible(chromedp.CSS(`a[href="#/sources/new"]`)),
 	)
@@ -171,7 +171,7 @@ func TestDashboardInABrowser(t *testing.T) {
 	}
 	// Neither the key nor the session is anywhere the page's scripts can read.
 	stored := value(t, ctx, s, "storage", chromedp.Evaluate[string](`JSON.stringify(localStorage)+JSON.stringify(sessionStorage)+document.cookie`))
-	if strings.Contains(stored, "dashboard-key") || strings.Contains(stored, "fount_session") {
+	if strings.Contains(stored, "dashboard-key-0123456789abcdef012345") || strings.Contains(stored, "fount_session") {
 		t.Fatalf("the key or session is readable by scripts: %q", stored)
 	}
 
@@ -262,7 +262,7 @@ func signInAt(s *server, hash string) []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
 		chromedp.Navigate(s.base + "/" + hash),
 		chromedp.WaitVisible(chromedp.ID("api-key")),
-		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key"),
+		chromedp.SetValue(chromedp.ID("api-key"), "dashboard-key-0123456789abcdef012345"),
 		chromedp.Click(chromedp.CSS(`form button[type=submit]`)),
 	}
 }
@@ -292,7 +292,7 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	ctx := newBrowser(t)
 	steps(t, ctx, s, "sign in and open the form", append(signInAt(s, "#/sources/new"),
 		chromedp.WaitVisible(chromedp.ID("component-code")),
@@ -336,7 +336,7 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 		received <- struct{}{}
 	}))
 	t.Cleanup(hook.Close)
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key", allowPrivateEgress: true})
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345", allowPrivateEgress: true})
 	src := s.deploySource(`export default { name: "Orders", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
 	st, body := s.do("POST", "/v1/workflows", map[string]any{
 		"name": "nightly", "trigger": map[string]any{"type": "http"},
@@ -424,7 +424,7 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 // source deployed from the form goes to the organization.
 func TestDashboardActsForAnOrganization(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	st, body := s.do("POST", "/v1/orgs", map[string]any{"orgname": "team", "name": "Team"})
 	if st != 200 {
 		t.Fatalf("create org: %d %v", st, body)

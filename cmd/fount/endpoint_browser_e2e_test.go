@@ -34,7 +34,7 @@ const cookieBomb = `export default { name: "Bomb", version: "1", props: { http: 
 // name they set no cookie at all.
 func TestEndpointsCannotBreakTheDashboard(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key"})
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	bomb := endpointOf(s.deploySource(cookieBomb, nil), "http")
 	if strings.HasPrefix(bomb, s.base+"/") {
 		t.Fatalf("by default endpoints share the API's origin: %s", bomb)
@@ -62,7 +62,7 @@ func TestEndpointsCannotBreakTheDashboard(t *testing.T) {
 func TestTenantCookiesStayWithTheirEndpoint(t *testing.T) {
 	t.Parallel()
 	port := freePort(t)
-	s := startServer(t, serveConfig{bootstrapKey: "k", endpointAddr: fmt.Sprint("127.0.0.1:", port),
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, endpointAddr: fmt.Sprint("127.0.0.1:", port),
 		endpointURL: fmt.Sprint("http://localhost:", port)}) // another host name than the API's 127.0.0.1
 	const reader = `export default { name: "Reader", version: "1", props: { http: { type: "$.interface.http", customResponse: true } },
 	  run(e) { this.$emit({ cookie: e.headers.cookie || "" });

@@ -345,7 +345,7 @@ func TestAutoSubscriptionOnlyForLaterSources(t *testing.T) {
 
 func TestQuota(t *testing.T) {
 	t.Parallel()
-	server := startServer(t, serveConfig{bootstrapKey: "k", quotaInvocations: 3})
+	server := startServer(t, serveConfig{bootstrapKey: ownerKey, quotaInvocations: 3})
 	s := server.newUser("tenant", "free") // the owner has no daily quota
 	src := s.deploySource(echoSource, nil)
 	url := endpointOf(src, "http")
@@ -395,14 +395,14 @@ func TestSelfSubscriptionLoopIsBounded(t *testing.T) {
 func TestTimerSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k"})
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Tick", version: "1", props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 1 } } },
 		run(e) { this.$emit(e) } }`, nil)
 	id := src["id"].(string)
 	s.events(id, "", 1)
 	s.stop()
 	s2 := startServer(t, serveConfig{dataDir: dir})
-	s2.key = "k"
+	s2.key = ownerKey
 	_, body := s2.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
 	before := len(body["data"].([]any))
 	s2.events(id, "", before+2)
@@ -414,7 +414,7 @@ func TestTimerSurvivesRestart(t *testing.T) {
 func TestDelayedEmits(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k"})
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Later", version: "1", run(e) {
 		this.$emit({ n: e.n }, { id: String(e.n), name: "later", summary: "n" + e.n, delivery_ts: Date.now() + e.wait }) } }`, nil)
 	id := src["id"].(string)
@@ -430,7 +430,7 @@ func TestDelayedEmits(t *testing.T) {
 	// Restart before the first is due: the delay survives it.
 	s.stop()
 	s2 := startServer(t, serveConfig{dataDir: dir})
-	s2.key = "k"
+	s2.key = ownerKey
 	got := s2.events(id, "later", 1)
 	if m := got[0]["metadata"].(map[string]any); got[0]["event"].(map[string]any)["n"] != float64(1) || m["summary"] != "n1" || m["id"] != "1" {
 		t.Errorf("released = %v", got[0])
@@ -480,7 +480,7 @@ func TestOrgMemberSubscriptionIsDelivered(t *testing.T) {
 // not held to the free plan's daily quota; users it creates are.
 func TestOwnerHasNoDailyQuota(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", quotaInvocations: 1})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, quotaInvocations: 1})
 	src := s.deploySource(echoSource, nil)
 	for i := range 3 {
 		resp, err := http.Post(endpointOf(src, "http"), "text/plain", nil)

@@ -22,7 +22,7 @@ func startNode(t *testing.T, bin, urls, keyFile, name string) *process {
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--allow-private-egress",
 		"--store", urls, "--nats-replicas", "3", "--secret-key-file", keyFile, "--node-name", name, "--events-kept", "100000",
 		"--node-lease-ttl", "3s")
-	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=k", "FOUNT_CACHE_DIR="+cacheDir)
+	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY="+ownerKey, "FOUNT_CACHE_DIR="+cacheDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestFailoverLosesNothing(t *testing.T) {
 	for i := range 3 {
 		procs = append(procs, startNode(t, bin, nats.URLs(), keyFile, fmt.Sprintf("node%d", i+1)))
 	}
-	api := func(i int) *server { return &server{t: t, base: procs[i].base, key: "k"} }
+	api := func(i int) *server { return &server{t: t, base: procs[i].base, key: ownerKey} }
 
 	const sources = 6
 	var ids, paths []string

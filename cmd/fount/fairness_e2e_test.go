@@ -65,7 +65,7 @@ func TestRunawayAccountLeavesOthersTheirShare(t *testing.T) {
 	var spinning atomic.Int32
 	beacon := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { spinning.Add(1) }))
 	defer beacon.Close()
-	s := startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true, runTimeout: 20 * time.Second, workers: 4, accountWorkers: 2})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, runTimeout: 20 * time.Second, workers: 4, accountWorkers: 2})
 	spin := `export default { name: "Spin", version: "1", props: { http: "$.interface.http" },
 		async run() { await fetch("` + beacon.URL + `"); for (;;) {} } }`
 	// Deployed first: the account's own lifecycle work waits for its share
@@ -117,7 +117,7 @@ func TestRunawayAccountLeavesOthersTheirShare(t *testing.T) {
 // more code is a 429.
 func TestLifecycleCodeRunsUnderTheQuota(t *testing.T) {
 	t.Parallel()
-	s := startServerWithLimits(t, serveConfig{bootstrapKey: "k"}, sandbox.Limits{Timeout: time.Second})
+	s := startServerWithLimits(t, serveConfig{bootstrapKey: ownerKey}, sandbox.Limits{Timeout: time.Second})
 	tenant := s.newUser("tenant", "free")
 	computeUsed := func() float64 {
 		_, me := tenant.do("GET", "/v1/users/me", nil)
@@ -140,7 +140,7 @@ func TestLifecycleCodeRunsUnderTheQuota(t *testing.T) {
 	}
 
 	// Over the quota, deploying code (which would run it) is refused.
-	small := startServer(t, serveConfig{bootstrapKey: "k", runTimeout: time.Second, quotaComputeMs: 500})
+	small := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: time.Second, quotaComputeMs: 500})
 	tenant = small.newUser("tenant", "free")
 	deadline := time.Now().Add(eventsDeadline) // quota checks are trusted for a second
 	for {
@@ -159,7 +159,7 @@ func TestLifecycleCodeRunsUnderTheQuota(t *testing.T) {
 // version stays), and never stops the source from being deleted.
 func TestHostileDeactivateHookCannotPinASource(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", runTimeout: time.Second})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: time.Second})
 	for name, hook := range map[string]string{
 		"throws": `throw new Error("no")`,
 		"loops":  `for (;;) {}`,

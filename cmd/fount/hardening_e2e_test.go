@@ -24,7 +24,7 @@ import (
 // serve` does: in a worker process (this test binary, see TestMain).
 func startProductionServer(t *testing.T) *server {
 	t.Helper()
-	return startProductionServerWith(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
+	return startProductionServerWith(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
 }
 
 // startProductionServerWith is startProductionServer with cfg.
@@ -129,7 +129,7 @@ func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
 	t.Parallel()
 	dir, keyDir := t.TempDir(), t.TempDir()
 	keyFile := filepath.Join(keyDir, "secret.key")
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k", secretKeyFile: keyFile})
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey, secretKeyFile: keyFile})
 	victim := s.deploySource(`export default { name: "Victim", version: "1", props: { token: { type: "string", secret: true } }, run() {} }`,
 		map[string]any{"token": "hunter2"})
 	_, created := s.do("POST", "/v1/users", map[string]any{"username": "mallory", "email": "m@example.com"})

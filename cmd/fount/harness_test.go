@@ -64,6 +64,10 @@ func warmCache(t testing.TB) {
 	}
 }
 
+// ownerKey is the owner's API key of the tests' servers: a bootstrap key
+// has at least 32 characters.
+const ownerKey = "fount_test-owner-key-0123456789abcdef"
+
 // startupDeadline bounds how long a server may take to start: generous,
 // for a loaded machine and the race detector.
 const startupDeadline = 2 * time.Minute
@@ -194,7 +198,7 @@ func (s *server) stop() {
 // startEngineServer is a server with a known key whose components may
 // reach loopback (the tests' webhook receivers).
 func startEngineServer(t testing.TB) *server {
-	return startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true})
+	return startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
 }
 
 // do sends an API request with the server's key and decodes the answer.

@@ -76,7 +76,7 @@ func TestHTTPRequestPropEgress(t *testing.T) {
 	hit := make(chan struct{}, 1)
 	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hit <- struct{}{} }))
 	t.Cleanup(receiver.Close)
-	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
 	src := s.deploySource(httpRequestSource, map[string]any{"req": map[string]any{"url": receiver.URL + "/", "method": "GET"}})
 	s.run(src["id"].(string), nil)
 	ev := s.events(src["id"].(string), "", 1)[0]["event"].(map[string]any)
@@ -97,7 +97,7 @@ func TestEgressIsLoggedAtDebug(t *testing.T) {
 	t.Parallel()
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(202) }))
 	t.Cleanup(receiver.Close)
-	s := startServer(t, serveConfig{bootstrapKey: "k", allowPrivateEgress: true, logLevel: slog.LevelDebug})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, logLevel: slog.LevelDebug})
 	src := s.deploySource(`export default { name: "f", version: "1", async run(e) { await fetch(e.url, { method: "PUT" }) } }`, nil)
 	s.run(src["id"].(string), map[string]any{"url": receiver.URL + "/hook?token=SECRET123"})
 	deadline := time.Now().Add(eventsDeadline)
@@ -115,7 +115,7 @@ func TestEgressIsLoggedAtDebug(t *testing.T) {
 // not a webhook whose every delivery fails.
 func TestWebhookURLTheEgressPolicyRefuses(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
 	for _, u := range []string{"http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/", "http://10.1.2.3/x"} {
 		st, body := s.do("POST", "/v1/webhooks?url="+url.QueryEscape(u), nil)
 		if e, _ := body["error"].(map[string]any); st != 400 || e["param"] != "url" || !strings.Contains(fmt.Sprint(e["message"]), "--allow-private-egress") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -43,16 +44,22 @@ func connectionsForFileLimit() int {
 	return max(64, int(min(lim.Cur, 1<<20)/2))
 }
 
-// newHTTPServer is an http.Server with the limits' header and idle
-// timeouts. Body and answer deadlines are set per request (withDeadlines,
-// and the ingress), because an event stream lives as long as its client.
-func newHTTPServer(h http.Handler, lim httpLimits) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: lim.readHeader, IdleTimeout: lim.idle, MaxHeaderBytes: 64 << 10}
+// newHTTPServer is an http.Server on ln that serves h within the limits:
+// header and idle timeouts, at most lim.maxConns connections at once
+// (idle keep-alive ones closed first to make room for a new client).
+// Body and answer deadlines are set per request (withDeadlines, and the
+// ingress), because an event stream lives as long as its client. Serve
+// it on the listener it returns.
+func newHTTPServer(h http.Handler, ln net.Listener, lim httpLimits, log *slog.Logger, name string) (*http.Server, net.Listener) {
+	ll := limitConnections(ln, lim.maxConns, log, name)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.readHeader, IdleTimeout: lim.idle, MaxHeaderBytes: 64 << 10,
+		ConnState: ll.connState}
+	return srv, ll
 }
 
-// withDeadlines gives each API request lim.request to send its body and to
-// read its answer; an event stream (…/sse) sets its own write deadline,
-// moved at every write.
+// withDeadlines gives each API request d to send its body and to read its
+// answer (an event stream, .../sse, sets its own write deadline, moved at
+// every write), and its body a minimum rate.
 func withDeadlines(next http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rc := http.NewResponseController(w)
@@ -60,13 +67,69 @@ func withDeadlines(next http.Handler, d time.Duration) http.Handler {
 		if !strings.HasSuffix(r.URL.Path, "/sse") {
 			_ = rc.SetWriteDeadline(time.Now().Add(d))
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, withBodyRate(w, r, d))
 	})
 }
 
-// limitListener accepts at most max connections at once; past that,
-// Accept waits for one to close, and the wait is logged (once a minute at
-// most) so that an operator sees why new clients hang.
+// A request body must keep up a minimum rate, past a short grace: one
+// that trickles (a byte every few seconds) would otherwise hold its
+// connection, and a worker, until the whole body's deadline.
+const (
+	bodyGrace   = 5 * time.Second
+	bodyMinRate = 1 << 10 // bytes a second
+)
+
+// withBodyRate makes r's body readable only as fast as bodyMinRate
+// demands of it: each read must come before grace plus one second per
+// bodyMinRate bytes read so far, and before limit from now.
+func withBodyRate(w http.ResponseWriter, r *http.Request, limit time.Duration) *http.Request {
+	if r.Body == nil || r.Body == http.NoBody {
+		return r
+	}
+	start := time.Now()
+	r2 := *r
+	r2.Body = &rateBody{ReadCloser: r.Body, rc: http.NewResponseController(w), start: start, end: start.Add(limit)}
+	return &r2
+}
+
+type rateBody struct {
+	io.ReadCloser
+	rc         *http.ResponseController
+	start, end time.Time
+	read       int64
+}
+
+func (b *rateBody) Read(p []byte) (int, error) {
+	due := b.start.Add(bodyGrace + time.Duration(b.read)*time.Second/bodyMinRate)
+	if due.After(b.end) {
+		due = b.end
+	}
+	_ = b.rc.SetReadDeadline(due)
+	n, err := b.ReadCloser.Read(p)
+	b.read += int64(n)
+	if err == io.EOF {
+		// The body is in. A deadline left behind would end the server's
+		// watch for the client's hang-up with a timeout, and with it the
+		// request's context, while the handler still works.
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// withEndpointBodyRate gives endpoint requests' bodies the minimum rate;
+// the ingress sets their whole deadline (limit).
+func withEndpointBodyRate(next http.Handler, limit time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, withBodyRate(w, r, limit))
+	})
+}
+
+// limitListener accepts at most max connections at once. Past that, it
+// closes the connection that has been idle (between keep-alive requests)
+// the longest, as nginx reuses them, so that a new client is served
+// rather than left waiting behind idle ones; with none idle, Accept waits
+// for one to close, and the wait is logged (once a minute at most) so
+// that an operator sees why new clients hang.
 type limitListener struct {
 	net.Listener
 	slots     chan struct{}
@@ -75,17 +138,23 @@ type limitListener struct {
 	log       *slog.Logger
 	name      string
 	lastWarn  atomic.Int64 // unix seconds
+
+	mu   sync.Mutex
+	idle map[*limitedConn]time.Time // since when each idle connection is
 }
 
 func limitConnections(ln net.Listener, max int, log *slog.Logger, name string) *limitListener {
-	return &limitListener{Listener: ln, slots: make(chan struct{}, max), closed: make(chan struct{}), log: log, name: name}
+	return &limitListener{Listener: ln, slots: make(chan struct{}, max), closed: make(chan struct{}), log: log, name: name,
+		idle: map[*limitedConn]time.Time{}}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
 	select {
 	case l.slots <- struct{}{}:
 	default:
-		l.warnFull()
+		if !l.closeIdlest() {
+			l.warnFull()
+		}
 		select {
 		case l.slots <- struct{}{}:
 		case <-l.closed:
@@ -97,7 +166,49 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		<-l.slots
 		return nil, err
 	}
-	return &limitedConn{Conn: c, release: func() { <-l.slots }}, nil
+	lc := &limitedConn{Conn: c}
+	lc.release = func() {
+		l.mu.Lock()
+		delete(l.idle, lc)
+		l.mu.Unlock()
+		<-l.slots
+	}
+	return lc, nil
+}
+
+// connState follows the server's connections (http.Server.ConnState).
+func (l *limitListener) connState(c net.Conn, state http.ConnState) {
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if state == http.StateIdle {
+		l.idle[lc] = time.Now()
+	} else {
+		delete(l.idle, lc)
+	}
+}
+
+// closeIdlest closes the connection idle the longest, freeing its slot;
+// false when none is idle.
+func (l *limitListener) closeIdlest() bool {
+	l.mu.Lock()
+	var idlest *limitedConn
+	var since time.Time
+	for c, t := range l.idle {
+		if idlest == nil || t.Before(since) {
+			idlest, since = c, t
+		}
+	}
+	delete(l.idle, idlest)
+	l.mu.Unlock()
+	if idlest == nil {
+		return false
+	}
+	_ = idlest.Close()
+	return true
 }
 
 func (l *limitListener) warnFull() {
@@ -106,7 +217,7 @@ func (l *limitListener) warnFull() {
 	if now-last < 60 || !l.lastWarn.CompareAndSwap(last, now) {
 		return
 	}
-	l.log.Warn("connection limit reached; new connections wait for one to close",
+	l.log.Warn("connection limit reached, and no connection is idle; new connections wait for one to close",
 		"listener", l.name, "limit", cap(l.slots), "flag", "--max-connections")
 }
 

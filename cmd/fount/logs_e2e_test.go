@@ -25,13 +25,13 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		args := []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--cache-dir", cacheDir, "--log-format", "json"}
-		done <- run(ctx, args, testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "k"}, stdout, stderr))
+		done <- run(ctx, args, testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": ownerKey}, stdout, stderr))
 	}()
 	addr := waitForListening(t, stdout)
-	s := &server{t: t, base: "http://" + addr, key: "k"}
+	s := &server{t: t, base: "http://" + addr, key: ownerKey}
 
 	req, _ := http.NewRequest("GET", s.base+"/v1/users/me", nil)
-	req.Header.Set("Authorization", "Bearer k")
+	req.Header.Set("Authorization", "Bearer "+ownerKey)
 	req.Header.Set("X-Request-Id", "req-abc.123")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -89,11 +89,11 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 // --pprof, and --pprof refuses an address that is not loopback.
 func TestPprofOnlyWhenAskedOnLoopback(t *testing.T) {
 	t.Parallel()
-	plain := startServer(t, serveConfig{bootstrapKey: "k"})
+	plain := startServer(t, serveConfig{bootstrapKey: ownerKey})
 	if resp, err := http.Get(plain.base + "/debug/pprof/"); err != nil || resp.StatusCode == 200 {
 		t.Errorf("pprof without --pprof: %v %v", resp, err)
 	}
-	profiled := startServer(t, serveConfig{bootstrapKey: "k", pprof: true})
+	profiled := startServer(t, serveConfig{bootstrapKey: ownerKey, pprof: true})
 	resp, err := http.Get(profiled.base + "/debug/pprof/")
 	if err != nil || resp.StatusCode != 200 {
 		t.Errorf("pprof with --pprof: %v %v", resp, err)

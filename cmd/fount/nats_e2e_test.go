@@ -37,7 +37,7 @@ func startNATSB(b *testing.B) *natsdev.Cluster {
 // natsConfig is a node's configuration on the NATS store at urls, with
 // the secret key file every node of the test shares.
 func natsConfig(_ testing.TB, urls, keyFile, node string) serveConfig {
-	return serveConfig{bootstrapKey: "k", allowPrivateEgress: true, storeURL: urls, secretKeyFile: keyFile,
+	return serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, storeURL: urls, secretKeyFile: keyFile,
 		natsNamespace: "fount", natsReplicas: 1, nodeName: node}
 }
 

@@ -26,7 +26,7 @@ func BenchmarkNpmDeploy(b *testing.B) {
 	reg := npmtest.New(b)
 	publishFixtures(b, reg)
 	data := b.TempDir()
-	s := startProductionServerWith(b, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL(), dataDir: data})
+	s := startProductionServerWith(b, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), dataDir: data})
 	code := func(i int) string {
 		return fmt.Sprintf(`import daytime from "daytime";
 import chunk from "lodashlet/chunk.js";

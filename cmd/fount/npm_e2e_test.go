@@ -62,7 +62,7 @@ const npmWant = `{"chunks":[[1,2],[3,4],[5]],"id":"21495524-a02f-5695-82e2-b117a
 func startNpmServer(t *testing.T) (*server, *npmtest.Registry) {
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	return startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()}), reg
+	return startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()}), reg
 }
 
 func lockOf(t *testing.T, c map[string]any) string {
@@ -188,7 +188,7 @@ func TestNpmBundlingCannotCrashTheServer(t *testing.T) {
 	publishFixtures(t, reg)
 	reg.Publish(npmtest.Package{Name: "deep", Version: "1.0.0", Files: map[string]string{
 		"index.js": "module.exports = " + strings.Repeat("!", 300_000) + "1;"}})
-	s := startProductionServerWith(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()})
+	s := startProductionServerWith(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
 	for _, c := range []struct{ name, code, want string }{
 		{"nested code", `import x from "daytime"; export default ` + strings.Repeat("!", 300_000) + "1", "nested too deeply"},
 		{"nested package", `import deep from "deep"; export default { name: "d", version: "1.0.0", run() { return deep } }`, "could not be bundled"},
@@ -332,7 +332,7 @@ func TestNpmHTTPClientAsInNode(t *testing.T) {
 	api := apiReceiver(t)
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL(), allowPrivateEgress: true})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), allowPrivateEgress: true})
 	code, err := os.ReadFile(filepath.Join(npmFixtures, "axios-component.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -371,7 +371,7 @@ func TestNpmHTTPClientEgress(t *testing.T) {
 	t.Cleanup(api.Close)
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
 	code, _ := os.ReadFile(filepath.Join(npmFixtures, "axios-component.mjs"))
 	src := s.deploySource(string(code), nil)
 	s.run(src["id"].(string), map[string]any{"base": api.URL})
@@ -417,7 +417,7 @@ export function check(n) {
 
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: "k", npmRegistry: reg.URL()})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
 	src := s.deploySource(`import sha1 from "sha1-lite@2";
 export default { name: "broken", version: "1", run() {
   return sha1();

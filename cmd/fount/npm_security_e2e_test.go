@@ -86,7 +86,7 @@ func TestNpmCacheIsPerPackageAndBounded(t *testing.T) {
 	}
 	dataDir := t.TempDir()
 	const cacheBound = 1 << 20
-	s := startServer(t, serveConfig{bootstrapKey: "k", dataDir: dataDir, npmRegistry: reg.URL(), maxBundle: 512 << 10, npmCacheBytes: cacheBound})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dataDir, npmRegistry: reg.URL(), maxBundle: 512 << 10, npmCacheBytes: cacheBound})
 	deploy := func(pkg string) (int, map[string]any) {
 		return s.do("POST", "/v1/components", map[string]any{"component_code": `import v from "` + pkg + `";
 			export default { name: "` + pkg + `", version: "1.0.0", run() { this.$emit(v) } }`})

@@ -303,7 +303,7 @@ func TestReadmeProductionEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
-	cfg.bootstrapKey, cfg.dataDir = "k", t.TempDir()
+	cfg.bootstrapKey, cfg.dataDir = ownerKey, t.TempDir()
 	s := startServer(t, cfg)
 	url := endpointOf(s.deploySource(echoSource, nil), "http")
 	if !strings.HasPrefix(url, cfg.endpointURL+"/h/") || s.endpoints != fmt.Sprint("http://127.0.0.1:", endpoints) {

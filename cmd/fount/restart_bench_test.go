@@ -22,7 +22,7 @@ const respondingSource = `export default { name: "Cold", version: "1",
 func BenchmarkRestart(b *testing.B) {
 	const sources = 1000
 	for b.Loop() {
-		cfg := serveConfig{bootstrapKey: "k", dataDir: b.TempDir()}
+		cfg := serveConfig{bootstrapKey: ownerKey, dataDir: b.TempDir()}
 		s := startProductionServerWith(b, cfg)
 		var endpoints []string
 		for range sources {

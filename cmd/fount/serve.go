@@ -157,7 +157,7 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		fs.PrintDefaults()
 		fmt.Fprint(stderr, "\nEnvironment only:\n"+
 			"  FOUNT_BOOTSTRAP_API_KEY\n"+
-			"    \tthe owner user's API key on the first start of an empty data dir\n"+
+			"    \tthe owner user's API key on the first start of an empty data dir, at least 32 characters\n"+
 			"    \t(default: a random key, printed once and written to <data-dir>/owner.key);\n"+
 			"    \tnever a flag, so that it does not show in the process list\n"+
 			"  FOUNT_NATS_TOKEN\n"+
@@ -380,13 +380,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	defer server.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/", withDeadlines(server.Handler(), limits.request))
-	servers := []*http.Server{newHTTPServer(mux, limits)}
-	listeners := []net.Listener{limitConnections(ln, limits.maxConns, logger, "api")}
+	apiServer, apiLn := newHTTPServer(mux, ln, limits, logger, "api")
+	servers, listeners := []*http.Server{apiServer}, []net.Listener{apiLn}
 	if start.metricsLn != nil {
 		metricsMux := http.NewServeMux()
 		metricsMux.Handle("/metrics", meters.Handler())
-		servers = append(servers, newHTTPServer(metricsMux, limits))
-		listeners = append(listeners, limitConnections(start.metricsLn, limits.maxConns, logger, "metrics"))
+		srv, l := newHTTPServer(metricsMux, start.metricsLn, limits, logger, "metrics")
+		servers, listeners = append(servers, srv), append(listeners, l)
 		fmt.Fprintf(stdout, "fount serves metrics on http://%s/metrics\n", start.metricsLn.Addr())
 	} else {
 		mux.Handle("/metrics", meters.Handler())
@@ -401,11 +401,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	if endpointLn != nil {
 		// Tenants' content on an origin of its own: the API's origin
 		// serves no endpoint, and the endpoints' serves no API.
-		servers = append(servers, newHTTPServer(eng.Ingress(), limits))
-		listeners = append(listeners, limitConnections(endpointLn, limits.maxConns, logger, "endpoints"))
+		srv, l := newHTTPServer(withEndpointBodyRate(eng.Ingress(), limits.body), endpointLn, limits, logger, "endpoints")
+		servers, listeners = append(servers, srv), append(listeners, l)
 		fmt.Fprintf(stdout, "fount serves endpoints on http://%s as %s\n", endpointLn.Addr(), endpointURL)
 	} else {
-		mux.Handle(component.EndpointPath, eng.Ingress())
+		mux.Handle(component.EndpointPath, withEndpointBodyRate(eng.Ingress(), limits.body))
 	}
 	for _, srv := range servers {
 		srv.RegisterOnShutdown(server.CloseStreams) // streams never go idle by themselves
@@ -443,6 +443,10 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	return nil
 }
 
+// minBootstrapKey is the shortest owner key FOUNT_BOOTSTRAP_API_KEY may
+// set: the key is all that stands between the network and every tenant.
+const minBootstrapKey = 32
+
 // bootstrapOwner creates the owner user on an empty data dir. Its key is
 // FOUNT_BOOTSTRAP_API_KEY when set; otherwise a random key, printed once and
 // written to <data-dir>/owner.key (mode 0600).
@@ -455,6 +459,8 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 	generated := key == ""
 	if generated {
 		key = api.NewAPIKey()
+	} else if len(key) < minBootstrapKey {
+		return fmt.Errorf("FOUNT_BOOTSTRAP_API_KEY has %d characters: the owner's key needs at least %d (leave it unset for a random one)", len(key), minBootstrapKey)
 	}
 	// The owner runs the server: no daily quota holds it back (the paid
 	// plan has none); the users it creates get the plan it gives them.

@@ -53,7 +53,7 @@ func TestServeEndToEnd(t *testing.T) {
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(code) }))
 	defer codeSrv.Close()
 
-	s := startServer(t, serveConfig{bootstrapKey: "boot-key", publicURL: "https://api.example.com/", endpointURL: "https://hooks.example.com/", allowPrivateEgress: true})
+	s := startServer(t, serveConfig{bootstrapKey: "boot-key-0123456789abcdef0123456789ab", publicURL: "https://api.example.com/", endpointURL: "https://hooks.example.com/", allowPrivateEgress: true})
 
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL + "/c.mjs"})
 	if st != 200 || data(body)["name"] != "New Requests" {
@@ -118,7 +118,7 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 	t.Parallel()
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer codeSrv.Close()
-	s := startServer(t, serveConfig{bootstrapKey: "k"})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL})
 	if st != 400 || !strings.Contains(fmt.Sprint(body), "component_url") {
 		t.Fatalf("private component_url: %d %v", st, body)
@@ -130,7 +130,7 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 func TestEndpointURLsFollowTheEndpointURL(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: "k", publicURL: "https://api.example.com", endpointURL: "https://old.example.com"})
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey, publicURL: "https://api.example.com", endpointURL: "https://old.example.com"})
 	src := s.deploySource(echoSource, nil)
 	old := endpointOf(src, "http")
 	if !strings.HasPrefix(old, "https://old.example.com/h/") {
@@ -138,7 +138,7 @@ func TestEndpointURLsFollowTheEndpointURL(t *testing.T) {
 	}
 	s.stop()
 	s2 := startServer(t, serveConfig{dataDir: dir, publicURL: "https://api.example.com", endpointURL: "https://new.example.com/"})
-	s2.key = "k"
+	s2.key = ownerKey
 	_, body := s2.do("GET", "/v1/users/me/sources", nil)
 	moved := endpointOf(body["data"].([]any)[0].(map[string]any), "http")
 	token := strings.TrimPrefix(old, "https://old.example.com")

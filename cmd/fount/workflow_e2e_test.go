@@ -478,7 +478,7 @@ func waitLine(t *testing.T, lines <-chan string, prefix string) string {
 // schedule, and a workflow keeps its newest --executions-kept executions.
 func TestWorkflowTimerAndRetention(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", executionsKept: 3})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, executionsKept: 3})
 	wf := s.deployWorkflow(map[string]any{
 		"name":    "Ticker",
 		"trigger": map[string]any{"type": "timer", "timer": map[string]any{"intervalSeconds": 1}},
@@ -675,7 +675,7 @@ func TestRunAction(t *testing.T) {
 // with a recorded error; the workflow's next execution succeeds.
 func TestWorkflowStepLimits(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "k", runTimeout: 2 * time.Second, executionTimeout: 3 * time.Second})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: 2 * time.Second, executionTimeout: 3 * time.Second})
 	wf := s.deployWorkflow(map[string]any{
 		"name": "Limits", "trigger": map[string]any{"type": "manual"},
 		"steps": []any{

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/component"
@@ -23,6 +25,8 @@ type Error struct {
 	Code    string
 	Message string
 	Param   string
+	// RetryAfter, when set, is sent as the Retry-After header (seconds).
+	RetryAfter int
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -69,6 +73,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		we    *engine.WorkflowError
 		ae    *engine.AccountError
 		inUse *engine.AccountInUseError
+		busy  *engine.BusyError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -99,6 +104,14 @@ func toAPIError(err error, param string) (*Error, bool) {
 				"; reconfigure or delete them first, or delete with ?force=true and they fail where they read $auth."}, true
 	case errors.As(err, &taken):
 		return &Error{Status: http.StatusConflict, Code: "name_taken", Param: "name", Message: "A source named " + taken.Slug + " already exists; choose another name."}, true
+	case errors.As(err, &busy):
+		secs := max(1, int(busy.RetryAfter.Round(time.Second)/time.Second))
+		if busy.Account {
+			return &Error{Status: http.StatusTooManyRequests, Code: "busy", RetryAfter: secs,
+				Message: fmt.Sprintf("Your earlier calls or runs hold the %d workers your account may use at once, and none came free in time; nothing was done. Try again in %d seconds.", busy.Share, secs)}, true
+		}
+		return &Error{Status: http.StatusServiceUnavailable, Code: "busy", RetryAfter: secs,
+			Message: fmt.Sprintf("Every worker of the server is busy, and none came free in time; nothing was done. Try again in %d seconds.", secs)}, true
 	case errors.Is(err, engine.ErrQuota):
 		return &Error{Status: http.StatusTooManyRequests, Code: "quota_exceeded",
 			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
@@ -124,6 +137,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e, known := toAPIError(err, "component_code")
 	if !known {
 		s.log.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfter))
 	}
 	writeJSON(w, e.Status, apiv1.Error{Error: apiv1.ErrorBody{Code: e.Code, Message: e.Message, Param: e.Param}})
 }

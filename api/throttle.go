@@ -146,8 +146,7 @@ func (s *Server) throttled(w http.ResponseWriter, r *http.Request, key string) b
 		return false
 	}
 	secs := int((d + time.Second - 1) / time.Second)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	s.writeError(w, r, &Error{Status: http.StatusTooManyRequests, Code: "too_many_attempts",
+	s.writeError(w, r, &Error{Status: http.StatusTooManyRequests, Code: "too_many_attempts", RetryAfter: secs,
 		Message: "Too many wrong API keys were tried from this address, or like this key; try again in " + strconv.Itoa(secs) + " seconds."})
 	return true
 }

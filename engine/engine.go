@@ -72,6 +72,12 @@ type Config struct {
 	// BodyTimeout bounds how long an HTTP-interface request's body may
 	// take to arrive. Default 30 s.
 	BodyTimeout time.Duration
+	// LifecycleWait bounds how long an API operation (a deploy, an
+	// update, a delete, saving a component...) waits for a worker before
+	// anything of it has run: past it, it fails with a *BusyError rather
+	// than keep its caller waiting behind the account's earlier calls.
+	// Default 10 s.
+	LifecycleWait time.Duration
 	// MaxAttempts and RetryBase shape webhook retries: exponential backoff
 	// from RetryBase with jitter, capped at an hour. Defaults 8 and 1 s.
 	MaxAttempts int
@@ -129,6 +135,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.BodyTimeout <= 0 {
 		c.BodyTimeout = 30 * time.Second
+	}
+	if c.LifecycleWait <= 0 {
+		c.LifecycleWait = 10 * time.Second
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 8

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/sandbox"
@@ -16,6 +17,23 @@ var (
 	// ErrStopped is returned when the engine is not running.
 	ErrStopped = errors.New("engine: stopped")
 )
+
+// BusyError is an operation that found no worker free within
+// Config.LifecycleWait, and did nothing: the account's earlier calls or
+// runs hold its share of the workers (Account), or every worker is busy.
+// RetryAfter is when one should be free.
+type BusyError struct {
+	Account    bool
+	Share      int // workers one account may hold
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string {
+	if e.Account {
+		return fmt.Sprintf("engine: the account's %d workers are busy", e.Share)
+	}
+	return "engine: every worker is busy"
+}
 
 // CodeError is component code that cannot be deployed: it does not parse,
 // throws or runs out of time or memory while loading, or describes itself

@@ -131,6 +131,9 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	if err != nil {
 		return store.Source{}, err
 	}
+	// A hook that starts goes on to the end, whatever the caller does;
+	// until one has run, the operation may give up for want of a worker
+	// (a *BusyError), having done nothing.
 	ctx = context.WithoutCancel(ctx)
 	var events []store.Event
 	for _, hook := range []string{component.HookDeploy, component.HookActivate} {
@@ -141,6 +144,9 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 			return store.Source{}, err
 		}
 		events = append(events, evs...)
+		if l.meta().HasHook(hook) {
+			ctx = begun(ctx)
+		}
 	}
 	// Every auto-subscription stored so far predates the new source.
 	routing := src
@@ -236,7 +242,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		next.box.Close(ctx)
 		return store.Source{}, err
 	}
-	ctx = context.WithoutCancel(ctx)
+	ctx = context.WithoutCancel(ctx) // as in DeploySource
 	var events []store.Event
 	if prev != nil {
 		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
@@ -245,8 +251,15 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 			return store.Source{}, err
 		}
 		events = append(events, evs...)
+		if prev.meta().HasHook(component.HookDeactivate) {
+			ctx = begun(ctx)
+		}
 	}
 	evs, err := e.runHook(ctx, next, component.HookActivate)
+	if busy := (*BusyError)(nil); errors.As(err, &busy) {
+		next.box.Close(ctx) // no hook has run: nothing to undo
+		return store.Source{}, err
+	}
 	events = append(events, evs...)
 	if err != nil {
 		e.reactivate(ctx, prev, events)
@@ -342,7 +355,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	ctx = context.WithoutCancel(ctx) // the hook has run: go on to the end
+	ctx = begun(ctx) // the hook has run: go on to the end
 	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
 	if err != nil {
 		return err
@@ -389,7 +402,7 @@ func (e *Engine) deactivateForDelete(ctx context.Context, src store.Source) ([]s
 	case err != nil:
 		return nil, err
 	}
-	events, err := e.runHook(context.WithoutCancel(ctx), l, component.HookDeactivate)
+	events, err := e.runHook(begun(ctx), l, component.HookDeactivate)
 	if err != nil {
 		e.log.Warn("deactivate hook failed; the source is deleted anyway", "source", src.ID, "err", err)
 	}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"time"
 
 	"github.com/fount-dev/fount/ids"
@@ -54,7 +56,13 @@ func (e *Engine) inPool(ctx context.Context, account string, invocations int64, 
 		return ErrQuota
 	}
 	var elapsed time.Duration
-	if rerr := e.workers.run(ctx, account, func(wctx context.Context) {
+	waitCtx := ctx
+	if ctx.Value(begunKey{}) == nil {
+		var cancel context.CancelFunc
+		waitCtx, cancel = context.WithTimeout(ctx, e.cfg.LifecycleWait)
+		defer cancel()
+	}
+	if rerr := e.workers.run(waitCtx, account, func(wctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stop := context.AfterFunc(wctx, cancel)
@@ -63,6 +71,11 @@ func (e *Engine) inPool(ctx context.Context, account string, invocations int64, 
 		err = fn(ctx)
 		elapsed = e.clock.Now().Sub(start)
 	}); rerr != nil {
+		if errors.Is(rerr, context.DeadlineExceeded) && ctx.Err() == nil {
+			full, share := e.workers.accountFull(account)
+			// A worker frees within a run's time limit at most.
+			return &BusyError{Account: full, Share: share, RetryAfter: cmp.Or(e.cfg.Limits.Timeout, 30*time.Second)}
+		}
 		return rerr
 	}
 	today := day(e.clock.Now())
@@ -70,6 +83,17 @@ func (e *Engine) inPool(ctx context.Context, account string, invocations int64, 
 		e.log.Error("count the usage of a lifecycle operation", "account", account, "err", uerr)
 	}
 	return err
+}
+
+// begunKey marks the context of an operation that has begun to act (a
+// hook has run): its later work waits for a worker as long as it takes,
+// since giving up then would leave it half done.
+type begunKey struct{}
+
+// begun is ctx, for the rest of an operation that has begun to act: not
+// cancelled with its caller, and not given up for want of a worker.
+func begun(ctx context.Context) context.Context {
+	return context.WithValue(context.WithoutCancel(ctx), begunKey{}, true)
 }
 
 // buildInPool is build as account's work in the pool: loading a component

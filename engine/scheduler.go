@@ -160,6 +160,15 @@ func (s *scheduler) run(ctx context.Context, account string, fn func(ctx context
 	return nil
 }
 
+// accountFull reports whether account holds its whole share of the
+// workers, and what the share is.
+func (s *scheduler) accountFull(account string) (bool, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.accounts[account]
+	return q != nil && q.running >= s.perAccount, s.perAccount
+}
+
 // dropLocked removes a job that no worker has taken yet.
 func (s *scheduler) dropLocked(account string, j *job) bool {
 	q := s.accounts[account]

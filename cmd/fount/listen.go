@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -57,19 +56,61 @@ func newHTTPServer(h http.Handler, ln net.Listener, lim httpLimits, log *slog.Lo
 	return srv, ll
 }
 
-// withDeadlines gives each API request d to send its body and to read its
-// answer (an event stream, .../sse, sets its own write deadline, moved at
-// every write), and its body a minimum rate.
+// withDeadlines gives each API request's body a minimum rate and d to
+// arrive in all, and its answer d to be read from the moment the handler
+// starts it. The handler's own work is bounded by its own limits (a run's
+// time limit, the wait for a worker), not by a deadline set when the
+// request came: that one closed connections without an answer when a
+// deploy took long. An event stream sets its own write deadlines, moved
+// at every write, as does a backup.
 func withDeadlines(next http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc := http.NewResponseController(w)
-		_ = rc.SetReadDeadline(time.Now().Add(d))
-		if !strings.HasSuffix(r.URL.Path, "/sse") {
-			_ = rc.SetWriteDeadline(time.Now().Add(d))
-		}
-		next.ServeHTTP(w, withBodyRate(w, r, d))
+		aw := &answerDeadline{ResponseWriter: w, rc: http.NewResponseController(w), d: d}
+		next.ServeHTTP(aw, withBodyRate(w, r, d))
 	})
 }
+
+// answerDeadline sets the write deadline of an answer when the handler
+// starts writing it, unless the handler chose one itself.
+type answerDeadline struct {
+	http.ResponseWriter
+	rc              *http.ResponseController // of the writer beneath
+	d               time.Duration
+	chosen, started bool
+}
+
+func (a *answerDeadline) start() {
+	if !a.started {
+		a.started = true
+		if !a.chosen {
+			_ = a.rc.SetWriteDeadline(time.Now().Add(a.d))
+		}
+	}
+}
+
+func (a *answerDeadline) WriteHeader(code int) {
+	a.start()
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *answerDeadline) Write(b []byte) (int, error) {
+	a.start()
+	return a.ResponseWriter.Write(b)
+}
+
+func (a *answerDeadline) Flush() {
+	a.start()
+	_ = a.rc.Flush()
+}
+
+// SetWriteDeadline is what http.ResponseController calls: the handler's
+// choice wins.
+func (a *answerDeadline) SetWriteDeadline(t time.Time) error {
+	a.chosen = true
+	return a.rc.SetWriteDeadline(t)
+}
+
+func (a *answerDeadline) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 // A request body must keep up a minimum rate, past a short grace: one
 // that trickles (a byte every few seconds) would otherwise hold its

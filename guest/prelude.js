@@ -7,6 +7,60 @@
 // host validates everything it receives.
 (function () {
   "use strict";
+
+  // ---- primordials ------------------------------------------------------
+  // Component code runs in this realm and may replace any built-in: the
+  // global TypeError, JSON.stringify, Array.prototype.map, Promise's then,
+  // the iterators that for...of and destructuring use. The runtime keeps
+  // its own references, taken here before any component code runs (as
+  // Node's primordials are), and loops by index rather than by iterator,
+  // so that a component that replaces a built-in breaks only its own code.
+  // web.js, loaded for code that uses the web globals, is not held to this.
+  const { Array, ArrayBuffer, DataView, Date, Error, Float32Array, Float64Array, Function, JSON, Map, Math, Number, Object,
+    Promise, RangeError, Reflect, ReferenceError, RegExp, Set, String, SyntaxError, TypeError, Uint8Array,
+    encodeURIComponent } = globalThis;
+  const ReflectApply = Reflect.apply;
+  const uncurry = (fn) => (self, ...args) => ReflectApply(fn, self, args);
+  const JSONParse = JSON.parse, JSONStringify = JSON.stringify;
+  const ObjectAssign = Object.assign, ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty, ObjectFreeze = Object.freeze,
+    ObjectGetPrototypeOf = Object.getPrototypeOf, ObjectKeys = Object.keys, ObjectPrototype = Object.prototype,
+    ObjectHasOwn = Object.prototype.hasOwnProperty;
+  const ArrayIsArray = Array.isArray, ArrayBufferIsView = ArrayBuffer.isView;
+  const MathMax = Math.max, MathMin = Math.min, DateNow = Date.now;
+  const NumberIsInteger = Number.isInteger, NumberIsSafeInteger = Number.isSafeInteger;
+  const ArrayPrototypeJoin = uncurry(Array.prototype.join), ArrayPrototypePush = uncurry(Array.prototype.push),
+    ArrayPrototypeSort = uncurry(Array.prototype.sort);
+  const StringPrototypeEndsWith = uncurry(String.prototype.endsWith), StringPrototypeIndexOf = uncurry(String.prototype.indexOf),
+    StringPrototypeSlice = uncurry(String.prototype.slice), StringPrototypeToLowerCase = uncurry(String.prototype.toLowerCase),
+    StringPrototypeToUpperCase = uncurry(String.prototype.toUpperCase);
+  // exec itself, never test or replace: those look exec up on the
+  // RegExp anew at each call.
+  const RegExpPrototypeExec = uncurry(RegExp.prototype.exec);
+  const MapPrototypeDelete = uncurry(Map.prototype.delete), MapPrototypeForEach = uncurry(Map.prototype.forEach),
+    MapPrototypeGet = uncurry(Map.prototype.get), MapPrototypeSet = uncurry(Map.prototype.set),
+    MapPrototypeSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
+  const SetPrototypeHas = uncurry(Set.prototype.has);
+  const FunctionPrototypeBind = uncurry(Function.prototype.bind);
+  const PromiseResolve = uncurry(Promise.resolve), PromisePrototypeThen = uncurry(Promise.prototype.then);
+  const TypedArrayPrototypeSet = uncurry(ObjectGetPrototypeOf(Uint8Array.prototype).set);
+
+  // record makes the runtime's own messages to the host: with no
+  // prototype, so that no toJSON a component puts on Object.prototype
+  // changes how they encode.
+  function record(fields) {
+    return ObjectAssign(ObjectCreate(null), fields);
+  }
+
+  // keysOf lists an object's own enumerable string keys, as
+  // Object.entries would, into an array read by index.
+  function keysOf(o) {
+    return o === null || o === undefined ? [] : ObjectKeys(o);
+  }
+  // includes is Array.prototype.includes over a list of the runtime's own.
+  function includes(list, v) {
+    for (let i = 0; i < list.length; i++) if (list[i] === v) return true;
+    return false;
+  }
   const host = globalThis.__host;
   delete globalThis.__host;
 
@@ -65,7 +119,7 @@
     if (v === undefined || typeof v === "function" || typeof v === "symbol") return String(v);
     if (typeof v === "bigint") return v + "n";
     try {
-      const s = JSON.stringify(v);
+      const s = JSONStringify(v);
       return s === undefined ? String(v) : s;
     } catch (_) {
       return String(v);
@@ -73,7 +127,9 @@
   }
   function logAt(level) {
     return function (...args) {
-      host.log(level, args.map(formatArg).join(" "));
+      const parts = [];
+      for (let i = 0; i < args.length; i++) parts[i] = formatArg(args[i]);
+      host.log(level, ArrayPrototypeJoin(parts, " "));
     };
   }
   globalThis.console = {
@@ -86,50 +142,56 @@
   // into a later call.
   let callSeq = 0;
   let open = false; // between a call's dispatch and its result
-  const promiseThen = Promise.prototype.then;
 
   // ---- timers (live only within one call) ------------------------------
   let timers = new Map();
   let timerSeq = 0;
-  globalThis.setTimeout = function (fn, ms, ...args) {
+  function addTimer(fn, ms, args) {
     if (typeof fn !== "function") throw new TypeError("setTimeout needs a function");
     const id = ++timerSeq;
-    const delay = Math.max(0, Number(ms) || 0);
-    timers.set(id, { at: Date.now() + delay, seq: id, fn, args });
-    return id;
+    const delay = MathMax(0, Number(ms) || 0);
+    const t = { at: DateNow() + delay, seq: id, fn, args };
+    MapPrototypeSet(timers, id, t);
+    return t;
+  }
+  function clearTimer(id) {
+    MapPrototypeDelete(timers, id);
+  }
+  globalThis.setTimeout = function (fn, ms, ...args) {
+    return addTimer(fn, ms, args).seq;
   };
-  globalThis.clearTimeout = function (id) {
-    timers.delete(id);
-  };
+  globalThis.clearTimeout = clearTimer;
   // An interval fires again every ms while the call lasts; like every
   // timer, it is dropped when the call ends.
   globalThis.setInterval = function (fn, ms, ...args) {
-    const id = globalThis.setTimeout(fn, ms, ...args);
-    timers.get(id).every = Math.max(1, Number(ms) || 0);
-    return id;
+    const t = addTimer(fn, ms, args);
+    t.every = MathMax(1, Number(ms) || 0);
+    return t.seq;
   };
-  globalThis.clearInterval = globalThis.clearTimeout;
+  globalThis.clearInterval = clearTimer;
   // Immediates are due one millisecond early so that they run before
   // timers set just before them, as in Node, even when the clock ticks
   // in between.
   globalThis.setImmediate = function (fn, ...args) {
-    const id = globalThis.setTimeout(fn, 0, ...args);
-    timers.get(id).at -= 1;
-    return id;
+    const t = addTimer(fn, 0, args);
+    t.at -= 1;
+    return t.seq;
   };
-  globalThis.clearImmediate = globalThis.clearTimeout;
+  globalThis.clearImmediate = clearTimer;
   // A microtask that throws fails the call, as an uncaught exception
   // would end a Node process.
-  globalThis.queueMicrotask = function (fn) {
+  function queueTask(fn) {
     if (typeof fn !== "function") throw new TypeError('The "callback" argument must be of type function');
     const seq = callSeq;
-    Promise.resolve().then(() => fn()).catch((err) => failLate(err, seq));
-  };
+    PromisePrototypeThen(PromisePrototypeThen(PromiseResolve(Promise), () => fn()), undefined, (err) => failLate(err, seq));
+  }
+  globalThis.queueMicrotask = queueTask;
 
   // stdout and stderr write to the log of the call, as console does.
   function logStream(fd, level) {
     return { fd, isTTY: false, writable: true, write(chunk, enc, cb) {
-      host.log(level, String(chunk).replace(/\n$/, ""));
+      const s = String(chunk);
+      host.log(level, StringPrototypeEndsWith(s, "\n") ? StringPrototypeSlice(s, 0, -1) : s);
       if (typeof enc === "function") enc();
       else if (typeof cb === "function") cb();
       return true;
@@ -138,13 +200,13 @@
   globalThis.process = {
     env: {},
     nextTick(fn, ...args) {
-      globalThis.queueMicrotask(() => fn(...args));
+      queueTask(() => ReflectApply(fn, undefined, args));
     },
     stdout: logStream(1, 1),
     stderr: logStream(2, 3),
   };
   // The call's number, for state that lives within one call (fs's /tmp).
-  Object.defineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });
+  ObjectDefineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });
   // Pipedream's code steps export defineComponent({...}); it only marks
   // the definition.
   globalThis.defineComponent = function defineComponent(d) {
@@ -155,12 +217,12 @@
   // The standard fetch over the host's; a plain object as the body is
   // sent as JSON (a fount convenience older components rely on).
   globalThis.fetch = async function fetch(input, init) {
-    init = Object.assign({}, init);
+    init = ObjectAssign({}, init);
     const b = init.body;
-    if (b !== null && typeof b === "object" && Object.getPrototypeOf(b) === Object.prototype) {
+    if (b !== null && typeof b === "object" && ObjectGetPrototypeOf(b) === ObjectPrototype) {
       init.headers = new Headers(init.headers);
       if (!init.headers.has("content-type")) init.headers.set("content-type", "application/json");
-      init.body = JSON.stringify(b);
+      init.body = JSONStringify(b);
     }
     if (!webLoaded) throw new ReferenceError("fetch needs the web globals, which fount loads for code that names fetch");
     const req = new Request(input, init);
@@ -169,7 +231,7 @@
     req.headers.forEach((v, k) => (headers[k] = v));
     const msg = { url: req.url, method: req.method, headers };
     if (req._text() !== null) msg.body = req._text();
-    const res = JSON.parse(hostCall("fetch " + req.url, () => host.fetch(JSON.stringify(msg))));
+    const res = JSONParse(hostCall("fetch " + req.url, () => host.fetch(JSONStringify(msg))));
     return Response._fromHost(res, req.url);
   };
 
@@ -179,34 +241,35 @@
   function unbase64(s) {
     const out = [];
     let acc = 0, bits = 0;
-    for (const ch of String(s)) {
-      const v = B64.indexOf(ch);
+    const str = String(s);
+    for (let i = 0; i < str.length; i++) {
+      const v = StringPrototypeIndexOf(B64, str[i]);
       if (v < 0) continue;
       acc = (acc << 6) | v;
       bits += 6;
       if (bits >= 8) {
         bits -= 8;
-        out.push((acc >> bits) & 255);
+        out[out.length] = (acc >> bits) & 255;
       }
     }
     return new Uint8Array(out);
   }
   function hostCrypto(req) {
-    return unbase64(JSON.parse(hostCall("crypto", () => host.crypto(JSON.stringify(req)))).bytes);
+    return unbase64(JSONParse(hostCall("crypto", () => host.crypto(JSONStringify(req)))).bytes);
   }
   function viewBytes(v) {
     if (v instanceof ArrayBuffer) return new Uint8Array(v);
-    if (ArrayBuffer.isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    if (ArrayBufferIsView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
     throw new TypeError("The data must be an ArrayBuffer or an ArrayBufferView");
   }
   const SUBTLE_ALGS = { "SHA-1": "sha1", "SHA-256": "sha256", "SHA-384": "sha384", "SHA-512": "sha512" };
   const cryptoGlobal = {
     getRandomValues(arr) {
-      if (!ArrayBuffer.isView(arr) || arr instanceof DataView || arr instanceof Float32Array || arr instanceof Float64Array) {
+      if (!ArrayBufferIsView(arr) || arr instanceof DataView || arr instanceof Float32Array || arr instanceof Float64Array) {
         throw new TypeError("The data argument must be an integer-type TypedArray");
       }
       if (arr.byteLength > 65536) throw new RangeError("The ArrayBufferView's byte length (" + arr.byteLength + ") exceeds the number of bytes of entropy available via this API (65536)");
-      viewBytes(arr).set(hostCrypto({ op: "random", size: arr.byteLength }));
+      TypedArrayPrototypeSet(viewBytes(arr), hostCrypto({ op: "random", size: arr.byteLength }));
       return arr;
     },
     randomUUID() {
@@ -225,7 +288,7 @@
       },
     },
   };
-  Object.defineProperty(cryptoGlobal, Symbol.for("fount.crypto"), { value: hostCrypto });
+  ObjectDefineProperty(cryptoGlobal, Symbol.for("fount.crypto"), { value: hostCrypto });
   globalThis.crypto = cryptoGlobal;
 
   // ---- helpers -----------------------------------------------------------
@@ -243,24 +306,42 @@
 
   function serializeError(e) {
     if (e instanceof Error || (e && typeof e === "object" && "message" in e)) {
-      const out = { name: String(e.name || "Error"), message: String(e.message), stack: String(e.stack || "") };
+      const out = record({ name: String(e.name || "Error"), message: String(e.message), stack: String(e.stack || "") });
       if (e instanceof SyntaxError) {
-        const m = /:(\d+)/.exec(out.stack);
+        const m = RegExpPrototypeExec(/:(\d+)/, out.stack);
         if (m) out.line = Number(m[1]);
       }
       return out;
     }
-    return { name: "Error", message: String(e), stack: "" };
+    return record({ name: "Error", message: String(e), stack: "" });
   }
 
   function toJSON(what, v) {
     let s;
     try {
-      s = JSON.stringify(v);
+      s = JSONStringify(v);
     } catch (e) {
       throw new TypeError(what + " is not JSON-serializable: " + e.message);
     }
     return s;
+  }
+
+  // stringValues copies an object's own fields with their values as
+  // strings (headers).
+  function stringValues(o) {
+    const out = {};
+    const names = keysOf(o);
+    for (let i = 0; i < names.length; i++) out[names[i]] = String(o[names[i]]);
+    return out;
+  }
+
+  // bindMethods puts each function of methods on target, bound to on.
+  function bindMethods(target, methods, on) {
+    const names = keysOf(methods);
+    for (let i = 0; i < names.length; i++) {
+      const fn = methods[names[i]];
+      if (typeof fn === "function") target[names[i]] = FunctionPrototypeBind(fn, on);
+    }
   }
 
   // Sentinel thrown by $.flow.exit to end an action early.
@@ -277,18 +358,19 @@
   const cjsCache = {};
 
   function normalize(name) {
-    return String(name).replace(/^\.\//, "");
+    const s = String(name);
+    return s[0] === "." && s[1] === "/" ? StringPrototypeSlice(s, 2) : s;
   }
 
   function looksLikeESM(code) {
-    return /(^|[\n;])\s*(import\s*[\w{*'"]|export\s+(default|const|let|var|function|class|async|\{|\*))/.test(code);
+    return RegExpPrototypeExec(/(^|[\n;])\s*(import\s*[\w{*'"]|export\s+(default|const|let|var|function|class|async|\{|\*))/, code) !== null;
   }
 
   function requireFrom(base) {
     return function require(name) {
       let key = normalize(name);
-      if (key in cjsCache) return cjsCache[key].exports;
-      if (!(key in bundled)) {
+      if (ReflectApply(ObjectHasOwn, cjsCache, [key])) return cjsCache[key].exports;
+      if (!ReflectApply(ObjectHasOwn, bundled, [key])) {
         throw new Error("Cannot find module '" + name + "': only modules bundled with the component can be required");
       }
       const module = { exports: {} };
@@ -301,12 +383,14 @@
   function evalCJS(code, filename, module) {
     // One line of wrapper, so error line numbers match the component's.
     const fn = host.evalScript("(function (exports, require, module, __filename, __dirname) {" + code + "\n})", filename);
-    fn.call(module.exports, module.exports, requireFrom(filename), module, filename, "/");
+    ReflectApply(fn, module.exports, [module.exports, requireFrom(filename), module, filename, "/"]);
   }
 
   function loadDefinition(msg) {
     bundled = {};
-    for (const [k, v] of Object.entries(msg.modules || {})) bundled[normalize(k)] = v;
+    const modules = msg.modules || {};
+    const names = keysOf(modules);
+    for (let i = 0; i < names.length; i++) bundled[normalize(names[i])] = modules[names[i]];
     const filename = normalize(msg.filename || "component.mjs");
     const code = String(msg.code || "");
     bundled[filename] = code;
@@ -321,7 +405,7 @@
         loaded = ns.default !== undefined ? ns.default : ns;
       };
       try {
-        host.evalModule("import * as ns from " + JSON.stringify(filename) + "; globalThis.__fount_loaded(ns);", "fount:loader");
+        host.evalModule("import * as ns from " + JSONStringify(filename) + "; globalThis.__fount_loaded(ns);", "fount:loader");
       } finally {
         delete globalThis.__fount_loaded;
       }
@@ -330,7 +414,7 @@
       cjsCache[filename] = module;
       evalCJS(code, filename, module);
       loaded = module.exports;
-      if (loaded && typeof loaded === "object" && Object.keys(loaded).length === 0 && Object.getPrototypeOf(loaded) === Object.prototype) {
+      if (loaded && typeof loaded === "object" && ObjectKeys(loaded).length === 0 && ObjectGetPrototypeOf(loaded) === ObjectPrototype) {
         throw new TypeError("the module exports nothing: a component is module.exports = { name, version, run() {...} } (or export default {...})");
       }
       if (loaded && loaded.__esModule && loaded.default) loaded = loaded.default;
@@ -348,12 +432,14 @@
     if (!step && (typeof d.version !== "string" || d.version === "")) throw new TypeError("the component needs a version (a non-empty string)");
     if (typeof d.run !== "function") throw new TypeError("the component needs a run method");
     if (d.type !== undefined && d.type !== "source" && d.type !== "action") {
-      throw new TypeError('the component type must be "source" or "action", not ' + JSON.stringify(d.type));
+      throw new TypeError('the component type must be "source" or "action", not ' + JSONStringify(d.type));
     }
-    if (d.dedupe !== undefined && !DEDUPE.includes(d.dedupe)) {
-      throw new TypeError('dedupe must be "unique", "greatest" or "last", not ' + JSON.stringify(d.dedupe));
+    if (d.dedupe !== undefined && !includes(DEDUPE, d.dedupe)) {
+      throw new TypeError('dedupe must be "unique", "greatest" or "last", not ' + JSONStringify(d.dedupe));
     }
-    for (const [name, p] of Object.entries(d.props || {})) resolveProp(name, p);
+    const props = d.props || {};
+    const names = keysOf(props);
+    for (let i = 0; i < names.length; i++) resolveProp(names[i], props[names[i]]);
   }
 
   // resolveProp returns the prop with its propDefinition merged in.
@@ -361,19 +447,18 @@
     if (typeof p === "string") p = { type: p }; // shorthand: db: "$.service.db"
     if (p === null || typeof p !== "object") throw new TypeError("prop " + name + " must be an object or a type name");
     let prop = p;
-    if (Array.isArray(p.propDefinition)) {
-      const [app, defName] = p.propDefinition;
+    if (ArrayIsArray(p.propDefinition)) {
+      const app = p.propDefinition[0], defName = p.propDefinition[1];
       const base = app && app.propDefinitions && app.propDefinitions[defName];
       if (!base) throw new TypeError("prop " + name + ": propDefinition " + String(defName) + " is not defined by its app");
-      prop = Object.assign({}, base, p);
+      prop = ObjectAssign({}, base, p);
       prop.__app = app;
     }
-    if (typeof prop.type !== "string" || !KNOWN_TYPES.has(prop.type)) {
-      throw new TypeError("prop " + name + " has unknown type " + JSON.stringify(prop.type));
+    if (typeof prop.type !== "string" || !SetPrototypeHas(KNOWN_TYPES, prop.type)) {
+      throw new TypeError("prop " + name + " has unknown type " + JSONStringify(prop.type));
     }
-    for (const f of ["min", "max"]) {
-      if (prop[f] !== undefined && !Number.isSafeInteger(prop[f])) throw new TypeError("prop " + name + ": " + f + " must be an integer");
-    }
+    if (prop.min !== undefined && !NumberIsSafeInteger(prop.min)) throw new TypeError("prop " + name + ": min must be an integer");
+    if (prop.max !== undefined && !NumberIsSafeInteger(prop.max)) throw new TypeError("prop " + name + ": max must be an integer");
     return prop;
   }
 
@@ -381,31 +466,46 @@
   function describeProp(name, p) {
     const prop = resolveProp(name, p);
     const out = { name, type: prop.type };
-    for (const f of ["label", "description", "optional", "secret", "min", "max", "reloadProps", "customResponse", "app"]) {
+    for (let i = 0; i < DESCRIBED.length; i++) {
+      const f = DESCRIBED[i];
       if (prop[f] !== undefined && typeof prop[f] !== "function") out[f] = prop[f];
     }
     if (prop.default !== undefined) out.default = prop.default;
-    if (Array.isArray(prop.options)) out.options = prop.options;
+    if (ArrayIsArray(prop.options)) out.options = prop.options;
     else if (typeof prop.options === "function") out.remoteOptions = true;
-    if (p && Array.isArray(p.propDefinition)) {
+    if (p && ArrayIsArray(p.propDefinition)) {
       const app = p.propDefinition[0];
       out.propDefinition = [(app && app.app) || "", p.propDefinition[1]];
     }
     return out;
   }
 
+  // DESCRIBED are the fields of a prop that describe it.
+  const DESCRIBED = ["label", "description", "optional", "secret", "min", "max", "reloadProps", "customResponse", "app"];
+
+  function describeProps(props) {
+    const names = keysOf(props);
+    const out = [];
+    for (let i = 0; i < names.length; i++) out[i] = describeProp(names[i], props[names[i]]);
+    return out;
+  }
+
   function describe(d) {
-    const props = Object.entries(d.props || {}).map(([n, p]) => describeProp(n, p));
+    const props = describeProps(d.props || {});
+    const hooks = [];
+    for (let i = 0; i < HOOKS.length; i++) if (d.hooks && typeof d.hooks[HOOKS[i]] === "function") hooks[hooks.length] = HOOKS[i];
     const out = {
       // A code step needs no name or version; it is named by its step.
       name: typeof d.name === "string" && d.name !== "" ? d.name : "step",
       version: typeof d.version === "string" && d.version !== "" ? d.version : "0.0.0",
       type: d.type || "source", // a step's explicit "source" was refused on load
-      hooks: HOOKS.filter((h) => d.hooks && typeof d.hooks[h] === "function"),
+      hooks,
       configurable_props: props,
       has_additional_props: typeof d.additionalProps === "function",
     };
-    for (const f of ["key", "description", "dedupe"]) if (typeof d[f] === "string") out[f] = d[f];
+    if (typeof d.key === "string") out.key = d.key;
+    if (typeof d.description === "string") out.description = d.description;
+    if (typeof d.dedupe === "string") out.dedupe = d.dedupe;
     return out;
   }
 
@@ -414,7 +514,7 @@
   // rather than loop over their names, which costs several times more in
   // the sandbox.
   function emit(event, meta) {
-    const payload = {};
+    const payload = ObjectCreate(null); // see record
     if (event !== undefined) payload.event = event;
     if (meta) {
       if (meta.id !== undefined) payload.id = meta.id;
@@ -434,32 +534,34 @@
   function respond(r) {
     if (r === null || typeof r !== "object") throw new TypeError("respond() needs an object {status, headers, body}");
     const status = r.status;
-    if (!Number.isInteger(status) || status < 100 || status > 599) {
-      throw new RangeError("respond() status must be an integer from 100 to 599, got " + JSON.stringify(status));
+    if (!NumberIsInteger(status) || status < 100 || status > 599) {
+      throw new RangeError("respond() status must be an integer from 100 to 599, got " + JSONStringify(status));
     }
-    const out = { status, headers: {} };
-    for (const [k, v] of Object.entries(r.headers || {})) out.headers[k] = String(v);
+    const out = { status, headers: stringValues(r.headers) };
     const body = r.body;
     if (body === undefined || body === null) {
       // no body
     } else if (typeof body === "string") {
       out.body = body;
-    } else if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) {
+    } else if (body instanceof ArrayBuffer || ArrayBufferIsView(body)) {
       const bytes = body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
       out.body = base64(bytes);
       out.body_encoding = "base64";
     } else {
       out.body = toJSON("the respond() body", body);
-      if (!Object.keys(out.headers).some((k) => k.toLowerCase() === "content-type")) out.headers["content-type"] = "application/json";
+      const names = keysOf(out.headers);
+      let typed = false;
+      for (let i = 0; i < names.length; i++) typed = typed || StringPrototypeToLowerCase(names[i]) === "content-type";
+      if (!typed) out.headers["content-type"] = "application/json";
     }
-    hostCall("respond", () => host.respond(JSON.stringify(out)));
+    hostCall("respond", () => host.respond(JSONStringify(out)));
   }
 
   function makeDB() {
     return {
       get(key) {
         const s = hostCall("db.get", () => host.dbGet(String(key)));
-        return s === undefined ? undefined : JSON.parse(s);
+        return s === undefined ? undefined : JSONParse(s);
       },
       set(key, value) {
         const s = toJSON("the db value", value);
@@ -471,18 +573,16 @@
 
   function makeApp(propName, prop) {
     const app = { app: prop.app, propDefinitions: prop.propDefinitions || {} };
-    for (const [m, fn] of Object.entries(prop.methods || {})) {
-      if (typeof fn === "function") app[m] = fn.bind(app);
-    }
+    bindMethods(app, prop.methods, app);
     // Credentials are fetched on first use in each call and never kept
     // past it: a warm instance must not see revoked or rotated tokens, nor
     // reach them in a call that was granted no auth.
     let auth, authCall = -1;
-    Object.defineProperty(app, "$auth", {
+    ObjectDefineProperty(app, "$auth", {
       enumerable: false, // not fetched by JSON.stringify or Object.assign
       get() {
         if (authCall !== callSeq) {
-          auth = JSON.parse(hostCall("$auth", () => host.auth(propName)));
+          auth = JSONParse(hostCall("$auth", () => host.auth(propName)));
           authCall = callSeq;
         }
         return auth;
@@ -497,13 +597,14 @@
   // data}, data parsed when it is JSON, and an error for a status of 400
   // or more.
   function makeHTTPRequest(cfg) {
-    const req = Object.assign({ method: "GET", headers: [], params: [] }, cfg);
+    const req = ObjectAssign({ method: "GET", headers: [], params: [] }, cfg);
     req.execute = async function execute(overrides) {
-      const c = Object.assign({}, req, overrides || {});
+      const c = ObjectAssign({}, req, overrides || {});
       const url = new URL(String(c.url || ""));
-      for (const p of pairs(c.params)) url.searchParams.append(p[0], p[1]);
+      const params = pairs(c.params);
+      for (let i = 0; i < params.length; i++) url.searchParams.append(params[i][0], params[i][1]);
       const headers = new Headers(pairs(c.headers));
-      const init = { method: String(c.method || "GET").toUpperCase(), headers };
+      const init = { method: StringPrototypeToUpperCase(String(c.method || "GET")), headers };
       const body = c.body;
       if (body !== undefined && body !== null && body !== "" && init.method !== "GET" && init.method !== "HEAD") {
         if (typeof body === "string") init.body = body;
@@ -512,18 +613,22 @@
           const type = body.contentType || "application/json";
           if (!headers.has("content-type")) headers.set("content-type", type);
           const fields = pairs(body.fields);
-          init.body = /x-www-form-urlencoded/.test(type) ? new URLSearchParams(fields).toString() : JSON.stringify(Object.fromEntries(fields));
+          const asObject = {};
+          for (let i = 0; i < fields.length; i++) asObject[fields[i][0]] = fields[i][1];
+          init.body = RegExpPrototypeExec(/x-www-form-urlencoded/, type) !== null ? new URLSearchParams(fields).toString() : JSONStringify(asObject);
         }
       }
       const res = await fetch(url.href, init);
       const text = await res.text();
       let data = text;
-      if (/json/.test(res.headers.get("content-type") || "")) {
+      if (RegExpPrototypeExec(/json/, res.headers.get("content-type") || "") !== null) {
         try {
-          data = JSON.parse(text);
+          data = JSONParse(text);
         } catch (_) {}
       }
-      const out = { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers), data };
+      const resHeaders = {};
+      res.headers.forEach((v, k) => (resHeaders[k] = v));
+      const out = { status: res.status, statusText: res.statusText, headers: resHeaders, data };
       if (res.status >= 400) {
         const err = new Error("Request failed with status code " + res.status);
         err.response = out;
@@ -537,8 +642,17 @@
   // pairs reads Pipedream's [{name, value}] lists, or a plain object.
   function pairs(v) {
     if (!v) return [];
-    if (Array.isArray(v)) return v.filter((p) => p && p.name).map((p) => [String(p.name), String(p.value === undefined ? "" : p.value)]);
-    return Object.entries(v).map(([k, x]) => [k, String(x)]);
+    const out = [];
+    if (ArrayIsArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const p = v[i];
+        if (p && p.name) out[out.length] = [String(p.name), String(p.value === undefined ? "" : p.value)];
+      }
+      return out;
+    }
+    const names = keysOf(v);
+    for (let i = 0; i < names.length; i++) out[i] = [names[i], String(v[names[i]])];
+    return out;
   }
 
   function propValue(name, prop, configured) {
@@ -548,7 +662,7 @@
       case "$.service.db":
         return makeDB();
       case "http_request":
-        return makeHTTPRequest(Object.assign({}, prop.default || {}, configured || {}));
+        return makeHTTPRequest(ObjectAssign({}, prop.default || {}, configured || {}));
       case "$.interface.http": {
         const c = configured || {};
         return {
@@ -568,18 +682,20 @@
 
   function buildThis(d, configured) {
     const t = {};
-    for (const [name, p] of Object.entries(d.props || {})) {
-      t[name] = propValue(name, resolveProp(name, p), configured[name]);
+    const props = d.props || {};
+    const names = keysOf(props);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      t[name] = propValue(name, resolveProp(name, props[name]), configured[name]);
     }
     // Props that additionalProps added are not declared: the host checked
     // their values against what the method returned, and they are plain.
-    for (const [name, v] of Object.entries(configured)) {
-      if (!(name in t)) t[name] = v;
+    const added = keysOf(configured);
+    for (let i = 0; i < added.length; i++) {
+      if (!(added[i] in t)) t[added[i]] = configured[added[i]];
     }
-    for (const [name, fn] of Object.entries(d.methods || {})) {
-      if (typeof fn === "function") t[name] = fn.bind(t);
-    }
-    Object.defineProperty(t, "$emit", { value: emit });
+    bindMethods(t, d.methods, t);
+    ObjectDefineProperty(t, "$emit", { value: emit });
     return t;
   }
 
@@ -597,21 +713,19 @@
     let out;
     if (kind === "http") {
       if (typeof x.url !== "string" || x.url === "") throw new TypeError("$.send.http() needs a url");
-      out = { kind, url: x.url, method: String(x.method || "POST").toUpperCase() };
-      if (x.headers !== undefined) {
-        out.headers = {};
-        for (const [k, v] of Object.entries(x.headers)) out.headers[k] = String(v);
-      }
+      out = { kind, url: x.url, method: StringPrototypeToUpperCase(String(x.method || "POST")) };
+      if (x.headers !== undefined) out.headers = stringValues(x.headers);
       if (x.params !== undefined) {
         const u = new URLish(out.url);
-        for (const [k, v] of Object.entries(x.params)) u.add(k, String(v));
+        const params = x.params, names = keysOf(params);
+        for (let i = 0; i < names.length; i++) u.add(names[i], String(params[names[i]]));
         out.url = u.toString();
       }
       if (x.data !== undefined) out.body = typeof x.data === "string" ? x.data : toJSON("the $.send.http data", x.data);
     } else {
-      out = { kind, channel: x.channel === undefined ? "" : String(x.channel), payload: JSON.parse(toJSON("the $.send.sse payload", x.payload === undefined ? null : x.payload)) };
+      out = { kind, channel: x.channel === undefined ? "" : String(x.channel), payload: JSONParse(toJSON("the $.send.sse payload", x.payload === undefined ? null : x.payload)) };
     }
-    sendsOut.push(out);
+    sendsOut[sendsOut.length] = out;
   }
 
   // URLish appends query parameters to a URL without a URL global.
@@ -620,8 +734,10 @@
       this.url = url;
     }
     add(k, v) {
-      const [base, hash] = this.url.split("#", 2);
-      const sep = base.includes("?") ? "&" : "?";
+      const at = StringPrototypeIndexOf(this.url, "#");
+      const base = at < 0 ? this.url : StringPrototypeSlice(this.url, 0, at);
+      const hash = at < 0 ? undefined : StringPrototypeSlice(this.url, at + 1);
+      const sep = StringPrototypeIndexOf(base, "?") >= 0 ? "&" : "?";
       this.url = base + sep + encodeURIComponent(k) + "=" + encodeURIComponent(v) + (hash === undefined ? "" : "#" + hash);
     }
     toString() {
@@ -641,26 +757,34 @@
     const out = {};
     const evalExpr = (prop, expr) => {
       try {
-        let fn = compiledExprs.get(expr);
+        let fn = MapPrototypeGet(compiledExprs, expr);
         if (fn === undefined) {
           fn = new Function("steps", "return (" + expr + ");");
-          if (compiledExprs.size < 1000) compiledExprs.set(expr, fn);
+          if (MapPrototypeSize(compiledExprs) < 1000) MapPrototypeSet(compiledExprs, expr, fn);
         }
         return fn(steps);
       } catch (e) {
         throw new Error("prop " + prop + ": the expression {{" + expr + "}} failed: " + e.message);
       }
     };
-    for (const [name, v] of Object.entries(templates || {})) {
-      const whole = /^\s*\{\{([\s\S]*?)\}\}\s*$/.exec(v);
-      if (whole && !whole[1].includes("}}")) {
+    const t = templates || {};
+    const names = keysOf(t);
+    for (let n = 0; n < names.length; n++) {
+      const name = names[n], v = t[name];
+      const whole = RegExpPrototypeExec(/^\s*\{\{([\s\S]*?)\}\}\s*$/, v);
+      if (whole && StringPrototypeIndexOf(whole[1], "}}") < 0) {
         out[name] = evalExpr(name, whole[1]);
         continue;
       }
-      out[name] = v.replace(/\{\{([\s\S]*?)\}\}/g, (_, expr) => {
-        const r = evalExpr(name, expr);
-        return typeof r === "string" ? r : JSON.stringify(r);
-      });
+      // Each {{...}} in turn, as String.prototype.replace with /g would.
+      const re = /\{\{([\s\S]*?)\}\}/g;
+      let text = "", last = 0, m;
+      while ((m = RegExpPrototypeExec(re, v)) !== null) {
+        const r = evalExpr(name, m[1]);
+        text += StringPrototypeSlice(v, last, m.index) + (typeof r === "string" ? r : JSONStringify(r));
+        last = re.lastIndex;
+      }
+      out[name] = text + StringPrototypeSlice(v, last);
     }
     return out;
   }
@@ -713,13 +837,16 @@
     // A templated prop has no configured value, so this call's value
     // replaces the last call's on this, to which the methods are bound.
     if (ev.templates) {
-      for (const [name, v] of Object.entries(evalTemplates(ev.templates, steps))) {
-        self[name] = propValue(name, resolveProp(name, def.props[name]), v);
+      const values = evalTemplates(ev.templates, steps);
+      const names = keysOf(values);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        self[name] = propValue(name, resolveProp(name, def.props[name]), values[name]);
       }
     }
     const on = self;
     if (stepDollar === null) stepDollar = makeDollar(true);
-    return await def.run.call(on, { steps, $: stepDollar });
+    return await ReflectApply(def.run, on, [{ steps, $: stepDollar }]);
   }
 
   function needLoaded() {
@@ -735,7 +862,7 @@
       case "load":
         stepMode = !!msg.step;
         def = loadDefinition(msg);
-        process.env = Object.freeze(Object.assign({}, msg.env || {}));
+        process.env = ObjectFreeze(ObjectAssign({}, msg.env || {}));
         configuredProps = msg.props || {};
         self = buildThis(def, configuredProps);
         return describe(def);
@@ -744,42 +871,44 @@
       case "run":
         needLoaded();
         if (stepMode) return runStep(msg.event || {});
-        if (def.type === "action") return def.run.call(self, { $: makeDollar(), steps: (msg.event && msg.event.steps) || {} });
-        return def.run.call(self, msg.event === undefined ? {} : msg.event);
+        if (def.type === "action") return ReflectApply(def.run, self, [{ $: makeDollar(), steps: (msg.event && msg.event.steps) || {} }]);
+        return ReflectApply(def.run, self, [msg.event === undefined ? {} : msg.event]);
       case "hook": {
         needLoaded();
-        if (!HOOKS.includes(msg.hook)) throw new TypeError("unknown hook " + JSON.stringify(msg.hook));
+        if (!includes(HOOKS, msg.hook)) throw new TypeError("unknown hook " + JSONStringify(msg.hook));
         const h = def.hooks && def.hooks[msg.hook];
-        return typeof h === "function" ? h.call(self) : undefined;
+        return typeof h === "function" ? ReflectApply(h, self, []) : undefined;
       }
       case "options": {
         needLoaded();
         const raw = def.props && def.props[msg.prop];
-        if (!raw) throw new TypeError("the component has no prop " + JSON.stringify(msg.prop));
+        if (!raw) throw new TypeError("the component has no prop " + JSONStringify(msg.prop));
         const prop = resolveProp(msg.prop, raw);
-        if (Array.isArray(prop.options)) return prop.options;
+        if (ArrayIsArray(prop.options)) return prop.options;
         if (typeof prop.options !== "function") throw new TypeError("prop " + msg.prop + " has no options");
         // Options of a propDefinition run with `this` bound to its app, as
         // the app's own methods do.
         let on = self;
         if (prop.__app) {
-          const appName = Object.keys(def.props).find((k) => def.props[k] === prop.__app);
+          const names = keysOf(def.props);
+          let appName;
+          for (let i = 0; i < names.length && appName === undefined; i++) if (def.props[names[i]] === prop.__app) appName = names[i];
           on = appName ? self[appName] : makeApp(msg.prop, prop.__app);
         }
-        return prop.options.call(on, { page: msg.page || 0, prevContext: msg.prevContext || "" });
+        return ReflectApply(prop.options, on, [{ page: msg.page || 0, prevContext: msg.prevContext || "" }]);
       }
       case "additionalProps":
         needLoaded();
         return additionalProps();
       default:
-        throw new TypeError("unknown operation " + JSON.stringify(msg.op));
+        throw new TypeError("unknown operation " + JSONStringify(msg.op));
     }
   }
 
   async function additionalProps() {
     if (typeof def.additionalProps !== "function") return [];
-    const extra = (await def.additionalProps.call(self, def.props || {})) || {};
-    return Object.entries(extra).map(([n, p]) => describeProp(n, p));
+    const extra = (await ReflectApply(def.additionalProps, self, [def.props || {}])) || {};
+    return describeProps(extra);
   }
 
   function finish(o, seq) {
@@ -792,10 +921,10 @@
   // itself, whatever err's getters do.
   function failure(err) {
     try {
-      if (err instanceof FlowExit) return { ok: true, exit: err.reason };
-      return { ok: false, error: serializeError(err) };
+      if (err instanceof FlowExit) return record({ ok: true, exit: err.reason });
+      return record({ ok: false, error: serializeError(err) });
     } catch (e) {
-      return { ok: false, error: { name: "Error", message: "the call threw a value that cannot be read", stack: "" } };
+      return record({ ok: false, error: record({ name: "Error", message: "the call threw a value that cannot be read", stack: "" }) });
     }
   }
 
@@ -810,7 +939,7 @@
   }
 
   function dispatch(text) {
-    const msg = JSON.parse(text);
+    const msg = JSONParse(text);
     const seq = ++callSeq;
     timers = new Map();
     settled = false;
@@ -819,13 +948,13 @@
     sendsOut = [];
     if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
     open = true;
-    const ok = (value) => finish({ ok: true, value }, seq);
+    const ok = (value) => finish(record({ ok: true, value }), seq);
     const fail = (err) => finish(failure(err), seq);
     try {
       const value = perform(msg);
       if (value instanceof Promise) {
         // As await does: the promise's own then, if it has one, is not used.
-        promiseThen.call(value, ok, fail);
+        PromisePrototypeThen(value, ok, fail);
         return;
       }
       const then = value !== null && (typeof value === "object" || typeof value === "function") ? value.then : undefined;
@@ -833,7 +962,7 @@
         ok(value);
         return;
       }
-      promiseThen.call(new Promise((resolve, reject) => then.call(value, resolve, reject)), ok, fail);
+      PromisePrototypeThen(new Promise((resolve, reject) => ReflectApply(then, value, [resolve, reject])), ok, fail);
     } catch (err) {
       fail(err);
     }
@@ -841,23 +970,33 @@
 
   function poll() {
     if (settled) return -1;
-    if (timers.size === 0) {
-      finish({ ok: false, unsettled: true, error: { name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" } }, callSeq);
+    if (MapPrototypeSize(timers) === 0) {
+      finish(record({ ok: false, unsettled: true, error: record({ name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" }) }), callSeq);
       return -1;
     }
     let next = Infinity;
-    for (const t of timers.values()) next = Math.min(next, t.at);
-    return Math.max(0, Math.min(next - Date.now(), 1 << 30));
+    MapPrototypeForEach(timers, (t) => {
+      next = MathMin(next, t.at);
+    });
+    return MathMax(0, MathMin(next - DateNow(), 1 << 30));
   }
 
   function fire() {
-    const now = Date.now();
-    const due = [...timers.values()].filter((t) => t.at <= now).sort((a, b) => a.at - b.at || a.seq - b.seq);
-    for (const t of due) {
-      if (!timers.delete(t.seq)) continue; // cleared by an earlier callback
-      if (t.every) timers.set(t.seq, Object.assign(t, { at: now + t.every }));
+    const now = DateNow();
+    const due = [];
+    MapPrototypeForEach(timers, (t) => {
+      if (t.at <= now) ArrayPrototypePush(due, t);
+    });
+    ArrayPrototypeSort(due, (a, b) => a.at - b.at || a.seq - b.seq);
+    for (let i = 0; i < due.length; i++) {
+      const t = due[i];
+      if (!MapPrototypeDelete(timers, t.seq)) continue; // cleared by an earlier callback
+      if (t.every) {
+        t.at = now + t.every;
+        MapPrototypeSet(timers, t.seq, t);
+      }
       try {
-        t.fn(...t.args);
+        ReflectApply(t.fn, undefined, t.args);
       } catch (err) {
         finish(failure(err), callSeq);
       }
@@ -866,21 +1005,21 @@
 
   function result() {
     open = false;
-    const o = outcome || { ok: false, error: { name: "Error", message: "the call did not settle", stack: "" } };
-    if (timers.size > 0) {
-      o.dropped = timers.size;
+    const o = outcome || record({ ok: false, error: record({ name: "Error", message: "the call did not settle", stack: "" }) });
+    if (MapPrototypeSize(timers) > 0) {
+      o.dropped = MapPrototypeSize(timers);
       timers = new Map();
     }
-    if (Object.keys(exportsOut || {}).length > 0) o.exports = exportsOut;
+    if (keysOf(exportsOut).length > 0) o.exports = exportsOut;
     if (sendsOut && sendsOut.length > 0) o.sends = sendsOut;
     // Most runs return nothing: their result needs no JSON.stringify.
     if (o.ok && o.value === undefined && o.exit === undefined && o.dropped === undefined && o.exports === undefined && o.sends === undefined) {
       return '{"ok":true}';
     }
     try {
-      return JSON.stringify(o);
+      return JSONStringify(o);
     } catch (e) {
-      return JSON.stringify({ ok: false, error: { name: "TypeError", message: "the return value is not JSON-serializable: " + e.message, stack: "" } });
+      return JSONStringify(record({ ok: false, error: record({ name: "TypeError", message: "the return value is not JSON-serializable: " + String(e && e.message), stack: "" }) }));
     }
   }
 

@@ -71,15 +71,23 @@ func writeBackup(ctx context.Context, w io.Writer, st *store.Bolt, keyFile strin
 }
 
 // restoreBackup unpacks a backup into dataDir, which must be empty or
-// absent, and checks that the store it holds opens.
-func restoreBackup(r io.Reader, dataDir string) (manifest, error) {
+// absent, and checks that the store it holds opens and holds a server
+// (its owner). A backup that fails leaves dataDir as it found it.
+func restoreBackup(r io.Reader, dataDir string) (m manifest, err error) {
 	if entries, err := os.ReadDir(dataDir); err == nil && len(entries) > 0 {
 		return manifest{}, fmt.Errorf("the data dir %s is not empty: restore into a new one", dataDir)
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return manifest{}, err
 	}
-	var m manifest
+	var written []string
+	defer func() {
+		if err != nil {
+			for _, f := range written {
+				os.Remove(f)
+			}
+		}
+	}()
 	seen := map[string]bool{}
 	tr := tar.NewReader(r)
 	for {
@@ -90,15 +98,23 @@ func restoreBackup(r io.Reader, dataDir string) (manifest, error) {
 		if err != nil {
 			return m, fmt.Errorf("the backup does not read as a fount backup: %w", err)
 		}
+		if seen[h.Name] {
+			return m, fmt.Errorf("the backup holds %q twice", h.Name)
+		}
+		if h.Typeflag != tar.TypeReg { // a link would restore as an empty file
+			return m, fmt.Errorf("the backup's %q is not a regular file (tar type %q)", h.Name, h.Typeflag)
+		}
 		switch h.Name {
 		case backupManifest:
 			if err := json.NewDecoder(io.LimitReader(tr, 1<<20)).Decode(&m); err != nil || m.Format != 1 {
 				return m, fmt.Errorf("the backup's manifest does not read (format 1 expected): %v", err)
 			}
 		case backupStore, backupKey:
-			if err := writeRestored(filepath.Join(dataDir, h.Name), tr); err != nil {
-				return m, err
+			path := filepath.Join(dataDir, h.Name)
+			if err := writeRestored(path, tr, h.Size); err != nil {
+				return m, fmt.Errorf("the backup's %s: %w", h.Name, err)
 			}
+			written = append(written, path)
 		default:
 			return m, fmt.Errorf("the backup holds %q, which no fount backup holds", h.Name)
 		}
@@ -113,19 +129,39 @@ func restoreBackup(r io.Reader, dataDir string) (manifest, error) {
 	if err != nil {
 		return m, fmt.Errorf("the restored store does not open: %w", err)
 	}
-	return m, st.Close()
+	users, err := st.CountUsers(context.Background())
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return m, fmt.Errorf("the restored store does not read: %w", err)
+	case users == 0:
+		return m, errors.New("the restored store is empty: it holds no users, not even the owner, so it is no server's backup")
+	}
+	return m, nil
 }
 
-func writeRestored(path string, r io.Reader) error {
+// writeRestored writes a file of size bytes from r, which must hold them.
+func writeRestored(path string, r io.Reader, size int64) error {
+	if size <= 0 {
+		return errors.New("it is empty")
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
+	n, err := io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	if err == nil && n != size {
+		err = fmt.Errorf("it holds %d bytes of the %d its header says", n, size)
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
 }
 
 func backupCommand() command {

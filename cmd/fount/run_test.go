@@ -177,6 +177,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
 		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"},
 		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"}, {"--npm-cache-size", "1000"},
+		{"--pprof", "--allow-private-egress"}, // the profiler would be in reach of tenants' fetch
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {
 			t.Errorf("%q: %v, want an error naming %s", bad, err, bad[0])

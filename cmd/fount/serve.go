@@ -198,6 +198,10 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	if cfg.pprof && !isLoopbackAddr(cfg.addr) {
 		return cfg, fmt.Errorf("--pprof needs a loopback --addr (127.0.0.1 or [::1]), got %q: the profiler shows the process's memory", cfg.addr)
 	}
+	if cfg.pprof && cfg.allowPrivateEgress {
+		// Loopback is then in reach of every tenant's fetch.
+		return cfg, fmt.Errorf("--pprof and --allow-private-egress cannot be used together: tenants' fetch could then read the profiler on loopback, and with it the process's memory")
+	}
 	if err := checkNpmFlags(cfg); err != nil {
 		return cfg, err
 	}

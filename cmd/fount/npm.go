@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
@@ -72,6 +73,7 @@ type npmPackages struct {
 	exe   string
 	cfg   serveConfig
 	cache bundle.Cache
+	log   *slog.Logger
 
 	once     sync.Once
 	registry string
@@ -80,8 +82,8 @@ type npmPackages struct {
 	running int        // workers reading the cache now: none may be evicted meanwhile
 }
 
-func newNpmPackages(exe string, cfg serveConfig) *npmPackages {
-	return &npmPackages{exe: exe, cfg: cfg, cache: bundle.Cache{Dir: npmCacheDir(cfg), MaxBytes: cfg.npmCacheBytes}}
+func newNpmPackages(exe string, cfg serveConfig, log *slog.Logger) *npmPackages {
+	return &npmPackages{exe: exe, cfg: cfg, cache: bundle.Cache{Dir: npmCacheDir(cfg), MaxBytes: cfg.npmCacheBytes}, log: log}
 }
 
 // Bundle implements engine.Packages.
@@ -110,7 +112,11 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Pack
 	n.mu.Lock()
 	n.running--
 	if err == nil && reply.Failure == "" {
-		_, err = n.cache.Commit(staging, n.running == 0)
+		// Caching is for the next deploys: this one has its bundle
+		// whatever becomes of its packages.
+		if _, cerr := n.cache.Commit(staging, n.running == 0); cerr != nil {
+			n.log.Error("npm cache: keep a deploy's packages", "err", cerr)
+		}
 	}
 	n.mu.Unlock()
 	if err != nil {

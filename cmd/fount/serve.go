@@ -288,7 +288,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	// executable, in processes of their own, confined by the kernel to
 	// the files they need.
 	if confine.Version() == 0 {
-		logger.Warn("this kernel has no Landlock: the workers that parse and bundle tenants' code run unconfined (see SECURITY.md, npm packages)")
+		logger.Warn("this kernel has no Landlock: the workers that parse and bundle tenants' code run unconfined (see SECURITY.md, npm resolution)")
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -357,7 +357,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		Limits:             limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
-		Packages: newNpmPackages(exe, cfg), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
+		Packages: newNpmPackages(exe, cfg, logger), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
 	})
 	if err != nil {
 		return err

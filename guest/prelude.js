@@ -20,7 +20,13 @@
     Promise, RangeError, Reflect, ReferenceError, RegExp, Set, String, SyntaxError, TypeError, Uint8Array,
     encodeURIComponent } = globalThis;
   const ReflectApply = Reflect.apply;
-  const uncurry = (fn) => (self, ...args) => ReflectApply(fn, self, args);
+  // uncurry(fn) is Function.prototype.call bound to fn: a function that
+  // calls fn with its first argument as this, made of bound built-ins
+  // alone (no array per call, and no lookup a component could change).
+  const { bind: functionBind, call: functionCall } = Function.prototype;
+  const uncurry = ReflectApply(functionBind, functionBind, [functionCall]);
+  // FunctionPrototypeCall(fn, self, ...args) calls fn with this self.
+  const FunctionPrototypeCall = uncurry(functionCall);
   const JSONParse = JSON.parse, JSONStringify = JSON.stringify;
   const ObjectAssign = Object.assign, ObjectCreate = Object.create, ObjectDefineProperty = Object.defineProperty, ObjectFreeze = Object.freeze,
     ObjectGetPrototypeOf = Object.getPrototypeOf, ObjectKeys = Object.keys, ObjectPrototype = Object.prototype,
@@ -40,7 +46,7 @@
     MapPrototypeGet = uncurry(Map.prototype.get), MapPrototypeSet = uncurry(Map.prototype.set),
     MapPrototypeSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
   const SetPrototypeHas = uncurry(Set.prototype.has);
-  const FunctionPrototypeBind = uncurry(Function.prototype.bind);
+  const FunctionPrototypeBind = uncurry(functionBind);
   const PromiseResolve = uncurry(Promise.resolve), PromisePrototypeThen = uncurry(Promise.prototype.then);
   const TypedArrayPrototypeSet = uncurry(ObjectGetPrototypeOf(Uint8Array.prototype).set);
 
@@ -145,6 +151,7 @@
 
   // ---- timers (live only within one call) ------------------------------
   let timers = new Map();
+  let timerCount = 0; // timers' size, kept here: the hot path reads it
   let timerSeq = 0;
   function addTimer(fn, ms, args) {
     if (typeof fn !== "function") throw new TypeError("setTimeout needs a function");
@@ -152,10 +159,11 @@
     const delay = MathMax(0, Number(ms) || 0);
     const t = { at: DateNow() + delay, seq: id, fn, args };
     MapPrototypeSet(timers, id, t);
+    timerCount++;
     return t;
   }
   function clearTimer(id) {
-    MapPrototypeDelete(timers, id);
+    if (MapPrototypeDelete(timers, id)) timerCount--;
   }
   globalThis.setTimeout = function (fn, ms, ...args) {
     return addTimer(fn, ms, args).seq;
@@ -369,8 +377,8 @@
   function requireFrom(base) {
     return function require(name) {
       let key = normalize(name);
-      if (ReflectApply(ObjectHasOwn, cjsCache, [key])) return cjsCache[key].exports;
-      if (!ReflectApply(ObjectHasOwn, bundled, [key])) {
+      if (FunctionPrototypeCall(ObjectHasOwn, cjsCache, key)) return cjsCache[key].exports;
+      if (!FunctionPrototypeCall(ObjectHasOwn, bundled, key)) {
         throw new Error("Cannot find module '" + name + "': only modules bundled with the component can be required");
       }
       const module = { exports: {} };
@@ -383,7 +391,7 @@
   function evalCJS(code, filename, module) {
     // One line of wrapper, so error line numbers match the component's.
     const fn = host.evalScript("(function (exports, require, module, __filename, __dirname) {" + code + "\n})", filename);
-    ReflectApply(fn, module.exports, [module.exports, requireFrom(filename), module, filename, "/"]);
+    FunctionPrototypeCall(fn, module.exports, module.exports, requireFrom(filename), module, filename, "/");
   }
 
   function loadDefinition(msg) {
@@ -846,7 +854,7 @@
     }
     const on = self;
     if (stepDollar === null) stepDollar = makeDollar(true);
-    return await ReflectApply(def.run, on, [{ steps, $: stepDollar }]);
+    return await FunctionPrototypeCall(def.run, on, { steps, $: stepDollar });
   }
 
   function needLoaded() {
@@ -871,13 +879,13 @@
       case "run":
         needLoaded();
         if (stepMode) return runStep(msg.event || {});
-        if (def.type === "action") return ReflectApply(def.run, self, [{ $: makeDollar(), steps: (msg.event && msg.event.steps) || {} }]);
-        return ReflectApply(def.run, self, [msg.event === undefined ? {} : msg.event]);
+        if (def.type === "action") return FunctionPrototypeCall(def.run, self, { $: makeDollar(), steps: (msg.event && msg.event.steps) || {} });
+        return FunctionPrototypeCall(def.run, self, msg.event === undefined ? {} : msg.event);
       case "hook": {
         needLoaded();
         if (!includes(HOOKS, msg.hook)) throw new TypeError("unknown hook " + JSONStringify(msg.hook));
         const h = def.hooks && def.hooks[msg.hook];
-        return typeof h === "function" ? ReflectApply(h, self, []) : undefined;
+        return typeof h === "function" ? FunctionPrototypeCall(h, self) : undefined;
       }
       case "options": {
         needLoaded();
@@ -895,7 +903,7 @@
           for (let i = 0; i < names.length && appName === undefined; i++) if (def.props[names[i]] === prop.__app) appName = names[i];
           on = appName ? self[appName] : makeApp(msg.prop, prop.__app);
         }
-        return ReflectApply(prop.options, on, [{ page: msg.page || 0, prevContext: msg.prevContext || "" }]);
+        return FunctionPrototypeCall(prop.options, on, { page: msg.page || 0, prevContext: msg.prevContext || "" });
       }
       case "additionalProps":
         needLoaded();
@@ -907,7 +915,7 @@
 
   async function additionalProps() {
     if (typeof def.additionalProps !== "function") return [];
-    const extra = (await ReflectApply(def.additionalProps, self, [def.props || {}])) || {};
+    const extra = (await FunctionPrototypeCall(def.additionalProps, self, def.props || {})) || {};
     return describeProps(extra);
   }
 
@@ -942,13 +950,19 @@
     const msg = JSONParse(text);
     const seq = ++callSeq;
     timers = new Map();
+    timerCount = 0;
     settled = false;
     outcome = null;
     exportsOut = {};
     sendsOut = [];
     if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
     open = true;
-    const ok = (value) => finish(record({ ok: true, value }), seq);
+    const ok = (value) => {
+      const o = ObjectCreate(null); // see record; spelled out, as ok ends nearly every call
+      o.ok = true;
+      o.value = value;
+      finish(o, seq);
+    };
     const fail = (err) => finish(failure(err), seq);
     try {
       const value = perform(msg);
@@ -962,7 +976,7 @@
         ok(value);
         return;
       }
-      PromisePrototypeThen(new Promise((resolve, reject) => ReflectApply(then, value, [resolve, reject])), ok, fail);
+      PromisePrototypeThen(new Promise((resolve, reject) => FunctionPrototypeCall(then, value, resolve, reject)), ok, fail);
     } catch (err) {
       fail(err);
     }
@@ -970,7 +984,7 @@
 
   function poll() {
     if (settled) return -1;
-    if (MapPrototypeSize(timers) === 0) {
+    if (timerCount === 0) {
       finish(record({ ok: false, unsettled: true, error: record({ name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" }) }), callSeq);
       return -1;
     }
@@ -991,9 +1005,11 @@
     for (let i = 0; i < due.length; i++) {
       const t = due[i];
       if (!MapPrototypeDelete(timers, t.seq)) continue; // cleared by an earlier callback
+      timerCount--;
       if (t.every) {
         t.at = now + t.every;
         MapPrototypeSet(timers, t.seq, t);
+        timerCount++;
       }
       try {
         ReflectApply(t.fn, undefined, t.args);
@@ -1006,9 +1022,10 @@
   function result() {
     open = false;
     const o = outcome || record({ ok: false, error: record({ name: "Error", message: "the call did not settle", stack: "" }) });
-    if (MapPrototypeSize(timers) > 0) {
-      o.dropped = MapPrototypeSize(timers);
+    if (timerCount > 0) {
+      o.dropped = timerCount;
       timers = new Map();
+      timerCount = 0;
     }
     if (keysOf(exportsOut).length > 0) o.exports = exportsOut;
     if (sendsOut && sendsOut.length > 0) o.sends = sendsOut;

@@ -29,7 +29,7 @@ func TestDockerfileEssentials(t *testing.T) {
 		"the binary copied into the run stage": strings.Contains(final, "COPY --from=build /out/fount"),
 		"a non-root user":                      regexp.MustCompile(`(?m)^USER (\d+)`).MatchString(final) && !regexp.MustCompile(`(?m)^USER (0|root)\b`).MatchString(final),
 		"the data dir on a volume":             strings.Contains(final, `VOLUME ["/data"]`) && strings.Contains(final, "FOUNT_DATA_DIR=/data"),
-		"listening beyond loopback":            strings.Contains(final, "FOUNT_ADDR=0.0.0.0:8080") && strings.Contains(final, "EXPOSE 8080"),
+		"listening beyond loopback":            strings.Contains(final, "FOUNT_ADDR=0.0.0.0:8080") && strings.Contains(final, "EXPOSE 8080 8081"),
 		"CA certificates for https egress":     strings.Contains(final, "ca-certificates.crt"),
 		"serve by default":                     strings.Contains(final, `ENTRYPOINT ["/usr/local/bin/fount"]`) && strings.Contains(final, `CMD ["serve"]`),
 	}

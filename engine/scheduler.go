@@ -22,8 +22,9 @@ import (
 // with more work kicks itself again and goes to the back of its account's
 // queue. Lifecycle work goes before its account's queued drains, since a
 // request waits for it, but within the account's share: an account whose
-// code keeps its workers busy waits for one of them (a run's time limit
-// at most) to deploy, update or delete.
+// code keeps its workers busy waits for one of them to deploy, update or
+// delete, up to Config.LifecycleWait before anything of the operation has
+// run (then it gives up, with a *BusyError; see inPool).
 type scheduler struct {
 	drain      func(ctx context.Context, sourceID string)
 	accountOf  func(sourceID string) string

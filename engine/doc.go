@@ -103,8 +103,11 @@
 // workers, so that an account whose code loops forever slows itself, not
 // others. Lifecycle work goes before its account's queued runs, but
 // within its share: an account whose code holds its workers deploys or
-// updates once one of them is free, a run's time limit at most. Deleting
-// a source without a deactivate hook needs no worker.
+// updates once one of them is free, and an operation that finds none
+// within Config.LifecycleWait, before anything of it has run, does
+// nothing and fails with a *BusyError (429 or 503 with Retry-After), so
+// that every request gets an answer in bounded time. Deleting a source
+// without a deactivate hook needs no worker.
 //
 // # Deliveries
 //

@@ -34,6 +34,7 @@ var providedBuiltins = map[string]string{
 	"path":            "vendor/path-browserify-1.0.1/index.js",
 	"path/posix":      "vendor/path-browserify-1.0.1/index.js",
 	"process":         "process.js",
+	"punycode":        "vendor/punycode-2.3.1/punycode.js",
 	"querystring":     "querystring.js",
 	"stream":          "vendor/stream-browserify-3.0.0/index.js",
 	"stream/promises": "stream_promises.js",

@@ -32,7 +32,10 @@
     ObjectGetPrototypeOf = Object.getPrototypeOf, ObjectKeys = Object.keys, ObjectPrototype = Object.prototype,
     ObjectHasOwn = Object.prototype.hasOwnProperty;
   const ArrayIsArray = Array.isArray, ArrayBufferIsView = ArrayBuffer.isView;
-  const MathMax = Math.max, MathMin = Math.min, DateNow = Date.now;
+  const MathFloor = Math.floor, MathMax = Math.max, MathMin = Math.min, DateNow = Date.now;
+  const { BigInt } = globalThis;
+  // NODE_VERSION is the Node release fount's runtime answers to.
+  const NODE_VERSION = "v20.18.1";
   const NumberIsInteger = Number.isInteger, NumberIsSafeInteger = Number.isSafeInteger;
   const ArrayPrototypeJoin = uncurry(Array.prototype.join), ArrayPrototypePush = uncurry(Array.prototype.push),
     ArrayPrototypeSort = uncurry(Array.prototype.sort);
@@ -205,14 +208,112 @@
       return true;
     } };
   }
-  globalThis.process = {
+  // process looks like Node 20's to libraries' feature checks (axios
+  // picks its Node adapter by Object.prototype.toString of it, got and
+  // Slack's SDK read versions at load), with values that say nothing of
+  // the machine.
+  const started = DateNow();
+  const processListeners = new Map();
+  function hrtime(prev) {
+    const ms = DateNow() - started;
+    let s = MathFloor(ms / 1000), ns = (ms % 1000) * 1e6;
+    if (ArrayIsArray(prev)) {
+      s -= prev[0];
+      ns -= prev[1];
+      if (ns < 0) {
+        s--;
+        ns += 1e9;
+      }
+    }
+    return [s, ns];
+  }
+  hrtime.bigint = () => BigInt(DateNow() - started) * 1000000n;
+  function memoryUsage() {
+    return { rss: 50331648, heapTotal: 16777216, heapUsed: 8388608, external: 1048576, arrayBuffers: 16384 };
+  }
+  memoryUsage.rss = () => 50331648;
+  const processObject = {
+    title: "node",
+    version: NODE_VERSION,
+    versions: { node: StringPrototypeSlice(NODE_VERSION, 1), v8: "11.3.244.8-node.28", uv: "1.46.0", zlib: "1.3.0.1-motley",
+      modules: "115", napi: "9", unicode: "15.1" },
+    release: { name: "node", lts: "Iron" },
+    platform: "linux",
+    arch: "x64",
+    argv: ["/usr/local/bin/node", "/fount/component.mjs"],
+    argv0: "node",
+    execArgv: [],
+    execPath: "/usr/local/bin/node",
+    pid: 1,
+    ppid: 0,
+    exitCode: undefined,
+    features: {},
+    config: { variables: {} },
     env: {},
+    cwd: () => "/",
+    chdir() {
+      throw new Error("process.chdir() is not supported in fount");
+    },
+    umask: () => 0o22,
+    getuid: () => 1000,
+    geteuid: () => 1000,
+    getgid: () => 1000,
+    getegid: () => 1000,
+    uptime: () => (DateNow() - started) / 1000,
+    hrtime,
+    memoryUsage,
+    cpuUsage: () => ({ user: 0, system: 0 }),
+    emitWarning(warning, type) {
+      const name = warning instanceof Error ? warning.name : typeof type === "string" ? type : (type && type.type) || "Warning";
+      const text = warning instanceof Error ? warning.message : String(warning);
+      host.log(2, "(node) " + name + ": " + text);
+    },
+    exit(code) {
+      throw new Error("process.exit(" + (code === undefined ? "" : code) + ") is not supported in fount: return from run() instead");
+    },
+    abort() {
+      throw new Error("process.abort() is not supported in fount");
+    },
     nextTick(fn, ...args) {
       queueTask(() => ReflectApply(fn, undefined, args));
+    },
+    // Events: listeners are kept, and never called (no signal, exit or
+    // warning event reaches a component).
+    on(name, fn) {
+      const list = MapPrototypeGet(processListeners, name) || [];
+      list[list.length] = fn;
+      MapPrototypeSet(processListeners, name, list);
+      return this;
+    },
+    off(name, fn) {
+      const list = MapPrototypeGet(processListeners, name) || [];
+      const kept = [];
+      for (let i = 0; i < list.length; i++) if (list[i] !== fn) kept[kept.length] = list[i];
+      MapPrototypeSet(processListeners, name, kept);
+      return this;
+    },
+    listeners: (name) => {
+      const list = MapPrototypeGet(processListeners, name) || [];
+      const out = [];
+      for (let i = 0; i < list.length; i++) out[i] = list[i];
+      return out;
+    },
+    listenerCount: (name) => (MapPrototypeGet(processListeners, name) || []).length,
+    emit: () => false,
+    removeAllListeners(name) {
+      if (name === undefined) processListeners.clear();
+      else MapPrototypeDelete(processListeners, name);
+      return this;
     },
     stdout: logStream(1, 1),
     stderr: logStream(2, 3),
   };
+  processObject.once = processObject.on;
+  processObject.addListener = processObject.on;
+  processObject.prependListener = processObject.on;
+  processObject.removeListener = processObject.off;
+  ObjectDefineProperty(processObject, Symbol.toStringTag, { value: "process" });
+  globalThis.process = processObject;
   // The call's number, for state that lives within one call (fs's /tmp).
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });
   // Pipedream's code steps export defineComponent({...}); it only marks

@@ -107,3 +107,11 @@ func TestNodeCrypto(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "crypto")
 }
+
+// TestNodeProcess: process answers what libraries read of it at load as
+// Node 20's does (versions, title, the tag axios checks), and punycode is
+// there.
+func TestNodeProcess(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "process")
+}

@@ -140,6 +140,20 @@ type FetchResponse struct {
 	Body    string            `json:"body"`
 }
 
+// FetchFailure is the reply of a fetch whose request failed on the way
+// (DNS, the connection, TLS, a timeout of the request itself): Node's
+// error code for it, and the host's words on why, which name no address
+// of the server's.
+type FetchFailure struct {
+	Error FetchError `json:"error"`
+}
+
+// FetchError is what a FetchFailure says.
+type FetchError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
 func validateHeaders(h map[string]string) error {
 	if len(h) > MaxHeaderCount {
 		return fmt.Errorf("%w: more than %d headers", ErrDecode, MaxHeaderCount)

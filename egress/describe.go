@@ -56,3 +56,51 @@ func Describe(err error) string {
 	}
 	return "the request failed"
 }
+
+// Code is the error code Node gives the same failure (a Node client's
+// err.code, or the cause of its fetch's TypeError), so that components
+// and SDKs that branch on it work: ENOTFOUND, EAI_AGAIN, ETIMEDOUT,
+// ECONNREFUSED, ECONNRESET, EHOSTUNREACH, the TLS codes, and EIO for what
+// has none.
+func Code(err error) string {
+	var (
+		dnsErr   *net.DNSError
+		netErr   net.Error
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		record   tls.RecordHeaderError
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrDenied):
+		return "EACCES"
+	case errors.Is(err, ErrTooBig):
+		return "ERR_FR_MAX_BODY_LENGTH_EXCEEDED"
+	case errors.As(err, &dnsErr):
+		if dnsErr.IsNotFound {
+			return "ENOTFOUND"
+		}
+		return "EAI_AGAIN"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return "ETIMEDOUT"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "ECONNREFUSED"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "ECONNRESET"
+	case errors.Is(err, syscall.EHOSTUNREACH):
+		return "EHOSTUNREACH"
+	case errors.Is(err, syscall.ENETUNREACH):
+		return "ENETUNREACH"
+	case errors.As(err, &hostname):
+		return "ERR_TLS_CERT_ALTNAME_INVALID"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "CERT_HAS_EXPIRED"
+	case errors.As(err, &unknown), errors.As(err, &invalid):
+		return "UNABLE_TO_VERIFY_LEAF_SIGNATURE"
+	case errors.As(err, &record):
+		return "EPROTO"
+	}
+	return "EIO"
+}

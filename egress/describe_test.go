@@ -37,3 +37,28 @@ func TestDescribeHidesTheServersAddresses(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeIsNodes: each failure gets the code Node gives it.
+func TestCodeIsNodes(t *testing.T) {
+	t.Parallel()
+	wrap := func(err error) error { return &url.Error{Op: "Get", URL: "https://api.example.com/", Err: err} }
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{wrap(&net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "nope.example", IsNotFound: true}}), "ENOTFOUND"},
+		{&net.DNSError{Err: "server misbehaving", Name: "x.example", IsTemporary: true}, "EAI_AGAIN"},
+		{wrap(&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}), "ECONNREFUSED"},
+		{wrap(&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}), "ECONNRESET"},
+		{wrap(context.DeadlineExceeded), "ETIMEDOUT"},
+		{wrap(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), "EPROTO"},
+		{fmt.Errorf("%w: a private address", ErrDenied), "EACCES"},
+		{errors.New("anything else"), "EIO"},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := Code(tt.err); got != tt.want {
+			t.Errorf("Code(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}

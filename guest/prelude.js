@@ -340,9 +340,45 @@
     req.headers.forEach((v, k) => (headers[k] = v));
     const msg = { url: req.url, method: req.method, headers };
     if (req._text() !== null) msg.body = req._text();
-    const res = JSONParse(hostCall("fetch " + req.url, () => host.fetch(JSONStringify(msg))));
+    let res;
+    try {
+      res = hostFetch(msg);
+    } catch (e) {
+      if (!e || !e.code) throw e; // refused by the policy, or past the call's limits
+      // Node's fetch rejects with a TypeError whose cause is the
+      // network's error.
+      const failed = new TypeError("fetch failed");
+      failed.cause = e;
+      throw failed;
+    }
     return Response._fromHost(res, req.url);
   };
+
+  // NODE_ERRNOS are the negative errnos Node gives its network errors.
+  const NODE_ERRNOS = { ENOTFOUND: -3008, EAI_AGAIN: -3001, ETIMEDOUT: -110, ECONNREFUSED: -111, ECONNRESET: -104,
+    EHOSTUNREACH: -113, ENETUNREACH: -101 };
+
+  // hostFetch sends a request the host's fetch import takes ({url,
+  // method, headers, body}: any method may have a body, as Node's http
+  // allows) and returns the host's response. A request that failed on
+  // its way throws an Error shaped as Node's client errors are (code,
+  // errno, syscall, hostname), which node:http throws as it is and
+  // fetch as the cause of its TypeError.
+  function hostFetch(msg) {
+    const res = JSONParse(hostCall("fetch " + msg.url, () => host.fetch(JSONStringify(msg))));
+    if (res.error === undefined) return res;
+    const code = String(res.error.code);
+    const at = RegExpPrototypeExec(/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i, String(msg.url));
+    const hostname = at ? at[1] : "";
+    const syscall = code === "ENOTFOUND" || code === "EAI_AGAIN" ? "getaddrinfo" : "connect";
+    const err = new Error(syscall + " " + code + " " + hostname + " (" + String(res.error.message) + ")");
+    err.code = code;
+    if (NODE_ERRNOS[code] !== undefined) err.errno = NODE_ERRNOS[code];
+    err.syscall = syscall;
+    err.hostname = hostname;
+    throw err;
+  }
+  ObjectDefineProperty(globalThis.process, Symbol.for("fount.fetch"), { value: hostFetch });
 
   // ---- crypto -------------------------------------------------------------
   // Hashes, HMACs and random bytes come from the host (the crypto import);

@@ -274,7 +274,10 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 	case ctx.Err() != nil:
 		return abi.ErrTimeout
 	case err != nil:
-		return abi.ErrFailed
+		// The request failed on its way: say why, as Node would, so
+		// that code branching on err.code works.
+		out, _ := json.Marshal(abi.FetchFailure{Error: abi.FetchError{Code: egress.Code(err), Message: egress.Describe(err)}})
+		return inv.setReply(out)
 	}
 	out, err := json.Marshal(res)
 	if err != nil {

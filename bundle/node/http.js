@@ -1,4 +1,4 @@
-// node:http for fount: client requests over fetch, so through the host's
+// node:http for fount: client requests over the host's fetch import, so through the host's
 // egress policy (loopback and private addresses refused unless the server
 // allows them, every redirect re-checked, time and size capped). The
 // request body is collected and sent whole; the response arrives whole
@@ -6,6 +6,10 @@
 // are sent as their bytes read as UTF-8. There is no server.
 import { Readable, Writable } from "stream";
 import { Buffer } from "buffer";
+
+// hostFetch is the prelude's: the host's fetch import, as Node's client
+// errors shape its failures.
+const hostFetch = globalThis.process[Symbol.for("fount.fetch")];
 
 export const METHODS = ["ACL", "BIND", "CHECKOUT", "CONNECT", "COPY", "DELETE", "GET", "HEAD", "LINK", "LOCK", "M-SEARCH",
   "MERGE", "MKACTIVITY", "MKCALENDAR", "MKCOL", "MOVE", "NOTIFY", "OPTIONS", "PATCH", "POST", "PROPFIND", "PROPPATCH",
@@ -140,25 +144,27 @@ export class ClientRequest extends Writable {
   async #send() {
     if (this.#signal && this.#signal.aborted) throw Object.assign(new Error("The operation was aborted"), { name: "AbortError", code: "ABORT_ERR" });
     const body = Buffer.concat(this.#chunks);
-    const init = { method: this.method, headers: this.#headers };
-    if (body.length > 0 && this.method !== "GET" && this.method !== "HEAD") init.body = body.toString("utf8");
+    // As Node's http does, a body goes with any method, GET included
+    // (axios sends one), so the host's fetch is called as it is, not
+    // through the fetch global, which refuses one on GET.
+    const msg = { url: this.#url.href, method: this.method, headers: this.#headers };
+    if (body.length > 0) msg.body = body.toString("utf8");
     let res;
     try {
-      res = await fetch(this.#url.href, init);
+      await null; // as a socket would, answer after the caller has set its handlers up
+      res = hostFetch(msg);
     } catch (e) {
-      const err = new Error(e.message);
-      err.code = /not allowed/.test(e.message) ? "EACCES" : /deadline|timed out/.test(e.message) ? "ETIMEDOUT" : "ECONNREFUSED";
+      if (e && e.code) throw e; // the network's error, shaped as Node's
+      const err = new Error(e && e.message);
+      err.code = /not allowed/.test(err.message) ? "EACCES" : /deadline|timed out/.test(err.message) ? "ETIMEDOUT" : "ECONNREFUSED";
       throw err;
     } finally {
       clearTimeout(this.#timer);
     }
     if (this.aborted) return;
-    const headers = {};
-    res.headers.forEach((v, k) => (headers[k] = v));
-    const text = await res.text();
-    const msg = new IncomingMessage(res.status, headers, Buffer.from(text, "utf8"));
-    this.res = msg;
-    this.emit("response", msg);
+    const msg2 = new IncomingMessage(res.status, Object.assign({}, res.headers), Buffer.from(res.body, "utf8"));
+    this.res = msg2;
+    this.emit("response", msg2);
   }
 }
 

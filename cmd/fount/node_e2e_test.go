@@ -115,3 +115,11 @@ func TestNodeProcess(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "process")
 }
+
+// TestNodeNetworkErrors: a request that cannot connect fails as in Node
+// 20: fetch with TypeError "fetch failed" whose cause carries the code,
+// node:http with the code, errno and syscall.
+func TestNodeNetworkErrors(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "network")
+}

@@ -315,6 +315,10 @@ func apiReceiver(t *testing.T) *httptest.Server {
 			json.NewEncoder(w).Encode(map[string]any{"id": 1, "name": in["name"], "key": r.Header.Get("X-Api-Key"), "type": r.Header.Get("Content-Type")})
 		case r.Method == http.MethodGet && r.URL.Path == "/items":
 			json.NewEncoder(w).Encode(map[string]any{"items": []string{"ada"}, "q": r.URL.Query().Get("q")})
+		case r.Method == http.MethodGet && r.URL.Path == "/search":
+			var in map[string]any
+			err := json.NewDecoder(r.Body).Decode(&in)
+			json.NewEncoder(w).Encode(map[string]any{"body": in, "read": err == nil})
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"error":"nope"}`)
@@ -338,11 +342,14 @@ func TestNpmHTTPClientAsInNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := s.deploySource(string(code), nil)
-	event := map[string]any{"base": api.URL}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close() // its port refuses connections now
+	event := map[string]any{"base": api.URL, "closed": closed.URL}
 	s.run(src["id"].(string), event)
 	got := canonicalJSON(t, s.events(src["id"].(string), "", 1)[0]["event"])
 	const want = `{"created":[201,{"id":1,"key":"k1","name":"ada","type":"application/json"}],"failed":["AxiosError",404,{"error":"nope"}],` +
-		`"listed":{"items":["ada"],"q":"a b"},"seen":["post /items","get /items","get /missing"]}`
+		`"listed":{"items":["ada"],"q":"a b"},"refused":["AxiosError","ECONNREFUSED"],"searched":["http",{"body":{"q":"ada"},"read":true}],` +
+		`"seen":["post /items","get /items","get /missing","get /search","get /x"]}`
 	if got != want {
 		t.Errorf("fount emitted\n%s\nwant\n%s", got, want)
 	}

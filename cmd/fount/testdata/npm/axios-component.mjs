@@ -17,6 +17,15 @@ export default {
     } catch (e) {
       failed = [e.name, e.response.status, e.response.data];
     }
-    this.$emit({ created: [created.status, created.data], listed: listed.data, failed, seen });
+    // A GET with a body, as Pipedream components send to search APIs:
+    // Node's http adapter sends it.
+    const searched = await axios.get(event.base + "/search", { data: { q: "ada" } });
+    let refused = null;
+    try {
+      await axios.get(event.closed + "/x");
+    } catch (e) {
+      refused = [e.name, e.code];
+    }
+    this.$emit({ created: [created.status, created.data], listed: listed.data, failed, searched: [searched.adapter, searched.data], refused, seen });
   },
 };

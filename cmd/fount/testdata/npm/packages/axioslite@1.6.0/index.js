@@ -18,7 +18,20 @@ function AxiosError(message, code, response) {
   return e;
 }
 
+// As axios picks its adapter: the http one where process is Node's,
+// else fetch (which, as in a browser, refuses a GET with a body).
+function kindOf(thing) { return Object.prototype.toString.call(thing).slice(8, -1).toLowerCase(); }
+var isNode = typeof process !== 'undefined' && kindOf(process) === 'process';
+
+function fetchRequest(config) {
+  var url = new URL(config.url, config.baseURL);
+  var data = config.data === undefined || typeof config.data === 'string' ? config.data : JSON.stringify(config.data);
+  return fetch(url.href, { method: (config.method || 'get').toUpperCase(), headers: config.headers, body: data })
+    .then(function (res) { return res.text().then(function (text) { return { status: res.status, data: text, adapter: 'fetch' }; }); });
+}
+
 function request(config) {
+  if (!isNode) return fetchRequest(config);
   return new Promise(function (resolve, reject) {
     var url = new URL(config.url, config.baseURL);
     if (config.params) Object.keys(config.params).forEach(function (k) { url.searchParams.set(k, config.params[k]); });
@@ -42,7 +55,7 @@ function request(config) {
         var text = Buffer.concat(chunks).toString('utf8');
         var body = text;
         if (/json/.test(res.headers['content-type'] || '')) { try { body = JSON.parse(text); } catch (e) {} }
-        var response = { status: res.statusCode, statusText: res.statusMessage, headers: res.headers, data: body, config: config };
+        var response = { status: res.statusCode, statusText: res.statusMessage, headers: res.headers, data: body, config: config, adapter: 'http' };
         if (res.statusCode >= 400) reject(AxiosError('Request failed with status code ' + res.statusCode, 'ERR_BAD_RESPONSE', response));
         else resolve(response);
       });

@@ -127,3 +127,24 @@ func TestALinkInTheCacheLeadsNowhere(t *testing.T) {
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+// TestAPackageThatDoesNotBundleIsNamed: esbuild's error in a package's
+// own file is a *PackageError naming the package and the error, not a
+// build error of the component's code.
+func TestAPackageThatDoesNotBundleIsNamed(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "broken-sdk", Version: "3.1.0", Files: map[string]string{
+		"index.js": "module.exports = require('./client');", "client.js": "export const = ;"}})
+	p := newPackages(t, reg)
+	_, err := p.Bundle(context.Background(), `import c from "broken-sdk"; export default { run() { return c } };`, nil)
+	var pe *PackageError
+	if !errors.As(err, &pe) || pe.Package != "broken-sdk@3.1.0" || !strings.Contains(err.Error(), "client.js") || !strings.Contains(err.Error(), "does not bundle") {
+		t.Fatalf("err = %v (%T), want a PackageError naming broken-sdk@3.1.0 and client.js", err, err)
+	}
+	_, err = p.Bundle(context.Background(), `import c from "broken-sdk"; export default { run( };`, nil)
+	var be *BuildError
+	if !errors.As(err, &be) {
+		t.Errorf("the component's own syntax error: %v (%T), want a *BuildError", err, err)
+	}
+}

@@ -596,12 +596,28 @@ func (b *build) failure(msgs []esbuild.Message) error {
 		}
 	}
 	var lines []string
+	pkg := "" // the first package whose own files do not bundle
 	for _, m := range msgs {
 		loc := ""
 		if m.Location != nil {
 			loc = fmt.Sprintf("%s:%d:%d: ", m.Location.File, m.Location.Line, m.Location.Column+1)
+			if p := packageOfPath(m.Location.File); pkg == "" && p != "" {
+				pkg = p
+			}
 		}
 		lines = append(lines, loc+m.Text)
+	}
+	if pkg != "" {
+		// The component's own code is fine: it is a package's that esbuild
+		// cannot read. Say which, with its first errors, rather than let the
+		// code load unbundled and fail on a missing module.
+		const shown = 3
+		more := ""
+		if len(lines) > shown {
+			more = fmt.Sprintf(" (and %d more)", len(lines)-shown)
+			lines = lines[:shown]
+		}
+		return &PackageError{Package: pkg, Reason: "it does not bundle: " + b.scrub(strings.Join(lines, "; ")) + more}
 	}
 	return &BuildError{Messages: b.scrub(strings.Join(lines, "\n"))}
 }

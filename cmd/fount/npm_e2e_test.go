@@ -158,7 +158,10 @@ func TestNpmImportErrors(t *testing.T) {
 	s, reg := startNpmServer(t)
 	reg.Publish(npmtest.Package{Name: "tampered", Version: "1.0.0", Files: map[string]string{"index.js": "module.exports = 1"}})
 	reg.Tamper("tampered", "1.0.0")
+	reg.Publish(npmtest.Package{Name: "broken-sdk", Version: "3.1.0", Files: map[string]string{
+		"index.js": "module.exports = require('./client');", "client.js": "export const = ;"}})
 	cases := []struct{ name, code, want string }{
+		{"a package that does not bundle", `import c from "broken-sdk"; export default { name: "b", version: "1", run() { return c } }`, `"broken-sdk@3.1.0": it does not bundle: npm:broken-sdk@3.1.0/client.js:1:`},
 		{"not found", `import x from "no-such-package"; export default { run() {} }`, `"no-such-package": no such package`},
 		{"no matching version", `import x from "daytime@^2"; export default { run() {} }`, `no version matches "^2" (latest is 1.11.10)`},
 		{"integrity mismatch", `import x from "tampered"; export default { run() {} }`, `"tampered@1.0.0": integrity mismatch`},

@@ -36,6 +36,7 @@ func viewProps(in []component.Prop) []apiv1.Prop {
 			Name: p.Name, Type: string(p.Type), Label: p.Label, Description: p.Description, Optional: p.Optional,
 			Default: p.Default, Secret: p.Secret, Min: p.Min, Max: p.Max, Options: p.Options, RemoteOptions: p.RemoteOptions,
 			ReloadProps: p.ReloadProps, PropDefinition: p.PropDefinition, App: p.App, CustomResponse: p.CustomResponse,
+			AlertType: p.AlertType, Content: p.Content,
 		})
 	}
 	return props

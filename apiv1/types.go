@@ -104,6 +104,8 @@ type Prop struct {
 	PropDefinition []string        `json:"propDefinition,omitempty" description:"[app slug, definition name]"`
 	App            string          `json:"app,omitempty"`
 	CustomResponse bool            `json:"customResponse,omitempty"`
+	AlertType      string          `json:"alertType,omitempty" description:"alert props: info, neutral, warning or error"`
+	Content        string          `json:"content,omitempty" description:"alert props: the note shown to whoever configures the component, in Markdown"`
 }
 
 // CreateComponentRequest saves a component.

@@ -77,6 +77,8 @@ type Prop struct {
 	PropDefinition []string        `json:"propDefinition,omitempty"` // [app slug, definition name]
 	App            string          `json:"app,omitempty"`            // app props: the app's slug
 	CustomResponse bool            `json:"customResponse,omitempty"` // http props: the run answers with respond()
+	AlertType      string          `json:"alertType,omitempty"`      // alert props: info, neutral, warning or error
+	Content        string          `json:"content,omitempty"`        // alert props: the note, in Markdown
 }
 
 // Prop returns the prop named name.

@@ -40,12 +40,16 @@ const (
 	// {url, method, headers, params, body}, which the component sends
 	// with execute(), through the egress policy.
 	TypeHTTPRequest PropType = "http_request"
+	// TypeAlert is a note shown to whoever configures the component
+	// (Pipedream's alert prop: AlertType and Content). It takes no value
+	// and gives none.
+	TypeAlert PropType = "alert"
 )
 
 // PropTypes lists every known type, in the specification's order.
 var PropTypes = []PropType{
 	TypeApp, TypeBoolean, TypeBooleanArray, TypeInteger, TypeIntegerArray,
-	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest,
+	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest, TypeAlert,
 }
 
 // Known reports whether t is one of PropTypes.

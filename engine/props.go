@@ -75,6 +75,11 @@ func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.Ra
 			continue
 		case component.TypeDB:
 			continue
+		case component.TypeAlert:
+			if ok {
+				return out, &component.PropError{Prop: p.Name, Reason: "is an alert, shown to whoever configures the component: it takes no value"}
+			}
+			continue
 		}
 		if !ok {
 			if p.Required() {

@@ -397,6 +397,11 @@ func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, g
 		switch {
 		case p.Type == component.TypeDB:
 			continue
+		case p.Type == component.TypeAlert:
+			if ok {
+				return stepErr(step.Name, "the prop %s is an alert, shown to whoever configures the step: it takes no value", p.Name)
+			}
+			continue
 		case p.Type == component.TypeApp:
 			if ok { // its account is checked with the store by checkAppProps
 				step.Props[p.Name] = raw

@@ -95,7 +95,7 @@
   };
   const KNOWN_TYPES = new Set([
     "app", "boolean", "boolean[]", "integer", "integer[]", "string", "string[]",
-    "object", "any", "$.interface.http", "$.interface.timer", "$.service.db", "http_request",
+    "object", "any", "$.interface.http", "$.interface.timer", "$.service.db", "http_request", "alert",
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
   const DEDUPE = ["unique", "greatest", "last"];
@@ -626,7 +626,8 @@
   }
 
   // DESCRIBED are the fields of a prop that describe it.
-  const DESCRIBED = ["label", "description", "optional", "secret", "min", "max", "reloadProps", "customResponse", "app"];
+  const DESCRIBED = ["label", "description", "optional", "secret", "min", "max", "reloadProps", "customResponse", "app",
+    "alertType", "content"];
 
   function describeProps(props) {
     const names = keysOf(props);
@@ -820,6 +821,8 @@
       }
       case "$.interface.timer":
         return configured !== undefined ? configured : prop.default;
+      case "alert":
+        return undefined; // a note for whoever configures the component
       default:
         return configured !== undefined ? configured : prop.default;
     }

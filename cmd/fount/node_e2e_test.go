@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,4 +123,37 @@ func TestNodeProcess(t *testing.T) {
 func TestNodeNetworkErrors(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "network")
+}
+
+// TestAlertProps: an alert prop (a note for whoever configures the
+// component) loads, is described with its note, takes no value, and
+// gives the component none.
+func TestAlertProps(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	code := `export default { name: "alerted", version: "1", props: {
+		info: { type: "alert", alertType: "warning", content: "Create the **webhook** in the vendor's console first." },
+		n: { type: "integer", default: 1 } },
+		run() { this.$emit({ info: this.info === undefined ? "undefined" : this.info }) } }`
+	st, body := s.do("POST", "/v1/components", map[string]any{"component_code": code})
+	if st != 200 {
+		t.Fatalf("save: %d %v", st, body)
+	}
+	var alert map[string]any
+	for _, p := range data(body)["configurable_props"].([]any) {
+		if p := p.(map[string]any); p["name"] == "info" {
+			alert = p
+		}
+	}
+	if alert["type"] != "alert" || alert["alertType"] != "warning" || !strings.Contains(fmt.Sprint(alert["content"]), "webhook") {
+		t.Errorf("the alert prop is described as %v", alert)
+	}
+	if st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": code, "configured_props": map[string]any{"info": "x"}}); st != 400 || !strings.Contains(fmt.Sprint(body), "alert") {
+		t.Errorf("a value for the alert: %d %v, want 400 saying it is an alert", st, body)
+	}
+	src := s.deploySource(code, nil)
+	s.run(src["id"].(string), map[string]any{})
+	if got := s.events(src["id"].(string), "", 1)[0]["event"].(map[string]any)["info"]; got != "undefined" {
+		t.Errorf("this.info = %v, want undefined", got)
+	}
 }

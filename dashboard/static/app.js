@@ -372,6 +372,8 @@
         return { el: h('div', {}, h('p', { class: 'hint', text: `${prop.name}: an HTTP endpoint, created at deploy.` })), read: () => undefined };
       case '$.service.db':
         return { el: null, read: () => undefined };
+      case 'alert':
+        return { el: h('p', { class: `alert alert-${prop.alertType || 'info'}`, role: 'note', text: prop.content || prop.label || prop.name }), read: () => undefined };
       case '$.interface.timer': {
         const t = def || {};
         input = h('input', { type: 'number', id, min: 1, value: t.intervalSeconds || t.interval_seconds || '' });

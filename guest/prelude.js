@@ -1043,7 +1043,14 @@
           for (let i = 0; i < names.length && appName === undefined; i++) if (def.props[names[i]] === prop.__app) appName = names[i];
           on = appName ? self[appName] : makeApp(msg.prop, prop.__app);
         }
-        return FunctionPrototypeCall(prop.options, on, { page: msg.page || 0, prevContext: msg.prevContext || "" });
+        // A propDefinition's third element maps the configured props to
+        // the values its options need (Pipedream's
+        // [app, "channel", (c) => ({ teamId: c.team })]): they come with
+        // the page.
+        const arg = { page: msg.page || 0, prevContext: msg.prevContext || "" };
+        const inputs = ArrayIsArray(raw.propDefinition) ? raw.propDefinition[2] : undefined;
+        if (typeof inputs === "function") ObjectAssign(arg, FunctionPrototypeCall(inputs, on, configuredProps) || {});
+        return FunctionPrototypeCall(prop.options, on, arg);
       }
       case "additionalProps":
         needLoaded();

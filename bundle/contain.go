@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -115,4 +116,26 @@ func (b *build) scrub(msg string) string {
 		msg = strings.ReplaceAll(msg, abs, "<npm cache>")
 	}
 	return strings.ReplaceAll(msg, b.p.Cache, "<npm cache>")
+}
+
+// withModulePaths gives a module that names __filename or __dirname the
+// values Node gives a CommonJS module, for a package installed in
+// /fount/node_modules (a path that says nothing of the server): older
+// libraries test them to know they run in Node (htmlparser's
+// runningInNode), and fall back on browser globals otherwise. The
+// declaration goes on the module's first line, so that its line numbers
+// stay as they were.
+func withModulePaths(code string, f packageFile) string {
+	if !strings.Contains(code, "__filename") && !strings.Contains(code, "__dirname") {
+		return code
+	}
+	file := path.Join("/fount/node_modules", f.in.name, f.rel)
+	decl := fmt.Sprintf("var __filename = %q, __dirname = %q;", file, path.Dir(file))
+	if strings.HasPrefix(code, "#!") { // a hashbang must stay first
+		if nl := strings.IndexByte(code, '\n'); nl >= 0 {
+			return code[:nl+1] + decl + code[nl+1:]
+		}
+		return code
+	}
+	return decl + code
 }

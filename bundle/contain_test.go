@@ -148,3 +148,25 @@ func TestAPackageThatDoesNotBundleIsNamed(t *testing.T) {
 		t.Errorf("the component's own syntax error: %v (%T), want a *BuildError", err, err)
 	}
 }
+
+// TestPackagesSeeNodesModulePaths: a module that tests __filename and
+// __dirname to know it runs in Node (as htmlparser does) finds them, with
+// paths that say nothing of the server, and its lines stay where they
+// were.
+func TestPackagesSeeNodesModulePaths(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "oldparser", Version: "1.7.7", Files: map[string]string{
+		"lib/parser.js": "(function () {\nfunction runningInNode() { return typeof exports == 'object' && typeof __filename == 'string' && typeof __dirname == 'string'; }\n" +
+			"if (!runningInNode()) { this.Old = {}; exports = this.Old; }\nexports.where = [__filename, __dirname];\n})();",
+		"package.json": `{"name":"oldparser","version":"1.7.7","main":"./lib/parser"}`}})
+	p := newPackages(t, reg)
+	res, err := p.Bundle(context.Background(), `import p from "oldparser"; export default p;`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Code, `__filename = "/fount/node_modules/oldparser/lib/parser.js"`) ||
+		!strings.Contains(res.Code, `__dirname = "/fount/node_modules/oldparser/lib"`) || strings.Contains(res.Code, p.Cache) {
+		t.Errorf("bundle:\n%s", res.Code)
+	}
+}

@@ -238,6 +238,9 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 			return esbuild.OnLoadResult{}, b.fail(&PackageError{Package: f.in.id(), Reason: fmt.Sprintf("its file %s cannot be read: %v", f.rel, err)})
 		}
 		contents := string(raw)
+		if f.loader == esbuild.LoaderJS {
+			contents = withModulePaths(contents, f)
+		}
 		return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Join(f.in.root(), filepath.Dir(filepath.FromSlash(f.rel))), Loader: f.loader}, nil
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/bundle/npmtest"
 )
 
 // TestPropDefinitionInputsReachOptions: the third element of a
@@ -25,5 +27,23 @@ func TestPropDefinitionInputsReachOptions(t *testing.T) {
 		map[string]any{"prop_name": "channel", "configured_props": map[string]any{"team": "T42"}, "page": 2})
 	if got := fmt.Sprint(data(body)["options"]); st != 200 || !strings.Contains(got, "team T42 page 2") {
 		t.Errorf("configure: %d %v, want the options of team T42", st, body)
+	}
+}
+
+// TestOldLibrariesFindNode: a library that tests __filename and
+// __dirname to know it runs in Node (htmlparser does, and falls back on
+// the global this, which a bundle does not have) takes its Node path.
+func TestOldLibrariesFindNode(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "oldparser", Version: "1.7.7", Files: map[string]string{
+		"lib/parser.js": "(function () {\nfunction runningInNode() { return typeof exports == 'object' && typeof __filename == 'string' && typeof __dirname == 'string'; }\n" +
+			"if (!runningInNode()) { this.Old = {}; exports = this.Old; }\nexports.parse = function (s) { return s.split(','); };\n})();",
+		"package.json": `{"name":"oldparser","version":"1.7.7","main":"./lib/parser"}`}})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	src := s.deploySource(`import p from "oldparser"; export default { name: "old", version: "1", run() { this.$emit({ parsed: p.parse("a,b") }) } }`, nil)
+	s.run(src["id"].(string), map[string]any{})
+	if got := fmt.Sprint(s.events(src["id"].(string), "", 1)[0]["event"]); got != "map[parsed:[a b]]" {
+		t.Errorf("emitted %s", got)
 	}
 }

@@ -82,12 +82,17 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 	f.Add([]byte(`{"op":"hmac","alg":"md5","key":"a2V5","data":""}`))
 	f.Add([]byte(`{"op":"random","size":65537}`))
 	f.Add([]byte(`{"op":"digest","alg":"sha3"}`))
+	f.Add([]byte(`{"op":"sign","alg":"sha256","key":"a2V5","data":"aGk=","padding":"pss","salt_length":-1}`))
+	f.Add([]byte(`{"op":"verify","key":"a2V5","data":"","signature":"c2ln","dsa_encoding":"ieee-p1363"}`))
+	f.Add([]byte(`{"op":"key","key":"a2V5"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeCryptoRequest(b)
 		if err != nil {
 			return
 		}
-		if r.Size < 0 || r.Size > MaxRandomBytes || (r.Op != "random" && !slices.Contains(CryptoAlgs, r.Alg)) {
+		keyed := r.Op == "sign" || r.Op == "verify" || r.Op == "key"
+		algOK := slices.Contains(CryptoAlgs, r.Alg) || r.Op == "random" || (keyed && r.Alg == "")
+		if r.Size < 0 || r.Size > MaxRandomBytes || !algOK || (keyed && len(r.Key) == 0) || r.SaltLength < -2 {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

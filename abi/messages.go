@@ -228,16 +228,40 @@ func ParseLevel(level int32) (string, error) {
 // ("random"). Key and Data are base64.
 type CryptoRequest struct {
 	Op   string `json:"op"`
-	Alg  string `json:"alg,omitempty"` // md5, sha1, sha256, sha384 or sha512
-	Key  []byte `json:"key,omitempty"`
+	Alg  string `json:"alg,omitempty"` // md5, sha1, sha256, sha384 or sha512; "" for Ed25519 signatures
+	Key  []byte `json:"key,omitempty"` // an HMAC's key; a sign, verify or key op's key, PEM or DER
 	Data []byte `json:"data,omitempty"`
 	Size int    `json:"size,omitempty"`
+	// Signature is what a verify op checks.
+	Signature []byte `json:"signature,omitempty"`
+	// Padding of RSA signatures: "" (PKCS #1 v1.5) or "pss", with
+	// SaltLength (-1: the hash's length, -2: the most that fits, as
+	// Node's RSA_PSS_SALTLEN_DIGEST and _MAX_SIGN).
+	Padding    string `json:"padding,omitempty"`
+	SaltLength int    `json:"salt_length,omitempty"`
+	// DSAEncoding of ECDSA signatures: "" (DER) or "ieee-p1363" (r||s).
+	DSAEncoding string `json:"dsa_encoding,omitempty"`
 }
 
-// CryptoReply is the host's reply to FuncCrypto: the digest or the random
-// bytes, base64.
+// CryptoReply is the host's reply to FuncCrypto: the digest, the random
+// bytes or the signature, base64; a verify op's answer in Valid; a key
+// op's description in Key.
 type CryptoReply struct {
-	Bytes []byte `json:"bytes"`
+	Bytes []byte   `json:"bytes"`
+	Valid bool     `json:"valid,omitempty"`
+	Key   *KeyInfo `json:"key,omitempty"`
+}
+
+// KeyInfo describes an asymmetric key, as Node's KeyObject does, with
+// its public half as SPKI PEM and, for a private key, the key as PKCS #8
+// PEM: what KeyObject.export gives.
+type KeyInfo struct {
+	Type          string `json:"type"`                     // "private" or "public"
+	Algorithm     string `json:"asymmetric_key_type"`      // "rsa", "ec" or "ed25519"
+	ModulusLength int    `json:"modulus_length,omitempty"` // rsa
+	NamedCurve    string `json:"named_curve,omitempty"`    // ec: prime256v1, secp384r1, secp521r1
+	PublicPEM     string `json:"public_pem"`
+	PrivatePEM    string `json:"private_pem,omitempty"`
 }
 
 // CryptoAlgs are the hash algorithms of FuncCrypto.
@@ -258,8 +282,28 @@ func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
 		if r.Size < 0 || r.Size > MaxRandomBytes {
 			return r, fmt.Errorf("%w: %d random bytes, more than %d", ErrDecode, r.Size, MaxRandomBytes)
 		}
+	case "sign", "verify":
+		if r.Alg != "" && !slices.Contains(CryptoAlgs, r.Alg) {
+			return r, fmt.Errorf("%w: crypto algorithm %q is not one of %v", ErrDecode, r.Alg, CryptoAlgs)
+		}
+		if r.Padding != "" && r.Padding != "pss" {
+			return r, fmt.Errorf("%w: padding %q is not pss", ErrDecode, r.Padding)
+		}
+		if r.SaltLength < -2 || r.SaltLength > 1024 {
+			return r, fmt.Errorf("%w: salt length %d", ErrDecode, r.SaltLength)
+		}
+		if r.DSAEncoding != "" && r.DSAEncoding != "ieee-p1363" {
+			return r, fmt.Errorf("%w: dsa encoding %q is not ieee-p1363", ErrDecode, r.DSAEncoding)
+		}
+		if len(r.Key) == 0 {
+			return r, fmt.Errorf("%w: %s needs a key", ErrDecode, r.Op)
+		}
+	case "key":
+		if len(r.Key) == 0 {
+			return r, fmt.Errorf("%w: key needs a key", ErrDecode)
+		}
 	default:
-		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac or random", ErrDecode, r.Op)
+		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify or key", ErrDecode, r.Op)
 	}
 	return r, nil
 }

@@ -21,7 +21,7 @@ var nodeFS embed.FS
 var providedBuiltins = map[string]string{
 	"assert":          "assert.js",
 	"assert/strict":   "assert_strict.js",
-	"buffer":          "vendor/buffer-6.0.3/index.js",
+	"buffer":          "buffer.js",
 	"crypto":          "crypto.js",
 	"events":          "vendor/events-3.3.0/events.js",
 	"fs":              "fs.js",

@@ -399,8 +399,11 @@
     }
     return new Uint8Array(out);
   }
+  function hostCryptoReply(req) {
+    return JSONParse(hostCall("crypto", () => host.crypto(JSONStringify(req))));
+  }
   function hostCrypto(req) {
-    return unbase64(JSONParse(hostCall("crypto", () => host.crypto(JSONStringify(req)))).bytes);
+    return unbase64(hostCryptoReply(req).bytes);
   }
   function viewBytes(v) {
     if (v instanceof ArrayBuffer) return new Uint8Array(v);
@@ -434,6 +437,8 @@
     },
   };
   ObjectDefineProperty(cryptoGlobal, Symbol.for("fount.crypto"), { value: hostCrypto });
+  // node:crypto's keys and signatures read the whole reply.
+  ObjectDefineProperty(cryptoGlobal, Symbol.for("fount.crypto.reply"), { value: hostCryptoReply });
   globalThis.crypto = cryptoGlobal;
 
   // ---- helpers -----------------------------------------------------------

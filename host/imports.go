@@ -376,12 +376,38 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		h := hmac.New(func() hash.Hash { return newHash(req.Alg) }, req.Key)
 		h.Write(req.Data)
 		out = h.Sum(nil)
+	case "sign", "verify", "key":
+		return inv.keyOp(req)
 	}
 	reply, err := json.Marshal(abi.CryptoReply{Bytes: out})
 	if err != nil {
 		return abi.ErrFailed
 	}
 	return inv.setReply(reply)
+}
+
+// keyOp answers the crypto ops over keys: a key the host cannot use is
+// a failure the guest reports as Node does, with the host's reason.
+func (inv *invocation) keyOp(req abi.CryptoRequest) int32 {
+	var reply abi.CryptoReply
+	var err error
+	switch req.Op {
+	case "sign":
+		reply.Bytes, err = signWith(req)
+	case "verify":
+		reply.Valid, err = verifyWith(req)
+	case "key":
+		reply.Key, err = describeKey(req.Key)
+	}
+	if err != nil {
+		out, _ := json.Marshal(map[string]string{"error": err.Error()})
+		return inv.setReply(out)
+	}
+	out, err := json.Marshal(reply)
+	if err != nil {
+		return abi.ErrFailed
+	}
+	return inv.setReply(out)
 }
 
 // newHash returns the hash of an algorithm abi.DecodeCryptoRequest allows.

@@ -1,9 +1,10 @@
-// node:crypto for fount: hashes, HMACs and random bytes computed by the
-// host (the crypto import: Go's implementations), and the Web Crypto
-// global. Ciphers, signatures and key generation are not provided.
+// node:crypto for fount: hashes, HMACs, random bytes, signatures and
+// keys computed by the host (the crypto import: Go's implementations),
+// and the Web Crypto global. Ciphers and key generation are not provided.
 import { Buffer } from "buffer";
 
 const host = globalThis.crypto[Symbol.for("fount.crypto")];
+const hostReply = globalThis.crypto[Symbol.for("fount.crypto.reply")];
 const ALGS = { md5: "md5", sha1: "sha1", "sha-1": "sha1", sha256: "sha256", "sha-256": "sha256", sha384: "sha384",
   "sha-384": "sha384", sha512: "sha512", "sha-512": "sha512" };
 
@@ -112,5 +113,181 @@ export function timingSafeEqual(a, b) {
 
 export const getHashes = () => ["md5", "sha1", "sha256", "sha384", "sha512"];
 
+// ---- keys and signatures ----------------------------------------------
+
+export const constants = { RSA_PKCS1_PADDING: 1, RSA_PKCS1_PSS_PADDING: 6, RSA_PSS_SALTLEN_DIGEST: -1,
+  RSA_PSS_SALTLEN_MAX_SIGN: -2, RSA_PSS_SALTLEN_AUTO: -2 };
+
+function keyError(message, code) {
+  const e = new Error(message);
+  e.code = code || "ERR_OSSL_UNSUPPORTED";
+  return e;
+}
+
+// ask sends a keyed op to the host; a key it cannot use throws as
+// Node's OpenSSL errors do.
+function ask(req) {
+  const reply = hostReply(req);
+  if (reply.error) throw keyError("error:1E08010C:DECODER routines::unsupported (" + reply.error + ")");
+  return reply;
+}
+
+export class KeyObject {
+  #info;
+  #secret;
+  constructor(type, info, secret) {
+    this.#info = info;
+    this.#secret = secret;
+    this.type = type;
+  }
+  get asymmetricKeyType() {
+    return this.#info ? this.#info.asymmetric_key_type : undefined;
+  }
+  get asymmetricKeyDetails() {
+    if (!this.#info) return undefined;
+    const d = {};
+    if (this.#info.modulus_length) Object.assign(d, { modulusLength: this.#info.modulus_length, publicExponent: 65537n });
+    if (this.#info.named_curve) d.namedCurve = this.#info.named_curve;
+    return d;
+  }
+  get symmetricKeySize() {
+    return this.#secret ? this.#secret.length : undefined;
+  }
+  export(options = {}) {
+    if (this.type === "secret") return options.format === "jwk" ? { kty: "oct", k: this.#secret.toString("base64url") } : Buffer.from(this.#secret);
+    const pem = this.type === "private" ? this.#info.private_pem : this.#info.public_pem;
+    const format = options.format || "pem";
+    const type = options.type || (this.type === "private" ? "pkcs8" : "spki");
+    if ((this.type === "private" && type !== "pkcs8") || (this.type === "public" && type !== "spki")) {
+      throw keyError("fount exports private keys as pkcs8 and public keys as spki, not " + type, "ERR_CRYPTO_INCOMPATIBLE_KEY_OPTIONS");
+    }
+    if (format === "pem") return pem;
+    if (format === "der") return Buffer.from(pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64");
+    throw keyError("fount exports keys as pem or der, not " + format, "ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE");
+  }
+  equals(other) {
+    if (!(other instanceof KeyObject) || other.type !== this.type) return false;
+    if (this.type === "secret") return timingSafeEqual(this.#secret, other.#secret);
+    return this.export() === other.export();
+  }
+  // keyBytes is what the host is sent of the key.
+  static keyBytes(k) {
+    return k.type === "secret" ? k.#secret : Buffer.from(k.type === "private" ? k.#info.private_pem : k.#info.public_pem);
+  }
+}
+
+// keyInput reads what Node's key arguments may be: a KeyObject, PEM or
+// DER (string or bytes), or {key, format, type, passphrase}.
+function keyInput(key) {
+  if (key instanceof KeyObject) return key;
+  let material = key;
+  if (key && typeof key === "object" && !Buffer.isBuffer(key) && !ArrayBuffer.isView(key) && "key" in key) {
+    if (key.passphrase !== undefined) throw keyError("encrypted private keys are not supported: give the key unencrypted", "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM");
+    if (key.key instanceof KeyObject) return key.key;
+    material = key.key;
+  }
+  return toBuffer(material, "utf8");
+}
+
+function describe(key) {
+  const input = keyInput(key);
+  if (input instanceof KeyObject) return input;
+  const info = ask({ op: "key", key: input.toString("base64") }).key;
+  return new KeyObject(info.type, info);
+}
+
+export function createPrivateKey(key) {
+  const k = describe(key);
+  if (k.type !== "private") throw keyError("error:1E08010C:DECODER routines::unsupported (not a private key)");
+  return k;
+}
+
+export function createPublicKey(key) {
+  const k = describe(key);
+  if (k.type === "secret") throw keyError("a secret key has no public key", "ERR_CRYPTO_INVALID_KEY_OBJECT_TYPE");
+  if (k.type === "public") return k;
+  const info = ask({ op: "key", key: KeyObject.keyBytes(k).toString("base64") }).key;
+  return new KeyObject("public", Object.assign({}, info, { type: "public", private_pem: undefined }));
+}
+
+export function createSecretKey(key, enc) {
+  return new KeyObject("secret", null, Buffer.from(toBuffer(key, enc)));
+}
+
+function hashOf(alg) {
+  if (alg === null || alg === undefined) return "";
+  // Node takes "sha256", "RSA-SHA256", "SHA256", "sha256WithRSAEncryption".
+  const m = /(sha-?(1|256|384|512)|md5)/i.exec(String(alg));
+  if (!m) throw keyError("Invalid digest: " + alg, "ERR_CRYPTO_INVALID_DIGEST");
+  return algOf(m[1] ? "sha" + m[2] : "md5");
+}
+
+function signRequest(op, alg, data, key) {
+  const options = key && typeof key === "object" && !(key instanceof KeyObject) && !Buffer.isBuffer(key) && !ArrayBuffer.isView(key) ? key : {};
+  const k = keyInput(key);
+  const req = { op, alg: hashOf(alg), data: toBuffer(data).toString("base64"),
+    key: (k instanceof KeyObject ? KeyObject.keyBytes(k) : k).toString("base64") };
+  if (options.padding === constants.RSA_PKCS1_PSS_PADDING) {
+    req.padding = "pss";
+    req.salt_length = options.saltLength === undefined ? -2 : options.saltLength;
+  }
+  if (options.dsaEncoding === "ieee-p1363") req.dsa_encoding = "ieee-p1363";
+  return req;
+}
+
+export function sign(alg, data, key, cb) {
+  const out = Buffer.from(ask(signRequest("sign", alg, data, key)).bytes, "base64");
+  if (typeof cb === "function") {
+    queueMicrotask(() => cb(null, out));
+    return undefined;
+  }
+  return out;
+}
+
+export function verify(alg, data, key, signature, cb) {
+  const req = signRequest("verify", alg, data, key);
+  req.signature = toBuffer(signature).toString("base64");
+  const ok = ask(req).valid === true;
+  if (typeof cb === "function") {
+    queueMicrotask(() => cb(null, ok));
+    return undefined;
+  }
+  return ok;
+}
+
+class Signer {
+  #alg;
+  #chunks = [];
+  constructor(alg) {
+    this.#alg = alg;
+    hashOf(alg);
+  }
+  update(data, enc) {
+    this.#chunks.push(toBuffer(data, enc));
+    return this;
+  }
+  write(data, enc) {
+    this.update(data, enc);
+    return true;
+  }
+  end(data, enc) {
+    if (data !== undefined) this.update(data, enc);
+    return this;
+  }
+  sign(key, enc) {
+    const out = sign(this.#alg, Buffer.concat(this.#chunks), key);
+    return enc && enc !== "buffer" ? out.toString(enc) : out;
+  }
+  verify(key, signature, enc) {
+    return verify(this.#alg, Buffer.concat(this.#chunks), key, typeof signature === "string" ? Buffer.from(signature, enc || "utf8") : signature);
+  }
+}
+
+export const createSign = (alg) => new Signer(alg);
+export const createVerify = (alg) => new Signer(alg);
+export const Sign = Signer;
+export const Verify = Signer;
+
 export default { createHash, createHmac, randomBytes, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
-  timingSafeEqual, getHashes };
+  timingSafeEqual, getHashes, constants, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
+  createSign, createVerify, Sign, Verify };

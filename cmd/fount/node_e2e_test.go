@@ -157,3 +157,12 @@ func TestAlertProps(t *testing.T) {
 		t.Errorf("this.info = %v, want undefined", got)
 	}
 }
+
+// TestNodeCryptoSign: keys and signatures of node:crypto (createSign,
+// createVerify, sign, verify, createPrivateKey, createPublicKey,
+// createSecretKey) give what Node 20 gives, for RSA (PKCS #1 v1.5 and
+// PSS), ECDSA P-256 (DER and IEEE P1363) and Ed25519 keys.
+func TestNodeCryptoSign(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "crypto-sign")
+}

@@ -1,0 +1,30 @@
+// node:buffer for fount: buffer@6.0.3, which lacks the base64url encoding
+// that Node 20 has (JWTs and the SDKs that sign them use it): it is added
+// here, over base64, in this bundle's copy of the polyfill only.
+import polyfill from "./vendor/buffer-6.0.3/index.js";
+
+const { Buffer } = polyfill;
+const isBase64url = (enc) => typeof enc === "string" && enc.toLowerCase() === "base64url";
+// Decoding base64 already takes the URL-safe alphabet and no padding.
+const asBase64 = (enc) => (isBase64url(enc) ? "base64" : enc);
+
+const isEncoding = Buffer.isEncoding;
+Buffer.isEncoding = (enc) => isBase64url(enc) || isEncoding(enc);
+const byteLength = Buffer.byteLength;
+Buffer.byteLength = (string, enc) => byteLength(string, asBase64(enc));
+const write = Buffer.prototype.write;
+Buffer.prototype.write = function (string, offset, length, enc) {
+  if (typeof offset === "string") return write.call(this, string, asBase64(offset));
+  if (typeof length === "string") return write.call(this, string, offset, asBase64(length));
+  return write.call(this, string, offset, length, asBase64(enc));
+};
+const toString = Buffer.prototype.toString;
+Buffer.prototype.toString = function (enc, start, end) {
+  if (!isBase64url(enc)) return toString.apply(this, arguments);
+  return toString.call(this, "base64", start, end).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+};
+
+export { Buffer };
+export const { SlowBuffer, INSPECT_MAX_BYTES, kMaxLength } = polyfill;
+export const constants = { MAX_LENGTH: polyfill.kMaxLength, MAX_STRING_LENGTH: (1 << 29) - 24 };
+export default polyfill;

@@ -24,7 +24,7 @@ function table() {
 function fsError(code, syscall, p, text) {
   const e = new Error(code + ": " + text + ", " + syscall + " '" + p + "'");
   e.code = code;
-  e.errno = { ENOENT: -2, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, ENOTEMPTY: -39, EACCES: -13, ENOSPC: -28 }[code];
+  e.errno = { EBADF: -9, ENOENT: -2, EEXIST: -17, ENOTDIR: -20, EISDIR: -21, ENOTEMPTY: -39, EACCES: -13, ENOSPC: -28 }[code];
   e.syscall = syscall;
   e.path = p;
   return e;
@@ -197,10 +197,222 @@ export function accessSync(p) {
   fileFor(resolve(p, "access"), "access");
 }
 
+// ---- file descriptors: numbers from 3, for one call, as the files ----
+let fds = null;
+let fdCall = null;
+function fdTable() {
+  const now = globalThis.process[CALL];
+  if (fds === null || fdCall !== now) {
+    fdCall = now;
+    fds = { next: 3, open: new Map() };
+  }
+  return fds;
+}
+function fdEntry(fd, syscall) {
+  const e = fdTable().open.get(fd);
+  if (!e) {
+    const err = fsError("EBADF", syscall, "", "bad file descriptor");
+    delete err.path;
+    err.message = "EBADF: bad file descriptor, " + syscall;
+    throw err;
+  }
+  return e;
+}
+export function openSync(p, flags = "r") {
+  const abs = resolve(p, "open");
+  const f = String(flags);
+  const t = table();
+  const n = t.get(abs);
+  if (/x/.test(f) && n) throw fsError("EEXIST", "open", abs, "file already exists");
+  if (/^[wa]/.test(f)) {
+    if (n && n.dir) throw fsError("EISDIR", "open", abs, "illegal operation on a directory");
+    if (!n || f[0] === "w") put(abs, Buffer.alloc(0), "open");
+  } else if (!n) throw fsError("ENOENT", "open", abs, "no such file or directory");
+  const table_ = fdTable();
+  const fd = table_.next++;
+  table_.open.set(fd, { path: abs, pos: 0, append: f[0] === "a", write: f[0] !== "r" || f.includes("+"), read: f[0] === "r" || f.includes("+") });
+  return fd;
+}
+export function closeSync(fd) {
+  fdEntry(fd, "close");
+  fdTable().open.delete(fd);
+}
+export function fstatSync(fd) {
+  return new Stats(fileFor(fdEntry(fd, "fstat").path, "fstat"));
+}
+export function readSync(fd, buffer, offset = 0, length, position) {
+  if (offset && typeof offset === "object") ({ offset = 0, length, position } = offset);
+  const e = fdEntry(fd, "read");
+  const n = fileFor(e.path, "read");
+  if (n.dir) throw fsError("EISDIR", "read", e.path, "illegal operation on a directory");
+  const from = position === null || position === undefined ? e.pos : Number(position);
+  const count = Math.max(0, Math.min(length === undefined ? buffer.length - offset : length, n.data.length - from));
+  n.data.copy(buffer, offset, from, from + count);
+  if (position === null || position === undefined) e.pos += count;
+  return count;
+}
+export function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position) {
+  const e = fdEntry(fd, "write");
+  if (!e.write) throw fsError("EBADF", "write", e.path, "bad file descriptor");
+  let chunk, pos;
+  if (typeof data === "string") {
+    chunk = Buffer.from(data, typeof lengthOrEncoding === "string" ? lengthOrEncoding : "utf8");
+    pos = offsetOrPosition;
+  } else {
+    const b = toBuffer(data);
+    const off = offsetOrPosition || 0;
+    chunk = b.subarray(off, lengthOrEncoding === undefined ? b.length : off + lengthOrEncoding);
+    pos = position;
+  }
+  const n = fileFor(e.path, "write");
+  const at = e.append ? n.data.length : pos === null || pos === undefined ? e.pos : Number(pos);
+  const next = Buffer.alloc(Math.max(n.data.length, at + chunk.length));
+  n.data.copy(next);
+  chunk.copy(next, at);
+  put(e.path, next, "write");
+  if (!e.append && (pos === null || pos === undefined)) e.pos = at + chunk.length;
+  return chunk.length;
+}
+
+// ---- streams: stream is loaded only by code that makes one -----------
+const READ = Symbol("fount.fs.ReadStream"), WRITE = Symbol("fount.fs.WriteStream");
+let streamClasses = null;
+function streams() {
+  if (streamClasses) return streamClasses;
+  const { Readable, Writable } = require("stream");
+  class FSReadStream extends Readable {
+    constructor(p, options) {
+      const o = typeof options === "string" ? { encoding: options } : Object.assign({}, options);
+      super({ highWaterMark: o.highWaterMark || 65536, encoding: o.encoding });
+      this[READ] = true;
+      this.path = p;
+      this.bytesRead = 0;
+      this.pending = true;
+      this.fd = o.fd === undefined ? null : o.fd;
+      this.flags = o.flags || "r";
+      this.start = o.start;
+      this.end = o.end;
+      this.autoClose = o.autoClose !== false;
+      this.#pos = o.start || 0;
+      queueMicrotask(() => this.#open());
+    }
+    #pos;
+    #open() {
+      if (this.destroyed) return;
+      try {
+        if (this.fd === null) this.fd = openSync(this.path, this.flags);
+      } catch (e) {
+        this.destroy(e);
+        return;
+      }
+      this.pending = false;
+      this.emit("open", this.fd);
+      this.emit("ready");
+    }
+    _read(size) {
+      if (this.pending) {
+        this.once("ready", () => this._read(size));
+        return;
+      }
+      const last = this.end === undefined ? Infinity : this.end + 1;
+      const want = Math.max(0, Math.min(size, last - this.#pos));
+      const buf = Buffer.alloc(want);
+      let n;
+      try {
+        n = want === 0 ? 0 : readSync(this.fd, buf, 0, want, this.#pos);
+      } catch (e) {
+        this.destroy(e);
+        return;
+      }
+      this.#pos += n;
+      this.bytesRead += n;
+      this.push(n > 0 ? buf.subarray(0, n) : null);
+    }
+    _destroy(err, cb) {
+      if (this.fd !== null && this.autoClose) {
+        try { closeSync(this.fd); } catch {}
+        this.fd = null;
+      }
+      cb(err);
+    }
+    close(cb) {
+      this.destroy();
+      if (cb) this.once("close", cb);
+    }
+  }
+  class FSWriteStream extends Writable {
+    constructor(p, options) {
+      const o = typeof options === "string" ? { encoding: options } : Object.assign({}, options);
+      super({ highWaterMark: o.highWaterMark || 16384, decodeStrings: true });
+      this[WRITE] = true;
+      this.path = p;
+      this.bytesWritten = 0;
+      this.pending = true;
+      this.flags = o.flags || "w";
+      this.fd = o.fd === undefined ? null : o.fd;
+      this.autoClose = o.autoClose !== false;
+      queueMicrotask(() => {
+        if (this.destroyed) return;
+        try {
+          if (this.fd === null) this.fd = openSync(this.path, this.flags);
+        } catch (e) {
+          this.destroy(e);
+          return;
+        }
+        this.pending = false;
+        this.emit("open", this.fd);
+        this.emit("ready");
+      });
+    }
+    _write(chunk, enc, cb) {
+      if (this.pending) {
+        this.once("ready", () => this._write(chunk, enc, cb));
+        return;
+      }
+      try {
+        this.bytesWritten += writeSync(this.fd, chunk);
+        cb();
+      } catch (e) {
+        cb(e);
+      }
+    }
+    _destroy(err, cb) {
+      if (this.fd !== null && this.autoClose) {
+        try { closeSync(this.fd); } catch {}
+        this.fd = null;
+      }
+      cb(err);
+    }
+    close(cb) {
+      this.end();
+      if (cb) this.once("close", cb);
+    }
+  }
+  streamClasses = { FSReadStream, FSWriteStream };
+  return streamClasses;
+}
+export function createReadStream(p, options) {
+  return new (streams().FSReadStream)(p, options);
+}
+export function createWriteStream(p, options) {
+  return new (streams().FSWriteStream)(p, options);
+}
+// ReadStream and WriteStream answer instanceof for the streams above
+// without loading stream for code that only checks.
+export function ReadStream(p, options) {
+  return createReadStream(p, options);
+}
+Object.defineProperty(ReadStream, Symbol.hasInstance, { value: (x) => Boolean(x && x[READ]) });
+export function WriteStream(p, options) {
+  return createWriteStream(p, options);
+}
+Object.defineProperty(WriteStream, Symbol.hasInstance, { value: (x) => Boolean(x && x[WRITE]) });
+
 // The promise and callback forms, over the synchronous ones.
 const sync = { readFile: readFileSync, writeFile: writeFileSync, appendFile: appendFileSync, mkdir: mkdirSync,
   readdir: readdirSync, stat: statSync, lstat: lstatSync, unlink: unlinkSync, rm: rmSync, rmdir: rmdirSync,
-  rename: renameSync, copyFile: copyFileSync, mkdtemp: mkdtempSync, access: accessSync };
+  rename: renameSync, copyFile: copyFileSync, mkdtemp: mkdtempSync, access: accessSync, open: openSync,
+  close: closeSync, fstat: fstatSync };
 export const promises = {};
 const callbacks = {};
 for (const [name, fn] of Object.entries(sync)) {
@@ -222,7 +434,8 @@ for (const [name, fn] of Object.entries(sync)) {
     queueMicrotask(() => cb(err, out));
   };
 }
-export const { readFile, writeFile, appendFile, mkdir, readdir, stat, lstat, unlink, rm, rmdir, rename, copyFile, mkdtemp, access } = callbacks;
+export const { readFile, writeFile, appendFile, mkdir, readdir, stat, lstat, unlink, rm, rmdir, rename, copyFile, mkdtemp, access,
+  open, close, fstat } = callbacks;
 export function exists(p, cb) {
   const v = existsSync(p);
   queueMicrotask(() => cb(v));
@@ -230,5 +443,6 @@ export function exists(p, cb) {
 export const constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 };
 
 export default { existsSync, readFileSync, writeFileSync, appendFileSync, mkdirSync, readdirSync, statSync, lstatSync,
-  unlinkSync, rmSync, rmdirSync, renameSync, copyFileSync, mkdtempSync, accessSync, promises, constants, exists,
+  unlinkSync, rmSync, rmdirSync, renameSync, copyFileSync, mkdtempSync, accessSync, openSync, closeSync, fstatSync,
+  readSync, writeSync, createReadStream, createWriteStream, ReadStream, WriteStream, promises, constants, exists,
   ...callbacks };

@@ -166,3 +166,12 @@ func TestNodeCryptoSign(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "crypto-sign")
 }
+
+// TestNodeFSStreams: fs's file descriptors (openSync, readSync,
+// writeSync, fstatSync, closeSync) and streams (createReadStream,
+// createWriteStream, ReadStream, WriteStream) on /tmp behave as in Node
+// 20.
+func TestNodeFSStreams(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "fs-streams")
+}

@@ -85,19 +85,34 @@ const nodeNamespace = "node"
 // global gets it from the buffer module, code that does not gets nothing.
 const bufferGlobal = "fount:buffer-global"
 
+// fsWithStreams is fs for bundles that name its streams: fs.js and the
+// module that makes the streams, which registers itself with it.
+const fsWithStreams = "fs_full.js"
+
+// builtinPath is the module of the built-in named name (bare), and
+// whether fount provides one; withStreams picks fs with its streams.
+func builtinPath(name string, withStreams bool) (string, bool) {
+	if name == "fs" && withStreams {
+		return fsWithStreams, true
+	}
+	file, ok := providedBuiltins[name]
+	return file, ok
+}
+
 // setupBuiltins resolves and loads the modules of nodeFS for a server
 // bundle.
 func (b *build) setupBuiltins(pb esbuild.PluginBuild) {
-	setupBuiltins(pb, func() {
+	setupBuiltins(pb, b.fsStreams, func() {
 		b.mu.Lock()
 		b.usedBuiltins = true
 		b.mu.Unlock()
 	})
 }
 
-// setupBuiltins resolves and loads the modules of nodeFS; used is called
-// whenever a bundle takes one of them.
-func setupBuiltins(pb esbuild.PluginBuild, used func()) {
+// setupBuiltins resolves and loads the modules of nodeFS (fs with its
+// streams when withStreams); used is called whenever a bundle takes one
+// of them.
+func setupBuiltins(pb esbuild.PluginBuild, withStreams bool, used func()) {
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: "^" + bufferGlobal + "$"}, func(esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
 		return esbuild.OnResolveResult{Path: "buffer_global.js", Namespace: nodeNamespace}, nil
 	})
@@ -113,7 +128,7 @@ func setupBuiltins(pb esbuild.PluginBuild, used func()) {
 			return esbuild.OnResolveResult{Path: p, Namespace: nodeNamespace}, nil
 		}
 		name, _ := Builtin(args.Path)
-		if file, ok := providedBuiltins[name]; ok {
+		if file, ok := builtinPath(name, withStreams); ok {
 			used()
 			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
 		}
@@ -146,11 +161,10 @@ func (b *build) builtin(file string) esbuild.OnResolveResult {
 
 // builtinFile is the module of a built-in fount provides, by any of its
 // names ("events", "node:events").
-func builtinFile(spec string) (string, bool) {
+func builtinFile(spec string, withStreams bool) (string, bool) {
 	name, ok := Builtin(spec)
 	if !ok {
 		return "", false
 	}
-	file, provided := providedBuiltins[name]
-	return file, provided
+	return builtinPath(name, withStreams)
 }

@@ -33,25 +33,10 @@ func File(path string) (Result, error) {
 		return Result{}, err
 	}
 	dir := filepath.Dir(abs)
-	res := esbuild.Build(esbuild.BuildOptions{
-		// Paths in the output (and its comments) are relative to the
-		// entry's folder: no local path leaks into the deployed code.
-		AbsWorkingDir:  dir,
-		EntryPoints:    []string{abs},
-		Bundle:         true,
-		Write:          false,
-		Format:         esbuild.FormatESModule,
-		Platform:       esbuild.PlatformNeutral,
-		Target:         esbuild.ES2020, // what QuickJS runs
-		MainFields:     []string{"module", "main"},
-		Plugins:        []esbuild.Plugin{{Name: "fount-local-packages", Setup: localPackages}},
-		Define:         map[string]string{"global": "globalThis"},
-		Metafile:       true,
-		LogLevel:       esbuild.LogLevelSilent,
-		Charset:        esbuild.CharsetUTF8,
-		Sourcemap:      esbuild.SourceMapInline,
-		SourcesContent: esbuild.SourcesContentExclude,
-	})
+	res := buildFile(abs, false)
+	if len(res.Errors) == 0 && len(res.OutputFiles) > 0 && fsStreamUse(res.OutputFiles[0].Contents) {
+		res = buildFile(abs, true) // fs's streams are named: add them
+	}
 	if len(res.Errors) > 0 {
 		var msgs []string
 		for _, m := range res.Errors {
@@ -72,6 +57,30 @@ func File(path string) (Result, error) {
 	}
 	code, sourceMap := splitInlineMap(string(res.OutputFiles[0].Contents))
 	return Result{Code: code, SourceMap: sourceMap, Inputs: inputs}, nil
+}
+
+// buildFile bundles the entry file abs, with fs's streams when
+// withStreams.
+func buildFile(abs string, withStreams bool) esbuild.BuildResult {
+	return esbuild.Build(esbuild.BuildOptions{
+		// Paths in the output (and its comments) are relative to the
+		// entry's folder: no local path leaks into the deployed code.
+		AbsWorkingDir:  filepath.Dir(abs),
+		EntryPoints:    []string{abs},
+		Bundle:         true,
+		Write:          false,
+		Format:         esbuild.FormatESModule,
+		Platform:       esbuild.PlatformNeutral,
+		Target:         esbuild.ES2020, // what QuickJS runs
+		MainFields:     []string{"module", "main"},
+		Plugins:        []esbuild.Plugin{{Name: "fount-local-packages", Setup: localPackages(withStreams)}},
+		Define:         map[string]string{"global": "globalThis"},
+		Metafile:       true,
+		LogLevel:       esbuild.LogLevelSilent,
+		Charset:        esbuild.CharsetUTF8,
+		Sourcemap:      esbuild.SourceMapInline,
+		SourcesContent: esbuild.SourcesContentExclude,
+	})
 }
 
 const inlineMapPrefix = "//# sourceMappingURL=data:application/json;base64,"
@@ -97,13 +106,17 @@ func splitInlineMap(code string) (string, string) {
 // rest for the server to resolve: packages not installed, installed
 // versions outside the range an import names ("lodash@^4"), and built-ins
 // fount does not provide.
-func localPackages(pb esbuild.PluginBuild) {
-	setupBuiltins(pb, func() {})
+func localPackages(withStreams bool) func(pb esbuild.PluginBuild) {
+	return func(pb esbuild.PluginBuild) { setupLocalPackages(pb, withStreams) }
+}
+
+func setupLocalPackages(pb esbuild.PluginBuild, withStreams bool) {
+	setupBuiltins(pb, withStreams, func() {})
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: `^[^./#]`}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
 		if _, inner := args.PluginData.(innerResolve); inner || args.Namespace == nodeNamespace {
 			return esbuild.OnResolveResult{}, nil
 		}
-		if file, ok := builtinFile(args.Path); ok {
+		if file, ok := builtinFile(args.Path, withStreams); ok {
 			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
 		}
 		external := esbuild.OnResolveResult{Path: args.Path, External: true}

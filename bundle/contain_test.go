@@ -170,3 +170,45 @@ func TestPackagesSeeNodesModulePaths(t *testing.T) {
 		t.Errorf("bundle:\n%s", res.Code)
 	}
 }
+
+// TestFSStreamsOnlyWhereNamed: fs's streams (and the stream module under
+// them) are bundled with code that names them, server-side or by the CLI,
+// and left out of code that only reads and writes files.
+func TestFSStreamsOnlyWhereNamed(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "uploader", Version: "1.0.0", Files: map[string]string{
+		"index.js": `var fs = require("fs"); module.exports = function (p) { return p instanceof fs.ReadStream; };`}})
+	p := newPackages(t, reg)
+	const streams = `node:fs_streams.js`
+	for _, c := range []struct {
+		name, code string
+		want       bool
+	}{
+		{"files only", `import fs from "fs"; export default { run() { return fs.readFileSync("/tmp/x", "utf8") } };`, false},
+		{"the component makes a stream", `import { createWriteStream } from "node:fs"; export default { run() { return createWriteStream("/tmp/x") } };`, true},
+		{"a package checks for one", `import up from "uploader"; export default { run() { return up(1) } };`, true},
+	} {
+		res, err := p.Bundle(context.Background(), c.code, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := strings.Contains(res.Code, streams); got != c.want {
+			t.Errorf("%s: fs's streams bundled: %v, want %v", c.name, got, c.want)
+		}
+	}
+	dir := t.TempDir()
+	for name, code := range map[string]string{"reads.mjs": `import fs from "fs"; export default { run() { return fs.existsSync("/tmp/x") } };`,
+		"streams.mjs": `import fs from "fs"; export default { run() { return fs.createReadStream("/tmp/x") } };`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res, err := File(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(res.Code, streams); got != (name == "streams.mjs") {
+			t.Errorf("File(%s): fs's streams bundled: %v", name, got)
+		}
+	}
+}

@@ -78,12 +78,13 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	b, res := p.build(ctx, code, lock, false)
-	if len(res.Errors) == 0 && bufferUse.Match(res.OutputFiles[0].Contents) {
-		// The code or a package uses the Buffer global: bundle again
-		// with the buffer module injected where it does.
+	b, res := p.build(ctx, code, lock, false, false)
+	if out := res.OutputFiles; len(res.Errors) == 0 && (bufferUse.Match(out[0].Contents) || fsStreamUse(out[0].Contents)) {
+		// The code or a package uses the Buffer global, or fs's streams:
+		// bundle again with the buffer module injected where it is
+		// used, and fs with its streams.
 		downloaded := b.downloaded
-		b, res = p.build(ctx, code, append(b.locked(), lock...), true)
+		b, res = p.build(ctx, code, append(b.locked(), lock...), bufferUse.Match(out[0].Contents), fsStreamUse(out[0].Contents))
 		b.downloaded += downloaded
 	}
 	// What was downloaded counts against the account whatever the
@@ -117,11 +118,33 @@ func (e *TimeoutError) Error() string {
 // bundle: a false match costs a second bundling only.
 var bufferUse = regexp.MustCompile(`\bBuffer\b`)
 
+// fsStreamNames are what code that uses fs's streams names; fs.js names
+// them too, so its own part of a bundle is not searched.
+var fsStreamNames = regexp.MustCompile(`\b(createReadStream|createWriteStream|ReadStream|WriteStream)\b`)
+
+// fsStreamUse reports whether a bundle holds fs.js and names its streams
+// outside it. esbuild heads each module's part of a bundle with a comment
+// line naming it, the only line comments it keeps.
+func fsStreamUse(out []byte) bool {
+	text := string(out)
+	head := "\n// " + nodeNamespace + ":" + providedBuiltins["fs"] + "\n"
+	i := strings.Index(text, head)
+	if i < 0 {
+		return false
+	}
+	end := len(text)
+	if j := strings.Index(text[i+len(head):], "\n// "); j >= 0 {
+		end = i + len(head) + j
+	}
+	return fsStreamNames.MatchString(text[:i]) || fsStreamNames.MatchString(text[end:])
+}
+
 // build bundles code once, with the buffer module injected as the
-// Buffer global when withBuffer.
-func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBuffer bool) (*build, esbuild.BuildResult) {
+// Buffer global when withBuffer, and fs with its streams when
+// withStreams.
+func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBuffer, withStreams bool) (*build, esbuild.BuildResult) {
 	b := &build{p: p, ctx: ctx, lock: map[string][]Locked{}, packuments: map[string]*packument{},
-		chosen: map[string]*instance{}}
+		chosen: map[string]*instance{}, fsStreams: withStreams}
 	for _, l := range lock {
 		b.lock[l.Name] = append(b.lock[l.Name], l)
 	}
@@ -162,6 +185,7 @@ type build struct {
 	// usedBuiltins notes that the bundle holds one of the built-in
 	// modules fount provides.
 	usedBuiltins bool
+	fsStreams    bool  // fs comes with its streams
 	downloaded   int64 // bytes of tarballs fetched
 }
 
@@ -249,7 +273,7 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 // nil) or by a module of package owner.
 func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, error) {
 	if name, ok := Builtin(args.Path); ok {
-		if file, provided := providedBuiltins[name]; provided {
+		if file, provided := builtinPath(name, b.fsStreams); provided {
 			return b.builtin(file), nil
 		}
 		if owner == nil {

@@ -274,131 +274,25 @@ export function writeSync(fd, data, offsetOrPosition, lengthOrEncoding, position
   return chunk.length;
 }
 
-// ---- streams: stream is loaded only by code that makes one -----------
-const READ = Symbol("fount.fs.ReadStream"), WRITE = Symbol("fount.fs.WriteStream");
-let streamClasses = null;
-function streams() {
-  if (streamClasses) return streamClasses;
-  const { Readable, Writable } = require("stream");
-  class FSReadStream extends Readable {
-    constructor(p, options) {
-      const o = typeof options === "string" ? { encoding: options } : Object.assign({}, options);
-      super({ highWaterMark: o.highWaterMark || 65536, encoding: o.encoding });
-      this[READ] = true;
-      this.path = p;
-      this.bytesRead = 0;
-      this.pending = true;
-      this.fd = o.fd === undefined ? null : o.fd;
-      this.flags = o.flags || "r";
-      this.start = o.start;
-      this.end = o.end;
-      this.autoClose = o.autoClose !== false;
-      this.#pos = o.start || 0;
-      queueMicrotask(() => this.#open());
-    }
-    #pos;
-    #open() {
-      if (this.destroyed) return;
-      try {
-        if (this.fd === null) this.fd = openSync(this.path, this.flags);
-      } catch (e) {
-        this.destroy(e);
-        return;
-      }
-      this.pending = false;
-      this.emit("open", this.fd);
-      this.emit("ready");
-    }
-    _read(size) {
-      if (this.pending) {
-        this.once("ready", () => this._read(size));
-        return;
-      }
-      const last = this.end === undefined ? Infinity : this.end + 1;
-      const want = Math.max(0, Math.min(size, last - this.#pos));
-      const buf = Buffer.alloc(want);
-      let n;
-      try {
-        n = want === 0 ? 0 : readSync(this.fd, buf, 0, want, this.#pos);
-      } catch (e) {
-        this.destroy(e);
-        return;
-      }
-      this.#pos += n;
-      this.bytesRead += n;
-      this.push(n > 0 ? buf.subarray(0, n) : null);
-    }
-    _destroy(err, cb) {
-      if (this.fd !== null && this.autoClose) {
-        try { closeSync(this.fd); } catch {}
-        this.fd = null;
-      }
-      cb(err);
-    }
-    close(cb) {
-      this.destroy();
-      if (cb) this.once("close", cb);
-    }
-  }
-  class FSWriteStream extends Writable {
-    constructor(p, options) {
-      const o = typeof options === "string" ? { encoding: options } : Object.assign({}, options);
-      super({ highWaterMark: o.highWaterMark || 16384, decodeStrings: true });
-      this[WRITE] = true;
-      this.path = p;
-      this.bytesWritten = 0;
-      this.pending = true;
-      this.flags = o.flags || "w";
-      this.fd = o.fd === undefined ? null : o.fd;
-      this.autoClose = o.autoClose !== false;
-      queueMicrotask(() => {
-        if (this.destroyed) return;
-        try {
-          if (this.fd === null) this.fd = openSync(this.path, this.flags);
-        } catch (e) {
-          this.destroy(e);
-          return;
-        }
-        this.pending = false;
-        this.emit("open", this.fd);
-        this.emit("ready");
-      });
-    }
-    _write(chunk, enc, cb) {
-      if (this.pending) {
-        this.once("ready", () => this._write(chunk, enc, cb));
-        return;
-      }
-      try {
-        this.bytesWritten += writeSync(this.fd, chunk);
-        cb();
-      } catch (e) {
-        cb(e);
-      }
-    }
-    _destroy(err, cb) {
-      if (this.fd !== null && this.autoClose) {
-        try { closeSync(this.fd); } catch {}
-        this.fd = null;
-      }
-      cb(err);
-    }
-    close(cb) {
-      this.end();
-      if (cb) this.once("close", cb);
-    }
-  }
-  streamClasses = { FSReadStream, FSWriteStream };
-  return streamClasses;
+// ---- streams --------------------------------------------------------
+// They need the stream module, about 125 KB of code that doubles the
+// memory of a component that only reads a file. So fs_streams.js holds
+// them, and the bundler adds it only to code that names them (see
+// bundle.fsStreamUse); it registers itself here.
+const STREAMS = Symbol.for("fount.fs.streams");
+const READ = Symbol.for("fount.fs.ReadStream"), WRITE = Symbol.for("fount.fs.WriteStream");
+function streams(name) {
+  const s = globalThis[STREAMS];
+  if (!s) throw new Error("fs." + name + " is not in this bundle: fount adds fs's streams to code that names them (fs.createReadStream, fs.createWriteStream, fs.ReadStream, fs.WriteStream)");
+  return s;
 }
 export function createReadStream(p, options) {
-  return new (streams().FSReadStream)(p, options);
+  return new (streams("createReadStream").ReadStream)(p, options);
 }
 export function createWriteStream(p, options) {
-  return new (streams().FSWriteStream)(p, options);
+  return new (streams("createWriteStream").WriteStream)(p, options);
 }
-// ReadStream and WriteStream answer instanceof for the streams above
-// without loading stream for code that only checks.
+// ReadStream and WriteStream answer instanceof for the streams above.
 export function ReadStream(p, options) {
   return createReadStream(p, options);
 }

@@ -55,9 +55,11 @@ func (in propsInput) build(c *cli, props []apiv1.Prop) (map[string]json.RawMessa
 			if !ok {
 				return nil, usagef("--props names %q, which is not a prop of this component", name)
 			}
-			if err := checkJSONProp(p, raw); err != nil {
+			v, err := jsonProp(p, raw)
+			if err != nil {
 				return nil, err
 			}
+			out[name] = v
 		}
 	}
 	stdin := bufio.NewReader(c.stdin) // shared: each secret read takes one line
@@ -123,18 +125,24 @@ func propNames(props []apiv1.Prop) string {
 	return strings.Join(names, ", ")
 }
 
-// checkJSONProp checks a value from a --props file against its prop's
-// type, by the same rules as a --prop value.
-func checkJSONProp(p apiv1.Prop, raw json.RawMessage) error {
+// jsonProp checks a value from a --props file against its prop's type,
+// by the same rules as a --prop value, and returns it as the API takes
+// it (an app prop's account id becomes {"authProvisionId": ...}).
+func jsonProp(p apiv1.Prop, raw json.RawMessage) (json.RawMessage, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		if p.Type != "string" && p.Type != "any" {
-			return usagef("invalid prop %s in --props: expected %s, got the string %q", p.Name, p.Type, s)
+		switch p.Type {
+		case "string", "any":
+			return raw, nil
+		case "app", "http_request": // an account's id, a URL: as on --prop
+			return convertProp(p, s)
 		}
-		return nil
+		return nil, usagef("invalid prop %s in --props: expected %s, got the string %q", p.Name, p.Type, s)
 	}
-	_, err := convertProp(p, string(raw))
-	return err
+	if _, err := convertProp(p, string(raw)); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }
 
 // convertProp turns a command-line value into JSON of the prop's type.
@@ -209,6 +217,36 @@ func convertScalar(p apiv1.Prop, typ, value string) (json.RawMessage, error) {
 			return json.RawMessage(value), nil
 		}
 		return json.Marshal(value)
+	case "app":
+		// A connected account, by its id, or the configuration as the API
+		// takes it.
+		if strings.HasPrefix(strings.TrimSpace(value), "{") {
+			var m map[string]any
+			if json.Unmarshal([]byte(value), &m) != nil {
+				return nil, bad(`a connected account's id (apn_...) or {"authProvisionId": "apn_..."}`)
+			}
+			return json.RawMessage(value), nil
+		}
+		if !strings.HasPrefix(value, "apn_") {
+			return nil, bad(`a connected account's id (apn_...) or {"authProvisionId": "apn_..."}`)
+		}
+		return json.Marshal(map[string]string{"authProvisionId": value})
+	case "http_request":
+		// A URL alone is a GET of it; anything else is the JSON object the
+		// API takes ({url, method, headers, params, body}).
+		if strings.HasPrefix(strings.TrimSpace(value), "{") {
+			var m map[string]any
+			if json.Unmarshal([]byte(value), &m) != nil {
+				return nil, bad("a URL or a JSON object {url, method, headers, params, body}")
+			}
+			return json.RawMessage(value), nil
+		}
+		if !strings.HasPrefix(value, "http://") && !strings.HasPrefix(value, "https://") {
+			return nil, bad("a URL or a JSON object {url, method, headers, params, body}")
+		}
+		return json.Marshal(map[string]string{"url": value, "method": "GET"})
+	case "alert":
+		return nil, usagef("prop %s is an alert, shown to whoever configures the component: it takes no value", p.Name)
 	}
 	return nil, usagef("prop %s (%s) is set by fount, not on the command line", p.Name, typ)
 }

@@ -164,3 +164,39 @@ func TestCLIRunAction(t *testing.T) {
 		t.Errorf("a missing prop: exit %d, %s", code, errOut)
 	}
 }
+
+// TestCLIRunActionAppAndRequestProps: run-action's --prop and --props
+// take an app prop as a connected account's id (or the API's
+// {"authProvisionId": ...}) and an http_request prop as a URL (or the
+// API's object), as docs/accounts.md says.
+func TestCLIRunActionAppAndRequestProps(t *testing.T) {
+	e := newCLIEnv(t)
+	st, body := e.srv.do("POST", "/v1/accounts", map[string]any{"app": "github", "name": "gh", "oauth_access_token": "tok-123"})
+	if st != 200 {
+		t.Fatalf("create account: %d %v", st, body)
+	}
+	acct := data(body)["id"].(string)
+	dir := t.TempDir()
+	action := filepath.Join(dir, "app.mjs")
+	if err := os.WriteFile(action, []byte(`export default { name: "uses-app", version: "1", type: "action",
+		props: { github: { type: "app", app: "github" }, req: { type: "http_request", optional: true } },
+		run() { return [this.github.$auth.oauth_access_token, this.req ? this.req.url : null] } }`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	props := filepath.Join(dir, "props.json")
+	if err := os.WriteFile(props, []byte(`{"github": {"authProvisionId": "`+acct+`"}, "req": "https://api.example.com/x"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--prop", "github=" + acct, "--prop", "req=https://api.example.com/x"},
+		{"--props", props},
+	} {
+		out := e.mustFount(append([]string{"run-action", action}, args...)...)
+		if !strings.Contains(out, `["tok-123","https://api.example.com/x"]`) {
+			t.Errorf("run-action %v:\n%s", args, out)
+		}
+	}
+	if code, _, errOut := e.fount("run-action", action, "--prop", "github=not-an-account"); code == exitOK || !strings.Contains(errOut, "apn_") {
+		t.Errorf("a bad account id: exit %d, %s", code, errOut)
+	}
+}

@@ -61,6 +61,9 @@ func (e *Engine) RunAction(ctx context.Context, req ActionRequest) (ActionResult
 		return ActionResult{}, stepErr(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
 	}
 	step.Kind, step.Metadata = store.StepAction, *meta
+	if err := e.stepAddedProps(ctx, req.UserID, req.UserID, &step, req.Props); err != nil {
+		return ActionResult{}, err
+	}
 	req.Code = step.RunCode()
 	var res ActionResult
 	err = e.inPool(ctx, req.UserID, 1, func(ctx context.Context) error {

@@ -171,6 +171,22 @@ func checkAddedProps(declared, added []component.Prop) error {
 	return nil
 }
 
+// stepAddedProps adds to a step's metadata (or an action's, run on its
+// own) the props its additionalProps method adds for the given values,
+// so that values for them are taken, as a source's are.
+func (e *Engine) stepAddedProps(ctx context.Context, owner, user string, step *store.WorkflowStep, given map[string]json.RawMessage) error {
+	if !step.Metadata.HasAdditionalProps {
+		return nil
+	}
+	comp := store.Component{Code: step.Code, Bundle: step.Bundle, Metadata: step.Metadata}
+	added, err := e.addedProps(ctx, ConfigureRequest{UserID: user, OwnerID: owner, Component: comp, Props: given})
+	if err != nil {
+		return stepErr(step.Name, "%v", err)
+	}
+	step.Metadata.ConfigurableProps = append(slices.Clip(step.Metadata.ConfigurableProps), added...)
+	return nil
+}
+
 // objectPrototype names what every JavaScript object has.
 var objectPrototype = map[string]bool{
 	"constructor": true, "hasOwnProperty": true, "isPrototypeOf": true, "propertyIsEnumerable": true,

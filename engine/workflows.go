@@ -331,6 +331,9 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 			return nil, err
 		}
 		step.Metadata = *meta
+		if err := e.stepAddedProps(ctx, wf.OwnerID, wf.UserID, &step, r.Props); err != nil {
+			return nil, err
+		}
 		if err := e.prepareStepProps(wf, &step, r.Props, prev); err != nil {
 			return nil, err
 		}

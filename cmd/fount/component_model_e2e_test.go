@@ -47,3 +47,31 @@ func TestOldLibrariesFindNode(t *testing.T) {
 		t.Errorf("emitted %s", got)
 	}
 }
+
+// TestAddedPropsOfActionsAndSteps: the props an action's
+// additionalProps() adds take values when it runs on its own
+// (POST /v1/actions/run) and as a workflow step, as a source's do.
+func TestAddedPropsOfActionsAndSteps(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	code := `export default { name: "adds", version: "1", type: "action",
+		props: { kind: { type: "string", reloadProps: true } },
+		async additionalProps() { return this.kind === "channel" ? { channel: { type: "string", label: "Channel" } } : {}; },
+		async run() { return [this.kind, this.channel] } }`
+	st, body := s.do("POST", "/v1/actions/run", map[string]any{"code": code, "props": map[string]any{"kind": "channel", "channel": "#general"}})
+	if st != 200 || fmt.Sprint(data(body)["$return_value"]) != "[channel #general]" {
+		t.Errorf("run the action: %d %v", st, body)
+	}
+	if st, body := s.do("POST", "/v1/actions/run", map[string]any{"code": code, "props": map[string]any{"kind": "none", "channel": "#general"}}); st != 400 || !strings.Contains(fmt.Sprint(body), "channel") {
+		t.Errorf("a value for a prop not added: %d %v, want 400 naming channel", st, body)
+	}
+	wf := s.deployWorkflow(map[string]any{"name": "added", "trigger": map[string]any{"type": "manual"}, "steps": []any{
+		action("post", code, map[string]any{"kind": "channel", "channel": "#ops"})}})
+	id := s.runWorkflow(wf["id"].(string), map[string]any{})
+	s.executions(wf["id"].(string), 1)
+	_, body = s.do("GET", "/v1/executions/"+id, nil)
+	steps, _ := data(body)["steps"].([]any)
+	if len(steps) != 1 || fmt.Sprint(steps[0].(map[string]any)["$return_value"]) != "[channel #ops]" {
+		t.Errorf("the step ran with %v", data(body))
+	}
+}

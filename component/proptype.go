@@ -44,12 +44,17 @@ const (
 	// (Pipedream's alert prop: AlertType and Content). It takes no value
 	// and gives none.
 	TypeAlert PropType = "alert"
+	// TypeAppHook is Pipedream's subscription to an app's own events
+	// (AppProp, EventNames). fount has no feed of apps' events: it gives
+	// the prop an HTTP endpoint, as TypeHTTP, for the app's webhooks to
+	// be pointed at, and each request runs the source (docs/runtime.md).
+	TypeAppHook PropType = "$.interface.apphook"
 )
 
 // PropTypes lists every known type, in the specification's order.
 var PropTypes = []PropType{
 	TypeApp, TypeBoolean, TypeBooleanArray, TypeInteger, TypeIntegerArray,
-	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest, TypeAlert,
+	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest, TypeAlert, TypeAppHook,
 }
 
 // Known reports whether t is one of PropTypes.

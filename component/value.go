@@ -128,7 +128,7 @@ func (p Prop) checkOption(value, where string) error {
 // prop that is neither optional nor has a default.
 func (p Prop) Required() bool {
 	switch p.Type {
-	case TypeApp, TypeHTTP, TypeTimer, TypeDB, TypeAlert:
+	case TypeApp, TypeHTTP, TypeTimer, TypeDB, TypeAlert, TypeAppHook:
 		return false
 	}
 	return !p.Optional && len(p.Default) == 0

@@ -56,7 +56,7 @@ func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.Ra
 			ok = false
 		}
 		switch p.Type {
-		case component.TypeHTTP:
+		case component.TypeHTTP, component.TypeAppHook:
 			tok := component.NewEndpointToken()
 			if previous != nil && previous.Endpoints[p.Name] != "" {
 				tok = previous.Endpoints[p.Name]

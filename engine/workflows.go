@@ -373,7 +373,7 @@ func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step *stor
 	if step.Kind == store.StepAction && meta.Type != component.KindAction {
 		return nil, stepErr(step.Name, "an action step needs an action component, with type: \"action\"; make it a code step, or give it that type")
 	}
-	if len(meta.Hooks) > 0 || len(meta.PropsOfType(component.TypeHTTP)) > 0 || len(meta.PropsOfType(component.TypeTimer)) > 0 || meta.Dedupe != "" {
+	if len(meta.Hooks) > 0 || len(meta.PropsOfType(component.TypeHTTP)) > 0 || len(meta.PropsOfType(component.TypeAppHook)) > 0 || len(meta.PropsOfType(component.TypeTimer)) > 0 || meta.Dedupe != "" {
 		return nil, stepErr(step.Name, "the component is a source (it has hooks, an HTTP or timer interface, or a dedupe strategy), not an action; deploy it as a source and trigger the workflow with its events")
 	}
 	return meta, nil

@@ -96,6 +96,7 @@
   const KNOWN_TYPES = new Set([
     "app", "boolean", "boolean[]", "integer", "integer[]", "string", "string[]",
     "object", "any", "$.interface.http", "$.interface.timer", "$.service.db", "http_request", "alert",
+    "$.interface.apphook",
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
   const DEDUPE = ["unique", "greatest", "last"];
@@ -814,6 +815,7 @@
         return makeDB();
       case "http_request":
         return makeHTTPRequest(ObjectAssign({}, prop.default || {}, configured || {}));
+      case "$.interface.apphook": // an endpoint for the app's webhooks (docs/runtime.md)
       case "$.interface.http": {
         const c = configured || {};
         return {

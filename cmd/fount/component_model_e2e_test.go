@@ -75,3 +75,22 @@ func TestAddedPropsOfActionsAndSteps(t *testing.T) {
 		t.Errorf("the step ran with %v", data(body))
 	}
 }
+
+// TestAppHookIsAnEndpoint: a source with Pipedream's $.interface.apphook
+// deploys, and its prop is an HTTP endpoint that the app's webhooks can
+// be pointed at: each request runs the source.
+func TestAppHookIsAnEndpoint(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	src := s.deploySource(`export default { name: "hooked", version: "1", props: {
+		github: { type: "app", app: "github" },
+		hook: { type: "$.interface.apphook", appProp: "github", eventNames: ["push"] } },
+		run(e) { this.$emit({ body: e.body, endpoint: typeof this.hook.endpoint }) } }`, nil)
+	url := endpointOf(src, "hook")
+	if st, _ := postBody(t, url, `{"ref":"main"}`); st != 200 {
+		t.Fatalf("post to the apphook's endpoint: %d", st)
+	}
+	if got := fmt.Sprint(s.events(src["id"].(string), "", 1)[0]["event"]); got != "map[body:map[ref:main] endpoint:string]" {
+		t.Errorf("emitted %s", got)
+	}
+}

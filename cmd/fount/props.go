@@ -255,7 +255,7 @@ func convertScalar(p apiv1.Prop, typ, value string) (json.RawMessage, error) {
 // neither optional nor has a default (apps and interfaces take none).
 func requiredProp(p apiv1.Prop) bool {
 	switch p.Type {
-	case "app", "$.interface.http", "$.interface.timer", "$.service.db":
+	case "app", "$.interface.http", "$.interface.timer", "$.service.db", "$.interface.apphook", "alert":
 		return false
 	}
 	return !p.Optional && len(p.Default) == 0

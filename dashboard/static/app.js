@@ -369,6 +369,7 @@
     const options = Array.isArray(prop.options) ? prop.options.map((o) => (o && typeof o === 'object' ? o : { label: String(o), value: o })) : null;
     switch (prop.type) {
       case '$.interface.http':
+      case '$.interface.apphook':
         return { el: h('div', {}, h('p', { class: 'hint', text: `${prop.name}: an HTTP endpoint, created at deploy.` })), read: () => undefined };
       case '$.service.db':
         return { el: null, read: () => undefined };

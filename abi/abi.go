@@ -33,8 +33,12 @@ const (
 	// HMAC and random bytes are the host's: Go's implementations, not
 	// JavaScript ones in the guest.
 	FuncCrypto = "crypto"
+	// FuncNet(ptr, len) -> replyLen | code. ptr/len hold a NetRequest as
+	// JSON; the reply is a NetReply as JSON. Sockets and DNS, under the
+	// same egress policy as fetch.
+	FuncNet = "net"
 	// FuncTake(ptr, cap) -> copied | code. Copies the pending reply of the
-	// last db_get, auth or fetch into guest memory and clears it.
+	// last db_get, auth, fetch, crypto or net into guest memory and clears it.
 	FuncTake = "take"
 	// FuncSleep(ms) -> 0 | ErrTimeout. Blocks until ms have passed or the
 	// invocation's deadline, whichever is first. Used for setTimeout.
@@ -48,7 +52,7 @@ const (
 // documents them.
 var HostFuncs = []string{
 	FuncLog, FuncEmit, FuncDBGet, FuncDBSet, FuncRespond, FuncAuth,
-	FuncFetch, FuncCrypto, FuncTake, FuncSleep, FuncInterrupted,
+	FuncFetch, FuncCrypto, FuncNet, FuncTake, FuncSleep, FuncInterrupted,
 }
 
 // WASIModule is the only other import module the guest may use.

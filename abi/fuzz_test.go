@@ -97,3 +97,29 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeNetRequest: guest bytes either decode into an op the host can
+// serve (a known op, a bounded host, a port in range, a known record
+// type) or are refused; they never panic.
+func FuzzDecodeNetRequest(f *testing.F) {
+	f.Add([]byte(`{"op":"connect","host":"example.com","port":443,"tls":{"servername":"example.com","ca":["x"],"alpn":["h2"]}}`))
+	f.Add([]byte(`{"op":"write","id":1,"data":"aGk="}`))
+	f.Add([]byte(`{"op":"poll","wait":100}`))
+	f.Add([]byte(`{"op":"lookup","host":"example.com","family":6}`))
+	f.Add([]byte(`{"op":"resolve","host":"example.com","rrtype":"MX"}`))
+	f.Add([]byte(`{"op":"connect","host":"","port":70000}`))
+	f.Add([]byte(`{"op":"tls","id":0}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeNetRequest(b)
+		if err != nil {
+			return
+		}
+		if !slices.Contains(NetOps, r.Op) || len(r.Host) > MaxHostnameSize || r.Wait < 0 ||
+			(r.Op == "connect" && (r.Host == "" || r.Port < 1 || r.Port > 65535)) ||
+			(r.Op == "resolve" && !slices.Contains(DNSRecordTypes, r.RRType)) ||
+			((r.Op == "write" || r.Op == "end" || r.Op == "close" || r.Op == "tls") && r.ID <= 0) ||
+			(r.Family != 0 && r.Family != 4 && r.Family != 6) {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}

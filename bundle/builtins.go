@@ -23,6 +23,8 @@ var providedBuiltins = map[string]string{
 	"assert/strict":   "assert_strict.js",
 	"buffer":          "buffer.js",
 	"crypto":          "crypto.js",
+	"dns":             "dns.js",
+	"dns/promises":    "dns_promises.js",
 	"events":          "vendor/events-3.3.0/events.js",
 	"fs":              "fs.js",
 	"fs/promises":     "fs_promises.js",

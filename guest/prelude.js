@@ -381,6 +381,30 @@
   }
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.fetch"), { value: hostFetch });
 
+  // ---- sockets ------------------------------------------------------------
+  // node:net, node:tls and node:dns (bundled with code that imports them)
+  // reach the host's net import through the symbol below. Sockets live
+  // within one call, as timers do: the host closes them when it ends, and
+  // while any is open the event loop waits on the host for their events.
+  let netOpen = 0; // sockets node:net holds open in this call
+  let netEvents = null; // node:net's handler of the host's socket events
+  function hostNet(req) {
+    return JSONParse(hostCall("net", () => host.net(JSONStringify(req))));
+  }
+  ObjectDefineProperty(globalThis.process, Symbol.for("fount.net"), {
+    value: ObjectFreeze(record({
+      call: hostNet,
+      listen(fn) {
+        netEvents = fn;
+      },
+      hold(delta) {
+        netOpen += delta;
+      },
+      // generation numbers the calls: a socket of an earlier call is closed.
+      generation: () => callSeq,
+    })),
+  });
+
   // ---- crypto -------------------------------------------------------------
   // Hashes, HMACs and random bytes come from the host (the crypto import);
   // node:crypto reaches hostCrypto through the symbol below.
@@ -1105,6 +1129,7 @@
     const seq = ++callSeq;
     timers = new Map();
     timerCount = 0;
+    netOpen = 0;
     settled = false;
     outcome = null;
     exportsOut = {};
@@ -1136,17 +1161,45 @@
     }
   }
 
-  function poll() {
-    if (settled) return -1;
-    if (timerCount === 0) {
-      finish(record({ ok: false, unsettled: true, error: record({ name: "Error", message: "the call returned a promise that never settles (no timer is pending)", stack: "" }) }), callSeq);
-      return -1;
-    }
+  // nextTimer is the time in ms until the next timer is due.
+  function nextTimer() {
     let next = Infinity;
     MapPrototypeForEach(timers, (t) => {
       next = MathMin(next, t.at);
     });
     return MathMax(0, MathMin(next - DateNow(), 1 << 30));
+  }
+
+  // pollNet waits on the host for socket events until the next timer, and
+  // hands them to node:net. 0 lets the loop run jobs and fire timers; the
+  // call's deadline ends it through the host's sleep.
+  function pollNet() {
+    let reply;
+    try {
+      reply = JSONParse(host.net(JSONStringify(record({ op: "poll", wait: timerCount > 0 ? nextTimer() : 1 << 30 }))));
+    } catch (e) {
+      if (e && e.hostCode === -6) return 1;
+      finish(failure(hostError("net", e)), callSeq);
+      return -1;
+    }
+    if (reply.events && netEvents) {
+      try {
+        netEvents(reply.events);
+      } catch (err) {
+        finish(failure(err), callSeq);
+      }
+    }
+    return 0;
+  }
+
+  function poll() {
+    if (settled) return -1;
+    if (netOpen > 0) return pollNet();
+    if (timerCount === 0) {
+      finish(record({ ok: false, unsettled: true, error: record({ name: "Error", message: "the call returned a promise that never settles (no timer or socket is pending)", stack: "" }) }), callSeq);
+      return -1;
+    }
+    return nextTimer();
   }
 
   function fire() {

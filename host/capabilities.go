@@ -17,8 +17,9 @@ type invocation struct {
 	emitted   int64
 	logged    int64
 	dbWritten int64
-	fetches   int  // fetch requests so far, against abi.MaxFetches
-	timedOut  bool // a host function refused to wait past the deadline
+	fetches   int      // fetch requests so far, against abi.MaxFetches
+	sockets   *sockets // the call's sockets, from its first net op
+	timedOut  bool     // a host function refused to wait past the deadline
 	truncated bool
 	responded bool
 	pending   []byte // reply waiting for FuncTake
@@ -40,4 +41,12 @@ func invocationFrom(ctx context.Context) *invocation {
 // or its deadline has passed.
 func (inv *invocation) pastDeadline(ctx context.Context) bool {
 	return inv.timedOut || ctx.Err() != nil || (!inv.deadline.IsZero() && !time.Now().Before(inv.deadline))
+}
+
+// closeSockets closes the call's sockets, if it opened any, and waits
+// for their goroutines.
+func (inv *invocation) closeSockets() {
+	if inv.sockets != nil {
+		inv.sockets.closeAll()
+	}
 }

@@ -152,6 +152,7 @@ func (h *Host) invoke(ctx context.Context, in *instance, call abi.Call, limits s
 	deadline, _ := ctx.Deadline()
 	call.MemoryLimit = limits.Memory
 	inv := &invocation{caps: caps, limits: limits, deadline: deadline}
+	defer inv.closeSockets()
 	res, err := in.invoke(ctx, inv, call)
 	if err != nil {
 		return res, err

@@ -28,6 +28,8 @@ type Metrics struct {
 	requests     *prometheus.CounterVec
 	reqDuration  *prometheus.HistogramVec
 	egressDenied prometheus.Counter
+	sockets      *prometheus.CounterVec
+	socketBytes  *prometheus.CounterVec
 	commit       prometheus.Histogram
 	commitPages  prometheus.Histogram
 }
@@ -56,6 +58,12 @@ func New() *Metrics {
 		egressDenied: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "fount_egress_denied_total", Help: "Outbound requests the egress policy refused.",
 		}),
+		sockets: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fount_egress_sockets_total", Help: "Components' socket connections, by outcome (connected, denied, failed).",
+		}, []string{"outcome"}),
+		socketBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "fount_egress_socket_bytes_total", Help: "Bytes components' sockets sent and received, by direction (sent, received).",
+		}, []string{"direction"}),
 		commit: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "fount_store_commit_duration_seconds", Help: "How long the store's write transactions took to commit, write and fsync included (a group of queued invocations is one).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
@@ -65,7 +73,7 @@ func New() *Metrics {
 			Buckets: prometheus.ExponentialBuckets(1, 4, 8),
 		}),
 	}
-	m.reg.MustRegister(m.runs, m.runDuration, m.deliveries, m.requests, m.reqDuration, m.egressDenied, m.commit, m.commitPages,
+	m.reg.MustRegister(m.runs, m.runDuration, m.deliveries, m.requests, m.reqDuration, m.egressDenied, m.sockets, m.socketBytes, m.commit, m.commitPages,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -96,6 +104,16 @@ func (m *Metrics) Request(route string, status int, d time.Duration) {
 // EgressDenied counts a request the egress policy refused.
 func (m *Metrics) EgressDenied() {
 	m.egressDenied.Inc()
+}
+
+// SocketOpened counts a component's socket connection by outcome.
+func (m *Metrics) SocketOpened(outcome string) {
+	m.sockets.WithLabelValues(outcome).Inc()
+}
+
+// SocketBytes counts bytes a component's socket sent or received.
+func (m *Metrics) SocketBytes(direction string, n int) {
+	m.socketBytes.WithLabelValues(direction).Add(float64(n))
 }
 
 // WatchQueues adds gauges of the invocation and delivery queues' depths,

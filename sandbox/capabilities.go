@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/netip"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -62,6 +64,21 @@ type LogSink interface {
 // reaches the guest as a denial or an over-the-limit error.
 type Egress interface {
 	Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResponse, error)
+}
+
+// Sockets opens a component's TCP connections and answers its DNS
+// questions, under the same policy as its fetch. An Egress that is also a
+// Sockets turns on node:net, node:tls and node:dns; one that is not
+// leaves them denied. The server's egress is both.
+type Sockets interface {
+	// Dial connects to host:port, checking the address actually dialled.
+	Dial(ctx context.Context, host string, port int) (net.Conn, error)
+	// Lookup resolves host to the addresses a socket may reach; an error
+	// when there is none.
+	Lookup(ctx context.Context, host string) ([]netip.Addr, error)
+	// Resolve asks DNS for host's records of one of abi.DNSRecordTypes,
+	// shaped as Node's dns.resolve* gives them.
+	Resolve(ctx context.Context, host, rrtype string) (any, error)
 }
 
 // Func adapters, so that callers can pass closures.

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -96,6 +97,70 @@ func (l loggedEgress) Fetch(ctx context.Context, req abi.FetchRequest) (abi.Fetc
 		l.log.DebugContext(ctx, "egress", attrs...)
 	}
 	return res, err
+}
+
+// Dial opens a component's socket under the policy, logged and metered as
+// its fetches are: a denial is a warning, and bytes are counted.
+func (l loggedEgress) Dial(ctx context.Context, host string, port int) (net.Conn, error) {
+	start := time.Now()
+	conn, err := l.policy.Dial(ctx, host, port)
+	switch {
+	case errors.Is(err, egress.ErrDenied):
+		l.log.WarnContext(ctx, "egress denied", "socket", net.JoinHostPort(host, strconv.Itoa(port)))
+		l.metrics.EgressDenied()
+		l.metrics.SocketOpened("denied")
+	case err != nil:
+		l.metrics.SocketOpened("failed")
+	default:
+		l.metrics.SocketOpened("connected")
+	}
+	if l.log.Enabled(ctx, slog.LevelDebug) {
+		attrs := []any{"socket", net.JoinHostPort(host, strconv.Itoa(port)), "duration", time.Since(start)}
+		if err != nil {
+			attrs = append(attrs, "error", egress.Describe(err))
+		}
+		l.log.DebugContext(ctx, "egress", attrs...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return meteredConn{conn, l.metrics}, nil
+}
+
+// Lookup answers a component's dns.lookup under the policy.
+func (l loggedEgress) Lookup(ctx context.Context, host string) ([]netip.Addr, error) {
+	return l.policy.Lookup(ctx, host)
+}
+
+// Resolve answers a component's dns.resolve* under the policy.
+func (l loggedEgress) Resolve(ctx context.Context, host, rrtype string) (any, error) {
+	return l.policy.Resolve(ctx, host, rrtype)
+}
+
+// meteredConn counts the bytes of a component's socket.
+type meteredConn struct {
+	net.Conn
+	metrics *metrics.Metrics
+}
+
+func (c meteredConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	c.metrics.SocketBytes("received", n)
+	return n, err
+}
+
+func (c meteredConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.metrics.SocketBytes("sent", n)
+	return n, err
+}
+
+// CloseWrite half-closes the socket, as the TCP connection under it can.
+func (c meteredConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 // checkDestination says why the policy would refuse raw's host: a literal

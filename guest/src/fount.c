@@ -220,6 +220,10 @@ static JSValue h_crypto(JSContext *c, JSValueConst this, int argc, JSValueConst 
     return call_host(c, argv[0], "crypto", fount_host_crypto, 1);
 }
 
+static JSValue h_net(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
+    return call_host(c, argv[0], "net", fount_host_net, 1);
+}
+
 static JSValue h_db_get(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     size_t n;
     const char *k = JS_ToCStringLen(c, &n, argv[0]);
@@ -334,6 +338,7 @@ static const JSCFunctionListEntry host_funcs[] = {
     JS_CFUNC_DEF("auth", 1, h_auth),
     JS_CFUNC_DEF("fetch", 1, h_fetch),
     JS_CFUNC_DEF("crypto", 1, h_crypto),
+    JS_CFUNC_DEF("net", 1, h_net),
     JS_CFUNC_DEF("evalScript", 2, h_eval_script),
     JS_CFUNC_DEF("evalModule", 2, h_eval_module),
     JS_CFUNC_DEF("setModules", 1, h_set_modules),

@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: all build run-cluster bench-compare browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: corpus server-deps all build run-cluster bench-compare browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -55,7 +55,7 @@ staticcheck:
 ## make run-cluster): the detector would only slow their NATS servers. Those
 ## run beside, without it.
 PROCESS_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster)$$
-unit: browser-deps
+unit: browser-deps corpus server-deps
 	@$(GO) test -count=1 -run '$(PROCESS_TESTS)' ./cmd/fount/ > .unit-processes.log 2>&1 & plain=$$!; \
 	$(GO) test -race -skip '$(PROCESS_TESTS)' ./...; race=$$?; \
 	wait $$plain; status=$$?; cat .unit-processes.log; rm -f .unit-processes.log; \
@@ -67,6 +67,20 @@ browser-deps:
 	@if [ -z "$$FOUNT_CHROMIUM" ] && ! command -v chromium >/dev/null 2>&1; then \
 		echo "installing: chromium"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+## corpus: the real npm packages the tests deploy (cmd/fount/testdata/corpus/
+## packages.txt), fetched with npm into the cache and checked against their
+## pinned integrity; the tests serve them from a registry on loopback.
+corpus: guest-deps
+	@bash tools/corpus/fetch.sh
+
+## server-deps: Debian's PostgreSQL, the real server the tests' components
+## talk to on loopback.
+server-deps:
+	@if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
+		echo "installing: postgresql"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	fi
 
 ## screenshots: regenerate docs/screenshots/ from the dashboard's browser test.

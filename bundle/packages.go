@@ -195,6 +195,10 @@ type instance struct {
 	sum           integrity
 	dir           string            // holds node_modules/<name>
 	deps          map[string]string // what its package.json depends on, by name
+	// optionalPeers are the peers its package.json marks optional
+	// (peerDependenciesMeta): npm installs none of them, and the package
+	// requires them only where it can do without.
+	optionalPeers map[string]bool
 }
 
 // innerResolve marks the plugin's own calls to esbuild's resolver.
@@ -296,6 +300,11 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 		} else if ok {
 			return r, nil
 		}
+		if b.leftOut(imp.Name, owner) {
+			// As in Node without it: requiring it fails, where the
+			// package reaches that require.
+			return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+		}
 	}
 	b.mu.Lock()
 	inst, err := b.instanceFor(imp, owner)
@@ -319,6 +328,23 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 		return esbuild.OnResolveResult{}, b.fail(err)
 	}
 	return res, nil
+}
+
+// leftOut reports whether owner's import of package name is left for run
+// time: name is an optional peer of owner's that nothing in the bundle
+// has installed.
+func (b *build) leftOut(name string, owner *instance) bool {
+	if !owner.optionalPeers[name] {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, in := range b.chosen {
+		if in.name == name {
+			return false
+		}
+	}
+	return true
 }
 
 // withinPackage resolves a package's import of itself or of a package
@@ -573,9 +599,18 @@ func (in *instance) readDeps() error {
 		Dependencies         map[string]string `json:"dependencies"`
 		PeerDependencies     map[string]string `json:"peerDependencies"`
 		OptionalDependencies map[string]string `json:"optionalDependencies"`
+		PeerDependenciesMeta map[string]struct {
+			Optional bool `json:"optional"`
+		} `json:"peerDependenciesMeta"`
 	}
 	if err := json.Unmarshal(raw, &pj); err != nil {
 		return fmt.Errorf("its package.json does not parse: %w", err)
+	}
+	in.optionalPeers = map[string]bool{}
+	for name, meta := range pj.PeerDependenciesMeta {
+		if meta.Optional {
+			in.optionalPeers[name] = true
+		}
 	}
 	in.deps = map[string]string{}
 	for _, m := range []map[string]string{pj.PeerDependencies, pj.OptionalDependencies, pj.Dependencies} {

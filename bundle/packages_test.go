@@ -54,6 +54,9 @@ func testRegistry(t *testing.T) *npmtest.Registry {
 	reg.Publish(npmtest.Package{Name: "installer", Version: "1.0.0", Files: map[string]string{
 		"package.json": `{"name":"installer","version":"1.0.0","main":"index.js","scripts":{"install":"touch INSTALLED","postinstall":"touch POSTINSTALLED"}}`,
 		"index.js":     `module.exports = 1;`}})
+	reg.Publish(npmtest.Package{Name: "pgish", Version: "8.0.0", Files: map[string]string{
+		"package.json": `{"name":"pgish","version":"8.0.0","main":"index.js","peerDependencies":{"pgish-native":">=3"},"peerDependenciesMeta":{"pgish-native":{"optional":true}}}`,
+		"index.js":     `exports.pure = true; Object.defineProperty(exports, "native", { get() { return require("pgish-native"); } });`}})
 	return reg
 }
 
@@ -82,6 +85,8 @@ func TestBundleResolvesImports(t *testing.T) {
 			[]string{"@acme/platform@3.1.0", "tinydate@1.4.2"}, `platformYear`},
 		{"CommonJS require", `const d = require("tinydate@1"); module.exports = { v: d("").v };`,
 			[]string{"tinydate@1.4.2"}, `"1.4.2"`},
+		{"an optional peer is left for run time, as npm leaves it out", `import pg from "pgish"; export default { v: pg.pure };`,
+			[]string{"pgish@8.0.0"}, `"pgish-native"`},
 		{"no package: code is not rebundled", `import x from "./lib.mjs"; export default { x };`, nil, ""},
 	}
 	for _, c := range cases {

@@ -315,6 +315,21 @@
   processObject.removeListener = processObject.off;
   ObjectDefineProperty(processObject, Symbol.toStringTag, { value: "process" });
   globalThis.process = processObject;
+
+  // Error.captureStackTrace is V8's, and libraries call it unguarded (pg
+  // on every failed query): here it gives the target a stack of the
+  // call site, in QuickJS's form (frames only, as its own errors have).
+  ObjectDefineProperty(Error, "captureStackTrace", {
+    value: function captureStackTrace(target) {
+      if (target === null || (typeof target !== "object" && typeof target !== "function")) {
+        throw new TypeError("Error.captureStackTrace needs an object");
+      }
+      ObjectDefineProperty(target, "stack", { value: new Error().stack, writable: true, configurable: true });
+    },
+    writable: true,
+    configurable: true,
+  });
+  if (Error.stackTraceLimit === undefined) Error.stackTraceLimit = 10;
   // The call's number, for state that lives within one call (fs's /tmp).
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });
   // Pipedream's code steps export defineComponent({...}); it only marks

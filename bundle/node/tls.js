@@ -84,6 +84,10 @@ function upgrade(options, cb) {
     return t;
   }
   raw._handOver(t);
+  // As in Node, the two close together: the TLS socket owns the
+  // connection, and code that listened on the plain one hears it end.
+  t.once("close", () => raw.destroy());
+  raw.once("close", () => t.destroy());
   const reply = globalThis.process[Symbol.for("fount.net")].call({ op: "tls", id: t._id, tls: t._tlsOptions });
   if (reply.error) process.nextTick(() => t.destroy(net.netError(reply.error, hostname, 0)));
   return t;

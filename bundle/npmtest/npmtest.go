@@ -12,9 +12,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 	"sync"
@@ -97,6 +101,61 @@ func (r *Registry) Publish(p Package) {
 	r.packages[p.Name][p.Version] = &version{manifest: m, tarball: tgz, served: tgz}
 	if cur := r.latest[p.Name]; cur == "" || versionLess(cur, p.Version) {
 		r.latest[p.Name] = p.Version
+	}
+}
+
+// PublishTarball adds a package as npm pack made it: its manifest is the
+// tarball's own package.json, and its integrity the tarball's hash, as on
+// the public registry.
+func (r *Registry) PublishTarball(tgz []byte) error {
+	pj, err := packageJSON(tgz)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(pj, &m); err != nil {
+		return fmt.Errorf("package.json: %w", err)
+	}
+	name, _ := m["name"].(string)
+	v, _ := m["version"].(string)
+	if name == "" || v == "" {
+		return errors.New("package.json names no name and version")
+	}
+	sum := sha512.Sum512(tgz)
+	sha := sha1.Sum(tgz)
+	m["dist"] = map[string]any{
+		"tarball":   r.srv.URL + "/-/" + url.PathEscape(name) + "-" + v + ".tgz",
+		"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sum[:]),
+		"shasum":    hex.EncodeToString(sha[:]),
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.packages[name] == nil {
+		r.packages[name] = map[string]*version{}
+	}
+	r.packages[name][v] = &version{manifest: m, tarball: tgz, served: tgz}
+	if cur := r.latest[name]; cur == "" || versionLess(cur, v) {
+		r.latest[name] = v
+	}
+	return nil
+}
+
+// packageJSON reads the package.json at the root of a tarball, under
+// whatever single folder the tarball keeps its files in.
+func packageJSON(tgz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		return nil, err
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return nil, fmt.Errorf("no package.json in the tarball: %w", err)
+		}
+		if dir, file := path.Split(h.Name); file == "package.json" && strings.Count(strings.Trim(dir, "/"), "/") == 0 && dir != "" {
+			return io.ReadAll(tr)
+		}
 	}
 }
 

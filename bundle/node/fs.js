@@ -334,7 +334,10 @@ export function exists(p, cb) {
   const v = existsSync(p);
   queueMicrotask(() => cb(v));
 }
-export const constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1 };
+export const constants = { F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1, O_RDONLY: 0, O_WRONLY: 1, O_RDWR: 2, S_IFMT: 61440, S_IFREG: 32768,
+  S_IFDIR: 16384, S_IFCHR: 8192, S_IFBLK: 24576, S_IFIFO: 4096, S_IFLNK: 40960, S_IFSOCK: 49152, O_CREAT: 64, O_EXCL: 128,
+  O_NOCTTY: 256, O_TRUNC: 512, O_APPEND: 1024, O_DIRECTORY: 65536, O_NOATIME: 262144, O_NOFOLLOW: 131072, O_SYNC: 1052672,
+  O_DSYNC: 4096, O_DIRECT: 16384, O_NONBLOCK: 2048, COPYFILE_EXCL: 1, COPYFILE_FICLONE: 2, COPYFILE_FICLONE_FORCE: 4 };
 
 export default { existsSync, readFileSync, writeFileSync, appendFileSync, mkdirSync, readdirSync, statSync, lstatSync,
   unlinkSync, rmSync, rmdirSync, renameSync, copyFileSync, mkdtempSync, accessSync, openSync, closeSync, fstatSync,

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"crypto/tls"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +92,95 @@ func (s *server) emittedOrFailed(id string) any {
 	}
 	s.t.Fatalf("source %s emitted nothing and failed with nothing", id)
 	return nil
+}
+
+// smtpServer is an SMTP server on loopback: STARTTLS with ca's
+// certificate, AUTH PLAIN for ada/secret, and the messages it took.
+type smtpServer struct {
+	mu       sync.Mutex
+	messages []string
+}
+
+func startSMTP(t *testing.T, ca testCA) (*smtpServer, int) {
+	t.Helper()
+	srv := &smtpServer{}
+	port := lineServer(t, func(c net.Conn) { srv.serve(c, ca) })
+	return srv, port
+}
+
+func (srv *smtpServer) serve(c net.Conn, ca testCA) {
+	var conn net.Conn = c
+	r := bufio.NewReader(conn)
+	say := func(s string) { fmt.Fprintf(conn, "%s\r\n", s) }
+	say("220 localhost ESMTP fount-test")
+	secure := false
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		cmd := strings.TrimRight(line, "\r\n")
+		verb := strings.ToUpper(strings.SplitN(cmd, " ", 2)[0])
+		switch verb {
+		case "EHLO", "HELO":
+			if secure {
+				say("250-localhost\r\n250-AUTH PLAIN\r\n250 8BITMIME")
+			} else {
+				say("250-localhost\r\n250-STARTTLS\r\n250 8BITMIME")
+			}
+		case "STARTTLS":
+			say("220 ready")
+			tc := tls.Server(c, &tls.Config{Certificates: []tls.Certificate{ca.leaf}})
+			if tc.Handshake() != nil {
+				return
+			}
+			conn, r, secure = tc, bufio.NewReader(tc), true
+		case "AUTH":
+			parts := strings.Fields(cmd)
+			if len(parts) == 3 && parts[1] == "PLAIN" && parts[2] == base64.StdEncoding.EncodeToString([]byte("\x00ada\x00secret")) {
+				say("235 2.7.0 Authentication successful")
+			} else {
+				say("535 5.7.8 Authentication credentials invalid")
+			}
+		case "MAIL", "RCPT", "RSET", "NOOP":
+			say("250 2.0.0 OK")
+		case "DATA":
+			say("354 go ahead")
+			var msg strings.Builder
+			for {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					return
+				}
+				if l == ".\r\n" {
+					break
+				}
+				msg.WriteString(l)
+			}
+			srv.mu.Lock()
+			srv.messages = append(srv.messages, msg.String())
+			srv.mu.Unlock()
+			say("250 2.0.0 OK queued as 1")
+		case "QUIT":
+			say("221 2.0.0 bye")
+			return
+		default:
+			say("502 5.5.2 unknown command")
+		}
+	}
+}
+
+// TestNpmSMTPClient: nodemailer, deployed unchanged from the npm
+// registry, sends mail through an SMTP server with STARTTLS and AUTH as
+// it does in Node 20, and reports a refused login as Node does.
+func TestNpmSMTPClient(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t)
+	srv, port := startSMTP(t, ca)
+	checkClientAsInNode(t, "smtp", map[string]any{"port": port, "ca": ca.pem})
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.messages) == 0 || !strings.Contains(srv.messages[0], "Subject: Hello") || !strings.Contains(srv.messages[0], "Hi there") {
+		t.Errorf("the server took %q", srv.messages)
+	}
 }

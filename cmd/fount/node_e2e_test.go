@@ -40,7 +40,7 @@ func checkAsInNode(t *testing.T, name string) {
 	s := startEngineServer(t)
 	src := s.deploySource(string(code), nil)
 	s.run(src["id"].(string), map[string]any{})
-	if got := canonicalJSON(t, s.events(src["id"].(string), "", 1)[0]["event"]); got != want {
+	if got := canonicalJSON(t, s.emittedOrFailed(src["id"].(string))); got != want {
 		t.Errorf("fount emitted\n%s\nNode 20 emits\n%s", got, want)
 	}
 	node, err := exec.LookPath("node")
@@ -64,6 +64,43 @@ func checkAsInNode(t *testing.T, name string) {
 func TestNodeBuiltins(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "builtins")
+}
+
+// TestNodeBuiltinsRest: the rest of Node's built-in modules load; what
+// fount gives of them (vm's runInThisContext, module's list,
+// diagnostics_channel, perf_hooks' marks, AsyncLocalStorage in
+// synchronous code, stream/consumers, readline over a stream, ...) is
+// what Node 20 gives.
+func TestNodeBuiltinsRest(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "builtins-rest")
+}
+
+// TestUnavailableBuiltinsSayWhy: what fount cannot give of Node's modules
+// (processes, threads, UDP, new contexts, the inspector) throws, with
+// code ENOSYS and the reason, when it is called, not when it is loaded.
+func TestUnavailableBuiltinsSayWhy(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	src := s.deploySource(`import cp from "child_process"; import { Worker } from "worker_threads"; import dgram from "dgram";
+	import vm from "vm"; import inspector from "inspector"; import cluster from "cluster";
+	export default { name: "refused", version: "1", run() {
+		const out = [];
+		for (const f of [() => cp.spawn("ls"), () => cp.execSync("ls"), () => new Worker("x.js"), () => dgram.createSocket("udp4"),
+			() => vm.runInNewContext("1"), () => inspector.open(), () => cluster.fork()]) {
+			try { f(); out.push("ran"); } catch (e) { out.push(e.code + " " + e.message); }
+		}
+		this.$emit(out);
+	} }`, nil)
+	s.run(src["id"].(string), map[string]any{})
+	got := fmt.Sprint(s.emittedOrFailed(src["id"].(string)))
+	for _, want := range []string{"ENOSYS child_process.spawn: fount components cannot run processes", "ENOSYS child_process.execSync",
+		"ENOSYS worker_threads.Worker: fount components run on one thread", "ENOSYS dgram.createSocket: fount components cannot use UDP",
+		"ENOSYS vm.runInNewContext: fount components cannot create contexts", "ENOSYS inspector.open", "ENOSYS cluster.fork"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the calls gave %s, lacking %q", got, want)
+		}
+	}
 }
 
 // TestNodeFS: fs, fs/promises and fs's callbacks on /tmp behave in fount

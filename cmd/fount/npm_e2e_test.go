@@ -165,7 +165,7 @@ func TestNpmImportErrors(t *testing.T) {
 		{"not found", `import x from "no-such-package"; export default { run() {} }`, `"no-such-package": no such package`},
 		{"no matching version", `import x from "daytime@^2"; export default { run() {} }`, `no version matches "^2" (latest is 1.11.10)`},
 		{"integrity mismatch", `import x from "tampered"; export default { run() {} }`, `"tampered@1.0.0": integrity mismatch`},
-		{"built-in fount lacks", `import cp from "node:child_process"; export default { run() {} }`, `"child_process" is a Node built-in module that fount does not provide`},
+		{"built-in fount lacks", `import w from "node:path/win32"; export default { run() {} }`, `"path/win32" is a Node built-in module that fount does not provide`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

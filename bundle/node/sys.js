@@ -1,0 +1,3 @@
+// node:sys for fount: Node's old name for util.
+export * from "util";
+export { default } from "util";

@@ -61,7 +61,7 @@ var providedBuiltins = map[string]string{
 	"process":             "process.js",
 	"punycode":            "vendor/punycode-2.3.1/punycode.js",
 	"querystring":         "querystring.js",
-	"stream":              "vendor/stream-browserify-3.0.0/index.js",
+	"stream":              "stream.js",
 	"stream/promises":     "stream_promises.js",
 	"string_decoder":      "vendor/string_decoder-1.3.0/lib/string_decoder.js",
 	"timers":              "timers.js",

@@ -245,6 +245,14 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 			return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: owner.id(),
 				Reason: fmt.Sprintf("%s imports an absolute path; a package may import only its own files and other packages", args.Importer)})
 		}
+		if strings.HasSuffix(args.Path, ".node") {
+			// A native addon: no build of it exists (fount runs no
+			// install script) and none could run in the sandbox. As in
+			// Node with a failed build, requiring it fails, where the
+			// package reaches that require (often inside a try, falling
+			// back to JavaScript).
+			return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+		}
 		if strings.HasPrefix(args.Path, ".") || strings.HasPrefix(args.Path, "#") {
 			r := pb.Resolve(args.Path, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
 			if len(r.Errors) > 0 {

@@ -1,8 +1,10 @@
 // node:assert for fount: Node's assertions, with the deep comparison of
-// util.
-import { deepEqual, inspect } from "util";
+// util. CommonJS, as assert is a function: require("assert") must give
+// something callable (follow-redirects calls assert.equal, others
+// assert(...)), which an ES module's namespace is not.
+const { deepEqual, inspect } = require("util");
 
-export class AssertionError extends Error {
+class AssertionError extends Error {
   constructor(options) {
     super(options.message);
     this.name = "AssertionError";
@@ -88,5 +90,7 @@ assert.ifError = (v) => { if (v !== null && v !== undefined) throw v; };
 assert.strict = Object.assign((v, m) => ok(v, m), assert, { equal: assert.strictEqual, deepEqual: assert.deepStrictEqual,
   notEqual: assert.notStrictEqual, notDeepEqual: assert.notDeepStrictEqual });
 assert.strict.strict = assert.strict;
+assert.AssertionError = AssertionError;
+assert.strict.AssertionError = AssertionError;
 
-export default assert;
+module.exports = assert;

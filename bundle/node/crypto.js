@@ -112,6 +112,10 @@ export function timingSafeEqual(a, b) {
 }
 
 export const getHashes = () => ["md5", "sha1", "sha256", "sha384", "sha512"];
+// fount has no ciphers yet: libraries that pick one from this list (ssh2)
+// find none.
+export const getCiphers = () => [];
+export const getCurves = () => ["prime256v1", "secp384r1", "secp521r1"];
 
 // ---- keys and signatures ----------------------------------------------
 
@@ -289,5 +293,5 @@ export const Sign = Signer;
 export const Verify = Signer;
 
 export default { createHash, createHmac, randomBytes, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
-  timingSafeEqual, getHashes, constants, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
+  timingSafeEqual, getHashes, getCiphers, getCurves, constants, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
   createSign, createVerify, Sign, Verify };

@@ -5,6 +5,7 @@
 // and is streamed out of an IncomingMessage. Bodies are text: binary ones
 // are sent as their bytes read as UTF-8. There is no server.
 import { Readable, Writable } from "stream";
+import { EventEmitter } from "events";
 import { Buffer } from "buffer";
 
 // hostFetch is the prelude's: the host's fetch import, as Node's client
@@ -76,6 +77,49 @@ function requestURL(defaultProtocol, input, options) {
   return { url: target, opts, auth };
 }
 
+// RequestSocket stands for the connection of a request, which is the
+// host's: already connected, it only answers what clients ask of one.
+class RequestSocket extends EventEmitter {
+  constructor(encrypted) {
+    super();
+    this.connecting = false;
+    this.writable = true;
+    this.readable = true;
+    this.destroyed = false;
+    this.encrypted = encrypted;
+    this.remoteAddress = undefined;
+    this.remotePort = undefined;
+  }
+  setTimeout(ms, cb) {
+    if (cb) this.once("timeout", cb);
+    return this;
+  }
+  setNoDelay() {
+    return this;
+  }
+  setKeepAlive() {
+    return this;
+  }
+  ref() {
+    return this;
+  }
+  unref() {
+    return this;
+  }
+  address() {
+    return {};
+  }
+  destroy() {
+    if (this.destroyed) return this;
+    this.destroyed = true;
+    this.emit("close", false);
+    return this;
+  }
+  end() {
+    return this;
+  }
+}
+
 export class ClientRequest extends Writable {
   #url;
   #headers = {};
@@ -98,6 +142,10 @@ export class ClientRequest extends Writable {
     this.#signal = opts.signal;
     if (cb) this.once("response", cb);
     if (opts.timeout) this.setTimeout(opts.timeout);
+    // As in Node, the request has a socket just after it is made, and
+    // says so: clients (stripe, got's timings) wait for it to write.
+    this.socket = this.connection = new RequestSocket(url.protocol === "https:");
+    process.nextTick(() => this.emit("socket", this.socket));
   }
   setHeader(name, value) {
     this.#headers[String(name).toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);

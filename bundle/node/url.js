@@ -2,6 +2,8 @@
 // parse, format and resolve on top of it. url.parse of a URL the WHATWG
 // parser refuses falls back to a plain split, as Node's legacy parser is
 // lenient.
+import punycode from "./vendor/punycode-2.3.1/punycode.js";
+
 export const URL = globalThis.URL;
 export const URLSearchParams = globalThis.URLSearchParams;
 
@@ -61,4 +63,21 @@ export function pathToFileURL(p) {
   return new URL("file://" + encodeURI(String(p).startsWith("/") ? p : "/tmp/" + p));
 }
 
-export default { URL, URLSearchParams, parse, format, resolve, fileURLToPath, pathToFileURL };
+// domainToASCII and domainToUnicode give a domain's punycode and back, or
+// "" when it is not a valid domain, as Node's do.
+export function domainToASCII(domain) {
+  try {
+    const d = punycode.toASCII(String(domain).toLowerCase());
+    return /^[a-z0-9.-]*$/.test(d) ? d : "";
+  } catch {
+    return "";
+  }
+}
+export function domainToUnicode(domain) {
+  try {
+    return punycode.toUnicode(String(domain).toLowerCase());
+  } catch {
+    return "";
+  }
+}
+export default { URL, URLSearchParams, parse, format, resolve, fileURLToPath, pathToFileURL, domainToASCII, domainToUnicode };

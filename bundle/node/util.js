@@ -172,6 +172,14 @@ export const types = {
   isAnyArrayBuffer: (v) => v instanceof ArrayBuffer,
   isAsyncFunction: (v) => typeof v === "function" && v.constructor && v.constructor.name === "AsyncFunction",
   isGeneratorFunction: (v) => typeof v === "function" && v.constructor && /GeneratorFunction$/.test(v.constructor.name),
+  // QuickJS cannot tell a Proxy from its target.
+  isProxy: () => false,
+  isBoxedPrimitive: (v) => v instanceof Number || v instanceof String || v instanceof Boolean,
+  isWeakMap: (v) => v instanceof WeakMap,
+  isWeakSet: (v) => v instanceof WeakSet,
+  isDataView: (v) => v instanceof DataView,
+  isSymbolObject: (v) => typeof v === "object" && v !== null && Object.prototype.toString.call(v) === "[object Symbol]",
+  isBigInt64Array: (v) => typeof BigInt64Array !== "undefined" && v instanceof BigInt64Array,
 };
 
 // debuglog logs nothing: NODE_DEBUG is not set in fount.

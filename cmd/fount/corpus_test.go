@@ -14,7 +14,8 @@ import (
 )
 
 // corpusList names the real npm packages the tests deploy, one
-// "name@version integrity" per line; `make corpus` fetches them.
+// "lock-path name@version integrity" per line (the lock path is where
+// npm install puts the package); `make corpus` fetches them.
 const corpusList = "testdata/corpus/packages.txt"
 
 // corpusDir is where tools/corpus/fetch.sh keeps their tarballs.
@@ -29,28 +30,35 @@ func corpusDir() string {
 	return filepath.Join(home, ".cache", "fount", "corpus")
 }
 
-// corpusTarballs reads every tarball of the corpus, by package spec.
-func corpusTarballs(t *testing.T) map[string][]byte {
+// corpusPackage is one line of the corpus.
+type corpusPackage struct {
+	lockPath, spec string
+	tarball        []byte
+}
+
+// corpusPackages reads every tarball of the corpus.
+func corpusPackages(t *testing.T) []corpusPackage {
 	t.Helper()
 	f, err := os.Open(corpusList)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[string][]byte{}
+	var out []corpusPackage
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		spec, _, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
-		if spec == "" {
+		fields := strings.Fields(sc.Text())
+		if len(fields) != 3 {
 			continue
 		}
+		spec := fields[1]
 		at := strings.LastIndex(spec, "@")
 		file := strings.ReplaceAll(strings.TrimPrefix(spec[:at], "@"), "/", "-") + "-" + spec[at+1:] + ".tgz"
 		b, err := os.ReadFile(filepath.Join(corpusDir(), file))
 		if err != nil {
 			t.Fatalf("the test corpus lacks %s (%v): `make corpus` fetches it", spec, err)
 		}
-		out[spec] = b
+		out = append(out, corpusPackage{lockPath: fields[0], spec: spec, tarball: b})
 	}
 	return out
 }
@@ -58,21 +66,20 @@ func corpusTarballs(t *testing.T) map[string][]byte {
 // publishCorpus publishes the whole corpus to reg.
 func publishCorpus(t *testing.T, reg *npmtest.Registry) {
 	t.Helper()
-	for spec, tgz := range corpusTarballs(t) {
-		if err := reg.PublishTarball(tgz); err != nil {
-			t.Fatalf("%s: %v", spec, err)
+	for _, p := range corpusPackages(t) {
+		if err := reg.PublishTarball(p.tarball); err != nil {
+			t.Fatalf("%s: %v", p.spec, err)
 		}
 	}
 }
 
-// installCorpus unpacks the corpus into dir/node_modules, as npm install
-// would, for Node to run the same component.
+// installCorpus unpacks the corpus into dir, where npm install would put
+// each package, for Node to run the same component.
 func installCorpus(t *testing.T, dir string) {
 	t.Helper()
-	for spec, tgz := range corpusTarballs(t) {
-		name := spec[:strings.LastIndex(spec, "@")]
-		if err := unpackTo(tgz, filepath.Join(dir, "node_modules", filepath.FromSlash(name))); err != nil {
-			t.Fatalf("%s: %v", spec, err)
+	for _, p := range corpusPackages(t) {
+		if err := unpackTo(p.tarball, filepath.Join(dir, filepath.FromSlash(p.lockPath))); err != nil {
+			t.Fatalf("%s: %v", p.spec, err)
 		}
 	}
 }

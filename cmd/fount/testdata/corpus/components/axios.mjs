@@ -1,0 +1,14 @@
+import axios from "axios";
+export default {
+  name: "corpus-axios", version: "0.1.0",
+  async run(e) {
+    const r = await axios.post(e.base + "/echo", { a: 1 });
+    let missing;
+    try {
+      await axios.get(e.base + "/missing");
+    } catch (err) {
+      missing = [err.name, err.response.status, err.response.data];
+    }
+    this.$emit({ status: r.status, data: r.data, missing });
+  },
+};

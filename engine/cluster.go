@@ -144,7 +144,7 @@ func (e *Engine) reloadTriggers(id string) {
 			e.stopTriggers(id)
 			return
 		}
-		e.startTriggers(src, &comp.Metadata)
+		e.startTriggers(src, withAddedProps(comp.Metadata, src))
 	}
 }
 

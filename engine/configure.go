@@ -117,7 +117,7 @@ func (e *Engine) addedProps(ctx context.Context, req ConfigureRequest) ([]compon
 		if err := json.Unmarshal(v, &added); err != nil {
 			return &ConfigureError{Method: method, Name: "TypeError", Msg: "it did not return an object of props"}
 		}
-		return checkAddedProps(req.Component.Metadata.ConfigurableProps, added)
+		return checkAddedProps(req.Component.Metadata, added)
 	})
 	if err != nil {
 		return nil, err
@@ -129,12 +129,19 @@ func (e *Engine) addedProps(ctx context.Context, req ConfigureRequest) ([]compon
 const maxAddedProps = 100
 
 // addedPropTypes are the types an added prop may have: values that the
-// guest hands to the component as they are. Interfaces, services and
-// apps need the engine (endpoints, timers, $auth) and must be declared.
+// guest hands to the component as they are. Services and apps need the
+// guest's own objects ($auth, the db) and must be declared.
 var addedPropTypes = []component.PropType{
 	component.TypeBoolean, component.TypeBooleanArray, component.TypeInteger, component.TypeIntegerArray,
 	component.TypeString, component.TypeStringArray, component.TypeObject, component.TypeAny,
 }
+
+// addedInterfaceTypes are the interfaces a source's additionalProps may
+// add, as Pipedream's may: the engine gives them an endpoint or a timer
+// as it does declared ones. The component gets an HTTP interface as
+// {endpoint, endpoint_url} (no custom response: that is declared), and a
+// timer as its value.
+var addedInterfaceTypes = []component.PropType{component.TypeHTTP, component.TypeTimer}
 
 var addedPropName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
@@ -144,15 +151,19 @@ var addedPropName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 // component's code, so it is checked like any input. The options of an
 // added prop cannot be listed (the options call knows declared props
 // only), so they are dropped.
-func checkAddedProps(declared, added []component.Prop) error {
+func checkAddedProps(meta component.Metadata, added []component.Prop) error {
 	bad := func(format string, args ...any) error {
 		return &ConfigureError{Method: "additionalProps()", Name: "TypeError", Msg: fmt.Sprintf(format, args...)}
 	}
 	if len(added) > maxAddedProps {
 		return bad("it returned %d props, more than %d", len(added), maxAddedProps)
 	}
+	allowed := addedPropTypes
+	if meta.Type == component.KindSource {
+		allowed = append(slices.Clip(allowed), addedInterfaceTypes...)
+	}
 	seen := map[string]bool{}
-	for _, p := range declared {
+	for _, p := range meta.ConfigurableProps {
 		seen[p.Name] = true
 	}
 	for i := range added {
@@ -162,8 +173,8 @@ func checkAddedProps(declared, added []component.Prop) error {
 			return bad("it returned a prop named %q; a name is letters, digits and _, not a name of Object.prototype", p.Name)
 		case seen[p.Name]:
 			return bad("it returned the prop %s, which the component declares or which it returned twice", p.Name)
-		case !slices.Contains(addedPropTypes, p.Type):
-			return bad("it returned the prop %s of type %q; added props hold values (%v), other types must be declared", p.Name, p.Type, addedPropTypes)
+		case !slices.Contains(allowed, p.Type):
+			return bad("it returned the prop %s of type %q; added props hold values (%v) or, a source's, interfaces (%v); other types must be declared", p.Name, p.Type, addedPropTypes, addedInterfaceTypes)
 		}
 		seen[p.Name] = true
 		p.RemoteOptions, p.App, p.PropDefinition, p.CustomResponse = false, "", nil, false
@@ -182,6 +193,11 @@ func (e *Engine) stepAddedProps(ctx context.Context, owner, user string, step *s
 	added, err := e.addedProps(ctx, ConfigureRequest{UserID: user, OwnerID: owner, Component: comp, Props: given})
 	if err != nil {
 		return stepErr(step.Name, "%v", err)
+	}
+	for _, p := range added {
+		if slices.Contains(addedInterfaceTypes, p.Type) {
+			return stepErr(step.Name, "its additionalProps() added the interface prop %s (%s); a step runs in its workflow, which has the trigger", p.Name, p.Type)
+		}
 	}
 	step.Metadata.ConfigurableProps = append(slices.Clip(step.Metadata.ConfigurableProps), added...)
 	return nil

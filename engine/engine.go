@@ -257,7 +257,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 			e.log.Error("a source's component is missing; its triggers stay down", "source", src.ID, "err", err)
 			continue
 		}
-		e.startTriggers(src, &comp.Metadata)
+		e.startTriggers(src, withAddedProps(comp.Metadata, src))
 	}
 	flows, err := e.queues.AllWorkflows(ctx)
 	if err != nil {

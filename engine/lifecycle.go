@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
@@ -451,6 +452,14 @@ func (e *Engine) commitEvents(ctx context.Context, src store.Source, events []st
 	}
 	e.afterCommit(r, stored)
 	return nil
+}
+
+// withAddedProps is a source's component metadata with the props its
+// additionalProps method added when it was configured (timers among
+// them).
+func withAddedProps(meta component.Metadata, src store.Source) *component.Metadata {
+	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), src.AddedProps...)
+	return &meta
 }
 
 // startTriggers registers a source's endpoints and arms its timers.

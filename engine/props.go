@@ -123,7 +123,8 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 
 // sandboxProps are the props a source's component is loaded with: the
 // stored values with secrets opened (only those named in SecretProps), and
-// each HTTP interface as {endpoint_url} under the current public URL.
+// each HTTP interface as {endpoint_url, endpoint} (Pipedream's name) under
+// the current public URL.
 func (e *Engine) sandboxProps(src store.Source) (json.RawMessage, error) {
 	plain := make(map[string]json.RawMessage, len(src.ConfiguredProps)+len(src.Endpoints))
 	for name, v := range src.ConfiguredProps {
@@ -137,7 +138,8 @@ func (e *Engine) sandboxProps(src store.Source) (json.RawMessage, error) {
 		plain[name] = v
 	}
 	for name, tok := range src.Endpoints {
-		plain[name], _ = json.Marshal(map[string]string{"endpoint_url": e.EndpointURL(tok)})
+		url := e.EndpointURL(tok)
+		plain[name], _ = json.Marshal(map[string]string{"endpoint_url": url, "endpoint": url})
 	}
 	return json.Marshal(plain)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -92,5 +93,50 @@ func TestAppHookIsAnEndpoint(t *testing.T) {
 	}
 	if got := fmt.Sprint(s.events(src["id"].(string), "", 1)[0]["event"]); got != "map[body:map[ref:main] endpoint:string]" {
 		t.Errorf("emitted %s", got)
+	}
+}
+
+// TestInterfacePropsFromAdditionalProps: a source's additionalProps() may
+// add an HTTP interface or a timer, as Pipedream's may (a source that
+// takes webhooks or polls, by a prop): the added endpoint takes requests
+// and gives the component its URL, and the added timer fires, also after
+// a restart. A step's additionalProps() may not add one.
+func TestInterfacePropsFromAdditionalProps(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey})
+	code := `export default { name: "either", version: "1",
+		props: { mode: { type: "string", options: ["webhook", "poll"], reloadProps: true } },
+		async additionalProps() {
+			return this.mode === "webhook" ? { http: { type: "$.interface.http" } }
+				: { timer: { type: "$.interface.timer", default: { intervalSeconds: 1 } } };
+		},
+		run(e) { this.$emit({ endpoint: this.http ? this.http.endpoint === this.http.endpoint_url && this.http.endpoint.includes("/h/") : null,
+			timer: this.timer || null, body: e.body || null }); } }`
+	hook := s.deploySource(code, map[string]any{"mode": "webhook"})
+	resp, err := http.Post(endpointOf(hook, "http"), "application/json", strings.NewReader(`{"n":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := canonicalJSON(t, s.events(hook["id"].(string), "", 1)[0]["event"]); got != `{"body":{"n":1},"endpoint":true,"timer":null}` {
+		t.Errorf("the added endpoint's run emitted %s", got)
+	}
+	poll := s.deploySource(code, map[string]any{"mode": "poll"})
+	id := poll["id"].(string)
+	if got := canonicalJSON(t, s.events(id, "", 1)[0]["event"]); got != `{"body":null,"endpoint":null,"timer":{"cron":null,"interval_seconds":1}}` {
+		t.Errorf("the added timer's run emitted %s", got)
+	}
+	s.stop()
+	s2 := startServer(t, serveConfig{dataDir: dir})
+	s2.key = ownerKey
+	_, body := s2.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
+	before := len(body["data"].([]any))
+	s2.events(id, "", before+2) // the added timer fires after the restart too
+
+	st, body := s2.do("POST", "/v1/actions/run", map[string]any{"code": `export default { name: "a", version: "1", type: "action",
+		async additionalProps() { return { http: { type: "$.interface.http" } }; }, run() { return 1 } }`})
+	if st == 200 || !strings.Contains(fmt.Sprint(body), "$.interface.http") {
+		t.Errorf("an action's added interface: %d %v, want it refused by name", st, body)
 	}
 }

@@ -189,3 +189,19 @@ func checkDecodeErr(t *testing.T, err error, want string) {
 		t.Fatalf("err = %v, want an ErrDecode containing %q", err, want)
 	}
 }
+
+func TestValidS3Prefix(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		prefix string
+		ok     bool
+	}{
+		{"", true}, {"orders/", true}, {"a/b/c", true}, {"x-y_z.v!(1)*'", true},
+		{"/abs", false}, {"a//b", false}, {"../up", false}, {"a/../b", false}, {"./a", false}, {"a/.", false},
+		{"sp ace", false}, {"q?x", false}, {"%2e%2e", false}, {strings.Repeat("a", MaxS3Prefix+1), false},
+	} {
+		if err := ValidS3Prefix(c.prefix); (err == nil) != c.ok {
+			t.Errorf("ValidS3Prefix(%q) = %v, want ok %v", c.prefix, err, c.ok)
+		}
+	}
+}

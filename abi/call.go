@@ -3,6 +3,7 @@ package abi
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Operations of a Call.
@@ -130,9 +131,14 @@ func DecodeResult(b []byte) (Result, error) {
 const (
 	SendHTTP = "http" // $.send.http: a durable, retried HTTP request
 	SendSSE  = "sse"  // $.send.sse: a message on the workflow's live stream
+	SendS3   = "s3"   // $.send.s3: an object in the operator's bucket
 )
 
-// Send is one $.send.http or $.send.sse request of a workflow step.
+// MaxS3Prefix bounds a $.send.s3 prefix.
+const MaxS3Prefix = 512
+
+// Send is one $.send.http, $.send.sse or $.send.s3 request of a workflow
+// step.
 type Send struct {
 	Kind string `json:"kind"`
 	// SendHTTP.
@@ -140,9 +146,13 @@ type Send struct {
 	Method  string            `json:"method,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
 	Body    string            `json:"body,omitempty"`
-	// SendSSE.
+	// SendSSE (and SendS3's Payload).
 	Channel string          `json:"channel,omitempty"`
 	Payload json.RawMessage `json:"payload,omitempty"`
+	// SendS3: the bucket the step names (it must be the operator's) and
+	// the prefix of the object's key.
+	Bucket string `json:"bucket,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
 }
 
 func (s Send) validate() error {
@@ -160,7 +170,32 @@ func (s Send) validate() error {
 			return fmt.Errorf("%w: sse channel is longer than %d bytes", ErrDecode, MaxEmitName)
 		}
 		return nil
+	case SendS3:
+		return ValidS3Prefix(s.Prefix)
 	default:
 		return fmt.Errorf("%w: unknown send kind %q", ErrDecode, s.Kind)
 	}
+}
+
+// ValidS3Prefix checks a $.send.s3 prefix: at most MaxS3Prefix bytes of
+// letters, digits and "-_./!()*'", with no empty, "." or ".." segment
+// (so that every S3-compatible server stores the key as it is given).
+func ValidS3Prefix(prefix string) error {
+	if len(prefix) > MaxS3Prefix {
+		return fmt.Errorf("%w: the s3 prefix is longer than %d bytes", ErrDecode, MaxS3Prefix)
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := prefix[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./!()*'", c) >= 0) {
+			return fmt.Errorf("%w: the s3 prefix has %q; it may hold letters, digits and -_./!()*'", ErrDecode, c)
+		}
+	}
+	segments := strings.Split(prefix, "/")
+	for i, seg := range segments {
+		last := i == len(segments)-1
+		if (seg == "" && !last && prefix != "") || seg == "." || seg == ".." {
+			return fmt.Errorf("%w: the s3 prefix %q has an empty, . or .. segment", ErrDecode, prefix)
+		}
+	}
+	return nil
 }

@@ -312,10 +312,33 @@ func backoff(base time.Duration, attempts int) time.Duration {
 // deliveryFetch performs a delivery's POST: the egress policy's Fetch.
 type deliveryFetch func(context.Context, abi.FetchRequest) (abi.FetchResponse, error)
 
+// ObjectSink is the operator's bucket, which workflows' $.send.s3 writes
+// to (an *s3.Bucket).
+type ObjectSink interface {
+	// Name is the bucket's name.
+	Name() string
+	// Put writes body under key and returns the server's status.
+	Put(ctx context.Context, key string, body []byte) (int, error)
+}
+
+// channelSendS3 marks the deliveries of $.send.s3: their Request's URL is
+// the object's key, its Body the object.
+const channelSendS3 = "$send.s3"
+
 // webhookSender is the deliverySender of a server: a POST through fetch
-// (the egress policy) with Standard Webhooks headers, 10 s at most.
-func webhookSender(fetch deliveryFetch) deliverySender {
+// (the egress policy) with Standard Webhooks headers, 10 s at most; a
+// workflow's $.send.http request as it was given; a $.send.s3 object
+// written to objects.
+func webhookSender(fetch deliveryFetch, objects ObjectSink) deliverySender {
 	return func(ctx context.Context, hook store.Webhook, dl store.Delivery, at time.Time) (int, error) {
+		if dl.Request != nil && dl.Channel == channelSendS3 {
+			if objects == nil {
+				return 0, errors.New("$.send.s3: the server no longer has a bucket configured (--s3-endpoint)")
+			}
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			return objects.Put(ctx, dl.Request.URL, []byte(dl.Request.Body))
+		}
 		if fetch == nil {
 			return 0, errors.New("the server has no egress policy for webhooks")
 		}

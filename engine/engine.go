@@ -35,6 +35,9 @@ type Config struct {
 	// Egress is the policy for components' fetch and for webhook
 	// deliveries (an *egress.Policy); nil denies both.
 	Egress sandbox.Egress
+	// Objects is the operator's bucket that workflows' $.send.s3 writes
+	// to; nil makes $.send.s3 fail the step, saying so.
+	Objects ObjectSink
 	// DisableWebhookAfter failed deliveries in a row, spanning at least
 	// DisableWebhookAge, deactivate a webhook, with an event on the
 	// $errors channel of the source whose delivery tipped it. 0 never
@@ -212,7 +215,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Egress != nil {
 		fetch = cfg.Egress.Fetch
 	}
-	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch), cfg.MaxAttempts, cfg.RetryBase)
+	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch, cfg.Objects), cfg.MaxAttempts, cfg.RetryBase)
 	e.deliverer.observe = cfg.Observer
 	e.deliverer.disableAfter, e.deliverer.disableAge = cfg.DisableWebhookAfter, cfg.DisableWebhookAge
 	e.deliverer.onDisable = e.webhookDisabled

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -287,7 +288,19 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 					Request: &store.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
 			case abi.SendSSE:
 				out.sse = append(out.sse, store.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
+			case abi.SendS3:
+				dl, err := e.s3Delivery(wf, rec.ID, len(out.commit.Deliveries), s, start)
+				if err != nil {
+					last := &rec.Steps[len(rec.Steps)-1]
+					last.Status, last.Error = store.ExecutionError, stepError(err)
+					rec.Status, failure, failedStep = store.ExecutionError, err, step.Name
+					break
+				}
+				out.commit.Deliveries = append(out.commit.Deliveries, dl)
 			}
+		}
+		if failure != nil {
+			break
 		}
 		if res.exit != nil {
 			rec.Status, rec.ExitReason = store.ExecutionExited, *res.exit
@@ -310,6 +323,22 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 	out.commit.Execution, out.commit.ExecutionsKept = rec, e.cfg.ExecutionsKept
 	out.commit.Invocations, out.commit.ComputeMs = 1, max(1, rec.DurationMs)
 	return out, nil
+}
+
+// s3Delivery is a $.send.s3 object as the delivery that writes it: in
+// the operator's bucket, under the workflow's owner and the workflow
+// (so no tenant writes over another's objects), then the step's prefix,
+// the hour, and the execution; the same key on a retry.
+func (e *Engine) s3Delivery(wf store.Workflow, execution string, n int, s abi.Send, at time.Time) (store.Delivery, error) {
+	if e.cfg.Objects == nil {
+		return store.Delivery{}, errors.New("$.send.s3 is not available: this server has no bucket configured (the operator sets --s3-endpoint); upload with an action that calls your storage provider's API")
+	}
+	if s.Bucket != "" && s.Bucket != e.cfg.Objects.Name() {
+		return store.Delivery{}, fmt.Errorf("$.send.s3 writes to this server's bucket %q, not %q", e.cfg.Objects.Name(), s.Bucket)
+	}
+	key := fmt.Sprintf("%s/%s/%s%s/%s-%d.json", wf.OwnerID, wf.ID, s.Prefix, at.UTC().Format("2006/01/02/15"), execution, n)
+	return store.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: channelSendS3,
+		Request: &store.DeliveryRequest{Method: http.MethodPut, URL: key, Body: string(s.Payload)}}, nil
 }
 
 // flowEvents are the events an execution's steps emitted, each stored

@@ -903,7 +903,7 @@
 
   function send(kind, x) {
     if (x === null || typeof x !== "object") throw new TypeError("$.send." + kind + "() needs an object");
-    if (sendsOut.length >= MAX_SENDS) throw new RangeError("a step may call $.send.http and $.send.sse at most " + MAX_SENDS + " times");
+    if (sendsOut.length >= MAX_SENDS) throw new RangeError("a step may call $.send.http, $.send.sse and $.send.s3 at most " + MAX_SENDS + " times");
     let out;
     if (kind === "http") {
       if (typeof x.url !== "string" || x.url === "") throw new TypeError("$.send.http() needs a url");
@@ -916,6 +916,15 @@
         out.url = u.toString();
       }
       if (x.data !== undefined) out.body = typeof x.data === "string" ? x.data : toJSON("the $.send.http data", x.data);
+    } else if (kind === "s3") {
+      // The bucket is the operator's (the engine checks the name given);
+      // the object is the payload as JSON.
+      out = { kind, prefix: x.prefix === undefined ? "" : String(x.prefix), payload: JSONParse(toJSON("the $.send.s3 payload", x.payload === undefined ? null : x.payload)) };
+      // As abi.ValidS3Prefix checks it again on the host.
+      if (out.prefix.length > 512 || RegExpPrototypeExec(/[^A-Za-z0-9\-_.\/!()*']|(^|\/)\.{1,2}(\/|$)|\/\/|^\//, out.prefix) !== null) {
+        throw new TypeError("$.send.s3() prefix " + JSONStringify(out.prefix) + " may hold letters, digits and -_./!()*', with no empty, . or .. segment, 512 bytes at most");
+      }
+      if (x.bucket !== undefined) out.bucket = String(x.bucket);
     } else {
       out = { kind, channel: x.channel === undefined ? "" : String(x.channel), payload: JSONParse(toJSON("the $.send.sse payload", x.payload === undefined ? null : x.payload)) };
     }
@@ -1013,8 +1022,9 @@
         email() {
           throw new Error("$.send.email is not supported by fount: send mail with an action that calls your mail provider's API");
         },
-        s3() {
-          throw new Error("$.send.s3 is not supported by fount: upload with an action that calls your storage provider's API");
+        s3(x) {
+          if (!stepMode) throw new Error("$.send.s3 is only available in workflow steps");
+          send("s3", x);
         },
         sse(x) {
           if (!stepMode) throw new Error("$.send.sse is only available in workflow steps");

@@ -28,6 +28,7 @@ import (
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/internal/confine"
 	"github.com/fount-dev/fount/metrics"
+	"github.com/fount-dev/fount/s3"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -73,6 +74,7 @@ type serveConfig struct {
 	natsReplicas       int
 	nodeName           string
 	nodeLeaseTTL       time.Duration
+	s3                 s3.Config // the bucket of $.send.s3; Endpoint "" for none
 
 	caps store.Limits // per-account limits, from the flags of caps.go
 
@@ -149,6 +151,11 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	fs.StringVar(&cfg.nodeName, "node-name", env.getenv("FOUNT_NODE_NAME"), "this node's name among several sharing a NATS store (FOUNT_NODE_NAME; default the host name and process id)")
 	fs.DurationVar(&cfg.nodeLeaseTTL, "node-lease-ttl", env.duration("FOUNT_NODE_LEASE_TTL", cluster.DefaultLeaseTTL),
 		"with --store nats://...: how long a node that stopped answering keeps its share of the work before the others take it over; whole seconds, at least 3s (FOUNT_NODE_LEASE_TTL)")
+	fs.StringVar(&cfg.s3.Endpoint, "s3-endpoint", env.getenv("FOUNT_S3_ENDPOINT"),
+		"an S3-compatible server (http(s)://host[:port]) that workflows' $.send.s3 writes to, in --s3-bucket, with the keys of FOUNT_S3_ACCESS_KEY_ID and FOUNT_S3_SECRET_ACCESS_KEY (FOUNT_S3_ENDPOINT; default none: $.send.s3 fails the step)")
+	fs.StringVar(&cfg.s3.Bucket, "s3-bucket", env.getenv("FOUNT_S3_BUCKET"), "the bucket of --s3-endpoint (FOUNT_S3_BUCKET)")
+	fs.StringVar(&cfg.s3.Region, "s3-region", env.or("FOUNT_S3_REGION", "us-east-1"), "the region the bucket's requests are signed for (FOUNT_S3_REGION)")
+	cfg.s3.AccessKeyID, cfg.s3.SecretAccessKey = env.getenv("FOUNT_S3_ACCESS_KEY_ID"), env.getenv("FOUNT_S3_SECRET_ACCESS_KEY")
 	cfg.natsToken = env.getenv("FOUNT_NATS_TOKEN")
 	caps := addCapFlags(fs, env)
 	stderr := env.stderr
@@ -161,7 +168,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 			"    \t(default: a random key, printed once and written to <data-dir>/owner.key);\n"+
 			"    \tnever a flag, so that it does not show in the process list\n"+
 			"  FOUNT_NATS_TOKEN\n"+
-			"    \ta token to authenticate to NATS with, with --store nats://...\n")
+			"    \ta token to authenticate to NATS with, with --store nats://...\n"+
+			"  FOUNT_S3_ACCESS_KEY_ID, FOUNT_S3_SECRET_ACCESS_KEY\n"+
+			"    \tthe keys of --s3-endpoint's bucket\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -172,6 +181,14 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	limits, err := caps()
 	if err != nil {
 		return cfg, err
+	}
+	if cfg.s3.Endpoint == "" && (cfg.s3.Bucket != "" || cfg.s3.AccessKeyID != "" || cfg.s3.SecretAccessKey != "") {
+		return cfg, errors.New("--s3-bucket and FOUNT_S3_ACCESS_KEY_ID/FOUNT_S3_SECRET_ACCESS_KEY need --s3-endpoint")
+	}
+	if cfg.s3.Endpoint != "" {
+		if _, err := s3.New(cfg.s3); err != nil {
+			return cfg, fmt.Errorf("--s3-endpoint: %w", err)
+		}
 	}
 	cfg.caps = limits
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 || cfg.maxWarm < 1 {
@@ -344,6 +361,14 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
 	meters.WatchSandbox(box.Stats)
+	var objects engine.ObjectSink
+	if cfg.s3.Endpoint != "" {
+		bucket, err := s3.New(cfg.s3)
+		if err != nil {
+			return err
+		}
+		objects = bucket
+	}
 	var nodes engine.Cluster
 	if js, ok := st.(*store.JetStream); ok {
 		if nodes, err = cluster.New(cluster.Config{Store: js, Node: nodeName(cfg), LeaseTTL: cfg.nodeLeaseTTL, Logger: logger}); err != nil {
@@ -358,6 +383,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
 		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
 		Packages: newNpmPackages(exe, cfg, logger), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
+		Objects: objects,
 	})
 	if err != nil {
 		return err

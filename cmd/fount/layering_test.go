@@ -17,6 +17,7 @@ var allowedImports = map[string][]string{
 	"ids":              {},
 	"component":        {"abi"},
 	"secret":           {},
+	"s3":               {},
 	"egress":           {"abi"},
 	"sandbox":          {"abi", "component"},
 	"guest":            {},

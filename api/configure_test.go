@@ -138,7 +138,7 @@ func TestAddedPropsFollowSecretsAndAreChecked(t *testing.T) {
 	code := `export default { name: "Gated", version: "1", props: { token: { type: "string", secret: true } },
 	  async additionalProps() {
 	    if (this.token === "boom") throw new Error("upstream down");
-	    if (this.token === "bad-type") return { hook: { type: "$.interface.http" } };
+	    if (this.token === "bad-type") return { db: { type: "$.service.db" } };
 	    if (this.token === "bad-name") return { toString: { type: "string" } };
 	    if (this.token === "clash") return { token: { type: "string" } };
 	    return this.token === "s3cret" ? { depth: { type: "integer" } } : {};

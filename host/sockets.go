@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -209,15 +210,15 @@ func (s *sockets) read(sk *socket) {
 	conn, stop, done := sk.conn, sk.stop, sk.done
 	s.mu.Unlock()
 	defer close(done)
+	buf := make([]byte, abi.MaxSocketChunk)
 	for {
-		buf := make([]byte, abi.MaxSocketChunk)
 		n, err := conn.Read(buf)
 		if n > 0 {
 			if !s.count(n) {
 				s.fail(sk, "read", errSocketBytes)
 				return
 			}
-			if !s.push(sk, abi.NetEvent{Type: "data", Data: buf[:n]}) {
+			if !s.push(sk, abi.NetEvent{Type: "data", Data: bytes.Clone(buf[:n])}) {
 				return
 			}
 			select {

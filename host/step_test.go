@@ -80,9 +80,15 @@ func TestWorkflowSteps(t *testing.T) {
 					t.Fatalf("err=%v out=%+v", err, out)
 				}
 			}},
-		{name: "send.s3 is unsupported", code: `export default { run({ $ }) { $.send.s3({}) } }`,
+		{name: "send.s3 is a send", code: `export default { run({ $ }) { $.send.s3({ bucket: "b", prefix: "logs/", payload: { n: 1 } }) } }`,
+			check: func(t *testing.T, out *sandbox.Outcome, err error) {
+				if err != nil || len(out.Sends) != 1 || out.Sends[0].Kind != "s3" || out.Sends[0].Bucket != "b" || out.Sends[0].Prefix != "logs/" || string(out.Sends[0].Payload) != `{"n":1}` {
+					t.Fatalf("err=%v out=%+v", err, out)
+				}
+			}},
+		{name: "send.s3 refuses a prefix that climbs", code: `export default { run({ $ }) { $.send.s3({ prefix: "a/../b", payload: 1 }) } }`,
 			check: func(t *testing.T, _ *sandbox.Outcome, err error) {
-				if err == nil || !strings.Contains(err.Error(), "$.send.s3 is not supported") {
+				if err == nil || !strings.Contains(err.Error(), "no empty, . or .. segment") {
 					t.Fatalf("err = %v", err)
 				}
 			}},

@@ -52,9 +52,11 @@ staticcheck:
 
 ## unit runs the tests under the race detector, but for those that drive
 ## fount as separate processes built without it (the cluster's failover and
-## make run-cluster): the detector would only slow their NATS servers. Those
-## run beside, without it.
-PROCESS_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster)$$
+## make run-cluster), whose NATS servers the detector would only slow, and
+## the corpus of real npm libraries, whose time goes to JavaScript in the
+## sandbox and in Node, where the detector finds nothing. Those run beside,
+## without it.
+PROCESS_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster|TestCorpusAsInNode)$$
 unit: browser-deps corpus server-deps
 	@$(GO) test -count=1 -run '$(PROCESS_TESTS)' ./cmd/fount/ > .unit-processes.log 2>&1 & plain=$$!; \
 	$(GO) test -race -skip '$(PROCESS_TESTS)' ./...; race=$$?; \

@@ -77,12 +77,14 @@ browser-deps:
 corpus: guest-deps
 	@bash tools/corpus/fetch.sh
 
-## server-deps: Debian's PostgreSQL, the real server the tests' components
-## talk to on loopback.
+## server-deps: Debian's PostgreSQL and MariaDB, the real servers the
+## tests' components talk to on loopback.
 server-deps:
-	@if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then \
-		echo "installing: postgresql"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	@missing=""; ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	[ -x /usr/sbin/mariadbd ] || missing="$$missing mariadb-server"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
 ## screenshots: regenerate docs/screenshots/ from the dashboard's browser test.

@@ -184,3 +184,11 @@ func TestNpmSMTPClient(t *testing.T) {
 		t.Errorf("the server took %q", srv.messages)
 	}
 }
+
+// TestNpmMySQLClient: mysql2, deployed unchanged from the npm registry,
+// talks to a real MariaDB as it does in Node 20.
+func TestNpmMySQLClient(t *testing.T) {
+	t.Parallel()
+	port := startMariaDB(t)
+	checkClientAsInNode(t, "mysql", map[string]any{"port": port})
+}

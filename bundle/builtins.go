@@ -63,6 +63,7 @@ var providedBuiltins = map[string]string{
 	"querystring":         "querystring.js",
 	"stream":              "stream.js",
 	"stream/promises":     "stream_promises.js",
+	"stream/web":          "stream_web.js",
 	"string_decoder":      "vendor/string_decoder-1.3.0/lib/string_decoder.js",
 	"timers":              "timers.js",
 	"tls":                 "tls.js",
@@ -110,6 +111,10 @@ const nodeNamespace = "node"
 // global gets it from the buffer module, code that does not gets nothing.
 const bufferGlobal = "fount:buffer-global"
 
+// webStreamsGlobal is injected into bundles that name a WHATWG streams
+// global: web-streams-polyfill's, where they are used.
+const webStreamsGlobal = "fount:web-streams-global"
+
 // fsWithStreams is fs for bundles that name its streams: fs.js and the
 // module that makes the streams, which registers itself with it.
 const fsWithStreams = "fs_full.js"
@@ -141,10 +146,13 @@ func setupBuiltins(pb esbuild.PluginBuild, withStreams bool, used func()) {
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: "^" + bufferGlobal + "$"}, func(esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
 		return esbuild.OnResolveResult{Path: "buffer_global.js", Namespace: nodeNamespace}, nil
 	})
+	pb.OnResolve(esbuild.OnResolveOptions{Filter: "^" + webStreamsGlobal + "$"}, func(esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
+		return esbuild.OnResolveResult{Path: "web_streams_global.js", Namespace: nodeNamespace}, nil
+	})
 	pb.OnResolve(esbuild.OnResolveOptions{Filter: ".*", Namespace: nodeNamespace}, func(args esbuild.OnResolveArgs) (esbuild.OnResolveResult, error) {
 		if strings.HasPrefix(args.Path, ".") {
 			p := path.Join(path.Dir(args.Importer), args.Path)
-			if path.Ext(p) != ".js" {
+			if ext := path.Ext(p); ext != ".js" && ext != ".mjs" {
 				p += ".js"
 			}
 			if sub, ok := browserFiles[p]; ok {

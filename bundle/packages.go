@@ -78,14 +78,17 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	b, res := p.build(ctx, code, lock, false, false)
-	if out := res.OutputFiles; len(res.Errors) == 0 && (bufferUse.Match(out[0].Contents) || fsStreamUse(out[0].Contents)) {
-		// The code or a package uses the Buffer global, or fs's streams:
-		// bundle again with the buffer module injected where it is
-		// used, and fs with its streams.
-		downloaded := b.downloaded
-		b, res = p.build(ctx, code, append(b.locked(), lock...), bufferUse.Match(out[0].Contents), fsStreamUse(out[0].Contents))
-		b.downloaded += downloaded
+	b, res := p.build(ctx, code, lock, globalUses{})
+	if len(res.Errors) == 0 {
+		if uses := usesOf(res.OutputFiles[0].Contents); uses != (globalUses{}) {
+			// The code or a package uses a global that a module gives
+			// (Buffer, the WHATWG streams), or fs's streams: bundle again
+			// with those modules injected where they are used, and fs
+			// with its streams.
+			downloaded := b.downloaded
+			b, res = p.build(ctx, code, append(b.locked(), lock...), uses)
+			b.downloaded += downloaded
+		}
 	}
 	// What was downloaded counts against the account whatever the
 	// outcome: a deploy that fails cost the download too.
@@ -118,6 +121,19 @@ func (e *TimeoutError) Error() string {
 // bundle: a false match costs a second bundling only.
 var bufferUse = regexp.MustCompile(`\bBuffer\b`)
 
+// webStreamsUse finds the WHATWG streams globals in a bundle.
+var webStreamsUse = regexp.MustCompile(`\b(ReadableStream|WritableStream|TransformStream|ByteLengthQueuingStrategy|CountQueuingStrategy)\b`)
+
+// globalUses says what a first bundling found: globals a module gives,
+// to inject, and fs's streams.
+type globalUses struct {
+	buffer, webStreams, fsStreams bool
+}
+
+func usesOf(out []byte) globalUses {
+	return globalUses{buffer: bufferUse.Match(out), webStreams: webStreamsUse.Match(out), fsStreams: fsStreamUse(out)}
+}
+
 // fsStreamNames are what code that uses fs's streams names; fs.js names
 // them too, so its own part of a bundle is not searched.
 var fsStreamNames = regexp.MustCompile(`\b(createReadStream|createWriteStream|ReadStream|WriteStream)\b`)
@@ -140,11 +156,11 @@ func fsStreamUse(out []byte) bool {
 }
 
 // build bundles code once, with the buffer module injected as the
-// Buffer global when withBuffer, and fs with its streams when
-// withStreams.
-func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBuffer, withStreams bool) (*build, esbuild.BuildResult) {
+// Buffer global and the WHATWG streams when uses says, and fs with its
+// streams.
+func (p *Packages) build(ctx context.Context, code string, lock []Locked, uses globalUses) (*build, esbuild.BuildResult) {
 	b := &build{p: p, ctx: ctx, lock: map[string][]Locked{}, packuments: map[string]*packument{},
-		chosen: map[string]*instance{}, fsStreams: withStreams}
+		chosen: map[string]*instance{}, fsStreams: uses.fsStreams}
 	for _, l := range lock {
 		b.lock[l.Name] = append(b.lock[l.Name], l)
 	}
@@ -165,8 +181,11 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, withBu
 		Sourcemap:      esbuild.SourceMapInline,
 		SourcesContent: esbuild.SourcesContentExclude,
 	}
-	if withBuffer {
-		opts.Inject = []string{bufferGlobal}
+	if uses.buffer {
+		opts.Inject = append(opts.Inject, bufferGlobal)
+	}
+	if uses.webStreams {
+		opts.Inject = append(opts.Inject, webStreamsGlobal)
 	}
 	return b, esbuild.Build(opts)
 }

@@ -166,7 +166,7 @@ func TestBundleErrorsNameThePackage(t *testing.T) {
 		{"no matching version", `import x from "tinydate@^7"; export default {};`, nil, []string{`"tinydate"`, `no version matches "^7"`, "latest is 2.0.0"}},
 		{"integrity mismatch", `import x from "tampered"; export default {};`, nil, []string{`"tampered@1.0.0"`, "integrity mismatch"}},
 		{"built-in not provided", `import w from "path/win32"; export default {};`, nil, []string{`"path/win32"`, "Node built-in", "does not provide"}},
-		{"node: built-in not provided", `import w from "node:stream/web"; export default {};`, nil, []string{`"stream/web"`, "does not provide"}},
+		{"node: built-in not provided", `import w from "node:path/win32"; export default {};`, nil, []string{`"path/win32"`, "does not provide"}},
 		{"invalid name", `import x from "Not_Valid"; export default {};`, nil, []string{`"Not_Valid"`, "not a valid npm package name"}},
 		{"git dependency", `import x from "tinydate@github:a/b"; export default {};`, nil, []string{"not a version range"}},
 		{"subpath the package lacks", `import x from "lodashish/nope"; export default {};`, nil, []string{`"lodashish@4.17.21"`, `no module "lodashish/nope"`}},

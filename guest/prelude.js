@@ -330,6 +330,49 @@
     configurable: true,
   });
   if (Error.stackTraceLimit === undefined) Error.stackTraceLimit = 10;
+
+  // Globals of Node 20 that this QuickJS lacks and libraries use at load
+  // (undici, under cheerio). WeakRef holds its target strongly and
+  // FinalizationRegistry never calls back: a call's objects live no
+  // longer than its instance, which the host recycles.
+  if (typeof globalThis.WeakRef !== "function") {
+    globalThis.WeakRef = class WeakRef {
+      #target;
+      constructor(target) {
+        if (target === null || (typeof target !== "object" && typeof target !== "function")) throw new TypeError("WeakRef: invalid target");
+        this.#target = target;
+      }
+      deref() {
+        return this.#target;
+      }
+    };
+  }
+  if (typeof globalThis.FinalizationRegistry !== "function") {
+    globalThis.FinalizationRegistry = class FinalizationRegistry {
+      constructor(cleanup) {
+        if (typeof cleanup !== "function") throw new TypeError("FinalizationRegistry: cleanup must be callable");
+      }
+      register() {}
+      unregister() {
+        return false;
+      }
+    };
+  }
+  // performance as Node's global: the call's clock, no entries kept (the
+  // perf_hooks module keeps marks).
+  const timeOrigin = DateNow();
+  globalThis.performance = {
+    timeOrigin,
+    now: () => DateNow() - timeOrigin,
+    mark: (name) => ({ name: String(name), entryType: "mark", startTime: DateNow() - timeOrigin, duration: 0 }),
+    measure: (name) => ({ name: String(name), entryType: "measure", startTime: 0, duration: DateNow() - timeOrigin }),
+    clearMarks() {},
+    clearMeasures() {},
+    getEntries: () => [],
+    getEntriesByName: () => [],
+    getEntriesByType: () => [],
+    toJSON: () => ({ timeOrigin }),
+  };
   // The call's number, for state that lives within one call (fs's /tmp).
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.call"), { get: () => callSeq });
   // Pipedream's code steps export defineComponent({...}); it only marks

@@ -28,7 +28,6 @@ const corpusComponents = "testdata/corpus/components"
 // says the same. The test fails when one of them starts to match, so that
 // the table stays true.
 var corpusDifferences = map[string]string{
-	"cheerio":          "cheerio 1.0's main module loads undici (for fromURL), which needs the WHATWG streams (ReadableStream) fount does not have",
 	"luxon":            "QuickJS has no Intl, which luxon formats and converts time zones with",
 	"ssh2-sftp-client": "ssh2 takes Node's internal zlib binding at load (createInflate()._handle), and needs ciphers and Diffie-Hellman that node:crypto lacks",
 	"twilio":           "twilio@5 is 7.3 MB of JavaScript (every Twilio API, bundled whole); QuickJS runs out of a component's 64 MiB parsing it at load",

@@ -21,6 +21,7 @@ import constants from "node:constants";
 import { text, json } from "node:stream/consumers";
 import readline from "node:readline";
 import { Readable } from "node:stream";
+import { ReadableStream as WebReadable } from "node:stream/web";
 
 export default {
   name: "node-builtins-rest",
@@ -58,6 +59,13 @@ export default {
     const rl = readline.createInterface({ input: Readable.from(["one\ntw", "o\r\nthree"]), crlfDelay: Infinity });
     for await (const line of rl) lines.push(line);
     out.readline = lines;
+    const upper = new TransformStream({ transform: (chunk, c) => c.enqueue(chunk.toUpperCase()) });
+    const reader = new ReadableStream({ start(c) { c.enqueue("a"); c.enqueue("b"); c.close(); } }).pipeThrough(upper).getReader();
+    const chunks = [];
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+    out.webStreams = [chunks, WebReadable === ReadableStream, typeof WritableStream];
+    const target = { n: 1 };
+    out.globals = [new WeakRef(target).deref() === target, typeof new FinalizationRegistry(() => {}).register, typeof performance.now(), performance.now() >= 0];
     this.$emit(out);
   },
 };

@@ -4,12 +4,8 @@ import (
 	"bufio"
 	"crypto/tls"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,41 +22,14 @@ const clientFixtures = "testdata/clients"
 // checkClientAsInNode deploys testdata/clients/<name>.mjs, with its npm
 // imports resolved from the test corpus, on a server that may reach
 // loopback, runs it once on event and compares what it emits with
-// <name>.want.json; with node installed, it checks that Node emits that
-// too, with the same packages.
+// <name>.want.json and, with node installed, with what Node 20 emits
+// with the same packages.
 func checkClientAsInNode(t *testing.T, name string, event map[string]any) {
 	t.Helper()
-	code, err := os.ReadFile(filepath.Join(clientFixtures, name+".mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantRaw, err := os.ReadFile(filepath.Join(clientFixtures, name+".want.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.TrimSpace(string(wantRaw))
 	reg := npmtest.New(t)
 	publishCorpus(t, reg)
 	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), allowPrivateEgress: true})
-	src := s.deploySource(string(code), nil)
-	s.run(src["id"].(string), event)
-	if got := canonicalJSON(t, s.emittedOrFailed(src["id"].(string))); got != want {
-		t.Errorf("fount emitted\n%s\nNode 20 emits\n%s", got, want)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Log("node is not installed: the check that Node 20 emits " + name + ".want.json is skipped")
-		return
-	}
-	dir := t.TempDir()
-	installCorpus(t, dir)
-	if err := os.WriteFile(filepath.Join(dir, "component.mjs"), code, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, _ := json.Marshal(event)
-	if got := nodeEmits(t, node, dir, string(ev)); got != want {
-		t.Errorf("Node emits\n%s\nnot %s.want.json:\n%s", got, name, want)
-	}
+	fixtureAsInNode(t, s, clientFixtures, name, event, true)
 }
 
 // TestNpmPostgresClient: node-postgres (pg), deployed unchanged from the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,18 +29,26 @@ func TestNodeGlobals(t *testing.T) {
 // installed, it checks that Node emits that too.
 func checkAsInNode(t *testing.T, name string) {
 	t.Helper()
-	code, err := os.ReadFile(filepath.Join(nodeFixtures, name+".mjs"))
+	fixtureAsInNode(t, startEngineServer(t), nodeFixtures, name, map[string]any{}, false)
+}
+
+// fixtureAsInNode deploys <dir>/<name>.mjs on s, runs it once on event
+// and compares what it emits with <name>.want.json; with node installed,
+// it checks that Node emits that too, with the test corpus installed
+// when withCorpus.
+func fixtureAsInNode(t *testing.T, s *server, dir, name string, event map[string]any, withCorpus bool) {
+	t.Helper()
+	code, err := os.ReadFile(filepath.Join(dir, name+".mjs"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRaw, err := os.ReadFile(filepath.Join(nodeFixtures, name+".want.json"))
+	wantRaw, err := os.ReadFile(filepath.Join(dir, name+".want.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := strings.TrimSpace(string(wantRaw))
-	s := startEngineServer(t)
 	src := s.deploySource(string(code), nil)
-	s.run(src["id"].(string), map[string]any{})
+	s.run(src["id"].(string), event)
 	if got := canonicalJSON(t, s.emittedOrFailed(src["id"].(string))); got != want {
 		t.Errorf("fount emitted\n%s\nNode 20 emits\n%s", got, want)
 	}
@@ -48,11 +57,15 @@ func checkAsInNode(t *testing.T, name string) {
 		t.Log("node is not installed: the check that Node 20 emits " + name + ".want.json is skipped (apt-get install nodejs)")
 		return
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "component.mjs"), code, 0o644); err != nil {
+	work := t.TempDir()
+	if withCorpus {
+		installCorpus(t, work)
+	}
+	if err := os.WriteFile(filepath.Join(work, "component.mjs"), code, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := nodeEmits(t, node, dir, "{}"); got != want {
+	ev, _ := json.Marshal(event)
+	if got := nodeEmits(t, node, work, string(ev)); got != want {
 		t.Errorf("Node emits\n%s\nnot %s.want.json:\n%s", got, name, want)
 	}
 }

@@ -8,13 +8,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -134,32 +130,5 @@ func TestNodeSockets(t *testing.T) {
 			shout(ca.leaf)(tc)
 		}
 	})
-	event := map[string]any{"port": port, "tlsPort": tlsPort, "ca": ca.pem}
-	code, err := os.ReadFile(filepath.Join(nodeFixtures, "sockets.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join(nodeFixtures, "sockets.want.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := startEngineServer(t)
-	src := s.deploySource(string(code), nil)
-	s.run(src["id"].(string), event)
-	if got := canonicalJSON(t, s.events(src["id"].(string), "", 1)[0]["event"]); got != strings.TrimSpace(string(want)) {
-		t.Errorf("fount emitted\n%s\nNode 20 emits\n%s", got, want)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Log("node is not installed: the check that Node 20 emits sockets.want.json is skipped")
-		return
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "component.mjs"), code, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ev, _ := json.Marshal(event)
-	if got := nodeEmits(t, node, dir, string(ev)); got != strings.TrimSpace(string(want)) {
-		t.Errorf("Node emits\n%s\nnot sockets.want.json:\n%s", got, want)
-	}
+	fixtureAsInNode(t, startEngineServer(t), nodeFixtures, "sockets", map[string]any{"port": port, "tlsPort": tlsPort, "ca": ca.pem}, false)
 }

@@ -139,6 +139,13 @@ func (p *Policy) Fetch(ctx context.Context, req abi.FetchRequest) (abi.FetchResp
 		return abi.FetchResponse{}, err
 	}
 	for k, v := range req.Headers {
+		if strings.EqualFold(k, "Accept-Encoding") {
+			// The transport asks for gzip itself and hands over the body
+			// decompressed, without Content-Encoding; a client's own
+			// Accept-Encoding would make it hand over the compressed
+			// bytes, which the guest's text body cannot carry.
+			continue
+		}
 		hreq.Header.Set(k, v)
 	}
 	resp, err := p.client.Do(hreq)

@@ -1,8 +1,13 @@
 package egress
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/fount-dev/fount/abi"
@@ -31,5 +36,28 @@ func TestEgressPolicyAddresses(t *testing.T) {
 		if _, err := p.Fetch(context.Background(), abi.FetchRequest{URL: u, Method: "GET"}); !errors.Is(err, ErrDenied) {
 			t.Errorf("%s: err = %v, want ErrDenied", u, err)
 		}
+	}
+}
+
+// TestFetchHandsOverDecompressedBodies: a request that says it takes
+// gzip (as axios, got and node-fetch do) gets the body decompressed and
+// no Content-Encoding, since the guest's body is text.
+func TestFetchHandsOverDecompressedBodies(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			fmt.Fprint(w, "plain")
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		fmt.Fprint(zw, "squeezed")
+		zw.Close()
+	}))
+	defer srv.Close()
+	res, err := New(true, 0, 0).Fetch(context.Background(), abi.FetchRequest{URL: srv.URL, Method: "GET",
+		Headers: map[string]string{"Accept-Encoding": "gzip, deflate, br"}})
+	if err != nil || res.Body != "squeezed" || res.Headers["content-encoding"] != "" {
+		t.Fatalf("%v %q %v", err, res.Body, res.Headers)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -46,6 +47,15 @@ func vendorMock(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, `{"object":"user","id":"6794760a-1f15-45cd-9c65-0dfe42f5135a","type":"bot","name":"fount","bot":{}}`)
 		case r.URL.Path == "/json":
 			fmt.Fprint(w, `{"hello":"world","n":[1,2,3]}`)
+		case r.URL.Path == "/gzip": // compressed when the client takes it, as real APIs do
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				fmt.Fprint(w, `{"compressed":false}`)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			fmt.Fprint(zw, `{"compressed":true}`)
+			zw.Close()
 		case r.URL.Path == "/echo":
 			var in any
 			json.Unmarshal(body, &in)

@@ -9,6 +9,7 @@ export default {
     } catch (err) {
       missing = [err.name, err.response.status, err.response.data];
     }
-    this.$emit({ status: r.status, data: r.data, missing });
+    const gz = await axios.get(e.base + "/gzip");
+    this.$emit({ status: r.status, data: r.data, missing, gzip: gz.data });
   },
 };

@@ -10,6 +10,7 @@ export default {
     } catch (err) {
       missing = [err.name, err.response && err.response.statusCode];
     }
-    this.$emit({ get, post, missing });
+    const gz = await got(e.base + "/gzip").json();
+    this.$emit({ get, post, missing, gzip: gz });
   },
 };

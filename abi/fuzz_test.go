@@ -49,12 +49,14 @@ func FuzzDecodeResponse(f *testing.F) {
 
 func FuzzDecodeFetchRequest(f *testing.F) {
 	f.Add([]byte(`{"url":"https://example.com","method":"POST","headers":{"a":"b"},"body":"x"}`))
+	f.Add([]byte(`{"url":"https://example.com","method":"PUT","body":"AAEC/w==","body_encoding":"base64"}`))
+	f.Add([]byte(`{"url":"https://example.com","body":"%%%","body_encoding":"base64"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeFetchRequest(b)
 		if err != nil {
 			return
 		}
-		if r.URL == "" || !validToken(r.Method) {
+		if r.URL == "" || !validToken(r.Method) || r.BodyEncoding != "" {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

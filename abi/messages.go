@@ -2,6 +2,7 @@ package abi
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,12 +104,15 @@ func DecodeResponse(b []byte) (Response, error) {
 	return r, nil
 }
 
-// FetchRequest is what the guest passes to FuncFetch.
+// FetchRequest is what the guest passes to FuncFetch. A binary body
+// comes as base64, with BodyEncoding "base64"; decoding gives Body its
+// bytes and clears BodyEncoding.
 type FetchRequest struct {
-	URL     string            `json:"url"`
-	Method  string            `json:"method,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
-	Body    string            `json:"body,omitempty"`
+	URL          string            `json:"url"`
+	Method       string            `json:"method,omitempty"`
+	Headers      map[string]string `json:"headers,omitempty"`
+	Body         string            `json:"body,omitempty"`
+	BodyEncoding string            `json:"body_encoding,omitempty"`
 }
 
 // DecodeFetchRequest decodes and validates a FetchRequest. Whether the
@@ -120,6 +124,17 @@ func DecodeFetchRequest(b []byte) (FetchRequest, error) {
 	}
 	if r.URL == "" {
 		return r, fmt.Errorf("%w: fetch url is empty", ErrDecode)
+	}
+	switch r.BodyEncoding {
+	case "":
+	case "base64":
+		b, err := base64.StdEncoding.DecodeString(r.Body)
+		if err != nil {
+			return r, fmt.Errorf("%w: fetch body is not base64", ErrDecode)
+		}
+		r.Body, r.BodyEncoding = string(b), ""
+	default:
+		return r, fmt.Errorf("%w: unknown fetch body_encoding %q", ErrDecode, r.BodyEncoding)
 	}
 	if r.Method == "" {
 		r.Method = http.MethodGet
@@ -133,11 +148,14 @@ func DecodeFetchRequest(b []byte) (FetchRequest, error) {
 	return r, nil
 }
 
-// FetchResponse is the host's reply to FuncFetch.
+// FetchResponse is the host's reply to FuncFetch. A body that is not
+// UTF-8 text goes to the guest as base64, with BodyEncoding "base64"
+// (host side, Body holds the bytes as they came).
 type FetchResponse struct {
-	Status  int               `json:"status"`
-	Headers map[string]string `json:"headers"`
-	Body    string            `json:"body"`
+	Status       int               `json:"status"`
+	Headers      map[string]string `json:"headers"`
+	Body         string            `json:"body"`
+	BodyEncoding string            `json:"body_encoding,omitempty"`
 }
 
 // FetchFailure is the reply of a fetch whose request failed on the way

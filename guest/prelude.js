@@ -40,6 +40,7 @@
   const ArrayPrototypeJoin = uncurry(Array.prototype.join), ArrayPrototypePush = uncurry(Array.prototype.push),
     ArrayPrototypeSort = uncurry(Array.prototype.sort);
   const StringPrototypeEndsWith = uncurry(String.prototype.endsWith), StringPrototypeIndexOf = uncurry(String.prototype.indexOf),
+    StringPrototypeCharCodeAt = uncurry(String.prototype.charCodeAt),
     StringPrototypeSlice = uncurry(String.prototype.slice), StringPrototypeToLowerCase = uncurry(String.prototype.toLowerCase),
     StringPrototypeToUpperCase = uncurry(String.prototype.toUpperCase);
   // exec itself, never test or replace: those look exec up on the
@@ -398,7 +399,12 @@
     const headers = {};
     req.headers.forEach((v, k) => (headers[k] = v));
     const msg = { url: req.url, method: req.method, headers };
-    if (req._text() !== null) msg.body = req._text();
+    const content = req._content();
+    if (typeof content === "string") msg.body = content;
+    else if (content !== null) {
+      msg.body = base64(content); // bytes cross as base64: JSON carries text
+      msg.body_encoding = "base64";
+    }
     let res;
     try {
       res = hostFetch(msg);
@@ -410,6 +416,7 @@
       failed.cause = e;
       throw failed;
     }
+    if (res.body_encoding === "base64") res.body = unbase64(res.body);
     return Response._fromHost(res, req.url);
   };
 
@@ -466,21 +473,30 @@
   // ---- crypto -------------------------------------------------------------
   // Hashes, HMACs and random bytes come from the host (the crypto import);
   // node:crypto reaches hostCrypto through the symbol below.
+  // unbase64 decodes base64 (padding and stray characters skipped) by a
+  // table: the bodies of fetch responses can be megabytes.
   function unbase64(s) {
-    const out = [];
-    let acc = 0, bits = 0;
     const str = String(s);
+    let valid = 0;
     for (let i = 0; i < str.length; i++) {
-      const v = StringPrototypeIndexOf(B64, str[i]);
-      if (v < 0) continue;
-      acc = (acc << 6) | v;
+      const c = StringPrototypeCharCodeAt(str, i);
+      if (c < 128 && B64_INDEX[c] !== 255) valid++;
+    }
+    // Exactly as long as the bytes: callers hand out its buffer.
+    const out = new Uint8Array((valid * 6) >> 3);
+    let acc = 0, bits = 0, n = 0;
+    for (let i = 0; i < str.length; i++) {
+      const c = StringPrototypeCharCodeAt(str, i);
+      const v = c < 128 ? B64_INDEX[c] : 255;
+      if (v === 255) continue;
+      acc = ((acc << 6) | v) & 0xffffff;
       bits += 6;
       if (bits >= 8) {
         bits -= 8;
-        out[out.length] = (acc >> bits) & 255;
+        out[n++] = (acc >> bits) & 255;
       }
     }
-    return new Uint8Array(out);
+    return out;
   }
   function hostCryptoReply(req) {
     return JSONParse(hostCall("crypto", () => host.crypto(JSONStringify(req))));
@@ -526,6 +542,9 @@
 
   // ---- helpers -----------------------------------------------------------
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const B64_INDEX = new Uint8Array(128); // made before any component code runs
+  for (let i = 0; i < 128; i++) B64_INDEX[i] = 255;
+  for (let i = 0; i < 64; i++) B64_INDEX[StringPrototypeCharCodeAt(B64, i)] = i;
   function base64(bytes) {
     let out = "";
     for (let i = 0; i < bytes.length; i += 3) {

@@ -928,10 +928,9 @@
   }
   define("Headers", Headers);
 
-  // bodyText turns a body into the text the host sends, and the content
-  // type it implies. fount's fetch carries text: binary bodies are sent as
-  // their bytes read as UTF-8.
-  function bodyText(body, headers) {
+  // bodyContent turns a body into what the host sends, text or bytes,
+  // and the content type it implies.
+  function bodyContent(body, headers) {
     if (body === undefined || body === null) return null;
     if (typeof body === "string") {
       if (!headers.has("content-type")) headers.set("content-type", "text/plain;charset=UTF-8");
@@ -941,41 +940,48 @@
       if (!headers.has("content-type")) headers.set("content-type", "application/x-www-form-urlencoded;charset=UTF-8");
       return body.toString();
     }
-    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return utf8Decode(bytesOf(body), false);
+    if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return new Uint8Array(bytesOf(body));
     return String(body);
   }
 
+  // A body is text or bytes, as it came: text is read as UTF-8 when bytes
+  // are asked for, and bytes decoded as UTF-8 when text is.
   class Body {
-    #text;
+    #content;
     #used = false;
-    constructor(text) {
-      this.#text = text;
+    constructor(content) {
+      this.#content = content;
     }
     get bodyUsed() {
       return this.#used;
     }
     get body() {
-      return this.#text === null ? null : this.#text;
+      return this.#content === null ? null : this.#content;
     }
     #take() {
       if (this.#used) return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
       this.#used = true;
-      return Promise.resolve(this.#text === null ? "" : this.#text);
+      return Promise.resolve(this.#content === null ? "" : this.#content);
     }
     text() {
-      return this.#take();
+      return this.#take().then((c) => (typeof c === "string" ? c : utf8Decode(c, false)));
     }
     json() {
-      return this.#take().then((t) => JSON.parse(t));
+      return this.text().then((t) => JSON.parse(t));
     }
     arrayBuffer() {
-      return this.#take().then((t) => utf8Encode(t).buffer);
+      return this.bytes().then((b) => b.buffer);
     }
     bytes() {
-      return this.#take().then((t) => utf8Encode(t));
+      return this.#take().then((c) => (typeof c === "string" ? utf8Encode(c) : new Uint8Array(c)));
     }
     _text() {
-      return this.#text;
+      const c = this.#content;
+      return c === null || typeof c === "string" ? c : utf8Decode(c, false);
+    }
+    // _content is the body as it is held: a string, a Uint8Array or null.
+    _content() {
+      return this.#content;
     }
   }
 
@@ -984,7 +990,7 @@
     constructor(input, init = {}) {
       const from = input instanceof Request ? input : null;
       const headers = new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
-      const text = init.body !== undefined ? bodyText(init.body, headers) : from ? from._text() : null;
+      const text = init.body !== undefined ? bodyContent(init.body, headers) : from ? from._content() : null;
       super(text);
       this.url = from ? from.url : new URL(String(input)).href;
       const m = String(init.method !== undefined ? init.method : from ? from.method : "GET");
@@ -1006,7 +1012,7 @@
   class Response extends Body {
     constructor(body = null, init = {}) {
       const headers = new Headers(init.headers);
-      super(bodyText(body, headers));
+      super(bodyContent(body, headers));
       this.status = init.status === undefined ? 200 : Number(init.status);
       if (!(this.status >= 200 && this.status <= 599)) throw new RangeError('init["status"] must be in the range of 200 to 599, inclusive.');
       this.statusText = init.statusText !== undefined ? String(init.statusText) : "";
@@ -1019,7 +1025,7 @@
       return this.status >= 200 && this.status < 300;
     }
     clone() {
-      return new Response(this._text(), { status: this.status, statusText: this.statusText, headers: this.headers, url: this.url });
+      return new Response(this._content(), { status: this.status, statusText: this.statusText, headers: this.headers, url: this.url });
     }
     static json(data, init = {}) {
       const headers = new Headers(init.headers);

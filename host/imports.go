@@ -8,6 +8,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"hash"
@@ -279,6 +280,11 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 		// that code branching on err.code works.
 		out, _ := json.Marshal(abi.FetchFailure{Error: abi.FetchError{Code: egress.Code(err), Message: egress.Describe(err)}})
 		return inv.setReply(out)
+	}
+	if !utf8.ValidString(res.Body) {
+		// Bytes that are not text cross as base64, not mangled into
+		// JSON's replacement characters.
+		res.Body, res.BodyEncoding = base64.StdEncoding.EncodeToString([]byte(res.Body)), "base64"
 	}
 	out, err := json.Marshal(res)
 	if err != nil {

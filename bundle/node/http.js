@@ -2,8 +2,8 @@
 // egress policy (loopback and private addresses refused unless the server
 // allows them, every redirect re-checked, time and size capped). The
 // request body is collected and sent whole; the response arrives whole
-// and is streamed out of an IncomingMessage. Bodies are text: binary ones
-// are sent as their bytes read as UTF-8. There is no server.
+// and is streamed out of an IncomingMessage. Binary bodies cross the
+// host boundary as base64. There is no server.
 import { Readable, Writable } from "stream";
 import { EventEmitter } from "events";
 import { Buffer } from "buffer";
@@ -196,7 +196,14 @@ export class ClientRequest extends Writable {
     // (axios sends one), so the host's fetch is called as it is, not
     // through the fetch global, which refuses one on GET.
     const msg = { url: this.#url.href, method: this.method, headers: this.#headers };
-    if (body.length > 0) msg.body = body.toString("utf8");
+    if (body.length > 0) {
+      const text = body.toString("utf8");
+      if (Buffer.from(text, "utf8").equals(body)) msg.body = text;
+      else {
+        msg.body = body.toString("base64"); // bytes cross as base64: JSON carries text
+        msg.body_encoding = "base64";
+      }
+    }
     let res;
     try {
       await null; // as a socket would, answer after the caller has set its handlers up
@@ -210,7 +217,7 @@ export class ClientRequest extends Writable {
       clearTimeout(this.#timer);
     }
     if (this.aborted) return;
-    const msg2 = new IncomingMessage(res.status, Object.assign({}, res.headers), Buffer.from(res.body, "utf8"));
+    const msg2 = new IncomingMessage(res.status, Object.assign({}, res.headers), Buffer.from(res.body, res.body_encoding === "base64" ? "base64" : "utf8"));
     this.res = msg2;
     this.emit("response", msg2);
   }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,6 +49,14 @@ func vendorMock(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, `{"object":"user","id":"6794760a-1f15-45cd-9c65-0dfe42f5135a","type":"bot","name":"fount","bot":{}}`)
 		case r.URL.Path == "/json":
 			fmt.Fprint(w, `{"hello":"world","n":[1,2,3]}`)
+		case r.URL.Path == "/bytes": // every byte value, which no text encoding keeps
+			w.Header().Set("Content-Type", "application/octet-stream")
+			for i := range 256 {
+				w.Write([]byte{byte(i)})
+			}
+		case r.URL.Path == "/digest": // the SHA-256 of the body it was sent
+			sum := sha256.Sum256(body)
+			fmt.Fprintf(w, `{"size":%d,"sha256":%q}`, len(body), hex.EncodeToString(sum[:]))
 		case r.URL.Path == "/gzip": // compressed when the client takes it, as real APIs do
 			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
 				fmt.Fprint(w, `{"compressed":false}`)

@@ -10,6 +10,10 @@ export default {
       missing = [err.name, err.response.status, err.response.data];
     }
     const gz = await axios.get(e.base + "/gzip");
-    this.$emit({ status: r.status, data: r.data, missing, gzip: gz.data });
+    const bytes = await axios.get(e.base + "/bytes", { responseType: "arraybuffer" });
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    const sent = await axios.post(e.base + "/digest", all, { headers: { "content-type": "application/octet-stream" } });
+    const got = Buffer.from(bytes.data);
+    this.$emit({ status: r.status, data: r.data, missing, gzip: gz.data, bytes: [got.length, got.equals(all)], sent: sent.data });
   },
 };

@@ -182,12 +182,12 @@
     return t.seq;
   };
   globalThis.clearInterval = clearTimer;
-  // Immediates are due one millisecond early so that they run before
-  // timers set just before them, as in Node, even when the clock ticks
-  // in between.
+  // Immediates run before the timers due with them, as in Node, however
+  // much the clock moved between setting a timer and an immediate (a
+  // busy machine moves it by milliseconds).
   globalThis.setImmediate = function (fn, ...args) {
     const t = addTimer(fn, 0, args);
-    t.at -= 1;
+    t.immediate = true;
     return t.seq;
   };
   globalThis.clearImmediate = clearTimer;
@@ -1295,7 +1295,7 @@
     MapPrototypeForEach(timers, (t) => {
       if (t.at <= now) ArrayPrototypePush(due, t);
     });
-    ArrayPrototypeSort(due, (a, b) => a.at - b.at || a.seq - b.seq);
+    ArrayPrototypeSort(due, (a, b) => (b.immediate === true) - (a.immediate === true) || a.at - b.at || a.seq - b.seq);
     for (let i = 0; i < due.length; i++) {
       const t = due[i];
       if (!MapPrototypeDelete(timers, t.seq)) continue; // cleared by an earlier callback

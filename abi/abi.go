@@ -33,6 +33,11 @@ const (
 	// HMAC and random bytes are the host's: Go's implementations, not
 	// JavaScript ones in the guest.
 	FuncCrypto = "crypto"
+	// FuncCompress(ptr, len) -> replyLen | code. ptr/len hold a
+	// CompressRequest as JSON; the reply is a CompressReply as JSON:
+	// zlib's formats, compressed and decompressed by the host (Go's
+	// compress packages), pure computation on the guest's bytes.
+	FuncCompress = "compress"
 	// FuncNet(ptr, len) -> replyLen | code. ptr/len hold a NetRequest as
 	// JSON; the reply is a NetReply as JSON. Sockets and DNS, under the
 	// same egress policy as fetch.
@@ -52,7 +57,7 @@ const (
 // documents them.
 var HostFuncs = []string{
 	FuncLog, FuncEmit, FuncDBGet, FuncDBSet, FuncRespond, FuncAuth,
-	FuncFetch, FuncCrypto, FuncNet, FuncTake, FuncSleep, FuncInterrupted,
+	FuncFetch, FuncCrypto, FuncCompress, FuncNet, FuncTake, FuncSleep, FuncInterrupted,
 }
 
 // WASIModule is the only other import module the guest may use.

@@ -125,3 +125,21 @@ func FuzzDecodeNetRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeCompressRequest: guest bytes decode into a known op with a
+// level in range, or are refused; they never panic.
+func FuzzDecodeCompressRequest(f *testing.F) {
+	f.Add([]byte(`{"op":"gzip","data":"aGk=","level":9}`))
+	f.Add([]byte(`{"op":"inflate","data":""}`))
+	f.Add([]byte(`{"op":"brotli","data":"aGk="}`))
+	f.Add([]byte(`{"op":"deflate","data":"aGk=","level":10}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeCompressRequest(b)
+		if err != nil {
+			return
+		}
+		if !slices.Contains(CompressOps, r.Op) || (r.Level != nil && (*r.Level < -1 || *r.Level > 9)) {
+			t.Fatalf("accepted %+v", r)
+		}
+	})
+}

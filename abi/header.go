@@ -17,6 +17,7 @@ var hostFuncSignatures = map[string]string{
 	FuncAuth:        "int32_t fount_host_auth(const char *ptr, int32_t len)",
 	FuncFetch:       "int32_t fount_host_fetch(const char *ptr, int32_t len)",
 	FuncCrypto:      "int32_t fount_host_crypto(const char *ptr, int32_t len)",
+	FuncCompress:    "int32_t fount_host_compress(const char *ptr, int32_t len)",
 	FuncNet:         "int32_t fount_host_net(const char *ptr, int32_t len)",
 	FuncTake:        "int32_t fount_host_take(char *ptr, int32_t cap)",
 	FuncSleep:       "int32_t fount_host_sleep(int32_t ms)",

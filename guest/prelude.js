@@ -446,6 +446,25 @@
   }
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.fetch"), { value: hostFetch });
 
+  // ---- compression --------------------------------------------------------
+  // node:zlib (bundled with code that imports it) reaches the host's
+  // compress import through the symbol below: op's output as bytes, or an
+  // Error shaped as Node's zlib errors (code, errno).
+  function hostCompress(op, bytes, level) {
+    const req = record({ op, data: base64(bytes) });
+    if (level !== undefined) req.level = level;
+    const reply = JSONParse(hostCall("compress", () => host.compress(JSONStringify(req))));
+    if (reply.error) {
+      const e = reply.error;
+      const err = e.code === "ERR_BUFFER_TOO_LARGE" ? new RangeError(String(e.message)) : new Error(String(e.message));
+      err.code = String(e.code);
+      if (e.errno !== undefined) err.errno = e.errno;
+      throw err;
+    }
+    return unbase64(reply.bytes || "");
+  }
+  ObjectDefineProperty(globalThis.process, Symbol.for("fount.compress"), { value: hostCompress });
+
   // ---- sockets ------------------------------------------------------------
   // node:net, node:tls and node:dns (bundled with code that imports them)
   // reach the host's net import through the symbol below. Sockets live

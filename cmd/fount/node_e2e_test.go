@@ -79,6 +79,12 @@ func TestNodeBuiltins(t *testing.T) {
 	checkAsInNode(t, "builtins")
 }
 
+// TestNodeZlib: node:zlib's formats, forms and errors are Node 20's.
+func TestNodeZlib(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "zlib")
+}
+
 // TestNodeBuiltinsRest: the rest of Node's built-in modules load; what
 // fount gives of them (vm's runInThisContext, module's list,
 // diagnostics_channel, perf_hooks' marks, AsyncLocalStorage in

@@ -220,6 +220,10 @@ static JSValue h_crypto(JSContext *c, JSValueConst this, int argc, JSValueConst 
     return call_host(c, argv[0], "crypto", fount_host_crypto, 1);
 }
 
+static JSValue h_compress(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
+    return call_host(c, argv[0], "compress", fount_host_compress, 1);
+}
+
 static JSValue h_net(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     return call_host(c, argv[0], "net", fount_host_net, 1);
 }
@@ -338,6 +342,7 @@ static const JSCFunctionListEntry host_funcs[] = {
     JS_CFUNC_DEF("auth", 1, h_auth),
     JS_CFUNC_DEF("fetch", 1, h_fetch),
     JS_CFUNC_DEF("crypto", 1, h_crypto),
+    JS_CFUNC_DEF("compress", 1, h_compress),
     JS_CFUNC_DEF("net", 1, h_net),
     JS_CFUNC_DEF("evalScript", 2, h_eval_script),
     JS_CFUNC_DEF("evalModule", 2, h_eval_module),

@@ -1,0 +1,143 @@
+package host
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/fount-dev/fount/abi"
+)
+
+// hostCompress serves the compress import: zlib's formats for node:zlib,
+// pure computation on the guest's bytes, with no capability needed.
+func hostCompress(_ context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+	inv.clearReply()
+	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	if code != 0 {
+		return code
+	}
+	req, err := abi.DecodeCompressRequest(b)
+	if err != nil {
+		return abi.ErrInvalid
+	}
+	out, cerr := compress(req)
+	reply := abi.CompressReply{Bytes: out, Error: cerr}
+	msg, err := json.Marshal(reply)
+	if err != nil {
+		return abi.ErrFailed
+	}
+	return inv.setReply(msg)
+}
+
+// errTooLarge is an output over abi.MaxCompressOutput.
+var errTooLarge = errors.New("over the limit")
+
+// compress performs req, or says why it failed as Node's zlib would.
+func compress(req abi.CompressRequest) ([]byte, *abi.CompressError) {
+	level := flate.DefaultCompression
+	if req.Level != nil {
+		level = *req.Level
+	}
+	var out bytes.Buffer
+	limited := &limitedWriter{w: &out, left: abi.MaxCompressOutput}
+	var err error
+	switch req.Op {
+	case "deflate", "gzip", "deflateRaw":
+		err = compressTo(limited, req.Op, level, req.Data)
+	default:
+		err = decompressTo(limited, req.Op, req.Data)
+	}
+	if err != nil {
+		return nil, zlibError(err)
+	}
+	return out.Bytes(), nil
+}
+
+func compressTo(w io.Writer, op string, level int, data []byte) error {
+	var zw io.WriteCloser
+	var err error
+	switch op {
+	case "deflate":
+		zw, err = zlib.NewWriterLevel(w, level)
+	case "gzip":
+		zw, err = gzip.NewWriterLevel(w, level)
+	default:
+		zw, err = flate.NewWriter(w, level)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(data); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func decompressTo(w io.Writer, op string, data []byte) error {
+	in := bytes.NewReader(data)
+	if op == "unzip" {
+		op = "inflate"
+		if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+			op = "gunzip"
+		}
+	}
+	var zr io.Reader
+	switch op {
+	case "inflate":
+		r, err := zlib.NewReader(in)
+		if err != nil {
+			return err
+		}
+		zr = r
+	case "gunzip":
+		r, err := gzip.NewReader(in)
+		if err != nil {
+			return err
+		}
+		zr = r
+	default:
+		zr = flate.NewReader(in)
+	}
+	_, err := io.Copy(w, zr)
+	return err
+}
+
+// zlibError is err as Node's zlib reports it: its code, errno and words.
+func zlibError(err error) *abi.CompressError {
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, errTooLarge):
+		return &abi.CompressError{Code: "ERR_BUFFER_TOO_LARGE", Message: fmt.Sprintf("Cannot create a Buffer larger than %d bytes", abi.MaxCompressOutput)}
+	case errors.Is(err, zlib.ErrHeader), errors.Is(err, gzip.ErrHeader):
+		return &abi.CompressError{Code: "Z_DATA_ERROR", Errno: -3, Message: "incorrect header check"}
+	case errors.Is(err, zlib.ErrChecksum), errors.Is(err, gzip.ErrChecksum):
+		return &abi.CompressError{Code: "Z_DATA_ERROR", Errno: -3, Message: "incorrect data check"}
+	case errors.As(err, &corrupt):
+		return &abi.CompressError{Code: "Z_DATA_ERROR", Errno: -3, Message: "invalid block type"}
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return &abi.CompressError{Code: "Z_BUF_ERROR", Errno: -5, Message: "unexpected end of file"}
+	}
+	return &abi.CompressError{Code: "Z_DATA_ERROR", Errno: -3, Message: err.Error()}
+}
+
+// limitedWriter refuses writes past left bytes.
+type limitedWriter struct {
+	w    io.Writer
+	left int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if len(p) > l.left {
+		return 0, errTooLarge
+	}
+	l.left -= len(p)
+	return l.w.Write(p)
+}

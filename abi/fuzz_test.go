@@ -87,14 +87,22 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 	f.Add([]byte(`{"op":"sign","alg":"sha256","key":"a2V5","data":"aGk=","padding":"pss","salt_length":-1}`))
 	f.Add([]byte(`{"op":"verify","key":"a2V5","data":"","signature":"c2ln","dsa_encoding":"ieee-p1363"}`))
 	f.Add([]byte(`{"op":"key","key":"a2V5"}`))
+	f.Add([]byte(`{"op":"encrypt","cipher":"aes-256-gcm","key":"a2V5","iv":"aXY=","aad":"YQ==","data":"aGk="}`))
+	f.Add([]byte(`{"op":"scrypt","key":"cA==","salt":"cw==","n":1024,"r":8,"p":1,"length":32}`))
+	f.Add([]byte(`{"op":"scrypt","key":"cA==","n":4611686018427387904,"r":4611686018427387904,"p":1,"length":32}`))
+	f.Add([]byte(`{"op":"pbkdf2","alg":"sha256","key":"cA==","iterations":100000000,"length":32}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeCryptoRequest(b)
 		if err != nil {
 			return
 		}
 		keyed := r.Op == "sign" || r.Op == "verify" || r.Op == "key"
-		algOK := slices.Contains(CryptoAlgs, r.Alg) || r.Op == "random" || (keyed && r.Alg == "")
-		if r.Size < 0 || r.Size > MaxRandomBytes || !algOK || (keyed && len(r.Key) == 0) || r.SaltLength < -2 {
+		ciphered := r.Op == "encrypt" || r.Op == "decrypt"
+		algOK := slices.Contains(CryptoAlgs, r.Alg) || r.Op == "random" || r.Op == "scrypt" || ciphered || (keyed && r.Alg == "")
+		if r.Size < 0 || r.Size > MaxRandomBytes || !algOK || (keyed && len(r.Key) == 0) || r.SaltLength < -2 ||
+			(ciphered && !slices.Contains(Ciphers, r.Cipher)) ||
+			(r.Op == "scrypt" && (r.N > MaxScryptMemory/128 || r.R > MaxScryptMemory/128 || 128*r.N*r.R > MaxScryptMemory)) ||
+			(r.Op == "pbkdf2" && r.Iterations > MaxPBKDF2Iterations) {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

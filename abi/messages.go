@@ -259,13 +259,48 @@ type CryptoRequest struct {
 	SaltLength int    `json:"salt_length,omitempty"`
 	// DSAEncoding of ECDSA signatures: "" (DER) or "ieee-p1363" (r||s).
 	DSAEncoding string `json:"dsa_encoding,omitempty"`
+	// Cipher is an encrypt or decrypt op's (one of Ciphers), with its IV,
+	// the additional data and tag of an AEAD, its tag's length, and
+	// whether PKCS #7 padding is off (Node's setAutoPadding(false)).
+	Cipher    string `json:"cipher,omitempty"`
+	IV        []byte `json:"iv,omitempty"`
+	AAD       []byte `json:"aad,omitempty"`
+	Tag       []byte `json:"tag,omitempty"`
+	TagLength int    `json:"tag_length,omitempty"`
+	NoPadding bool   `json:"no_padding,omitempty"`
+	// Key derivation (pbkdf2, hkdf, scrypt): the salt, the info of hkdf,
+	// the iterations of pbkdf2, scrypt's cost N, block size r and
+	// parallelism p, and the length of the key made.
+	Salt       []byte `json:"salt,omitempty"`
+	Info       []byte `json:"info,omitempty"`
+	Iterations int    `json:"iterations,omitempty"`
+	N          int    `json:"n,omitempty"`
+	R          int    `json:"r,omitempty"`
+	P          int    `json:"p,omitempty"`
+	Length     int    `json:"length,omitempty"`
 }
+
+// Ciphers are the ciphers of FuncCrypto's encrypt and decrypt ops, by
+// Node's names.
+var Ciphers = []string{"aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-192-ctr", "aes-256-ctr",
+	"aes-128-gcm", "aes-192-gcm", "aes-256-gcm", "aes-128-ecb", "aes-192-ecb", "aes-256-ecb", "chacha20-poly1305"}
+
+// Limits of key derivation: one op runs on the host, outside the call's
+// interrupt, so each is bounded to well under a second and a few tens of
+// MiB (enough for the usual settings: 600,000 PBKDF2 iterations, scrypt
+// with N=2^15 and r=8).
+const (
+	MaxDerivedKey       = 1 << 16 // bytes of a derived key
+	MaxPBKDF2Iterations = 1_000_000
+	MaxScryptMemory     = 32 << 20 // 128 * N * r bytes
+)
 
 // CryptoReply is the host's reply to FuncCrypto: the digest, the random
 // bytes or the signature, base64; a verify op's answer in Valid; a key
 // op's description in Key.
 type CryptoReply struct {
 	Bytes []byte   `json:"bytes"`
+	Tag   []byte   `json:"tag,omitempty"` // an AEAD's, of an encrypt op
 	Valid bool     `json:"valid,omitempty"`
 	Key   *KeyInfo `json:"key,omitempty"`
 }
@@ -320,8 +355,26 @@ func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
 		if len(r.Key) == 0 {
 			return r, fmt.Errorf("%w: key needs a key", ErrDecode)
 		}
+	case "encrypt", "decrypt":
+		if !slices.Contains(Ciphers, r.Cipher) {
+			return r, fmt.Errorf("%w: cipher %q is not one of %v", ErrDecode, r.Cipher, Ciphers)
+		}
+	case "pbkdf2", "hkdf", "scrypt":
+		if r.Op != "scrypt" && !slices.Contains(CryptoAlgs, r.Alg) {
+			return r, fmt.Errorf("%w: crypto algorithm %q is not one of %v", ErrDecode, r.Alg, CryptoAlgs)
+		}
+		if r.Length < 1 || r.Length > MaxDerivedKey {
+			return r, fmt.Errorf("%w: a derived key of %d bytes (1 to %d)", ErrDecode, r.Length, MaxDerivedKey)
+		}
+		if r.Op == "pbkdf2" && (r.Iterations < 1 || r.Iterations > MaxPBKDF2Iterations) {
+			return r, fmt.Errorf("%w: %d pbkdf2 iterations (1 to %d)", ErrDecode, r.Iterations, MaxPBKDF2Iterations)
+		}
+		if r.Op == "scrypt" && (r.N < 2 || r.N&(r.N-1) != 0 || r.R < 1 || r.P < 1 || r.P > 16 ||
+			r.N > MaxScryptMemory/128 || r.R > MaxScryptMemory/128 || 128*r.N*r.R > MaxScryptMemory) {
+			return r, fmt.Errorf("%w: scrypt N=%d r=%d p=%d (N a power of two, 128*N*r at most %d bytes, p at most 16)", ErrDecode, r.N, r.R, r.P, MaxScryptMemory)
+		}
 	default:
-		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify or key", ErrDecode, r.Op)
+		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify, key, encrypt, decrypt, pbkdf2, hkdf or scrypt", ErrDecode, r.Op)
 	}
 	return r, nil
 }

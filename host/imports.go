@@ -386,6 +386,22 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		out = h.Sum(nil)
 	case "sign", "verify", "key":
 		return inv.keyOp(req)
+	case "encrypt", "decrypt":
+		out, tag, err := crypt(req)
+		if err != nil {
+			return inv.cryptoFailure(err)
+		}
+		reply, err := json.Marshal(abi.CryptoReply{Bytes: out, Tag: tag})
+		if err != nil {
+			return abi.ErrFailed
+		}
+		return inv.setReply(reply)
+	case "pbkdf2", "hkdf", "scrypt":
+		key, err := derive(req)
+		if err != nil {
+			return inv.cryptoFailure(err)
+		}
+		out = key
 	}
 	reply, err := json.Marshal(abi.CryptoReply{Bytes: out})
 	if err != nil {
@@ -416,6 +432,23 @@ func (inv *invocation) keyOp(req abi.CryptoRequest) int32 {
 		return abi.ErrFailed
 	}
 	return inv.setReply(out)
+}
+
+// cryptoFailure answers a crypto op that failed on the guest's input, as
+// Node reports it: its words, and its code when it has one.
+func (inv *invocation) cryptoFailure(err error) int32 {
+	failure := map[string]string{"error": err.Error()}
+	var ce *cryptoError
+	if errors.As(err, &ce) && ce.code != "" {
+		failure["code"] = ce.code
+	}
+	out, _ := json.Marshal(failure)
+	return inv.setReply(out)
+}
+
+// newHashFunc is newHash for what takes a constructor.
+func newHashFunc(alg string) func() hash.Hash {
+	return func() hash.Hash { return newHash(alg) }
 }
 
 // newHash returns the hash of an algorithm abi.DecodeCryptoRequest allows.

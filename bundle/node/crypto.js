@@ -1,6 +1,8 @@
-// node:crypto for fount: hashes, HMACs, random bytes, signatures and
-// keys computed by the host (the crypto import: Go's implementations),
-// and the Web Crypto global. Ciphers and key generation are not provided.
+// node:crypto for fount: hashes, HMACs, random bytes, signatures, keys,
+// ciphers (AES in CBC, CTR, GCM and ECB, ChaCha20-Poly1305) and key
+// derivation (pbkdf2, hkdf, scrypt) computed by the host (the crypto
+// import: Go's implementations), and the Web Crypto global. Key
+// generation and Diffie-Hellman are not provided.
 import { Buffer } from "buffer";
 
 const host = globalThis.crypto[Symbol.for("fount.crypto")];
@@ -112,9 +114,130 @@ export function timingSafeEqual(a, b) {
 }
 
 export const getHashes = () => ["md5", "sha1", "sha256", "sha384", "sha512"];
-// fount has no ciphers yet: libraries that pick one from this list (ssh2)
-// find none.
-export const getCiphers = () => [];
+export const getCiphers = () => ["aes-128-cbc", "aes-128-ctr", "aes-128-ecb", "aes-128-gcm", "aes-192-cbc", "aes-192-ctr",
+  "aes-192-ecb", "aes-192-gcm", "aes-256-cbc", "aes-256-ctr", "aes-256-ecb", "aes-256-gcm", "chacha20-poly1305"];
+
+// hostFailure throws a failed op's error, as Node's: its code when the
+// host gave one.
+function hostFailure(reply, Type = Error) {
+  const e = new Type(String(reply.error));
+  if (reply.code) e.code = String(reply.code);
+  throw e;
+}
+
+function keyBytes(key, enc) {
+  if (key instanceof KeyObject) return Buffer.from(key.export());
+  return toBuffer(key, enc);
+}
+
+// Cipheriv and Decipheriv gather what update is given and have the host
+// encrypt or decrypt it whole when final is called: update returns an
+// empty output, final all of it, which code that joins the two (nearly
+// all) cannot tell from Node's.
+class CipherBase {
+  #op;
+  #req;
+  #chunks = [];
+  #done = false;
+  #tag = null;
+  constructor(op, cipher, key, iv, options = {}) {
+    const name = String(cipher).toLowerCase();
+    if (!getCiphers().includes(name)) {
+      const e = new Error("Unknown cipher");
+      e.code = "ERR_CRYPTO_UNKNOWN_CIPHER";
+      throw e;
+    }
+    this.#op = op;
+    this.#req = { op, cipher: name, key: keyBytes(key).toString("base64"), iv: iv === null || iv === undefined ? "" : toBuffer(iv).toString("base64") };
+    if (options.authTagLength !== undefined) this.#req.tag_length = Number(options.authTagLength);
+  }
+  update(data, inputEncoding, outputEncoding) {
+    if (this.#done) throw Object.assign(new Error("Unsupported state"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    this.#chunks.push(toBuffer(data, inputEncoding));
+    const empty = Buffer.alloc(0);
+    return outputEncoding && outputEncoding !== "buffer" ? "" : empty;
+  }
+  final(outputEncoding) {
+    if (this.#done) throw Object.assign(new Error("Unsupported state"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    this.#done = true;
+    const req = Object.assign({}, this.#req, { data: Buffer.concat(this.#chunks).toString("base64") });
+    const reply = hostReply(req);
+    if (reply.error !== undefined) hostFailure(reply);
+    if (reply.tag) this.#tag = Buffer.from(reply.tag, "base64");
+    const out = Buffer.from(reply.bytes || "", "base64");
+    return outputEncoding && outputEncoding !== "buffer" ? out.toString(outputEncoding) : out;
+  }
+  setAutoPadding(on = true) {
+    if (on) delete this.#req.no_padding;
+    else this.#req.no_padding = true;
+    return this;
+  }
+  setAAD(aad) {
+    this.#req.aad = toBuffer(aad).toString("base64");
+    return this;
+  }
+  getAuthTag() {
+    if (this.#op !== "encrypt" || this.#tag === null) throw Object.assign(new Error("Invalid state for operation getAuthTag"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    return this.#tag;
+  }
+  setAuthTag(tag) {
+    if (this.#op !== "decrypt" || this.#done) throw Object.assign(new Error("Invalid state for operation setAuthTag"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    this.#req.tag = toBuffer(tag).toString("base64");
+    return this;
+  }
+}
+export class Cipheriv extends CipherBase {
+  constructor(cipher, key, iv, options) {
+    super("encrypt", cipher, key, iv, options);
+  }
+}
+export class Decipheriv extends CipherBase {
+  constructor(cipher, key, iv, options) {
+    super("decrypt", cipher, key, iv, options);
+  }
+}
+export const createCipheriv = (cipher, key, iv, options) => new Cipheriv(cipher, key, iv, options);
+export const createDecipheriv = (cipher, key, iv, options) => new Decipheriv(cipher, key, iv, options);
+
+// derive runs a key derivation on the host: a Buffer of keylen bytes.
+function derive(req) {
+  const reply = hostReply(req);
+  if (reply.error !== undefined) hostFailure(reply);
+  return Buffer.from(reply.bytes || "", "base64");
+}
+function later(fn, cb) {
+  let out, err = null;
+  try {
+    out = fn();
+  } catch (e) {
+    err = e;
+  }
+  setImmediate(() => (err ? cb(err) : cb(null, out)));
+}
+export function pbkdf2Sync(password, salt, iterations, keylen, digest) {
+  return derive({ op: "pbkdf2", alg: algOf(digest), key: toBuffer(password).toString("base64"), salt: toBuffer(salt).toString("base64"),
+    iterations: Number(iterations), length: Number(keylen) });
+}
+export function pbkdf2(password, salt, iterations, keylen, digest, cb) {
+  later(() => pbkdf2Sync(password, salt, iterations, keylen, digest), cb);
+}
+export function hkdfSync(digest, ikm, salt, info, keylen) {
+  const out = derive({ op: "hkdf", alg: algOf(digest), key: keyBytes(ikm).toString("base64"), salt: toBuffer(salt).toString("base64"),
+    info: toBuffer(info).toString("base64"), length: Number(keylen) });
+  return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
+}
+export function hkdf(digest, ikm, salt, info, keylen, cb) {
+  later(() => hkdfSync(digest, ikm, salt, info, keylen), cb);
+}
+export function scryptSync(password, salt, keylen, options = {}) {
+  const N = options.N || options.cost || 16384, r = options.r || options.blockSize || 8, p = options.p || options.parallelization || 1;
+  return derive({ op: "scrypt", key: toBuffer(password).toString("base64"), salt: toBuffer(salt).toString("base64"), n: N, r, p,
+    length: Number(keylen) });
+}
+export function scrypt(password, salt, keylen, options, cb) {
+  if (typeof options === "function") [cb, options] = [options, {}];
+  later(() => scryptSync(password, salt, keylen, options), cb);
+}
 export const getCurves = () => ["prime256v1", "secp384r1", "secp521r1"];
 
 // ---- keys and signatures ----------------------------------------------
@@ -293,5 +416,6 @@ export const Sign = Signer;
 export const Verify = Signer;
 
 export default { createHash, createHmac, randomBytes, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
-  timingSafeEqual, getHashes, getCiphers, getCurves, constants, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
+  timingSafeEqual, getHashes, getCiphers, getCurves, constants, Cipheriv, Decipheriv, createCipheriv, createDecipheriv,
+  pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
   createSign, createVerify, Sign, Verify };

@@ -79,6 +79,13 @@ func TestNodeBuiltins(t *testing.T) {
 	checkAsInNode(t, "builtins")
 }
 
+// TestNodeCiphers: node:crypto's ciphers and key derivation, done by the
+// host, give Node 20's bytes and errors.
+func TestNodeCiphers(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "ciphers")
+}
+
 // TestNodeZlib: node:zlib's formats, forms and errors are Node 20's.
 func TestNodeZlib(t *testing.T) {
 	t.Parallel()

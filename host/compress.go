@@ -89,6 +89,16 @@ func decompressTo(w io.Writer, op string, data []byte) error {
 			op = "gunzip"
 		}
 	}
+	// zlib looks at the first two bytes before it needs more; Go's readers
+	// read the whole header first, and would call bad data short.
+	if len(data) >= 2 {
+		switch {
+		case op == "gunzip" && (data[0] != 0x1f || data[1] != 0x8b):
+			return gzip.ErrHeader
+		case op == "inflate" && (data[0]&0x0f != 8 || (uint16(data[0])<<8|uint16(data[1]))%31 != 0):
+			return zlib.ErrHeader
+		}
+	}
 	var zr io.Reader
 	switch op {
 	case "inflate":

@@ -159,6 +159,9 @@ func TestRawABIBogusArguments(t *testing.T) {
 				call{"respond", []uint64{pp, nn}},
 				call{"auth", []uint64{pp, nn}},
 				call{"fetch", []uint64{pp, nn}},
+				call{"crypto", []uint64{pp, nn}},
+				call{"compress", []uint64{pp, nn}},
+				call{"net", []uint64{pp, nn}},
 				call{"take", []uint64{pp, nn}},
 			)
 		}
@@ -213,6 +216,18 @@ func TestRawABIMessages(t *testing.T) {
 		{"db_get denied", sandbox.Capabilities{}, "db_get", `k`, abi.ErrDenied},
 		{"auth denied", sandbox.Capabilities{}, "auth", `github`, abi.ErrDenied},
 		{"fetch denied without egress", rec.caps(), "fetch", `{"url":"http://example.com"}`, abi.ErrDenied},
+		{"net denied without egress", rec.caps(), "net", `{"op":"connect","host":"example.com","port":443}`, abi.ErrDenied},
+		{"net denied with an egress that has no sockets", sandbox.Capabilities{Egress: sandbox.EgressFunc(egress.New(true, time.Second, 1).Fetch)},
+			"net", `{"op":"connect","host":"example.com","port":443}`, abi.ErrDenied},
+		{"net unknown op", sandbox.Capabilities{Egress: egress.New(false, time.Second, 1)}, "net", `{"op":"listen","port":80}`, abi.ErrInvalid},
+		{"net port out of range", sandbox.Capabilities{Egress: egress.New(false, time.Second, 1)}, "net", `{"op":"connect","host":"h","port":70000}`, abi.ErrInvalid},
+		{"compress unknown op", rec.caps(), "compress", `{"op":"brotli","data":""}`, abi.ErrInvalid},
+		{"compress bad data answers an error", rec.caps(), "compress", `{"op":"gunzip","data":"bm90IGd6aXA="}`,
+			int32(len(`{"error":{"code":"Z_DATA_ERROR","errno":-3,"message":"incorrect header check"}}`))},
+		{"compress short data answers an error", rec.caps(), "compress", `{"op":"gunzip","data":"Hw=="}`,
+			int32(len(`{"error":{"code":"Z_BUF_ERROR","errno":-5,"message":"unexpected end of file"}}`))},
+		{"crypto unknown cipher", rec.caps(), "crypto", `{"op":"encrypt","cipher":"rot13","data":""}`, abi.ErrInvalid},
+		{"crypto scrypt too costly", rec.caps(), "crypto", `{"op":"scrypt","key":"cA==","n":1048576,"r":8,"p":1,"length":32}`, abi.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

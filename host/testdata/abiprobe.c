@@ -16,6 +16,9 @@ EXPORT("db_set") int32_t p_db_set(int32_t k, int32_t kn, int32_t v, int32_t vn) 
 EXPORT("respond") int32_t p_respond(int32_t p, int32_t n) { return fount_host_respond((const char *)p, n); }
 EXPORT("auth") int32_t p_auth(int32_t p, int32_t n) { return fount_host_auth((const char *)p, n); }
 EXPORT("fetch") int32_t p_fetch(int32_t p, int32_t n) { return fount_host_fetch((const char *)p, n); }
+EXPORT("crypto") int32_t p_crypto(int32_t p, int32_t n) { return fount_host_crypto((const char *)p, n); }
+EXPORT("compress") int32_t p_compress(int32_t p, int32_t n) { return fount_host_compress((const char *)p, n); }
+EXPORT("net") int32_t p_net(int32_t p, int32_t n) { return fount_host_net((const char *)p, n); }
 EXPORT("take") int32_t p_take(int32_t p, int32_t n) { return fount_host_take((char *)p, n); }
 EXPORT("sleep") int32_t p_sleep(int32_t ms) { return fount_host_sleep(ms); }
 EXPORT("interrupted") int32_t p_interrupted(void) { return fount_host_interrupted(); }

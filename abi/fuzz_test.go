@@ -91,6 +91,11 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 	f.Add([]byte(`{"op":"scrypt","key":"cA==","salt":"cw==","n":1024,"r":8,"p":1,"length":32}`))
 	f.Add([]byte(`{"op":"scrypt","key":"cA==","n":4611686018427387904,"r":4611686018427387904,"p":1,"length":32}`))
 	f.Add([]byte(`{"op":"pbkdf2","alg":"sha256","key":"cA==","iterations":100000000,"length":32}`))
+	f.Add([]byte(`{"op":"generate","key_type":"rsa","modulus_length":65536}`))
+	f.Add([]byte(`{"op":"generate","key_type":"ec","named_curve":"secp256k1"}`))
+	f.Add([]byte(`{"op":"generate","key_type":"x25519"}`))
+	f.Add([]byte(`{"op":"ecdh","named_curve":"prime256v1","key":"a2V5","peer":"BAE="}`))
+	f.Add([]byte(`{"op":"dh","key":"a2V5","peer":""}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeCryptoRequest(b)
 		if err != nil {
@@ -98,11 +103,14 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 		}
 		keyed := r.Op == "sign" || r.Op == "verify" || r.Op == "key"
 		ciphered := r.Op == "encrypt" || r.Op == "decrypt"
-		algOK := slices.Contains(CryptoAlgs, r.Alg) || r.Op == "random" || r.Op == "scrypt" || ciphered || (keyed && r.Alg == "")
+		algOK := slices.Contains(CryptoAlgs, r.Alg) || slices.Contains([]string{"random", "scrypt", "generate", "ecdh", "dh"}, r.Op) || ciphered || (keyed && r.Alg == "")
 		if r.Size < 0 || r.Size > MaxRandomBytes || !algOK || (keyed && len(r.Key) == 0) || r.SaltLength < -2 ||
 			(ciphered && !slices.Contains(Ciphers, r.Cipher)) ||
 			(r.Op == "scrypt" && (r.N > MaxScryptMemory/128 || r.R > MaxScryptMemory/128 || 128*r.N*r.R > MaxScryptMemory)) ||
-			(r.Op == "pbkdf2" && r.Iterations > MaxPBKDF2Iterations) {
+			(r.Op == "pbkdf2" && r.Iterations > MaxPBKDF2Iterations) ||
+			(r.Op == "generate" && r.KeyType == "rsa" && (r.ModulusLength < 1024 || r.ModulusLength > 4096)) ||
+			((r.Op == "ecdh" || (r.Op == "generate" && r.KeyType == "ec")) && !slices.Contains(NamedCurves, r.NamedCurve)) ||
+			(r.Op == "dh" && (len(r.Key) == 0 || len(r.Peer) == 0)) {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

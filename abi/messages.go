@@ -271,14 +271,27 @@ type CryptoRequest struct {
 	// Key derivation (pbkdf2, hkdf, scrypt): the salt, the info of hkdf,
 	// the iterations of pbkdf2, scrypt's cost N, block size r and
 	// parallelism p, and the length of the key made.
-	Salt       []byte `json:"salt,omitempty"`
-	Info       []byte `json:"info,omitempty"`
-	Iterations int    `json:"iterations,omitempty"`
-	N          int    `json:"n,omitempty"`
-	R          int    `json:"r,omitempty"`
-	P          int    `json:"p,omitempty"`
-	Length     int    `json:"length,omitempty"`
+	// A generate op's key: KeyType rsa, ec, ed25519 or x25519, with RSA's
+	// ModulusLength or EC's NamedCurve; an ecdh op's curve (NamedCurve),
+	// private key (Key, raw; none makes one) and the peer's public key
+	// (Peer, a raw point); a dh op's private key (Key) and the peer's
+	// public key (Peer), PEM or DER, both EC on one curve or both X25519.
+	KeyType       string `json:"key_type,omitempty"`
+	ModulusLength int    `json:"modulus_length,omitempty"`
+	NamedCurve    string `json:"named_curve,omitempty"`
+	Peer          []byte `json:"peer,omitempty"`
+	Salt          []byte `json:"salt,omitempty"`
+	Info          []byte `json:"info,omitempty"`
+	Iterations    int    `json:"iterations,omitempty"`
+	N             int    `json:"n,omitempty"`
+	R             int    `json:"r,omitempty"`
+	P             int    `json:"p,omitempty"`
+	Length        int    `json:"length,omitempty"`
 }
+
+// NamedCurves are the curves of FuncCrypto's generate and ecdh ops, by
+// OpenSSL's names (Node's).
+var NamedCurves = []string{"prime256v1", "secp384r1", "secp521r1"}
 
 // Ciphers are the ciphers of FuncCrypto's encrypt and decrypt ops, by
 // Node's names.
@@ -299,10 +312,14 @@ const (
 // bytes or the signature, base64; a verify op's answer in Valid; a key
 // op's description in Key.
 type CryptoReply struct {
-	Bytes []byte   `json:"bytes"`
-	Tag   []byte   `json:"tag,omitempty"` // an AEAD's, of an encrypt op
-	Valid bool     `json:"valid,omitempty"`
-	Key   *KeyInfo `json:"key,omitempty"`
+	Bytes []byte `json:"bytes"`
+	Tag   []byte `json:"tag,omitempty"` // an AEAD's, of an encrypt op
+	// An ecdh op's raw private key and public point (uncompressed); its
+	// Bytes are the shared secret when a peer was given.
+	Private []byte   `json:"private,omitempty"`
+	Public  []byte   `json:"public,omitempty"`
+	Valid   bool     `json:"valid,omitempty"`
+	Key     *KeyInfo `json:"key,omitempty"`
 }
 
 // KeyInfo describes an asymmetric key, as Node's KeyObject does, with
@@ -310,7 +327,7 @@ type CryptoReply struct {
 // PEM: what KeyObject.export gives.
 type KeyInfo struct {
 	Type          string `json:"type"`                     // "private" or "public"
-	Algorithm     string `json:"asymmetric_key_type"`      // "rsa", "ec" or "ed25519"
+	Algorithm     string `json:"asymmetric_key_type"`      // "rsa", "ec", "ed25519" or "x25519"
 	ModulusLength int    `json:"modulus_length,omitempty"` // rsa
 	NamedCurve    string `json:"named_curve,omitempty"`    // ec: prime256v1, secp384r1, secp521r1
 	PublicPEM     string `json:"public_pem"`
@@ -355,6 +372,23 @@ func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
 		if len(r.Key) == 0 {
 			return r, fmt.Errorf("%w: key needs a key", ErrDecode)
 		}
+	case "generate":
+		switch {
+		case r.KeyType == "rsa" && (r.ModulusLength < 1024 || r.ModulusLength > 4096 || r.ModulusLength%8 != 0):
+			return r, fmt.Errorf("%w: an RSA key of %d bits (1024 to 4096, a multiple of 8)", ErrDecode, r.ModulusLength)
+		case r.KeyType == "ec" && !slices.Contains(NamedCurves, r.NamedCurve):
+			return r, fmt.Errorf("%w: curve %q is not one of %v", ErrDecode, r.NamedCurve, NamedCurves)
+		case !slices.Contains([]string{"rsa", "ec", "ed25519", "x25519"}, r.KeyType):
+			return r, fmt.Errorf("%w: key type %q is not rsa, ec, ed25519 or x25519", ErrDecode, r.KeyType)
+		}
+	case "dh":
+		if len(r.Key) == 0 || len(r.Peer) == 0 {
+			return r, fmt.Errorf("%w: dh needs a private key and a peer's public key", ErrDecode)
+		}
+	case "ecdh":
+		if !slices.Contains(NamedCurves, r.NamedCurve) {
+			return r, fmt.Errorf("%w: curve %q is not one of %v", ErrDecode, r.NamedCurve, NamedCurves)
+		}
 	case "encrypt", "decrypt":
 		if !slices.Contains(Ciphers, r.Cipher) {
 			return r, fmt.Errorf("%w: cipher %q is not one of %v", ErrDecode, r.Cipher, Ciphers)
@@ -374,7 +408,7 @@ func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
 			return r, fmt.Errorf("%w: scrypt N=%d r=%d p=%d (N a power of two, 128*N*r at most %d bytes, p at most 16)", ErrDecode, r.N, r.R, r.P, MaxScryptMemory)
 		}
 	default:
-		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify, key, encrypt, decrypt, pbkdf2, hkdf or scrypt", ErrDecode, r.Op)
+		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify, key, generate, ecdh, dh, encrypt, decrypt, pbkdf2, hkdf or scrypt", ErrDecode, r.Op)
 	}
 	return r, nil
 }

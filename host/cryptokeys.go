@@ -2,6 +2,7 @@ package host
 
 import (
 	"crypto"
+	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -83,15 +84,44 @@ func checkRSA(k *rsa.PublicKey) error {
 	return nil
 }
 
+// parseAnyKey is parseKey and X25519's keys, which agree on secrets but
+// never sign: priv is a crypto.Signer or an *ecdh.PrivateKey.
+func parseAnyKey(raw []byte) (priv any, pub crypto.PublicKey, err error) {
+	signer, pub, err := parseKey(raw)
+	if err == nil {
+		if signer != nil {
+			return signer, pub, nil
+		}
+		return nil, pub, nil
+	}
+	der := raw
+	if block, _ := pem.Decode(raw); block != nil {
+		der = block.Bytes
+	}
+	if k, perr := x509.ParsePKCS8PrivateKey(der); perr == nil {
+		if k, ok := k.(*ecdh.PrivateKey); ok {
+			return k, k.PublicKey(), nil
+		}
+	}
+	if k, perr := x509.ParsePKIXPublicKey(der); perr == nil {
+		if k, ok := k.(*ecdh.PublicKey); ok {
+			return nil, k, nil
+		}
+	}
+	return nil, nil, err
+}
+
 // describeKey is the key op: what Node's KeyObject says of a key, with
 // its public half as SPKI PEM and a private key as PKCS #8 PEM.
 func describeKey(raw []byte) (*abi.KeyInfo, error) {
-	priv, pub, err := parseKey(raw)
+	priv, pub, err := parseAnyKey(raw)
 	if err != nil {
 		return nil, err
 	}
 	info := &abi.KeyInfo{Type: "public"}
 	switch k := pub.(type) {
+	case *ecdh.PublicKey:
+		info.Algorithm = "x25519"
 	case *rsa.PublicKey:
 		info.Algorithm, info.ModulusLength = "rsa", k.N.BitLen()
 	case *ecdsa.PublicKey:

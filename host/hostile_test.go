@@ -227,6 +227,12 @@ func TestRawABIMessages(t *testing.T) {
 		{"compress short data answers an error", rec.caps(), "compress", `{"op":"gunzip","data":"Hw=="}`,
 			int32(len(`{"error":{"code":"Z_BUF_ERROR","errno":-5,"message":"unexpected end of file"}}`))},
 		{"crypto unknown cipher", rec.caps(), "crypto", `{"op":"encrypt","cipher":"rot13","data":""}`, abi.ErrInvalid},
+		{"crypto RSA key too large to make", rec.caps(), "crypto", `{"op":"generate","key_type":"rsa","modulus_length":16384}`, abi.ErrInvalid},
+		{"crypto ecdh on an unknown curve", rec.caps(), "crypto", `{"op":"ecdh","named_curve":"secp256k1"}`, abi.ErrInvalid},
+		{"crypto dh without a peer", rec.caps(), "crypto", `{"op":"dh","key":"a2V5"}`, abi.ErrInvalid},
+		{"crypto ecdh with a bad point answers an error", rec.caps(), "crypto",
+			`{"op":"ecdh","named_curve":"prime256v1","key":"yK+p2EW6dRZrXCFXZ7HWk05Qw9s26JsSe4piKxIPZyE=","peer":"At6tvu8="}`,
+			int32(len(`{"error":"Public key is not valid for specified curve","code":"ERR_CRYPTO_ECDH_INVALID_PUBLIC_KEY"}`))},
 		{"crypto scrypt too costly", rec.caps(), "crypto", `{"op":"scrypt","key":"cA==","n":1048576,"r":8,"p":1,"length":32}`, abi.ErrInvalid},
 	}
 	for _, tt := range tests {

@@ -396,6 +396,36 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 			return abi.ErrFailed
 		}
 		return inv.setReply(reply)
+	case "generate":
+		key, err := generateKey(req)
+		if err != nil {
+			return inv.cryptoFailure(err)
+		}
+		reply, err := json.Marshal(abi.CryptoReply{Key: key})
+		if err != nil {
+			return abi.ErrFailed
+		}
+		return inv.setReply(reply)
+	case "ecdh":
+		reply, err := ecdhKeys(req)
+		if err != nil {
+			return inv.cryptoFailure(err)
+		}
+		msg, err := json.Marshal(reply)
+		if err != nil {
+			return abi.ErrFailed
+		}
+		return inv.setReply(msg)
+	case "dh":
+		secret, err := agree(req)
+		if err != nil {
+			return inv.cryptoFailure(err)
+		}
+		reply, err := json.Marshal(abi.CryptoReply{Bytes: secret})
+		if err != nil {
+			return abi.ErrFailed
+		}
+		return inv.setReply(reply)
 	case "pbkdf2", "hkdf", "scrypt":
 		key, err := derive(req)
 		if err != nil {

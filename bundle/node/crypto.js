@@ -415,7 +415,119 @@ export const createVerify = (alg) => new Signer(alg);
 export const Sign = Signer;
 export const Verify = Signer;
 
+// ---- key generation and agreement -----------------------------------
+
+// Node's curve names and their aliases (JWK's and the NIST names).
+const curveNames = { "prime256v1": "prime256v1", "p-256": "prime256v1", "secp256r1": "prime256v1",
+  "secp384r1": "secp384r1", "p-384": "secp384r1", "secp521r1": "secp521r1", "p-521": "secp521r1" };
+
+function namedCurve(name) {
+  const c = curveNames[String(name).toLowerCase()];
+  if (!c) throw Object.assign(new TypeError("Invalid EC curve name"), { code: "ERR_CRYPTO_INVALID_CURVE" });
+  return c;
+}
+
+function publicHalf(info) {
+  return new KeyObject("public", Object.assign({}, info, { type: "public", private_pem: undefined }));
+}
+
+function encodedKey(k, encoding) {
+  return encoding ? k.export(encoding) : k;
+}
+
+export function generateKeyPairSync(type, options = {}) {
+  const req = { op: "generate", key_type: String(type) };
+  if (type === "rsa") {
+    if (options.publicExponent !== undefined && Number(options.publicExponent) !== 65537) {
+      throw keyError("fount makes RSA keys with the public exponent 65537 only", "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM");
+    }
+    req.modulus_length = Number(options.modulusLength);
+  } else if (type === "ec") {
+    req.named_curve = namedCurve(options.namedCurve);
+  } else if (type !== "ed25519" && type !== "x25519") {
+    throw Object.assign(new TypeError("The argument 'type' must be a supported key type. Received '" + type + "'"),
+      { code: "ERR_INVALID_ARG_VALUE" });
+  }
+  const reply = hostReply(req);
+  if (reply.error !== undefined) hostFailure(reply, RangeError);
+  const privateKey = new KeyObject("private", reply.key);
+  return { publicKey: encodedKey(publicHalf(reply.key), options.publicKeyEncoding),
+    privateKey: encodedKey(privateKey, options.privateKeyEncoding) };
+}
+
+export function generateKeyPair(type, options, cb) {
+  if (typeof options === "function") [cb, options] = [options, {}];
+  later(() => generateKeyPairSync(type, options), (err, pair) => (err ? cb(err) : cb(null, pair.publicKey, pair.privateKey)));
+}
+
+// diffieHellman is the secret two keys share: EC keys on one curve, or
+// X25519 keys.
+export function diffieHellman({ privateKey, publicKey } = {}) {
+  if (!(privateKey instanceof KeyObject) || !(publicKey instanceof KeyObject)) {
+    throw Object.assign(new TypeError("The \"options.privateKey\" and \"options.publicKey\" properties must be KeyObjects"),
+      { code: "ERR_INVALID_ARG_TYPE" });
+  }
+  const reply = hostReply({ op: "dh", key: KeyObject.keyBytes(privateKey).toString("base64"),
+    peer: KeyObject.keyBytes(publicKey).toString("base64") });
+  if (reply.error !== undefined) hostFailure(reply);
+  return Buffer.from(reply.bytes || "", "base64");
+}
+
+function encoded(buf, enc) {
+  return enc && enc !== "buffer" ? buf.toString(enc) : buf;
+}
+
+// compressPoint is an uncompressed point's compressed form (0x02 or 0x03
+// by y's parity, then x).
+function compressPoint(point) {
+  const size = (point.length - 1) / 2;
+  const out = Buffer.alloc(size + 1);
+  out[0] = point[point.length - 1] & 1 ? 3 : 2;
+  point.copy(out, 1, 1, 1 + size);
+  return out;
+}
+
+export class ECDH {
+  #curve;
+  #private = null;
+  #public = null;
+  constructor(curve) {
+    this.#curve = namedCurve(curve);
+  }
+  #keys(key) {
+    const req = { op: "ecdh", named_curve: this.#curve };
+    if (key) req.key = key.toString("base64");
+    const reply = hostReply(req);
+    if (reply.error !== undefined) hostFailure(reply);
+    this.#private = Buffer.from(reply.private, "base64");
+    this.#public = Buffer.from(reply.public, "base64");
+  }
+  generateKeys(enc, format) {
+    this.#keys(null);
+    return this.getPublicKey(enc, format);
+  }
+  setPrivateKey(key, enc) {
+    this.#keys(toBuffer(key, enc));
+  }
+  getPrivateKey(enc) {
+    if (!this.#private) throw Object.assign(new Error("Failed to get ECDH private key"), { code: "ERR_CRYPTO_OPERATION_FAILED" });
+    return encoded(Buffer.from(this.#private), enc);
+  }
+  getPublicKey(enc, format) {
+    if (!this.#public) throw Object.assign(new Error("Failed to get ECDH public key"), { code: "ERR_CRYPTO_OPERATION_FAILED" });
+    return encoded(format === "compressed" ? compressPoint(this.#public) : Buffer.from(this.#public), enc);
+  }
+  computeSecret(other, inputEncoding, outputEncoding) {
+    if (!this.#private) throw Object.assign(new Error("Failed to compute ECDH key"), { code: "ERR_CRYPTO_OPERATION_FAILED" });
+    const reply = hostReply({ op: "ecdh", named_curve: this.#curve, key: this.#private.toString("base64"),
+      peer: toBuffer(other, inputEncoding).toString("base64") });
+    if (reply.error !== undefined) hostFailure(reply);
+    return encoded(Buffer.from(reply.bytes, "base64"), outputEncoding);
+  }
+}
+export const createECDH = (curve) => new ECDH(curve);
+
 export default { createHash, createHmac, randomBytes, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
   timingSafeEqual, getHashes, getCiphers, getCurves, constants, Cipheriv, Decipheriv, createCipheriv, createDecipheriv,
   pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
-  createSign, createVerify, Sign, Verify };
+  createSign, createVerify, Sign, Verify, generateKeyPair, generateKeyPairSync, diffieHellman, ECDH, createECDH };

@@ -238,3 +238,11 @@ func TestNodeFSStreams(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "fs-streams")
 }
+
+// TestNodeKeygen: generateKeyPair(Sync), diffieHellman and createECDH
+// give what Node 20 gives: key types and details, RFC 7748's X25519
+// vectors, P-256 ECDH from a fixed private key, and Node's error codes.
+func TestNodeKeygen(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "keygen")
+}

@@ -77,11 +77,12 @@ browser-deps:
 corpus: guest-deps
 	@bash tools/corpus/fetch.sh
 
-## server-deps: Debian's PostgreSQL and MariaDB, the real servers the
+## server-deps: Debian's PostgreSQL, MariaDB and OpenSSH server, the real servers the
 ## tests' components talk to on loopback.
 server-deps:
 	@missing=""; ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	[ -x /usr/sbin/mariadbd ] || missing="$$missing mariadb-server"; \
+	[ -x /usr/sbin/sshd ] || missing="$$missing openssh-server"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \

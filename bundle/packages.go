@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -220,6 +221,16 @@ type instance struct {
 	optionalPeers map[string]bool
 }
 
+// replacedFiles are files of packages that need what the sandbox lacks
+// and that fount replaces, whatever the version, by a module of its own
+// with the same surface (node/replace/), by package and path. A short
+// list, each documented in docs/runtime.md: fount runs published code
+// unchanged wherever it can.
+var replacedFiles = map[string]string{
+	// WebAssembly (emscripten's Poly1305), instantiated when ssh2 loads.
+	"ssh2/lib/protocol/crypto/poly1305.js": "ssh2-poly1305.js",
+}
+
 // innerResolve marks the plugin's own calls to esbuild's resolver.
 type innerResolve struct{}
 
@@ -288,6 +299,14 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 	})
 	pb.OnLoad(esbuild.OnLoadOptions{Filter: `.*`, Namespace: npmNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
 		f, _ := args.PluginData.(packageFile)
+		if file, ok := replacedFiles[f.in.name+"/"+f.rel]; ok {
+			src, err := nodeFS.ReadFile(path.Join("node", "replace", file))
+			if err != nil {
+				return esbuild.OnLoadResult{}, b.fail(fmt.Errorf("fount's replacement of %s/%s: %w", f.in.name, f.rel, err))
+			}
+			contents := string(src)
+			return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Join(f.in.root(), filepath.Dir(filepath.FromSlash(f.rel))), Loader: esbuild.LoaderJS}, nil
+		}
 		raw, err := f.read()
 		if err != nil {
 			return esbuild.OnLoadResult{}, b.fail(&PackageError{Package: f.in.id(), Reason: fmt.Sprintf("its file %s cannot be read: %v", f.rel, err)})

@@ -24,6 +24,17 @@ Buffer.prototype.toString = function (enc, start, end) {
   return toString.call(this, "base64", start, end).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 };
 
+// Node's Buffer has per-encoding slice and write methods (utf8Slice,
+// hexWrite...) that it documents nowhere but that libraries call for
+// speed (ssh2 reads keys with them).
+for (const [name, enc] of [["ascii", "ascii"], ["base64", "base64"], ["base64url", "base64url"], ["hex", "hex"],
+  ["latin1", "latin1"], ["ucs2", "ucs2"], ["utf8", "utf8"]]) {
+  Object.defineProperty(Buffer.prototype, name + "Slice", { configurable: true, writable: true,
+    value(start = 0, end = this.length) { return this.toString(enc, start, end); } });
+  Object.defineProperty(Buffer.prototype, name + "Write", { configurable: true, writable: true,
+    value(string, offset = 0, length = this.length - offset) { return this.write(string, offset, length, enc); } });
+}
+
 export { Buffer };
 export const { SlowBuffer, INSPECT_MAX_BYTES, kMaxLength } = polyfill;
 export const constants = { MAX_LENGTH: polyfill.kMaxLength, MAX_STRING_LENGTH: (1 << 29) - 24 };

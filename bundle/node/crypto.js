@@ -41,7 +41,7 @@ class Digest {
   }
   update(data, enc) {
     if (this.#done) throw Object.assign(new Error("Digest already called"), { code: "ERR_CRYPTO_HASH_FINALIZED" });
-    this.#chunks.push(toBuffer(data, enc));
+    this.#chunks.push(Buffer.from(toBuffer(data, enc))); // a copy: callers reuse their buffers
     return this;
   }
   digest(enc) {
@@ -77,6 +77,28 @@ export function randomBytes(size, cb) {
     return undefined;
   }
   return out;
+}
+
+// randomFillSync fills buf (a TypedArray, DataView or ArrayBuffer) from
+// offset, size bytes, with random bytes.
+export function randomFillSync(buf, offset = 0, size) {
+  const view = buf instanceof ArrayBuffer ? new Uint8Array(buf) : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (size === undefined) size = view.length - offset;
+  if (!Number.isInteger(offset) || offset < 0 || offset > view.length) {
+    throw Object.assign(new RangeError('The value of "offset" is out of range.'), { code: "ERR_OUT_OF_RANGE" });
+  }
+  if (!Number.isInteger(size) || size < 0 || offset + size > view.length) {
+    throw Object.assign(new RangeError('The value of "size" is out of range.'), { code: "ERR_OUT_OF_RANGE" });
+  }
+  view.set(randomBytes(size), offset);
+  return buf;
+}
+
+export function randomFill(buf, offset, size, cb) {
+  if (typeof offset === "function") [cb, offset, size] = [offset, 0, undefined];
+  else if (typeof size === "function") [cb, size] = [size, undefined];
+  randomFillSync(buf, offset, size);
+  queueMicrotask(() => cb(null, buf));
 }
 
 export function randomInt(min, max, cb) {
@@ -153,7 +175,7 @@ class CipherBase {
   }
   update(data, inputEncoding, outputEncoding) {
     if (this.#done) throw Object.assign(new Error("Unsupported state"), { code: "ERR_CRYPTO_INVALID_STATE" });
-    this.#chunks.push(toBuffer(data, inputEncoding));
+    this.#chunks.push(Buffer.from(toBuffer(data, inputEncoding))); // a copy: callers reuse their buffers
     const empty = Buffer.alloc(0);
     return outputEncoding && outputEncoding !== "buffer" ? "" : empty;
   }
@@ -390,7 +412,7 @@ class Signer {
     hashOf(alg);
   }
   update(data, enc) {
-    this.#chunks.push(toBuffer(data, enc));
+    this.#chunks.push(Buffer.from(toBuffer(data, enc))); // a copy: callers reuse their buffers
     return this;
   }
   write(data, enc) {
@@ -527,7 +549,7 @@ export class ECDH {
 }
 export const createECDH = (curve) => new ECDH(curve);
 
-export default { createHash, createHmac, randomBytes, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
+export default { createHash, createHmac, randomBytes, randomFill, randomFillSync, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
   timingSafeEqual, getHashes, getCiphers, getCurves, constants, Cipheriv, Decipheriv, createCipheriv, createDecipheriv,
   pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
   createSign, createVerify, Sign, Verify, generateKeyPair, generateKeyPairSync, diffieHellman, ECDH, createECDH };

@@ -60,11 +60,44 @@ export const deflate = callback("deflate"), inflate = callback("inflate"), gzip 
   gunzip = callback("gunzip"), deflateRaw = callback("deflateRaw"), inflateRaw = callback("inflateRaw"),
   unzip = callback("unzip");
 
+// ZlibHandle stands for Node's native zlib handle, which some libraries
+// reach through a stream's _handle to compress packet by packet (ssh2
+// takes its constructor at load). fount's zlib works on whole buffers,
+// so the handle exists but refuses work, saying why.
+class ZlibHandle {
+  constructor(mode) {
+    this.mode = mode;
+  }
+  #unavailable() {
+    const e = new Error("zlib's native handle is not available in fount: its zlib works on whole buffers (zlib.inflateSync, streams that give their output at the end)");
+    e.code = "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM";
+    throw e;
+  }
+  init() {
+    this.#unavailable();
+  }
+  write() {
+    this.#unavailable();
+  }
+  writeSync() {
+    this.#unavailable();
+  }
+  params() {
+    this.#unavailable();
+  }
+  reset() {}
+  close() {}
+}
+
+const handleModes = { deflate: constants.DEFLATE, inflate: constants.INFLATE, gzip: constants.GZIP, gunzip: constants.GUNZIP,
+  deflateRaw: constants.DEFLATERAW, inflateRaw: constants.INFLATERAW, unzip: constants.UNZIP };
+
 // Zlib is the stream of one operation: what is written is gathered, and
 // the result comes out when the stream ends.
 class Zlib extends Transform {
   constructor(op, options = {}) {
     super(options);
+    this._handle = new ZlibHandle(handleModes[op]);
     this._op = op;
     this._options = options;
     this._chunks = [];
@@ -97,6 +130,7 @@ class Zlib extends Transform {
   }
   close(cb) {
     if (typeof cb === "function") this.once("close", cb);
+    this._handle = null;
     this.destroy();
   }
   reset() {

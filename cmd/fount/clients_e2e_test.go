@@ -161,3 +161,13 @@ func TestNpmMySQLClient(t *testing.T) {
 	port := startMariaDB(t)
 	checkClientAsInNode(t, "mysql", map[string]any{"port": port})
 }
+
+// TestNpmSFTPClient: ssh2-sftp-client (over ssh2), deployed unchanged
+// from the npm registry, logs in to a real OpenSSH server with a key and
+// moves files over SFTP as it does in Node 20.
+func TestNpmSFTPClient(t *testing.T) {
+	t.Parallel()
+	sshd := startSSHD(t)
+	checkClientAsInNode(t, "sftp", map[string]any{"port": sshd.port, "username": sshd.username, "key": sshd.key,
+		"fingerprint": sshd.fingerprint, "dir": sshd.dir})
+}

@@ -1,5 +1,6 @@
 // Calls of node:crypto and the crypto global: fount (hashing on the host)
-// must give what Node 20 gives.
+// must give what Node 20 gives, also when a buffer given to update is
+// changed afterwards.
 import crypto, { createHmac, timingSafeEqual } from "node:crypto";
 
 export default {
@@ -25,6 +26,22 @@ export default {
       globalThis.crypto.getRandomValues(new Uint32Array(4)).length, crypto.randomInt(10) < 10, uuid !== crypto.randomUUID()];
     const d = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode("hello world"));
     out.subtle = Buffer.from(d).toString("hex");
+    // A buffer reused after update (as protocol code does with a length
+    // prefix) counts with the bytes it had when given.
+    const reused = Buffer.from("len1");
+    const h = crypto.createHash("sha256").update(reused);
+    reused.write("len2");
+    const m = createHmac("sha256", "k").update(reused);
+    reused.fill(0);
+    const cipher = crypto.createCipheriv("aes-128-ctr", Buffer.alloc(16, 1), Buffer.alloc(16, 2));
+    const head = cipher.update(Buffer.from("abcd"));
+    const plain = Buffer.from("efgh");
+    const rest = cipher.update(plain);
+    plain.fill(0);
+    const buf = Buffer.alloc(8);
+    crypto.randomFillSync(buf, 4, 2);
+    out.reused = [h.update(reused).digest("hex"), m.digest("hex"), Buffer.concat([head, rest, cipher.final()]).toString("hex"),
+      buf.readUInt32BE(0), buf.readUInt16BE(6), crypto.randomFillSync(new Uint8Array(3)).length];
     this.$emit(out);
   },
 };

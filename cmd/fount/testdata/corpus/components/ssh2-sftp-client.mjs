@@ -1,4 +1,5 @@
-// No SSH server in the tests: the connection is refused, as in Node.
+// A closed port: the connection is refused, as in Node. TestNpmSFTPClient
+// drives the same client against a real OpenSSH server.
 import Client from "ssh2-sftp-client";
 export default {
   name: "corpus-sftp", version: "0.1.0",

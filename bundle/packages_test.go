@@ -262,3 +262,16 @@ func TestEveryProvidedBuiltinBundles(t *testing.T) {
 		t.Errorf("the Buffer global was not injected: %v\n%.300s", err, res.Code)
 	}
 }
+
+// TestReplacedFilesAreEmbedded: every file fount replaces in a package
+// has its replacement in the binary, so that a package never loads the
+// original by a missing entry.
+func TestReplacedFilesAreEmbedded(t *testing.T) {
+	t.Parallel()
+	for orig, file := range replacedFiles {
+		src, err := nodeFS.ReadFile("node/replace/" + file)
+		if err != nil || len(src) == 0 {
+			t.Errorf("%s: its replacement %s is not embedded: %v", orig, file, err)
+		}
+	}
+}

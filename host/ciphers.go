@@ -30,9 +30,11 @@ var (
 	errPadding   = &cryptoError{"ERR_OSSL_BAD_DECRYPT", "error:1C800064:Provider routines::bad decrypt"}
 )
 
-// crypt encrypts or decrypts req.Data whole: Node's Cipheriv and
-// Decipheriv, whose update and final fount's node:crypto gathers into one
-// op. It returns the output and, for an AEAD encryption, the tag.
+// crypt encrypts or decrypts req.Data whole from req.IV: Node's Cipheriv
+// and Decipheriv, whose node:crypto sends each update's whole blocks (CBC,
+// ECB, chaining the IV itself), each update from the counter reached
+// (CTR), or an AEAD's whole input at final. It returns the output and,
+// for an AEAD encryption, the tag.
 func crypt(req abi.CryptoRequest) ([]byte, []byte, error) {
 	if req.Cipher == "chacha20-poly1305" {
 		return chacha(req)

@@ -152,14 +152,36 @@ function keyBytes(key, enc) {
   return toBuffer(key, enc);
 }
 
-// Cipheriv and Decipheriv gather what update is given and have the host
-// encrypt or decrypt it whole when final is called: update returns an
-// empty output, final all of it, which code that joins the two (nearly
-// all) cannot tell from Node's.
+function invalidState(what) {
+  return Object.assign(new Error(what), { code: "ERR_CRYPTO_INVALID_STATE" });
+}
+
+// addToCounter adds n to a big-endian 128-bit counter, in place.
+function addToCounter(counter, n) {
+  for (let i = counter.length - 1; i >= 0 && n > 0; i--) {
+    const sum = counter[i] + (n % 256);
+    counter[i] = sum & 0xff;
+    n = Math.floor(n / 256) + (sum >> 8);
+  }
+}
+
+// Cipheriv and Decipheriv work as Node's: update gives what it can at
+// once. CTR is a stream: each update is the host's encryption from the
+// counter reached so far. CBC and ECB give whole blocks, keeping the rest
+// (and, when decrypting with padding, the last block) for final, which
+// pads or unpads. The AEADs (GCM, ChaCha20-Poly1305) gather their input
+// and give all of it at final, when the tag is made or checked: update
+// returns an empty output, which code that joins the two (nearly all, and
+// ssh2) cannot tell from Node's.
 class CipherBase {
   #op;
-  #req;
-  #chunks = [];
+  #name;
+  #mode;
+  #key;
+  #iv;
+  #opts = {};
+  #pending = [];
+  #offset = 0; // CTR: where in its block the stream stands
   #done = false;
   #tag = null;
   constructor(op, cipher, key, iv, options = {}) {
@@ -170,41 +192,94 @@ class CipherBase {
       throw e;
     }
     this.#op = op;
-    this.#req = { op, cipher: name, key: keyBytes(key).toString("base64"), iv: iv === null || iv === undefined ? "" : toBuffer(iv).toString("base64") };
-    if (options.authTagLength !== undefined) this.#req.tag_length = Number(options.authTagLength);
+    this.#name = name;
+    this.#mode = name === "chacha20-poly1305" ? "aead" : name.slice(name.lastIndexOf("-") + 1);
+    if (this.#mode === "gcm") this.#mode = "aead";
+    this.#key = keyBytes(key);
+    this.#iv = iv === null || iv === undefined ? Buffer.alloc(0) : Buffer.from(toBuffer(iv));
+    // Node checks the key and IV here, as OpenSSL's init does.
+    const keyLength = name === "chacha20-poly1305" ? 32 : Number(name.split("-")[1]) / 8;
+    if (this.#key.length !== keyLength) throw Object.assign(new RangeError("Invalid key length"), { code: "ERR_CRYPTO_INVALID_KEYLEN" });
+    const ivLength = { cbc: 16, ctr: 16, ecb: 0 }[this.#mode];
+    if ((ivLength !== undefined && this.#iv.length !== ivLength) || (this.#mode === "aead" && this.#iv.length === 0)) {
+      throw Object.assign(new TypeError("Invalid initialization vector"), { code: "ERR_CRYPTO_INVALID_IV" });
+    }
+    if (options.authTagLength !== undefined) this.#opts.tag_length = Number(options.authTagLength);
   }
-  update(data, inputEncoding, outputEncoding) {
-    if (this.#done) throw Object.assign(new Error("Unsupported state"), { code: "ERR_CRYPTO_INVALID_STATE" });
-    this.#chunks.push(Buffer.from(toBuffer(data, inputEncoding))); // a copy: callers reuse their buffers
-    const empty = Buffer.alloc(0);
-    return outputEncoding && outputEncoding !== "buffer" ? "" : empty;
-  }
-  final(outputEncoding) {
-    if (this.#done) throw Object.assign(new Error("Unsupported state"), { code: "ERR_CRYPTO_INVALID_STATE" });
-    this.#done = true;
-    const req = Object.assign({}, this.#req, { data: Buffer.concat(this.#chunks).toString("base64") });
+  // #host runs the cipher over data with iv, padding or not.
+  #host(data, iv, pad) {
+    const req = Object.assign({ op: this.#op, cipher: this.#name, key: this.#key.toString("base64"),
+      iv: iv.toString("base64"), data: data.toString("base64") }, this.#opts);
+    if (!pad) req.no_padding = true;
     const reply = hostReply(req);
     if (reply.error !== undefined) hostFailure(reply);
     if (reply.tag) this.#tag = Buffer.from(reply.tag, "base64");
-    const out = Buffer.from(reply.bytes || "", "base64");
+    return Buffer.from(reply.bytes || "", "base64");
+  }
+  #padding() {
+    return !this.#opts.no_padding;
+  }
+  // #blocks runs CBC or ECB over the whole blocks of data, chaining the
+  // IV to the last ciphertext block.
+  #blocks(data) {
+    if (data.length === 0) return Buffer.alloc(0);
+    const out = this.#host(data, this.#iv, false);
+    if (this.#mode === "cbc") this.#iv = Buffer.from((this.#op === "encrypt" ? out : data).subarray(-16));
+    return out;
+  }
+  #update(data) {
+    if (this.#mode === "aead") {
+      this.#pending.push(data);
+      return Buffer.alloc(0);
+    }
+    if (this.#mode === "ctr") {
+      if (data.length === 0) return Buffer.alloc(0);
+      const out = this.#host(Buffer.concat([Buffer.alloc(this.#offset), data]), this.#iv, false).subarray(this.#offset);
+      const advanced = this.#offset + data.length;
+      addToCounter(this.#iv, Math.floor(advanced / 16));
+      this.#offset = advanced % 16;
+      return out;
+    }
+    const all = Buffer.concat([...this.#pending, data]);
+    let whole = all.length - (all.length % 16);
+    // Decrypting with padding, the last block waits for final to unpad.
+    if (this.#op === "decrypt" && this.#padding() && whole === all.length) whole -= 16;
+    whole = Math.max(whole, 0);
+    this.#pending = [all.subarray(whole)];
+    return this.#blocks(all.subarray(0, whole));
+  }
+  update(data, inputEncoding, outputEncoding) {
+    if (this.#done) throw invalidState("Unsupported state");
+    // A copy: callers reuse their buffers.
+    const out = this.#update(Buffer.from(toBuffer(data, inputEncoding)));
+    return outputEncoding && outputEncoding !== "buffer" ? out.toString(outputEncoding) : out;
+  }
+  final(outputEncoding) {
+    if (this.#done) throw invalidState("Unsupported state");
+    this.#done = true;
+    let out = Buffer.alloc(0);
+    if (this.#mode === "aead") out = this.#host(Buffer.concat(this.#pending), this.#iv, true);
+    else if (this.#mode === "ctr") this.#host(Buffer.alloc(0), this.#iv, false); // checks the key and IV as Node's final would have
+    else out = this.#host(Buffer.concat(this.#pending), this.#iv, this.#padding());
+    this.#pending = [];
     return outputEncoding && outputEncoding !== "buffer" ? out.toString(outputEncoding) : out;
   }
   setAutoPadding(on = true) {
-    if (on) delete this.#req.no_padding;
-    else this.#req.no_padding = true;
+    if (on) delete this.#opts.no_padding;
+    else this.#opts.no_padding = true;
     return this;
   }
   setAAD(aad) {
-    this.#req.aad = toBuffer(aad).toString("base64");
+    this.#opts.aad = toBuffer(aad).toString("base64");
     return this;
   }
   getAuthTag() {
-    if (this.#op !== "encrypt" || this.#tag === null) throw Object.assign(new Error("Invalid state for operation getAuthTag"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    if (this.#op !== "encrypt" || this.#tag === null) throw invalidState("Invalid state for operation getAuthTag");
     return this.#tag;
   }
   setAuthTag(tag) {
-    if (this.#op !== "decrypt" || this.#done) throw Object.assign(new Error("Invalid state for operation setAuthTag"), { code: "ERR_CRYPTO_INVALID_STATE" });
-    this.#req.tag = toBuffer(tag).toString("base64");
+    if (this.#op !== "decrypt" || this.#done) throw invalidState("Invalid state for operation setAuthTag");
+    this.#opts.tag = toBuffer(tag).toString("base64");
     return this;
   }
 }

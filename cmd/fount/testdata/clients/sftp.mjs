@@ -1,7 +1,8 @@
-// ssh2-sftp-client against a real OpenSSH server: a key exchange, a
-// host key checked by its fingerprint, public-key login, and SFTP's
-// put, list, stat, get, append, rename, mkdir, rmdir, delete and a
-// missing file's error; and ssh2's Poly1305, which fount replaces.
+// ssh2-sftp-client against a real OpenSSH server: a key exchange
+// (curve25519 with AES-GCM, then ECDH P-256 with AES-CTR and an HMAC), a
+// host key checked by its fingerprint, public-key login, and SFTP's put,
+// list, stat, get, append, rename, mkdir, rmdir, delete and a missing
+// file's error; and ssh2's Poly1305, which fount replaces.
 import Client from "ssh2-sftp-client";
 import crypto from "node:crypto";
 import createPoly1305 from "ssh2/lib/protocol/crypto/poly1305.js";
@@ -54,6 +55,13 @@ export default {
     } catch (e) {
       out.missing = [e.code, e.message.replace(dir, "DIR")];
     }
+    // A second connection on other algorithms: ECDH on P-256, AES in CTR
+    // mode (a stream cipher) with an HMAC.
+    const other = new Client();
+    await other.connect({ host: "127.0.0.1", port: event.port, username: event.username, privateKey: event.key,
+      algorithms: { kex: ["ecdh-sha2-nistp256"], cipher: ["aes256-ctr"], hmac: ["hmac-sha2-256-etm@openssh.com"] } });
+    out.otherAlgorithms = [(await other.list(dir)).map((f) => f.name).sort(), (await other.get(dir + "/big.txt")).length];
+    await other.end();
     out.delete = (await sftp.delete(dir + "/big.txt")).replace(dir, "DIR");
     out.end = await sftp.end();
     // RFC 8439, section 2.5.2, the message split in two as ssh2 does.

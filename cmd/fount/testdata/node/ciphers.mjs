@@ -43,7 +43,25 @@ export default {
     }
     const raw = crypto.createCipheriv("aes-128-cbc", key(16), iv(16)).setAutoPadding(false);
     out.noPadding = [Buffer.concat([raw.update(key(32)), raw.final()]).toString("hex")];
+    // update gives what it can at once: CTR all of it, CBC and ECB whole
+    // blocks (decrypting with padding, all but the last block).
+    const chunks = [text.slice(0, 5), text.slice(5, 25), text.slice(25), "", "0123456789abcdef0123"];
+    for (const [cipher, v] of [["aes-128-ctr", 16], ["aes-256-cbc", 16], ["aes-192-ecb", 0]]) {
+      const k = key(cipher.includes("128") ? 16 : cipher.includes("192") ? 24 : 32);
+      const c = crypto.createCipheriv(cipher, k, v ? iv(v) : null);
+      const parts = chunks.map((t) => c.update(t, "utf8"));
+      parts.push(c.final());
+      const sealed = Buffer.concat(parts);
+      const d = crypto.createDecipheriv(cipher, k, v ? iv(v) : null);
+      const opened = [1, 16, 17, 3].reduce(([acc, at], n) => [[...acc, d.update(sealed.subarray(at, at + n))], at + n], [[], 0]);
+      const rest = d.update(sealed.subarray(37));
+      const last = d.final();
+      out["stream " + cipher] = [parts.map((p) => p.length), sealed.toString("hex"), opened[0].map((p) => p.length), rest.length, last.length,
+        Buffer.concat([...opened[0], rest, last]).toString()];
+    }
     out.errors = {
+      keyAtCreation: failure(() => crypto.createCipheriv("aes-128-ctr", key(24), iv(16))),
+      ivAtCreation: failure(() => crypto.createDecipheriv("aes-256-cbc", key(32), iv(12))),
       keyLength: failure(() => crypto.createCipheriv("aes-256-cbc", key(16), iv(16)).final()),
       iv: failure(() => crypto.createCipheriv("aes-128-cbc", key(16), iv(8)).final()),
       blocks: failure(() => {

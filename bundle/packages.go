@@ -91,6 +91,17 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 			b.downloaded += downloaded
 		}
 	}
+	if len(res.Errors) == 0 && len(res.OutputFiles[0].Contents) > minifyAbove {
+		// A bundle this large would not fit a component's memory once
+		// QuickJS has compiled it (every name is kept, and twilio's 7.3
+		// MB ran out of 64 MiB): bundle it again minified, names kept
+		// for stacks and for code that reads them.
+		downloaded := b.downloaded
+		uses := usesOf(res.OutputFiles[0].Contents)
+		uses.minify = true
+		b, res = p.build(ctx, code, append(b.locked(), lock...), uses)
+		b.downloaded += downloaded
+	}
 	// What was downloaded counts against the account whatever the
 	// outcome: a deploy that fails cost the download too.
 	failed := Resolved{Downloaded: b.downloaded}
@@ -126,10 +137,14 @@ var bufferUse = regexp.MustCompile(`\bBuffer\b`)
 var webStreamsUse = regexp.MustCompile(`\b(ReadableStream|WritableStream|TransformStream|ByteLengthQueuingStrategy|CountQueuingStrategy)\b`)
 
 // globalUses says what a first bundling found: globals a module gives,
-// to inject, and fs's streams.
+// to inject, and fs's streams; and whether the bundle is to be minified.
 type globalUses struct {
 	buffer, webStreams, fsStreams bool
+	minify                        bool
 }
+
+// minifyAbove is the size of bundle past which it is minified.
+const minifyAbove = 3 << 20
 
 func usesOf(out []byte) globalUses {
 	return globalUses{buffer: bufferUse.Match(out), webStreams: webStreamsUse.Match(out), fsStreams: fsStreamUse(out)}
@@ -181,6 +196,9 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, uses g
 		Define:         map[string]string{"global": "globalThis"},
 		Sourcemap:      esbuild.SourceMapInline,
 		SourcesContent: esbuild.SourcesContentExclude,
+	}
+	if uses.minify {
+		opts.MinifyWhitespace, opts.MinifySyntax, opts.MinifyIdentifiers, opts.KeepNames = true, true, true, true
 	}
 	if uses.buffer {
 		opts.Inject = append(opts.Inject, bufferGlobal)

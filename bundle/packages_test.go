@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"context"
+	"fmt"
 	"errors"
 	"io"
 	"net/http"
@@ -272,6 +273,38 @@ func TestReplacedFilesAreEmbedded(t *testing.T) {
 		src, err := nodeFS.ReadFile("node/replace/" + file)
 		if err != nil || len(src) == 0 {
 			t.Errorf("%s: its replacement %s is not embedded: %v", orig, file, err)
+		}
+	}
+}
+
+// TestLargeBundlesAreMinified: a bundle past minifyAbove is bundled again
+// minified, with its names kept (QuickJS keeps every name it compiles, so
+// a large SDK would not fit a component's memory); a small one is left
+// as written.
+func TestLargeBundlesAreMinified(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	var big strings.Builder
+	for i := 0; big.Len() <= minifyAbove; i++ {
+		fmt.Fprintf(&big, "exports.operation%d = function fetchOperationNumber%d(argumentOfTheOperation) {\n  return argumentOfTheOperation + %d;\n};\n", i, i, i)
+	}
+	reg.Publish(npmtest.Package{Name: "hugesdk", Version: "1.0.0", Files: map[string]string{"index.js": big.String()}})
+	reg.Publish(npmtest.Package{Name: "smallsdk", Version: "1.0.0", Files: map[string]string{
+		"index.js": "exports.operation = function fetchOperation(argumentOfTheOperation) {\n  return argumentOfTheOperation;\n};\n"}})
+	p := newPackages(t, reg)
+	for _, c := range []struct {
+		pkg      string
+		minified bool
+	}{{"hugesdk", true}, {"smallsdk", false}} {
+		res, err := p.Bundle(context.Background(), `import * as sdk from "`+c.pkg+`"; export default { name: "x", run() { return sdk; } };`, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if minified := !strings.Contains(res.Code, "argumentOfTheOperation"); minified != c.minified {
+			t.Errorf("%s (%d bytes): minified %v, want %v", c.pkg, len(res.Code), minified, c.minified)
+		}
+		if !strings.Contains(res.Code, "fetchOperation") {
+			t.Errorf("%s: the function's name is not kept", c.pkg)
 		}
 	}
 }

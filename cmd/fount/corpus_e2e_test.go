@@ -32,7 +32,6 @@ const corpusComponents = "testdata/corpus/components"
 // the table stays true.
 var corpusDifferences = map[string]string{
 	"luxon":            "QuickJS has no Intl, which luxon formats and converts time zones with",
-	"twilio":           "twilio@5 is 7.3 MB of JavaScript (every Twilio API, bundled whole); QuickJS runs out of a component's 64 MiB parsing it at load",
 }
 
 // vendorMock answers what the corpus' SDKs ask of their vendors, on

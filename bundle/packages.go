@@ -93,9 +93,12 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	}
 	if len(res.Errors) == 0 && len(res.OutputFiles[0].Contents) > minifyAbove {
 		// A bundle this large would not fit a component's memory once
-		// QuickJS has compiled it (every name is kept, and twilio's 7.3
-		// MB ran out of 64 MiB): bundle it again minified, names kept
-		// for stacks and for code that reads them.
+		// QuickJS has compiled it (twilio's 7.3 MB ran out of 64 MiB):
+		// bundle it again without its spaces and with short local
+		// names. Functions and classes keep their names, for stacks and
+		// for code that reads them, and lines are broken every 40 or so
+		// characters, since QuickJS's frames carry a line and no column:
+		// a frame's line still maps to its author's line.
 		downloaded := b.downloaded
 		uses := usesOf(res.OutputFiles[0].Contents)
 		uses.minify = true
@@ -198,7 +201,7 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, uses g
 		SourcesContent: esbuild.SourcesContentExclude,
 	}
 	if uses.minify {
-		opts.MinifyWhitespace, opts.MinifySyntax, opts.MinifyIdentifiers, opts.KeepNames = true, true, true, true
+		opts.MinifyWhitespace, opts.MinifyIdentifiers, opts.KeepNames, opts.LineLimit = true, true, true, 40
 	}
 	if uses.buffer {
 		opts.Inject = append(opts.Inject, bufferGlobal)

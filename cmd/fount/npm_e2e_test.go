@@ -462,3 +462,37 @@ export default defineComponent({
 		t.Errorf("stack %q, want fail.mjs:2 and boom.mjs:4", stack)
 	}
 }
+
+// TestStacksOfMinifiedBundles: a component whose packages make a bundle
+// large enough to be minified still names its author's lines, and the
+// package's file, in its error's stack.
+func TestStacksOfMinifiedBundles(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	var big strings.Builder
+	big.WriteString("exports.fail = function failLoudly(why) {\n  throw new TypeError(\"the SDK failed: \" + why);\n};\n")
+	for i := 0; big.Len() < 4<<20; i++ {
+		fmt.Fprintf(&big, "exports.operation%d = function fetchOperationNumber%d(argumentOfTheOperation) {\n  return argumentOfTheOperation + %d;\n};\n", i, i, i)
+	}
+	reg.Publish(npmtest.Package{Name: "hugesdk", Version: "1.0.0", Files: map[string]string{"index.js": big.String()}})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	src := s.deploySource(`import * as sdk from "hugesdk";
+export default { name: "huge", version: "1", run(event) {
+  if (event.mine) {
+    throw new RangeError("mine: " + sdk.operation7(1));
+  }
+  return sdk.fail("no");
+} };`, nil)
+	id := src["id"].(string)
+	s.run(id, map[string]any{"mine": true})
+	s.run(id, map[string]any{"mine": false})
+	var stacks []string
+	for _, ev := range s.events(id, "$errors", 2) {
+		stacks = append(stacks, fmt.Sprint(ev["event"].(map[string]any)["error"].(map[string]any)["stack"]))
+	}
+	joined := strings.Join(stacks, "\n---\n")
+	if !strings.Contains(joined, "component.mjs:4") || !strings.Contains(joined, "component.mjs:6") ||
+		!strings.Contains(joined, "npm:hugesdk@1.0.0/index.js:2") {
+		t.Errorf("stacks %q, want component.mjs:4, component.mjs:6 and npm:hugesdk@1.0.0/index.js:2", joined)
+	}
+}

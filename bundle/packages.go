@@ -190,6 +190,9 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, uses g
 		Format:     esbuild.FormatESModule,
 		Platform:   esbuild.PlatformNeutral,
 		MainFields: []string{"module", "main"},
+		// Packages' exports are read as Node reads them: some name
+		// their only entry for a server under "node" (mailgun.js).
+		Conditions: []string{"node"},
 		Target:     esbuild.ES2020,
 		Plugins:    []esbuild.Plugin{{Name: "fount-npm", Setup: b.setup}},
 		Metafile:   true,
@@ -541,14 +544,22 @@ func (b *build) alreadyChosen(name string, c *semver.Constraints) *instance {
 	return best
 }
 
-// pickFromRegistry chooses the highest version matching c (or the one
-// tag points at) from the registry's packument.
+// NodeVersion is the version of Node fount's runtime reports
+// (process.version, without its v): the prelude's.
+const NodeVersion = "20.18.1"
+
+// pickFromRegistry chooses a version from the registry's packument as npm
+// does: for an explicit dist-tag, the version it names; for "latest" (a
+// bare import) or a range, the latest version if it matches, runs on
+// NodeVersion and is not deprecated, else the highest matching version,
+// preferring those that run on NodeVersion, then those not deprecated.
+// (undici's latest needs Node 22: npm on Node 20 installs the last 7.x.)
 func (b *build) pickFromRegistry(name, tag string, c *semver.Constraints, asked string) (string, packageManifest, error) {
 	pk, err := b.packument(name)
 	if err != nil {
 		return "", packageManifest{}, err
 	}
-	if tag != "" {
+	if tag != "" && tag != "latest" {
 		v, ok := pk.DistTags[tag]
 		if !ok {
 			return "", packageManifest{}, &PackageError{Package: name, Reason: fmt.Sprintf("no version matches %q (no such dist-tag)", tag)}
@@ -559,6 +570,15 @@ func (b *build) pickFromRegistry(name, tag string, c *semver.Constraints, asked 
 		}
 		return v, m, nil
 	}
+	if c == nil {
+		c, _ = semver.NewConstraint("*")
+	}
+	latest := pk.DistTags["latest"]
+	if m, ok := pk.Versions[latest]; ok && m.preferred() {
+		if v, err := semver.NewVersion(latest); err == nil && c.Check(v) {
+			return latest, m, nil
+		}
+	}
 	var best *semver.Version
 	var bestM packageManifest
 	for raw, m := range pk.Versions {
@@ -566,15 +586,62 @@ func (b *build) pickFromRegistry(name, tag string, c *semver.Constraints, asked 
 		if err != nil || !c.Check(v) {
 			continue
 		}
-		if best == nil || v.GreaterThan(best) {
+		if best == nil || betterPick(v, m, best, bestM) {
 			best, bestM = v, m
 		}
 	}
 	if best == nil {
-		latest := pk.DistTags["latest"]
+		if tag == "latest" && latest != "" {
+			// Only prereleases, or nothing "*" matches: the tag decides.
+			if m, ok := pk.Versions[latest]; ok {
+				return latest, m, nil
+			}
+		}
 		return "", packageManifest{}, &PackageError{Package: name, Reason: fmt.Sprintf("no version matches %q (latest is %s)", asked, latest)}
 	}
 	return best.Original(), bestM, nil
+}
+
+// betterPick says whether version v (manifest m) is a better pick than
+// the best so far: one that runs on NodeVersion, then one not
+// deprecated, then the higher.
+func betterPick(v *semver.Version, m packageManifest, best *semver.Version, bestM packageManifest) bool {
+	if a, b := m.runsOnNode(), bestM.runsOnNode(); a != b {
+		return a
+	}
+	if a, b := m.deprecated(), bestM.deprecated(); a != b {
+		return b
+	}
+	return v.GreaterThan(best)
+}
+
+// runsOnNode says whether the manifest's engines allow NodeVersion; a
+// range fount cannot read allows it.
+func (m packageManifest) runsOnNode() bool {
+	if m.Engines.Node == "" {
+		return true
+	}
+	c, err := semver.NewConstraint(m.Engines.Node)
+	if err != nil {
+		return true
+	}
+	return c.Check(semver.MustParse(NodeVersion))
+}
+
+func (m packageManifest) deprecated() bool {
+	switch d := m.Deprecated.(type) {
+	case string:
+		return d != ""
+	case bool:
+		return d
+	}
+	return false
+}
+
+// preferred says whether a manifest may be picked without looking
+// further: it runs on NodeVersion and is not deprecated.
+func (m packageManifest) preferred() bool {
+	return m.runsOnNode() && !m.deprecated()
 }
 
 func (b *build) packument(name string) (*packument, error) {

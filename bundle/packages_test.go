@@ -2,9 +2,11 @@ package bundle
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -306,5 +308,82 @@ func TestLargeBundlesAreMinified(t *testing.T) {
 		if !strings.Contains(res.Code, "fetchOperation") {
 			t.Errorf("%s: the function's name is not kept", c.pkg)
 		}
+	}
+}
+
+// TestOldManifestShapesAreRead: versions whose dependencies npm once
+// wrote as a list, or with values that are not ranges, leave the package
+// readable (mime's document holds one such version).
+func TestOldManifestShapesAreRead(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, doc string
+		want      map[string]string
+	}{
+		{"an object of ranges", `{"dependencies":{"a":"^1.0.0","b":"2"}}`, map[string]string{"a": "^1.0.0", "b": "2"}},
+		{"a list of names", `{"dependencies":["a","b",3]}`, map[string]string{"a": "*", "b": "*"}},
+		{"values that are not ranges", `{"dependencies":{"a":"1","b":{"version":"2"},"c":null}}`, map[string]string{"a": "1"}},
+		{"neither", `{"dependencies":"a"}`, map[string]string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var m packageManifest
+			if err := json.Unmarshal([]byte(c.doc), &m); err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(map[string]string(m.Dependencies), c.want) {
+				t.Errorf("dependencies %v, want %v", m.Dependencies, c.want)
+			}
+		})
+	}
+}
+
+// TestPicksAsNpmOnNode20: like npm on Node 20, a bare import or a range
+// passes over versions whose engines need another Node, and deprecated
+// ones, when another version matches; an exact version is taken as asked.
+func TestPicksAsNpmOnNode20(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	for _, p := range []npmtest.Package{
+		{Name: "fetchy", Version: "1.0.0"},
+		{Name: "fetchy", Version: "1.5.0", Engines: map[string]string{"node": ">=18"}},
+		{Name: "fetchy", Version: "1.6.0", Engines: map[string]string{"node": ">=22.19.0"}},
+		{Name: "fetchy", Version: "2.0.0", Engines: map[string]string{"node": ">=22.19.0"}},
+		{Name: "oldie", Version: "1.0.0"},
+		{Name: "oldie", Version: "1.1.0", Deprecated: "use newie"},
+		{Name: "onlynew", Version: "3.0.0", Engines: map[string]string{"node": ">=24"}},
+	} {
+		p.Files = map[string]string{"index.js": `module.exports = "` + p.Name + "@" + p.Version + `";`}
+		reg.Publish(p)
+	}
+	p := newPackages(t, reg)
+	for _, c := range []struct{ spec, want string }{
+		{"fetchy", "fetchy@1.5.0"},
+		{"fetchy@^1.0.0", "fetchy@1.5.0"},
+		{"fetchy@2", "fetchy@2.0.0"},
+		{"fetchy@1.6.0", "fetchy@1.6.0"},
+		{"oldie", "oldie@1.0.0"},
+		{"onlynew", "onlynew@3.0.0"},
+	} {
+		res, err := p.Bundle(context.Background(), `import v from "`+c.spec+`"; export default { v };`, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.spec, err)
+		}
+		if len(res.Packages) != 1 || res.Packages[0].Name+"@"+res.Packages[0].Version != c.want {
+			t.Errorf("%s: picked %v, want %s", c.spec, res.Packages, c.want)
+		}
+	}
+}
+
+// TestNodeVersionIsThePreludes: the version bundling picks for is the
+// one components see as process.version.
+func TestNodeVersionIsThePreludes(t *testing.T) {
+	t.Parallel()
+	prelude, err := os.ReadFile("../guest/prelude.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(prelude), `NODE_VERSION = "v`+NodeVersion+`"`) {
+		t.Errorf("guest/prelude.js's NODE_VERSION is not v%s", NodeVersion)
 	}
 }

@@ -38,16 +38,65 @@ type packument struct {
 }
 
 type packageManifest struct {
-	Name                 string            `json:"name"`
-	Version              string            `json:"version"`
-	Dependencies         map[string]string `json:"dependencies"`
-	PeerDependencies     map[string]string `json:"peerDependencies"`
-	OptionalDependencies map[string]string `json:"optionalDependencies"`
+	Name                 string  `json:"name"`
+	Version              string  `json:"version"`
+	Dependencies         depList `json:"dependencies"`
+	PeerDependencies     depList `json:"peerDependencies"`
+	OptionalDependencies depList `json:"optionalDependencies"`
+	Engines              engines `json:"engines"`
+	// Deprecated is the deprecation message; old manifests hold a bool.
+	Deprecated any `json:"deprecated"`
 	Dist                 struct {
 		Tarball   string `json:"tarball"`
 		Integrity string `json:"integrity"`
 		Shasum    string `json:"shasum"`
 	} `json:"dist"`
+}
+
+// depList is a manifest's dependencies, by name: the range each needs.
+// Old versions in the registry hold other shapes, which one version's
+// manifest must not make the whole package unreadable for: a list of
+// names (any version, as npm reads it), or values that are not strings
+// (left out).
+type depList map[string]string
+
+func (d *depList) UnmarshalJSON(b []byte) error {
+	var raw any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := depList{}
+	switch v := raw.(type) {
+	case map[string]any:
+		for name, r := range v {
+			if s, ok := r.(string); ok {
+				out[name] = s
+			}
+		}
+	case []any:
+		for _, name := range v {
+			if s, ok := name.(string); ok {
+				out[s] = "*"
+			}
+		}
+	}
+	*d = out
+	return nil
+}
+
+// engines is what a manifest's engines field says of Node: the range of
+// versions it runs on, "" when it says nothing readable.
+type engines struct{ Node string }
+
+func (e *engines) UnmarshalJSON(b []byte) error {
+	var raw any
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if m, ok := raw.(map[string]any); ok {
+		e.Node, _ = m["node"].(string)
+	}
+	return nil
 }
 
 // packumentURL escapes a scoped name's slash, as npm clients do.

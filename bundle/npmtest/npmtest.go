@@ -62,6 +62,8 @@ type Package struct {
 	Files         map[string]string // path in the package -> contents; package.json is made when absent
 	Dependencies  map[string]string
 	Main          string // package.json "main"; default index.js
+	Engines       map[string]string
+	Deprecated    string // the registry's deprecation message, if any
 }
 
 // Publish adds p; the last version published becomes "latest" unless a
@@ -86,12 +88,15 @@ func (r *Registry) Publish(p Package) {
 	sum := sha512.Sum512(tgz)
 	sha := sha1.Sum(tgz)
 	m := map[string]any{
-		"name": p.Name, "version": p.Version, "dependencies": p.Dependencies,
+		"name": p.Name, "version": p.Version, "dependencies": p.Dependencies, "engines": p.Engines,
 		"dist": map[string]any{
 			"tarball":   r.srv.URL + "/-/" + url.PathEscape(p.Name) + "-" + p.Version + ".tgz",
 			"integrity": "sha512-" + base64.StdEncoding.EncodeToString(sum[:]),
 			"shasum":    hex.EncodeToString(sha[:]),
 		},
+	}
+	if p.Deprecated != "" {
+		m["deprecated"] = p.Deprecated
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -2,9 +2,11 @@ package bundle
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
+	"sync"
 
 	esbuild "github.com/evanw/esbuild/pkg/api"
 )
@@ -174,6 +176,15 @@ func setupBuiltins(pb esbuild.PluginBuild, withStreams bool, used func()) {
 		return esbuild.OnResolveResult{}, fmt.Errorf("fount's %s imports %q, which it does not have", args.Importer, args.Path)
 	})
 	pb.OnLoad(esbuild.OnLoadOptions{Filter: ".*", Namespace: nodeNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
+		if face, ok := strings.CutPrefix(args.Path, facePrefix); ok {
+			name := strings.ReplaceAll(face, "__", "/")
+			file, _ := builtinPath(name, withStreams)
+			code, err := builtinFace(name, file)
+			if err != nil {
+				return esbuild.OnLoadResult{}, err
+			}
+			return esbuild.OnLoadResult{Contents: &code, Loader: esbuild.LoaderJS}, nil
+		}
 		src, err := nodeFS.ReadFile(path.Join("node", args.Path))
 		if err != nil {
 			return esbuild.OnLoadResult{}, fmt.Errorf("built-in module %s: %w", args.Path, err)
@@ -184,12 +195,51 @@ func setupBuiltins(pb esbuild.PluginBuild, withStreams bool, used func()) {
 }
 
 // builtin resolves to a provided built-in module, and notes that the
-// bundle holds one.
-func (b *build) builtin(file string) esbuild.OnResolveResult {
+// bundle holds one. An import statement gets the module's face (see
+// builtinFace), require() the module itself.
+func (b *build) builtin(name, file string, kind esbuild.ResolveKind) esbuild.OnResolveResult {
 	b.mu.Lock()
 	b.usedBuiltins = true
 	b.mu.Unlock()
+	if kind == esbuild.ResolveJSImportStatement || kind == esbuild.ResolveJSDynamicImport {
+		return esbuild.OnResolveResult{Path: facePrefix + strings.ReplaceAll(name, "/", "__"), Namespace: nodeNamespace}
+	}
 	return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}
+}
+
+// facePrefix marks, in nodeNamespace, the face of a built-in: an ES
+// module with every name Node's module exports.
+const facePrefix = "face/"
+
+// nodeExports are the names Node 20's built-in modules export, by module
+// (node/node20-exports.json, from tools/node-exports.mjs).
+var nodeExports = sync.OnceValues(func() (map[string][]string, error) {
+	raw, err := nodeFS.ReadFile("node/node20-exports.json")
+	if err != nil {
+		return nil, err
+	}
+	var m map[string][]string
+	return m, json.Unmarshal(raw, &m)
+})
+
+// builtinFace is the module an import statement of built-in name gets:
+// its default export, and each name Node's module exports, as fount's
+// module has it (exportOf), so that `import { publicEncrypt } from
+// "crypto"` bundles as it loads in Node, and throws only if called.
+// Unused names are dropped from the bundle: each is a pure call.
+func builtinFace(name, file string) (string, error) {
+	exports, err := nodeExports()
+	if err != nil {
+		return "", fmt.Errorf("node20-exports.json: %w", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "import * as __fountImpl from %q;\n", "../"+file)
+	b.WriteString("import { exportOf as __fountExportOf } from \"../unavailable.js\";\n")
+	b.WriteString("export default __fountImpl.default;\n")
+	for _, n := range exports[name] {
+		fmt.Fprintf(&b, "export const %s = /* @__PURE__ */ __fountExportOf(__fountImpl, %q, %q);\n", n, name, n)
+	}
+	return b.String(), nil
 }
 
 // builtinFile is the module of a built-in fount provides, by any of its

@@ -348,7 +348,7 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, error) {
 	if name, ok := Builtin(args.Path); ok {
 		if file, provided := builtinPath(name, b.fsStreams); provided {
-			return b.builtin(file), nil
+			return b.builtin(name, file, args.Kind), nil
 		}
 		if owner == nil {
 			return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: name, Builtin: true})

@@ -387,3 +387,54 @@ func TestNodeVersionIsThePreludes(t *testing.T) {
 		t.Errorf("guest/prelude.js's NODE_VERSION is not v%s", NodeVersion)
 	}
 }
+
+// TestBuiltinsExportWhatNodeExports: every name a Node 20 built-in
+// exports (node/node20-exports.json, from tools/node-exports.mjs) can
+// be imported by name from fount's module, so that a package naming one
+// bundles (jose imports publicEncrypt); what fount cannot do throws when
+// called, saying why.
+func TestBuiltinsExportWhatNodeExports(t *testing.T) {
+	t.Parallel()
+	raw, err := nodeFS.ReadFile("node/node20-exports.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var exports map[string][]string
+	if err := json.Unmarshal(raw, &exports); err != nil {
+		t.Fatal(err)
+	}
+	p := &Packages{Cache: t.TempDir()}
+	for _, name := range ProvidedBuiltins() {
+		names, ok := exports[name]
+		if !ok {
+			t.Errorf("%s: not in testdata/node20-exports.json", name)
+			continue
+		}
+		var imports []string
+		for i, n := range names {
+			imports = append(imports, fmt.Sprintf("%s as n%d", n, i))
+		}
+		code := fmt.Sprintf("import { %s } from %q; export default { n0 };", strings.Join(imports, ", "), name)
+		if _, err := p.Bundle(context.Background(), code, nil); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestBuiltinFacesDropWhatIsUnused: the names a built-in's face adds cost
+// nothing to a bundle that does not import them.
+func TestBuiltinFacesDropWhatIsUnused(t *testing.T) {
+	t.Parallel()
+	p := &Packages{Cache: t.TempDir()}
+	res, err := p.Bundle(context.Background(), `import { randomUUID } from "crypto"; export default { run: randomUUID };`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Code, `"publicEncrypt"`) || strings.Contains(res.Code, `"setEngine"`) {
+		t.Errorf("the bundle holds names it does not import:\n%s", res.Code)
+	}
+	res, err = p.Bundle(context.Background(), `import { setEngine } from "crypto"; export default { run: setEngine };`, nil)
+	if err != nil || !strings.Contains(res.Code, `"setEngine"`) {
+		t.Errorf("an imported name is not in the bundle: %v", err)
+	}
+}

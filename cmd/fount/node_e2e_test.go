@@ -103,26 +103,32 @@ func TestNodeBuiltinsRest(t *testing.T) {
 }
 
 // TestUnavailableBuiltinsSayWhy: what fount cannot give of Node's modules
-// (processes, threads, UDP, new contexts, the inspector) throws, with
-// code ENOSYS and the reason, when it is called, not when it is loaded.
+// (processes, threads, UDP, new contexts, the inspector, and any name of
+// Node's that fount lacks, imported by name) throws, with code ENOSYS and
+// the reason, when it is called, not when it is loaded; the default
+// object lacks what fount lacks, as feature tests expect.
 func TestUnavailableBuiltinsSayWhy(t *testing.T) {
 	t.Parallel()
 	s := startEngineServer(t)
 	src := s.deploySource(`import cp from "child_process"; import { Worker } from "worker_threads"; import dgram from "dgram";
 	import vm from "vm"; import inspector from "inspector"; import cluster from "cluster";
+	import crypto, { setEngine } from "crypto"; import { resolveObjectURL } from "node:buffer";
 	export default { name: "refused", version: "1", run() {
 		const out = [];
 		for (const f of [() => cp.spawn("ls"), () => cp.execSync("ls"), () => new Worker("x.js"), () => dgram.createSocket("udp4"),
-			() => vm.runInNewContext("1"), () => inspector.open(), () => cluster.fork()]) {
+			() => vm.runInNewContext("1"), () => inspector.open(), () => cluster.fork(), () => setEngine("x"), () => resolveObjectURL("blob:x")]) {
 			try { f(); out.push("ran"); } catch (e) { out.push(e.code + " " + e.message); }
 		}
+		out.push("setEngine on the default object: " + typeof crypto.setEngine);
 		this.$emit(out);
 	} }`, nil)
 	s.run(src["id"].(string), map[string]any{})
 	got := fmt.Sprint(s.emittedOrFailed(src["id"].(string)))
 	for _, want := range []string{"ENOSYS child_process.spawn: fount components cannot run processes", "ENOSYS child_process.execSync",
 		"ENOSYS worker_threads.Worker: fount components run on one thread", "ENOSYS dgram.createSocket: fount components cannot use UDP",
-		"ENOSYS vm.runInNewContext: fount components cannot create contexts", "ENOSYS inspector.open", "ENOSYS cluster.fork"} {
+		"ENOSYS vm.runInNewContext: fount components cannot create contexts", "ENOSYS inspector.open", "ENOSYS cluster.fork",
+		"ENOSYS crypto.setEngine: not available in fount", "ENOSYS buffer.resolveObjectURL: not available in fount",
+		"setEngine on the default object: undefined"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the calls gave %s, lacking %q", got, want)
 		}

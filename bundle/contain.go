@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -72,7 +73,66 @@ func (b *build) inPackage(in *instance, importer, spec string, r esbuild.Resolve
 	if err != nil {
 		return esbuild.OnResolveResult{}, &PackageError{Package: in.id(), Reason: fmt.Sprintf("%s imports %q: %v", importer, spec, err)}
 	}
-	return esbuild.OnResolveResult{Path: in.id() + "/" + f.rel, Namespace: npmNamespace, PluginData: f, SideEffects: sideEffects(r.SideEffects)}, nil
+	p := in.id() + "/" + f.rel
+	if b.nodeESM(f) {
+		p += nodeESMSuffix
+	}
+	return esbuild.OnResolveResult{Path: p, Namespace: npmNamespace, PluginData: f, SideEffects: sideEffects(r.SideEffects)}, nil
+}
+
+// nodeESMSuffix marks, in the path esbuild knows a package's module by, a
+// .js file that Node loads as an ES module (its package.json says "type":
+// "module"). esbuild tells how Node would load a plugin's module only by
+// its path's extension; so marked, an ES module importing CommonJS gets
+// its module.exports as default, as in Node, even when the CommonJS
+// module says __esModule (tslib's modules/index.js imports tslib.js). The
+// mark is taken out of the source map, so that stacks name the file.
+const nodeESMSuffix = "?module.mjs"
+
+// nodeESM reports whether Node loads f, a .js file, as an ES module: the
+// nearest package.json inside the package says "type": "module".
+func (b *build) nodeESM(f packageFile) bool {
+	if path.Ext(f.rel) != ".js" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.moduleTypes == nil {
+		b.moduleTypes = map[string]bool{}
+	}
+	for dir := path.Dir(f.rel); ; dir = path.Dir(dir) {
+		key := f.in.id() + "/" + dir
+		if esm, ok := b.moduleTypes[key]; ok {
+			return esm
+		}
+		if esm, found := f.in.packageType(dir); found {
+			b.moduleTypes[key] = esm
+			return esm
+		}
+		if dir == "." {
+			b.moduleTypes[key] = false
+			return false
+		}
+	}
+}
+
+// packageType reads dir/package.json in the package: whether it says
+// "type": "module", and whether there is one.
+func (in *instance) packageType(dir string) (esm, found bool) {
+	root, err := os.OpenRoot(in.root())
+	if err != nil {
+		return false, false
+	}
+	defer root.Close()
+	raw, err := root.ReadFile(filepath.FromSlash(path.Join(dir, "package.json")))
+	if err != nil {
+		return false, false
+	}
+	var pj struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(raw, &pj)
+	return pj.Type == "module", true
 }
 
 // within reports whether p lies inside the folder dir.

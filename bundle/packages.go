@@ -118,6 +118,7 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 		return Resolved{}, nil
 	}
 	out, sourceMap := splitInlineMap(string(res.OutputFiles[0].Contents))
+	sourceMap = strings.ReplaceAll(sourceMap, nodeESMSuffix, "")
 	if err := p.checkSize(out, res.Metafile); err != nil {
 		return failed, err
 	}
@@ -229,8 +230,11 @@ type build struct {
 	// usedBuiltins notes that the bundle holds one of the built-in
 	// modules fount provides.
 	usedBuiltins bool
-	fsStreams    bool  // fs comes with its streams
-	downloaded   int64 // bytes of tarballs fetched
+	fsStreams    bool // fs comes with its streams
+	// moduleTypes caches, by package folder, whether Node loads its .js
+	// files as ES modules.
+	moduleTypes map[string]bool
+	downloaded  int64 // bytes of tarballs fetched
 }
 
 // instance is one package version unpacked in the cache.

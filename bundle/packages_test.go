@@ -438,3 +438,29 @@ func TestBuiltinFacesDropWhatIsUnused(t *testing.T) {
 		t.Errorf("an imported name is not in the bundle: %v", err)
 	}
 }
+
+// TestNodeESMImportsCommonJSAsNode: a .js file under "type": "module"
+// imports CommonJS as Node does, module.exports as its default even when
+// the CommonJS module says __esModule (tslib's modules/index.js), and
+// stacks name the file as it is.
+func TestNodeESMImportsCommonJSAsNode(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "esmwrap", Version: "1.0.0", Files: map[string]string{
+		"lib.js":               `Object.defineProperty(exports, "__esModule", { value: true }); exports.v = 1;`,
+		"modules/package.json": `{"type":"module"}`,
+		"modules/index.js":     `import lib from "../lib.js"; export const v = lib.v;`,
+		"plain/index.js":       `import lib from "../lib.js"; export const v = lib;`,
+	}})
+	p := newPackages(t, reg)
+	res, err := p.Bundle(context.Background(), `import { v } from "esmwrap/modules/index.js"; import { v as w } from "esmwrap/plain/index.js"; export default { v, w };`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(res.Code, "__toESM(require_lib(), 1)"); n != 1 {
+		t.Errorf("%d imports of lib.js in Node's mode, want 1 (modules/ only):\n%s", n, res.Code)
+	}
+	if strings.Contains(res.Map, nodeESMSuffix) || !strings.Contains(res.Map, "esmwrap@1.0.0/modules/index.js") {
+		t.Errorf("the source map does not name modules/index.js as it is: %s", res.Map)
+	}
+}

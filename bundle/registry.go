@@ -46,7 +46,7 @@ type packageManifest struct {
 	Engines              engines `json:"engines"`
 	// Deprecated is the deprecation message; old manifests hold a bool.
 	Deprecated any `json:"deprecated"`
-	Dist                 struct {
+	Dist       struct {
 		Tarball   string `json:"tarball"`
 		Integrity string `json:"integrity"`
 		Shasum    string `json:"shasum"`

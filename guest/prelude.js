@@ -319,13 +319,64 @@
 
   // Error.captureStackTrace is V8's, and libraries call it unguarded (pg
   // on every failed query): here it gives the target a stack of the
-  // call site, in QuickJS's form (frames only, as its own errors have).
+  // call site, frames after constructorOpt's when given, in QuickJS's
+  // form (frames only, as its own errors have). Where a library sets
+  // Error.prepareStackTrace (depd, under express and @slack/bolt, reads
+  // the caller's file and line from V8's call sites), the stack is what
+  // it makes of call sites read from QuickJS's frames.
+  const framePattern = new RegExp("^\\s*at (.*?)(?: \\((.*?)(?::(\\d+))?\\))?$");
+  const StringPrototypeSplit = uncurry(String.prototype.split);
+  // callSite is a V8 CallSite of one of QuickJS's frames.
+  function callSite(fn, file, line) {
+    const name = fn === "<anonymous>" ? null : fn;
+    const native = file === "native";
+    return {
+      getFileName: () => (native ? undefined : file),
+      getScriptNameOrSourceURL: () => (native ? undefined : file),
+      getLineNumber: () => line,
+      getColumnNumber: () => (line === null ? null : 1),
+      getFunctionName: () => name,
+      getMethodName: () => null,
+      getTypeName: () => null,
+      getThis: () => undefined,
+      getFunction: () => undefined,
+      getEvalOrigin: () => undefined,
+      isEval: () => false,
+      isNative: () => native,
+      isToplevel: () => name === null,
+      isConstructor: () => false,
+      isAsync: () => false,
+      isPromiseAll: () => false,
+      getPromiseIndex: () => null,
+      toString: () => (name || "<anonymous>") + " (" + (native ? "native" : file + (line === null ? "" : ":" + line + ":1")) + ")",
+    };
+  }
   ObjectDefineProperty(Error, "captureStackTrace", {
-    value: function captureStackTrace(target) {
+    value: function captureStackTrace(target, constructorOpt) {
       if (target === null || (typeof target !== "object" && typeof target !== "function")) {
         throw new TypeError("Error.captureStackTrace needs an object");
       }
-      ObjectDefineProperty(target, "stack", { value: new Error().stack, writable: true, configurable: true });
+      const lines = StringPrototypeSplit(new Error().stack || "", "\n");
+      const frames = [];
+      const texts = [];
+      // The first frame is this function's own.
+      for (let i = 1; i < lines.length; i++) {
+        const m = RegExpPrototypeExec(framePattern, lines[i]);
+        if (m === null) continue;
+        if (typeof constructorOpt === "function" && constructorOpt.name && m[1] === constructorOpt.name) {
+          frames.length = 0;
+          texts.length = 0;
+          continue;
+        }
+        ArrayPrototypePush(frames, callSite(m[1], m[2] === undefined ? m[1] : m[2], m[3] === undefined ? null : Number(m[3])));
+        ArrayPrototypePush(texts, lines[i]);
+      }
+      const limit = typeof Error.stackTraceLimit === "number" ? MathMax(0, Error.stackTraceLimit) : 10;
+      frames.length = MathMin(frames.length, limit);
+      texts.length = frames.length;
+      const prepare = Error.prepareStackTrace;
+      const stack = typeof prepare === "function" ? prepare(target, frames) : ArrayPrototypeJoin(texts, "\n") + (texts.length ? "\n" : "");
+      ObjectDefineProperty(target, "stack", { value: stack, writable: true, configurable: true });
     },
     writable: true,
     configurable: true,

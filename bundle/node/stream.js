@@ -5,6 +5,10 @@
 // EventEmitter instead, so instanceof Stream looks at both.
 var Stream = require("./vendor/stream-browserify-3.0.0/index.js");
 
+// Stream's statics are EventEmitter's, as Node's Stream inherits them:
+// stream.EventEmitter is EventEmitter (@redis/client extends it).
+Object.setPrototypeOf(Stream, require("events"));
+
 var ownInstanceOf = Function.prototype[Symbol.hasInstance];
 Object.defineProperty(Stream, Symbol.hasInstance, {
   value: function (obj) {

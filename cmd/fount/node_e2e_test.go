@@ -252,3 +252,11 @@ func TestNodeKeygen(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "keygen")
 }
+
+// TestNodeStackAPI: Error.captureStackTrace and Error.prepareStackTrace
+// give call sites as V8's do (depd reads its caller's file and line from
+// them when express loads).
+func TestNodeStackAPI(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "stacks")
+}

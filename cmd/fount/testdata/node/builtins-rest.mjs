@@ -20,7 +20,8 @@ import v8 from "node:v8";
 import constants from "node:constants";
 import { text, json } from "node:stream/consumers";
 import readline from "node:readline";
-import { Readable } from "node:stream";
+import stream, { Readable } from "node:stream";
+import EventEmitter from "node:events";
 import { ReadableStream as WebReadable } from "node:stream/web";
 
 export default {
@@ -66,6 +67,9 @@ export default {
     out.webStreams = [chunks, WebReadable === ReadableStream, typeof WritableStream];
     const target = { n: 1 };
     out.globals = [new WeakRef(target).deref() === target, typeof new FinalizationRegistry(() => {}).register, typeof performance.now(), performance.now() >= 0];
+    // Stream's statics are EventEmitter's, as in Node (@redis/client
+    // extends stream.EventEmitter).
+    out.streamStatics = [stream.EventEmitter === EventEmitter, typeof stream.once, typeof class extends stream.EventEmitter {}];
     this.$emit(out);
   },
 };

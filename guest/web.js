@@ -1,7 +1,7 @@
 // fount web globals: the WHATWG APIs Node has as globals and QuickJS does
 // not (URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa,
 // DOMException, Event, EventTarget, AbortController, AbortSignal,
-// structuredClone, Headers, Request, Response). Evaluated before the
+// structuredClone, Blob, File, Headers, Request, Response). Evaluated before the
 // prelude, once per instance, so part of the snapshot.
 //
 // Hand-written rather than vendored: the polyfills that exist for these
@@ -928,6 +928,104 @@
   }
   define("Headers", Headers);
 
+
+  // ---- Blob and File ----------------------------------------------------
+  // Node 20's globals: bytes held whole, with a media type (and a File's
+  // name and time). stream() needs the WHATWG streams, which fount gives
+  // code that names ReadableStream.
+  function blobBytes(part) {
+    if (part instanceof Blob) return part._bytes();
+    if (part instanceof ArrayBuffer) return new Uint8Array(part.slice(0));
+    if (ArrayBuffer.isView(part)) return new Uint8Array(part.buffer.slice(part.byteOffset, part.byteOffset + part.byteLength));
+    return utf8Encode(String(part));
+  }
+  function blobType(type) {
+    const t = type === undefined ? "" : String(type);
+    return /^[\x20-\x7e]*$/.test(t) ? t.toLowerCase() : "";
+  }
+  class Blob {
+    #bytes;
+    #type;
+    constructor(parts = [], options = {}) {
+      if (typeof parts !== "object" || parts === null || typeof parts[Symbol.iterator] !== "function") {
+        throw new TypeError("Failed to construct 'Blob': The provided value cannot be converted to a sequence.");
+      }
+      const chunks = [];
+      let size = 0;
+      for (const part of parts) {
+        const b = blobBytes(part);
+        chunks.push(b);
+        size += b.length;
+      }
+      const all = new Uint8Array(size);
+      let at = 0;
+      for (const b of chunks) {
+        all.set(b, at);
+        at += b.length;
+      }
+      this.#bytes = all;
+      this.#type = blobType(options && options.type);
+    }
+    get size() {
+      return this.#bytes.length;
+    }
+    get type() {
+      return this.#type;
+    }
+    _bytes() {
+      return this.#bytes;
+    }
+    slice(start = 0, end = this.size, type = "") {
+      const n = this.size;
+      const from = start < 0 ? Math.max(n + start, 0) : Math.min(start, n);
+      const to = end < 0 ? Math.max(n + end, 0) : Math.min(end, n);
+      return new Blob([this.#bytes.subarray(from, Math.max(from, to))], { type });
+    }
+    text() {
+      return Promise.resolve(utf8Decode(this.#bytes, false));
+    }
+    arrayBuffer() {
+      return Promise.resolve(this.#bytes.slice().buffer);
+    }
+    bytes() {
+      return Promise.resolve(this.#bytes.slice());
+    }
+    stream() {
+      if (typeof globalThis.ReadableStream !== "function") {
+        throw new TypeError("Blob.stream() needs ReadableStream, which fount gives code that names it");
+      }
+      const bytes = this.#bytes.slice();
+      return new globalThis.ReadableStream({ start(c) {
+        if (bytes.length) c.enqueue(bytes);
+        c.close();
+      } });
+    }
+    get [Symbol.toStringTag]() {
+      return "Blob";
+    }
+  }
+  class File extends Blob {
+    #name;
+    #lastModified;
+    constructor(parts, name, options = {}) {
+      if (arguments.length < 2) throw new TypeError("Failed to construct 'File': 2 arguments required, but only " + arguments.length + " present.");
+      super(parts, options);
+      this.#name = String(name);
+      this.#lastModified = options && options.lastModified !== undefined ? Number(options.lastModified) : Date.now();
+    }
+    get name() {
+      return this.#name;
+    }
+    get lastModified() {
+      return this.#lastModified;
+    }
+    get [Symbol.toStringTag]() {
+      return "File";
+    }
+  }
+  define("Blob", Blob);
+  define("File", File);
+
   // bodyContent turns a body into what the host sends, text or bytes,
   // and the content type it implies.
   function bodyContent(body, headers) {
@@ -941,6 +1039,10 @@
       return body.toString();
     }
     if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return new Uint8Array(bytesOf(body));
+    if (body instanceof Blob) {
+      if (body.type && !headers.has("content-type")) headers.set("content-type", body.type);
+      return body._bytes().slice();
+    }
     return String(body);
   }
 
@@ -974,6 +1076,10 @@
     }
     bytes() {
       return this.#take().then((c) => (typeof c === "string" ? utf8Encode(c) : new Uint8Array(c)));
+    }
+    blob() {
+      const type = this.headers ? this.headers.get("content-type") || "" : "";
+      return this.bytes().then((b) => new Blob([b], { type }));
     }
     _text() {
       const c = this.#content;

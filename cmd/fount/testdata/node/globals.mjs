@@ -65,6 +65,11 @@ export default {
       process.nextTick(() => order.push("tick"));
     });
     out.timers = order.filter((o) => o !== "tick" && o !== "microtask").slice(0, 1).concat(order.includes("tick"), order.includes("microtask"));
+    const blob = new Blob(["héllo ", new Uint8Array([119, 111]), new Blob(["rld"])], { type: "Text/Plain" });
+    const file = new File([blob], "greeting.txt", { lastModified: 42 });
+    out.blob = [blob.size, blob.type, await blob.text(), await blob.slice(-5, -1).text(), blob.slice(2).size, [...new Uint8Array(await blob.arrayBuffer())].length,
+      file.name, file.lastModified, file.size, file instanceof Blob, Object.prototype.toString.call(file),
+      await new Response(blob).text(), (await new Response("x", { headers: { "content-type": "a/b" } }).blob()).type];
     this.$emit(out);
   },
 };

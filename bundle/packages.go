@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,7 +92,7 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 			b.downloaded += downloaded
 		}
 	}
-	if len(res.Errors) == 0 && len(res.OutputFiles[0].Contents) > minifyAbove {
+	if len(res.Errors) == 0 && codeSize(res.OutputFiles[0].Contents) > minifyAbove {
 		// A bundle this large would not fit a component's memory once
 		// QuickJS has compiled it (twilio's 7.3 MB ran out of 64 MiB):
 		// bundle it again without its spaces and with short local
@@ -145,6 +146,14 @@ var webStreamsUse = regexp.MustCompile(`\b(ReadableStream|WritableStream|Transfo
 type globalUses struct {
 	buffer, webStreams, fsStreams bool
 	minify                        bool
+}
+
+// codeSize is the size of a bundle's code, without its inline source map.
+func codeSize(out []byte) int {
+	if i := bytes.LastIndex(out, []byte(inlineMapPrefix)); i >= 0 {
+		return i
+	}
+	return len(out)
 }
 
 // minifyAbove is the size of bundle past which it is minified.

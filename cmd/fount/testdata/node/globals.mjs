@@ -65,6 +65,8 @@ export default {
       process.nextTick(() => order.push("tick"));
     });
     out.timers = order.filter((o) => o !== "tick" && o !== "microtask").slice(0, 1).concat(order.includes("tick"), order.includes("microtask"));
+    // "\-" in a class of a /u expression (fast-xml-parser builds some).
+    out.regexp = [new RegExp("^[a\\-\\.]+$", "u").test("a-."), /[\-x]/u.test("-"), /[\-x]/u.test("y")];
     const blob = new Blob(["héllo ", new Uint8Array([119, 111]), new Blob(["rld"])], { type: "Text/Plain" });
     const file = new File([blob], "greeting.txt", { lastModified: 42 });
     out.blob = [blob.size, blob.type, await blob.text(), await blob.slice(-5, -1).text(), blob.slice(2).size, [...new Uint8Array(await blob.arrayBuffer())].length,

@@ -349,7 +349,9 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 			return esbuild.OnLoadResult{}, b.fail(&PackageError{Package: f.in.id(), Reason: fmt.Sprintf("its file %s cannot be read: %v", f.rel, err)})
 		}
 		contents := string(raw)
-		if f.loader == esbuild.LoaderJS {
+		// Node gives __filename and __dirname to CommonJS modules only;
+		// an ES module may declare its own.
+		if f.loader == esbuild.LoaderJS && path.Ext(f.rel) != ".mjs" && !b.nodeESM(f) {
 			contents = withModulePaths(contents, f)
 		}
 		return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Join(f.in.root(), filepath.Dir(filepath.FromSlash(f.rel))), Loader: f.loader}, nil

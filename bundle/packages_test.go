@@ -464,3 +464,24 @@ func TestNodeESMImportsCommonJSAsNode(t *testing.T) {
 		t.Errorf("the source map does not name modules/index.js as it is: %s", res.Map)
 	}
 }
+
+// TestESModulesKeepTheirOwnPaths: Node gives __filename and __dirname to
+// CommonJS modules only, so an ES module that declares its own
+// (@azure/storage-common's) bundles, and a CommonJS module gets Node's.
+func TestESModulesKeepTheirOwnPaths(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "pathy", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"pathy","version":"1.0.0","type":"module","main":"index.js"}`,
+		"index.js":     `import { cjs } from "./old.cjs"; const __filename = "mine"; const __dirname = "."; export const paths = [__filename, __dirname, cjs];`,
+		"old.cjs":      `exports.cjs = __dirname;`,
+	}})
+	p := newPackages(t, reg)
+	res, err := p.Bundle(context.Background(), `import { paths } from "pathy"; export default { paths };`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Code, `"/fount/node_modules/pathy"`) {
+		t.Errorf("the CommonJS module lacks Node's __dirname:\n%s", res.Code)
+	}
+}

@@ -26,5 +26,6 @@ var Web []byte
 
 // WebNames are the globals Web defines, and fetch, which needs them.
 var WebNames = []string{"URL", "URLSearchParams", "TextEncoder", "TextDecoder", "atob", "btoa", "DOMException", "Event",
-	"EventTarget", "AbortController", "AbortSignal", "structuredClone", "Blob", "File", "Headers", "Request", "Response", "fetch",
+	"EventTarget", "AbortController", "AbortSignal", "structuredClone", "Blob", "File", "MessageChannel", "MessagePort", "MessageEvent",
+	"BroadcastChannel", "Headers", "Request", "Response", "fetch",
 	"http_request"}

@@ -1,7 +1,8 @@
 // fount web globals: the WHATWG APIs Node has as globals and QuickJS does
 // not (URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa,
 // DOMException, Event, EventTarget, AbortController, AbortSignal,
-// structuredClone, Blob, File, Headers, Request, Response). Evaluated before the
+// structuredClone, Blob, File, MessageChannel, MessagePort, MessageEvent,
+// BroadcastChannel, Headers, Request, Response). Evaluated before the
 // prelude, once per instance, so part of the snapshot.
 //
 // Hand-written rather than vendored: the polyfills that exist for these
@@ -928,6 +929,130 @@
   }
   define("Headers", Headers);
 
+
+
+  // ---- MessageChannel, MessagePort, BroadcastChannel -------------------
+  // Node 20's globals, within the one realm a component has: a message is
+  // a structured clone, delivered to the other port (or the other
+  // channels of the name) as a task of its own, once the port is started
+  // (by onmessage, or start()). Closed ports drop what they are sent.
+  class MessageEvent extends Event {
+    #data;
+    constructor(type, init = {}) {
+      super(type, init);
+      this.#data = init.data;
+    }
+    get data() {
+      return this.#data;
+    }
+  }
+  define("MessageEvent", MessageEvent);
+  const PORT_KEY = {};
+  class MessagePort extends EventTarget {
+    #peer = null;
+    #queue = [];
+    #started = false;
+    #closed = false;
+    #onmessage = null;
+    constructor(key) {
+      super();
+      if (key !== PORT_KEY) throw new TypeError("Illegal constructor");
+    }
+    static _pair() {
+      const a = new MessagePort(PORT_KEY), b = new MessagePort(PORT_KEY);
+      a.#peer = b;
+      b.#peer = a;
+      return [a, b];
+    }
+    get onmessage() {
+      return this.#onmessage;
+    }
+    set onmessage(fn) {
+      this.#onmessage = fn;
+      this.start();
+    }
+    postMessage(data) {
+      const peer = this.#peer;
+      if (this.#closed || peer === null) return;
+      peer._receive(structuredClone(data));
+    }
+    _receive(data) {
+      if (this.#closed) return;
+      this.#queue.push(data);
+      this.#deliver();
+    }
+    #deliver() {
+      if (!this.#started) return;
+      while (this.#queue.length) {
+        const data = this.#queue.shift();
+        setTimeout(() => {
+          if (!this.#closed) this.dispatchEvent(new MessageEvent("message", { data }));
+        }, 0);
+      }
+    }
+    start() {
+      this.#started = true;
+      this.#deliver();
+    }
+    close() {
+      this.#closed = true;
+      if (this.#peer) this.#peer.#peer = null;
+      this.#peer = null;
+    }
+    ref() {
+      return this;
+    }
+    unref() {
+      return this;
+    }
+  }
+  define("MessagePort", MessagePort);
+  class MessageChannel {
+    constructor() {
+      [this.port1, this.port2] = MessagePort._pair();
+    }
+  }
+  define("MessageChannel", MessageChannel);
+  const channels = new Map();
+  class BroadcastChannel extends EventTarget {
+    #name;
+    #closed = false;
+    constructor(name) {
+      super();
+      if (arguments.length === 0) throw new TypeError('The "name" argument must be specified');
+      this.#name = String(name);
+      this.onmessage = null;
+      const list = channels.get(this.#name) || [];
+      list.push(this);
+      channels.set(this.#name, list);
+    }
+    get name() {
+      return this.#name;
+    }
+    postMessage(data) {
+      if (this.#closed) throw new DOMException("BroadcastChannel is closed.", "InvalidStateError");
+      for (const other of channels.get(this.#name) || []) {
+        if (other === this) continue;
+        const copy = structuredClone(data);
+        setTimeout(() => {
+          if (!other.#closed) other.dispatchEvent(new MessageEvent("message", { data: copy }));
+        }, 0);
+      }
+    }
+    close() {
+      this.#closed = true;
+      const list = (channels.get(this.#name) || []).filter((c) => c !== this);
+      if (list.length) channels.set(this.#name, list);
+      else channels.delete(this.#name);
+    }
+    ref() {
+      return this;
+    }
+    unref() {
+      return this;
+    }
+  }
+  define("BroadcastChannel", BroadcastChannel);
 
   // ---- Blob and File ----------------------------------------------------
   // Node 20's globals: bytes held whole, with a media type (and a File's

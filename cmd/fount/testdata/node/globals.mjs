@@ -67,6 +67,19 @@ export default {
     out.timers = order.filter((o) => o !== "tick" && o !== "microtask").slice(0, 1).concat(order.includes("tick"), order.includes("microtask"));
     // "\-" in a class of a /u expression (fast-xml-parser builds some).
     out.regexp = [new RegExp("^[a\\-\\.]+$", "u").test("a-."), /[\-x]/u.test("-"), /[\-x]/u.test("y")];
+    const { port1, port2 } = new MessageChannel();
+    const got = new Promise((resolve) => { port2.onmessage = (e) => resolve([e.data, e instanceof MessageEvent, e.type]); });
+    const sent = { n: 1, d: new Date(0) };
+    port1.postMessage(sent);
+    sent.n = 2;
+    const b1 = new BroadcastChannel("news"), b2 = new BroadcastChannel("news");
+    const heard = new Promise((resolve) => b2.addEventListener("message", (e) => resolve(e.data), { once: true }));
+    b1.postMessage("hello");
+    const [data, isEvent, type] = await got;
+    out.messages = [data.n, data.d.getTime(), isEvent, type, await heard, b1.name, port1 instanceof MessagePort];
+    port1.close();
+    b1.close();
+    b2.close();
     const blob = new Blob(["héllo ", new Uint8Array([119, 111]), new Blob(["rld"])], { type: "Text/Plain" });
     const file = new File([blob], "greeting.txt", { lastModified: 42 });
     out.blob = [blob.size, blob.type, await blob.text(), await blob.slice(-5, -1).text(), blob.slice(2).size, [...new Uint8Array(await blob.arrayBuffer())].length,

@@ -119,7 +119,9 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 		return Resolved{}, nil
 	}
 	out, sourceMap := splitInlineMap(string(res.OutputFiles[0].Contents))
-	sourceMap = strings.ReplaceAll(sourceMap, nodeESMSuffix, "")
+	// The mark of Node's ES modules is esbuild's alone: out of the
+	// bundle's module names (which name functions in stacks) and its map.
+	out, sourceMap = strings.ReplaceAll(out, nodeESMSuffix, ""), strings.ReplaceAll(sourceMap, nodeESMSuffix, "")
 	if err := p.checkSize(out, res.Metafile); err != nil {
 		return failed, err
 	}

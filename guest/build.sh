@@ -41,18 +41,31 @@ cd "$work"
 tar xzf "$cache/$QJS_TARBALL" "$QJS_DIR"
 mv "$QJS_DIR" quickjs
 
-# QuickJS 2021-03-27 refuses "\-" in a character class of a /u regular
-# expression, which ES2015 allows (fast-xml-parser, under the Google Cloud
-# and Azure SDKs, builds such classes at load): accept it there, as later
-# QuickJS releases do. The build fails if the line is not found.
+# Two corrections of QuickJS 2021-03-27 where later ECMAScript (and Node)
+# differ; the build fails if the code they change is not found.
+# - It refuses "\-" in a character class of a /u regular expression,
+#   which ES2015 allows (fast-xml-parser, under the Google Cloud and Azure
+#   SDKs, builds such classes at load): accepted, as later QuickJS
+#   releases do.
+# - It throws when an out-of-bounds index of a typed array is set in
+#   strict code, where ES2021 ignores the write (anynum, under
+#   fast-xml-parser, writes below index 0 at load): ignored.
 node -e '
 const fs = require("fs");
-const f = "quickjs/libregexp.c";
-const from = "if (ret == -2 && *p != \x27\\0\x27 && strchr(\"^$\\\\.*+?()[]{}|/\", *p)) {";
-const to = "if (ret == -2 && *p != \x27\\0\x27 && (strchr(\"^$\\\\.*+?()[]{}|/\", *p) || (inclass && *p == \x27-\x27))) {";
-const src = fs.readFileSync(f, "utf8");
-if (src.split(from).length !== 2) { console.error("guest/build.sh: libregexp.c changed: the class escape patch does not apply"); process.exit(1); }
-fs.writeFileSync(f, src.replace(from, to));
+function patch(f, from, to, count) {
+  const src = fs.readFileSync(f, "utf8");
+  if (src.split(from).length !== count + 1) {
+    console.error("guest/build.sh: " + f + " changed: a patch does not apply: " + from);
+    process.exit(1);
+  }
+  fs.writeFileSync(f, src.split(from).join(to));
+}
+patch("quickjs/libregexp.c",
+  "if (ret == -2 && *p != \x27\\0\x27 && strchr(\"^$\\\\.*+?()[]{}|/\", *p)) {",
+  "if (ret == -2 && *p != \x27\\0\x27 && (strchr(\"^$\\\\.*+?()[]{}|/\", *p) || (inclass && *p == \x27-\x27))) {", 1);
+patch("quickjs/quickjs.c",
+  "return JS_ThrowTypeErrorOrFalse(ctx, flags, \"out-of-bound numeric index\");",
+  "return TRUE;", 2);
 '
 cp -R "$src" shim
 

@@ -67,6 +67,12 @@ export default {
     out.timers = order.filter((o) => o !== "tick" && o !== "microtask").slice(0, 1).concat(order.includes("tick"), order.includes("microtask"));
     // "\-" in a class of a /u expression (fast-xml-parser builds some).
     out.regexp = [new RegExp("^[a\\-\\.]+$", "u").test("a-."), /[\-x]/u.test("-"), /[\-x]/u.test("y")];
+    // A typed array ignores writes out of its bounds, in strict code too
+    // (anynum writes below 0 at load).
+    const typed = new Uint8Array(2);
+    typed[-1] = 5;
+    typed[7] = 1;
+    out.typedOutOfBounds = [typed.length, typed[-1], typed[7], [...typed]];
     const { port1, port2 } = new MessageChannel();
     const got = new Promise((resolve) => { port2.onmessage = (e) => resolve([e.data, e instanceof MessageEvent, e.type]); });
     const sent = { n: 1, d: new Date(0) };

@@ -38,4 +38,9 @@ for (const [name, enc] of [["ascii", "ascii"], ["base64", "base64"], ["base64url
 export { Buffer };
 export const { SlowBuffer, INSPECT_MAX_BYTES, kMaxLength } = polyfill;
 export const constants = { MAX_LENGTH: polyfill.kMaxLength, MAX_STRING_LENGTH: (1 << 29) - 24 };
+export const kStringMaxLength = constants.MAX_STRING_LENGTH;
+// The default export is Node's module object: the polyfill's, with what
+// Node's has besides (@azure/core-util reads buffer.constants).
+polyfill.constants = constants;
+polyfill.kStringMaxLength = kStringMaxLength;
 export default polyfill;

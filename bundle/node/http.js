@@ -235,8 +235,77 @@ export function get(input, options, cb) {
 }
 
 export function createServer() {
-  throw new Error("fount components cannot listen: use an HTTP interface prop ($.interface.http) instead of http.createServer");
+  throw noServer();
+}
+
+// The server's classes exist, as frameworks build on their prototypes at
+// load (express's response is Object.create(ServerResponse.prototype)),
+// but a component never listens: making one throws.
+function noServer() {
+  const e = new Error("fount components cannot listen: use an HTTP interface prop ($.interface.http) instead of an HTTP server");
+  e.code = "ENOSYS";
+  return e;
+}
+export class OutgoingMessage extends Writable {
+  constructor() {
+    super();
+    this.headersSent = false;
+    this.finished = false;
+    this._headers = {};
+  }
+  setHeader(name, value) {
+    this._headers[String(name).toLowerCase()] = value;
+    return this;
+  }
+  getHeader(name) {
+    return this._headers[String(name).toLowerCase()];
+  }
+  getHeaders() {
+    return Object.assign(Object.create(null), this._headers);
+  }
+  getHeaderNames() {
+    return Object.keys(this._headers);
+  }
+  hasHeader(name) {
+    return String(name).toLowerCase() in this._headers;
+  }
+  removeHeader(name) {
+    delete this._headers[String(name).toLowerCase()];
+  }
+}
+export class ServerResponse extends OutgoingMessage {
+  constructor() {
+    super();
+    throw noServer();
+  }
+}
+export class Server extends EventEmitter {
+  constructor() {
+    super();
+    throw noServer();
+  }
+}
+
+export function validateHeaderName(name) {
+  if (typeof name !== "string" || !/^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/.test(name)) {
+    const e = new TypeError("Header name must be a valid HTTP token [\"" + name + "\"]");
+    e.code = "ERR_INVALID_HTTP_TOKEN";
+    throw e;
+  }
+}
+export function validateHeaderValue(name, value) {
+  if (value === undefined) {
+    const e = new TypeError('Invalid value "undefined" for header "' + name + '"');
+    e.code = "ERR_HTTP_INVALID_HEADER_VALUE";
+    throw e;
+  }
+  if (/[^\t\x20-\x7e\x80-\xff]/.test(String(value))) {
+    const e = new TypeError('Invalid character in header content ["' + name + '"]');
+    e.code = "ERR_INVALID_CHAR";
+    throw e;
+  }
 }
 
 export const maxHeaderSize = 16384;
-export default { METHODS, STATUS_CODES, Agent, globalAgent, IncomingMessage, ClientRequest, request, get, createServer, maxHeaderSize };
+export default { METHODS, STATUS_CODES, Agent, globalAgent, IncomingMessage, ClientRequest, OutgoingMessage, ServerResponse, Server,
+  request, get, createServer, validateHeaderName, validateHeaderValue, maxHeaderSize };

@@ -12,4 +12,5 @@ export function get(input, options, cb) {
   return req;
 }
 export const createServer = http.createServer;
-export default { Agent, globalAgent, request, get, createServer };
+export const Server = http.Server;
+export default { Agent, globalAgent, request, get, createServer, Server };

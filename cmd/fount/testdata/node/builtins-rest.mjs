@@ -22,6 +22,8 @@ import { text, json } from "node:stream/consumers";
 import readline from "node:readline";
 import stream, { Readable } from "node:stream";
 import EventEmitter from "node:events";
+import http from "node:http";
+import buffer from "node:buffer";
 import { ReadableStream as WebReadable } from "node:stream/web";
 
 export default {
@@ -70,6 +72,14 @@ export default {
     // Stream's statics are EventEmitter's, as in Node (@redis/client
     // extends stream.EventEmitter).
     out.streamStatics = [stream.EventEmitter === EventEmitter, typeof stream.once, typeof class extends stream.EventEmitter {}];
+    // What frameworks take from the HTTP server at load (express), and
+    // buffer's module object.
+    const res = Object.create(http.ServerResponse.prototype);
+    const code = (f) => { try { f(); return "ran"; } catch (e) { return e.code; } };
+    out.httpServer = [typeof res.setHeader, Object.create(http.IncomingMessage.prototype) instanceof stream.Readable,
+      res instanceof http.OutgoingMessage, code(() => http.validateHeaderName("bad name")), code(() => http.validateHeaderValue("x", undefined)),
+      code(() => http.validateHeaderName("X-Ok"))];
+    out.bufferModule = [buffer.constants.MAX_LENGTH > 0, typeof buffer.kStringMaxLength];
     this.$emit(out);
   },
 };

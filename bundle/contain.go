@@ -178,6 +178,36 @@ func (b *build) scrub(msg string) string {
 	return strings.ReplaceAll(msg, b.p.Cache, "<npm cache>")
 }
 
+// withImportMeta gives a package's ES module the import.meta.url,
+// filename and dirname Node would, for the package installed in
+// /fount/node_modules: SDKs derive paths from them at load
+// (@azure/storage-common calls fileURLToPath(import.meta.url)). Each is
+// renamed to a variable declared on the module's first line, so that its
+// line numbers stay as they were; the text "import.meta.url" in a string
+// is renamed too, which changes no code.
+func withImportMeta(code string, f packageFile) string {
+	if !strings.Contains(code, "import.meta") {
+		return code
+	}
+	file := path.Join("/fount/node_modules", f.in.name, f.rel)
+	code = strings.NewReplacer("import.meta.url", "__fountImportMetaURL", "import.meta.filename", "__fountImportMetaFilename",
+		"import.meta.dirname", "__fountImportMetaDirname").Replace(code)
+	decl := fmt.Sprintf("var __fountImportMetaURL = %q, __fountImportMetaFilename = %q, __fountImportMetaDirname = %q;",
+		"file://"+file, file, path.Dir(file))
+	return withFirstLine(code, decl)
+}
+
+// withFirstLine puts decl on code's first line (after a hashbang).
+func withFirstLine(code, decl string) string {
+	if strings.HasPrefix(code, "#!") { // a hashbang must stay first
+		if nl := strings.IndexByte(code, '\n'); nl >= 0 {
+			return code[:nl+1] + decl + code[nl+1:]
+		}
+		return code
+	}
+	return decl + code
+}
+
 // withModulePaths gives a module that names __filename or __dirname the
 // values Node gives a CommonJS module, for a package installed in
 // /fount/node_modules (a path that says nothing of the server): older
@@ -190,12 +220,5 @@ func withModulePaths(code string, f packageFile) string {
 		return code
 	}
 	file := path.Join("/fount/node_modules", f.in.name, f.rel)
-	decl := fmt.Sprintf("var __filename = %q, __dirname = %q;", file, path.Dir(file))
-	if strings.HasPrefix(code, "#!") { // a hashbang must stay first
-		if nl := strings.IndexByte(code, '\n'); nl >= 0 {
-			return code[:nl+1] + decl + code[nl+1:]
-		}
-		return code
-	}
-	return decl + code
+	return withFirstLine(code, fmt.Sprintf("var __filename = %q, __dirname = %q;", file, path.Dir(file)))
 }

@@ -211,7 +211,10 @@ func (p *Packages) build(ctx context.Context, code string, lock []Locked, uses g
 		LogLevel:   esbuild.LogLevelSilent,
 		Charset:    esbuild.CharsetUTF8,
 		// Packages written for browserify reach the global object as global.
-		Define:         map[string]string{"global": "globalThis"},
+		// The component's own import.meta is a file's, as in Node (its
+		// packages' are their files', see withImportMeta).
+		Define: map[string]string{"global": "globalThis", "import.meta.url": `"file:///fount/component.mjs"`,
+			"import.meta.filename": `"/fount/component.mjs"`, "import.meta.dirname": `"/fount"`},
 		Sourcemap:      esbuild.SourceMapInline,
 		SourcesContent: esbuild.SourcesContentExclude,
 	}
@@ -355,6 +358,9 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 		// an ES module may declare its own.
 		if f.loader == esbuild.LoaderJS && path.Ext(f.rel) != ".mjs" && !b.nodeESM(f) {
 			contents = withModulePaths(contents, f)
+		}
+		if f.loader == esbuild.LoaderJS {
+			contents = withImportMeta(contents, f)
 		}
 		return esbuild.OnLoadResult{Contents: &contents, ResolveDir: filepath.Join(f.in.root(), filepath.Dir(filepath.FromSlash(f.rel))), Loader: f.loader}, nil
 	})

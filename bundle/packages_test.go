@@ -485,3 +485,29 @@ func TestESModulesKeepTheirOwnPaths(t *testing.T) {
 		t.Errorf("the CommonJS module lacks Node's __dirname:\n%s", res.Code)
 	}
 }
+
+// TestImportMetaIsAFile: import.meta.url, filename and dirname are a
+// file's, as in Node: a package module's its own, the component's
+// component.mjs.
+func TestImportMetaIsAFile(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "metapkg", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"metapkg","version":"1.0.0","type":"module","main":"lib/index.js"}`,
+		"lib/index.js": `export const where = [import.meta.url, import.meta.dirname, import.meta.filename];`,
+	}})
+	p := newPackages(t, reg)
+	res, err := p.Bundle(context.Background(), `import { where } from "metapkg"; export default { where, mine: import.meta.url };`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"file:///fount/node_modules/metapkg/lib/index.js"`, `"/fount/node_modules/metapkg/lib"`,
+		`"/fount/node_modules/metapkg/lib/index.js"`, `"file:///fount/component.mjs"`} {
+		if !strings.Contains(res.Code, want) {
+			t.Errorf("the bundle lacks %s:\n%s", want, res.Code)
+		}
+	}
+	if strings.Contains(res.Code, "import.meta") {
+		t.Errorf("import.meta is left in the bundle:\n%s", res.Code)
+	}
+}

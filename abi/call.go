@@ -31,6 +31,9 @@ type Call struct {
 	// Web is the source of the web globals (guest.Web), sent with code
 	// that names one of them; the prelude evaluates it before the code.
 	Web string `json:"web,omitempty"`
+	// Intl is the source of the Intl global (guest.Intl), sent with code
+	// that names Intl; the prelude evaluates it before the code.
+	Intl string `json:"intl,omitempty"`
 	// Step loads the component as a workflow step: name and version are
 	// optional, a source is refused, and run gets ({ steps, $ }) with
 	// the event's templates evaluated into its props.

@@ -24,6 +24,12 @@ var Prelude []byte
 //go:embed web.js
 var Web []byte
 
+// Intl is the JavaScript of the Intl global (one locale, en-US, and the
+// UTC time zone), sent like Web with the load of code that names Intl.
+//
+//go:embed intl.js
+var Intl []byte
+
 // WebNames are the globals Web defines, and fetch, which needs them.
 var WebNames = []string{"URL", "URLSearchParams", "TextEncoder", "TextDecoder", "atob", "btoa", "DOMException", "Event",
 	"EventTarget", "AbortController", "AbortSignal", "structuredClone", "Blob", "File", "MessageChannel", "MessagePort", "MessageEvent",

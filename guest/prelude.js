@@ -84,6 +84,15 @@
     host.evalScript(String(source), "fount:web");
   }
 
+  // The host sends intl.js, likewise, with the load of code that names
+  // Intl.
+  let intlLoaded = false;
+  function loadIntl(source) {
+    if (intlLoaded || !source) return;
+    intlLoaded = true;
+    host.evalScript(String(source), "fount:intl");
+  }
+
   const HOST_ERRORS = {
     "-1": "invalid request",
     "-2": "over the size limit",
@@ -717,6 +726,7 @@
     const code = String(msg.code || "");
     bundled[filename] = code;
     loadWeb(msg.web);
+    loadIntl(msg.intl);
     host.setModules(bundled);
     let loaded;
     if (msg.format ? msg.format === "esm" : looksLikeESM(code)) {

@@ -26,7 +26,7 @@ func (h *Host) Introspect(ctx context.Context, code, filename string, modules ma
 		return nil, err
 	}
 	defer in.close(ctx)
-	call := abi.Call{Op: abi.OpIntrospect, Code: code, Filename: filename, Format: format, Modules: modules, Web: webFor(code, modules)}
+	call := abi.Call{Op: abi.OpIntrospect, Code: code, Filename: filename, Format: format, Modules: modules, Web: webFor(code, modules), Intl: intlFor(code, modules)}
 	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil {
 		return nil, err

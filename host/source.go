@@ -53,6 +53,7 @@ func (h *Host) NewSource(ctx context.Context, spec sandbox.Spec) (*Source, error
 	call := abi.Call{
 		Op: abi.OpLoad, Code: spec.Code, Filename: spec.Filename, Format: format, Modules: spec.Modules,
 		Props: props, Env: map[string]string{"PD_COMPONENT": spec.ID}, Step: spec.Step, Web: webFor(spec.Code, spec.Modules),
+		Intl: intlFor(spec.Code, spec.Modules),
 	}
 	value, err := h.invokeOnce(ctx, in, call, h.cfg.Limits, sandbox.Capabilities{})
 	if err != nil {

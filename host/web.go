@@ -25,3 +25,21 @@ func webFor(code string, modules map[string]string) string {
 	}
 	return ""
 }
+
+// intlUse finds the Intl global in code, or the locale methods it makes
+// act as Node's.
+var intlUse = regexp.MustCompile(`\b(Intl|toLocaleString|toLocaleDateString|toLocaleTimeString|localeCompare)\b`)
+
+// intlFor is the source of the Intl global when code or its modules name
+// it or a locale method, else "", for the same reason as webFor.
+func intlFor(code string, modules map[string]string) string {
+	if intlUse.MatchString(code) {
+		return string(guest.Intl)
+	}
+	for _, m := range modules {
+		if intlUse.MatchString(m) {
+			return string(guest.Intl)
+		}
+	}
+	return ""
+}

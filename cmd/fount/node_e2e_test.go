@@ -260,3 +260,10 @@ func TestNodeStackAPI(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "stacks")
 }
+
+// TestNodeIntl: the Intl global (en-US and UTC) formats dates, numbers,
+// plurals, relative times and lists, and collates, as Node 20 does.
+func TestNodeIntl(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "intl")
+}

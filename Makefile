@@ -54,9 +54,11 @@ staticcheck:
 ## fount as separate processes built without it (the cluster's failover and
 ## make run-cluster), whose NATS servers the detector would only slow, and
 ## the corpus of real npm libraries, whose time goes to JavaScript in the
-## sandbox and in Node, where the detector finds nothing. Those run beside,
-## without it.
-PROCESS_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster|TestCorpusAsInNode)$$
+## sandbox and in Node, where the detector finds nothing, and a bundle
+## large enough to be minified, which the bundle worker (the test binary
+## itself) cannot make within its memory limit under the detector. Those
+## run beside, without it.
+PROCESS_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster|TestCorpusAsInNode|TestStacksOfMinifiedBundles)$$
 unit: browser-deps corpus server-deps
 	@$(GO) test -count=1 -run '$(PROCESS_TESTS)' ./cmd/fount/ > .unit-processes.log 2>&1 & plain=$$!; \
 	$(GO) test -race -skip '$(PROCESS_TESTS)' ./...; race=$$?; \

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // startMariaDB runs Debian's MariaDB on loopback for the test, with a
@@ -55,19 +53,7 @@ func startMariaDB(t *testing.T) int {
 		srv.Process.Signal(syscall.SIGTERM)
 		srv.Wait()
 	})
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := net.DialTimeout("unix", sock, time.Second)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("mariadbd did not start: %v\n%s", err, b)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	awaitServer(t, "mariadbd", "unix", sock, filepath.Join(dir, "log"))
 	client, err := exec.LookPath("mariadb")
 	if err != nil {
 		t.Fatal(err)

@@ -110,18 +110,26 @@ func startSSHD(t *testing.T) sshServer {
 			t.Logf("sshd's log:\n%s", b)
 		}
 	})
+	awaitServer(t, "sshd", "tcp", "127.0.0.1:"+strconv.Itoa(port), filepath.Join(dir, "log"))
+	return sshServer{port: port, fingerprint: strings.Fields(string(fp))[1], username: me.Username, key: string(key), dir: files}
+}
+
+// awaitServer waits, a minute at most, until a server started for a
+// test accepts connections at address, and fails the test with the
+// server's log if it does not.
+func awaitServer(t *testing.T, server, network, address, logFile string) {
+	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+		c, err := net.DialTimeout(network, address, time.Second)
 		if err == nil {
 			c.Close()
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("sshd did not start: %v\n%s", err, b)
+			b, _ := os.ReadFile(logFile)
+			t.Fatalf("%s did not start: %v\n%s", server, err, b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return sshServer{port: port, fingerprint: strings.Fields(string(fp))[1], username: me.Username, key: string(key), dir: files}
 }

@@ -176,6 +176,11 @@ func setupBuiltins(pb esbuild.PluginBuild, withStreams bool, used func()) {
 		return esbuild.OnResolveResult{}, fmt.Errorf("fount's %s imports %q, which it does not have", args.Importer, args.Path)
 	})
 	pb.OnLoad(esbuild.OnLoadOptions{Filter: ".*", Namespace: nodeNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
+		if face, ok := strings.CutPrefix(args.Path, requirePrefix); ok {
+			file, _ := builtinPath(strings.ReplaceAll(face, "__", "/"), withStreams)
+			code := builtinRequire(file)
+			return esbuild.OnLoadResult{Contents: &code, Loader: esbuild.LoaderJS}, nil
+		}
 		if face, ok := strings.CutPrefix(args.Path, facePrefix); ok {
 			name := strings.ReplaceAll(face, "__", "/")
 			file, _ := builtinPath(name, withStreams)
@@ -201,10 +206,34 @@ func (b *build) builtin(name, file string, kind esbuild.ResolveKind) esbuild.OnR
 	b.mu.Lock()
 	b.usedBuiltins = true
 	b.mu.Unlock()
+	return builtinResolved(name, file, kind)
+}
+
+// builtinResolved is where an import (a face) or a require() of
+// built-in name, whose module is file, resolves.
+func builtinResolved(name, file string, kind esbuild.ResolveKind) esbuild.OnResolveResult {
+	face := strings.ReplaceAll(name, "/", "__")
 	if kind == esbuild.ResolveJSImportStatement || kind == esbuild.ResolveJSDynamicImport {
-		return esbuild.OnResolveResult{Path: facePrefix + strings.ReplaceAll(name, "/", "__"), Namespace: nodeNamespace}
+		return esbuild.OnResolveResult{Path: facePrefix + face, Namespace: nodeNamespace}
 	}
-	return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}
+	return esbuild.OnResolveResult{Path: requirePrefix + face, Namespace: nodeNamespace}
+}
+
+// requirePrefix marks, in nodeNamespace, what require() of a built-in
+// gives: as in Node, the module's own object, which code may change
+// (graceful-fs replaces fs.close), not the frozen view of an ES module
+// that esbuild would make; it holds each named export too.
+const requirePrefix = "require/"
+
+// builtinRequire is the CommonJS module require() of a built-in gets.
+func builtinRequire(file string) string {
+	return fmt.Sprintf(`var ns = require(%q);
+var d = ns && ns.__esModule ? ns.default : ns;
+if (ns && ns.__esModule && d && (typeof d === "object" || typeof d === "function")) {
+  for (var k in ns) if (k !== "default" && !(k in d)) d[k] = ns[k];
+}
+module.exports = d;
+`, "../"+file)
 }
 
 // facePrefix marks, in nodeNamespace, the face of a built-in: an ES

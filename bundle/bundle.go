@@ -117,7 +117,8 @@ func setupLocalPackages(pb esbuild.PluginBuild, withStreams bool) {
 			return esbuild.OnResolveResult{}, nil
 		}
 		if file, ok := builtinFile(args.Path, withStreams); ok {
-			return esbuild.OnResolveResult{Path: file, Namespace: nodeNamespace}, nil
+			name, _ := Builtin(args.Path)
+			return builtinResolved(name, file, args.Kind), nil
 		}
 		external := esbuild.OnResolveResult{Path: args.Path, External: true}
 		imp, err := ParseImport(args.Path)

@@ -23,9 +23,21 @@ function hostOptions(options, hostname) {
   return o;
 }
 
+// JSStreamSocket stands for Node's wrap of a JavaScript stream under a
+// TLSSocket, which http2-wrapper takes the constructor of at load
+// (through _handle._parentWrap); fount's TLS runs on the host's sockets,
+// so such a wrap never carries data.
+class JSStreamSocket extends net.Socket {
+  constructor(stream) {
+    super();
+    this.stream = stream;
+  }
+}
+
 export class TLSSocket extends net.Socket {
   constructor(socket, options = {}) {
     super(options);
+    if (socket && !(socket instanceof net.Socket)) this._handle = { _parentWrap: new JSStreamSocket(socket) };
     this.encrypted = true;
     this.authorized = false;
     this.authorizationError = null;

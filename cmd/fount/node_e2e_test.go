@@ -267,3 +267,27 @@ func TestNodeIntl(t *testing.T) {
 	t.Parallel()
 	checkAsInNode(t, "intl")
 }
+
+// TestRequireGivesNodesModuleObjects: require() of a built-in gives, as in
+// Node, the module's own object, which code may patch (graceful-fs
+// replaces fs.close) and which holds every export, and the same object
+// to every caller; a TLSSocket made over a JavaScript stream has the
+// wrap http2-wrapper takes the constructor of at load.
+func TestRequireGivesNodesModuleObjects(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	src := s.deploySource(`const fs = require("fs");
+const orig = fs.close;
+fs.close = function patched() {};
+const seen = require("fs").close.name;
+fs.close = orig;
+const tls = require("tls"), stream = require("stream");
+const wrap = new tls.TLSSocket(new stream.PassThrough())._handle._parentWrap.constructor;
+module.exports = { name: "requires", version: "1", run() {
+  this.$emit([seen, typeof wrap, typeof require("crypto").createHash, typeof require("events"), typeof require("zlib").gunzipSync]);
+} };`, nil)
+	s.run(src["id"].(string), map[string]any{})
+	if got := fmt.Sprint(s.emittedOrFailed(src["id"].(string))); got != "[patched function function function function]" {
+		t.Errorf("the component emitted %s", got)
+	}
+}

@@ -323,7 +323,7 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 			// Node with a failed build, requiring it fails, where the
 			// package reaches that require (often inside a try, falling
 			// back to JavaScript).
-			return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+			return notFound(args), nil
 		}
 		if strings.HasPrefix(args.Path, ".") || strings.HasPrefix(args.Path, "#") {
 			r := pb.Resolve(args.Path, esbuild.ResolveOptions{ResolveDir: args.ResolveDir, Kind: args.Kind, PluginData: innerResolve{}})
@@ -338,6 +338,9 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 			return res, nil
 		}
 		return b.resolveBare(pb, args, owner)
+	})
+	pb.OnLoad(esbuild.OnLoadOptions{Filter: `.*`, Namespace: missingNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
+		return notFoundModule(args), nil
 	})
 	pb.OnLoad(esbuild.OnLoadOptions{Filter: `.*`, Namespace: npmNamespace}, func(args esbuild.OnLoadArgs) (esbuild.OnLoadResult, error) {
 		f, _ := args.PluginData.(packageFile)
@@ -366,6 +369,31 @@ func (b *build) setup(pb esbuild.PluginBuild) {
 	})
 }
 
+// missingNamespace holds the modules a package names that the bundle
+// leaves out (an optional peer npm would not install, a native addon, a
+// built-in fount lacks): each throws Node's error for a module that is
+// not there when it is evaluated. Left external instead, an import of
+// one in a module the package loads lazily (mistral's await import() of
+// its OpenTelemetry support, in a try) would become an import of the
+// whole bundle, failing it at load.
+const missingNamespace = "missing"
+
+// notFound resolves an import of a module that is not there.
+func notFound(args esbuild.OnResolveArgs) esbuild.OnResolveResult {
+	return esbuild.OnResolveResult{Path: args.Path, Namespace: missingNamespace, PluginData: args.Kind}
+}
+
+// notFoundModule is the module of notFound: CommonJS, so that any name
+// may be imported from it, throwing as Node does for the kind of import.
+func notFoundModule(args esbuild.OnLoadArgs) esbuild.OnLoadResult {
+	code, msg := "ERR_MODULE_NOT_FOUND", fmt.Sprintf("Cannot find package '%s'", args.Path)
+	if args.PluginData == esbuild.ResolveJSRequireCall {
+		code, msg = "MODULE_NOT_FOUND", fmt.Sprintf("Cannot find module '%s'", args.Path)
+	}
+	contents := fmt.Sprintf("throw Object.assign(new Error(%q), { code: %q });\nmodule.exports = {};\n", msg, code)
+	return esbuild.OnLoadResult{Contents: &contents, Loader: esbuild.LoaderJS}
+}
+
 // resolveBare resolves a bare specifier imported by the component (owner
 // nil) or by a module of package owner.
 func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, owner *instance) (esbuild.OnResolveResult, error) {
@@ -378,7 +406,7 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 		}
 		// A package may only touch it on a path the component never
 		// takes; it fails when it is reached, as a missing module does.
-		return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+		return notFound(args), nil
 	}
 	imp, err := ParseImport(args.Path)
 	if err != nil {
@@ -396,7 +424,7 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 		if b.leftOut(imp.Name, owner) {
 			// As in Node without it: requiring it fails, where the
 			// package reaches that require.
-			return esbuild.OnResolveResult{Path: args.Path, External: true}, nil
+			return notFound(args), nil
 		}
 	}
 	b.mu.Lock()

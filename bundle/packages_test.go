@@ -89,7 +89,7 @@ func TestBundleResolvesImports(t *testing.T) {
 		{"CommonJS require", `const d = require("tinydate@1"); module.exports = { v: d("").v };`,
 			[]string{"tinydate@1.4.2"}, `"1.4.2"`},
 		{"an optional peer is left for run time, as npm leaves it out", `import pg from "pgish"; export default { v: pg.pure };`,
-			[]string{"pgish@8.0.0"}, `"pgish-native"`},
+			[]string{"pgish@8.0.0"}, `Cannot find module 'pgish-native'`},
 		{"no package: code is not rebundled", `import x from "./lib.mjs"; export default { x };`, nil, ""},
 	}
 	for _, c := range cases {
@@ -509,5 +509,28 @@ func TestImportMetaIsAFile(t *testing.T) {
 	}
 	if strings.Contains(res.Code, "import.meta") {
 		t.Errorf("import.meta is left in the bundle:\n%s", res.Code)
+	}
+}
+
+// TestMissingModulesFailWhereReached: an optional peer npm leaves out,
+// imported by a module the package loads lazily, fails only where it is
+// reached, with Node's error, instead of becoming an import of the whole
+// bundle that fails it at load (mistral's OpenTelemetry support).
+func TestMissingModulesFailWhereReached(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "lazypeer", Version: "1.0.0", Files: map[string]string{
+		"package.json": `{"name":"lazypeer","version":"1.0.0","type":"module","main":"index.js","peerDependencies":{"otelish":"^1"},"peerDependenciesMeta":{"otelish":{"optional":true}}}`,
+		"index.js":     `export async function traced() { try { const m = await import("./otel.js"); return m.on(); } catch (e) { return e.code; } }`,
+		"otel.js":      `import { trace } from "otelish"; export const on = () => trace;`,
+	}})
+	p := newPackages(t, reg)
+	res, err := p.Bundle(context.Background(), `import { traced } from "lazypeer"; export default { traced };`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Code, `from "otelish"`) || !strings.Contains(res.Code, `Cannot find package 'otelish'`) ||
+		!strings.Contains(res.Code, "ERR_MODULE_NOT_FOUND") {
+		t.Errorf("the missing peer is not a module that fails where reached:\n%s", res.Code)
 	}
 }

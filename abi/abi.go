@@ -38,6 +38,11 @@ const (
 	// zlib's formats, compressed and decompressed by the host (Go's
 	// compress packages), pure computation on the guest's bytes.
 	FuncCompress = "compress"
+	// FuncTZ(ptr, len) -> replyLen | code. ptr/len hold a TZRequest as
+	// JSON; the reply is a TZReply as JSON: a time zone's offsets from UTC
+	// at instants, from the host's time zone database, for the guest's
+	// Intl. Pure computation: no capability.
+	FuncTZ = "tz"
 	// FuncNet(ptr, len) -> replyLen | code. ptr/len hold a NetRequest as
 	// JSON; the reply is a NetReply as JSON. Sockets and DNS, under the
 	// same egress policy as fetch.
@@ -57,7 +62,7 @@ const (
 // documents them.
 var HostFuncs = []string{
 	FuncLog, FuncEmit, FuncDBGet, FuncDBSet, FuncRespond, FuncAuth,
-	FuncFetch, FuncCrypto, FuncCompress, FuncNet, FuncTake, FuncSleep, FuncInterrupted,
+	FuncFetch, FuncCrypto, FuncCompress, FuncTZ, FuncNet, FuncTake, FuncSleep, FuncInterrupted,
 }
 
 // WASIModule is the only other import module the guest may use.

@@ -2,7 +2,9 @@ package abi
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -138,6 +140,30 @@ func FuzzDecodeNetRequest(f *testing.F) {
 			((r.Op == "write" || r.Op == "end" || r.Op == "close" || r.Op == "tls") && r.ID <= 0) ||
 			(r.Family != 0 && r.Family != 4 && r.Family != 6) {
 			t.Fatalf("accepted %+v", r)
+		}
+	})
+}
+
+// FuzzDecodeTZRequest: guest bytes decode into a zone name of the
+// allowed shape and a bounded list of finite instants, or are refused;
+// they never panic.
+func FuzzDecodeTZRequest(f *testing.F) {
+	f.Add([]byte(`{"zone":"America/New_York","times":[0,1700000000000]}`))
+	f.Add([]byte(`{"zone":"../../etc/passwd","times":[]}`))
+	f.Add([]byte(`{"zone":"UTC","times":[1e300]}`))
+	f.Add([]byte(`{"zone":"America/Argentina/Buenos_Aires"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeTZRequest(b)
+		if err != nil {
+			return
+		}
+		if len(r.Zone) == 0 || len(r.Zone) > 64 || strings.Contains(r.Zone, "..") || strings.HasPrefix(r.Zone, "/") || len(r.Times) > MaxTZTimes {
+			t.Fatalf("accepted %+v", r)
+		}
+		for _, ms := range r.Times {
+			if math.IsNaN(ms) || math.Abs(ms) > 8.64e15 {
+				t.Fatalf("accepted the instant %v", ms)
+			}
 		}
 	})
 }

@@ -1,9 +1,9 @@
 // fount's Intl: the ECMA-402 global Node has and this QuickJS lacks, for
-// one locale (en-US, which every locale asked for resolves to) and one
-// time zone (UTC, fount's; another zone is a RangeError, as Node's is for
-// a zone it does not know). Libraries name Intl at load (got's
-// @sindresorhus/is makes ListFormats) and format dates and numbers with
-// it. Evaluated, like the web globals, only for code that names Intl.
+// one locale (en-US, which every locale asked for resolves to), in any
+// time zone of the host's zone database (the tz import; UTC, fount's own
+// zone, by default). Libraries name Intl at load (got's @sindresorhus/is
+// makes ListFormats) and format dates and numbers with it. Evaluated,
+// like the web globals, only for code that names Intl.
 (function () {
   "use strict";
 
@@ -39,11 +39,42 @@
     return s;
   }
 
+  const hostTZ = globalThis.process[Symbol.for("fount.tz")];
   function checkTimeZone(tz) {
     if (tz === undefined) return "UTC";
     const s = String(tz);
     if (/^(etc\/)?(utc|gmt|uct|zulu|universal|greenwich)$/i.test(s) || /^etc\/gmt[+-]?0$/i.test(s)) return "UTC";
-    throw new RangeError("Invalid time zone specified: " + s + " (fount knows UTC only)");
+    const r = /^[A-Za-z][A-Za-z0-9_+\-]*(\/[A-Za-z0-9_+\-]+){0,2}$/.test(s) && s.length <= 64 ? hostTZ(s, []) : { error: "bad name" };
+    if (r.error) throw new RangeError("Invalid time zone specified: " + s);
+    return String(r.zone);
+  }
+
+  // zoneAt is where an instant stands in a zone: its offset from UTC in
+  // minutes and the zone's abbreviation then.
+  function zoneAt(zone, t) {
+    if (zone === "UTC") return { offset: 0, abbreviation: "UTC" };
+    const r = hostTZ(zone, [t]);
+    return { offset: Number(r.offsets ? r.offsets[0] : 0) || 0, abbreviation: String(r.abbreviations ? r.abbreviations[0] : "") };
+  }
+
+  // US zones have names of their own in en-US (EST, Pacific Daylight
+  // Time); elsewhere ICU's English names an offset from GMT.
+  const US_NAMES = { EST: "Eastern Standard Time", EDT: "Eastern Daylight Time", CST: "Central Standard Time",
+    CDT: "Central Daylight Time", MST: "Mountain Standard Time", MDT: "Mountain Daylight Time", PST: "Pacific Standard Time",
+    PDT: "Pacific Daylight Time", AKST: "Alaska Standard Time", AKDT: "Alaska Daylight Time", HST: "Hawaii-Aleutian Standard Time",
+    HDT: "Hawaii-Aleutian Daylight Time" };
+  function gmtOffset(minutes, long) {
+    if (minutes === 0) return "GMT";
+    const sign = minutes < 0 ? "-" : "+", m = Math.abs(minutes), h = Math.floor(m / 60), rest = m % 60;
+    if (long) return "GMT" + sign + pad(h, 2) + ":" + pad(rest, 2);
+    return "GMT" + sign + h + (rest ? ":" + pad(rest, 2) : "");
+  }
+  function zoneName(style, zone, at) {
+    if (zone === "UTC") return { short: "UTC", long: "Coordinated Universal Time", shortOffset: "GMT", longOffset: "GMT" }[style];
+    const us = US_NAMES[at.abbreviation] && /^(America|US|Pacific\/Honolulu)/.test(zone);
+    if (style === "short" && us) return at.abbreviation;
+    if (style === "long" && us) return US_NAMES[at.abbreviation];
+    return gmtOffset(at.offset, style === "long" || style === "longOffset");
   }
 
   class Locale {
@@ -91,7 +122,7 @@
         const v = option(options, f, fields[f]);
         if (v !== undefined) {
           o[f] = v;
-          any = true;
+          if (f !== "timeZoneName") any = true; // a zone's name alone still gets the default date
         }
       }
       if (options.fractionalSecondDigits !== undefined) {
@@ -100,7 +131,7 @@
         o.fractionalSecondDigits = d;
         any = true;
       }
-      if ((dateStyle || timeStyle) && any) throw new TypeError("Can't set option " + Object.keys(o).find((k) => fields[k]) + " when dateStyle is used");
+      if ((dateStyle || timeStyle) && (any || o.timeZoneName)) throw new TypeError("Can't set option " + Object.keys(o).find((k) => fields[k]) + " when dateStyle is used");
       if (dateStyle) o.dateStyle = dateStyle;
       if (timeStyle) o.timeStyle = timeStyle;
       if (!dateStyle && !timeStyle && !any) Object.assign(o, { year: "numeric", month: "numeric", day: "numeric" });
@@ -120,7 +151,8 @@
     formatToParts(date) {
       const t = date === undefined ? Date.now() : Number(date instanceof Date ? date.getTime() : date);
       if (!Number.isFinite(t)) throw new RangeError("Invalid time value");
-      return partsOf(new Date(t), this.#o);
+      const at = zoneAt(this.#o.timeZone, t);
+      return partsOf(new Date(t + at.offset * 60000), this.#o, at);
     }
     formatRange(a, b) {
       return this.format(a) + " – " + this.format(b);
@@ -143,15 +175,17 @@
     return [d, t];
   }
 
-  function partsOf(date, o) {
+  // partsOf formats date, already moved by its zone's offset (at), so
+  // that its UTC fields are the zone's wall clock.
+  function partsOf(date, o, at) {
     let d = o, t = o;
     if (o.dateStyle || o.timeStyle) [d, t] = styled(o);
     const date1 = dateParts(date, d);
-    const time = timeParts(date, t, o.hourCycle || "h12", o.fractionalSecondDigits);
+    const time = timeParts(date, t, o.hourCycle || "h12", o.fractionalSecondDigits, o.timeZone, at);
     if (!date1.length) return time;
     if (!time.length) return date1;
-    const at = o.dateStyle === "full" || o.dateStyle === "long" ? " at " : ", ";
-    return [...date1, { type: "literal", value: at }, ...time];
+    const joiner = o.dateStyle === "full" || o.dateStyle === "long" ? " at " : ", ";
+    return [...date1, { type: "literal", value: joiner }, ...time];
   }
 
   function dateParts(date, o) {
@@ -210,7 +244,7 @@
     return out;
   }
 
-  function timeParts(date, o, cycle, fraction) {
+  function timeParts(date, o, cycle, fraction, zone, at) {
     const out = [];
     if (!o.hour && !o.minute && !o.second && !fraction && !o.timeZoneName) return out;
     const lit = (v) => out.push({ type: "literal", value: v });
@@ -242,8 +276,7 @@
     }
     if (o.timeZoneName) {
       if (out.length) lit(" ");
-      const name = { short: "UTC", long: "Coordinated Universal Time", shortOffset: "GMT", longOffset: "GMT" }[o.timeZoneName];
-      part("timeZoneName", name);
+      part("timeZoneName", zoneName(o.timeZoneName, zone, at));
     }
     return out;
   }

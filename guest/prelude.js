@@ -525,6 +525,13 @@
   }
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.compress"), { value: hostCompress });
 
+  // Intl (intl.js, evaluated for code that names it) asks the host's zone
+  // database for a zone's offsets at instants through this symbol.
+  function hostTZ(zone, times) {
+    return JSONParse(hostCall("tz", () => host.tz(JSONStringify(record({ zone: String(zone), times })))));
+  }
+  ObjectDefineProperty(globalThis.process, Symbol.for("fount.tz"), { value: hostTZ });
+
   // ---- sockets ------------------------------------------------------------
   // node:net, node:tls and node:dns (bundled with code that imports them)
   // reach the host's net import through the symbol below. Sockets live

@@ -50,6 +50,7 @@ func fountImports() []hostFunc {
 		{abi.FuncFetch, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostFetch},
 		{abi.FuncCrypto, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostCrypto},
 		{abi.FuncCompress, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostCompress},
+		{abi.FuncTZ, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostTZ},
 		{abi.FuncNet, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostNet},
 		{abi.FuncTake, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostTake},
 		{abi.FuncSleep, []api.ValueType{i32}, []api.ValueType{i32}, hostSleep},

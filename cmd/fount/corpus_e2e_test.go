@@ -30,9 +30,7 @@ const corpusComponents = "testdata/corpus/components"
 // fount what it does in Node 20, with why; docs/runtime.md's corpus table
 // says the same. The test fails when one of them starts to match, so that
 // the table stays true.
-var corpusDifferences = map[string]string{
-	"luxon": "fount's Intl knows the UTC time zone only: setZone(\"America/New_York\") gives an invalid DateTime",
-}
+var corpusDifferences = map[string]string{}
 
 // vendorMock answers what the corpus' SDKs ask of their vendors, on
 // loopback: each route answers as the vendor's API documents.

@@ -224,6 +224,10 @@ static JSValue h_compress(JSContext *c, JSValueConst this, int argc, JSValueCons
     return call_host(c, argv[0], "compress", fount_host_compress, 1);
 }
 
+static JSValue h_tz(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
+    return call_host(c, argv[0], "tz", fount_host_tz, 1);
+}
+
 static JSValue h_net(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     return call_host(c, argv[0], "net", fount_host_net, 1);
 }
@@ -343,6 +347,7 @@ static const JSCFunctionListEntry host_funcs[] = {
     JS_CFUNC_DEF("fetch", 1, h_fetch),
     JS_CFUNC_DEF("crypto", 1, h_crypto),
     JS_CFUNC_DEF("compress", 1, h_compress),
+    JS_CFUNC_DEF("tz", 1, h_tz),
     JS_CFUNC_DEF("net", 1, h_net),
     JS_CFUNC_DEF("evalScript", 2, h_eval_script),
     JS_CFUNC_DEF("evalModule", 2, h_eval_module),

@@ -45,6 +45,8 @@ __attribute__((import_module("fount"), import_name("crypto")))
 int32_t fount_host_crypto(const char *ptr, int32_t len);
 __attribute__((import_module("fount"), import_name("compress")))
 int32_t fount_host_compress(const char *ptr, int32_t len);
+__attribute__((import_module("fount"), import_name("tz")))
+int32_t fount_host_tz(const char *ptr, int32_t len);
 __attribute__((import_module("fount"), import_name("net")))
 int32_t fount_host_net(const char *ptr, int32_t len);
 __attribute__((import_module("fount"), import_name("take")))

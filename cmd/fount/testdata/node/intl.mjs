@@ -45,6 +45,15 @@ export default {
     out.locales = [Intl.getCanonicalLocales(["EN-us", "fr"]), new Intl.Locale("en-US").language, typeof Intl.supportedValuesOf];
     out.errors = [failure(() => new Intl.DateTimeFormat("en-US", { timeZone: "Nowhere/Land" })), failure(() => new Intl.NumberFormat("en", { style: "nope" })),
       failure(() => new Intl.NumberFormat("en", { style: "currency" })), failure(() => Intl.getCanonicalLocales("not a locale!"))];
+    const winter = new Date(Date.UTC(2024, 0, 15, 5, 30)), summer = new Date(Date.UTC(2024, 6, 15, 5, 30));
+    const zoned = (tz, o, date) => new Intl.DateTimeFormat("en-US", Object.assign({ timeZone: tz }, o)).format(date);
+    out.zones = [zoned("America/New_York", {}, winter), zoned("America/New_York", { timeStyle: "long" }, winter),
+      zoned("America/New_York", { timeStyle: "long" }, summer), zoned("America/Los_Angeles", { hour: "numeric", timeZoneName: "short" }, summer),
+      zoned("Europe/Paris", { timeStyle: "long" }, summer), zoned("Asia/Kolkata", { hour: "numeric", minute: "2-digit", timeZoneName: "short" }, winter),
+      zoned("Asia/Tokyo", { dateStyle: "medium", timeStyle: "short" }, winter), zoned("America/New_York", { timeZoneName: "longOffset" }, winter),
+      zoned("America/New_York", { timeZoneName: "shortOffset" }, summer), zoned("Australia/Sydney", { year: "numeric", month: "2-digit", day: "2-digit" }, summer),
+      new Intl.DateTimeFormat("en-US", { timeZone: "Europe/London" }).resolvedOptions().timeZone,
+      winter.toLocaleString("en-US", { timeZone: "America/Chicago" }), summer.toLocaleTimeString("en-US", { timeZone: "Asia/Tokyo" })];
     out.localeMethods = [d.toLocaleString("en-US", { timeZone: "UTC" }), d.toLocaleDateString("en-US", { timeZone: "UTC" }),
       d.toLocaleTimeString("en-US", { timeZone: "UTC" }), d.toLocaleDateString("en-US", { timeZone: "UTC", month: "long", day: "numeric" }),
       (1234.5).toLocaleString("en-US"), (0.5).toLocaleString("en-US", { style: "percent" }), "a".localeCompare("B"), "b".localeCompare("a"),

@@ -183,8 +183,9 @@ func (b *build) scrub(msg string) string {
 // /fount/node_modules: SDKs derive paths from them at load
 // (@azure/storage-common calls fileURLToPath(import.meta.url)). Each is
 // renamed to a variable declared on the module's first line, so that its
-// line numbers stay as they were; the text "import.meta.url" in a string
-// is renamed too, which changes no code.
+// line numbers stay as they were. The rename is textual: "import.meta.url"
+// inside a string or a comment is renamed too, which changes that text
+// only (and no such text was seen in the packages tried).
 func withImportMeta(code string, f packageFile) string {
 	if !strings.Contains(code, "import.meta") {
 		return code

@@ -99,7 +99,7 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 		// names. Functions and classes keep their names, for stacks and
 		// for code that reads them, and lines are broken every 40 or so
 		// characters, since QuickJS's frames carry a line and no column:
-		// a frame's line still maps to its author's line.
+		// a frame's line maps to its author's line, or one beside it.
 		downloaded := b.downloaded
 		uses := usesOf(res.OutputFiles[0].Contents)
 		uses.minify = true

@@ -50,6 +50,10 @@ mv "$QJS_DIR" quickjs
 # - It throws when an out-of-bounds index of a typed array is set in
 #   strict code, where ES2021 ignores the write (anynum, under
 #   fast-xml-parser, writes below index 0 at load): ignored.
+# - Out of memory at the heap limit, it may lack the memory to make the
+#   "out of memory" error itself, and throws null instead, which the host
+#   cannot tell from a component's `throw null`: the error is made with
+#   64 KiB of room past the limit, given back at once.
 node -e '
 const fs = require("fs");
 function patch(f, from, to, count) {
@@ -66,6 +70,9 @@ patch("quickjs/libregexp.c",
 patch("quickjs/quickjs.c",
   "return JS_ThrowTypeErrorOrFalse(ctx, flags, \"out-of-bound numeric index\");",
   "return TRUE;", 2);
+patch("quickjs/quickjs.c",
+  "        rt->in_out_of_memory = TRUE;\n        JS_ThrowInternalError(ctx, \"out of memory\");\n        rt->in_out_of_memory = FALSE;",
+  "        size_t limit = rt->malloc_state.malloc_limit;\n        rt->in_out_of_memory = TRUE;\n        if (limit != (size_t)-1)\n            rt->malloc_state.malloc_limit = limit + 65536;\n        JS_ThrowInternalError(ctx, \"out of memory\");\n        rt->malloc_state.malloc_limit = limit;\n        rt->in_out_of_memory = FALSE;", 1);
 '
 cp -R "$src" shim
 

@@ -35,6 +35,7 @@ func TestGuestImportList(t *testing.T) {
 		"fount.fetch(i32,i32)->(i32)",
 		"fount.crypto(i32,i32)->(i32)",
 		"fount.compress(i32,i32)->(i32)",
+		"fount.tz(i32,i32)->(i32)",
 		"fount.net(i32,i32)->(i32)",
 		"wasi_snapshot_preview1.clock_time_get(i32,i64,i32)->(i32)",
 		"wasi_snapshot_preview1.random_get(i32,i32)->(i32)",

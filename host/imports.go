@@ -402,31 +402,19 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		if err != nil {
 			return inv.cryptoFailure(err)
 		}
-		reply, err := json.Marshal(abi.CryptoReply{Key: key})
-		if err != nil {
-			return abi.ErrFailed
-		}
-		return inv.setReply(reply)
+		return inv.replyJSON(abi.CryptoReply{Key: key})
 	case "ecdh":
 		reply, err := ecdhKeys(req)
 		if err != nil {
 			return inv.cryptoFailure(err)
 		}
-		msg, err := json.Marshal(reply)
-		if err != nil {
-			return abi.ErrFailed
-		}
-		return inv.setReply(msg)
+		return inv.replyJSON(reply)
 	case "dh":
 		secret, err := agree(req)
 		if err != nil {
 			return inv.cryptoFailure(err)
 		}
-		reply, err := json.Marshal(abi.CryptoReply{Bytes: secret})
-		if err != nil {
-			return abi.ErrFailed
-		}
-		return inv.setReply(reply)
+		return inv.replyJSON(abi.CryptoReply{Bytes: secret})
 	case "pbkdf2", "hkdf", "scrypt":
 		key, err := derive(req)
 		if err != nil {
@@ -439,6 +427,15 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		return abi.ErrFailed
 	}
 	return inv.setReply(reply)
+}
+
+// replyJSON makes v, as JSON, the reply the guest takes next.
+func (inv *invocation) replyJSON(v any) int32 {
+	msg, err := json.Marshal(v)
+	if err != nil {
+		return abi.ErrFailed
+	}
+	return inv.setReply(msg)
 }
 
 // keyOp answers the crypto ops over keys: a key the host cannot use is

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 	// The zone database goes with the binary: a host without one
@@ -26,11 +25,7 @@ func hostTZ(_ context.Context, inv *invocation, mod api.Module, stack []uint64) 
 	if err != nil {
 		return abi.ErrInvalid
 	}
-	msg, err := json.Marshal(zoneOffsets(req))
-	if err != nil {
-		return abi.ErrFailed
-	}
-	return inv.setReply(msg)
+	return inv.replyJSON(zoneOffsets(req))
 }
 
 // zoneOffsets answers a TZRequest from Go's zone database.

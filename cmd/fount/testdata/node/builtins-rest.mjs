@@ -34,7 +34,15 @@ export default {
     out.childProcess = [typeof child_process.spawn, typeof child_process.execSync];
     out.threads = [worker_threads.isMainThread, worker_threads.threadId, worker_threads.parentPort, cluster.isPrimary, cluster.isWorker];
     out.dgram = typeof dgram.createSocket;
-    out.vm = [vm.runInThisContext("6 * 7"), new vm.Script("'a' + 'b'").runInThisContext(), vm.isContext({})];
+    const ctx = vm.createContext({ count: 1, o: new Proxy({}, { get: (t, k) => (k === Symbol.toPrimitive ? undefined : ctx.o) }) });
+    vm.runInContext("count += 1", ctx);
+    let strictPath = "ran";
+    try { vm.runInContext("(function () { 'use strict'; o.a.b; if ([o.a.b].length !== 1) throw Error(); })()", ctx); } catch (e) { strictPath = e.name; }
+    let notContext = null;
+    try { vm.runInContext("1", {}); } catch (e) { notContext = e.code; }
+    out.vm = [vm.runInThisContext("6 * 7"), new vm.Script("'a' + 'b'").runInThisContext(), vm.isContext({}), vm.isContext(ctx), ctx.count,
+      vm.runInNewContext("a + b", { a: 1, b: 2 }), new vm.Script("a * 2").runInNewContext({ a: 21 }), strictPath, notContext,
+      vm.compileFunction("return x + y", ["x", "y"])(2, 3)];
     out.module = [module.builtinModules.includes("fs"), module.isBuiltin("node:net"), module.isBuiltin("left-pad"), typeof module.createRequire];
     out.console = [typeof nodeConsole.log, sys.format("%s=%d", "x", 4), types.isDate(new Date()), types.isRegExp(/x/)];
     const ch = dc.channel("fount:test");

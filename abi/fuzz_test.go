@@ -98,6 +98,9 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 	f.Add([]byte(`{"op":"generate","key_type":"x25519"}`))
 	f.Add([]byte(`{"op":"ecdh","named_curve":"prime256v1","key":"a2V5","peer":"BAE="}`))
 	f.Add([]byte(`{"op":"dh","key":"a2V5","peer":""}`))
+	f.Add([]byte(`{"op":"modp","group":"modp14","key":"Ag=="}`))
+	f.Add([]byte(`{"op":"modp","group":"modp3"}`))
+	f.Add([]byte(`{"op":"modp","prime":"Fw==","generator":"BQ==","peer":"AQ=="}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeCryptoRequest(b)
 		if err != nil {
@@ -105,14 +108,16 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 		}
 		keyed := r.Op == "sign" || r.Op == "verify" || r.Op == "key"
 		ciphered := r.Op == "encrypt" || r.Op == "decrypt"
-		algOK := slices.Contains(CryptoAlgs, r.Alg) || slices.Contains([]string{"random", "scrypt", "generate", "ecdh", "dh"}, r.Op) || ciphered || (keyed && r.Alg == "")
+		algOK := slices.Contains(CryptoAlgs, r.Alg) || slices.Contains([]string{"random", "scrypt", "generate", "ecdh", "dh", "modp"}, r.Op) || ciphered || (keyed && r.Alg == "")
 		if r.Size < 0 || r.Size > MaxRandomBytes || !algOK || (keyed && len(r.Key) == 0) || r.SaltLength < -2 ||
 			(ciphered && !slices.Contains(Ciphers, r.Cipher)) ||
 			(r.Op == "scrypt" && (r.N > MaxScryptMemory/128 || r.R > MaxScryptMemory/128 || 128*r.N*r.R > MaxScryptMemory)) ||
 			(r.Op == "pbkdf2" && r.Iterations > MaxPBKDF2Iterations) ||
 			(r.Op == "generate" && r.KeyType == "rsa" && (r.ModulusLength < 1024 || r.ModulusLength > 4096)) ||
 			((r.Op == "ecdh" || (r.Op == "generate" && r.KeyType == "ec")) && !slices.Contains(NamedCurves, r.NamedCurve)) ||
-			(r.Op == "dh" && (len(r.Key) == 0 || len(r.Peer) == 0)) {
+			(r.Op == "dh" && (len(r.Key) == 0 || len(r.Peer) == 0)) ||
+			(r.Op == "modp" && ((r.Group == "") == (len(r.Prime) == 0) || (r.Group != "" && !slices.Contains(DHGroups, r.Group)) ||
+				len(r.Prime) > MaxDHBytes || len(r.Generator) > MaxDHBytes || len(r.Key) > MaxDHBytes || len(r.Peer) > MaxDHBytes)) {
 			t.Fatalf("accepted %+v", r)
 		}
 	})

@@ -276,6 +276,11 @@ type CryptoRequest struct {
 	// private key (Key, raw; none makes one) and the peer's public key
 	// (Peer, a raw point); a dh op's private key (Key) and the peer's
 	// public key (Peer), PEM or DER, both EC on one curve or both X25519.
+	// A modp op's group (Node's name, DHGroups) or prime, and generator
+	// (default 2), with Key and Peer as for ecdh.
+	Group         string `json:"group,omitempty"`
+	Prime         []byte `json:"prime,omitempty"`
+	Generator     []byte `json:"generator,omitempty"`
 	KeyType       string `json:"key_type,omitempty"`
 	ModulusLength int    `json:"modulus_length,omitempty"`
 	NamedCurve    string `json:"named_curve,omitempty"`
@@ -292,6 +297,13 @@ type CryptoRequest struct {
 // NamedCurves are the curves of FuncCrypto's generate and ecdh ops, by
 // OpenSSL's names (Node's).
 var NamedCurves = []string{"prime256v1", "secp384r1", "secp521r1"}
+
+// DHGroups are the MODP groups of FuncCrypto's modp op, by Node's names.
+var DHGroups = []string{"modp1", "modp2", "modp5", "modp14", "modp15", "modp16", "modp17", "modp18"}
+
+// MaxDHBytes bounds a modp op's prime, generator and keys (8192 bits, the
+// largest group's).
+const MaxDHBytes = 1024
 
 // Ciphers are the ciphers of FuncCrypto's encrypt and decrypt ops, by
 // Node's names.
@@ -317,6 +329,7 @@ type CryptoReply struct {
 	// An ecdh op's raw private key and public point (uncompressed); its
 	// Bytes are the shared secret when a peer was given.
 	Private []byte   `json:"private,omitempty"`
+	Prime   []byte   `json:"prime,omitempty"` // a modp op's on a named group
 	Public  []byte   `json:"public,omitempty"`
 	Valid   bool     `json:"valid,omitempty"`
 	Key     *KeyInfo `json:"key,omitempty"`
@@ -381,6 +394,15 @@ func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
 		case !slices.Contains([]string{"rsa", "ec", "ed25519", "x25519"}, r.KeyType):
 			return r, fmt.Errorf("%w: key type %q is not rsa, ec, ed25519 or x25519", ErrDecode, r.KeyType)
 		}
+	case "modp":
+		switch {
+		case r.Group != "" && !slices.Contains(DHGroups, r.Group):
+			return r, fmt.Errorf("%w: DH group %q is not one of %v", ErrDecode, r.Group, DHGroups)
+		case (r.Group == "") == (len(r.Prime) == 0):
+			return r, fmt.Errorf("%w: modp needs a group or a prime", ErrDecode)
+		case len(r.Prime) > MaxDHBytes || len(r.Generator) > MaxDHBytes || len(r.Key) > MaxDHBytes || len(r.Peer) > MaxDHBytes:
+			return r, fmt.Errorf("%w: a DH prime, generator or key of more than %d bytes", ErrDecode, MaxDHBytes)
+		}
 	case "dh":
 		if len(r.Key) == 0 || len(r.Peer) == 0 {
 			return r, fmt.Errorf("%w: dh needs a private key and a peer's public key", ErrDecode)
@@ -408,7 +430,7 @@ func DecodeCryptoRequest(b []byte) (CryptoRequest, error) {
 			return r, fmt.Errorf("%w: scrypt N=%d r=%d p=%d (N a power of two, 128*N*r at most %d bytes, p at most 16)", ErrDecode, r.N, r.R, r.P, MaxScryptMemory)
 		}
 	default:
-		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify, key, generate, ecdh, dh, encrypt, decrypt, pbkdf2, hkdf or scrypt", ErrDecode, r.Op)
+		return r, fmt.Errorf("%w: crypto op %q is not digest, hmac, random, sign, verify, key, generate, ecdh, dh, modp, encrypt, decrypt, pbkdf2, hkdf or scrypt", ErrDecode, r.Op)
 	}
 	return r, nil
 }

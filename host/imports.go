@@ -409,6 +409,12 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 			return inv.cryptoFailure(err)
 		}
 		return inv.replyJSON(reply)
+	case "modp":
+		reply, err := modpKeys(req)
+		if err != nil {
+			return inv.cryptoFailure(err)
+		}
+		return inv.replyJSON(reply)
 	case "dh":
 		secret, err := agree(req)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"math/big"
 
 	"github.com/fount-dev/fount/abi"
 )
@@ -152,4 +153,58 @@ func agreementKey(raw []byte, private bool) (any, error) {
 		return k.ECDH()
 	}
 	return nil, errAgreement
+}
+
+var (
+	errDHSmallModulus = &cryptoError{"ERR_OSSL_DH_MODULUS_TOO_SMALL", "error:0280007E:Diffie-Hellman routines::modulus too small"}
+	errDHKeySmall     = &cryptoError{"ERR_CRYPTO_INVALID_KEYLEN", "Supplied key is too small"}
+	errDHKeyLarge     = &cryptoError{"ERR_CRYPTO_INVALID_KEYLEN", "Supplied key is too large"}
+)
+
+// modpKeys serves Node's DiffieHellman objects over a MODP group or a
+// prime: the private key given or a new one (as many bits as the prime,
+// less one; 256 bits in a named group, as OpenSSL's are short), its
+// public key, and with a peer's public key, the shared secret, as long
+// as the prime. Primes under 512 bits are refused, as OpenSSL does.
+func modpKeys(req abi.CryptoRequest) (abi.CryptoReply, error) {
+	p := new(big.Int).SetBytes(req.Prime)
+	if req.Group != "" {
+		p.SetString(dhGroups[req.Group], 16)
+	}
+	if p.BitLen() < 512 {
+		return abi.CryptoReply{}, errDHSmallModulus
+	}
+	g := big.NewInt(2)
+	if len(req.Generator) > 0 {
+		g.SetBytes(req.Generator)
+	}
+	x := new(big.Int).SetBytes(req.Key)
+	if len(req.Key) == 0 {
+		bits := p.BitLen() - 1
+		if req.Group != "" {
+			bits = 256
+		}
+		var err error
+		if x, err = rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), uint(bits))); err != nil {
+			return abi.CryptoReply{}, err
+		}
+		x.SetBit(x, bits-1, 1) // the full length, and never 0 or 1
+	}
+	reply := abi.CryptoReply{Private: x.Bytes(), Public: new(big.Int).Exp(g, x, p).Bytes()}
+	if req.Group != "" {
+		reply.Prime = p.Bytes()
+	}
+	if len(req.Peer) == 0 {
+		return reply, nil
+	}
+	y := new(big.Int).SetBytes(req.Peer)
+	pMinus1 := new(big.Int).Sub(p, big.NewInt(1))
+	switch {
+	case y.Cmp(big.NewInt(1)) <= 0:
+		return abi.CryptoReply{}, errDHKeySmall
+	case y.Cmp(pMinus1) >= 0:
+		return abi.CryptoReply{}, errDHKeyLarge
+	}
+	reply.Bytes = new(big.Int).Exp(y, x, p).FillBytes(make([]byte, (p.BitLen()+7)/8))
+	return reply, nil
 }

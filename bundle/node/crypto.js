@@ -624,7 +624,110 @@ export class ECDH {
 }
 export const createECDH = (curve) => new ECDH(curve);
 
+// ---- classic Diffie-Hellman ---------------------------------------------
+
+// DiffieHellman holds a MODP group (or a prime and generator) and its
+// keys; the host does the arithmetic (the modp op).
+export class DiffieHellman {
+  #group;
+  #prime;
+  #generator;
+  #private = null;
+  #public = null;
+  constructor(prime, primeEncoding, generator, generatorEncoding, group) {
+    this.#group = group || "";
+    if (!group) {
+      if (typeof prime === "number") {
+        throw Object.assign(new Error("fount cannot generate Diffie-Hellman primes: give a prime, or use getDiffieHellman(group)"),
+          { code: "ERR_FEATURE_UNAVAILABLE_ON_PLATFORM" });
+      }
+      if (typeof primeEncoding !== "string") [generator, generatorEncoding] = [primeEncoding, generator];
+      this.#prime = Buffer.from(toBuffer(prime, primeEncoding));
+      this.#generator = generator === undefined ? Buffer.from([2]) : typeof generator === "number" ? numberBytes(generator)
+        : Buffer.from(toBuffer(generator, generatorEncoding));
+    }
+    this.verifyError = 0;
+  }
+  #ask(extra) {
+    const req = Object.assign({ op: "modp" }, this.#group ? { group: this.#group } : { prime: this.#prime.toString("base64"),
+      generator: this.#generator.toString("base64") }, extra);
+    const reply = hostReply(req);
+    if (reply.error !== undefined) hostFailure(reply, reply.code === "ERR_CRYPTO_INVALID_KEYLEN" ? RangeError : Error);
+    return reply;
+  }
+  generateKeys(enc) {
+    const reply = this.#ask(this.#private ? { key: this.#private.toString("base64") } : {});
+    this.#private = Buffer.from(reply.private, "base64");
+    this.#public = Buffer.from(reply.public, "base64");
+    return encoded(Buffer.from(this.#public), enc);
+  }
+  computeSecret(other, inputEncoding, outputEncoding) {
+    if (!this.#private) throw Object.assign(new Error("Failed to compute the Diffie-Hellman secret: no private key"), { code: "ERR_CRYPTO_OPERATION_FAILED" });
+    const reply = this.#ask({ key: this.#private.toString("base64"), peer: toBuffer(other, inputEncoding).toString("base64") });
+    return encoded(Buffer.from(reply.bytes, "base64"), outputEncoding);
+  }
+  getPrime(enc) {
+    return encoded(Buffer.from(this.#prime || groupPrime(this.#group)), enc);
+  }
+  getGenerator(enc) {
+    return encoded(Buffer.from(this.#generator || Buffer.from([2])), enc);
+  }
+  getPublicKey(enc) {
+    if (!this.#public) throw Object.assign(new Error("No public key - did you forget to generate one?"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    return encoded(Buffer.from(this.#public), enc);
+  }
+  getPrivateKey(enc) {
+    if (!this.#private) throw Object.assign(new Error("No private key - did you forget to generate one?"), { code: "ERR_CRYPTO_INVALID_STATE" });
+    return encoded(Buffer.from(this.#private), enc);
+  }
+  setPublicKey(key, enc) {
+    this.#public = Buffer.from(toBuffer(key, enc));
+    return this;
+  }
+  setPrivateKey(key, enc) {
+    this.#private = Buffer.from(toBuffer(key, enc));
+    this.#public = null;
+    return this;
+  }
+}
+
+function numberBytes(n) {
+  const bytes = [];
+  for (let v = Number(n); v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
+  return Buffer.from(bytes.length ? bytes : [0]);
+}
+
+const dhGroupNames = ["modp1", "modp2", "modp5", "modp14", "modp15", "modp16", "modp17", "modp18"];
+const groupPrimes = new Map();
+// groupPrime is a named group's prime, which the host holds: it answers
+// it with any modp op on the group.
+function groupPrime(name) {
+  if (!groupPrimes.has(name)) {
+    const reply = hostReply({ op: "modp", group: name, key: Buffer.from([2]).toString("base64") });
+    if (reply.error !== undefined) hostFailure(reply);
+    groupPrimes.set(name, Buffer.from(reply.prime || "", "base64"));
+  }
+  return groupPrimes.get(name);
+}
+
+// DiffieHellmanGroup is a DiffieHellman on one of the named groups, whose
+// keys cannot be set.
+export class DiffieHellmanGroup extends DiffieHellman {
+  constructor(name) {
+    if (!dhGroupNames.includes(String(name))) throw Object.assign(new Error("Unknown DH group"), { code: "ERR_CRYPTO_UNKNOWN_DH_GROUP" });
+    super(undefined, undefined, undefined, undefined, String(name));
+    this.setPublicKey = undefined;
+    this.setPrivateKey = undefined;
+  }
+}
+
+export const createDiffieHellman = (prime, primeEncoding, generator, generatorEncoding) =>
+  new DiffieHellman(prime, primeEncoding, generator, generatorEncoding);
+export const getDiffieHellman = (name) => new DiffieHellmanGroup(name);
+export const createDiffieHellmanGroup = getDiffieHellman;
+
 export default { createHash, createHmac, randomBytes, randomFill, randomFillSync, randomInt, randomUUID, getRandomValues, webcrypto, subtle,
   timingSafeEqual, getHashes, getCiphers, getCurves, constants, Cipheriv, Decipheriv, createCipheriv, createDecipheriv,
   pbkdf2, pbkdf2Sync, hkdf, hkdfSync, scrypt, scryptSync, KeyObject, createPrivateKey, createPublicKey, createSecretKey, sign, verify,
-  createSign, createVerify, Sign, Verify, generateKeyPair, generateKeyPairSync, diffieHellman, ECDH, createECDH };
+  createSign, createVerify, Sign, Verify, generateKeyPair, generateKeyPairSync, diffieHellman, ECDH, createECDH,
+  DiffieHellman, DiffieHellmanGroup, createDiffieHellman, getDiffieHellman, createDiffieHellmanGroup };

@@ -69,6 +69,24 @@ export default {
     out.badPoint = failure(() => ecdh.computeSecret(Buffer.from("04deadbeef", "hex")));
     out.noKeys = failure(() => crypto.createECDH("prime256v1").getPublicKey());
     out.exports = [typeof crypto.ECDH, typeof crypto.generateKeyPair, typeof crypto.diffieHellman];
+
+    // Classic Diffie-Hellman: a named group, and a prime given with fixed
+    // private keys, and the errors of bad public keys and groups.
+    const prime = crypto.getDiffieHellman("modp1").getPrime();
+    const dhA = crypto.createDiffieHellman(prime, 2);
+    dhA.setPrivateKey(Buffer.alloc(20, 3));
+    dhA.generateKeys();
+    const dhB = crypto.createDiffieHellman(prime, Buffer.from([2]));
+    dhB.setPrivateKey(Buffer.alloc(20, 7));
+    const bPublic = dhB.generateKeys("hex");
+    const g1 = crypto.getDiffieHellman("modp14"), g2 = crypto.createDiffieHellmanGroup("modp14");
+    g1.generateKeys();
+    g2.generateKeys();
+    out.dh = [prime.length, dhA.getPublicKey("hex"), bPublic, dhA.computeSecret(bPublic, "hex", "hex"), dhA.computeSecret(dhB.getPublicKey()).length,
+      dhA.getGenerator("hex"), g1.getPrime().equals(crypto.getDiffieHellman("modp14").getPrime()), g1.getPublicKey().length > 200,
+      g1.computeSecret(g2.getPublicKey()).equals(g2.computeSecret(g1.getPublicKey())), g1.verifyError, typeof g1.setPrivateKey,
+      failure(() => dhA.computeSecret(Buffer.from([1]))), failure(() => dhA.computeSecret(prime)), failure(() => crypto.getDiffieHellman("nope")),
+      failure(() => crypto.createDiffieHellman(Buffer.from([23]), 5).generateKeys())];
     this.$emit(out);
   },
 };

@@ -1,5 +1,6 @@
 // ssh2-sftp-client against a real OpenSSH server: a key exchange
-// (curve25519 with AES-GCM, then ECDH P-256 with AES-CTR and an HMAC), a
+// (curve25519 with AES-GCM, ECDH P-256 with AES-CTR and an HMAC, classic
+// Diffie-Hellman on a group and by group exchange), a
 // host key checked by its fingerprint, public-key login, and SFTP's put,
 // list, stat, get, append, rename, mkdir, rmdir, delete and a missing
 // file's error; and ssh2's Poly1305, which fount replaces.
@@ -62,6 +63,14 @@ export default {
       algorithms: { kex: ["ecdh-sha2-nistp256"], cipher: ["aes256-ctr"], hmac: ["hmac-sha2-256-etm@openssh.com"] } });
     out.otherAlgorithms = [(await other.list(dir)).map((f) => f.name).sort(), (await other.get(dir + "/big.txt")).length];
     await other.end();
+    // And classic Diffie-Hellman: a MODP group, and a group the server
+    // chooses (group exchange).
+    for (const kex of ["diffie-hellman-group14-sha256", "diffie-hellman-group-exchange-sha256"]) {
+      const classic = new Client();
+      await classic.connect({ host: "127.0.0.1", port: event.port, username: event.username, privateKey: event.key, algorithms: { kex: [kex] } });
+      out[kex] = (await classic.list(dir)).length;
+      await classic.end();
+    }
     out.delete = (await sftp.delete(dir + "/big.txt")).replace(dir, "DIR");
     out.end = await sftp.end();
     // RFC 8439, section 2.5.2, the message split in two as ssh2 does.

@@ -494,14 +494,23 @@
     const res = JSONParse(hostCall("fetch " + msg.url, () => host.fetch(JSONStringify(msg))));
     if (res.error === undefined) return res;
     const code = String(res.error.code);
-    const at = RegExpPrototypeExec(/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)/i, String(msg.url));
-    const hostname = at ? at[1] : "";
+    const at = RegExpPrototypeExec(/^([a-z][a-z0-9+.-]*):\/\/(?:[^@/?#]*@)?(\[[^\]]*\]|[^:/?#]*)(?::(\d+))?/i, String(msg.url));
+    const hostname = at ? at[2] : "";
+    const port = at ? (at[3] !== undefined ? Number(at[3]) : StringPrototypeToLowerCase(at[1]) === "https" ? 443 : 80) : 0;
     const syscall = code === "ENOTFOUND" || code === "EAI_AGAIN" ? "getaddrinfo" : "connect";
-    const err = new Error(syscall + " " + code + " " + hostname + " (" + String(res.error.message) + ")");
+    // Node names where: the host it could not resolve, or the address
+    // and port it could not reach; fount adds the egress policy's words.
+    const where = syscall === "connect" && port ? hostname + ":" + port : hostname;
+    const err = new Error(syscall + " " + code + " " + where + " (" + String(res.error.message) + ")");
     err.code = code;
     if (NODE_ERRNOS[code] !== undefined) err.errno = NODE_ERRNOS[code];
     err.syscall = syscall;
-    err.hostname = hostname;
+    if (syscall === "connect" && port) {
+      err.address = hostname;
+      err.port = port;
+    } else {
+      err.hostname = hostname;
+    }
     throw err;
   }
   ObjectDefineProperty(globalThis.process, Symbol.for("fount.fetch"), { value: hostFetch });

@@ -11,11 +11,12 @@ export default {
     try {
       await fetch("http://127.0.0.1:2/x");
     } catch (e) {
-      out.fetch = [e.name, e.message, e.cause instanceof Error, e.cause && e.cause.code, e.cause && e.cause.errno, e.cause && e.cause.syscall];
+      out.fetch = [e.name, e.message, e.cause instanceof Error, e.cause && e.cause.code, e.cause && e.cause.errno, e.cause && e.cause.syscall,
+        e.cause && e.cause.address, e.cause && e.cause.port, e.cause && e.cause.message.split(" (")[0]];
     }
     out.http = await new Promise((resolve) => {
       const req = http.get("http://127.0.0.1:2/x", () => resolve("answered"));
-      req.on("error", (e) => resolve([e instanceof Error, e.code, e.errno, e.syscall]));
+      req.on("error", (e) => resolve([e instanceof Error, e.code, e.errno, e.syscall, e.address, e.port, e.message.split(" (")[0]]));
     });
     this.$emit(out);
   },

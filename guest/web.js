@@ -9,7 +9,7 @@
 // either lean on a DOM (url-polyfill's anchor element), or bring Unicode
 // tables (whatwg-url's tr46) that would weigh on every instance's memory.
 // What is left out is said where it is: internationalised host names,
-// and encodings besides UTF-8.
+// and encodings besides UTF-8, windows-1252 (ascii, latin1) and UTF-16LE.
 (function () {
   "use strict";
 
@@ -129,19 +129,51 @@
   }
 
   const UTF8_LABELS = ["utf-8", "utf8", "unicode-1-1-utf-8", "unicode11utf8", "unicode20utf8", "x-unicode20utf8"];
+  // windows-1252, which WHATWG's "ascii" and "latin1" are, and UTF-16LE:
+  // the other encodings libraries decode (pdfkit's ascii at load).
+  const WINDOWS_1252_LABELS = ["ansi_x3.4-1968", "ascii", "cp1252", "cp819", "csisolatin1", "ibm819", "iso-8859-1", "iso-ir-100",
+    "iso8859-1", "iso88591", "iso_8859-1", "iso_8859-1:1987", "l1", "latin1", "us-ascii", "windows-1252", "x-cp1252"];
+  const UTF16LE_LABELS = ["csunicode", "iso-10646-ucs-2", "ucs-2", "unicode", "unicodefeff", "utf-16", "utf-16le"];
+  function encodingOf(label) {
+    const l = String(label).trim().toLowerCase();
+    if (UTF8_LABELS.includes(l)) return "utf-8";
+    if (WINDOWS_1252_LABELS.includes(l)) return "windows-1252";
+    if (UTF16LE_LABELS.includes(l)) return "utf-16le";
+    throw new RangeError('The "' + label + '" encoding is not supported: fount decodes utf-8, windows-1252 (ascii, latin1) and utf-16le');
+  }
+  // decode1252 decodes each byte as the code point of its value, as
+  // Node 20 does for these labels (ISO-8859-1's mapping, not WHATWG's
+  // windows-1252 table for 0x80 to 0x9f).
+  function decode1252(bytes) {
+    let out = "";
+    for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+    return out;
+  }
+  function decode16(bytes) {
+    let out = "";
+    const units = [];
+    for (let i = 0; i + 1 < bytes.length; i += 2) {
+      units.push(bytes[i] | (bytes[i + 1] << 8));
+      if (units.length === 8192) {
+        out += String.fromCharCode(...units);
+        units.length = 0;
+      }
+    }
+    out += String.fromCharCode(...units);
+    return bytes.length % 2 ? out + "\ufffd" : out;
+  }
   class TextDecoder {
+    #encoding;
     #fatal;
     #ignoreBOM;
     #pending = [];
     constructor(label = "utf-8", options = {}) {
-      if (!UTF8_LABELS.includes(String(label).trim().toLowerCase())) {
-        throw new RangeError('The "' + label + '" encoding is not supported: fount decodes utf-8 only');
-      }
+      this.#encoding = encodingOf(label);
       this.#fatal = Boolean(options.fatal);
       this.#ignoreBOM = Boolean(options.ignoreBOM);
     }
     get encoding() {
-      return "utf-8";
+      return this.#encoding;
     }
     get fatal() {
       return this.#fatal;
@@ -150,9 +182,19 @@
       return this.#ignoreBOM;
     }
     decode(input, options = {}) {
-      let bytes = bytesOf(input);
+      let bytes = input === undefined ? new Uint8Array(0) : bytesOf(input);
       if (this.#pending.length) bytes = Uint8Array.from([...this.#pending, ...bytes]);
       this.#pending = [];
+      if (this.#encoding === "windows-1252") return decode1252(bytes);
+      if (this.#encoding === "utf-16le") {
+        if (options.stream && bytes.length % 2) {
+          this.#pending = [bytes[bytes.length - 1]];
+          bytes = bytes.subarray(0, bytes.length - 1);
+        }
+        let t = decode16(bytes);
+        if (!this.#ignoreBOM && t.charCodeAt(0) === 0xfeff) t = t.slice(1);
+        return t;
+      }
       if (options.stream) {
         // Keep an incomplete sequence at the end for the next call.
         let k = bytes.length;

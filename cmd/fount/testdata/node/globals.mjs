@@ -33,6 +33,12 @@ export default {
     const enc = new TextEncoder().encode("héllo €𝄞");
     out.text = [Array.from(enc), new TextDecoder().decode(enc), new TextDecoder().decode(new Uint8Array([0xff, 0x41, 0xe2, 0x82])),
       new TextDecoder().decode(new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0x69]))];
+    const high = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const latin = new TextDecoder("latin1"), ascii = new TextDecoder("ascii"), utf16 = new TextDecoder("utf-16le");
+    const s16 = utf16.decode(new Uint8Array([0xff, 0xfe, 0x68, 0x00, 0x3d, 0xd8, 0x00, 0xde]));
+    out.encodings = [latin.encoding, ascii.encoding, utf16.encoding, [...latin.decode(high)].map((c) => c.codePointAt(0)).slice(0x7e, 0xa2),
+      ascii.decode(new Uint8Array([0x68, 0x80, 0x93])), s16, s16.length, new TextDecoder("utf-16le").decode(new Uint8Array([0x41])),
+      new TextDecoder().decode()];
     const dec = new TextDecoder();
     out.streamed = dec.decode(new Uint8Array([0xe2, 0x82]), { stream: true }) + dec.decode(new Uint8Array([0xac]));
     out.base64 = [btoa("hello\u00ff"), atob("aGVsbG8g d29ybGQ="), (() => { try { btoa("€"); } catch (e) { return e.name; } })()];

@@ -392,6 +392,117 @@
   });
   if (Error.stackTraceLimit === undefined) Error.stackTraceLimit = 10;
 
+  // Methods of ES2022 and ES2023 that Node 20 has and this QuickJS lacks
+  // (mongoose calls Object.hasOwn at load; .at and findLast are common):
+  // defined as built-ins are, and only where missing.
+  function builtinMethod(target, name, fn) {
+    if (!ObjectHasOwnProperty(target, name)) ObjectDefineProperty(target, name, { value: fn, writable: true, configurable: true });
+  }
+  function ObjectHasOwnProperty(o, k) {
+    return FunctionPrototypeCall(ObjectHasOwn, o, k);
+  }
+  function relativeIndex(i, len) {
+    const n = Number(i);
+    const k = n !== n ? 0 : n < 0 ? -MathFloor(-n) : MathFloor(n); // ToIntegerOrInfinity
+    return k < 0 ? len + k : k;
+  }
+  function lengthOf(o) {
+    const n = Number(o.length);
+    return n > 0 ? MathMin(MathFloor(n), Number.MAX_SAFE_INTEGER) : 0;
+  }
+  function callable(f, what) {
+    if (typeof f !== "function") throw new TypeError(what + " is not a function");
+    return f;
+  }
+  builtinMethod(Object, "hasOwn", function hasOwn(o, k) {
+    if (o === null || o === undefined) throw new TypeError("cannot convert to object");
+    return ObjectHasOwnProperty(Object(o), k);
+  });
+  const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
+  function at(i) {
+    const o = Object(this), len = lengthOf(o), k = relativeIndex(i, len);
+    return k < 0 || k >= len ? undefined : o[k];
+  }
+  function findLast(predicate, self) {
+    const o = Object(this);
+    callable(predicate, "predicate");
+    for (let k = lengthOf(o) - 1; k >= 0; k--) if (FunctionPrototypeCall(predicate, self, o[k], k, o)) return o[k];
+    return undefined;
+  }
+  function findLastIndex(predicate, self) {
+    const o = Object(this);
+    callable(predicate, "predicate");
+    for (let k = lengthOf(o) - 1; k >= 0; k--) if (FunctionPrototypeCall(predicate, self, o[k], k, o)) return k;
+    return -1;
+  }
+  const ArrayFrom = Array.from, ArrayPrototypeReverse = uncurry(Array.prototype.reverse),
+    ArrayPrototypeSplice = uncurry(Array.prototype.splice);
+  // copyOf is a new array of an array-like's elements.
+  function copyOf(self) {
+    const o = Object(self);
+    return ArrayFrom({ length: lengthOf(o) }, (_, k) => o[k]);
+  }
+  for (const target of [Array.prototype, TypedArrayPrototype]) {
+    builtinMethod(target, "at", at);
+    builtinMethod(target, "findLast", findLast);
+    builtinMethod(target, "findLastIndex", findLastIndex);
+  }
+  builtinMethod(String.prototype, "at", function at(i) {
+    if (this === null || this === undefined) throw new TypeError("String.prototype.at called on null or undefined");
+    const s = String(this), k = relativeIndex(i, s.length);
+    return k < 0 || k >= s.length ? undefined : s[k];
+  });
+  builtinMethod(Array.prototype, "toReversed", function toReversed() {
+    return ArrayPrototypeReverse(copyOf(this));
+  });
+  builtinMethod(Array.prototype, "toSorted", function toSorted(compare) {
+    if (compare !== undefined) callable(compare, "The comparison function");
+    return ArrayPrototypeSort(copyOf(this), compare);
+  });
+  builtinMethod(Array.prototype, "toSpliced", function toSpliced(...args) {
+    const copy = copyOf(this);
+    ReflectApply(ArrayPrototypeSplice, undefined, [copy, ...args]);
+    return copy;
+  });
+  builtinMethod(Array.prototype, "with", function (i, value) {
+    const o = Object(this), len = lengthOf(o), k = relativeIndex(i, len);
+    if (k < 0 || k >= len) throw new RangeError("Invalid index : " + i);
+    const copy = copyOf(o);
+    copy[k] = value;
+    return copy;
+  });
+  ObjectDefineProperty(Array.prototype.with, "name", { value: "with" });
+  builtinMethod(TypedArrayPrototype, "toReversed", function toReversed() {
+    return new this.constructor(this).reverse();
+  });
+  builtinMethod(TypedArrayPrototype, "toSorted", function toSorted(compare) {
+    if (compare !== undefined) callable(compare, "The comparison function");
+    return new this.constructor(this).sort(compare);
+  });
+  builtinMethod(TypedArrayPrototype, "with", function (i, value) {
+    const len = this.length, k = relativeIndex(i, len);
+    if (k < 0 || k >= len) throw new RangeError("Invalid typed array index");
+    const copy = new this.constructor(this);
+    copy[k] = value;
+    return copy;
+  });
+  ObjectDefineProperty(TypedArrayPrototype.with, "name", { value: "with" });
+  builtinMethod(String.prototype, "isWellFormed", function isWellFormed() {
+    return RegExpPrototypeExec(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/, String(this)) === null;
+  });
+  builtinMethod(String.prototype, "toWellFormed", function toWellFormed() {
+    const s = String(this);
+    let out = "";
+    for (let i = 0; i < s.length; i++) {
+      const c = StringPrototypeCharCodeAt(s, i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && StringPrototypeCharCodeAt(s, i + 1) >= 0xdc00 && StringPrototypeCharCodeAt(s, i + 1) <= 0xdfff) {
+        out += s[i] + s[i + 1];
+        i++;
+      } else out += c >= 0xd800 && c <= 0xdfff ? "\ufffd" : s[i];
+    }
+    return out;
+  });
+
   // Globals of Node 20 that this QuickJS lacks and libraries use at load
   // (undici, under cheerio). WeakRef holds its target strongly and
   // FinalizationRegistry never calls back: a call's objects live no

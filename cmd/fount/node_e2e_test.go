@@ -291,3 +291,11 @@ module.exports = { name: "requires", version: "1", run() {
 		t.Errorf("the component emitted %s", got)
 	}
 }
+
+// TestNodeES2023: the ES2022 and ES2023 methods Node 20 has and this
+// QuickJS lacks (Object.hasOwn, at, findLast, the copying array methods)
+// give what Node's do.
+func TestNodeES2023(t *testing.T) {
+	t.Parallel()
+	checkAsInNode(t, "es2023")
+}

@@ -41,7 +41,7 @@ cd "$work"
 tar xzf "$cache/$QJS_TARBALL" "$QJS_DIR"
 mv "$QJS_DIR" quickjs
 
-# Two corrections of QuickJS 2021-03-27 where later ECMAScript (and Node)
+# Corrections of QuickJS 2021-03-27 where later ECMAScript (and Node)
 # differ; the build fails if the code they change is not found.
 # - It refuses "\-" in a character class of a /u regular expression,
 #   which ES2015 allows (fast-xml-parser, under the Google Cloud and Azure
@@ -54,6 +54,8 @@ mv "$QJS_DIR" quickjs
 #   "out of memory" error itself, and throws null instead, which the host
 #   cannot tell from a component's `throw null`: the error is made with
 #   64 KiB of room past the limit, given back at once.
+# - Its Error constructors ignore ES2022's options argument: an error
+#   made with { cause } keeps it, as in Node.
 node -e '
 const fs = require("fs");
 function patch(f, from, to, count) {
@@ -73,6 +75,9 @@ patch("quickjs/quickjs.c",
 patch("quickjs/quickjs.c",
   "        rt->in_out_of_memory = TRUE;\n        JS_ThrowInternalError(ctx, \"out of memory\");\n        rt->in_out_of_memory = FALSE;",
   "        size_t limit = rt->malloc_state.malloc_limit;\n        rt->in_out_of_memory = TRUE;\n        if (limit != (size_t)-1)\n            rt->malloc_state.malloc_limit = limit + 65536;\n        JS_ThrowInternalError(ctx, \"out of memory\");\n        rt->malloc_state.malloc_limit = limit;\n        rt->in_out_of_memory = FALSE;", 1);
+patch("quickjs/quickjs.c",
+  "    if (magic == JS_AGGREGATE_ERROR) {\n        JSValue error_list = iterator_to_array(ctx, argv[0]);",
+  "    {\n        int opt = magic == JS_AGGREGATE_ERROR ? 2 : 1;\n        if (argc > opt && JS_IsObject(argv[opt])) {\n            JSAtom cause = JS_NewAtom(ctx, \"cause\");\n            int has = JS_HasProperty(ctx, argv[opt], cause);\n            if (has > 0) {\n                JSValue v = JS_GetProperty(ctx, argv[opt], cause);\n                if (JS_IsException(v))\n                    has = -1;\n                else\n                    JS_DefinePropertyValue(ctx, obj, cause, v, JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);\n            }\n            JS_FreeAtom(ctx, cause);\n            if (has < 0)\n                goto exception;\n        }\n    }\n    if (magic == JS_AGGREGATE_ERROR) {\n        JSValue error_list = iterator_to_array(ctx, argv[0]);", 1);
 '
 cp -R "$src" shim
 

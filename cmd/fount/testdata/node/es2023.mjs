@@ -1,6 +1,6 @@
-// Methods of ES2022 and ES2023 that Node 20 has (Object.hasOwn, at,
-// findLast, the copying array methods, well-formed strings), as Node
-// gives them.
+// What Node 20 has of ES2022 and ES2023 and this QuickJS lacked
+// (Object.hasOwn, at, findLast, the copying array methods, well-formed
+// strings, errors' cause), as Node gives it.
 export default {
   name: "node-es2023",
   version: "0.1.0",
@@ -17,6 +17,9 @@ export default {
         Array.from(t.toSorted()), Array.from(t.toReversed()), Array.from(t.with(0, 7)), Array.from(t), t.toSorted() instanceof Int16Array],
       errors: [failure(() => a.with(4, 1)), failure(() => a.toSorted(1)), failure(() => t.with(-4, 1))],
       strings: ["ab\ud800".isWellFormed(), "ab\ud83d\ude00".isWellFormed(), "ab\ud800c".toWellFormed(), "x\udc00".toWellFormed()],
+      cause: [new Error("x", { cause: "why" }).cause, new TypeError("x", { cause: 0 }).cause, "cause" in new Error("x", {}), "cause" in new Error("x"),
+        Object.getOwnPropertyDescriptor(new Error("x", { cause: 1 }), "cause").enumerable, new AggregateError([], "x", { cause: 2 }).cause,
+        new RangeError("x", { cause: undefined }).hasOwnProperty("cause")],
       shapes: [Array.prototype.at.length, Array.prototype.with.name, Object.hasOwn.length, Object.keys(Array.prototype).length,
         Object.getOwnPropertyDescriptor(Array.prototype, "findLast").enumerable],
     });

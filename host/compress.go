@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,12 +28,7 @@ func hostCompress(_ context.Context, inv *invocation, mod api.Module, stack []ui
 		return abi.ErrInvalid
 	}
 	out, cerr := compress(req)
-	reply := abi.CompressReply{Bytes: out, Error: cerr}
-	msg, err := json.Marshal(reply)
-	if err != nil {
-		return abi.ErrFailed
-	}
-	return inv.setReply(msg)
+	return inv.replyJSON(abi.CompressReply{Bytes: out, Error: cerr})
 }
 
 // errTooLarge is an output over abi.MaxCompressOutput.

@@ -288,11 +288,7 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 		// JSON's replacement characters.
 		res.Body, res.BodyEncoding = base64.StdEncoding.EncodeToString([]byte(res.Body)), "base64"
 	}
-	out, err := json.Marshal(res)
-	if err != nil {
-		return abi.ErrFailed
-	}
-	return inv.setReply(out)
+	return inv.replyJSON(res)
 }
 
 // clearReply drops any pending reply, so that FuncTake only ever returns
@@ -392,11 +388,7 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		if err != nil {
 			return inv.cryptoFailure(err)
 		}
-		reply, err := json.Marshal(abi.CryptoReply{Bytes: out, Tag: tag})
-		if err != nil {
-			return abi.ErrFailed
-		}
-		return inv.setReply(reply)
+		return inv.replyJSON(abi.CryptoReply{Bytes: out, Tag: tag})
 	case "generate":
 		key, err := generateKey(req)
 		if err != nil {
@@ -428,11 +420,7 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		}
 		out = key
 	}
-	reply, err := json.Marshal(abi.CryptoReply{Bytes: out})
-	if err != nil {
-		return abi.ErrFailed
-	}
-	return inv.setReply(reply)
+	return inv.replyJSON(abi.CryptoReply{Bytes: out})
 }
 
 // replyJSON makes v, as JSON, the reply the guest takes next.
@@ -458,14 +446,9 @@ func (inv *invocation) keyOp(req abi.CryptoRequest) int32 {
 		reply.Key, err = describeKey(req.Key)
 	}
 	if err != nil {
-		out, _ := json.Marshal(map[string]string{"error": err.Error()})
-		return inv.setReply(out)
+		return inv.replyJSON(map[string]string{"error": err.Error()})
 	}
-	out, err := json.Marshal(reply)
-	if err != nil {
-		return abi.ErrFailed
-	}
-	return inv.setReply(out)
+	return inv.replyJSON(reply)
 }
 
 // cryptoFailure answers a crypto op that failed on the guest's input, as
@@ -476,8 +459,7 @@ func (inv *invocation) cryptoFailure(err error) int32 {
 	if errors.As(err, &ce) && ce.code != "" {
 		failure["code"] = ce.code
 	}
-	out, _ := json.Marshal(failure)
-	return inv.setReply(out)
+	return inv.replyJSON(failure)
 }
 
 // newHashFunc is newHash for what takes a constructor.

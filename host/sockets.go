@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -497,11 +496,7 @@ func hostNet(ctx context.Context, inv *invocation, mod api.Module, stack []uint6
 		}
 		reply.Records = records
 	}
-	out, err := json.Marshal(reply)
-	if err != nil {
-		return abi.ErrFailed
-	}
-	return inv.setReply(out)
+	return inv.replyJSON(reply)
 }
 
 func lookup(ctx context.Context, dialer sandbox.Sockets, req abi.NetRequest) abi.NetReply {

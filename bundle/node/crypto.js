@@ -28,6 +28,12 @@ function toBuffer(data, enc) {
   throw new TypeError('The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView.');
 }
 
+// encoded is buf in the output encoding asked for: a string, or the
+// Buffer itself for none or "buffer".
+function encoded(buf, enc) {
+  return enc && enc !== "buffer" ? buf.toString(enc) : buf;
+}
+
 class Digest {
   #op;
   #alg;
@@ -49,8 +55,7 @@ class Digest {
     this.#done = true;
     const req = { op: this.#op, alg: this.#alg, data: Buffer.concat(this.#chunks).toString("base64") };
     if (this.#key) req.key = this.#key.toString("base64");
-    const out = Buffer.from(host(req));
-    return enc && enc !== "buffer" ? out.toString(enc) : out;
+    return encoded(Buffer.from(host(req)), enc);
   }
   copy() {
     const c = new Digest(this.#op, this.#alg, this.#key);
@@ -251,8 +256,7 @@ class CipherBase {
   update(data, inputEncoding, outputEncoding) {
     if (this.#done) throw invalidState("Unsupported state");
     // A copy: callers reuse their buffers.
-    const out = this.#update(Buffer.from(toBuffer(data, inputEncoding)));
-    return outputEncoding && outputEncoding !== "buffer" ? out.toString(outputEncoding) : out;
+    return encoded(this.#update(Buffer.from(toBuffer(data, inputEncoding))), outputEncoding);
   }
   final(outputEncoding) {
     if (this.#done) throw invalidState("Unsupported state");
@@ -262,7 +266,7 @@ class CipherBase {
     else if (this.#mode === "ctr") this.#host(Buffer.alloc(0), this.#iv, false); // checks the key and IV as Node's final would have
     else out = this.#host(Buffer.concat(this.#pending), this.#iv, this.#padding());
     this.#pending = [];
-    return outputEncoding && outputEncoding !== "buffer" ? out.toString(outputEncoding) : out;
+    return encoded(out, outputEncoding);
   }
   setAutoPadding(on = true) {
     if (on) delete this.#opts.no_padding;
@@ -499,8 +503,7 @@ class Signer {
     return this;
   }
   sign(key, enc) {
-    const out = sign(this.#alg, Buffer.concat(this.#chunks), key);
-    return enc && enc !== "buffer" ? out.toString(enc) : out;
+    return encoded(sign(this.#alg, Buffer.concat(this.#chunks), key), enc);
   }
   verify(key, signature, enc) {
     return verify(this.#alg, Buffer.concat(this.#chunks), key, typeof signature === "string" ? Buffer.from(signature, enc || "utf8") : signature);
@@ -568,10 +571,6 @@ export function diffieHellman({ privateKey, publicKey } = {}) {
     peer: KeyObject.keyBytes(publicKey).toString("base64") });
   if (reply.error !== undefined) hostFailure(reply);
   return Buffer.from(reply.bytes || "", "base64");
-}
-
-function encoded(buf, enc) {
-  return enc && enc !== "buffer" ? buf.toString(enc) : buf;
 }
 
 // compressPoint is an uncompressed point's compressed form (0x02 or 0x03

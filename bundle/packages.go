@@ -81,30 +81,27 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	b, res := p.build(ctx, code, lock, globalUses{})
+	var uses globalUses
 	if len(res.Errors) == 0 {
-		if uses := usesOf(res.OutputFiles[0].Contents); uses != (globalUses{}) {
+		if uses = usesOf(res.OutputFiles[0].Contents); uses != (globalUses{}) {
 			// The code or a package uses a global that a module gives
 			// (Buffer, the WHATWG streams), or fs's streams: bundle again
 			// with those modules injected where they are used, and fs
 			// with its streams.
-			downloaded := b.downloaded
-			b, res = p.build(ctx, code, append(b.locked(), lock...), uses)
-			b.downloaded += downloaded
+			b, res = p.rebuild(ctx, b, code, lock, uses)
 		}
 	}
 	if len(res.Errors) == 0 && codeSize(res.OutputFiles[0].Contents) > minifyAbove {
 		// A bundle this large would not fit a component's memory once
 		// QuickJS has compiled it (twilio's 7.3 MB ran out of 64 MiB):
-		// bundle it again without its spaces and with short local
-		// names. Functions and classes keep their names, for stacks and
-		// for code that reads them, and lines are broken every 40 or so
-		// characters, since QuickJS's frames carry a line and no column:
-		// a frame's line maps to its author's line, or one beside it.
-		downloaded := b.downloaded
-		uses := usesOf(res.OutputFiles[0].Contents)
+		// bundle it again, with the same uses, without its spaces and
+		// with short local names. Functions and classes keep their
+		// names, for stacks and for code that reads them, and lines are
+		// broken every 40 or so characters, since QuickJS's frames carry
+		// a line and no column: a frame's line maps to its author's
+		// line, or one beside it.
 		uses.minify = true
-		b, res = p.build(ctx, code, append(b.locked(), lock...), uses)
-		b.downloaded += downloaded
+		b, res = p.rebuild(ctx, b, code, lock, uses)
 	}
 	// What was downloaded counts against the account whatever the
 	// outcome: a deploy that fails cost the download too.
@@ -126,6 +123,14 @@ func (p *Packages) Bundle(ctx context.Context, code string, lock []Locked) (Reso
 		return failed, err
 	}
 	return Resolved{Code: out, Map: sourceMap, Packages: b.locked(), Downloaded: b.downloaded}, nil
+}
+
+// rebuild bundles code again with uses, keeping the versions the last
+// build chose and counting what both downloaded.
+func (p *Packages) rebuild(ctx context.Context, last *build, code string, lock []Locked, uses globalUses) (*build, esbuild.BuildResult) {
+	b, res := p.build(ctx, code, append(last.locked(), lock...), uses)
+	b.downloaded += last.downloaded
+	return b, res
 }
 
 // TimeoutError is a resolution of npm packages that took longer than

@@ -45,22 +45,29 @@ func TestNpmPostgresClient(t *testing.T) {
 // error, and fails the test with the error.
 func (s *server) emittedOrFailed(id string) any {
 	s.t.Helper()
+	ev, failed := s.firstOutcome(id)
+	if failed {
+		s.t.Fatalf("the run failed: %v", ev)
+	}
+	return ev
+}
+
+// firstOutcome waits for the source's first event or, failed set, its
+// first $errors event, and fails the test when neither comes.
+func (s *server) firstOutcome(id string) (event any, failed bool) {
+	s.t.Helper()
 	deadline := time.Now().Add(eventsDeadline)
 	for time.Now().Before(deadline) {
 		for _, channel := range []string{"", "$errors"} {
 			_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=1&expand=event&event_name="+channel, nil)
 			if items, _ := body["data"].([]any); len(items) > 0 {
-				ev := items[0].(map[string]any)["event"]
-				if channel != "" {
-					s.t.Fatalf("the run failed: %v", ev)
-				}
-				return ev
+				return items[0].(map[string]any)["event"], channel != ""
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.t.Fatalf("source %s emitted nothing and failed with nothing", id)
-	return nil
+	return nil, false
 }
 
 // smtpServer is an SMTP server on loopback: STARTTLS with ca's

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/fount-dev/fount/bundle/npmtest"
 )
@@ -194,24 +193,13 @@ func nodeOutcome(t *testing.T, node, dir, name string, code []byte, event string
 // error's name and message with failed set.
 func (s *server) outcome(id string) (any, bool) {
 	s.t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
-		for _, channel := range []string{"", "$errors"} {
-			_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=1&expand=event&event_name="+channel, nil)
-			if items, _ := body["data"].([]any); len(items) > 0 {
-				ev := items[0].(map[string]any)["event"]
-				if channel != "" {
-					m, _ := ev.(map[string]any)["error"].(map[string]any)
-					if os.Getenv("FOUNT_CORPUS_STACKS") != "" {
-						return fmt.Sprint(m["name"], ": ", m["message"], "\n", m["stack"]), true
-					}
-					return fmt.Sprint(m["name"], ": ", m["message"]), true
-				}
-				return ev, false
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
+	ev, failed := s.firstOutcome(id)
+	if !failed {
+		return ev, false
 	}
-	s.t.Fatalf("source %s emitted nothing and failed with nothing", id)
-	return nil, false
+	m, _ := ev.(map[string]any)["error"].(map[string]any)
+	if os.Getenv("FOUNT_CORPUS_STACKS") != "" {
+		return fmt.Sprint(m["name"], ": ", m["message"], "\n", m["stack"]), true
+	}
+	return fmt.Sprint(m["name"], ": ", m["message"]), true
 }

@@ -157,9 +157,6 @@
     formatRange(a, b) {
       return this.format(a) + " – " + this.format(b);
     }
-    static supportedLocalesOf(locales) {
-      return canonicalLocales(locales);
-    }
   }
 
   function styled(o) {
@@ -425,9 +422,6 @@
       }
       return out;
     }
-    static supportedLocalesOf(locales) {
-      return canonicalLocales(locales);
-    }
   }
 
   // ---- plurals, relative times, lists, collation ---------------------
@@ -450,9 +444,6 @@
     resolvedOptions() {
       return { locale: LOCALE, type: this.#type, minimumIntegerDigits: 1, minimumFractionDigits: 0, maximumFractionDigits: 3,
         pluralCategories: this.#type === "cardinal" ? ["one", "other"] : ["few", "one", "two", "other"] };
-    }
-    static supportedLocalesOf(locales) {
-      return canonicalLocales(locales);
     }
   }
 
@@ -487,9 +478,6 @@
     }
     resolvedOptions() {
       return Object.assign({}, this.#o);
-    }
-    static supportedLocalesOf(locales) {
-      return canonicalLocales(locales);
     }
   }
 
@@ -526,9 +514,6 @@
     }
     resolvedOptions() {
       return Object.assign({}, this.#o);
-    }
-    static supportedLocalesOf(locales) {
-      return canonicalLocales(locales);
     }
   }
 
@@ -569,9 +554,6 @@
     resolvedOptions() {
       return Object.assign({}, this.#o);
     }
-    static supportedLocalesOf(locales) {
-      return canonicalLocales(locales);
-    }
   }
   // baseCompare orders strings as ICU's root collation does Latin text:
   // by their letters without accents or case, then by accents (none
@@ -608,6 +590,14 @@
     resolvedOptions() {
       return { locale: LOCALE, granularity: this.#granularity };
     }
+  }
+
+  // Each service answers supportedLocalesOf alike: the locales asked for,
+  // canonical (fount formats them all as en-US).
+  for (const Service of [DateTimeFormat, NumberFormat, PluralRules, RelativeTimeFormat, ListFormat, Collator]) {
+    Object.defineProperty(Service, "supportedLocalesOf", { value: function supportedLocalesOf(locales) {
+      return canonicalLocales(locales);
+    }, writable: true, configurable: true });
   }
 
   const Intl = {

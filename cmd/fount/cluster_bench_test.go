@@ -62,9 +62,9 @@ func measureIngest(b *testing.B, nodes []*server, sources int) {
 	for i := range sources {
 		src := first.deploySource(fmt.Sprintf(`export default { name: "Load %d", version: "1",
 			props: { http: { type: "$.interface.http" } }, run(ev) { this.$emit(ev.body) } }`, i), nil)
-		path := strings.TrimPrefix(endpointOf(src, "http"), first.base)
+		path := strings.TrimPrefix(endpointOf(src, "http"), first.endpoints)
 		for _, s := range nodes {
-			urls = append(urls, s.base+path)
+			urls = append(urls, s.endpoints+path)
 		}
 	}
 	for _, u := range urls { // every node knows every endpoint before the load

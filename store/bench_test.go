@@ -205,3 +205,47 @@ func BenchmarkEnqueueInvocation(b *testing.B) {
 		})
 	})
 }
+
+// BenchmarkCompleteBatch commits a batch of 256 runs of one source, each
+// with one event, its usage and its dedupe state, as the engine commits a
+// source's batch, on each backend: runs/s is the rate one source's work
+// is stored at, and the gap between the backends is what a cluster pays.
+func BenchmarkCompleteBatch(b *testing.B) {
+	const runs = 256
+	for _, backend := range testBackends {
+		b.Run(backend.name, func(b *testing.B) {
+			st := backend.open(b).(testStore)
+			committed := 0
+			for b.Loop() {
+				b.StopTimer()
+				for range runs {
+					if _, err := st.EnqueueInvocation(ctx, Invocation{SourceID: "dc_1", Kind: "http", Event: json.RawMessage(`{"n":1}`)}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				invs, err := st.PendingInvocations(ctx, "dc_1", runs)
+				if err != nil || len(invs) != runs {
+					b.Fatalf("PendingInvocations: %d, %v", len(invs), err)
+				}
+				batch := make([]CompletedRun, len(invs))
+				for i, inv := range invs {
+					batch[i] = CompletedRun{Invocation: inv, Commit: RunCommit{
+						Events: []Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}, Keep: 100,
+						Dedupe: &DedupeState{Last: inv.ID}, UsageAccount: "u_1", Invocations: 1, ComputeMs: 1}}
+				}
+				out, err := st.CompleteRuns(ctx, batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, events := range out {
+					committed += len(events)
+				}
+			}
+			if committed != b.N*runs {
+				b.Fatalf("%d events stored of %d", committed, b.N*runs)
+			}
+			b.ReportMetric(float64(committed)/b.Elapsed().Seconds(), "runs/s")
+		})
+	}
+}

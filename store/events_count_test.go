@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -58,4 +59,54 @@ func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
 			t.Fatalf("%s: the channel holds %d events, want %d", st.name, got, st.want)
 		}
 	}
+}
+
+// TestTrimPassesOverHoles: events deleted from the middle of a channel
+// leave holes that trimming must not count as events, on every backend
+// (JetStream trims without reading the slots past its bound of holes).
+func TestTrimPassesOverHoles(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, s eventsAPI) {
+		var appended []string // ids, oldest first
+		add := func(n, keep int) {
+			t.Helper()
+			in := make([]Event, n)
+			for i := range in {
+				in[i] = Event{Data: json.RawMessage(`{}`)}
+			}
+			got, err := s.AppendEvents(ctx, "dc_1", in, keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range got {
+				appended = append(appended, e.ID)
+			}
+		}
+		held := func(want []string) {
+			t.Helper()
+			got, err := s.ListEvents(ctx, "dc_1", "", 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for i := len(got) - 1; i >= 0; i-- {
+				ids = append(ids, got[i].ID)
+			}
+			if !slices.Equal(ids, want) {
+				t.Fatalf("the channel holds %v, want %v", ids, want)
+			}
+		}
+		add(10, 10)
+		if _, err := s.DeleteEvents(ctx, "dc_1", "", appended[3], appended[5]); err != nil {
+			t.Fatal(err)
+		}
+		live := slices.Concat(appended[:3], appended[6:])
+		held(live)
+		add(5, 10) // trims two events older than the holes
+		live = append(live[2:], appended[10:]...)
+		held(live)
+		add(3, 10) // trims one event, passes over three holes, trims two
+		live = append(live[3:], appended[15:]...)
+		held(live)
+	})
 }

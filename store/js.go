@@ -66,6 +66,8 @@ type JetStream struct {
 	limits Limits
 	// Bounds of a listener's deliveries, as in Bolt; tests change them.
 	deliveriesKept, maxPendingDeliveries int
+	// queued knows the subjects of invocations read for a run.
+	queued queuedKeys
 }
 
 // OpenJetStream connects to the NATS servers of cfg and creates the

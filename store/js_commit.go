@@ -45,38 +45,56 @@ func (s *JetStream) CompleteRun(ctx context.Context, inv Invocation, c RunCommit
 	return out, nil
 }
 
-// CompleteRuns commits runs in order, each in its own transaction (a
-// JetStream stream has no single writer for runs to share), a run larger
-// than one batch in several, as Bolt.CompleteRuns does: its completion is
-// committed with its last events, and each earlier part with the dedupe
-// state c.DedupeAfter gives. Once begun, it goes on whatever ctx says.
+// CompleteRuns commits runs in order, as many in one transaction (one
+// atomic batch) as fit in jsTxMaxWrites, as Bolt.CompleteRuns commits up
+// to its budget in one: the records the runs share (the source's channels
+// and clock, the account's usage) are read once per batch, and the batch
+// costs one replicated write however many runs it holds. A run larger
+// than one batch commits in several: its completion is committed with its
+// last events, and each earlier part with the dedupe state c.DedupeAfter
+// gives. Once begun, it goes on whatever ctx says.
 func (s *JetStream) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error) {
 	out := make([][]Event, len(runs))
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
 	}
 	ctx = context.WithoutCancel(ctx)
-	for i, r := range runs {
-		for from := 0; ; {
-			var events []Event
-			var end int
-			var done bool
-			err := s.update(ctx, func(tx *jsTx) error {
-				var err error
-				events, end, done, err = s.completePart(tx, r, from)
-				return err
-			})
-			if err != nil {
-				return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
-			}
-			out[i] = append(out[i], events...)
-			if done {
-				break
-			}
-			from = end
+	for at := (commitPos{}); at.run < len(runs); {
+		var next commitPos
+		var stored [][]Event
+		err := s.update(ctx, func(tx *jsTx) error {
+			var err error
+			next, stored, err = s.completeRuns(tx, runs, at)
+			return err
+		})
+		if err != nil {
+			return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
 		}
+		for i, events := range stored {
+			out[at.run+i] = append(out[at.run+i], events...)
+		}
+		at = next
 	}
 	return out, nil
+}
+
+// completeRuns commits runs from at on, in tx, until it holds
+// jsTxMaxWrites messages, and returns where the next transaction starts
+// and the events stored for runs[at.run], runs[at.run+1], ...
+func (s *JetStream) completeRuns(tx *jsTx, runs []CompletedRun, at commitPos) (commitPos, [][]Event, error) {
+	var stored [][]Event
+	for at.run < len(runs) && (len(stored) == 0 || tx.messages() < jsTxMaxWrites) {
+		events, end, done, err := s.completePart(tx, runs[at.run], at.event)
+		if err != nil {
+			return at, nil, err
+		}
+		stored = append(stored, events)
+		if !done { // the run goes on in the next transaction
+			return commitPos{run: at.run, event: end}, stored, nil
+		}
+		at = commitPos{run: at.run + 1}
+	}
+	return at, stored, nil
 }
 
 // completePart commits run r's events from on, in tx, up to the bound of
@@ -156,7 +174,7 @@ func (s *JetStream) applyEvents(tx *jsTx, nowMs int64, sourceID string, c RunCom
 	}
 	var out []Event
 	i := from
-	for ; i < len(c.Events) && (i == from || maxWrites <= 0 || len(tx.order) < maxWrites); i++ {
+	for ; i < len(c.Events) && (i == from || maxWrites <= 0 || tx.messages() < maxWrites); i++ {
 		if len(c.Release) > 0 {
 			ok, err := s.release(tx, a, c.Release[i])
 			if err != nil {
@@ -274,6 +292,7 @@ func (s *JetStream) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
 			return false, err
 		}
 		tx.del(k)
+		ch.hole(st.n)
 		ch.Count -= min(ch.Count, 1)
 		return true, nil // the appender writes the channel's record
 	}

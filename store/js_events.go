@@ -32,6 +32,17 @@ type jsChannel struct {
 	First uint64 `json:"first"` // the oldest n that may hold an event
 	Next  uint64 `json:"next"`  // the n of the next event
 	Count uint64 `json:"count"` // events kept
+	// HolesBelow bounds the slots deleted out of turn (by DeleteEvents,
+	// or a delayed emit's release): every slot from it to Next holds an
+	// event, so trimming past it deletes without reading. Records from
+	// before it was kept lack it (Bounded false): any slot may be a hole.
+	HolesBelow uint64 `json:"holes_below,omitempty"`
+	Bounded    bool   `json:"bounded,omitempty"`
+}
+
+// hole notes that slot n was deleted out of turn.
+func (ch *jsChannel) hole(n uint64) {
+	ch.HolesBelow = max(ch.HolesBelow, n+1)
 }
 
 // jsClock is an emitter's last event id.
@@ -89,11 +100,18 @@ func (a *jsAppender) channel(name string) (*jsChannel, error) {
 // readChannel reads a channel's record; a channel never written starts
 // at n = 1.
 func (s *JetStream) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, error) {
-	ch := &jsChannel{First: 1, Next: 1}
-	if err := tx.getJSON(s.key(tblEventChans, emitterID, name), ch); err != nil && !errors.Is(err, ErrNotFound) {
+	var ch jsChannel
+	err := tx.getJSON(s.key(tblEventChans, emitterID, name), &ch)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return &jsChannel{First: 1, Next: 1, Bounded: true}, nil
+	case err != nil:
 		return nil, err
 	}
-	return ch, nil
+	if !ch.Bounded {
+		ch.HolesBelow, ch.Bounded = ch.Next, true
+	}
+	return &ch, nil
 }
 
 // add stores e with ID, IndexedAtMs and EmitterID set in place, and
@@ -139,7 +157,8 @@ func (a *jsAppender) close() error {
 
 // trim deletes a channel's oldest events beyond keep, then writes its
 // record. An event added by this transaction and trimmed at once is never
-// written at all (fresh holds the n added).
+// written at all (fresh holds the n added by this appender; tx.fresh tells
+// those of the transaction's earlier runs).
 func (s *JetStream) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep uint64, fresh []uint64) error {
 	// At most jsMaxTrim slots a transaction, holes included, so that the
 	// batch stays in bounds; a channel left over keep is trimmed further
@@ -147,14 +166,17 @@ func (s *JetStream) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep u
 	for visited := 0; ch.Count > keep && ch.First < ch.Next && visited < jsMaxTrim; ch.First++ {
 		visited++
 		k := s.eventKey(emitterID, name, ch.First)
-		if slices.Contains(fresh, ch.First) {
+		if slices.Contains(fresh, ch.First) || tx.fresh(k) {
 			tx.unput(k)
 			ch.Count--
 			continue
 		}
-		live, err := tx.has(k)
-		if err != nil {
-			return err
+		live := true
+		if ch.First < ch.HolesBelow {
+			var err error
+			if live, err = tx.has(k); err != nil {
+				return err
+			}
 		}
 		if live {
 			tx.del(k)
@@ -371,6 +393,7 @@ func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startI
 					continue // trimmed or deleted meanwhile
 				}
 				tx.del(k)
+				ch.hole(at)
 				n++
 			}
 			ch.Count -= min(ch.Count, uint64(n))

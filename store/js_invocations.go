@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -90,6 +91,7 @@ func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, lim
 		}
 		inv.ID = seqID(e.seq)
 		out = append(out, inv)
+		s.queued.remember(e.seq, e.subject)
 	}
 	return out, nil
 }
@@ -115,10 +117,19 @@ func (s *JetStream) SourcesWithPending(ctx context.Context) ([]string, error) {
 
 // invocationKey returns the subject of the queued invocation inv, read
 // in tx, or ErrNotFound when it is not queued (completed, or never was).
+// The subject of an invocation PendingInvocations read is known without
+// a read: tx then expects the revision inv.ID names, and a commit whose
+// invocation is gone by then conflicts and runs again reading it.
 func (s *JetStream) invocationKey(tx *jsTx, inv Invocation) (string, error) {
 	seq, ok := parseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return "", ErrNotFound
+	}
+	prefix := s.key(tblInvocations, inv.SourceID) + "."
+	if subject, ok := s.queued.subject(seq); ok && strings.HasPrefix(subject, prefix) {
+		tx.saw(subject, seq)
+		tx.queued = append(tx.queued, seq)
+		return subject, nil
 	}
 	var msg *jetstream.RawStreamMsg
 	err := s.retry(tx.ctx, func() error {
@@ -134,11 +145,52 @@ func (s *JetStream) invocationKey(tx *jsTx, inv Invocation) (string, error) {
 	}
 	// The message at seq is the invocation only if it is one of the
 	// source's: any other id must not alias another record.
-	if !strings.HasPrefix(msg.Subject, s.key(tblInvocations, inv.SourceID)+".") || msg.Header.Get(hdrOperation) == opDelete {
+	if !strings.HasPrefix(msg.Subject, prefix) || msg.Header.Get(hdrOperation) == opDelete {
 		return "", ErrNotFound
 	}
 	tx.saw(msg.Subject, seq)
 	return msg.Subject, nil
+}
+
+// queuedKeys remembers the subjects of invocations PendingInvocations
+// read, by their sequence, so that their runs' commits need not read
+// them again. It is a cache: an entry is forgotten once a transaction
+// used it, whatever its commit's outcome, and all of them when it holds
+// maxQueuedKeys (those of invocations whose runs never came).
+type queuedKeys struct {
+	mu   sync.Mutex
+	keys map[uint64]string
+}
+
+// maxQueuedKeys bounds the subjects queuedKeys holds: 256 batches of
+// 256 runs, a few MiB.
+const maxQueuedKeys = 1 << 16
+
+func (q *queuedKeys) remember(seq uint64, subject string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.keys == nil || len(q.keys) >= maxQueuedKeys {
+		q.keys = make(map[uint64]string)
+	}
+	q.keys[seq] = subject
+}
+
+func (q *queuedKeys) subject(seq uint64) (string, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	subject, ok := q.keys[seq]
+	return subject, ok
+}
+
+func (q *queuedKeys) forget(seqs []uint64) {
+	if len(seqs) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, seq := range seqs {
+		delete(q.keys, seq)
+	}
 }
 
 // dequeue deletes the queued invocation inv in tx.

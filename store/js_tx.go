@@ -92,11 +92,25 @@ var errTxConflict = errors.New("store: transaction conflict")
 // is refused if any of them changed: optimistic concurrency, with no
 // read-modify-write race.
 type jsTx struct {
-	s     *JetStream
-	ctx   context.Context
-	read  map[string]uint64 // subject → revision read; 0: absent
-	write map[string]jsWrite
-	order []string // subjects of write, in the order written
+	s    *JetStream
+	ctx  context.Context
+	read map[string]uint64 // subject → revision read; 0: absent
+	// values holds what get read, so that a key read again in the
+	// transaction (a batch of runs reads a channel's record once per
+	// run) costs no request, and every read sees the revision the
+	// commit checks.
+	values map[string]jsRead
+	write  map[string]jsWrite
+	order  []string // subjects of write, in the order written
+	// queued are the sequences of invocations whose subjects came from
+	// s.queued: forgotten there once the transaction ends.
+	queued []uint64
+}
+
+// jsRead is a record as a transaction read it.
+type jsRead struct {
+	value []byte
+	found bool
 }
 
 type jsWrite struct {
@@ -196,6 +210,7 @@ func (s *JetStream) update(ctx context.Context, fn func(tx *jsTx) error) error {
 		if err == nil {
 			err = tx.commit(ctx)
 		}
+		s.queued.forget(tx.queued)
 		if !errors.Is(err, errTxConflict) {
 			return err
 		}
@@ -212,7 +227,7 @@ func (s *JetStream) update(ctx context.Context, fn func(tx *jsTx) error) error {
 }
 
 func (s *JetStream) begin(ctx context.Context) *jsTx {
-	return &jsTx{s: s, ctx: ctx, read: map[string]uint64{}, write: map[string]jsWrite{}}
+	return &jsTx{s: s, ctx: ctx, read: map[string]uint64{}, values: map[string]jsRead{}, write: map[string]jsWrite{}}
 }
 
 // get reads the record of subject: what this transaction wrote, or what
@@ -220,6 +235,9 @@ func (s *JetStream) begin(ctx context.Context) *jsTx {
 func (tx *jsTx) get(subject string) (value []byte, found bool, err error) {
 	if w, ok := tx.write[subject]; ok {
 		return w.value, !w.deleted, nil
+	}
+	if r, ok := tx.values[subject]; ok {
+		return r.value, r.found, nil
 	}
 	var msg *jetstream.RawStreamMsg
 	err = tx.s.retry(tx.ctx, func() error {
@@ -229,16 +247,19 @@ func (tx *jsTx) get(subject string) (value []byte, found bool, err error) {
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		tx.saw(subject, 0)
+		tx.values[subject] = jsRead{}
 		return nil, false, nil
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("read %s: %w", subject, err)
 	}
 	tx.saw(subject, msg.Sequence)
-	if msg.Header.Get(hdrOperation) == opDelete {
-		return nil, false, nil
+	r := jsRead{value: msg.Data, found: msg.Header.Get(hdrOperation) != opDelete}
+	if !r.found {
+		r.value = nil
 	}
-	return msg.Data, true, nil
+	tx.values[subject] = r
+	return r.value, r.found, nil
 }
 
 // saw records the revision of subject that the transaction read first.
@@ -269,6 +290,20 @@ func (tx *jsTx) set(subject string, w jsWrite) {
 		tx.order = append(tx.order, subject)
 	}
 	tx.write[subject] = w
+}
+
+// fresh reports whether the transaction wrote subject without reading
+// it: a record it adds, such as an event in a new slot.
+func (tx *jsTx) fresh(subject string) bool {
+	w, written := tx.write[subject]
+	_, read := tx.read[subject]
+	return written && !w.deleted && !read
+}
+
+// messages bounds the messages the transaction's commit would publish:
+// its writes and a check of each key read.
+func (tx *jsTx) messages() int {
+	return len(tx.order) + len(tx.read)
 }
 
 // commit publishes the transaction as one atomic batch: first a check of
@@ -458,14 +493,25 @@ func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly
 	return out, err
 }
 
+// jsFirstByReads is how many records scanFirst reads one request at a
+// time before it reads the rest of what it was asked through a consumer:
+// a source's queue is most often short, and a consumer costs as much as
+// a few dozen reads.
+const jsFirstByReads = 32
+
 // scanFirst returns the first limit records of filter, in the order they
-// were last written, read one at a time from the stream's leader.
+// were last written, read from the stream's leader.
 func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]jsEntry, error) {
 	var out []jsEntry
 	err := s.retry(ctx, func() error {
 		out = out[:0]
 		next := uint64(1)
 		for len(out) < limit {
+			if len(out) == jsFirstByReads {
+				rest, err := s.scanConsumer(ctx, filter, false, next, limit-len(out))
+				out = append(out, rest...)
+				return err
+			}
 			msg, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(filter))
 			if errors.Is(err, jetstream.ErrMsgNotFound) {
 				return nil
@@ -502,7 +548,7 @@ func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly boo
 		}
 		out = append(out, jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence})
 	}
-	rest, err := s.scanConsumer(ctx, filter, headersOnly, next)
+	rest, err := s.scanConsumer(ctx, filter, headersOnly, next, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -517,8 +563,8 @@ func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly boo
 }
 
 // scanConsumer reads the records of filter from sequence from on through
-// an ordered consumer.
-func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly bool, from uint64) ([]jsEntry, error) {
+// an ordered consumer, up to limit of them (<= 0: all).
+func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly bool, from uint64, limit int) ([]jsEntry, error) {
 	// A consumer of its own, removed once read: the server bounds the
 	// consumers of a stream, and an idle one would otherwise stay for
 	// minutes. The server also removes it after a short idle time, should
@@ -547,11 +593,15 @@ func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly
 	pending := info.NumPending
 	seen := map[string]int{}
 	var out []jsEntry
-	for pending > 0 {
+	for pending > 0 && (limit <= 0 || len(out) < limit) {
+		want := min(pending, 1000)
+		if limit > 0 {
+			want = min(want, uint64(limit-len(out)))
+		}
 		// A short wait, not ctx: a record counted in pending may be gone
 		// by now (a tombstone expired, a purge), and then no message
 		// comes.
-		batch, err := cons.Fetch(int(min(pending, 1000)), jetstream.FetchMaxWait(2*time.Second))
+		batch, err := cons.Fetch(int(want), jetstream.FetchMaxWait(2*time.Second))
 		if err != nil {
 			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 		}

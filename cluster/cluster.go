@@ -62,7 +62,7 @@ const maxEventsMessage = 512 << 10
 
 // Config configures a Cluster.
 type Config struct {
-	Store *store.JetStream
+	Store store.Shared
 	// Node is this node's name, unique among the nodes on the store.
 	Node string
 	// Partitions is how many parts the work is cut into; every node must
@@ -78,7 +78,7 @@ type Config struct {
 // Cluster is one node's part in the cluster.
 type Cluster struct {
 	cfg  Config
-	st   *store.JetStream
+	st   store.Shared
 	nc   *nats.Conn
 	log  *slog.Logger
 	h    engine.ClusterHandlers

@@ -367,30 +367,23 @@ func (b *Bolt) Ping(ctx context.Context) error {
 	return b.view(ctx, func(*bolt.Tx) error { return nil })
 }
 
-// Backup writes a consistent copy of the whole store file to w, from one
-// read transaction: writers go on meanwhile, and the copy is the store as
-// it was when the transaction began. It returns the bytes written.
-func (b *Bolt) Backup(ctx context.Context, w io.Writer) (int64, error) {
-	var n int64
+// Backup writes a consistent copy of the whole store file, from one read
+// transaction: writers go on meanwhile, and the copy is the store as it
+// was when the transaction began. header is given the copy's size first,
+// from the same transaction, and returns where to write it.
+func (b *Bolt) Backup(ctx context.Context, header func(size int64) (io.Writer, error)) error {
 	err := b.view(ctx, func(tx *bolt.Tx) error {
-		var err error
-		n, err = tx.WriteTo(w)
+		w, err := header(tx.Size())
+		if err != nil {
+			return err
+		}
+		_, err = tx.WriteTo(w)
 		return err
 	})
 	if err != nil {
-		return n, fmt.Errorf("store: backup: %w", err)
+		return fmt.Errorf("store: backup: %w", err)
 	}
-	return n, nil
-}
-
-// Size is the size of the store file a Backup writes.
-func (b *Bolt) Size(ctx context.Context) (int64, error) {
-	var n int64
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		n = tx.Size()
-		return nil
-	})
-	return n, err
+	return nil
 }
 
 // QueueDepths counts the queued invocations and the pending deliveries,

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // Errors returned by Store methods.
@@ -140,3 +143,48 @@ type Store interface {
 
 	Close() error
 }
+
+// What some stores can do beyond Store and Queues. The server asks a
+// store for each of them, and offers what it finds.
+type (
+	// Backuper is a store that writes a consistent copy of itself (Bolt;
+	// JetStream's own tools back up its streams).
+	Backuper interface {
+		// Backup calls header with the size of a copy of the store as it
+		// is now, then writes that copy to the writer header returns, all
+		// from one read transaction: writers go on meanwhile, and the size
+		// given is the size written.
+		Backup(ctx context.Context, header func(size int64) (io.Writer, error)) error
+	}
+
+	// StatsReporter is a store that reports its write transactions and
+	// its size (Bolt), for metrics.
+	StatsReporter interface {
+		Stats() StoreStats
+	}
+
+	// Shared is a store that several nodes share (JetStream): leases of
+	// the work, the nodes alive, and the messages between them.
+	Shared interface {
+		// Lease takes or renews the lease name for holder for ttl, or
+		// with ttl 0 gives it up if holder has it; it returns who holds
+		// it after the call ("" for nobody).
+		Lease(ctx context.Context, name, holder string, ttl time.Duration) (string, error)
+		// Heartbeat records that node is alive for ttl; Leave, that it
+		// stopped; Nodes names the nodes alive.
+		Heartbeat(ctx context.Context, node string, ttl time.Duration) error
+		Leave(ctx context.Context, node string) error
+		Nodes(ctx context.Context) ([]string, error)
+		// Conn is the connection the nodes' messages travel on, and
+		// BusSubject the subject of a kind of message in this store's
+		// namespace.
+		Conn() *nats.Conn
+		BusSubject(parts ...string) string
+	}
+)
+
+var (
+	_ Backuper      = (*Bolt)(nil)
+	_ StatsReporter = (*Bolt)(nil)
+	_ Shared        = (*JetStream)(nil)
+)

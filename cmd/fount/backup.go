@@ -38,34 +38,38 @@ type manifest struct {
 }
 
 // writeBackup writes a backup of st, with the key file at keyFile, to w.
-func writeBackup(ctx context.Context, w io.Writer, st *store.Bolt, keyFile string, now time.Time) error {
+func writeBackup(ctx context.Context, w io.Writer, st store.Backuper, keyFile string, now time.Time) error {
 	key, err := os.ReadFile(keyFile)
 	if err != nil {
 		return fmt.Errorf("backup: read the secret key: %w", err)
-	}
-	size, err := st.Size(ctx)
-	if err != nil {
-		return fmt.Errorf("backup: %w", err)
 	}
 	m := manifest{Format: 1, Created: now.UTC().Format(time.RFC3339), Version: currentVersion().Version,
 		Contains: []string{backupStore, backupKey}, Warning: backupWarning}
 	raw, _ := json.MarshalIndent(m, "", "  ")
 	tw := tar.NewWriter(w)
+	header := func(name string, size int64) error {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: size, ModTime: now}); err != nil {
+			return fmt.Errorf("backup: %s: %w", name, err)
+		}
+		return nil
+	}
 	for _, f := range []struct {
 		name string
-		size int64
-		body func(io.Writer) error
-	}{
-		{backupManifest, int64(len(raw)), func(w io.Writer) error { _, err := w.Write(raw); return err }},
-		{backupKey, int64(len(key)), func(w io.Writer) error { _, err := w.Write(key); return err }},
-		{backupStore, size, func(w io.Writer) error { _, err := st.Backup(ctx, w); return err }},
-	} {
-		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o600, Size: f.size, ModTime: now}); err != nil {
-			return fmt.Errorf("backup: %w", err)
+		body []byte
+	}{{backupManifest, raw}, {backupKey, key}} {
+		if err := header(f.name, int64(len(f.body))); err != nil {
+			return err
 		}
-		if err := f.body(tw); err != nil {
+		if _, err := tw.Write(f.body); err != nil {
 			return fmt.Errorf("backup: %s: %w", f.name, err)
 		}
+	}
+	// The store's size and its copy come from one read transaction: a
+	// size read before the copy would be short once a write grew the
+	// file meanwhile.
+	err = st.Backup(ctx, func(size int64) (io.Writer, error) { return tw, header(backupStore, size) })
+	if err != nil {
+		return fmt.Errorf("backup: %s: %w", backupStore, err)
 	}
 	return tw.Close()
 }

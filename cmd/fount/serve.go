@@ -352,12 +352,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	shareSite := endpointLn == nil || sameHostName(publicURL, endpointURL)
 	policy := egress.New(cfg.allowPrivateEgress, 10*time.Second, 1<<20)
 	var backup func(ctx context.Context, w io.Writer) error // none on NATS: JetStream's own tools back up its streams
-	if bolt, ok := st.(*store.Bolt); ok {
+	if reporter, ok := st.(store.StatsReporter); ok {
 		meters.WatchStore(func() (time.Duration, int64, int64) {
-			stats := bolt.Stats()
+			stats := reporter.Stats()
 			return stats.WriteTime, stats.Writes, stats.SizeBytes
 		})
-		backup = func(ctx context.Context, w io.Writer) error { return writeBackup(ctx, w, bolt, keyFile, time.Now()) }
+	}
+	if backuper, ok := st.(store.Backuper); ok {
+		backup = func(ctx context.Context, w io.Writer) error {
+			return writeBackup(ctx, w, backuper, keyFile, time.Now())
+		}
 	}
 	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
 	meters.WatchSandbox(box.Stats)
@@ -370,8 +374,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		objects = bucket
 	}
 	var nodes engine.Cluster
-	if js, ok := st.(*store.JetStream); ok {
-		if nodes, err = cluster.New(cluster.Config{Store: js, Node: nodeName(cfg), LeaseTTL: cfg.nodeLeaseTTL, Logger: logger}); err != nil {
+	if shared, ok := st.(store.Shared); ok {
+		if nodes, err = cluster.New(cluster.Config{Store: shared, Node: nodeName(cfg), LeaseTTL: cfg.nodeLeaseTTL, Logger: logger}); err != nil {
 			return err
 		}
 	}

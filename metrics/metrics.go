@@ -119,19 +119,31 @@ func (m *Metrics) SocketBytes(direction string, n int) {
 // WatchQueues adds gauges of the invocation and delivery queues' depths,
 // read by depths at each scrape.
 func (m *Metrics) WatchQueues(depths func() (invocations, deliveries int, err error)) {
-	gauge := func(name, help string, pick func(i, d int) int) prometheus.GaugeFunc {
-		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
-			i, d, err := depths()
-			if err != nil {
-				return -1
-			}
-			return float64(pick(i, d))
-		})
+	m.reg.MustRegister(&queueDepths{depths: depths,
+		invocations: prometheus.NewDesc("fount_queued_invocations", "Invocations queued for sources and workflows, not yet run (-1 when the store did not answer).", nil, nil),
+		deliveries:  prometheus.NewDesc("fount_pending_deliveries", "Deliveries waiting for an attempt or a retry (-1 when the store did not answer).", nil, nil),
+	})
+}
+
+// queueDepths collects both queue gauges from one call of depths a
+// scrape: on a shared store, counting is a scan of the queues.
+type queueDepths struct {
+	depths                  func() (invocations, deliveries int, err error)
+	invocations, deliveries *prometheus.Desc
+}
+
+func (q *queueDepths) Describe(ch chan<- *prometheus.Desc) {
+	ch <- q.invocations
+	ch <- q.deliveries
+}
+
+func (q *queueDepths) Collect(ch chan<- prometheus.Metric) {
+	i, d, err := q.depths()
+	if err != nil {
+		i, d = -1, -1
 	}
-	m.reg.MustRegister(
-		gauge("fount_queued_invocations", "Invocations queued for sources and workflows, not yet run (-1 when the store did not answer).", func(i, _ int) int { return i }),
-		gauge("fount_pending_deliveries", "Deliveries waiting for an attempt or a retry (-1 when the store did not answer).", func(_, d int) int { return d }),
-	)
+	ch <- prometheus.MustNewConstMetric(q.invocations, prometheus.GaugeValue, float64(i))
+	ch <- prometheus.MustNewConstMetric(q.deliveries, prometheus.GaugeValue, float64(d))
 }
 
 // WatchSandbox adds the sandbox's instance counts, read by stats at each

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -401,5 +402,52 @@ func TestCompleteRunFailureChangesNothing(t *testing.T) {
 		if ids := eventIDs(got); !slices.Equal(ids, []string{"3000-0", "3000-1"}) {
 			t.Errorf("ids = %v", ids)
 		}
+	})
+}
+
+// TestQueueDepths: the counts the metrics show follow enqueues, runs and
+// deliveries, on every backend.
+func TestQueueDepths(t *testing.T) {
+	t.Parallel()
+	type counted interface {
+		testStore
+		QueueDepths(ctx context.Context) (invocations, deliveries int, err error)
+	}
+	eachBackend(t, func(t *testing.T, st counted) {
+		// JetStream counts a run's invocation for a second or so after
+		// the run (docs/nats.md): the count must come down within a
+		// few.
+		check := func(wantInv, wantDel int) {
+			t.Helper()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				inv, del, err := st.QueueDepths(ctx)
+				if err == nil && inv == wantInv && del == wantDel {
+					return
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("QueueDepths = %d, %d, %v; want %d, %d", inv, del, err, wantInv, wantDel)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		check(0, 0)
+		var first Invocation
+		for i, src := range []string{"dc_1", "dc_1", "dc_1", "dc_2"} {
+			inv, err := st.EnqueueInvocation(ctx, Invocation{SourceID: src, Kind: "http"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				first = inv
+			}
+		}
+		mustDeliver(t, st, 50, Delivery{ListenerID: "wh_1", EventID: "e1", Payload: json.RawMessage(`{}`)})
+		mustDeliver(t, st, 50, Delivery{ListenerID: "wh_2", EventID: "e2", Payload: json.RawMessage(`{}`)})
+		check(4, 2)
+		if _, err := st.CompleteRun(ctx, first, RunCommit{}); err != nil {
+			t.Fatal(err)
+		}
+		check(3, 2)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -182,9 +183,13 @@ func (s *JetStream) Ping(ctx context.Context) error {
 }
 
 // QueueDepths counts the queued invocations and the pending deliveries,
-// for metrics. It scans the queues' records, headers only.
+// for metrics. The invocations are counted by the stream's leader, as
+// the subjects that hold a message: a run's invocation is deleted by a
+// marker that the server removes a second later, so the count also holds
+// the invocations run in the last second or so. Reading each queued
+// record instead costs the store as much as running them.
 func (s *JetStream) QueueDepths(ctx context.Context) (invocations, deliveries int, err error) {
-	queued, err := s.scanSubjects(ctx, s.key(tblInvocations)+".>")
+	invocations, err = s.countSubjects(ctx, s.key(tblInvocations)+".>")
 	if err != nil {
 		return 0, 0, err
 	}
@@ -199,5 +204,72 @@ func (s *JetStream) QueueDepths(ctx context.Context) (invocations, deliveries in
 		}
 		deliveries += len(b.Items)
 	}
-	return len(queued), deliveries, nil
+	return invocations, deliveries, nil
+}
+
+// countSubjects asks the stream's leader how many subjects of filter hold
+// a message (deletion markers included). It asks for the page of the
+// subjects past the last one: the answer holds their number, not them.
+func (s *JetStream) countSubjects(ctx context.Context, filter string) (int, error) {
+	page, err := s.subjectsPage(ctx, filter, math.MaxInt32)
+	return page.Total, err
+}
+
+// listSubjects asks the stream's leader for the subjects of filter that
+// hold a message (deletion markers included), a page of up to 100,000 at
+// a time: the server reads them from its index of subjects, which costs
+// far less than reading their messages.
+func (s *JetStream) listSubjects(ctx context.Context, filter string) ([]string, error) {
+	var out []string
+	for {
+		page, err := s.subjectsPage(ctx, filter, len(out))
+		if err != nil {
+			return nil, err
+		}
+		for subject := range page.State.Subjects {
+			out = append(out, subject)
+		}
+		if len(page.State.Subjects) == 0 || len(out) >= page.Total {
+			return out, nil
+		}
+	}
+}
+
+// jsSubjectsPage is the part of the answer to a stream info request that
+// countSubjects and listSubjects read.
+type jsSubjectsPage struct {
+	Total int `json:"total"`
+	State struct {
+		Subjects map[string]uint64 `json:"subjects"`
+	} `json:"state"`
+	Error *struct {
+		Code        int    `json:"code"`
+		Description string `json:"description"`
+	} `json:"error"`
+}
+
+func (s *JetStream) subjectsPage(ctx context.Context, filter string, offset int) (jsSubjectsPage, error) {
+	req, err := json.Marshal(struct {
+		Filter string `json:"subjects_filter"`
+		Offset int    `json:"offset"`
+	}{filter, offset})
+	if err != nil {
+		return jsSubjectsPage{}, err
+	}
+	var page jsSubjectsPage
+	err = s.retry(ctx, func() error {
+		msg, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.INFO."+s.name, req)
+		if err != nil {
+			return err
+		}
+		page = jsSubjectsPage{}
+		return json.Unmarshal(msg.Data, &page)
+	})
+	switch {
+	case err != nil:
+		return page, fmt.Errorf("store: subjects of %s: %w", filter, err)
+	case page.Error != nil:
+		return page, fmt.Errorf("store: subjects of %s: %s (%d)", filter, page.Error.Description, page.Error.Code)
+	}
+	return page, nil
 }

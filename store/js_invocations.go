@@ -97,22 +97,59 @@ func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, lim
 }
 
 // SourcesWithPending lists the ids of the sources that have queued
-// invocations, in byte order of the id.
+// invocations, in byte order of the id. The sources come from the
+// stream's index of subjects, which also holds, for a second or so, the
+// deletion markers of invocations that ran; each is then asked whether
+// it has one still queued.
 func (s *JetStream) SourcesWithPending(ctx context.Context) ([]string, error) {
-	entries, err := s.scanSubjects(ctx, s.key(tblInvocations)+".>")
+	subjects, err := s.listSubjects(ctx, s.key(tblInvocations)+".>")
 	if err != nil {
 		return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
 	}
-	out := []string{}
-	for _, subject := range entries {
+	var candidates []string
+	for _, subject := range subjects {
 		parts, err := s.keyParts(tblInvocations, subject)
 		if err != nil || len(parts) != 2 {
 			return nil, fmt.Errorf("store: sources with pending invocations: key %s: %w", subject, err)
 		}
-		out = append(out, parts[0])
+		candidates = append(candidates, parts[0])
 	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
+	slices.Sort(candidates)
+	out := []string{}
+	for _, src := range slices.Compact(candidates) {
+		queued, err := s.hasQueued(ctx, src)
+		if err != nil {
+			return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
+		}
+		if queued {
+			out = append(out, src)
+		}
+	}
+	return out, nil
+}
+
+// hasQueued reports whether sourceID has an invocation queued. The last
+// message of its queue tells at once when it is an invocation, as it is
+// for a busy source; a deletion marker there leaves it to a scan, which
+// passes over the markers of the last second or so.
+func (s *JetStream) hasQueued(ctx context.Context, sourceID string) (bool, error) {
+	filter := s.key(tblInvocations, sourceID) + ".*"
+	var last *jetstream.RawStreamMsg
+	err := s.retry(ctx, func() error {
+		var err error
+		last, err = s.stream.GetLastMsgForSubject(ctx, filter)
+		return err
+	})
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("read %s: %w", filter, err)
+	case last.Header.Get(hdrOperation) != opDelete:
+		return true, nil
+	}
+	first, err := s.scanFirst(ctx, filter, 1)
+	return len(first) > 0, err
 }
 
 // invocationKey returns the subject of the queued invocation inv, read

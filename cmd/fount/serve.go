@@ -363,7 +363,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 			return writeBackup(ctx, w, backuper, keyFile, time.Now())
 		}
 	}
-	meters.WatchQueues(func() (int, int, error) { return st.QueueDepths(ctx) })
+	queues := &recentDepths{count: st.QueueDepths, every: queueCountEvery, now: time.Now}
+	meters.WatchQueues(func() (int, int, error) { return queues.depths(ctx) })
 	meters.WatchSandbox(box.Stats)
 	var objects engine.ObjectSink
 	if cfg.s3.Endpoint != "" {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/engine"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
-func viewAccount(a store.ConnectedAccount) apiv1.Account {
+func viewAccount(a model.ConnectedAccount) apiv1.Account {
 	fields := make([]string, 0, len(a.Fields))
 	for k := range a.Fields {
 		fields = append(fields, k)
@@ -47,7 +47,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, req *apiv
 }
 
 // ownedAccount is the connected account id, when the caller may see it.
-func (s *Server) ownedAccount(ctx context.Context, id string) (store.ConnectedAccount, error) {
+func (s *Server) ownedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
 	a, err := s.store.GetConnectedAccount(ctx, id)
 	if isNotFound(err) {
 		return a, errNotFound("connected account")

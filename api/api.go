@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -24,7 +25,7 @@ type Server struct {
 	fetch     CodeFetcher
 	log       *slog.Logger
 	publicURL string
-	registry  map[string]store.Component // by registry key
+	registry  map[string]model.Component // by registry key
 	pageBytes int                        // the budget of a list page's items, encoded
 	routes    []route
 	openAPI   func() ([]byte, error) // the document, built on first use
@@ -60,7 +61,7 @@ type Config struct {
 	// PublicURL is the server's external base URL, for endpoint URLs.
 	PublicURL string
 	// Registry holds the published components, by key.
-	Registry map[string]store.Component
+	Registry map[string]model.Component
 	// PageBytes bounds the encoded items of a list page (0:
 	// DefaultPageBytes); a page ends early rather than pass it.
 	PageBytes int

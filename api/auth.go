@@ -9,14 +9,15 @@ import (
 	"strings"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
 type callerKey struct{}
 
 // caller is the authenticated user of a request.
-func caller(ctx context.Context) store.User {
-	u, _ := ctx.Value(callerKey{}).(store.User)
+func caller(ctx context.Context) model.User {
+	u, _ := ctx.Value(callerKey{}).(model.User)
 	return u
 }
 

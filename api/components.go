@@ -11,7 +11,7 @@ import (
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // componentCode resolves component_code and component_url with the
@@ -42,7 +42,7 @@ func (s *Server) componentCode(ctx context.Context, code, codeURL string) (strin
 
 // saveComponent stores code as a saved component of owner; code that
 // does not load is a 400 naming param.
-func (s *Server) saveComponent(ctx context.Context, owner, code, codeURL, param string, opts engine.SaveOptions) (store.Component, error) {
+func (s *Server) saveComponent(ctx context.Context, owner, code, codeURL, param string, opts engine.SaveOptions) (model.Component, error) {
 	c, err := s.engine.SaveComponent(ctx, owner, caller(ctx).ID, code, codeURL, opts)
 	var ce *engine.CodeError
 	if errors.As(err, &ce) {
@@ -92,20 +92,20 @@ func (s *Server) getComponent(w http.ResponseWriter, r *http.Request, req *apiv1
 
 // findComponent returns the saved component with that id, or that key in
 // the caller's (or org's) namespace, when the caller may see it.
-func (s *Server) findComponent(ctx context.Context, keyOrID, orgID string) (store.Component, error) {
+func (s *Server) findComponent(ctx context.Context, keyOrID, orgID string) (model.Component, error) {
 	owner := ""
 	if !ids.Is(keyOrID, ids.Component) { // only a key needs the namespace
 		var err error
 		if owner, err = s.ownerFor(ctx, orgID); err != nil {
-			return store.Component{}, err
+			return model.Component{}, err
 		}
 	}
 	return s.findComponentOf(ctx, keyOrID, owner)
 }
 
 // findComponentOf is findComponent with the namespace of a key resolved.
-func (s *Server) findComponentOf(ctx context.Context, keyOrID, owner string) (store.Component, error) {
-	var c store.Component
+func (s *Server) findComponentOf(ctx context.Context, keyOrID, owner string) (model.Component, error) {
+	var c model.Component
 	var err error
 	if ids.Is(keyOrID, ids.Component) {
 		c, err = s.store.GetComponent(ctx, keyOrID)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -18,7 +19,7 @@ const truncateAt = 1024
 // {"$truncated": true, "size": <bytes>, "preview": "<first 1 KB of its JSON>"}.
 // e may come from a page read with a preview (store.EventPage): e.Size
 // is then the length of the whole event.
-func summarize(e store.Event, expand bool) apiv1.EventSummary {
+func summarize(e model.Event, expand bool) apiv1.EventSummary {
 	sum := apiv1.EventSummary{ID: e.ID, IndexedAtMs: e.IndexedAtMs, Event: e.Data,
 		Metadata: apiv1.EventMetadata{EmitID: e.EmitID, ID: e.DedupeID, Name: e.Name, EmitterID: e.EmitterID, Summary: e.Summary}}
 	if len(sum.Event) == 0 {
@@ -73,12 +74,12 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID st
 // or with before those newer than it nearest it (the page before). The
 // store reads at most the page's byte budget of events, and without
 // expand=event only the 1 KB preview of each.
-func (s *Server) pageOfEvents(r *http.Request, sourceID string, req *apiv1.EventSummariesRequest, limit int) ([]store.Event, error) {
+func (s *Server) pageOfEvents(r *http.Request, sourceID string, req *apiv1.EventSummariesRequest, limit int) ([]model.Event, error) {
 	if req.After != "" && req.Before != "" {
 		return nil, errInvalid("before", "Pass either after or before, not both.")
 	}
 	for name, cursor := range map[string]string{"after": req.After, "before": req.Before} {
-		if _, _, err := store.ParseEventID(cursor); cursor != "" && err != nil {
+		if _, _, err := model.ParseEventID(cursor); cursor != "" && err != nil {
 			return nil, errInvalid(name, "The %s cursor must be an event id like 1700000000000-0, as page_info gives.", name)
 		}
 	}
@@ -102,7 +103,7 @@ func (s *Server) deleteSourceEvents(w http.ResponseWriter, r *http.Request, req 
 		if v == "" {
 			continue
 		}
-		if _, _, err := store.ParseEventID(v); err != nil {
+		if _, _, err := model.ParseEventID(v); err != nil {
 			return errInvalid(name, "The %s must be an event id like 1700000000000-0, as event summaries show.", name)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 	"github.com/go-chi/chi/v5"
@@ -36,7 +37,7 @@ type harness struct {
 	server   *Server
 	engine   *engine.Engine
 	ownerKey string
-	owner    store.User
+	owner    model.User
 }
 
 func newHarness(t testing.TB) *harness {
@@ -61,7 +62,7 @@ func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{t: t, st: st, ownerKey: "owner-key"}
-	h.owner = store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@example.com", Plan: store.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
+	h.owner = model.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@example.com", Plan: model.PlanFree, Owner: true, CreatedAt: time.Now().Unix()}
 	if err := st.CreateUser(context.Background(), h.owner, HashKey(h.ownerKey)); err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +85,13 @@ func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 	return h
 }
 
-func testRegistry(t testing.TB, sb *host.Host) map[string]store.Component {
+func testRegistry(t testing.TB, sb *host.Host) map[string]model.Component {
 	code := readTestComponent(t, "http-request.mjs")
 	m, err := sb.Introspect(context.Background(), code, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return map[string]store.Component{m.Key: {ID: "sc_registryhttp", Key: m.Key, Name: m.Name, Version: m.Version, Code: code, Metadata: *m}}
+	return map[string]model.Component{m.Key: {ID: "sc_registryhttp", Key: m.Key, Name: m.Name, Version: m.Version, Code: code, Metadata: *m}}
 }
 
 func readTestComponent(t testing.TB, name string) string {

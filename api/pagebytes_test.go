@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // walkPages pages through a list with limit=100, forwards with after from
@@ -109,10 +109,10 @@ func TestEventPagesBoundedInBytes(t *testing.T) {
 	h := newHarness(t)
 	src := h.must(h.deploy(h.ownerKey, "hello-http.mjs", nil, nil), 200).data()["id"].(string)
 	const n, size = 5, 3 << 19 // 1.5 MiB each: two to a page
-	var events []store.Event
+	var events []model.Event
 	for i := range n {
 		data, _ := json.Marshal(fmt.Sprintf("%d%s", i, strings.Repeat("e", size)))
-		events = append(events, store.Event{EmitID: fmt.Sprint(i), Data: data})
+		events = append(events, model.Event{EmitID: fmt.Sprint(i), Data: data})
 	}
 	stored, err := h.st.AppendEvents(context.Background(), src, events, 100)
 	if err != nil {

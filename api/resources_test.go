@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
-	"github.com/fount-dev/fount/store"
 )
 
 const tinySource = `export default { key: "tiny", name: "Tiny Source", version: "1.0.0", props: { n: { type: "integer", min: 1, max: 5, default: 2 } }, run() {} }`
@@ -326,16 +326,16 @@ func TestEventSummaries(t *testing.T) {
 	h := newHarness(t)
 	id := h.must(h.deploy("owner-key", "http-request.mjs", nil, nil), 200).data()["id"].(string)
 	ctx := context.Background()
-	var events []store.Event
+	var events []model.Event
 	for i := range 12 {
-		events = append(events, store.Event{EmitID: "e", Data: json.RawMessage(`{"i":` + string(rune('0'+i%10)) + `}`), Summary: "s"})
+		events = append(events, model.Event{EmitID: "e", Data: json.RawMessage(`{"i":` + string(rune('0'+i%10)) + `}`), Summary: "s"})
 	}
-	events = append(events, store.Event{EmitID: "big", Data: json.RawMessage(`"` + strings.Repeat("y", 3000) + `"`)})
+	events = append(events, model.Event{EmitID: "big", Data: json.RawMessage(`"` + strings.Repeat("y", 3000) + `"`)})
 	stored, err := h.st.AppendEvents(ctx, id, events, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.AppendEvents(ctx, id, []store.Event{{Name: "orders", Data: json.RawMessage(`1`)}}, 100); err != nil {
+	if _, err := h.st.AppendEvents(ctx, id, []model.Event{{Name: "orders", Data: json.RawMessage(`1`)}}, 100); err != nil {
 		t.Fatal(err)
 	}
 	r := h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries", "owner-key", nil), 200)
@@ -422,9 +422,9 @@ func TestDeleteEventsRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			id := h.must(h.deploy("owner-key", "http-request.mjs", nil, nil), 200).data()["id"].(string)
-			var evs []store.Event
+			var evs []model.Event
 			for range 6 {
-				evs = append(evs, store.Event{Data: json.RawMessage(`{}`)})
+				evs = append(evs, model.Event{Data: json.RawMessage(`{}`)})
 			}
 			stored, err := h.st.AppendEvents(context.Background(), id, evs, 100)
 			if err != nil {

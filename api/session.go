@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -142,25 +143,25 @@ func sessionToken(r *http.Request) string {
 // CSRF token: SameSite=Strict already keeps the cookie off cross-site
 // requests, and the token covers browsers and proxies that do not honour
 // it.
-func (s *Server) cookieSession(r *http.Request, token string) (store.User, session, error) {
+func (s *Server) cookieSession(r *http.Request, token string) (model.User, session, error) {
 	if token == "" {
-		return store.User{}, session{}, errUnauthorized
+		return model.User{}, session{}, errUnauthorized
 	}
 	sess, ok := s.sessions.get(token)
 	if !ok {
-		return store.User{}, session{}, &Error{Status: http.StatusUnauthorized, Code: "session_expired",
+		return model.User{}, session{}, &Error{Status: http.StatusUnauthorized, Code: "session_expired",
 			Message: "The dashboard session has ended; sign in again with an API key."}
 	}
 	if !safeMethod(r.Method) {
 		got := r.Header.Get(csrfHeader)
 		if got == "" || subtle.ConstantTimeCompare([]byte(got), []byte(sess.csrf)) != 1 || s.crossSite(r) {
-			return store.User{}, session{}, errCSRF
+			return model.User{}, session{}, errCSRF
 		}
 	}
 	u, err := s.store.UserByKeyHash(r.Context(), sess.keyHash)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && u.ID != sess.userID) {
 		s.sessions.close(token)
-		return store.User{}, session{}, errUnauthorized
+		return model.User{}, session{}, errUnauthorized
 	}
 	return u, sess, err
 }
@@ -195,7 +196,7 @@ func (s *Server) crossSite(r *http.Request) bool {
 	return !strings.EqualFold(origin, scheme+r.Host) && (site == "" || !strings.EqualFold(origin, site))
 }
 
-func sessionView(u store.User, sess session) apiv1.Data[apiv1.Session] {
+func sessionView(u model.User, sess session) apiv1.Data[apiv1.Session] {
 	return apiv1.Data[apiv1.Session]{Data: apiv1.Session{UserID: u.ID, Username: u.Username, CSRFToken: sess.csrf, ExpiresAt: sess.expires.Unix()}}
 }
 
@@ -296,6 +297,6 @@ func (s *Server) sessionEnded(r *http.Request) bool {
 }
 
 // withCaller is the context of a request made by u.
-func withCaller(ctx context.Context, u store.User) context.Context {
+func withCaller(ctx context.Context, u model.User) context.Context {
 	return context.WithValue(ctx, callerKey{}, u)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -15,7 +16,7 @@ import (
 // with the specification's precedence: component_id first; then
 // component_code (component_url only metadata); then component_url. One
 // of the three is required.
-func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, owner string) (store.Component, error) {
+func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, owner string) (model.Component, error) {
 	if req.ComponentID != "" {
 		c, err := s.store.GetComponent(ctx, req.ComponentID)
 		if isNotFound(err) {
@@ -34,10 +35,10 @@ func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, o
 	}
 	code, param, err := s.componentCode(ctx, req.ComponentCode, req.ComponentURL)
 	if err != nil {
-		return store.Component{}, err
+		return model.Component{}, err
 	}
 	if code == "" {
-		return store.Component{}, &Error{Status: http.StatusBadRequest, Code: "missing_parameter", Param: "component_id",
+		return model.Component{}, &Error{Status: http.StatusBadRequest, Code: "missing_parameter", Param: "component_id",
 			Message: "Pass one of component_id, component_code or component_url."}
 	}
 	c, err := s.saveComponent(ctx, owner, code, req.ComponentURL, param, engine.SaveOptions{UpdatePackages: req.UpdatePackages})
@@ -81,7 +82,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, req *apiv1
 }
 
 // ownedSource loads a source, 404 unless the caller can see it.
-func (s *Server) ownedSource(ctx context.Context, id string) (store.Source, error) {
+func (s *Server) ownedSource(ctx context.Context, id string) (model.Source, error) {
 	src, err := s.store.GetSource(ctx, id)
 	if isNotFound(err) {
 		return src, errNotFound("source")

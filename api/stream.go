@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -69,7 +70,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string
 	}
 	var lastMs, lastSeq uint64
 	if last != "" {
-		if lastMs, lastSeq, err = store.ParseEventID(last); err != nil {
+		if lastMs, lastSeq, err = model.ParseEventID(last); err != nil {
 			return errInvalid("last_event_id", "Last-Event-ID must be an event id like 1700000000000-0.")
 		}
 	}
@@ -77,7 +78,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string
 	live, cancel := s.engine.Subscribe(emitterID)
 	defer cancel()
 	after := func(id string) bool {
-		ms, seq, err := store.ParseEventID(id)
+		ms, seq, err := model.ParseEventID(id)
 		return err == nil && (ms > lastMs || (ms == lastMs && seq > lastSeq))
 	}
 	out := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: 2 * s.heartbeat}
@@ -104,7 +105,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string
 			}
 		}
 		cursor = events[0].ID
-		lastMs, lastSeq, _ = store.ParseEventID(cursor)
+		lastMs, lastSeq, _ = model.ParseEventID(cursor)
 		if err := out.flush(); err != nil {
 			return s.streamGone(r, emitterID, err)
 		}
@@ -141,7 +142,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string
 					if err := out.event(ev); err != nil {
 						return s.streamGone(r, emitterID, err)
 					}
-					lastMs, lastSeq, _ = store.ParseEventID(ev.ID)
+					lastMs, lastSeq, _ = model.ParseEventID(ev.ID)
 				}
 				select {
 				case ev, ok = <-live:
@@ -172,7 +173,7 @@ type sseWriter struct {
 	timeout time.Duration
 }
 
-func (o *sseWriter) event(ev store.Event) error {
+func (o *sseWriter) event(ev model.Event) error {
 	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
 	data, _ := json.Marshal(summarize(ev, true))
 	_, err := fmt.Fprintf(o.w, "id: %s\nevent: event\ndata: %s\n\n", ev.ID, data)
@@ -181,7 +182,7 @@ func (o *sseWriter) event(ev store.Event) error {
 
 // message writes a $.send.sse message: its channel (EmitID) as the
 // event name, its payload as data.
-func (o *sseWriter) message(ev store.Event) error {
+func (o *sseWriter) message(ev model.Event) error {
 	_ = o.rc.SetWriteDeadline(time.Now().Add(o.timeout))
 	name := ev.EmitID
 	if name == "" || strings.ContainsAny(name, "\r\n") {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // BenchmarkStreamResume measures an SSE resume with Last-Event-ID in a log
@@ -24,9 +24,9 @@ func BenchmarkStreamResume(b *testing.B) {
 			h := newHarness(b)
 			src := h.must(h.deploy(h.ownerKey, "hello-http.mjs", nil, nil), 200).data()
 			id := src["id"].(string)
-			events := make([]store.Event, size)
+			events := make([]model.Event, size)
 			for i := range events {
-				events[i] = store.Event{Data: json.RawMessage(`{"n":1}`)}
+				events[i] = model.Event{Data: json.RawMessage(`{"n":1}`)}
 			}
 			stored, err := h.st.AppendEvents(context.Background(), id, events, size)
 			if err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // maxEventName bounds a channel name, as the ABI bounds an emit's.
@@ -103,7 +103,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
-	sub, err := s.store.PutSubscription(ctx, store.Subscription{
+	sub, err := s.store.PutSubscription(ctx, model.Subscription{
 		ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: req.EmitterID, ListenerID: req.ListenerID,
 		EventName: req.EventName, CreatedAt: s.engine.Now().Unix(),
 	})
@@ -202,7 +202,7 @@ func (s *Server) createAutoSubscription(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	a, err := s.store.PutAutoSubscription(r.Context(), store.AutoSubscription{
+	a, err := s.store.PutAutoSubscription(r.Context(), model.AutoSubscription{
 		ID: ids.New(ids.Subscription), OwnerID: owner, ListenerID: req.ListenerID, EventName: req.EventName, CreatedAt: s.engine.Now().Unix(),
 	})
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -30,7 +30,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request, _ *apiv1.Empty) e
 	if err != nil {
 		return err
 	}
-	if u.Plan == store.PlanPaid {
+	if u.Plan == model.PlanPaid {
 		// The billing period is the calendar month (UTC); usage is kept
 		// per day, so its invocations are the sum of its days so far.
 		start := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
@@ -86,13 +86,13 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, req *apiv1.C
 	}
 	plan := req.Plan
 	if plan == "" {
-		plan = store.PlanFree
+		plan = model.PlanFree
 	}
-	if plan != store.PlanFree && plan != store.PlanPaid {
-		return errInvalid("plan", "The plan must be %q or %q.", store.PlanFree, store.PlanPaid)
+	if plan != model.PlanFree && plan != model.PlanPaid {
+		return errInvalid("plan", "The plan must be %q or %q.", model.PlanFree, model.PlanPaid)
 	}
 	key := NewAPIKey()
-	u := store.User{ID: ids.New(ids.User), Username: req.Username, Email: req.Email, Plan: plan, CreatedAt: s.engine.Now().Unix()}
+	u := model.User{ID: ids.New(ids.User), Username: req.Username, Email: req.Email, Plan: plan, CreatedAt: s.engine.Now().Unix()}
 	if err := s.store.CreateUser(r.Context(), u, HashKey(key)); err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (s *Server) createOrg(w http.ResponseWriter, r *http.Request, req *apiv1.Cr
 	}
 	// The creator becomes the first member, so the organization is usable
 	// at once; more members are added with POST /orgs/{org_id}/members.
-	o := store.Org{ID: ids.New(ids.Org), Orgname: req.Orgname, Name: name, Email: req.Email, Members: []string{caller(r.Context()).ID}, CreatedAt: s.engine.Now().Unix()}
+	o := model.Org{ID: ids.New(ids.Org), Orgname: req.Orgname, Name: name, Email: req.Email, Members: []string{caller(r.Context()).ID}, CreatedAt: s.engine.Now().Unix()}
 	if err := s.store.CreateOrg(r.Context(), o); err != nil {
 		return err
 	}

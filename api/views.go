@@ -6,13 +6,13 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
-	"github.com/fount-dev/fount/store"
 )
 
 // viewSource shows a source: secrets redacted, each HTTP interface as its
 // endpoint URL under the server's current public URL.
-func (s *Server) viewSource(src store.Source) apiv1.Source {
+func (s *Server) viewSource(src model.Source) apiv1.Source {
 	props := make(map[string]json.RawMessage, len(src.ConfiguredProps)+len(src.Endpoints))
 	for name, raw := range src.ConfiguredProps {
 		if slices.Contains(src.SecretProps, name) {
@@ -42,33 +42,33 @@ func viewProps(in []component.Prop) []apiv1.Prop {
 	return props
 }
 
-func viewComponent(c store.Component) apiv1.Component {
+func viewComponent(c model.Component) apiv1.Component {
 	return apiv1.Component{
 		ID: c.ID, Key: c.Key, Code: c.Code, CodeHash: c.CodeHash, Name: c.Name, Version: c.Version, Type: c.Metadata.Type,
 		ConfigurableProps: viewProps(c.Metadata.ConfigurableProps), Packages: viewPackages(c.Packages), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}
 }
 
-func viewWebhook(h store.Webhook) apiv1.Webhook {
+func viewWebhook(h model.Webhook) apiv1.Webhook {
 	return apiv1.Webhook{ID: h.ID, Name: h.Name, Description: h.Description, URL: h.URL, Active: h.Active, DisabledReason: h.DisabledReason,
 		CreatedAt: h.CreatedAt, UpdatedAt: h.UpdatedAt}
 }
 
-func viewSubscription(sub store.Subscription) apiv1.Subscription {
+func viewSubscription(sub model.Subscription) apiv1.Subscription {
 	return apiv1.Subscription{ID: sub.ID, EmitterID: sub.EmitterID, ListenerID: sub.ListenerID, EventName: sub.EventName}
 }
 
-func viewOrg(o store.Org) apiv1.Org {
+func viewOrg(o model.Org) apiv1.Org {
 	return apiv1.Org{ID: o.ID, Orgname: o.Orgname, Name: o.Name, Email: o.Email, Members: o.Members}
 }
 
-func viewDelivery(d store.Delivery) apiv1.Delivery {
+func viewDelivery(d model.Delivery) apiv1.Delivery {
 	v := apiv1.Delivery{ID: d.ID, EventID: d.EventID, EmitterID: d.EmitterID, EventName: d.Channel, Status: d.Status,
 		Attempts: make([]apiv1.Attempt, 0, len(d.Attempts)), CreatedAtMs: d.CreatedAtMs}
 	for _, a := range d.Attempts {
 		v.Attempts = append(v.Attempts, apiv1.Attempt{AtMs: a.AtMs, Status: a.Status, Error: a.Error, DurationMs: a.DurationMs})
 	}
-	if d.Status == store.DeliveryPending {
+	if d.Status == model.DeliveryPending {
 		next := d.NextAttemptMs
 		v.NextAttempt = &next
 	}
@@ -84,7 +84,7 @@ func viewAll[T, V any](items []T, view func(T) V) []V {
 	return out
 }
 
-func viewPackages(ps []store.Package) []apiv1.Package {
+func viewPackages(ps []model.Package) []apiv1.Package {
 	var out []apiv1.Package
 	for _, p := range ps {
 		out = append(out, apiv1.Package{Name: p.Name, Version: p.Version, Integrity: p.Integrity})

@@ -13,7 +13,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // validateWebhookURL accepts an http or https URL with a hostname and an
@@ -88,7 +88,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 		return err
 	}
 	now := s.engine.Now().Unix()
-	h := store.Webhook{
+	h := model.Webhook{
 		ID: ids.New(ids.Webhook), OwnerID: owner, UserID: caller(r.Context()).ID, Name: req.Name, Description: req.Description,
 		URL: req.URL, Active: true, SigningSecret: newSigningSecret(), CreatedAt: now, UpdatedAt: now,
 	}
@@ -116,7 +116,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1
 }
 
 // ownedWebhook loads a webhook, 404 unless the caller can see it.
-func (s *Server) ownedWebhook(ctx context.Context, id string) (store.Webhook, error) {
+func (s *Server) ownedWebhook(ctx context.Context, id string) (model.Webhook, error) {
 	h, err := s.store.GetWebhook(ctx, id)
 	if isNotFound(err) {
 		return h, errNotFound("webhook")

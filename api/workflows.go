@@ -11,6 +11,7 @@ import (
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -25,7 +26,7 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 		Packages: engine.SaveOptions{UpdatePackages: def.UpdatePackages},
 		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
-	if def.Trigger.Type == store.TriggerSource && ids.Is(owner, ids.User) {
+	if def.Trigger.Type == model.TriggerSource && ids.Is(owner, ids.User) {
 		// As POST /subscriptions does: an organization's source routes to
 		// its organization's subscriptions.
 		sub, err := s.subscriptionOwner(ctx, "", def.Trigger.EmitterID)
@@ -38,9 +39,9 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 		step := engine.StepRequest{Name: st.Name, Kind: st.Kind, Key: st.Key, Code: st.Code, Filename: st.Filename, SourceMap: st.SourceMap,
 			Modules: st.Modules, Props: st.Props}
 		if step.Kind == "" {
-			step.Kind = store.StepCode
+			step.Kind = model.StepCode
 			if st.Key != "" {
-				step.Kind = store.StepAction
+				step.Kind = model.StepAction
 			}
 		}
 		if st.Key != "" {
@@ -85,7 +86,7 @@ func (s *Server) createWorkflow(w http.ResponseWriter, r *http.Request, req *api
 // checkTriggerEmitter makes a source trigger name an emitter the caller
 // can see (or a glob, which covers the owner's emitters only).
 func (s *Server) checkTriggerEmitter(ctx context.Context, t apiv1.TriggerSpec) error {
-	if t.Type != store.TriggerSource || t.EmitterID == "" || t.EmitterID == "dc_*" || t.EmitterID == "p_*" {
+	if t.Type != model.TriggerSource || t.EmitterID == "" || t.EmitterID == "dc_*" || t.EmitterID == "p_*" {
 		return nil
 	}
 	if err := checkEventName(t.EventName); err != nil {
@@ -95,7 +96,7 @@ func (s *Server) checkTriggerEmitter(ctx context.Context, t apiv1.TriggerSpec) e
 }
 
 // ownedWorkflow loads a workflow, 404 unless the caller can see it.
-func (s *Server) ownedWorkflow(ctx context.Context, id string) (store.Workflow, error) {
+func (s *Server) ownedWorkflow(ctx context.Context, id string) (model.Workflow, error) {
 	wf, err := s.store.GetWorkflow(ctx, id)
 	if isNotFound(err) {
 		return wf, errNotFound("workflow")
@@ -238,7 +239,7 @@ func (s *Server) getExecution(w http.ResponseWriter, r *http.Request, req *apiv1
 	return nil
 }
 
-func (s *Server) viewWorkflow(wf store.Workflow) apiv1.Workflow {
+func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 	t := wf.Trigger
 	view := apiv1.Workflow{
 		ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug, Active: wf.Active,
@@ -265,7 +266,7 @@ func (s *Server) viewWorkflow(wf store.Workflow) apiv1.Workflow {
 	return view
 }
 
-func viewExecutionSummary(x store.Execution) apiv1.ExecutionSummary {
+func viewExecutionSummary(x model.Execution) apiv1.ExecutionSummary {
 	out := apiv1.ExecutionSummary{ID: x.ID, WorkflowID: x.WorkflowID, Status: x.Status, ExitReason: x.ExitReason,
 		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Steps: []apiv1.StepSummary{}}
 	for _, st := range x.Steps {
@@ -278,7 +279,7 @@ func viewExecutionSummary(x store.Execution) apiv1.ExecutionSummary {
 	return out
 }
 
-func viewExecution(x store.Execution) apiv1.Execution {
+func viewExecution(x model.Execution) apiv1.Execution {
 	out := apiv1.Execution{ID: x.ID, WorkflowID: x.WorkflowID, Status: x.Status, ExitReason: x.ExitReason,
 		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Event: x.Event, Steps: []apiv1.StepExecution{}, Truncated: x.Truncated}
 	if len(out.Event) == 0 {
@@ -314,7 +315,7 @@ func (s *Server) runAction(w http.ResponseWriter, r *http.Request, req *apiv1.Ru
 	if err != nil {
 		return err
 	}
-	st := viewExecution(store.Execution{Steps: []store.StepExecution{res.Step}}).Steps[0]
+	st := viewExecution(model.Execution{Steps: []model.StepExecution{res.Step}}).Steps[0]
 	out := apiv1.ActionRun{Status: st.Status, DurationMs: st.DurationMs, ReturnValue: st.ReturnValue, Exports: st.Exports,
 		Summary: st.Summary, Logs: st.Logs, Error: st.Error, Emits: res.Emits}
 	if res.Exit != nil {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 	"github.com/nats-io/nats.go"
 )
@@ -369,14 +370,14 @@ func (c *Cluster) publish(subject string, data []byte, parts ...string) {
 // eventsMessage carries stored events to the other nodes.
 type eventsMessage struct {
 	Node   string        `json:"node"`
-	Events []store.Event `json:"events"`
+	Events []model.Event `json:"events"`
 }
 
 // Publish gives stored events to the other nodes' event streams, in
 // messages under NATS's payload limit; an event larger than that alone
 // is left out of them (its own node's streams have it).
-func (c *Cluster) Publish(events []store.Event) {
-	var batch []store.Event
+func (c *Cluster) Publish(events []model.Event) {
+	var batch []model.Event
 	size := 0
 	flush := func() {
 		if len(batch) == 0 {

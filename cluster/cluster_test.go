@@ -10,6 +10,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/internal/natsdev"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -36,7 +37,7 @@ func startNode(t *testing.T, urls, ns, name string) *node {
 	err = c.Start(engine.ClusterHandlers{
 		Kick:    func(id string) { n.mu.Lock(); n.kicked = append(n.kicked, id); n.mu.Unlock() },
 		Changed: func(string) {},
-		Events:  func([]store.Event) {},
+		Events:  func([]model.Event) {},
 		Reply:   func(address string, r *abi.Response) { n.mu.Lock(); n.replies[address] = r; n.mu.Unlock() },
 		Resume:  func(bool) {},
 	})

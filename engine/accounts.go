@@ -12,6 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -54,27 +55,27 @@ func (e *AccountInUseError) Error() string {
 
 // CreateAccount stores a connected account with its fields sealed, each
 // bound to the account and the field.
-func (e *Engine) CreateAccount(ctx context.Context, req AccountRequest) (store.ConnectedAccount, error) {
+func (e *Engine) CreateAccount(ctx context.Context, req AccountRequest) (model.ConnectedAccount, error) {
 	name := strings.TrimSpace(req.Name)
 	switch {
 	case !appSlug.MatchString(req.App):
-		return store.ConnectedAccount{}, &AccountError{"app", "needs the app's slug: lower-case letters, digits, _ and -, as an app prop's app names it"}
+		return model.ConnectedAccount{}, &AccountError{"app", "needs the app's slug: lower-case letters, digits, _ and -, as an app prop's app names it"}
 	case name == "" || len(name) > maxAccountNameLen:
-		return store.ConnectedAccount{}, &AccountError{"name", fmt.Sprintf("needs 1 to %d characters", maxAccountNameLen)}
+		return model.ConnectedAccount{}, &AccountError{"name", fmt.Sprintf("needs 1 to %d characters", maxAccountNameLen)}
 	case len(req.Fields) == 0:
-		return store.ConnectedAccount{}, &AccountError{"fields", "needs at least one credential field, such as oauth_access_token or api_key"}
+		return model.ConnectedAccount{}, &AccountError{"fields", "needs at least one credential field, such as oauth_access_token or api_key"}
 	case len(req.Fields) > MaxAccountFields:
-		return store.ConnectedAccount{}, &AccountError{"fields", fmt.Sprintf("has %d fields, more than %d", len(req.Fields), MaxAccountFields)}
+		return model.ConnectedAccount{}, &AccountError{"fields", fmt.Sprintf("has %d fields, more than %d", len(req.Fields), MaxAccountFields)}
 	}
 	now := e.clock.Now().Unix()
-	a := store.ConnectedAccount{ID: ids.New(ids.Account), OwnerID: req.OwnerID, UserID: req.UserID, App: req.App, Name: name,
+	a := model.ConnectedAccount{ID: ids.New(ids.Account), OwnerID: req.OwnerID, UserID: req.UserID, App: req.App, Name: name,
 		Fields: map[string]string{}, CreatedAt: now, UpdatedAt: now}
 	for k, v := range req.Fields {
 		switch {
 		case !accountField.MatchString(k):
-			return store.ConnectedAccount{}, &AccountError{"fields", fmt.Sprintf("the field name %q is not letters, digits and _ (at most 64)", k)}
+			return model.ConnectedAccount{}, &AccountError{"fields", fmt.Sprintf("the field name %q is not letters, digits and _ (at most 64)", k)}
 		case v == "" || len(v) > maxAccountFieldValue:
-			return store.ConnectedAccount{}, &AccountError{"fields." + k, fmt.Sprintf("needs a value of 1 to %d bytes", maxAccountFieldValue)}
+			return model.ConnectedAccount{}, &AccountError{"fields." + k, fmt.Sprintf("needs a value of 1 to %d bytes", maxAccountFieldValue)}
 		}
 		a.Fields[k] = e.cfg.Secrets.Seal([]byte(v), secret.AccountBinding(a.ID, k))
 	}
@@ -85,7 +86,7 @@ func (e *Engine) CreateAccount(ctx context.Context, req AccountRequest) (store.C
 // owner's sources or workflow steps are configured with is refused with
 // an *AccountInUseError, unless force: those then fail where they read
 // $auth, with an error that says the account is gone.
-func (e *Engine) DeleteAccount(ctx context.Context, a store.ConnectedAccount, force bool) error {
+func (e *Engine) DeleteAccount(ctx context.Context, a model.ConnectedAccount, force bool) error {
 	if !force {
 		users, err := e.accountUsers(ctx, a)
 		if err != nil {
@@ -101,7 +102,7 @@ func (e *Engine) DeleteAccount(ctx context.Context, a store.ConnectedAccount, fo
 // accountUsers lists the sources and workflows of a's owner whose app
 // props are configured with a. Only the owner's may be (see
 // checkAppProp), so only theirs are read.
-func (e *Engine) accountUsers(ctx context.Context, a store.ConnectedAccount) ([]string, error) {
+func (e *Engine) accountUsers(ctx context.Context, a model.ConnectedAccount) ([]string, error) {
 	var users []string
 	for p := (store.Page{Limit: 500}); ; {
 		pg, err := e.store.ListSources(ctx, a.OwnerID, p)

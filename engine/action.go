@@ -7,8 +7,8 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 // ActionRequest asks to run an action once, outside any workflow, as
@@ -25,7 +25,7 @@ type ActionRequest struct {
 // ActionResult is what the run gave back. A failure of the action's own
 // code is in Error, not the returned error.
 type ActionResult struct {
-	Step  store.StepExecution // $return_value, exports, $summary, logs, error
+	Step  model.StepExecution // $return_value, exports, $summary, logs, error
 	Emits []json.RawMessage   // what $.send.emit or $emit emitted (not stored)
 	Sends []abi.Send          // $.send.http and $.send.sse requests (not performed)
 	Exit  *string             // $.flow.exit(reason)
@@ -52,15 +52,15 @@ func (e *Engine) RunAction(ctx context.Context, req ActionRequest) (ActionResult
 	}
 	// Described as a code step, so that what is not an action gets the
 	// message below.
-	step := store.WorkflowStep{Name: stepName, Kind: store.StepCode, Code: req.Code}
-	meta, err := e.describeStep(ctx, store.Workflow{ID: "action", UserID: req.UserID}, &step, nil)
+	step := model.WorkflowStep{Name: stepName, Kind: model.StepCode, Code: req.Code}
+	meta, err := e.describeStep(ctx, model.Workflow{ID: "action", UserID: req.UserID}, &step, nil)
 	if err != nil {
 		return ActionResult{}, err
 	}
 	if meta.Type != component.KindAction {
 		return ActionResult{}, stepErr(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
 	}
-	step.Kind, step.Metadata = store.StepAction, *meta
+	step.Kind, step.Metadata = model.StepAction, *meta
 	if err := e.stepAddedProps(ctx, req.UserID, req.UserID, &step, req.Props); err != nil {
 		return ActionResult{}, err
 	}
@@ -74,9 +74,9 @@ func (e *Engine) RunAction(ctx context.Context, req ActionRequest) (ActionResult
 	return res, err
 }
 
-func (e *Engine) runAction(ctx context.Context, req ActionRequest, step store.WorkflowStep) (ActionResult, error) {
+func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.WorkflowStep) (ActionResult, error) {
 	stepName, meta := step.Name, &step.Metadata
-	if err := e.prepareStepProps(store.Workflow{}, &step, req.Props, nil); err != nil {
+	if err := e.prepareStepProps(model.Workflow{}, &step, req.Props, nil); err != nil {
 		return ActionResult{}, err
 	}
 	if err := e.checkAppProps(ctx, meta, step.Props, req.UserID); err != nil { // the user's own accounts
@@ -105,7 +105,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step store.Wo
 		}
 		steps.add(name, v)
 	}
-	lf := &liveFlow{wf: store.Workflow{ID: "action", OwnerID: req.UserID, Steps: []store.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
+	lf := &liveFlow{wf: model.Workflow{ID: "action", OwnerID: req.UserID, Steps: []model.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
 	lf.addTemplates(templates)
 	c := &collector{}
 	kv := &memKV{values: map[string][]byte{}}

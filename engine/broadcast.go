@@ -3,27 +3,27 @@ package engine
 import (
 	"sync"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // broadcaster fans new events out to live subscribers (SSE streams).
 type broadcaster struct {
 	mu   sync.Mutex
-	subs map[string]map[chan store.Event]struct{} // by emitter id
+	subs map[string]map[chan model.Event]struct{} // by emitter id
 }
 
 func newBroadcaster() *broadcaster {
-	return &broadcaster{subs: map[string]map[chan store.Event]struct{}{}}
+	return &broadcaster{subs: map[string]map[chan model.Event]struct{}{}}
 }
 
 // subscribe returns a channel of the emitter's new events and a cancel
 // function. A subscriber that falls behind is dropped: its channel is
 // closed, and it resumes from the stored log (Last-Event-ID).
-func (b *broadcaster) subscribe(emitterID string) (<-chan store.Event, func()) {
-	ch := make(chan store.Event, 4096)
+func (b *broadcaster) subscribe(emitterID string) (<-chan model.Event, func()) {
+	ch := make(chan model.Event, 4096)
 	b.mu.Lock()
 	if b.subs[emitterID] == nil {
-		b.subs[emitterID] = map[chan store.Event]struct{}{}
+		b.subs[emitterID] = map[chan model.Event]struct{}{}
 	}
 	b.subs[emitterID][ch] = struct{}{}
 	b.mu.Unlock()
@@ -43,7 +43,7 @@ func (b *broadcaster) subscribe(emitterID string) (<-chan store.Event, func()) {
 	}
 }
 
-func (b *broadcaster) publish(events ...store.Event) {
+func (b *broadcaster) publish(events ...model.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, ev := range events {

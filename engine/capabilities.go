@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -42,7 +43,7 @@ const maxDelayedScan = 100_000
 // releaseCommit moves the source's due delayed events to their channels,
 // oldest due first, and notes when the next one is due.
 func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunCommit, error) {
-	waiting, err := e.store.ListEvents(ctx, sourceID, store.ChannelDelayed, maxDelayedScan)
+	waiting, err := e.store.ListEvents(ctx, sourceID, model.ChannelDelayed, maxDelayedScan)
 	if err != nil {
 		return store.RunCommit{}, err
 	}
@@ -73,9 +74,9 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 }
 
 // loadDelayed rebuilds the due times of every source's delayed events.
-func (e *Engine) loadDelayed(ctx context.Context, sources []store.Source) error {
+func (e *Engine) loadDelayed(ctx context.Context, sources []model.Source) error {
 	for _, src := range sources {
-		events, err := e.store.ListEvents(ctx, src.ID, store.ChannelDelayed, maxDelayedScan)
+		events, err := e.store.ListEvents(ctx, src.ID, model.ChannelDelayed, maxDelayedScan)
 		if err != nil {
 			return err
 		}

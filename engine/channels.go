@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Channel limits. Each channel of a source is a bucket of its own in the
@@ -31,7 +31,7 @@ const (
 // fount writes itself: those never count against the limits.
 func reservedChannel(name string) bool {
 	switch name {
-	case "", channelErrors, channelLogs, store.ChannelDelayed:
+	case "", channelErrors, channelLogs, model.ChannelDelayed:
 		return true
 	}
 	return false

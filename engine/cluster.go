@@ -5,7 +5,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Cluster shares the work of one store among the nodes that run on it
@@ -27,7 +27,7 @@ type Cluster interface {
 	// was deployed, updated, switched on or off, or deleted.
 	Changed(id string)
 	// Publish gives stored events to the event streams of the other nodes.
-	Publish(events []store.Event)
+	Publish(events []model.Event)
 	// ReplyAddress is where a run on any node sends the response of a
 	// request that waits on this node under key.
 	ReplyAddress(key string) string
@@ -41,7 +41,7 @@ type Cluster interface {
 type ClusterHandlers struct {
 	Kick    func(id string)
 	Changed func(id string)
-	Events  func(events []store.Event)
+	Events  func(events []model.Event)
 	// Reply gives a waiting request its run's response; r nil: the run
 	// ended.
 	Reply func(address string, r *abi.Response)
@@ -74,7 +74,7 @@ func (e *Engine) changed(id string) {
 }
 
 // publish gives stored events to the event streams of every node.
-func (e *Engine) publish(events []store.Event) {
+func (e *Engine) publish(events []model.Event) {
 	e.events.publish(events...)
 	if e.cfg.Cluster != nil && len(events) > 0 {
 		e.cfg.Cluster.Publish(events)
@@ -91,7 +91,7 @@ func (e *Engine) replyAddress(key string) string {
 
 // waiterOf returns who waits for inv's response: a request on this node,
 // one on another node (through the cluster), or nobody (nil).
-func (e *Engine) waiterOf(inv store.Invocation) *waiter {
+func (e *Engine) waiterOf(inv model.Invocation) *waiter {
 	if w := e.waiters.take(inv.ReplyTo); w != nil || inv.ReplyTo == "" || e.cfg.Cluster == nil {
 		return w
 	}
@@ -108,7 +108,7 @@ func (e *Engine) clusterHandlers() ClusterHandlers {
 			}
 		},
 		Changed: e.reloadTriggers,
-		Events:  func(events []store.Event) { e.events.publish(events...) },
+		Events:  func(events []model.Event) { e.events.publish(events...) },
 		Reply:   e.waiters.deliver,
 		Resume:  e.resumeOwned,
 	}
@@ -172,7 +172,7 @@ func (e *Engine) resumeOwned(gained bool) {
 		e.log.Error("resume owned work: list sources", "err", err)
 		return
 	}
-	var owned []store.Source
+	var owned []model.Source
 	for _, src := range sources {
 		if e.owns(src.ID) {
 			owned = append(owned, src)

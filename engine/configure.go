@@ -10,9 +10,9 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
-	"github.com/fount-dev/fount/store"
 )
 
 // ConfigureRequest asks a saved component, before it is deployed, for
@@ -24,7 +24,7 @@ import (
 type ConfigureRequest struct {
 	UserID    string // whose quota the call counts against
 	OwnerID   string // whose connected accounts app props may use
-	Component store.Component
+	Component model.Component
 	// Props are the values configured so far, in clear; props that the
 	// component does not declare (yet) are passed along, so that
 	// additionalProps sees what its earlier answer added.
@@ -185,11 +185,11 @@ func checkAddedProps(meta component.Metadata, added []component.Prop) error {
 // stepAddedProps adds to a step's metadata (or an action's, run on its
 // own) the props its additionalProps method adds for the given values,
 // so that values for them are taken, as a source's are.
-func (e *Engine) stepAddedProps(ctx context.Context, owner, user string, step *store.WorkflowStep, given map[string]json.RawMessage) error {
+func (e *Engine) stepAddedProps(ctx context.Context, owner, user string, step *model.WorkflowStep, given map[string]json.RawMessage) error {
 	if !step.Metadata.HasAdditionalProps {
 		return nil
 	}
-	comp := store.Component{Code: step.Code, Bundle: step.Bundle, Metadata: step.Metadata}
+	comp := model.Component{Code: step.Code, Bundle: step.Bundle, Metadata: step.Metadata}
 	added, err := e.addedProps(ctx, ConfigureRequest{UserID: user, OwnerID: owner, Component: comp, Props: given})
 	if err != nil {
 		return stepErr(step.Name, "%v", err)
@@ -263,7 +263,7 @@ func configureError(method string, err error) error {
 // method again; secrets that an update keeps ("[redacted]") reach the
 // method as their stored values. A component without the method costs
 // nothing here.
-func (e *Engine) propsMetadata(ctx context.Context, comp store.Component, given map[string]json.RawMessage, previous *store.Source, owner, user string) (*component.Metadata, []component.Prop, error) {
+func (e *Engine) propsMetadata(ctx context.Context, comp model.Component, given map[string]json.RawMessage, previous *model.Source, owner, user string) (*component.Metadata, []component.Prop, error) {
 	if !comp.Metadata.HasAdditionalProps {
 		return &comp.Metadata, nil, nil
 	}

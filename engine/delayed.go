@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Delayed emits wait on a source's $in channel (store.ChannelDelayed) as
@@ -66,12 +66,12 @@ func decodeDelayed(data []byte) (delayedRecord, error) {
 }
 
 // event is the emit the record releases.
-func (r delayedRecord) event() store.Event {
+func (r delayedRecord) event() model.Event {
 	data := r.Event
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	return store.Event{Name: r.Name, EmitID: newEmitID(), DedupeID: r.ID, Summary: r.Summary, Data: data}
+	return model.Event{Name: r.Name, EmitID: newEmitID(), DedupeID: r.ID, Summary: r.Summary, Data: data}
 }
 
 // delayedScheduler queues the release of delayed emits when they come due.

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 func TestDecodeDelayed(t *testing.T) {
@@ -109,7 +109,7 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waiting := te.waitEvents(src.ID, store.ChannelDelayed, 3)
+	waiting := te.waitEvents(src.ID, model.ChannelDelayed, 3)
 	if len(te.events(src.ID, "")) != 0 {
 		t.Fatal("a delayed emit was emitted at once")
 	}
@@ -119,7 +119,7 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 			cancelled = ev.ID
 		}
 	}
-	if _, err := te.st.DeleteEvents(ctx, src.ID, store.ChannelDelayed, cancelled, cancelled); err != nil {
+	if _, err := te.st.DeleteEvents(ctx, src.ID, model.ChannelDelayed, cancelled, cancelled); err != nil {
 		t.Fatal(err)
 	}
 	// The due time is noted just after the commit that stored the events.
@@ -133,7 +133,7 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 	if len(evs) != 1 || string(evs[0].Data) != `"soon"` {
 		t.Fatalf("released %+v, want only soon", evs)
 	}
-	if left := te.events(src.ID, store.ChannelDelayed); len(left) != 1 || !strings.Contains(string(left[0].Data), "later") {
+	if left := te.events(src.ID, model.ChannelDelayed); len(left) != 1 || !strings.Contains(string(left[0].Data), "later") {
 		t.Errorf("left on $in: %+v", left)
 	}
 }
@@ -147,11 +147,11 @@ func TestDelayedEmitsSurviveARestart(t *testing.T) {
 	if err := te.RunNow(ctx, src.ID, ev); err != nil {
 		t.Fatal(err)
 	}
-	te.waitEvents(src.ID, store.ChannelDelayed, 1)
+	te.waitEvents(src.ID, model.ChannelDelayed, 1)
 	te.Stop()
 	te.restart()
 	te.clock.Advance(2 * time.Minute)
-	var evs []store.Event
+	var evs []model.Event
 	waitFor(t, "the release after the restart", func() bool {
 		te.clock.Advance(delayTick)
 		evs = te.events(src.ID, "")

@@ -18,6 +18,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -42,7 +43,7 @@ const maxPollPasses = 4
 
 // deliverySender makes one attempt of a delivery (a signed POST through
 // the egress policy) and returns the status it got.
-type deliverySender func(ctx context.Context, hook store.Webhook, d store.Delivery, at time.Time) (int, error)
+type deliverySender func(ctx context.Context, hook model.Webhook, d model.Delivery, at time.Time) (int, error)
 
 // deliverer sends due webhook deliveries, up to deliveryWorkers at a time
 // and fairly between webhooks and accounts: each poll takes the earliest
@@ -68,7 +69,7 @@ type deliverer struct {
 	// deactivate a webhook (0: never); onDisable is then told.
 	disableAfter int
 	disableAge   time.Duration
-	onDisable    func(ctx context.Context, hook store.Webhook, dl store.Delivery)
+	onDisable    func(ctx context.Context, hook model.Webhook, dl model.Delivery)
 	// owns, when set, tells the listeners whose deliveries this node
 	// sends; the others' go out from the nodes that own them.
 	owns func(listenerID string) bool
@@ -200,7 +201,7 @@ func (d *deliverer) retire(now time.Time) {
 // start starts an attempt of dl, unless the gate refuses it: its account
 // is at its cap, which was not known before the webhook was read. The
 // error is the store's, reading the webhook.
-func (d *deliverer) start(ctx context.Context, now time.Time, dl store.Delivery) error {
+func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery) error {
 	hook, err := d.listener(ctx, dl)
 	found := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -231,59 +232,59 @@ func (d *deliverer) start(ctx context.Context, now time.Time, dl store.Delivery)
 // listener is the webhook a delivery goes to. A workflow's $.send.http
 // goes to the URL of its request, as a webhook of the workflow that is
 // never inactive: the send was made while the workflow ran.
-func (d *deliverer) listener(ctx context.Context, dl store.Delivery) (store.Webhook, error) {
+func (d *deliverer) listener(ctx context.Context, dl model.Delivery) (model.Webhook, error) {
 	if !ids.Is(dl.ListenerID, ids.Workflow) {
 		return d.store.GetWebhook(ctx, dl.ListenerID)
 	}
 	wf, err := d.store.GetWorkflow(ctx, dl.ListenerID)
 	if err != nil {
-		return store.Webhook{}, err
+		return model.Webhook{}, err
 	}
 	if dl.Request == nil {
-		return store.Webhook{}, fmt.Errorf("engine: delivery %s to workflow %s has no request: %w", dl.ID, wf.ID, store.ErrNotFound)
+		return model.Webhook{}, fmt.Errorf("engine: delivery %s to workflow %s has no request: %w", dl.ID, wf.ID, store.ErrNotFound)
 	}
-	return store.Webhook{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, URL: dl.Request.URL, Active: true}, nil
+	return model.Webhook{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, URL: dl.Request.URL, Active: true}, nil
 }
 
 // attempt makes one attempt and records it: delivered on 2xx, otherwise a
 // retry after backoff, or failed after the last attempt. Inactive or
 // deleted (not found) webhooks receive nothing. It returns what the
 // attempt told about the endpoint.
-func (d *deliverer) attempt(ctx context.Context, dl store.Delivery, hook store.Webhook, found bool) outcome {
+func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, hook model.Webhook, found bool) outcome {
 	now := d.clock.Now()
 	switch {
 	case !found:
 		// Deleted after the event was routed: the delivery must not stay
 		// due forever.
-		d.settle(ctx, dl, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"}, store.DeliveryFailed)
+		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"}, model.DeliveryFailed)
 		return outcomeNone
 	case !hook.Active:
-		d.settle(ctx, dl, store.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"}, store.DeliveryFailed)
+		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"}, model.DeliveryFailed)
 		return outcomeNone
 	}
 	status, sendErr := d.send(ctx, hook, dl, now)
 	if ctx.Err() != nil {
 		return outcomeNone // stopping: the attempt is not counted; it runs again on start
 	}
-	att := store.Attempt{AtMs: now.UnixMilli(), Status: status, DurationMs: d.clock.Now().Sub(now).Milliseconds()}
+	att := model.Attempt{AtMs: now.UnixMilli(), Status: status, DurationMs: d.clock.Now().Sub(now).Milliseconds()}
 	if sendErr != nil {
 		att.Error = egress.Describe(sendErr) // the tenant sees it: no server addresses
 	}
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:
-		d.settle(ctx, dl, att, store.DeliveryDelivered)
+		d.settle(ctx, dl, att, model.DeliveryDelivered)
 		d.observe.DeliveryFinished("delivered")
 		if hook.ConsecutiveFailures > 0 {
 			d.recordOutcome(ctx, hook, dl, true)
 		}
 	case len(dl.Attempts)+1 >= d.maxAttempts:
 		d.log.Warn("webhook delivery failed", "delivery", dl.ID, "webhook", dl.ListenerID, "attempts", len(dl.Attempts)+1, "status", status, "err", att.Error)
-		d.settle(ctx, dl, att, store.DeliveryFailed)
+		d.settle(ctx, dl, att, model.DeliveryFailed)
 		d.observe.DeliveryFinished("failed")
 		d.recordOutcome(ctx, hook, dl, false)
 	default:
 		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
-		d.settle(ctx, dl, att, store.DeliveryPending)
+		d.settle(ctx, dl, att, model.DeliveryPending)
 		d.observe.DeliveryFinished("retry")
 	}
 	if sendErr != nil {
@@ -293,7 +294,7 @@ func (d *deliverer) attempt(ctx context.Context, dl store.Delivery, hook store.W
 }
 
 // settle records an attempt and the delivery's new status.
-func (d *deliverer) settle(ctx context.Context, dl store.Delivery, att store.Attempt, status string) {
+func (d *deliverer) settle(ctx context.Context, dl model.Delivery, att model.Attempt, status string) {
 	dl.Attempts = append(dl.Attempts, att)
 	dl.Status = status
 	if err := d.queues.UpdateDelivery(ctx, dl); err != nil && !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
@@ -330,7 +331,7 @@ const channelSendS3 = "$send.s3"
 // workflow's $.send.http request as it was given; a $.send.s3 object
 // written to objects.
 func webhookSender(fetch deliveryFetch, objects ObjectSink) deliverySender {
-	return func(ctx context.Context, hook store.Webhook, dl store.Delivery, at time.Time) (int, error) {
+	return func(ctx context.Context, hook model.Webhook, dl model.Delivery, at time.Time) (int, error) {
 		if dl.Request != nil && dl.Channel == channelSendS3 {
 			if objects == nil {
 				return 0, errors.New("$.send.s3: the server no longer has a bucket configured (--s3-endpoint)")
@@ -376,7 +377,7 @@ func webhookSender(fetch deliveryFetch, objects ObjectSink) deliverySender {
 
 // sendRequest makes a workflow's $.send.http request as it was given,
 // 10 s at most.
-func sendRequest(ctx context.Context, fetch deliveryFetch, req store.DeliveryRequest) (int, error) {
+func sendRequest(ctx context.Context, fetch deliveryFetch, req model.DeliveryRequest) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	headers := map[string]string{"User-Agent": "fount-workflows"}
@@ -412,7 +413,7 @@ func Sign(signingSecret, id, timestamp string, body []byte) (string, error) {
 // recordOutcome counts a webhook's settled delivery toward deactivating
 // it, and reports a deactivation. Workflows' $.send.http requests are no
 // webhook's.
-func (d *deliverer) recordOutcome(ctx context.Context, hook store.Webhook, dl store.Delivery, delivered bool) {
+func (d *deliverer) recordOutcome(ctx context.Context, hook model.Webhook, dl model.Delivery, delivered bool) {
 	if dl.Request != nil || !ids.Is(dl.ListenerID, ids.Webhook) {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -51,7 +52,7 @@ func newStepper(t *testing.T, send deliverySender) *stepper {
 // of its own: webhooks are counted by their creator, whoever owns them.
 func (s *stepper) webhook(id, user string) {
 	s.t.Helper()
-	if err := s.st.CreateWebhook(ctx, store.Webhook{ID: id, OwnerID: "o_" + id, UserID: user, Active: true}); err != nil {
+	if err := s.st.CreateWebhook(ctx, model.Webhook{ID: id, OwnerID: "o_" + id, UserID: user, Active: true}); err != nil {
 		s.t.Fatal(err)
 	}
 }
@@ -60,18 +61,18 @@ func (s *stepper) webhook(id, user string) {
 // returns their ids in creation order.
 func (s *stepper) queue(webhook string, n int) []string {
 	s.t.Helper()
-	inv, err := s.st.EnqueueInvocation(ctx, store.Invocation{SourceID: "dc_a", Kind: kindManual})
+	inv, err := s.st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_a", Kind: kindManual})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	var evs []store.Event
+	var evs []model.Event
 	for i := range n {
-		evs = append(evs, store.Event{EmitID: fmt.Sprint("e", i), Data: []byte(`{}`)})
+		evs = append(evs, model.Event{EmitID: fmt.Sprint("e", i), Data: []byte(`{}`)})
 	}
 	due := s.clock.Now().UnixMilli()
 	_, err = s.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{Events: evs,
-		Route: func(ev store.Event) store.Routed {
-			return store.Routed{Deliveries: []store.Delivery{{ListenerID: webhook, EventID: ev.ID, Payload: []byte(`{}`), NextAttemptMs: due}}}
+		Route: func(ev model.Event) store.Routed {
+			return store.Routed{Deliveries: []model.Delivery{{ListenerID: webhook, EventID: ev.ID, Payload: []byte(`{}`), NextAttemptMs: due}}}
 		}}}})
 	if err != nil {
 		s.t.Fatal(err)
@@ -84,7 +85,7 @@ func (s *stepper) queue(webhook string, n int) []string {
 }
 
 // deliveries lists webhook's deliveries, oldest first.
-func (s *stepper) deliveries(webhook string) []store.Delivery {
+func (s *stepper) deliveries(webhook string) []model.Delivery {
 	s.t.Helper()
 	pg, err := s.st.ListDeliveries(ctx, webhook, store.Page{Limit: 1000})
 	if err != nil {
@@ -149,7 +150,7 @@ func newHeldSender() *heldSender {
 	return &heldSender{inFlight: map[string]int{}, most: map[string]int{}}
 }
 
-func (h *heldSender) send(ctx context.Context, hook store.Webhook, d store.Delivery, _ time.Time) (int, error) {
+func (h *heldSender) send(ctx context.Context, hook model.Webhook, d model.Delivery, _ time.Time) (int, error) {
 	a := &heldAttempt{webhook: hook.ID, user: hook.UserID, delivery: d.ID, release: make(chan struct{})}
 	h.mu.Lock()
 	h.arrived = append(h.arrived, a)
@@ -212,7 +213,7 @@ func TestDelivererOneAttemptPerWebhook(t *testing.T) {
 		t.Errorf("the webhook had %d attempts in flight at once", n)
 	}
 	for _, d := range s.deliveries("wh_1") {
-		if d.Status != store.DeliveryDelivered {
+		if d.Status != model.DeliveryDelivered {
 			t.Errorf("delivery %s is %s", d.ID, d.Status)
 		}
 	}
@@ -314,7 +315,7 @@ type failingSender struct {
 	sends  map[string]int
 }
 
-func (f *failingSender) send(_ context.Context, hook store.Webhook, _ store.Delivery, _ time.Time) (int, error) {
+func (f *failingSender) send(_ context.Context, hook model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sends[hook.ID]++
@@ -358,7 +359,7 @@ func TestDelivererBreaker(t *testing.T) {
 		t.Helper()
 		ds := s.deliveries("wh_dead")
 		for i, d := range ds {
-			if d.Status != store.DeliveryPending || len(d.Attempts) != attempts[i] {
+			if d.Status != model.DeliveryPending || len(d.Attempts) != attempts[i] {
 				t.Errorf("delivery %s (%d of %d): %s with %d attempts, want pending with %d", d.ID, i, len(ds), d.Status, len(d.Attempts), attempts[i])
 			}
 		}
@@ -397,7 +398,7 @@ func TestDelivererBreaker(t *testing.T) {
 	}
 	for i, d := range s.deliveries("wh_dead") {
 		// The 4th failed the first trial; the 5th was the second trial.
-		if want := []int{2, 2, 2, 2, 1}[i]; d.Status != store.DeliveryDelivered || len(d.Attempts) != want {
+		if want := []int{2, 2, 2, 2, 1}[i]; d.Status != model.DeliveryDelivered || len(d.Attempts) != want {
 			t.Errorf("delivery %s: %s after %d attempts, want delivered after %d", d.ID, d.Status, len(d.Attempts), want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -20,7 +21,7 @@ type scriptedSender struct {
 	attempts atomic.Int32
 }
 
-func (s *scriptedSender) send(_ context.Context, _ store.Webhook, _ store.Delivery, _ time.Time) (int, error) {
+func (s *scriptedSender) send(_ context.Context, _ model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
 	s.attempts.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -38,14 +39,14 @@ func (s *scriptedSender) send(_ context.Context, _ store.Webhook, _ store.Delive
 // queueDelivery routes one delivery to listener through a run commit.
 func queueDelivery(t *testing.T, st *store.Bolt, listener string) {
 	t.Helper()
-	inv, err := st.EnqueueInvocation(ctx, store.Invocation{SourceID: "dc_a", Kind: kindManual})
+	inv, err := st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_a", Kind: kindManual})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
-		Events: []store.Event{{EmitID: "e1", Data: []byte(`{}`)}},
-		Route: func(ev store.Event) store.Routed {
-			return store.Routed{Deliveries: []store.Delivery{{ListenerID: listener, EmitterID: "dc_a", EventID: ev.ID, Payload: []byte(`{}`)}}}
+		Events: []model.Event{{EmitID: "e1", Data: []byte(`{}`)}},
+		Route: func(ev model.Event) store.Routed {
+			return store.Routed{Deliveries: []model.Delivery{{ListenerID: listener, EmitterID: "dc_a", EventID: ev.ID, Payload: []byte(`{}`)}}}
 		},
 	}}})
 	if err != nil {
@@ -53,7 +54,7 @@ func queueDelivery(t *testing.T, st *store.Bolt, listener string) {
 	}
 }
 
-func deliveryOf(t *testing.T, st *store.Bolt, listener string) store.Delivery {
+func deliveryOf(t *testing.T, st *store.Bolt, listener string) model.Delivery {
 	t.Helper()
 	pg, err := st.ListDeliveries(ctx, listener, store.Page{Limit: 10})
 	if err != nil || len(pg.Items) != 1 {
@@ -67,16 +68,16 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 	tests := []struct {
 		name       string
 		script     []int
-		webhook    *store.Webhook // nil: deleted after the event was routed
+		webhook    *model.Webhook // nil: deleted after the event was routed
 		want       string
 		wantTries  int
 		wantStatus []int
 	}{
-		{"delivered at once", nil, &store.Webhook{Active: true}, store.DeliveryDelivered, 1, []int{200}},
-		{"retried after failures", []int{500, 0}, &store.Webhook{Active: true}, store.DeliveryDelivered, 3, []int{500, 0, 200}},
-		{"failed after the last attempt", []int{500, 502, 503}, &store.Webhook{Active: true}, store.DeliveryFailed, 3, []int{500, 502, 503}},
-		{"an inactive webhook gets nothing", nil, &store.Webhook{Active: false}, store.DeliveryFailed, 0, []int{0}},
-		{"a deleted webhook gets nothing", nil, nil, store.DeliveryFailed, 0, []int{0}},
+		{"delivered at once", nil, &model.Webhook{Active: true}, model.DeliveryDelivered, 1, []int{200}},
+		{"retried after failures", []int{500, 0}, &model.Webhook{Active: true}, model.DeliveryDelivered, 3, []int{500, 0, 200}},
+		{"failed after the last attempt", []int{500, 502, 503}, &model.Webhook{Active: true}, model.DeliveryFailed, 3, []int{500, 502, 503}},
+		{"an inactive webhook gets nothing", nil, &model.Webhook{Active: false}, model.DeliveryFailed, 0, []int{0}},
+		{"a deleted webhook gets nothing", nil, nil, model.DeliveryFailed, 0, []int{0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,7 +89,7 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 			})
 			sender := &scriptedSender{script: tt.script}
 			te.deliverer.send = sender.send
-			h := store.Webhook{Active: true}
+			h := model.Webhook{Active: true}
 			if tt.webhook != nil {
 				h = *tt.webhook
 			}
@@ -100,7 +101,7 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 			te.deliverer.poke()
 			waitFor(t, "the delivery to settle", func() bool {
 				te.clock.Advance(time.Minute) // past any backoff
-				return deliveryOf(t, te.st, "wh_1").Status != store.DeliveryPending
+				return deliveryOf(t, te.st, "wh_1").Status != model.DeliveryPending
 			})
 			d := deliveryOf(t, te.st, "wh_1")
 			if d.Status != tt.want || int(sender.attempts.Load()) != tt.wantTries || len(d.Attempts) != len(tt.wantStatus) {
@@ -119,8 +120,8 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 // window between routing an event and its webhook's deletion.
 type goneWebhooks struct{ *store.Bolt }
 
-func (goneWebhooks) GetWebhook(context.Context, string) (store.Webhook, error) {
-	return store.Webhook{}, store.ErrNotFound
+func (goneWebhooks) GetWebhook(context.Context, string) (model.Webhook, error) {
+	return model.Webhook{}, store.ErrNotFound
 }
 
 func TestDelivererStop(t *testing.T) {
@@ -128,7 +129,7 @@ func TestDelivererStop(t *testing.T) {
 	te := newTestEngine(t, nil)
 	sender := &scriptedSender{}
 	te.deliverer.send = sender.send
-	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_1", OwnerID: "u_owner", Active: true}); err != nil {
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_owner", Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	queueDelivery(t, te.st, "wh_1")
@@ -137,7 +138,7 @@ func TestDelivererStop(t *testing.T) {
 	te.deliverer.Stop()
 	te.deliverer.Stop()
 	queueDelivery(t, te.st, "dc_other") // a second delivery, to another listener
-	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_2", OwnerID: "u_owner", Active: true}); err != nil {
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_2", OwnerID: "u_owner", Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	queueDelivery(t, te.st, "wh_2")
@@ -152,7 +153,7 @@ func TestDelivererStop(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if d := deliveryOf(t, te.st, "wh_2"); d.Status != store.DeliveryPending {
+	if d := deliveryOf(t, te.st, "wh_2"); d.Status != model.DeliveryPending {
 		t.Errorf("a delivery was settled after Stop: %+v", d)
 	}
 }
@@ -196,18 +197,18 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 	sender := &scriptedSender{script: []int{500, 200, 500, 500, 500}}
 	te.deliverer.send = sender.send
 	src := te.deploy(te.saveComponent("s", &fakeComponent{}), nil)
-	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_1", OwnerID: "u_owner", URL: "https://h.example/", Active: true}); err != nil {
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_owner", URL: "https://h.example/", Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		inv, err := te.st.EnqueueInvocation(ctx, store.Invocation{SourceID: src.ID, Kind: kindManual})
+		inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindManual})
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, err = te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
-			Events: []store.Event{{EmitID: "e" + string(rune('a'+i)), Data: []byte(`{}`)}},
-			Route: func(ev store.Event) store.Routed {
-				return store.Routed{Deliveries: []store.Delivery{{ListenerID: "wh_1", EmitterID: src.ID, EventID: ev.ID, Payload: []byte(`{}`)}}}
+			Events: []model.Event{{EmitID: "e" + string(rune('a'+i)), Data: []byte(`{}`)}},
+			Route: func(ev model.Event) store.Routed {
+				return store.Routed{Deliveries: []model.Delivery{{ListenerID: "wh_1", EmitterID: src.ID, EventID: ev.ID, Payload: []byte(`{}`)}}}
 			},
 		}}})
 		if err != nil {
@@ -219,7 +220,7 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 		failuresAfter := []int{1, 0, 1, 2, 3}[i]
 		waitFor(t, "the delivery to settle and count", func() bool {
 			pg, err := te.st.ListDeliveries(ctx, "wh_1", store.Page{Limit: 10})
-			if err != nil || len(pg.Items) != i+1 || pg.Items[0].Status == store.DeliveryPending {
+			if err != nil || len(pg.Items) != i+1 || pg.Items[0].Status == model.DeliveryPending {
 				return false
 			}
 			h, err := te.st.GetWebhook(ctx, "wh_1")
@@ -237,7 +238,7 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 	}
 	// The $errors event is stored after the delivery settles, in a
 	// transaction of its own.
-	var errs []store.Event
+	var errs []model.Event
 	waitFor(t, "the $errors event of the deactivation", func() bool {
 		errs, err = te.st.ListEvents(ctx, src.ID, "$errors", 10)
 		return err == nil && len(errs) > 0

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -341,12 +342,12 @@ func (e *Engine) ReleaseWaiters() { e.waiters.Stop() }
 
 // Subscribe streams an emitter's new events until cancel is called or the
 // channel is closed (the subscriber fell behind and resumes from the log).
-func (e *Engine) Subscribe(emitterID string) (<-chan store.Event, func()) {
+func (e *Engine) Subscribe(emitterID string) (<-chan model.Event, func()) {
 	return e.events.subscribe(emitterID)
 }
 
 // Usage returns an account's counters for a day (YYYY-MM-DD, UTC).
-func (e *Engine) Usage(ctx context.Context, accountID, day string) (store.Usage, error) {
+func (e *Engine) Usage(ctx context.Context, accountID, day string) (model.Usage, error) {
 	return e.queues.GetUsage(ctx, accountID, day)
 }
 
@@ -357,7 +358,7 @@ func (e *Engine) Quotas() (invocations, computeMs int64) {
 }
 
 // Deliveries lists a webhook's deliveries, newest first.
-func (e *Engine) Deliveries(ctx context.Context, listenerID string, p store.Page) (store.PageOf[store.Delivery], error) {
+func (e *Engine) Deliveries(ctx context.Context, listenerID string, p store.Page) (store.PageOf[model.Delivery], error) {
 	return e.queues.ListDeliveries(ctx, listenerID, p)
 }
 
@@ -431,20 +432,20 @@ func (noObserver) DeliveryFinished(string)                   {}
 // with the same id and body (so a receiver that has it can tell). One
 // still pending is left to its schedule. ErrNotFound (from the store)
 // when the listener has no such delivery.
-func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID string) (store.Delivery, error) {
+func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID string) (model.Delivery, error) {
 	dl, err := e.queues.GetDelivery(ctx, deliveryID)
 	if err != nil {
-		return store.Delivery{}, err
+		return model.Delivery{}, err
 	}
 	if dl.ListenerID != listenerID {
-		return store.Delivery{}, fmt.Errorf("delivery %s: %w", deliveryID, store.ErrNotFound)
+		return model.Delivery{}, fmt.Errorf("delivery %s: %w", deliveryID, store.ErrNotFound)
 	}
-	if dl.Status == store.DeliveryPending {
+	if dl.Status == model.DeliveryPending {
 		return dl, nil
 	}
-	dl.Status, dl.NextAttemptMs = store.DeliveryPending, e.clock.Now().UnixMilli()
+	dl.Status, dl.NextAttemptMs = model.DeliveryPending, e.clock.Now().UnixMilli()
 	if err := e.queues.UpdateDelivery(ctx, dl); err != nil {
-		return store.Delivery{}, err
+		return model.Delivery{}, err
 	}
 	e.deliverer.poke()
 	return dl, nil
@@ -453,14 +454,14 @@ func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID stri
 // webhookDisabled records a webhook's deactivation on the $errors channel
 // of the source whose delivery tipped it, where its owner and the
 // source's $errors subscribers see it.
-func (e *Engine) webhookDisabled(ctx context.Context, hook store.Webhook, dl store.Delivery) {
+func (e *Engine) webhookDisabled(ctx context.Context, hook model.Webhook, dl model.Delivery) {
 	src, err := e.store.GetSource(ctx, dl.EmitterID)
 	if err != nil {
 		return // a workflow's, or a source deleted since
 	}
 	reason := fmt.Errorf("the webhook %s (%s) was %s; it gets no deliveries until it is activated again (PUT /v1/webhooks/%s with active: true)",
 		hook.ID, hook.URL, hook.DisabledReason, hook.ID)
-	if err := e.commitEvents(ctx, src, []store.Event{errorEvent(reason, store.Invocation{Kind: "delivery", Event: dl.Payload})}); err != nil && ctx.Err() == nil {
+	if err := e.commitEvents(ctx, src, []model.Event{errorEvent(reason, model.Invocation{Kind: "delivery", Event: dl.Payload})}); err != nil && ctx.Err() == nil {
 		e.log.Error("record a webhook's deactivation", "webhook", hook.ID, "err", err)
 	}
 }
@@ -468,18 +469,18 @@ func (e *Engine) webhookDisabled(ctx context.Context, hook store.Webhook, dl sto
 // ReplayEvents delivers again, to webhook hookID, the kept events of an
 // emitter's channel indexed from fromMs to toMs (inclusive), oldest first,
 // as new deliveries. It returns them.
-func (e *Engine) ReplayEvents(ctx context.Context, hookID, emitterID, channel string, fromMs, toMs int64) ([]store.Delivery, error) {
+func (e *Engine) ReplayEvents(ctx context.Context, hookID, emitterID, channel string, fromMs, toMs int64) ([]model.Delivery, error) {
 	events, err := e.store.ListEvents(ctx, emitterID, channel, maxReplay)
 	if err != nil {
 		return nil, err
 	}
-	var ds []store.Delivery
+	var ds []model.Delivery
 	for i := len(events) - 1; i >= 0; i-- { // newest first from the store
 		ev := events[i]
 		if ev.IndexedAtMs < fromMs || ev.IndexedAtMs > toMs {
 			continue
 		}
-		ds = append(ds, store.Delivery{ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+		ds = append(ds, model.Delivery{ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 	}
 	if len(ds) == 0 {
 		return nil, nil

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -23,14 +24,14 @@ import (
 func TestQuotaCaching(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.QuotaInvocations = 2 })
-	if err := te.st.CreateUser(ctx, store.User{ID: "u_free", Plan: store.PlanFree}, "h1"); err != nil {
+	if err := te.st.CreateUser(ctx, model.User{ID: "u_free", Plan: model.PlanFree}, "h1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := te.st.CreateUser(ctx, store.User{ID: "u_paid", Plan: store.PlanPaid}, "h2"); err != nil {
+	if err := te.st.CreateUser(ctx, model.User{ID: "u_paid", Plan: model.PlanPaid}, "h2"); err != nil {
 		t.Fatal(err)
 	}
 	use := func(account string, n int64) {
-		inv, _ := te.st.EnqueueInvocation(ctx, store.Invocation{SourceID: "dc_x", Kind: kindManual})
+		inv, _ := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_x", Kind: kindManual})
 		if _, err := te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{UsageAccount: account, UsageDay: day(te.clock.Now()), Invocations: n}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +143,7 @@ func TestPrepareProps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	previous := &store.Source{}
+	previous := &model.Source{}
 	first.apply(previous)
 	if previous.Endpoints["http"] == "" || string(previous.ConfiguredProps["timer"]) != `{"cron":null,"interval_seconds":30}` {
 		t.Fatalf("first: %+v", previous)
@@ -151,8 +152,8 @@ func TestPrepareProps(t *testing.T) {
 		name    string
 		meta    *component.Metadata
 		given   map[string]any
-		prev    *store.Source
-		check   func(t *testing.T, s store.Source)
+		prev    *model.Source
+		check   func(t *testing.T, s model.Source)
 		wantErr string
 	}{
 		{name: "required prop missing", meta: meta, given: map[string]any{}, wantErr: "The prop n is required"},
@@ -160,14 +161,14 @@ func TestPrepareProps(t *testing.T) {
 		{name: "bad value", meta: meta, given: map[string]any{"n": 0}, wantErr: "must be at least 1"},
 		{name: "marker without a stored secret", meta: meta, given: map[string]any{"n": 1, "token": secret.Marker}, wantErr: "has no stored value"},
 		{name: "update keeps endpoint and secret by marker", meta: meta, prev: previous, given: map[string]any{"n": 3, "token": secret.Marker},
-			check: func(t *testing.T, s store.Source) {
+			check: func(t *testing.T, s model.Source) {
 				if s.Endpoints["http"] != previous.Endpoints["http"] || string(s.ConfiguredProps["token"]) != string(previous.ConfiguredProps["token"]) || string(s.ConfiguredProps["n"]) != "3" {
 					t.Errorf("update: %+v", s)
 				}
 			}},
 		{name: "update without props keeps the values the component still has", prev: previous, given: nil,
 			meta: &component.Metadata{ConfigurableProps: []component.Prop{meta.ConfigurableProps[0], meta.ConfigurableProps[3], meta.ConfigurableProps[4]}},
-			check: func(t *testing.T, s store.Source) {
+			check: func(t *testing.T, s model.Source) {
 				if string(s.ConfiguredProps["n"]) != "2" || s.ConfiguredProps["gone"] != nil || !slices.Equal(s.SecretProps, []string{"token"}) ||
 					string(s.ConfiguredProps["token"]) != string(previous.ConfiguredProps["token"]) {
 					t.Errorf("kept: %+v", s)
@@ -191,7 +192,7 @@ func TestPrepareProps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var s store.Source
+			var s model.Source
 			p.apply(&s)
 			tt.check(t, s)
 		})
@@ -201,7 +202,7 @@ func TestPrepareProps(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 // propsSource is the source TestPrepareProps seals for.
-var propsSource = store.Source{ID: "dc_props", OwnerID: "u_owner"}
+var propsSource = model.Source{ID: "dc_props", OwnerID: "u_owner"}
 
 // TestIngress drives a source's HTTP interface through the engine's
 // handler: the run gets the request, respond() answers it, and requests
@@ -285,7 +286,7 @@ func TestParseBody(t *testing.T) {
 func TestQuotaRefusesIngress(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.QuotaInvocations = 1 })
-	if err := te.st.CreateUser(ctx, store.User{ID: "u_owner", Plan: store.PlanFree}, "h"); err != nil {
+	if err := te.st.CreateUser(ctx, model.User{ID: "u_owner", Plan: model.PlanFree}, "h"); err != nil {
 		t.Fatal(err)
 	}
 	comp := te.saveComponent("hook", &fakeComponent{meta: component.Metadata{ConfigurableProps: []component.Prop{{Name: "http", Type: component.TypeHTTP}}}})

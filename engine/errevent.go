@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 // Caps of what an $errors event copies from a failed run. A component
@@ -27,7 +27,7 @@ const (
 // errorEvent describes a failed run on the $errors channel: the error's
 // name, message and stack, the event that triggered the run, and the
 // kind of trigger, each within its cap.
-func errorEvent(err error, inv store.Invocation) store.Event {
+func errorEvent(err error, inv model.Invocation) model.Event {
 	name, message, stack := "Error", err.Error(), ""
 	var se *sandbox.ScriptError
 	var he *HookError
@@ -49,7 +49,7 @@ func errorEvent(err error, inv store.Invocation) store.Event {
 		desc["stack"] = capText(stack, maxErrorStack)
 	}
 	data, _ := json.Marshal(map[string]any{"error": desc, "original_event": capEvent(inv.Event, maxOriginalEvent), "trigger": inv.Kind})
-	return store.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(fmt.Sprint(desc["name"], ": ", desc["message"]), 120), Data: data}
+	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(fmt.Sprint(desc["name"], ": ", desc["message"]), 120), Data: data}
 }
 
 // capText returns s when it has at most n bytes, else its first bytes up

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -38,7 +39,7 @@ const channelSSE = "$sse"
 // liveFlow is a workflow with its steps loaded, one sandbox source per
 // step, none shared with another workflow.
 type liveFlow struct {
-	wf        store.Workflow
+	wf        model.Workflow
 	boxes     []sandbox.Source
 	templates []map[string]string // per step: the props evaluated at each execution
 	// templatesJSON is templates encoded, once per load.
@@ -72,7 +73,7 @@ type flowSet struct {
 func newFlowSet() *flowSet { return &flowSet{flows: map[string]*liveFlow{}} }
 
 // get returns the loaded version of wf, or nil.
-func (s *flowSet) get(wf store.Workflow) *liveFlow {
+func (s *flowSet) get(wf model.Workflow) *liveFlow {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	lf := s.flows[wf.ID]
@@ -137,7 +138,7 @@ func (s *flowSet) closeAll() {
 
 // loadFlow returns wf with its steps loaded; release must be called when
 // the batch is done with it (it closes a load that was not kept).
-func (e *Engine) loadFlow(ctx context.Context, wf store.Workflow) (lf *liveFlow, release func(), err error) {
+func (e *Engine) loadFlow(ctx context.Context, wf model.Workflow) (lf *liveFlow, release func(), err error) {
 	if lf := e.flows.get(wf); lf != nil {
 		return lf, func() {}, nil
 	}
@@ -165,14 +166,14 @@ func (e *Engine) loadFlow(ctx context.Context, wf store.Workflow) (lf *liveFlow,
 }
 
 // flowSource is the emitter form of a workflow, for routing its events.
-func flowSource(wf store.Workflow) store.Source {
-	return store.Source{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug,
+func flowSource(wf model.Workflow) model.Source {
+	return model.Source{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug,
 		Active: wf.Active, CreatedAt: wf.CreatedAt, Order: wf.Order}
 }
 
 // processFlowBatch runs queued executions of a workflow in order and
 // commits them, as processBatch does for a source.
-func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.Invocation) error {
+func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.Invocation) error {
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
 		waiters[i] = e.waiterOf(inv)
@@ -208,7 +209,7 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.I
 		defer release()
 	}
 	runs := make([]store.CompletedRun, 0, len(invs))
-	var sse []store.Event
+	var sse []model.Event
 	held := 0
 	for i, inv := range invs {
 		var x execution
@@ -250,18 +251,18 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []store.I
 // execution is what running one invocation of a workflow produced.
 type execution struct {
 	commit store.RunCommit
-	sse    []store.Event // $.send.sse messages, published after the commit
+	sse    []model.Event // $.send.sse messages, published after the commit
 }
 
 // execute runs a workflow's steps on one trigger event. A step that
 // throws, times out or runs out of memory ends the execution with an
 // $errors event; $.flow.exit ends it early. The error returned is the
 // engine's (stopping, or the workflow replaced), not the steps'.
-func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation, w *waiter) (execution, error) {
+func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation, w *waiter) (execution, error) {
 	wf := lf.wf
 	start := e.clock.Now()
-	rec := &store.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
-		StartedAtMs: start.UnixMilli(), Status: store.ExecutionSuccess}
+	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+		StartedAtMs: start.UnixMilli(), Status: model.ExecutionSuccess}
 	context := triggerContext(wf, inv, rec.ID, start)
 	trigger, _ := json.Marshal(map[string]any{"event": rawOrEmpty(inv.Event), "context": context})
 	steps := &stepsContext{}
@@ -278,22 +279,22 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 		}
 		rec.Steps = append(rec.Steps, sx)
 		if res.err != nil {
-			rec.Status, failure, failedStep = store.ExecutionError, res.err, step.Name
+			rec.Status, failure, failedStep = model.ExecutionError, res.err, step.Name
 			break
 		}
 		for _, s := range res.sends {
 			switch s.Kind {
 			case abi.SendHTTP:
-				out.commit.Deliveries = append(out.commit.Deliveries, store.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
-					Request: &store.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
+				out.commit.Deliveries = append(out.commit.Deliveries, model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
+					Request: &model.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
 			case abi.SendSSE:
-				out.sse = append(out.sse, store.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
+				out.sse = append(out.sse, model.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
 			case abi.SendS3:
 				dl, err := e.s3Delivery(wf, rec.ID, len(out.commit.Deliveries), s, start)
 				if err != nil {
 					last := &rec.Steps[len(rec.Steps)-1]
-					last.Status, last.Error = store.ExecutionError, stepError(err)
-					rec.Status, failure, failedStep = store.ExecutionError, err, step.Name
+					last.Status, last.Error = model.ExecutionError, stepError(err)
+					rec.Status, failure, failedStep = model.ExecutionError, err, step.Name
 					break
 				}
 				out.commit.Deliveries = append(out.commit.Deliveries, dl)
@@ -303,7 +304,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 			break
 		}
 		if res.exit != nil {
-			rec.Status, rec.ExitReason = store.ExecutionExited, *res.exit
+			rec.Status, rec.ExitReason = model.ExecutionExited, *res.exit
 			break
 		}
 		steps.add(step.Name, res.data)
@@ -311,7 +312,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 	rec.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	events, err := flowEvents(c, e.clock.Now())
 	if err != nil && failure == nil {
-		rec.Status, failure = store.ExecutionError, err
+		rec.Status, failure = model.ExecutionError, err
 	}
 	if failure != nil {
 		events = append(events[:0:0], flowErrorEvent(failure, failedStep, inv, context, e.clock.Now()))
@@ -329,23 +330,23 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv store.Invocation
 // the operator's bucket, under the workflow's owner and the workflow
 // (so no tenant writes over another's objects), then the step's prefix,
 // the hour, and the execution; the same key on a retry.
-func (e *Engine) s3Delivery(wf store.Workflow, execution string, n int, s abi.Send, at time.Time) (store.Delivery, error) {
+func (e *Engine) s3Delivery(wf model.Workflow, execution string, n int, s abi.Send, at time.Time) (model.Delivery, error) {
 	if e.cfg.Objects == nil {
-		return store.Delivery{}, errors.New("$.send.s3 is not available: this server has no bucket configured (the operator sets --s3-endpoint); upload with an action that calls your storage provider's API")
+		return model.Delivery{}, errors.New("$.send.s3 is not available: this server has no bucket configured (the operator sets --s3-endpoint); upload with an action that calls your storage provider's API")
 	}
 	if s.Bucket != "" && s.Bucket != e.cfg.Objects.Name() {
-		return store.Delivery{}, fmt.Errorf("$.send.s3 writes to this server's bucket %q, not %q", e.cfg.Objects.Name(), s.Bucket)
+		return model.Delivery{}, fmt.Errorf("$.send.s3 writes to this server's bucket %q, not %q", e.cfg.Objects.Name(), s.Bucket)
 	}
 	key := fmt.Sprintf("%s/%s/%s%s/%s-%d.json", wf.OwnerID, wf.ID, s.Prefix, at.UTC().Format("2006/01/02/15"), execution, n)
-	return store.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: channelSendS3,
-		Request: &store.DeliveryRequest{Method: http.MethodPut, URL: key, Body: string(s.Payload)}}, nil
+	return model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: channelSendS3,
+		Request: &model.DeliveryRequest{Method: http.MethodPut, URL: key, Body: string(s.Payload)}}, nil
 }
 
 // flowEvents are the events an execution's steps emitted, each stored
 // at once: a workflow has no $in channel to delay one on, so an emit
 // with a future delivery_ts fails the execution, saying so. Emits past the
 // channel limits fail it too.
-func flowEvents(c *collector, now time.Time) ([]store.Event, error) {
+func flowEvents(c *collector, now time.Time) ([]model.Event, error) {
 	if dropped := c.dropped(); dropped != nil {
 		return nil, dropped
 	}
@@ -354,7 +355,7 @@ func flowEvents(c *collector, now time.Time) ([]store.Event, error) {
 			return nil, errors.New("a workflow cannot delay an emit: delivery_ts is for sources; emit at once, or emit to a source that delays it")
 		}
 	}
-	out := make([]store.Event, 0, len(c.emits))
+	out := make([]model.Event, 0, len(c.emits))
 	for _, em := range c.emits {
 		out = append(out, emitEvent(em))
 	}
@@ -371,14 +372,14 @@ type stepResult struct {
 
 // runStepWith runs step i of lf with db as its $.service.db and records
 // it.
-func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, w *waiter, deadline time.Time, db sandbox.KV) (store.StepExecution, stepResult, error) {
+func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, w *waiter, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
 	step := lf.wf.Steps[i]
-	sx := store.StepExecution{Name: step.Name, Status: store.ExecutionSuccess}
+	sx := model.StepExecution{Name: step.Name, Status: model.ExecutionSuccess}
 	limits := e.cfg.Limits
 	remaining := deadline.Sub(e.clock.Now())
 	if remaining <= 0 {
 		err := fmt.Errorf("%w: the execution ran past its time limit of %s before this step", sandbox.ErrTimeout, e.cfg.ExecutionTimeout)
-		sx.Status, sx.Error = store.ExecutionError, stepError(err)
+		sx.Status, sx.Error = model.ExecutionError, stepError(err)
 		return sx, stepResult{err: err}, nil
 	}
 	if limits.Timeout <= 0 || limits.Timeout > remaining {
@@ -418,7 +419,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	case errors.Is(err, sandbox.ErrClosed):
 		return sx, stepResult{}, errSwapped
 	case err != nil:
-		sx.Status, sx.Error = store.ExecutionError, stepError(err)
+		sx.Status, sx.Error = model.ExecutionError, stepError(err)
 		return sx, stepResult{err: err}, nil
 	}
 	sx.ReturnValue = capValue(o.Value)
@@ -444,7 +445,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	}
 	res := stepResult{exit: o.Exit, sends: o.Sends, data: data.close()}
 	if o.Exit != nil {
-		sx.Status = store.ExecutionExited
+		sx.Status = model.ExecutionExited
 	}
 	return sx, res, nil
 }
@@ -491,22 +492,22 @@ func (s *stepsContext) event(templates json.RawMessage) json.RawMessage {
 // stepLogs keeps a step's console lines within the record's caps.
 type stepLogs struct {
 	mu    sync.Mutex
-	lines []store.StepLog
+	lines []model.StepLog
 }
 
 func (l *stepLogs) Log(_ context.Context, e sandbox.LogEntry) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.lines) < maxRecordedLogs {
-		l.lines = append(l.lines, store.StepLog{AtMs: e.Time.UnixMilli(), Level: e.Level, Text: capText(e.Text, maxRecordedLogLine)})
+		l.lines = append(l.lines, model.StepLog{AtMs: e.Time.UnixMilli(), Level: e.Level, Text: capText(e.Text, maxRecordedLogLine)})
 	}
 	return nil
 }
 
 // stepError describes a step's failure for its record.
-func stepError(err error) *store.StepError {
+func stepError(err error) *model.StepError {
 	name, message, stack := errorParts(err)
-	return &store.StepError{Name: name, Message: capText(message, maxErrorMessage), Stack: capText(stack, maxErrorStack)}
+	return &model.StepError{Name: name, Message: capText(message, maxErrorMessage), Stack: capText(stack, maxErrorStack)}
 }
 
 // errorParts are the name, message and stack of a run's failure.
@@ -528,20 +529,20 @@ func errorParts(err error) (name, message, stack string) {
 
 // failedExecution records an execution that could not run its steps:
 // the workflow cannot be loaded, or its account is over its quota.
-func (e *Engine) failedExecution(wf store.Workflow, inv store.Invocation, step string, err error) execution {
+func (e *Engine) failedExecution(wf model.Workflow, inv model.Invocation, step string, err error) execution {
 	now := e.clock.Now()
-	rec := &store.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
-		StartedAtMs: now.UnixMilli(), Status: store.ExecutionError}
+	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+		StartedAtMs: now.UnixMilli(), Status: model.ExecutionError}
 	ctx := triggerContext(wf, inv, rec.ID, now)
 	return execution{commit: store.RunCommit{
-		Events: []store.Event{flowErrorEvent(err, step, inv, ctx, now)}, Keep: e.cfg.EventsKept,
+		Events: []model.Event{flowErrorEvent(err, step, inv, ctx, now)}, Keep: e.cfg.EventsKept,
 		Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept,
 	}}
 }
 
 // triggerContext is steps.trigger.context, and original_context of an
 // $errors event.
-func triggerContext(wf store.Workflow, inv store.Invocation, executionID string, at time.Time) map[string]any {
+func triggerContext(wf model.Workflow, inv model.Invocation, executionID string, at time.Time) map[string]any {
 	return map[string]any{
 		"id": executionID, "ts": at.UTC().Format(time.RFC3339Nano), "workflow_id": wf.ID,
 		"deployment_id": wf.ID + "-" + strconv.FormatUint(wf.Version, 10), "source_type": sourceType(inv.Kind),
@@ -566,7 +567,7 @@ func sourceType(kind string) string {
 // flowErrorEvent is the $errors event of a failed execution, in the
 // specification's shape: original_event, original_context, and error
 // with code, cellId (the failed step), ts and stack.
-func flowErrorEvent(err error, step string, inv store.Invocation, context map[string]any, at time.Time) store.Event {
+func flowErrorEvent(err error, step string, inv model.Invocation, context map[string]any, at time.Time) model.Event {
 	name, message, stack := errorParts(err)
 	if errors.Is(err, errQuota) {
 		name = "QuotaExceeded"
@@ -584,7 +585,7 @@ func flowErrorEvent(err error, step string, inv store.Invocation, context map[st
 	if step != "" {
 		summary = "step " + step + ": " + summary
 	}
-	return store.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(summary, 120), Data: data}
+	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(summary, 120), Data: data}
 }
 
 // rawOrEmpty is raw, or {} when there is none.
@@ -606,7 +607,7 @@ func capValue(raw json.RawMessage) json.RawMessage {
 // recordSize estimates the encoded size of rec from its values, so that
 // the common small record is not encoded twice: fields and escaping add
 // a little, which the cap's margin covers.
-func recordSize(rec *store.Execution) int {
+func recordSize(rec *model.Execution) int {
 	if rec == nil {
 		return 0
 	}
@@ -628,7 +629,7 @@ func recordSize(rec *store.Execution) int {
 
 // capExecution drops the values and logs of a record that is still over
 // maxExecutionRecord with each value capped (many steps, many exports).
-func capExecution(rec *store.Execution) {
+func capExecution(rec *model.Execution) {
 	if recordSize(rec) <= maxExecutionRecord {
 		return
 	}

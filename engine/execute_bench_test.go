@@ -12,6 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -50,10 +51,10 @@ func BenchmarkWorkflowSteps(b *testing.B) {
 		}
 		return string(code)
 	}
-	wf := store.Workflow{ID: "p_bench", Steps: []store.WorkflowStep{
-		{Name: "parse", Kind: store.StepCode, Code: read("parse.mjs")},
-		{Name: "check", Kind: store.StepAction, Code: read("check.mjs"), Props: map[string]json.RawMessage{"sent": json.RawMessage(`"{{steps.parse.$return_value.sent}}"`)}},
-		{Name: "emit", Kind: store.StepCode, Code: read("emit.mjs")},
+	wf := model.Workflow{ID: "p_bench", Steps: []model.WorkflowStep{
+		{Name: "parse", Kind: model.StepCode, Code: read("parse.mjs")},
+		{Name: "check", Kind: model.StepAction, Code: read("check.mjs"), Props: map[string]json.RawMessage{"sent": json.RawMessage(`"{{steps.parse.$return_value.sent}}"`)}},
+		{Name: "emit", Kind: model.StepCode, Code: read("emit.mjs")},
 	}}
 	lf, release, err := e.loadFlow(ctx, wf)
 	if err != nil {
@@ -66,8 +67,8 @@ func BenchmarkWorkflowSteps(b *testing.B) {
 		var ds []time.Duration
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
-			x, err := e.execute(ctx, lf, store.Invocation{ID: "1", SourceID: wf.ID, Kind: kindHTTP, Event: event}, nil)
-			if err != nil || x.commit.Execution.Status != store.ExecutionSuccess {
+			x, err := e.execute(ctx, lf, model.Invocation{ID: "1", SourceID: wf.ID, Kind: kindHTTP, Event: event}, nil)
+			if err != nil || x.commit.Execution.Status != model.ExecutionSuccess {
 				b.Fatalf("execute: %v %+v", err, x.commit.Execution)
 			}
 			ds = append(ds, time.Since(start))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -41,7 +42,7 @@ func TestErrorEventCaps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ev := errorEvent(tt.err, store.Invocation{Kind: kindManual, Event: json.RawMessage(tt.event)})
+			ev := errorEvent(tt.err, model.Invocation{Kind: kindManual, Event: json.RawMessage(tt.event)})
 			if len(ev.Data) > 256<<10 {
 				t.Errorf("the $errors event has %d bytes", len(ev.Data))
 			}
@@ -90,12 +91,12 @@ func TestDedupeAfter(t *testing.T) {
 	emits := []abi.Emit{emitOf(`"3"`, 0), emitOf(`"5"`, 0), emitOf(`"9"`, 0)}
 	for _, tt := range []struct {
 		strategy string
-		initial  store.DedupeState
+		initial  model.DedupeState
 		want     []string // the state after 0, 1, 2, 3 and 4 events
 	}{
-		{component.DedupeUnique, store.DedupeState{Unique: []string{"1"}}, []string{"[1]", "[1 3]", "[1 3 5]", "[1 3 5 9]", "[1 3 5 9]"}},
-		{component.DedupeGreatest, store.DedupeState{Greatest: f(1)}, []string{"1", "3", "5", "9", "9"}},
-		{component.DedupeLast, store.DedupeState{Last: "1"}, []string{"1", "3", "5", "9", "9"}},
+		{component.DedupeUnique, model.DedupeState{Unique: []string{"1"}}, []string{"[1]", "[1 3]", "[1 3 5]", "[1 3 5 9]", "[1 3 5 9]"}},
+		{component.DedupeGreatest, model.DedupeState{Greatest: f(1)}, []string{"1", "3", "5", "9", "9"}},
+		{component.DedupeLast, model.DedupeState{Last: "1"}, []string{"1", "3", "5", "9", "9"}},
 	} {
 		kept, final, err := applyDedupe(tt.strategy, emits, tt.initial)
 		if err != nil {
@@ -121,7 +122,7 @@ func TestDedupeAfter(t *testing.T) {
 			t.Errorf("%s: the state after all events is not the final one", tt.strategy)
 		}
 	}
-	if dedupeAfter("", emits, store.DedupeState{}, nil) != nil {
+	if dedupeAfter("", emits, model.DedupeState{}, nil) != nil {
 		t.Error("a source without a strategy has a dedupe state")
 	}
 }
@@ -228,7 +229,7 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 	// Queued together, so that one batch runs them.
 	for i := range 4 {
 		ev, _ := json.Marshal(map[string]any{"prefix": fmt.Sprint("b", i, "-"), "from": 0, "to": 20})
-		if _, err := te.st.EnqueueInvocation(ctx, store.Invocation{SourceID: src.ID, Kind: kindManual, Event: ev}); err != nil {
+		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindManual, Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -272,7 +273,7 @@ type committing struct {
 	bytes []int // per call
 }
 
-func (q *committing) CompleteRuns(ctx context.Context, runs []store.CompletedRun) ([][]store.Event, error) {
+func (q *committing) CompleteRuns(ctx context.Context, runs []store.CompletedRun) ([][]model.Event, error) {
 	n := 0
 	for _, r := range runs {
 		n += commitBytes(r.Commit)
@@ -294,7 +295,7 @@ func TestBatchIsBoundedInBytes(t *testing.T) {
 		return emit(ctx, caps, "", strings.Repeat("x", perRun))
 	}}), nil)
 	for range runs - 1 {
-		if _, err := te.st.EnqueueInvocation(ctx, store.Invocation{SourceID: src.ID, Kind: kindManual}); err != nil {
+		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindManual}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -328,7 +329,7 @@ func FuzzErrorEvent(f *testing.F) {
 			event = []byte(fmt.Sprintf(`{"pad":%q}`, strings.Repeat("p", pad)))
 		}
 		err := &sandbox.ScriptError{GuestError: abi.GuestError{Name: name, Message: message, Stack: stack}}
-		ev := errorEvent(err, store.Invocation{Kind: kindHTTP, Event: event})
+		ev := errorEvent(err, model.Invocation{Kind: kindHTTP, Event: event})
 		if !json.Valid(ev.Data) || len(ev.Data) > 256<<10 {
 			t.Fatalf("an $errors event of %d bytes, valid JSON: %v", len(ev.Data), json.Valid(ev.Data))
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -216,7 +217,7 @@ var ctx = context.Background()
 var quiet = slog.New(slog.DiscardHandler)
 
 // saveComponent stores a fake component (registered under code) for owner.
-func (te *testEngine) saveComponent(code string, c *fakeComponent) store.Component {
+func (te *testEngine) saveComponent(code string, c *fakeComponent) model.Component {
 	te.t.Helper()
 	te.box.add(code, c)
 	comp, err := te.SaveComponent(ctx, "u_owner", "u_owner", code, "", SaveOptions{})
@@ -227,7 +228,7 @@ func (te *testEngine) saveComponent(code string, c *fakeComponent) store.Compone
 }
 
 // deploy deploys a source of comp with props.
-func (te *testEngine) deploy(comp store.Component, props map[string]any) store.Source {
+func (te *testEngine) deploy(comp model.Component, props map[string]any) model.Source {
 	te.t.Helper()
 	src, err := te.DeploySource(ctx, DeployRequest{OwnerID: "u_owner", UserID: "u_owner", Component: comp, Props: rawProps(props)})
 	if err != nil {
@@ -260,7 +261,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // events returns a channel's stored events, newest first.
-func (te *testEngine) events(sourceID, channel string) []store.Event {
+func (te *testEngine) events(sourceID, channel string) []model.Event {
 	te.t.Helper()
 	evs, err := te.st.ListEvents(ctx, sourceID, channel, 1000)
 	if err != nil {
@@ -270,9 +271,9 @@ func (te *testEngine) events(sourceID, channel string) []store.Event {
 }
 
 // waitEvents waits until a channel holds at least n events.
-func (te *testEngine) waitEvents(sourceID, channel string, n int) []store.Event {
+func (te *testEngine) waitEvents(sourceID, channel string, n int) []model.Event {
 	te.t.Helper()
-	var evs []store.Event
+	var evs []model.Event
 	waitFor(te.t, fmt.Sprintf("%d events on %s %q", n, sourceID, channel), func() bool {
 		evs = te.events(sourceID, channel)
 		return len(evs) >= n
@@ -280,8 +281,8 @@ func (te *testEngine) waitEvents(sourceID, channel string, n int) []store.Event 
 	return evs
 }
 
-func evOf(emitter, data string) store.Event {
-	return store.Event{EmitterID: emitter, Data: json.RawMessage(data)}
+func evOf(emitter, data string) model.Event {
+	return model.Event{EmitterID: emitter, Data: json.RawMessage(data)}
 }
 
 func mapKeys[K comparable, V any](m map[K]V) []K {

@@ -16,7 +16,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Ingress serves every source's HTTP interface at /h/<token>[/sub/path],
@@ -75,7 +75,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	event, _ := json.Marshal(httpEvent(r, "/"+sub, body))
-	inv := store.Invocation{SourceID: ep.sourceID, Kind: kindHTTP, Event: event}
+	inv := model.Invocation{SourceID: ep.sourceID, Kind: kindHTTP, Event: event}
 	var wt *waiter
 	if ep.customResponse {
 		inv.ReplyTo = e.replyAddress(ids.Random())

@@ -13,6 +13,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -29,7 +30,7 @@ import (
 type DeployRequest struct {
 	OwnerID   string // the user or organization that owns it
 	UserID    string // who deploys it; its runs count against this user's quota
-	Component store.Component
+	Component model.Component
 	// Name is the source's name; empty takes the component's name slug,
 	// made unique in the owner's account with a numeric suffix.
 	Name string
@@ -40,7 +41,7 @@ type DeployRequest struct {
 // UpdateRequest asks to replace a source's component, props, name and
 // state.
 type UpdateRequest struct {
-	Component store.Component
+	Component model.Component
 	// Name is the new name; empty keeps the current one.
 	Name string
 	// Props are the configured values; nil keeps the current values of the
@@ -55,17 +56,17 @@ type UpdateRequest struct {
 // store.CreateComponent). Describing it evaluates it, as user's work (see
 // inPool). Code that cannot be loaded is a *CodeError; a new component
 // past owner's limit a *store.LimitError.
-func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string, opts SaveOptions) (store.Component, error) {
+func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string, opts SaveOptions) (model.Component, error) {
 	end, err := e.beginOp()
 	if err != nil {
-		return store.Component{}, err
+		return model.Component{}, err
 	}
 	defer end()
 	lock, err := e.savedLock(ctx, owner, code, codeURL, opts)
 	if err != nil {
-		return store.Component{}, err
+		return model.Component{}, err
 	}
-	c := store.Component{Code: code, SourceMap: opts.SourceMap}
+	c := model.Component{Code: code, SourceMap: opts.SourceMap}
 	meta, bundled, err := e.describeWithPackages(ctx, user, code, lock, func(code string) (*component.Metadata, error) {
 		var meta *component.Metadata
 		err := e.inPool(ctx, user, 0, func(ctx context.Context) error {
@@ -76,7 +77,7 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 		return meta, err
 	})
 	if err != nil {
-		return store.Component{}, codeError(err)
+		return model.Component{}, codeError(err)
 	}
 	c.Bundle, c.BundleMap, c.Packages = bundled.Code, bundled.Map, bundled.Packages
 	sum := sha256.Sum256([]byte(code))
@@ -96,30 +97,30 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 // Once the first hook has run, the operation goes on to the end even if
 // ctx is cancelled (a client that hangs up must not leave hooks half
 // undone); so do UpdateSource and DeleteSource.
-func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Source, error) {
+func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Source, error) {
 	end, err := e.beginOp()
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	defer end()
 	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, nil, req.OwnerID, req.UserID)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	now := e.clock.Now().Unix()
-	src := store.Source{
+	src := model.Source{
 		ID: ids.New(ids.Source), OwnerID: req.OwnerID, UserID: req.UserID, ComponentID: req.Component.ID,
 		Active: true, CreatedAt: now, UpdatedAt: now,
 	}
 	props, err := e.prepareProps(meta, req.Props, nil, src)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	if err := e.checkAppProps(ctx, meta, props.values, src.OwnerID); err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	if src.Name, src.NameSlug, err = e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, ""); err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	slug := src.NameSlug
 	props.apply(&src)
@@ -130,19 +131,19 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	defer unlock()
 	l, err := e.buildInPool(ctx, src, req.Component)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	// A hook that starts goes on to the end, whatever the caller does;
 	// until one has run, the operation may give up for want of a worker
 	// (a *BusyError), having done nothing.
 	ctx = context.WithoutCancel(ctx)
-	var events []store.Event
+	var events []model.Event
 	for _, hook := range []string{component.HookDeploy, component.HookActivate} {
 		evs, err := e.runHook(ctx, l, hook)
 		if err != nil {
 			e.undeploy(ctx, l)
 			l.box.Close(ctx)
-			return store.Source{}, err
+			return model.Source{}, err
 		}
 		events = append(events, evs...)
 		if l.meta().HasHook(hook) {
@@ -153,8 +154,8 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 	routing := src
 	routing.Order = newestOrder
 	r, err := newRouter(ctx, e.store, routing, e.cfg.MaxHops)
-	var stored store.Source
-	var evs []store.Event
+	var stored model.Source
+	var evs []model.Event
 	if err == nil {
 		stored, evs, err = e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
 	}
@@ -165,9 +166,9 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (store.Sou
 		e.undeploy(ctx, l)
 		l.box.Close(ctx)
 		if errors.Is(err, store.ErrConflict) {
-			return store.Source{}, &NameTakenError{Slug: slug}
+			return model.Source{}, &NameTakenError{Slug: slug}
 		}
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	l.src = stored
 	e.live.install(l)
@@ -199,32 +200,32 @@ func (e *Engine) undeploy(ctx context.Context, l *live) {
 // keeps running, as stored. A running version whose code no longer loads
 // (a *CodeError) is replaced without its deactivate hook; any other
 // failure to load it fails the update.
-func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (store.Source, error) {
+func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (model.Source, error) {
 	end, err := e.beginOp()
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	defer end()
 	unlock := e.lifecycle.lock(id)
 	defer unlock()
 	old, err := e.store.GetSource(ctx, id)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	props, err := e.prepareProps(meta, req.Props, &old, old)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	if err := e.checkAppProps(ctx, meta, props.values, old.OwnerID); err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	if name == "" {
 		name = old.Name
@@ -236,20 +237,20 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	updated.AddedProps = added
 	next, err := e.buildInPool(ctx, updated, req.Component)
 	if err != nil {
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	prev, err := e.loadForHook(ctx, id)
 	if err != nil {
 		next.box.Close(ctx)
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	ctx = context.WithoutCancel(ctx) // as in DeploySource
-	var events []store.Event
+	var events []model.Event
 	if prev != nil {
 		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
 		if err != nil {
 			next.box.Close(ctx)
-			return store.Source{}, err
+			return model.Source{}, err
 		}
 		events = append(events, evs...)
 		if prev.meta().HasHook(component.HookDeactivate) {
@@ -259,13 +260,13 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	evs, err := e.runHook(ctx, next, component.HookActivate)
 	if busy := (*BusyError)(nil); errors.As(err, &busy) {
 		next.box.Close(ctx) // no hook has run: nothing to undo
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	events = append(events, evs...)
 	if err != nil {
 		e.reactivate(ctx, prev, events)
 		next.box.Close(ctx)
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	r, err := newRouter(ctx, e.store, updated, e.cfg.MaxHops)
 	if err == nil {
@@ -280,9 +281,9 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		e.reactivate(ctx, prev, append(events, undo...))
 		next.box.Close(ctx)
 		if errors.Is(err, store.ErrConflict) {
-			return store.Source{}, &NameTakenError{Slug: slug}
+			return model.Source{}, &NameTakenError{Slug: slug}
 		}
-		return store.Source{}, err
+		return model.Source{}, err
 	}
 	e.live.install(next)
 	if updated.Active {
@@ -314,9 +315,9 @@ func (e *Engine) loadForHook(ctx context.Context, id string) (*live, error) {
 // its deactivate hook, so that the version that stays stored is running
 // as it was. earlier are the events the update's hooks emitted so far;
 // they are committed with what this hook emits, since those hooks did run.
-func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []store.Event) {
-	var evs []store.Event
-	src := store.Source{}
+func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []model.Event) {
+	var evs []model.Event
+	src := model.Source{}
 	if prev != nil {
 		var err error
 		evs, err = e.runHook(ctx, prev, component.HookActivate)
@@ -379,7 +380,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 // component not loading or the account's quota being used up: each is
 // logged and recorded as an $errors event. A source without the hook
 // needs no worker, so deleting it never waits for the account's runs.
-func (e *Engine) deactivateForDelete(ctx context.Context, src store.Source) ([]store.Event, error) {
+func (e *Engine) deactivateForDelete(ctx context.Context, src model.Source) ([]model.Event, error) {
 	comp, err := e.store.GetComponent(ctx, src.ComponentID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -395,11 +396,11 @@ func (e *Engine) deactivateForDelete(ctx context.Context, src store.Source) ([]s
 	case errors.As(err, &ce):
 		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", src.ID, "err", err)
 		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
-		return []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
 	case errors.Is(err, ErrQuota):
 		// Removing a source must stay possible: only its hook is skipped.
 		notRun := fmt.Errorf("the deactivate hook did not run: %w", err)
-		return []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -414,7 +415,7 @@ func (e *Engine) deactivateForDelete(ctx context.Context, src store.Source) ([]s
 // it: its emits and console lines, or, when it fails, an $errors event
 // and its console lines together with a *HookError. A component without
 // the hook runs nothing.
-func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]store.Event, error) {
+func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Event, error) {
 	if !l.meta().HasHook(hook) {
 		return nil, nil
 	}
@@ -426,10 +427,10 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]store.Eve
 	})
 	if poolErr != nil {
 		notRun := fmt.Errorf("the %s hook did not run: %w", hook, poolErr)
-		return []store.Event{errorEvent(notRun, store.Invocation{Kind: kindHook + hook})}, notRun
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + hook})}, notRun
 	}
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
-	out := pipeline("", store.Invocation{Kind: kindHook + hook}, c, err, store.DedupeState{}, e.clock.Now())
+	out := pipeline("", model.Invocation{Kind: kindHook + hook}, c, err, model.DedupeState{}, e.clock.Now())
 	if err != nil {
 		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", errorClass(err))
 		return out.events, hookError(hook, err)
@@ -438,7 +439,7 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]store.Eve
 }
 
 // commitEvents stores and routes events of a source outside a run.
-func (e *Engine) commitEvents(ctx context.Context, src store.Source, events []store.Event) error {
+func (e *Engine) commitEvents(ctx context.Context, src model.Source, events []model.Event) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -457,13 +458,13 @@ func (e *Engine) commitEvents(ctx context.Context, src store.Source, events []st
 // withAddedProps is a source's component metadata with the props its
 // additionalProps method added when it was configured (timers among
 // them).
-func withAddedProps(meta component.Metadata, src store.Source) *component.Metadata {
+func withAddedProps(meta component.Metadata, src model.Source) *component.Metadata {
 	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), src.AddedProps...)
 	return &meta
 }
 
 // startTriggers registers a source's endpoints and arms its timers.
-func (e *Engine) startTriggers(src store.Source, meta *component.Metadata) {
+func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 	eps := map[component.EndpointToken]endpoint{}
 	for name, tok := range src.Endpoints {
 		p, _ := meta.Prop(name)
@@ -496,7 +497,7 @@ func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due,
 	if !e.owns(sourceID) {
 		return
 	}
-	inv := store.Invocation{SourceID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
+	inv := model.Invocation{SourceID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
 	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
 	if err != nil {
 		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
@@ -517,7 +518,7 @@ func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMess
 	if len(event) == 0 {
 		event = json.RawMessage("{}")
 	}
-	if _, err := e.queues.EnqueueInvocation(ctx, store.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(ctx, model.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
 		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
 	}
 	e.kick(sourceID)
@@ -529,7 +530,7 @@ func (e *Engine) releaseDelayed(sourceID string) error {
 	if !e.owns(sourceID) {
 		return nil // its owner releases them (resumeOwned loads them there)
 	}
-	if _, err := e.queues.EnqueueInvocation(context.Background(), store.Invocation{SourceID: sourceID, Kind: kindRelease}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(context.Background(), model.Invocation{SourceID: sourceID, Kind: kindRelease}); err != nil {
 		return err
 	}
 	e.workers.kick(sourceID)

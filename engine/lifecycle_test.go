@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -68,10 +69,10 @@ func versioned(version string, activateErr, deactivateErr error) *fakeComponent 
 func TestDeleteWithThrowingDeactivate(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, nil)
-	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_errors", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_errors", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.st.PutAutoSubscription(ctx, store.AutoSubscription{ID: "sub_a", OwnerID: "u_owner", ListenerID: "wh_errors", EventName: channelErrors}); err != nil {
+	if _, err := te.st.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_a", OwnerID: "u_owner", ListenerID: "wh_errors", EventName: channelErrors}); err != nil {
 		t.Fatal(err)
 	}
 	comp := te.saveComponent("broken-deactivate", versioned("1", nil, throw("cannot unregister")))
@@ -194,14 +195,14 @@ type failingStore struct {
 
 var errDisk = errors.New("disk full")
 
-func (f *failingStore) CreateSource(ctx context.Context, s store.Source, hooks store.RunCommit) (store.Source, []store.Event, error) {
+func (f *failingStore) CreateSource(ctx context.Context, s model.Source, hooks store.RunCommit) (model.Source, []model.Event, error) {
 	if f.failCreate {
-		return store.Source{}, nil, errDisk
+		return model.Source{}, nil, errDisk
 	}
 	return f.Bolt.CreateSource(ctx, s, hooks)
 }
 
-func (f *failingStore) UpdateSource(ctx context.Context, s store.Source, hooks store.RunCommit) ([]store.Event, error) {
+func (f *failingStore) UpdateSource(ctx context.Context, s model.Source, hooks store.RunCommit) ([]model.Event, error) {
 	if f.failUpdate {
 		return nil, errDisk
 	}
@@ -302,10 +303,10 @@ func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
 func TestHookEventsAreRouted(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, nil)
-	if err := te.st.CreateWebhook(ctx, store.Webhook{ID: "wh_all", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_all", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.st.PutSubscription(ctx, store.Subscription{ID: "sub_g", OwnerID: "u_owner", EmitterID: "dc_*", ListenerID: "wh_all"}); err != nil {
+	if _, err := te.st.PutSubscription(ctx, model.Subscription{ID: "sub_g", OwnerID: "u_owner", EmitterID: "dc_*", ListenerID: "wh_all"}); err != nil {
 		t.Fatal(err)
 	}
 	comp := te.saveComponent("announcer", &fakeComponent{hooks: map[string]func(context.Context, *fakeSource, sandbox.Capabilities) error{
@@ -504,7 +505,7 @@ type deleteOnCreate struct {
 	deleted chan error
 }
 
-func (d *deleteOnCreate) CreateSource(ctx context.Context, s store.Source, hooks store.RunCommit) (store.Source, []store.Event, error) {
+func (d *deleteOnCreate) CreateSource(ctx context.Context, s model.Source, hooks store.RunCommit) (model.Source, []model.Event, error) {
 	stored, evs, err := d.Bolt.CreateSource(ctx, s, hooks)
 	if err == nil {
 		go func() { d.deleted <- d.te.DeleteSource(ctx, s.ID) }()

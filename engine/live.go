@@ -5,14 +5,14 @@ import (
 	"sync"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 // live is a loaded source: its record, its component and its sandbox.
 type live struct {
-	src  store.Source
-	comp store.Component
+	src  model.Source
+	comp model.Component
 	box  sandbox.Source
 }
 

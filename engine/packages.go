@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -21,14 +22,14 @@ type Packages interface {
 	// an empty Bundled when code imports no package, and a *CodeError
 	// when the code or a package it imports cannot be had; Downloaded
 	// is set in either case.
-	Bundle(ctx context.Context, code string, lock []store.Package) (Bundled, error)
+	Bundle(ctx context.Context, code string, lock []model.Package) (Bundled, error)
 }
 
 // Bundled is code with its npm packages and Node built-ins bundled in.
 type Bundled struct {
 	Code     string          // "" when there was nothing to bundle
 	Map      string          // the bundle's source map, to the code as given and the packages' files
-	Packages []store.Package // the lock
+	Packages []model.Package // the lock
 	// Downloaded is the bytes of tarballs fetched from the registry for
 	// it, counted against the deploying account.
 	Downloaded int64
@@ -63,7 +64,7 @@ var packageLoadFailures = []string{"could not load module '", "Cannot find modul
 // parser has none (a Go stack overflow would end the process). lock and
 // opts are as for Packages.Bundle. The tarballs it downloads count
 // against account's usage.
-func (e *Engine) describeWithPackages(ctx context.Context, account, code string, lock []store.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, Bundled, error) {
+func (e *Engine) describeWithPackages(ctx context.Context, account, code string, lock []model.Package, describe func(code string) (*component.Metadata, error)) (*component.Metadata, Bundled, error) {
 	meta, err := describe(code)
 	var se *sandbox.ScriptError
 	needs := err == nil && bareImport.MatchString(code)
@@ -91,7 +92,7 @@ func (e *Engine) describeWithPackages(ctx context.Context, account, code string,
 
 // savedLock is the lock owner's component of the same code was bundled
 // with, unless opts ask to update it.
-func (e *Engine) savedLock(ctx context.Context, owner, code, codeURL string, opts SaveOptions) ([]store.Package, error) {
+func (e *Engine) savedLock(ctx context.Context, owner, code, codeURL string, opts SaveOptions) ([]model.Package, error) {
 	if opts.UpdatePackages {
 		return nil, nil
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Channels of the specification.
@@ -37,17 +37,17 @@ const uniqueCacheSize = 100
 const maxDelay = 366 * 24 * time.Hour
 
 type pipelineOut struct {
-	events []store.Event
-	dedupe *store.DedupeState // nil: no strategy, or the run failed
+	events []model.Event
+	dedupe *model.DedupeState // nil: no strategy, or the run failed
 	// dedupeAfter is the dedupe state once the first n events are
 	// stored (store.RunCommit.DedupeAfter); nil when dedupe is.
-	dedupeAfter func(n int) *store.DedupeState
+	dedupeAfter func(n int) *model.DedupeState
 }
 
 // pipeline turns what a run emitted and logged into events: the emits
 // ordered by ts and deduplicated, an $errors event when the run failed or
 // the channel limits dropped emits, and one $logs event per console line.
-func pipeline(strategy string, inv store.Invocation, c *collector, runErr error, dedupe store.DedupeState, now time.Time) pipelineOut {
+func pipeline(strategy string, inv model.Invocation, c *collector, runErr error, dedupe model.DedupeState, now time.Time) pipelineOut {
 	var out pipelineOut
 	if runErr == nil {
 		emits := orderByTS(c.emits)
@@ -73,7 +73,7 @@ func pipeline(strategy string, inv store.Invocation, c *collector, runErr error,
 	}
 	for _, line := range c.logs {
 		data, _ := json.Marshal(map[string]any{"level": line.Level, "message": line.Text, "ts": line.Time.UnixMilli()})
-		out.events = append(out.events, store.Event{Name: channelLogs, EmitID: newEmitID(), Summary: truncate(line.Text, 120), Data: data})
+		out.events = append(out.events, model.Event{Name: channelLogs, EmitID: newEmitID(), Summary: truncate(line.Text, 120), Data: data})
 	}
 	return out
 }
@@ -82,11 +82,11 @@ func pipeline(strategy string, inv store.Invocation, c *collector, runErr error,
 // kept (one event per emit, first in a run's events): the state that
 // initial and the emits of the prefix make; final after all of them.
 // It is nil when final is (no strategy).
-func dedupeAfter(strategy string, kept []abi.Emit, initial store.DedupeState, final *store.DedupeState) func(n int) *store.DedupeState {
+func dedupeAfter(strategy string, kept []abi.Emit, initial model.DedupeState, final *model.DedupeState) func(n int) *model.DedupeState {
 	if final == nil {
 		return nil
 	}
-	return func(n int) *store.DedupeState {
+	return func(n int) *model.DedupeState {
 		if n >= len(kept) {
 			return final
 		}
@@ -130,7 +130,7 @@ var errNoID = errors.New("an emit without an id on a source with a dedupe strate
 
 // applyDedupe filters emits by the source's strategy and returns the new
 // state. It returns a nil state when the strategy is none.
-func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi.Emit, *store.DedupeState, error) {
+func applyDedupe(strategy string, emits []abi.Emit, st model.DedupeState) ([]abi.Emit, *model.DedupeState, error) {
 	if strategy == "" {
 		return emits, nil, nil
 	}
@@ -189,8 +189,8 @@ func applyDedupe(strategy string, emits []abi.Emit, st store.DedupeState) ([]abi
 
 // emitEvents makes the events of emits: each on its channel, or, with a
 // future delivery_ts, a delayedRecord waiting on the $in channel.
-func emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, error) {
-	var out []store.Event
+func emitEvents(emits []abi.Emit, now time.Time) ([]model.Event, error) {
+	var out []model.Event
 	for _, em := range emits {
 		if em.DeliveryTS == nil || *em.DeliveryTS <= now.UnixMilli() {
 			out = append(out, emitEvent(em))
@@ -200,18 +200,18 @@ func emitEvents(emits []abi.Emit, now time.Time) ([]store.Event, error) {
 			return nil, fmt.Errorf("delivery_ts %d is more than a year ahead", *em.DeliveryTS)
 		}
 		data, _ := json.Marshal(newDelayedRecord(em))
-		out = append(out, store.Event{Name: store.ChannelDelayed, EmitID: newEmitID(), DedupeID: em.IDString(), Data: data,
+		out = append(out, model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), DedupeID: em.IDString(), Data: data,
 			Summary: "until " + time.UnixMilli(*em.DeliveryTS).UTC().Format(time.RFC3339) + ": " + em.Summary})
 	}
 	return out, nil
 }
 
-func emitEvent(em abi.Emit) store.Event {
+func emitEvent(em abi.Emit) model.Event {
 	data := em.Event
 	if len(data) == 0 {
 		data = json.RawMessage("null")
 	}
-	return store.Event{Name: em.Name, EmitID: newEmitID(), DedupeID: em.IDString(), Summary: em.Summary, Data: data}
+	return model.Event{Name: em.Name, EmitID: newEmitID(), DedupeID: em.IDString(), Summary: em.Summary, Data: data}
 }
 
 func newEmitID() string { return ids.Random() }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 func emitOf(id string, ts int64) abi.Emit {
@@ -35,18 +35,18 @@ func TestApplyDedupe(t *testing.T) {
 	tests := []struct {
 		name     string
 		strategy string
-		state    store.DedupeState
+		state    model.DedupeState
 		emits    []abi.Emit
 		want     string
 		wantErr  string
 	}{
-		{"none keeps all", "", store.DedupeState{}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"a"`, 0)}, "a,a", ""},
-		{"unique drops seen ids", component.DedupeUnique, store.DedupeState{Unique: []string{"a"}}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0), emitOf(`"b"`, 0)}, "b", ""},
-		{"greatest", "greatest", store.DedupeState{Greatest: f(5)}, []abi.Emit{emitOf(`4`, 0), emitOf(`6`, 0), emitOf(`5.5`, 0), emitOf(`7`, 0)}, "6,7", ""},
-		{"greatest needs numbers", "greatest", store.DedupeState{}, []abi.Emit{emitOf(`"x"`, 0)}, "", "numeric"},
-		{"last after the match", "last", store.DedupeState{Last: "b"}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0), emitOf(`"c"`, 0)}, "c", ""},
-		{"last without a match keeps all", "last", store.DedupeState{Last: "z"}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0)}, "a,b", ""},
-		{"an emit without id", "unique", store.DedupeState{}, []abi.Emit{{}}, "", "without an id"},
+		{"none keeps all", "", model.DedupeState{}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"a"`, 0)}, "a,a", ""},
+		{"unique drops seen ids", component.DedupeUnique, model.DedupeState{Unique: []string{"a"}}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0), emitOf(`"b"`, 0)}, "b", ""},
+		{"greatest", "greatest", model.DedupeState{Greatest: f(5)}, []abi.Emit{emitOf(`4`, 0), emitOf(`6`, 0), emitOf(`5.5`, 0), emitOf(`7`, 0)}, "6,7", ""},
+		{"greatest needs numbers", "greatest", model.DedupeState{}, []abi.Emit{emitOf(`"x"`, 0)}, "", "numeric"},
+		{"last after the match", "last", model.DedupeState{Last: "b"}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0), emitOf(`"c"`, 0)}, "c", ""},
+		{"last without a match keeps all", "last", model.DedupeState{Last: "z"}, []abi.Emit{emitOf(`"a"`, 0), emitOf(`"b"`, 0)}, "a,b", ""},
+		{"an emit without id", "unique", model.DedupeState{}, []abi.Emit{{}}, "", "without an id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,7 +66,7 @@ func TestApplyDedupe(t *testing.T) {
 
 func TestUniqueCachePurgesOldestFirst(t *testing.T) {
 	t.Parallel()
-	var st store.DedupeState
+	var st model.DedupeState
 	var emits []abi.Emit
 	for i := range 150 {
 		emits = append(emits, emitOf(fmt.Sprintf(`"id%d"`, i), 0))
@@ -117,7 +117,7 @@ func TestPipeline(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &collector{emits: tt.emits, logs: []sandbox.LogEntry{log}}
-			out := pipeline(tt.strategy, store.Invocation{Kind: kindManual, Event: json.RawMessage(`{"x":1}`)}, c, tt.runErr, store.DedupeState{}, now)
+			out := pipeline(tt.strategy, model.Invocation{Kind: kindManual, Event: json.RawMessage(`{"x":1}`)}, c, tt.runErr, model.DedupeState{}, now)
 			want := strings.Split(tt.want, "|")
 			if len(out.events) != len(want) {
 				t.Fatalf("%d events, want %d: %+v", len(out.events), len(want), out.events)
@@ -134,7 +134,7 @@ func TestPipeline(t *testing.T) {
 
 func TestErrorEventDescribesTheFailure(t *testing.T) {
 	t.Parallel()
-	inv := store.Invocation{Kind: kindHTTP, Event: json.RawMessage(`{"body":1}`)}
+	inv := model.Invocation{Kind: kindHTTP, Event: json.RawMessage(`{"body":1}`)}
 	for _, tt := range []struct {
 		err  error
 		name string

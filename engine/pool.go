@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // ErrQuota is an operation refused because the account's daily quota of
@@ -98,7 +98,7 @@ func begun(ctx context.Context) context.Context {
 
 // buildInPool is build as account's work in the pool: loading a component
 // evaluates its top-level code.
-func (e *Engine) buildInPool(ctx context.Context, src store.Source, comp store.Component) (*live, error) {
+func (e *Engine) buildInPool(ctx context.Context, src model.Source, comp model.Component) (*live, error) {
 	var l *live
 	err := e.inPool(ctx, src.UserID, 0, func(ctx context.Context) error {
 		var err error

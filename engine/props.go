@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
 )
@@ -32,7 +33,7 @@ type storedProps struct {
 //
 // Secret values are sealed bound to src's owner, id and prop name
 // (secret.PropBinding), so a sealed value never opens anywhere else.
-func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.RawMessage, previous *store.Source, src store.Source) (storedProps, error) {
+func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.RawMessage, previous *model.Source, src model.Source) (storedProps, error) {
 	out := storedProps{values: map[string]json.RawMessage{}}
 	if given == nil && previous != nil {
 		given = map[string]json.RawMessage{}
@@ -108,7 +109,7 @@ func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.Ra
 }
 
 // apply stores the props in src.
-func (p storedProps) apply(src *store.Source) {
+func (p storedProps) apply(src *model.Source) {
 	src.ConfiguredProps, src.SecretProps, src.Endpoints = p.values, p.secrets, p.endpoints
 }
 
@@ -125,7 +126,7 @@ func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "
 // stored values with secrets opened (only those named in SecretProps), and
 // each HTTP interface as {endpoint_url, endpoint} (Pipedream's name) under
 // the current public URL.
-func (e *Engine) sandboxProps(src store.Source) (json.RawMessage, error) {
+func (e *Engine) sandboxProps(src model.Source) (json.RawMessage, error) {
 	plain := make(map[string]json.RawMessage, len(src.ConfiguredProps)+len(src.Endpoints))
 	for name, v := range src.ConfiguredProps {
 		if slices.Contains(src.SecretProps, name) {
@@ -153,7 +154,7 @@ func (e *Engine) EndpointURL(tok component.EndpointToken) string {
 // resealUnbound binds the secret values sealed before values were bound to
 // their source (store schema 1): each is opened unbound and sealed again
 // with its binding, once, when the engine starts.
-func (e *Engine) resealUnbound(ctx context.Context, sources []store.Source) error {
+func (e *Engine) resealUnbound(ctx context.Context, sources []model.Source) error {
 	for _, src := range sources {
 		changed := false
 		for _, name := range src.SecretProps {

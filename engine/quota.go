@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -60,7 +61,7 @@ func (q *quotas) over(ctx context.Context, account, day string) (bool, error) {
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}
-	if err != nil || u.Plan != store.PlanFree {
+	if err != nil || u.Plan != model.PlanFree {
 		return false, err
 	}
 	usage, err := q.queues.GetUsage(ctx, account, day)

@@ -6,16 +6,17 @@ import (
 	"math"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
 // router matches an emitter's events against subscriptions. It is built
 // before a commit (reading subscriptions) and called inside it (no I/O).
 type router struct {
-	src       store.Source
+	src       model.Source
 	maxHops   int
-	subs      []store.Subscription // the owner's, and the creator's exact ones
-	autos     []store.AutoSubscription
+	subs      []model.Subscription // the owner's, and the creator's exact ones
+	autos     []model.AutoSubscription
 	kicked    map[string]bool // listener sources given work
 	delivered bool            // webhook deliveries queued
 }
@@ -27,7 +28,7 @@ const newestOrder = math.MaxUint64
 // newRouter reads the subscriptions that can match src's events.
 // Subscriptions live in the account that made them: the source's owner,
 // and its creator when the owner is an organization.
-func newRouter(ctx context.Context, st store.Store, src store.Source, maxHops int) (*router, error) {
+func newRouter(ctx context.Context, st store.Store, src model.Source, maxHops int) (*router, error) {
 	r := &router{src: src, maxHops: maxHops, kicked: map[string]bool{}}
 	owners := []string{src.OwnerID}
 	if src.UserID != "" && src.UserID != src.OwnerID {
@@ -87,7 +88,7 @@ func (r *router) listeners(channel string) []string {
 
 // route is store.RunCommit.Route for an event of a run that was reached
 // through hops subscription hops.
-func (r *router) route(ev store.Event, hops int) store.Routed {
+func (r *router) route(ev model.Event, hops int) store.Routed {
 	var out store.Routed
 	for _, id := range r.listeners(ev.Name) {
 		kind, _ := ids.Of(id)
@@ -96,10 +97,10 @@ func (r *router) route(ev store.Event, hops int) store.Routed {
 			if hops+1 > r.maxHops {
 				continue // a loop: the commit reports it on $errors
 			}
-			out.Invocations = append(out.Invocations, store.Invocation{SourceID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
+			out.Invocations = append(out.Invocations, model.Invocation{SourceID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
 			r.kicked[id] = true
 		case ids.Webhook:
-			out.Deliveries = append(out.Deliveries, store.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+			out.Deliveries = append(out.Deliveries, model.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 			r.delivered = true
 		}
 	}
@@ -107,12 +108,12 @@ func (r *router) route(ev store.Event, hops int) store.Routed {
 }
 
 // at returns route for events reached through hops subscription hops.
-func (r *router) at(hops int) func(store.Event) store.Routed {
-	return func(ev store.Event) store.Routed { return r.route(ev, hops) }
+func (r *router) at(hops int) func(model.Event) store.Routed {
+	return func(ev model.Event) store.Routed { return r.route(ev, hops) }
 }
 
 // deliveryMetadata is an event summary's metadata.
-func deliveryMetadata(ev store.Event) map[string]any {
+func deliveryMetadata(ev model.Event) map[string]any {
 	m := map[string]any{"emit_id": ev.EmitID, "name": ev.Name, "emitter_id": ev.EmitterID, "summary": ev.Summary}
 	if ev.DedupeID != "" {
 		m["id"] = ev.DedupeID
@@ -122,7 +123,7 @@ func deliveryMetadata(ev store.Event) map[string]any {
 
 // deliveryPayload is the body a webhook receives: the event summary with
 // the whole event.
-func deliveryPayload(ev store.Event) json.RawMessage {
+func deliveryPayload(ev model.Event) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"id":            ev.ID,
 		"indexed_at_ms": ev.IndexedAtMs,
@@ -134,7 +135,7 @@ func deliveryPayload(ev store.Event) json.RawMessage {
 
 // wouldLoop reports whether any of events has a source listener, which a
 // run at the hop limit may not reach.
-func (r *router) wouldLoop(events []store.Event) bool {
+func (r *router) wouldLoop(events []model.Event) bool {
 	for _, ev := range events {
 		for _, id := range r.listeners(ev.Name) {
 			if ids.Is(id, ids.Source) || ids.Is(id, ids.Workflow) {

@@ -4,13 +4,13 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 func TestRouterListeners(t *testing.T) {
 	t.Parallel()
-	src := store.Source{ID: "dc_me", OwnerID: "u_a", UserID: "u_a", Order: 10}
-	subs := []store.Subscription{
+	src := model.Source{ID: "dc_me", OwnerID: "u_a", UserID: "u_a", Order: 10}
+	subs := []model.Subscription{
 		{EmitterID: "dc_me", ListenerID: "wh_exact"},
 		{EmitterID: "dc_me", ListenerID: "dc_orders", EventName: "orders"},
 		{EmitterID: "dc_*", ListenerID: "wh_glob"},
@@ -18,7 +18,7 @@ func TestRouterListeners(t *testing.T) {
 		{EmitterID: "dc_other", ListenerID: "wh_other"},
 		{EmitterID: "dc_me", ListenerID: "wh_exact"}, // a duplicate listener is listed once
 	}
-	autos := []store.AutoSubscription{
+	autos := []model.AutoSubscription{
 		{ListenerID: "wh_old_errors", EventName: "$errors", Order: 5},
 		{ListenerID: "wh_new_errors", EventName: "$errors", Order: 11},
 		{ListenerID: "wh_logs", EventName: "$logs", Order: 1},
@@ -49,10 +49,10 @@ func TestRouterListeners(t *testing.T) {
 
 func TestRouteByListenerKind(t *testing.T) {
 	t.Parallel()
-	r := &router{src: store.Source{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []store.Subscription{
+	r := &router{src: model.Source{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []model.Subscription{
 		{EmitterID: "dc_me", ListenerID: "dc_next"}, {EmitterID: "dc_me", ListenerID: "wh_1"}, {EmitterID: "dc_me", ListenerID: "p_flow"},
 	}}
-	ev := store.Event{ID: "1-0", EmitterID: "dc_me", Data: []byte(`{"a":1}`)}
+	ev := model.Event{ID: "1-0", EmitterID: "dc_me", Data: []byte(`{"a":1}`)}
 	out := r.route(ev, 0)
 	var got []string
 	for _, inv := range out.Invocations {
@@ -73,7 +73,7 @@ func TestRouteByListenerKind(t *testing.T) {
 	if out := r.route(ev, 2); len(out.Invocations) != 0 {
 		t.Errorf("an event at the hop limit reached a source: %+v", out.Invocations)
 	}
-	if !r.wouldLoop([]store.Event{ev}) {
+	if !r.wouldLoop([]model.Event{ev}) {
 		t.Error("wouldLoop missed a source listener")
 	}
 }
@@ -84,7 +84,7 @@ func TestRouteByListenerKind(t *testing.T) {
 func TestOrgSourceRouting(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, nil)
-	for _, s := range []store.Subscription{
+	for _, s := range []model.Subscription{
 		{ID: "sub_1", OwnerID: "o_team", EmitterID: "dc_*", ListenerID: "wh_team"},
 		{ID: "sub_2", OwnerID: "u_member", EmitterID: "dc_*", ListenerID: "wh_member_glob"},
 		{ID: "sub_3", OwnerID: "u_member", EmitterID: "dc_orgsrc", ListenerID: "wh_member_exact"},
@@ -93,7 +93,7 @@ func TestOrgSourceRouting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := newRouter(ctx, te.st, store.Source{ID: "dc_orgsrc", OwnerID: "o_team", UserID: "u_member"}, 8)
+	r, err := newRouter(ctx, te.st, model.Source{ID: "dc_orgsrc", OwnerID: "o_team", UserID: "u_member"}, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

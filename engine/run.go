@@ -9,6 +9,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
 )
@@ -107,7 +108,7 @@ func (e *Engine) loadStored(ctx context.Context, id string) (*live, error) {
 }
 
 // build loads a source's component with its props in a new sandbox.
-func (e *Engine) build(ctx context.Context, src store.Source, comp store.Component) (*live, error) {
+func (e *Engine) build(ctx context.Context, src model.Source, comp model.Component) (*live, error) {
 	props, err := e.sandboxProps(src)
 	if err != nil {
 		return nil, err
@@ -121,7 +122,7 @@ func (e *Engine) build(ctx context.Context, src store.Source, comp store.Compone
 
 // processBatch runs invocations of one source in order and commits all
 // their results at once. Dedupe state carries from one run to the next.
-func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store.Invocation) error {
+func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model.Invocation) error {
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
 		waiters[i] = e.waiterOf(inv)
@@ -152,7 +153,7 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 		}
 		runs := make([]store.CompletedRun, len(invs))
 		for i, inv := range invs {
-			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []store.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
+			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
 		}
 		return e.commit(ctx, src, runs)
 	}
@@ -192,7 +193,7 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []store
 
 // runOne runs an invocation and returns what to commit for it. The quota
 // was checked once for the batch (over); usage is counted per run.
-func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *waiter, dedupe *store.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
+func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *waiter, dedupe *model.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
 	if inv.Kind == kindRelease {
 		return e.releaseCommit(ctx, l.src.ID)
@@ -201,7 +202,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 		return store.RunCommit{}, nil // queued before the source was deactivated
 	}
 	if over {
-		return store.RunCommit{Events: []store.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
+		return store.RunCommit{Events: []model.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
 	}
 	c := &collector{channels: channels}
 	caps := e.capabilities(l, c)
@@ -243,7 +244,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv store.Invocation, w *w
 
 // commit stores a batch of a source's runs, routing each event, then wakes
 // whoever the commit gave work to.
-func (e *Engine) commit(ctx context.Context, src store.Source, runs []store.CompletedRun) error {
+func (e *Engine) commit(ctx context.Context, src model.Source, runs []store.CompletedRun) error {
 	if len(runs) == 0 {
 		return nil
 	}
@@ -261,7 +262,7 @@ func (e *Engine) commit(ctx context.Context, src store.Source, runs []store.Comp
 		run.Commit.Route = r.at(hops)
 	}
 	stored, err := e.queues.CompleteRuns(ctx, runs)
-	var all []store.Event
+	var all []model.Event
 	for _, events := range stored {
 		all = append(all, events...)
 	}
@@ -271,9 +272,9 @@ func (e *Engine) commit(ctx context.Context, src store.Source, runs []store.Comp
 
 // afterCommit wakes whoever a commit gave work to, notes delayed emits and
 // publishes the stored events to live streams.
-func (e *Engine) afterCommit(r *router, events []store.Event) {
+func (e *Engine) afterCommit(r *router, events []model.Event) {
 	for _, ev := range events {
-		if ev.Name != store.ChannelDelayed {
+		if ev.Name != model.ChannelDelayed {
 			continue
 		}
 		if rec, err := decodeDelayed(ev.Data); err == nil {

@@ -13,8 +13,8 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 // echo emits its run event on the default channel, with the id the event
@@ -41,7 +41,7 @@ func (te *testEngine) runAll(id string, events ...string) {
 	}
 }
 
-func dataOf(evs []store.Event) string {
+func dataOf(evs []model.Event) string {
 	var out []string
 	for i := len(evs) - 1; i >= 0; i-- { // oldest first
 		out = append(out, string(evs[i].Data))
@@ -72,7 +72,7 @@ func TestSourceToSourceAndTheHopLimit(t *testing.T) {
 	te := newTestEngine(t, func(c *Config) { c.MaxHops = 3 })
 	comp := te.saveComponent("relay", echo(component.Metadata{}))
 	a, b := te.deploy(comp, nil), te.deploy(comp, nil)
-	for _, s := range []store.Subscription{
+	for _, s := range []model.Subscription{
 		{ID: "sub_ab", OwnerID: "u_owner", EmitterID: a.ID, ListenerID: b.ID},
 		{ID: "sub_ba", OwnerID: "u_owner", EmitterID: b.ID, ListenerID: a.ID},
 	} {
@@ -108,7 +108,7 @@ func TestInactiveSources(t *testing.T) {
 	if _, ok := te.endpoints.lookup(tok); ok || te.timers.count() != 0 {
 		t.Fatal("an inactive source kept its triggers")
 	}
-	inv, err := te.st.EnqueueInvocation(ctx, store.Invocation{SourceID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
+	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Source maps are parsed only when code throws, and what they hold in
@@ -113,7 +113,7 @@ func (e *Engine) sourceMaps(l *live) []*component.SourceMap {
 // stepMaps are sourceMaps for a step of a loaded workflow. A step run on
 // its own (an action's test run) is no stored workflow's: its maps are
 // parsed for the one error.
-func (e *Engine) stepMaps(lf *liveFlow, step store.WorkflowStep) []*component.SourceMap {
+func (e *Engine) stepMaps(lf *liveFlow, step model.WorkflowStep) []*component.SourceMap {
 	if !ids.Is(lf.wf.ID, ids.Workflow) {
 		return parseMaps(step.BundleMap, step.SourceMap)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
 	"github.com/fount-dev/fount/store"
@@ -91,23 +92,23 @@ func stepErr(step, format string, args ...any) *WorkflowError {
 // (which checks its code and describes its props), stores the workflow
 // and brings its trigger up. Nothing is stored when a step is at fault:
 // a *WorkflowError names it.
-func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (store.Workflow, error) {
+func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (model.Workflow, error) {
 	end, err := e.beginOp()
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	defer end()
 	now := e.clock.Now().Unix()
-	wf := store.Workflow{ID: ids.New(ids.Workflow), OwnerID: req.OwnerID, UserID: req.UserID, CreatedAt: now}
+	wf := model.Workflow{ID: ids.New(ids.Workflow), OwnerID: req.OwnerID, UserID: req.UserID, CreatedAt: now}
 	sub, err := e.prepareWorkflow(ctx, &wf, req, nil)
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	unlock := e.lifecycle.lock(wf.ID)
 	defer unlock()
 	stored, err := e.store.CreateWorkflow(ctx, wf, sub)
 	if err != nil {
-		return store.Workflow{}, workflowStoreError(err, wf.NameSlug)
+		return model.Workflow{}, workflowStoreError(err, wf.NameSlug)
 	}
 	e.startWorkflowTriggers(stored)
 	e.changed(stored.ID)
@@ -117,26 +118,26 @@ func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (store
 // UpdateWorkflow replaces a workflow's definition (its id, endpoint and
 // creation stay) and swaps its trigger. Executions already queued run
 // with the new steps.
-func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequest) (store.Workflow, error) {
+func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequest) (model.Workflow, error) {
 	end, err := e.beginOp()
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	defer end()
 	unlock := e.lifecycle.lock(id)
 	defer unlock()
 	old, err := e.store.GetWorkflow(ctx, id)
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	wf := old // its creator stays: executions count against them, as a source's runs do
 	sub, err := e.prepareWorkflow(ctx, &wf, req, &old)
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	stored, err := e.store.UpdateWorkflow(ctx, wf, sub)
 	if err != nil {
-		return store.Workflow{}, workflowStoreError(err, wf.NameSlug)
+		return model.Workflow{}, workflowStoreError(err, wf.NameSlug)
 	}
 	e.stopTriggers(id)
 	e.startWorkflowTriggers(stored)
@@ -148,17 +149,17 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 // SetWorkflowActive starts or stops a workflow's trigger and keeps
 // everything else, without loading its steps again. Manual runs work
 // either way.
-func (e *Engine) SetWorkflowActive(ctx context.Context, id string, active bool) (store.Workflow, error) {
+func (e *Engine) SetWorkflowActive(ctx context.Context, id string, active bool) (model.Workflow, error) {
 	end, err := e.beginOp()
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	defer end()
 	unlock := e.lifecycle.lock(id)
 	defer unlock()
 	wf, err := e.store.SetWorkflowActive(ctx, id, active, e.clock.Now().Unix())
 	if err != nil {
-		return store.Workflow{}, err
+		return model.Workflow{}, err
 	}
 	e.stopTriggers(id)
 	e.startWorkflowTriggers(wf)
@@ -196,7 +197,7 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	if len(event) == 0 {
 		event = json.RawMessage("{}")
 	}
-	inv, err := e.queues.EnqueueInvocation(ctx, store.Invocation{SourceID: id, Kind: kindManual, Event: event})
+	inv, err := e.queues.EnqueueInvocation(ctx, model.Invocation{SourceID: id, Kind: kindManual, Event: event})
 	if err != nil {
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}
@@ -216,7 +217,7 @@ func workflowStoreError(err error, slug string) error {
 // prepareWorkflow fills wf from req: name, trigger and steps, each step
 // loaded in the sandbox to check it. previous is the stored workflow on
 // update. It returns the subscription of a source trigger.
-func (e *Engine) prepareWorkflow(ctx context.Context, wf *store.Workflow, req WorkflowRequest, previous *store.Workflow) (*store.Subscription, error) {
+func (e *Engine) prepareWorkflow(ctx context.Context, wf *model.Workflow, req WorkflowRequest, previous *model.Workflow) (*model.Subscription, error) {
 	name := strings.TrimSpace(req.Name)
 	if name == "" {
 		return nil, &WorkflowError{Reason: "the workflow needs a name"}
@@ -238,22 +239,22 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *store.Workflow, req Wo
 
 // prepareTrigger checks a trigger. An HTTP trigger keeps the endpoint it
 // had, so that its URL survives updates.
-func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *store.Workflow) (store.WorkflowTrigger, *store.Subscription, error) {
-	out := store.WorkflowTrigger{Type: t.Type}
+func (e *Engine) prepareTrigger(wf *model.Workflow, t TriggerRequest, previous *model.Workflow) (model.WorkflowTrigger, *model.Subscription, error) {
+	out := model.WorkflowTrigger{Type: t.Type}
 	switch t.Type {
-	case store.TriggerHTTP:
+	case model.TriggerHTTP:
 		out.Respond = t.Respond
 		out.Endpoint = component.NewEndpointToken()
 		if previous != nil && previous.Trigger.Endpoint != "" {
 			out.Endpoint = previous.Trigger.Endpoint
 		}
-	case store.TriggerTimer:
+	case model.TriggerTimer:
 		spec, err := component.CheckTimer(component.Prop{Name: "timer", Type: component.TypeTimer}, t.Timer)
 		if err != nil {
 			return out, nil, &WorkflowError{Reason: "the timer trigger " + strings.TrimPrefix(err.Error(), "The prop timer ")}
 		}
 		out.Timer = &spec
-	case store.TriggerSource:
+	case model.TriggerSource:
 		kind, ok := ids.Of(t.EmitterID)
 		if !ok || (kind != ids.Source && kind != ids.Workflow) {
 			return out, nil, &WorkflowError{Reason: fmt.Sprintf("the source trigger needs an emitter: a source (dc_...) or workflow (p_...) id, or the glob dc_* or p_*, not %q", t.EmitterID)}
@@ -266,10 +267,10 @@ func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *
 		if t.SubscriptionOwner != "" {
 			owner = t.SubscriptionOwner
 		}
-		sub := &store.Subscription{ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: t.EmitterID,
+		sub := &model.Subscription{ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: t.EmitterID,
 			ListenerID: wf.ID, EventName: t.EventName, CreatedAt: e.clock.Now().Unix()}
 		return out, sub, nil
-	case store.TriggerManual:
+	case model.TriggerManual:
 	default:
 		return out, nil, &WorkflowError{Reason: fmt.Sprintf("unknown trigger type %q; use http, timer, source or manual", t.Type)}
 	}
@@ -279,7 +280,7 @@ func (e *Engine) prepareTrigger(wf *store.Workflow, t TriggerRequest, previous *
 // prepareSteps checks each step and loads it in the sandbox. previous
 // is the stored workflow on update, whose steps' secrets a step of the
 // same name may keep.
-func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []StepRequest, previous *store.Workflow, opts SaveOptions) ([]store.WorkflowStep, error) {
+func (e *Engine) prepareSteps(ctx context.Context, wf model.Workflow, reqs []StepRequest, previous *model.Workflow, opts SaveOptions) ([]model.WorkflowStep, error) {
 	if len(reqs) == 0 {
 		return nil, &WorkflowError{Reason: "the workflow needs at least one step"}
 	}
@@ -287,7 +288,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 		return nil, &WorkflowError{Reason: fmt.Sprintf("the workflow has %d steps, more than %d", len(reqs), MaxSteps)}
 	}
 	seen := map[string]bool{}
-	out := make([]store.WorkflowStep, 0, len(reqs))
+	out := make([]model.WorkflowStep, 0, len(reqs))
 	for i, r := range reqs {
 		switch {
 		case !stepName.MatchString(r.Name) || len(r.Name) > maxStepNameLen:
@@ -296,7 +297,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 			return nil, stepErr(r.Name, "the name trigger is reserved for the workflow's trigger")
 		case seen[r.Name]:
 			return nil, stepErr(r.Name, "two steps have this name; step names must be unique")
-		case r.Kind != store.StepCode && r.Kind != store.StepAction:
+		case r.Kind != model.StepCode && r.Kind != model.StepAction:
 			return nil, stepErr(r.Name, "unknown kind %q; use code or action", r.Kind)
 		case strings.TrimSpace(r.Code) == "":
 			return nil, stepErr(r.Name, "the step has no code")
@@ -313,8 +314,8 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 				return nil, stepErr(r.Name, "the source_map is not a source map v3: %v", err)
 			}
 		}
-		step := store.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, SourceMap: r.SourceMap, Modules: r.Modules}
-		var prev *store.WorkflowStep
+		step := model.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, SourceMap: r.SourceMap, Modules: r.Modules}
+		var prev *model.WorkflowStep
 		if previous != nil {
 			for i := range previous.Steps {
 				if previous.Steps[i].Name == step.Name {
@@ -322,7 +323,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 				}
 			}
 		}
-		var lock []store.Package
+		var lock []model.Package
 		if prev != nil && prev.Code == step.Code && !opts.UpdatePackages {
 			lock = prev.Packages
 		}
@@ -349,7 +350,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf store.Workflow, reqs []Ste
 // user's work, and returns what it found. The npm packages the step
 // imports are bundled in first (step.Bundle, step.Packages), with the
 // versions of lock where they fit.
-func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step *store.WorkflowStep, lock []store.Package) (*component.Metadata, error) {
+func (e *Engine) describeStep(ctx context.Context, wf model.Workflow, step *model.WorkflowStep, lock []model.Package) (*component.Metadata, error) {
 	meta, bundled, err := e.describeWithPackages(ctx, wf.UserID, step.Code, lock, func(code string) (*component.Metadata, error) {
 		var meta *component.Metadata
 		err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
@@ -370,7 +371,7 @@ func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step *stor
 		return nil, err
 	}
 	step.Bundle, step.BundleMap, step.Packages = bundled.Code, bundled.Map, bundled.Packages
-	if step.Kind == store.StepAction && meta.Type != component.KindAction {
+	if step.Kind == model.StepAction && meta.Type != component.KindAction {
 		return nil, stepErr(step.Name, "an action step needs an action component, with type: \"action\"; make it a code step, or give it that type")
 	}
 	if len(meta.Hooks) > 0 || len(meta.PropsOfType(component.TypeHTTP)) > 0 || len(meta.PropsOfType(component.TypeAppHook)) > 0 || len(meta.PropsOfType(component.TypeTimer)) > 0 || meta.Dedupe != "" {
@@ -384,7 +385,7 @@ func (e *Engine) describeStep(ctx context.Context, wf store.Workflow, step *stor
 // other value now; a required prop needs a value; secrets are sealed,
 // bound to the workflow and step. A secret sent back as secret.Marker
 // keeps the value of prev, the stored step of the same name.
-func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, given map[string]json.RawMessage, prev *store.WorkflowStep) error {
+func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, given map[string]json.RawMessage, prev *model.WorkflowStep) error {
 	meta := &step.Metadata
 	for name := range given {
 		if _, ok := meta.Prop(name); !ok {
@@ -438,7 +439,7 @@ func (e *Engine) prepareStepProps(wf store.Workflow, step *store.WorkflowStep, g
 }
 
 // stepBinding binds a step's sealed prop to its workflow, step and prop.
-func stepBinding(wf store.Workflow, step, prop string) string {
+func stepBinding(wf model.Workflow, step, prop string) string {
 	return secret.PropBinding(wf.OwnerID, wf.ID, step+"."+prop)
 }
 
@@ -479,7 +480,7 @@ func checkTemplates(step string, props map[string]json.RawMessage, earlier map[s
 // stepTemplates splits a step's stored props into the values it is
 // loaded with (secrets opened) and the templates evaluated at each
 // execution.
-func (e *Engine) stepTemplates(wf store.Workflow, step store.WorkflowStep) (static json.RawMessage, templates map[string]string, err error) {
+func (e *Engine) stepTemplates(wf model.Workflow, step model.WorkflowStep) (static json.RawMessage, templates map[string]string, err error) {
 	plain := map[string]json.RawMessage{}
 	for name, v := range step.Props {
 		if slices.Contains(step.SecretProps, name) {
@@ -505,16 +506,16 @@ func (e *Engine) stepTemplates(wf store.Workflow, step store.WorkflowStep) (stat
 
 // startWorkflowTriggers registers an active workflow's endpoint or arms
 // its timer. A source trigger is its subscription, which the store holds.
-func (e *Engine) startWorkflowTriggers(wf store.Workflow) {
+func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 	if !wf.Active {
 		return
 	}
 	switch wf.Trigger.Type {
-	case store.TriggerHTTP:
+	case model.TriggerHTTP:
 		e.endpoints.set(wf.ID, map[component.EndpointToken]endpoint{
 			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true},
 		})
-	case store.TriggerTimer:
+	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {
 			e.timers.set(wf.ID, map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
 		}

@@ -5,23 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
-
-// ConnectedAccount is an app's credentials, behind the $auth of the app
-// props configured with it ({"authProvisionId": "apn_..."}).
-type ConnectedAccount struct {
-	ID      string `json:"id"`       // apn_...
-	OwnerID string `json:"owner_id"` // the user or organization whose sources may use it
-	UserID  string `json:"user_id"`  // who created it
-	App     string `json:"app"`      // the app's slug, as in an app prop's app
-	Name    string `json:"name"`
-	// Fields are the credential fields, each value sealed by the engine
-	// (bound to the account and the field's name) before it is stored.
-	Fields    map[string]string `json:"fields"`
-	CreatedAt int64             `json:"created_at"`
-	UpdatedAt int64             `json:"updated_at"`
-}
 
 // CreateConnectedAccount stores a.
 //
@@ -29,9 +15,9 @@ type ConnectedAccount struct {
 //
 // ErrConflict when a.ID exists; a *LimitError when the owner has its
 // limit of connected accounts. Nothing is stored then.
-func (b *Bolt) CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error) {
+func (b *Bolt) CreateConnectedAccount(ctx context.Context, a model.ConnectedAccount) (model.ConnectedAccount, error) {
 	if a.ID == "" {
-		return ConnectedAccount{}, errors.New("store: create connected account: empty id")
+		return model.ConnectedAccount{}, errors.New("store: create connected account: empty id")
 	}
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		bk := tx.Bucket(bucketAccounts)
@@ -47,38 +33,38 @@ func (b *Bolt) CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (
 		return putJSON(bk, a.ID, a)
 	})
 	if err != nil {
-		return ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
+		return model.ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
 	}
 	return a, nil
 }
 
 // GetConnectedAccount returns the connected account with id, or
 // ErrNotFound.
-func (b *Bolt) GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error) {
-	var a ConnectedAccount
+func (b *Bolt) GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
+	var a model.ConnectedAccount
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketAccounts), id, &a)
 	})
 	if err != nil {
-		return ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
+		return model.ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
 	}
 	return a, nil
 }
 
 // ListConnectedAccounts returns a page of owner's connected accounts, in
 // the order they were created.
-func (b *Bolt) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error) {
-	var pg PageOf[ConnectedAccount]
+func (b *Bolt) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error) {
+	var pg PageOf[model.ConnectedAccount]
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		ids, cursors, total, err := accountIndex.page(tx, ownerID, p)
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[ConnectedAccount](recordsOf(tx.Bucket(bucketAccounts)), p, ids, cursors, total)
+		pg, err = pageOf[model.ConnectedAccount](recordsOf(tx.Bucket(bucketAccounts)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {
-		return PageOf[ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
+		return PageOf[model.ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }

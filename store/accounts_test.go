@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestConnectedAccounts(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b accountsAPI) {
-		acct := func(id, owner string) ConnectedAccount {
-			return ConnectedAccount{ID: id, OwnerID: owner, UserID: owner, App: "github", Name: id, Fields: map[string]string{"oauth_access_token": "sealed"}}
+		acct := func(id, owner string) model.ConnectedAccount {
+			return model.ConnectedAccount{ID: id, OwnerID: owner, UserID: owner, App: "github", Name: id, Fields: map[string]string{"oauth_access_token": "sealed"}}
 		}
-		for _, a := range []ConnectedAccount{acct("apn_1", "u_a"), acct("apn_2", "u_a"), acct("apn_3", "u_b")} {
+		for _, a := range []model.ConnectedAccount{acct("apn_1", "u_a"), acct("apn_2", "u_a"), acct("apn_3", "u_b")} {
 			if _, err := b.CreateConnectedAccount(ctx, a); err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +57,7 @@ func TestAccountLimitIsAtomic(t *testing.T) {
 		errs := make(chan error, tries)
 		for n := range tries {
 			wg.Go(func() {
-				_, err := b.CreateConnectedAccount(ctx, ConnectedAccount{ID: fmt.Sprint("apn_", n), OwnerID: "u_a"})
+				_, err := b.CreateConnectedAccount(ctx, model.ConnectedAccount{ID: fmt.Sprint("apn_", n), OwnerID: "u_a"})
 				errs <- err
 			})
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // TestBackupWhileWriting: a backup taken while writers grow the store
@@ -31,7 +33,7 @@ func TestBackupWhileWriting(t *testing.T) {
 				return
 			default:
 			}
-			if _, err := s.AppendEvents(ctx, fmt.Sprintf("dc_%d", i%50), []Event{{Data: data}}, 1000); err != nil {
+			if _, err := s.AppendEvents(ctx, fmt.Sprintf("dc_%d", i%50), []model.Event{{Data: data}}, 1000); err != nil {
 				t.Error(err)
 				return
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -15,7 +16,7 @@ import (
 // full (keep 100), the steady state of an emitting source.
 func BenchmarkAppendEvents(b *testing.B) {
 	s := openTestBolt(b)
-	ev := []Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}
+	ev := []model.Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}
 	for range 100 {
 		if _, err := s.AppendEvents(ctx, "dc_1", ev, 100); err != nil {
 			b.Fatal(err)
@@ -36,14 +37,14 @@ func BenchmarkAppendEventsKept(b *testing.B) {
 	for _, keep := range []int{100, 100_000} {
 		b.Run(fmt.Sprintf("keep=%d", keep), func(b *testing.B) {
 			s := openTestBolt(b)
-			fill := make([]Event, keep)
+			fill := make([]model.Event, keep)
 			for i := range fill {
-				fill[i] = Event{Data: json.RawMessage(`{"title":"hello","n":1}`)}
+				fill[i] = model.Event{Data: json.RawMessage(`{"title":"hello","n":1}`)}
 			}
 			if _, err := s.AppendEvents(ctx, "dc_1", fill, keep); err != nil {
 				b.Fatal(err)
 			}
-			ev := []Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}
+			ev := []model.Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}
 			for b.Loop() {
 				if _, err := s.AppendEvents(ctx, "dc_1", ev, keep); err != nil {
 					b.Fatal(err)
@@ -102,13 +103,13 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 	}
 	var batch []CompletedRun
 	for range runs {
-		inv, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_big", Kind: "manual"})
+		inv, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_big", Kind: "manual"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		evs := make([]Event, events)
+		evs := make([]model.Event, events)
 		for i := range evs {
-			evs[i] = Event{Name: fmt.Sprint("ch", i%chs), EmitID: "0123456789abcdefghij", Data: data}
+			evs[i] = model.Event{Name: fmt.Sprint("ch", i%chs), EmitID: "0123456789abcdefghij", Data: data}
 		}
 		batch = append(batch, CompletedRun{Invocation: inv, Commit: RunCommit{Events: evs, Keep: 100}})
 	}
@@ -124,7 +125,7 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 			default:
 			}
 			start := time.Now()
-			if _, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_other", Kind: "http"}); err != nil {
+			if _, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_other", Kind: "http"}); err != nil {
 				b.Error(err)
 			}
 			lat = append(lat, time.Since(start))
@@ -150,12 +151,12 @@ func BenchmarkDueDeliveriesPastABacklog(b *testing.B) {
 	s.maxPendingDeliveries = 0
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		for range 100_000 {
-			if _, err := s.createDelivery(tx, 1, Delivery{ListenerID: "wh_dead", Payload: json.RawMessage(`{}`)}); err != nil {
+			if _, err := s.createDelivery(tx, 1, model.Delivery{ListenerID: "wh_dead", Payload: json.RawMessage(`{}`)}); err != nil {
 				return err
 			}
 		}
 		for i := range 100 {
-			if _, err := s.createDelivery(tx, 2, Delivery{ListenerID: fmt.Sprintf("wh_%03d", i), Payload: json.RawMessage(`{}`)}); err != nil {
+			if _, err := s.createDelivery(tx, 2, model.Delivery{ListenerID: fmt.Sprintf("wh_%03d", i), Payload: json.RawMessage(`{}`)}); err != nil {
 				return err
 			}
 		}
@@ -184,7 +185,7 @@ func BenchmarkEnqueueInvocation(b *testing.B) {
 		var took []time.Duration
 		for b.Loop() {
 			start := time.Now()
-			if _, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_1", Kind: "http"}); err != nil {
+			if _, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http"}); err != nil {
 				b.Fatal(err)
 			}
 			took = append(took, time.Since(start))
@@ -197,7 +198,7 @@ func BenchmarkEnqueueInvocation(b *testing.B) {
 		b.SetParallelism(16) // 32 goroutines on 2 cores
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_1", Kind: "http"}); err != nil {
+				if _, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http"}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -219,7 +220,7 @@ func BenchmarkCompleteBatch(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				for range runs {
-					if _, err := st.EnqueueInvocation(ctx, Invocation{SourceID: "dc_1", Kind: "http", Event: json.RawMessage(`{"n":1}`)}); err != nil {
+					if _, err := st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http", Event: json.RawMessage(`{"n":1}`)}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -231,8 +232,8 @@ func BenchmarkCompleteBatch(b *testing.B) {
 				batch := make([]CompletedRun, len(invs))
 				for i, inv := range invs {
 					batch[i] = CompletedRun{Invocation: inv, Commit: RunCommit{
-						Events: []Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}, Keep: 100,
-						Dedupe: &DedupeState{Last: inv.ID}, UsageAccount: "u_1", Invocations: 1, ComputeMs: 1}}
+						Events: []model.Event{{Data: json.RawMessage(`{"title":"hello","n":1}`)}}, Keep: 100,
+						Dedupe: &model.DedupeState{Last: inv.ID}, UsageAccount: "u_1", Invocations: 1, ComputeMs: 1}}
 				}
 				out, err := st.CompleteRuns(ctx, batch)
 				if err != nil {

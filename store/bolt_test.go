@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -118,7 +119,7 @@ func TestCanceledContext(t *testing.T) {
 	b := openTestBolt(t)
 	c, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := b.CreateUser(c, User{ID: "u_1"}, ""); err == nil {
+	if err := b.CreateUser(c, model.User{ID: "u_1"}, ""); err == nil {
 		t.Fatal("CreateUser with a canceled context succeeded")
 	}
 	if _, err := b.GetUser(c, "u_1"); err == nil {

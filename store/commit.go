@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -68,8 +69,8 @@ func (b *txBudget) spent() bool {
 // ErrNotFound when inv is no longer queued (already completed, or its
 // source deleted); nothing changes then. An error from any step, such as
 // a routed delivery with an unknown status, also changes nothing.
-func (b *Bolt) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error) {
-	var out []Event
+func (b *Bolt) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommit) ([]model.Event, error) {
+	var out []model.Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		if err := dequeue(tx, inv); err != nil {
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
@@ -104,14 +105,14 @@ func (b *Bolt) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]
 //
 // An error of a transaction changes nothing of it; the results of the
 // runs completed before it are returned with the error.
-func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error) {
-	out := make([][]Event, len(runs))
+func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]model.Event, error) {
+	out := make([][]model.Event, len(runs))
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
 	}
 	for at := (commitPos{}); at.run < len(runs); {
 		var next commitPos
-		var stored [][]Event
+		var stored [][]model.Event
 		err := b.write(func(tx *bolt.Tx) error {
 			var err error
 			next, stored, err = b.completePart(tx, runs, at)
@@ -135,9 +136,9 @@ type commitPos struct{ run, event int }
 // completePart commits runs from at on, in tx, until the transaction's
 // budget is spent, and returns where the next transaction starts and the
 // events stored for runs[at.run], runs[at.run+1], ...
-func (b *Bolt) completePart(tx *bolt.Tx, runs []CompletedRun, at commitPos) (commitPos, [][]Event, error) {
+func (b *Bolt) completePart(tx *bolt.Tx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
 	budget := &txBudget{maxEvents: b.txMaxEvents, maxBytes: b.txMaxBytes}
-	var stored [][]Event
+	var stored [][]model.Event
 	for at.run < len(runs) && !budget.spent() {
 		r := runs[at.run]
 		if !queued(tx, r.Invocation) {
@@ -177,11 +178,11 @@ func (b *Bolt) completePart(tx *bolt.Tx, runs []CompletedRun, at commitPos) (com
 // CommitEvents applies c for sourceID as CompleteRun does, without an
 // invocation to remove: events a source's lifecycle produced outside its
 // runs (a hook re-run after a failed update).
-func (b *Bolt) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]Event, error) {
+func (b *Bolt) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]model.Event, error) {
 	if sourceID == "" {
 		return nil, errors.New("store: commit events: empty source id")
 	}
-	var out []Event
+	var out []model.Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		var err error
 		out, err = b.applyCommit(tx, sourceID, c)
@@ -195,7 +196,7 @@ func (b *Bolt) CommitEvents(ctx context.Context, sourceID string, c RunCommit) (
 
 // applyCommit applies all of c for the source inside tx and returns the
 // stored events.
-func (b *Bolt) applyCommit(tx *bolt.Tx, sourceID string, c RunCommit) ([]Event, error) {
+func (b *Bolt) applyCommit(tx *bolt.Tx, sourceID string, c RunCommit) ([]model.Event, error) {
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func checkRelease(c RunCommit) error {
 // each, until budget is spent (a nil budget never is; at least one event
 // is stored). It returns the stored events and the index of the first
 // event it left for later (len(c.Events) when none).
-func (b *Bolt) applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommit, from int, budget *txBudget) ([]Event, int, error) {
+func (b *Bolt) applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommit, from int, budget *txBudget) ([]model.Event, int, error) {
 	if from >= len(c.Events) {
 		return nil, from, nil
 	}
@@ -226,7 +227,7 @@ func (b *Bolt) applyEvents(tx *bolt.Tx, nowMs int64, sourceID string, c RunCommi
 	if err != nil {
 		return nil, from, fmt.Errorf("append events: %w", err)
 	}
-	var out []Event
+	var out []model.Event
 	i := from
 	for ; i < len(c.Events) && (i == from || !budget.spent()); i++ {
 		if len(c.Release) > 0 {
@@ -280,7 +281,7 @@ func (b *Bolt) finishCommit(tx *bolt.Tx, sourceID string, c RunCommit) error {
 		if day == "" {
 			day = b.now().UTC().Format(time.DateOnly)
 		}
-		if err := addUsage(tx, c.UsageAccount, day, Usage{Invocations: c.Invocations, ComputeMs: c.ComputeMs}); err != nil {
+		if err := addUsage(tx, c.UsageAccount, day, model.Usage{Invocations: c.Invocations, ComputeMs: c.ComputeMs}); err != nil {
 			return fmt.Errorf("usage: %w", err)
 		}
 	}
@@ -288,7 +289,7 @@ func (b *Bolt) finishCommit(tx *bolt.Tx, sourceID string, c RunCommit) error {
 }
 
 // putDedupe replaces the source's dedupe state with st, unless st is nil.
-func putDedupe(tx *bolt.Tx, sourceID string, st *DedupeState) error {
+func putDedupe(tx *bolt.Tx, sourceID string, st *model.DedupeState) error {
 	if st == nil {
 		return nil
 	}
@@ -323,11 +324,11 @@ func (b *Bolt) enqueueRouted(tx *bolt.Tx, nowMs int64, r Routed) (int, error) {
 // release removes the event id from sourceID's ChannelDelayed; false when
 // it is not there (cancelled).
 func release(tx *bolt.Tx, sourceID, id string) (bool, error) {
-	ms, seq, err := ParseEventID(id)
+	ms, seq, err := model.ParseEventID(id)
 	if err != nil {
 		return false, fmt.Errorf("release: %w", err)
 	}
-	ch := channelBucket(tx, sourceID, ChannelDelayed)
+	ch := channelBucket(tx, sourceID, model.ChannelDelayed)
 	key := eventKey(ms, seq)
 	if ch == nil || ch.Get(key) == nil {
 		return false, nil
@@ -335,5 +336,5 @@ func release(tx *bolt.Tx, sourceID, id string) (bool, error) {
 	if err := ch.Delete(key); err != nil {
 		return false, err
 	}
-	return true, forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(sourceID)), ChannelDelayed, 1)
+	return true, forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(sourceID)), model.ChannelDelayed, 1)
 }

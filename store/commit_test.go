@@ -6,21 +6,23 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // failAt routes every event to nothing, and fails the transaction that
 // routes the event whose data is n: a crash in the middle of a commit.
-func failAt(n int) func(Event) Routed {
-	return func(e Event) Routed {
+func failAt(n int) func(model.Event) Routed {
+	return func(e model.Event) Routed {
 		if string(e.Data) == fmt.Sprint(n) {
-			return Routed{Deliveries: []Delivery{{ListenerID: "dc_listener", Status: "no such status"}}}
+			return Routed{Deliveries: []model.Delivery{{ListenerID: "dc_listener", Status: "no such status"}}}
 		}
 		return Routed{}
 	}
 }
 
 // dedupeAfter is a DedupeAfter that remembers the number of events.
-func dedupeAfter(n int) *DedupeState { return &DedupeState{Last: fmt.Sprint("after ", n)} }
+func dedupeAfter(n int) *model.DedupeState { return &model.DedupeState{Last: fmt.Sprint("after ", n)} }
 
 // TestCompleteRunsSplitsLargeRuns: a run larger than one transaction's
 // bounds is committed in parts; a failure in a later part leaves the
@@ -31,7 +33,7 @@ func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 	big := strings.Repeat("x", 1000)
 	tests := []struct {
 		name      string
-		events    []Event
+		events    []model.Event
 		maxEvents int
 		maxBytes  int
 		failAt    int // the event whose transaction fails
@@ -48,7 +50,7 @@ func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 			b := openTestBolt(t)
 			b.txMaxEvents, b.txMaxBytes = tt.maxEvents, tt.maxBytes
 			inv := mustEnqueue(t, b, "dc_1")
-			commit := RunCommit{Events: tt.events, Keep: 1000, Route: failAt(tt.failAt), Dedupe: &DedupeState{Last: "final"}, DedupeAfter: dedupeAfter,
+			commit := RunCommit{Events: tt.events, Keep: 1000, Route: failAt(tt.failAt), Dedupe: &model.DedupeState{Last: "final"}, DedupeAfter: dedupeAfter,
 				UsageAccount: "u_1", UsageDay: "2024-01-01", Invocations: 1}
 			out, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: commit}})
 			if err == nil {
@@ -64,7 +66,7 @@ func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 			if len(pending) != 1 || pending[0].ID != inv.ID {
 				t.Errorf("queued after the failure: %+v, want only the failed run's", pending)
 			}
-			want := DedupeState{}
+			want := model.DedupeState{}
 			if tt.stored > 0 {
 				want = *dedupeAfter(tt.stored)
 			}
@@ -98,7 +100,7 @@ func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 	}
 }
 
-func bigEvents(n int, data string) []Event {
+func bigEvents(n int, data string) []model.Event {
 	out := evs("a", n)
 	for i := range out {
 		out[i].Summary = data // the bytes; Data stays the index failAt looks for
@@ -143,7 +145,7 @@ func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 func TestCompleteRunsSkipsGoneInvocations(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		gone := Invocation{ID: "12345", SourceID: "dc_1"}
+		gone := model.Invocation{ID: "12345", SourceID: "dc_1"}
 		inv := mustEnqueue(t, b, "dc_1")
 		out, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: gone, Commit: RunCommit{Events: evs("", 3)}}, {Invocation: inv, Commit: RunCommit{Events: evs("", 2)}}})
 		if err != nil {
@@ -160,8 +162,8 @@ func TestCompleteRunsSkipsGoneInvocations(t *testing.T) {
 func TestDelayedChannelIsTrimmed(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		delayed := func(n int) []Event {
-			out := evs(ChannelDelayed, n)
+		delayed := func(n int) []model.Event {
+			out := evs(model.ChannelDelayed, n)
 			for i := range out {
 				out[i].Data = json.RawMessage(fmt.Sprint(`{"v":1,"due_ms":`, i, `}`))
 			}
@@ -169,14 +171,14 @@ func TestDelayedChannelIsTrimmed(t *testing.T) {
 		}
 		mustAppend(t, b, "dc_1", delayed(30), 50) // as an older fount kept them
 		mustAppend(t, b, "dc_1", delayed(1), 10)
-		if n := len(must(b.ListEvents(ctx, "dc_1", ChannelDelayed, 1000))); n != 10 {
+		if n := len(must(b.ListEvents(ctx, "dc_1", model.ChannelDelayed, 1000))); n != 10 {
 			t.Errorf("$in holds %d events, want 10", n)
 		}
 		inv := mustEnqueue(t, b, "dc_1")
 		if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: RunCommit{Events: delayed(20), Keep: 5}}}); err != nil {
 			t.Fatal(err)
 		}
-		if n := len(must(b.ListEvents(ctx, "dc_1", ChannelDelayed, 1000))); n != 5 {
+		if n := len(must(b.ListEvents(ctx, "dc_1", model.ChannelDelayed, 1000))); n != 5 {
 			t.Errorf("$in holds %d events after a run, want 5", n)
 		}
 	})
@@ -185,7 +187,7 @@ func TestDelayedChannelIsTrimmed(t *testing.T) {
 func TestChannels(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		mustAppend(t, b, "dc_1", []Event{{Name: ""}, {Name: "b"}, {Name: "$errors"}, {Name: "a"}, {Name: "gone"}}, 0)
+		mustAppend(t, b, "dc_1", []model.Event{{Name: ""}, {Name: "b"}, {Name: "$errors"}, {Name: "a"}, {Name: "gone"}}, 0)
 		if _, err := b.DeleteEvents(ctx, "dc_1", "gone", "", ""); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -25,9 +26,9 @@ import (
 // ErrConflict when c.ID exists; a *LimitError when a new component would
 // take the owner past its limit of components and every one it has is in
 // use. Nothing is stored then.
-func (b *Bolt) CreateComponent(ctx context.Context, c Component) (Component, error) {
+func (b *Bolt) CreateComponent(ctx context.Context, c model.Component) (model.Component, error) {
 	if c.ID == "" {
-		return Component{}, errors.New("store: create component: empty id")
+		return model.Component{}, errors.New("store: create component: empty id")
 	}
 	out := c
 	err := b.update(ctx, func(tx *bolt.Tx) error {
@@ -49,14 +50,14 @@ func (b *Bolt) CreateComponent(ctx context.Context, c Component) (Component, err
 		return tx.Bucket(bucketComponentKeys).Put(key(out.OwnerID, out.Key), []byte(out.ID))
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
+		return model.Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
 	}
 	return out, nil
 }
 
 // addComponent stores a new component c and indexes it by owner and by
 // code (codeKey).
-func (b *Bolt) addComponent(tx *bolt.Tx, codeKey []byte, c Component) error {
+func (b *Bolt) addComponent(tx *bolt.Tx, codeKey []byte, c model.Component) error {
 	comps := tx.Bucket(bucketComponents)
 	if has(comps, []byte(c.ID)) {
 		return fmt.Errorf("id taken: %w", ErrConflict)
@@ -78,14 +79,14 @@ func (b *Bolt) addComponent(tx *bolt.Tx, codeKey []byte, c Component) error {
 // sameComponent returns the component the code index holds under codeKey
 // when it equals c in all but its id and times. Components without a code
 // hash (the engine always sets one) match nothing.
-func sameComponent(tx *bolt.Tx, codeKey []byte, c Component) (Component, bool) {
+func sameComponent(tx *bolt.Tx, codeKey []byte, c model.Component) (model.Component, bool) {
 	id := tx.Bucket(bucketComponentCode).Get(codeKey)
 	if c.CodeHash == "" || id == nil {
-		return Component{}, false
+		return model.Component{}, false
 	}
-	var old Component
+	var old model.Component
 	if err := getJSON(tx.Bucket(bucketComponents), string(id), &old); err != nil {
-		return Component{}, false
+		return model.Component{}, false
 	}
 	return old, equalSaves(old, c)
 }
@@ -94,8 +95,8 @@ func sameComponent(tx *bolt.Tx, codeKey []byte, c Component) (Component, bool) {
 // equal in all but their id and times. The code hash is in the index that
 // found old: comparing the code itself again would only cost time, and
 // the bundle follows from the code and Packages.
-func equalSaves(old, c Component) bool {
-	strip := func(c Component) ([]byte, error) {
+func equalSaves(old, c model.Component) bool {
+	strip := func(c model.Component) ([]byte, error) {
 		c.ID, c.Code, c.Bundle, c.BundleMap, c.CreatedAt, c.UpdatedAt = "", "", "", "", 0, 0
 		return json.Marshal(c)
 	}
@@ -105,8 +106,8 @@ func equalSaves(old, c Component) bool {
 }
 
 // ComponentByCode implements Store.
-func (b *Bolt) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (Component, error) {
-	var c Component
+func (b *Bolt) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error) {
+	var c model.Component
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		id := tx.Bucket(bucketComponentCode).Get(key(owner, codeHash, codeURL))
 		if id == nil {
@@ -115,27 +116,27 @@ func (b *Bolt) ComponentByCode(ctx context.Context, owner, codeHash, codeURL str
 		return getJSON(tx.Bucket(bucketComponents), string(id), &c)
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
+		return model.Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
 	}
 	return c, nil
 }
 
 // GetComponent returns the component with id, or ErrNotFound.
-func (b *Bolt) GetComponent(ctx context.Context, id string) (Component, error) {
-	var c Component
+func (b *Bolt) GetComponent(ctx context.Context, id string) (model.Component, error) {
+	var c model.Component
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketComponents), id, &c)
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: get component %q: %w", id, err)
+		return model.Component{}, fmt.Errorf("store: get component %q: %w", id, err)
 	}
 	return c, nil
 }
 
 // ComponentByKey returns the newest component saved with key in ownerID's
 // namespace, or ErrNotFound (always for the empty key).
-func (b *Bolt) ComponentByKey(ctx context.Context, ownerID, k string) (Component, error) {
-	var c Component
+func (b *Bolt) ComponentByKey(ctx context.Context, ownerID, k string) (model.Component, error) {
+	var c model.Component
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		if k == "" {
 			return ErrNotFound
@@ -147,7 +148,7 @@ func (b *Bolt) ComponentByKey(ctx context.Context, ownerID, k string) (Component
 		return getJSON(tx.Bucket(bucketComponents), string(id), &c)
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)
+		return model.Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)
 	}
 	return c, nil
 }

@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 )
 
 func TestComponents(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		first := Component{ID: "sc_1", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.1.0",
+		first := model.Component{ID: "sc_1", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.1.0",
 			Code: "export default {}", CodeHash: "abc", Metadata: component.Metadata{Type: component.KindSource}, CreatedAt: 1, UpdatedAt: 1}
-		comps := []Component{
+		comps := []model.Component{
 			first,
 			{ID: "sc_2", OwnerID: "u_a", Key: "rss", Name: "RSS", Version: "0.2.0"},
 			{ID: "sc_3", OwnerID: "u_b", Key: "rss", Version: "9.0.0"},
@@ -21,8 +22,8 @@ func TestComponents(t *testing.T) {
 		for _, c := range comps {
 			wantErr(t, "CreateComponent "+c.ID, createComponent(ctx, b, c), nil)
 		}
-		wantErr(t, "CreateComponent taken id", createComponent(ctx, b, Component{ID: "sc_1"}), ErrConflict)
-		if err := createComponent(ctx, b, Component{}); err == nil {
+		wantErr(t, "CreateComponent taken id", createComponent(ctx, b, model.Component{ID: "sc_1"}), ErrConflict)
+		if err := createComponent(ctx, b, model.Component{}); err == nil {
 			t.Error("CreateComponent with an empty id succeeded")
 		}
 

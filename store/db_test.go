@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestDB(t *testing.T) {
@@ -91,7 +93,7 @@ func TestLargeRecords(t *testing.T) {
 		}
 		huge := json.RawMessage(`"` + strings.Repeat("y", 4<<20-2) + `"`)
 		inv := mustEnqueue(t, b, "dc_1")
-		if _, err := b.CompleteRun(ctx, inv, RunCommit{Events: []Event{{Data: huge}}}); err != nil {
+		if _, err := b.CompleteRun(ctx, inv, RunCommit{Events: []model.Event{{Data: huge}}}); err != nil {
 			t.Fatalf("CompleteRun with an event of 4 MiB: %v", err)
 		}
 		if evs := must(b.ListEvents(ctx, "dc_1", "", 1)); len(evs) != 1 || len(evs[0].Data) != len(huge) {

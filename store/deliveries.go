@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -26,7 +27,7 @@ var deliveryList = orderIndex{list: "deliveries"}
 
 // validStatus reports whether s is a delivery state.
 func validStatus(s string) bool {
-	return s == DeliveryPending || s == DeliveryDelivered || s == DeliveryFailed
+	return s == model.DeliveryPending || s == model.DeliveryDelivered || s == model.DeliveryFailed
 }
 
 // orderKey is the key of delivery seq in its listener's list.
@@ -37,7 +38,7 @@ func orderKey(listenerID string, seq uint64) []byte {
 // dueKey is the key of a pending delivery seq in the due index: its
 // listener, its next attempt (negative counts as 0), then seq, so that
 // within a listener byte order is due order.
-func dueKey(d Delivery, seq uint64) []byte {
+func dueKey(d model.Delivery, seq uint64) []byte {
 	k := binary.BigEndian.AppendUint64(key(d.ListenerID), uint64(max(d.NextAttemptMs, 0)))
 	return binary.BigEndian.AppendUint64(k, seq)
 }
@@ -67,22 +68,22 @@ func pastListener(listener string) []byte {
 // NextAttemptMs nowMs when zero. A pending delivery past its listener's
 // backlog bound is stored failed instead, with an attempt saying why, and
 // a settled one may remove the listener's oldest settled ones.
-func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, error) {
+func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d model.Delivery) (model.Delivery, error) {
 	d, err := newDelivery(d, nowMs, b.maxPendingDeliveries, func() int {
 		return countPrefix(tx.Bucket(bucketDeliveryDue), key(d.ListenerID))
 	})
 	if err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
 	seq, err := tx.Bucket(bucketDeliveries).NextSequence()
 	if err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
 	d.ID = seqID(seq)
 	if err := putDelivery(tx, seq, d); err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
-	if d.Status != DeliveryPending {
+	if d.Status != model.DeliveryPending {
 		return d, b.trimSettledDeliveries(tx, d.ListenerID)
 	}
 	return d, nil
@@ -93,33 +94,33 @@ func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d Delivery) (Delivery, e
 // NextAttemptMs nowMs when zero. A pending one past its listener's backlog
 // bound maxPending (> 0; pending counts the backlog) is failed instead,
 // with an attempt saying why.
-func newDelivery(d Delivery, nowMs int64, maxPending int, pending func() int) (Delivery, error) {
+func newDelivery(d model.Delivery, nowMs int64, maxPending int, pending func() int) (model.Delivery, error) {
 	if d.ListenerID == "" {
-		return Delivery{}, errors.New("empty listener id")
+		return model.Delivery{}, errors.New("empty listener id")
 	}
 	if d.Status == "" {
-		d.Status = DeliveryPending
+		d.Status = model.DeliveryPending
 	}
 	if !validStatus(d.Status) {
-		return Delivery{}, fmt.Errorf("unknown delivery status %q", d.Status)
+		return model.Delivery{}, fmt.Errorf("unknown delivery status %q", d.Status)
 	}
 	if d.NextAttemptMs == 0 {
 		d.NextAttemptMs = nowMs
 	}
 	if d.Attempts == nil {
-		d.Attempts = []Attempt{}
+		d.Attempts = []model.Attempt{}
 	}
 	d.CreatedAtMs = nowMs
-	if d.Status == DeliveryPending && maxPending > 0 && pending() >= maxPending {
-		d.Status = DeliveryFailed
-		d.Attempts = append(d.Attempts, Attempt{AtMs: nowMs, Error: backlogFull(maxPending)})
+	if d.Status == model.DeliveryPending && maxPending > 0 && pending() >= maxPending {
+		d.Status = model.DeliveryFailed
+		d.Attempts = append(d.Attempts, model.Attempt{AtMs: nowMs, Error: backlogFull(maxPending)})
 	}
 	return d, nil
 }
 
 // putDelivery writes the record of d (sequence seq), its order index
 // entry and, when pending, its due index entry.
-func putDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
+func putDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode delivery: %w", err)
@@ -130,29 +131,29 @@ func putDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
 	if err := tx.Bucket(bucketDeliveryOrder).Put(orderKey(d.ListenerID, seq), []byte(d.ID)); err != nil {
 		return err
 	}
-	if d.Status != DeliveryPending {
+	if d.Status != model.DeliveryPending {
 		return nil
 	}
 	return tx.Bucket(bucketDeliveryDue).Put(dueKey(d, seq), []byte(d.ID))
 }
 
 // getDelivery decodes delivery seq; ErrNotFound when absent.
-func getDelivery(tx *bolt.Tx, seq uint64) (Delivery, error) {
+func getDelivery(tx *bolt.Tx, seq uint64) (model.Delivery, error) {
 	data := tx.Bucket(bucketDeliveries).Get(be8(seq))
 	if data == nil {
-		return Delivery{}, ErrNotFound
+		return model.Delivery{}, ErrNotFound
 	}
-	var d Delivery
+	var d model.Delivery
 	if err := json.Unmarshal(data, &d); err != nil {
-		return Delivery{}, fmt.Errorf("decode delivery %d: %w", seq, err)
+		return model.Delivery{}, fmt.Errorf("decode delivery %d: %w", seq, err)
 	}
 	return d, nil
 }
 
 // removeDelivery deletes the record of d (sequence seq) and its index
 // entries.
-func removeDelivery(tx *bolt.Tx, seq uint64, d Delivery) error {
-	if d.Status == DeliveryPending {
+func removeDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
+	if d.Status == model.DeliveryPending {
 		if err := tx.Bucket(bucketDeliveryDue).Delete(dueKey(d, seq)); err != nil {
 			return err
 		}
@@ -203,7 +204,7 @@ func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
 			victims = append(victims, seq)
 		}
 	}
-	settled := Delivery{ListenerID: listener, Status: DeliveryDelivered} // what removeDelivery needs of one
+	settled := model.Delivery{ListenerID: listener, Status: model.DeliveryDelivered} // what removeDelivery needs of one
 	for _, seq := range victims {
 		if err := removeDelivery(tx, seq, settled); err != nil {
 			return fmt.Errorf("trim the deliveries of %q: %w", listener, err)
@@ -222,11 +223,11 @@ func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
 //
 // It reads the due index only, never the delivered or failed records, and
 // decodes only the deliveries it returns.
-func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]Delivery, error) {
+func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
 	if limit <= 0 {
 		limit = defaultQueueLimit
 	}
-	out := []Delivery{}
+	out := []model.Delivery{}
 	if nowMs < 0 {
 		return out, nil
 	}
@@ -285,7 +286,7 @@ func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener str
 //
 // ErrNotFound for an unknown id (also once its webhook is deleted); an
 // error for an empty listener or a status that is not a delivery state.
-func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
+func (b *Bolt) UpdateDelivery(ctx context.Context, d model.Delivery) error {
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		seq, ok := parseSeqID(d.ID)
 		if !ok {
@@ -310,7 +311,7 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
 		if err := putDelivery(tx, seq, d); err != nil {
 			return err
 		}
-		if d.Status == DeliveryPending {
+		if d.Status == model.DeliveryPending {
 			return nil
 		}
 		return b.trimSettledDeliveries(tx, d.ListenerID)
@@ -330,8 +331,8 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d Delivery) error {
 //
 // ErrBadCursor for a cursor not made by this list, or both After and
 // Before.
-func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[Delivery], error) {
-	var pg PageOf[Delivery]
+func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[model.Delivery], error) {
+	var pg PageOf[model.Delivery]
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		seqs, total, err := pageNewestFirst(tx.Bucket(bucketDeliveryOrder), listenerID, p)
 		if err != nil {
@@ -341,7 +342,7 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 		if p.Before != "" {
 			slices.Reverse(seqs) // fill the page from the cursor: with MaxBytes, the nearest stay
 		}
-		pg = PageOf[Delivery]{Items: make([]Delivery, 0, len(seqs)), Cursors: make([]string, 0, len(seqs)), TotalCount: total}
+		pg = PageOf[model.Delivery]{Items: make([]model.Delivery, 0, len(seqs)), Cursors: make([]string, 0, len(seqs)), TotalCount: total}
 		size := 0
 		for _, seq := range seqs {
 			if size += len(tx.Bucket(bucketDeliveries).Get(be8(seq))); p.MaxBytes > 0 && len(pg.Items) > 0 && size > p.MaxBytes {
@@ -364,7 +365,7 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 		return nil
 	})
 	if err != nil {
-		return PageOf[Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
+		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
 	}
 	return pg, nil
 }
@@ -450,8 +451,8 @@ func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
 }
 
 // GetDelivery implements Queues.
-func (b *Bolt) GetDelivery(ctx context.Context, id string) (Delivery, error) {
-	var d Delivery
+func (b *Bolt) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
+	var d model.Delivery
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		seq, ok := parseSeqID(id)
 		if !ok {
@@ -462,14 +463,14 @@ func (b *Bolt) GetDelivery(ctx context.Context, id string) (Delivery, error) {
 		return err
 	})
 	if err != nil {
-		return Delivery{}, fmt.Errorf("store: get delivery %q: %w", id, err)
+		return model.Delivery{}, fmt.Errorf("store: get delivery %q: %w", id, err)
 	}
 	return d, nil
 }
 
 // EnqueueDeliveries implements Queues.
-func (b *Bolt) EnqueueDeliveries(ctx context.Context, ds []Delivery) ([]Delivery, error) {
-	out := make([]Delivery, 0, len(ds))
+func (b *Bolt) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
+	out := make([]model.Delivery, 0, len(ds))
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		now := b.now().UnixMilli()
 		for _, d := range ds {

@@ -8,12 +8,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
 // mustDeliver creates d at clock nowMs as CompleteRun's routing does and
 // returns the stored delivery.
-func mustDeliver(t *testing.T, st testStore, nowMs int64, d Delivery) Delivery {
+func mustDeliver(t *testing.T, st testStore, nowMs int64, d model.Delivery) model.Delivery {
 	t.Helper()
 	var err error
 	switch st := st.(type) {
@@ -39,7 +40,7 @@ func mustDeliver(t *testing.T, st testStore, nowMs int64, d Delivery) Delivery {
 	return d
 }
 
-func deliveryIDs(list []Delivery) []string {
+func deliveryIDs(list []model.Delivery) []string {
 	ids := []string{}
 	for _, d := range list {
 		ids = append(ids, d.ID)
@@ -85,7 +86,7 @@ func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 
 // dueIndex returns every pending delivery due at nowMs, in due index
 // order (listener, then due order): what DueDeliveries serves from.
-func dueIndex(t *testing.T, st testStore, nowMs int64) []Delivery {
+func dueIndex(t *testing.T, st testStore, nowMs int64) []model.Delivery {
 	t.Helper()
 	switch st := st.(type) {
 	case *Bolt:
@@ -99,7 +100,7 @@ func dueIndex(t *testing.T, st testStore, nowMs int64) []Delivery {
 
 // dueIndexJS reads the backlogs of a JetStream store as dueIndex does
 // bbolt's due index.
-func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []Delivery {
+func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []model.Delivery {
 	t.Helper()
 	entries, err := s.scan(ctx, s.key(tblDeliveryDue)+".*")
 	if err != nil {
@@ -110,7 +111,7 @@ func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []Delivery {
 		pb, _ := s.keyParts(tblDeliveryDue, b.subject)
 		return bytes.Compare(key(pa...), key(pb...))
 	})
-	out := []Delivery{}
+	out := []model.Delivery{}
 	for _, e := range entries {
 		parts, err := s.keyParts(tblDeliveryDue, e.subject)
 		if err != nil {
@@ -129,9 +130,9 @@ func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []Delivery {
 	return out
 }
 
-func dueIndexBolt(t *testing.T, b *Bolt, nowMs int64) []Delivery {
+func dueIndexBolt(t *testing.T, b *Bolt, nowMs int64) []model.Delivery {
 	t.Helper()
-	out := []Delivery{}
+	out := []model.Delivery{}
 	err := b.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketDeliveryDue).ForEach(func(k, _ []byte) error {
 			_, due, seq, err := splitDueKey(k)
@@ -154,12 +155,12 @@ func TestDueDeliveries(t *testing.T) {
 	b := openTestBolt(t)
 	// Created in this order (ids 1..5) with these next attempts.
 	next := []int64{300, 100, 200, 100, 500}
-	var ds []Delivery
+	var ds []model.Delivery
 	for i, n := range next {
-		ds = append(ds, mustDeliver(t, b, 50, Delivery{ListenerID: "wh_1", EventID: fmt.Sprint("e", i), NextAttemptMs: n,
+		ds = append(ds, mustDeliver(t, b, 50, model.Delivery{ListenerID: "wh_1", EventID: fmt.Sprint("e", i), NextAttemptMs: n,
 			Payload: json.RawMessage(`{}`)}))
 	}
-	if d := ds[0]; d.ID != "1" || d.Status != DeliveryPending || d.CreatedAtMs != 50 || d.Attempts == nil {
+	if d := ds[0]; d.ID != "1" || d.Status != model.DeliveryPending || d.CreatedAtMs != 50 || d.Attempts == nil {
 		t.Fatalf("created delivery = %+v", d)
 	}
 	dueTests := []struct {
@@ -188,11 +189,11 @@ func TestDueDeliveries(t *testing.T) {
 	}
 
 	// Deliver 2, fail 3, retry 4 later with an attempt recorded.
-	updates := []Delivery{ds[1], ds[2], ds[3]}
-	updates[0].Status = DeliveryDelivered
-	updates[1].Status = DeliveryFailed
+	updates := []model.Delivery{ds[1], ds[2], ds[3]}
+	updates[0].Status = model.DeliveryDelivered
+	updates[1].Status = model.DeliveryFailed
 	updates[2].NextAttemptMs = 400
-	updates[2].Attempts = []Attempt{{AtMs: 100, Status: 500, DurationMs: 3}}
+	updates[2].Attempts = []model.Attempt{{AtMs: 100, Status: 500, DurationMs: 3}}
 	for _, d := range updates {
 		wantErr(t, "UpdateDelivery "+d.ID, b.UpdateDelivery(ctx, d), nil)
 	}
@@ -208,19 +209,19 @@ func TestDueDeliveries(t *testing.T) {
 	}
 	// The record was replaced.
 	all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
-	byID := map[string]Delivery{}
+	byID := map[string]model.Delivery{}
 	for _, d := range all.Items {
 		byID[d.ID] = d
 	}
 	if d := byID["4"]; len(d.Attempts) != 1 || d.Attempts[0].Status != 500 || d.NextAttemptMs != 400 {
 		t.Errorf("delivery 4 = %+v", d)
 	}
-	if byID["2"].Status != DeliveryDelivered || byID["3"].Status != DeliveryFailed {
+	if byID["2"].Status != model.DeliveryDelivered || byID["3"].Status != model.DeliveryFailed {
 		t.Errorf("statuses = %q, %q", byID["2"].Status, byID["3"].Status)
 	}
 	// Back to pending: due again, and first.
 	again := byID["2"]
-	again.Status, again.NextAttemptMs = DeliveryPending, 10
+	again.Status, again.NextAttemptMs = model.DeliveryPending, 10
 	wantErr(t, "UpdateDelivery back to pending", b.UpdateDelivery(ctx, again), nil)
 	if got := deliveryIDs(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
 		t.Errorf("due at 350 = %v, want [2 1]", got)
@@ -231,15 +232,15 @@ func TestDueDeliveries(t *testing.T) {
 
 	errTests := []struct {
 		name string
-		d    Delivery
+		d    model.Delivery
 		want error
 	}{
-		{"unknown id", Delivery{ID: "99", ListenerID: "wh_1", Status: DeliveryPending}, ErrNotFound},
-		{"not an id", Delivery{ID: "one", ListenerID: "wh_1", Status: DeliveryPending}, ErrNotFound},
-		{"empty id", Delivery{ListenerID: "wh_1", Status: DeliveryPending}, ErrNotFound},
-		{"bad status", Delivery{ID: "1", ListenerID: "wh_1", Status: "lost"}, errAny},
-		{"empty status", Delivery{ID: "1", ListenerID: "wh_1"}, errAny},
-		{"empty listener", Delivery{ID: "1", Status: DeliveryDelivered}, errAny},
+		{"unknown id", model.Delivery{ID: "99", ListenerID: "wh_1", Status: model.DeliveryPending}, ErrNotFound},
+		{"not an id", model.Delivery{ID: "one", ListenerID: "wh_1", Status: model.DeliveryPending}, ErrNotFound},
+		{"empty id", model.Delivery{ListenerID: "wh_1", Status: model.DeliveryPending}, ErrNotFound},
+		{"bad status", model.Delivery{ID: "1", ListenerID: "wh_1", Status: "lost"}, errAny},
+		{"empty status", model.Delivery{ID: "1", ListenerID: "wh_1"}, errAny},
+		{"empty listener", model.Delivery{ID: "1", Status: model.DeliveryDelivered}, errAny},
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -264,13 +265,13 @@ func TestDueDeliveries(t *testing.T) {
 func TestUpdateDeliveryKeepsItsListener(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_1"})
+		d := mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_1"})
 		moved := d
-		moved.ListenerID, moved.Status = "wh_2", DeliveryDelivered
+		moved.ListenerID, moved.Status = "wh_2", model.DeliveryDelivered
 		if err := b.UpdateDelivery(ctx, moved); err == nil {
 			t.Fatal("UpdateDelivery moved a delivery to another listener")
 		}
-		if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); !slices.Equal(deliveryIDs(pg.Items), []string{d.ID}) || pg.Items[0].Status != DeliveryPending {
+		if pg := must(b.ListDeliveries(ctx, "wh_1", Page{})); !slices.Equal(deliveryIDs(pg.Items), []string{d.ID}) || pg.Items[0].Status != model.DeliveryPending {
 			t.Errorf("wh_1 lists %+v", pg.Items)
 		}
 		if pg := must(b.ListDeliveries(ctx, "wh_2", Page{})); pg.TotalCount != 0 {
@@ -288,13 +289,13 @@ func TestDeliveriesAreBounded(t *testing.T) {
 	const kept, maxPending = 20, 50 // the bounds themselves are checked below
 	eachBackend(t, func(t *testing.T, b testStore) {
 		setDeliveryBounds(t, b, kept, maxPending)
-		other := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_2", Status: DeliveryFailed})
+		other := mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_2", Status: model.DeliveryFailed})
 		var pending []string
 		for i := range 3 {
-			pending = append(pending, mustDeliver(t, b, int64(i+1), Delivery{ListenerID: "wh_1"}).ID)
+			pending = append(pending, mustDeliver(t, b, int64(i+1), model.Delivery{ListenerID: "wh_1"}).ID)
 		}
 		for i := range kept + 5 { // settled as they are created (replayed, say)
-			mustDeliver(t, b, int64(i+10), Delivery{ListenerID: "wh_1", Status: DeliveryDelivered})
+			mustDeliver(t, b, int64(i+10), model.Delivery{ListenerID: "wh_1", Status: model.DeliveryDelivered})
 		}
 		all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
 		if all.TotalCount != kept+3 {
@@ -304,7 +305,7 @@ func TestDeliveriesAreBounded(t *testing.T) {
 
 		// Settling a pending one trims the oldest settled one again.
 		d := deliveryByID(t, b, "wh_1", pending[1])
-		d.Status = DeliveryFailed
+		d.Status = model.DeliveryFailed
 		wantErr(t, "settle", b.UpdateDelivery(ctx, d), nil)
 		all = must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
 		if all.TotalCount != kept+2 || all.Items[0].ID != newest {
@@ -319,10 +320,10 @@ func TestDeliveriesAreBounded(t *testing.T) {
 
 		// A full backlog: the next delivery is failed at once, with the reason.
 		for range maxPending - 2 {
-			mustDeliver(t, b, 100, Delivery{ListenerID: "wh_1"})
+			mustDeliver(t, b, 100, model.Delivery{ListenerID: "wh_1"})
 		}
-		over := mustDeliver(t, b, 200, Delivery{ListenerID: "wh_1", Payload: json.RawMessage(`{"n":1}`)})
-		if over.Status != DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != backlogFull(maxPending) || string(over.Payload) != `{"n":1}` {
+		over := mustDeliver(t, b, 200, model.Delivery{ListenerID: "wh_1", Payload: json.RawMessage(`{"n":1}`)})
+		if over.Status != model.DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != backlogFull(maxPending) || string(over.Payload) != `{"n":1}` {
 			t.Errorf("a delivery past the backlog: %+v, want failed with %q and its payload", over, backlogFull(maxPending))
 		}
 		if n := len(dueIndex(t, b, math.MaxInt64)); n != maxPending {
@@ -350,7 +351,7 @@ func setDeliveryBounds(t *testing.T, st testStore, kept, maxPending int) {
 }
 
 // deliveryByID is the stored delivery id of listener.
-func deliveryByID(t *testing.T, b testStore, listener, id string) Delivery {
+func deliveryByID(t *testing.T, b testStore, listener, id string) model.Delivery {
 	t.Helper()
 	d, err := b.GetDelivery(ctx, id)
 	if err != nil || d.ListenerID != listener {
@@ -362,7 +363,7 @@ func deliveryByID(t *testing.T, b testStore, listener, id string) Delivery {
 func deliveryLister(b testStore, listener string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListDeliveries(ctx, listener, p)
-		return plain(pg, err, func(d Delivery) string { return d.ID })
+		return plain(pg, err, func(d model.Delivery) string { return d.ID })
 	}
 }
 
@@ -371,9 +372,9 @@ func TestListDeliveriesPagination(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		var newestFirst []string
 		for i := range 11 {
-			d := mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"})
+			d := mustDeliver(t, b, int64(i), model.Delivery{ListenerID: "wh_1"})
 			newestFirst = append([]string{d.ID}, newestFirst...)
-			mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_10"}) // a listener whose id extends wh_1
+			mustDeliver(t, b, int64(i), model.Delivery{ListenerID: "wh_10"}) // a listener whose id extends wh_1
 		}
 		// After walks to older deliveries, Before to newer; pages are newest first.
 		checkPagination(t, deliveryLister(b, "wh_1"), newestFirst)
@@ -382,7 +383,7 @@ func TestListDeliveriesPagination(t *testing.T) {
 			t.Errorf("wh_10 TotalCount = %d", other.TotalCount)
 		}
 		checkBadCursors(t, deliveryLister(b, "wh_1"), other.StartCursor)
-		if err := b.CreateWebhook(ctx, Webhook{ID: "wh_x", OwnerID: "wh_1"}); err != nil {
+		if err := b.CreateWebhook(ctx, model.Webhook{ID: "wh_x", OwnerID: "wh_1"}); err != nil {
 			t.Fatal(err)
 		}
 		hooks := must(b.ListWebhooks(ctx, "wh_1", Page{}))
@@ -406,14 +407,14 @@ func TestDeleteWebhookDeletesDeliveries(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		for _, id := range []string{"wh_1", "wh_2"} {
-			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)
+			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: id, OwnerID: "u_a"}), nil)
 		}
-		var gone []Delivery
+		var gone []model.Delivery
 		for i := range 3 {
-			gone = append(gone, mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_1"}))
-			mustDeliver(t, b, int64(i), Delivery{ListenerID: "wh_2"})
+			gone = append(gone, mustDeliver(t, b, int64(i), model.Delivery{ListenerID: "wh_1"}))
+			mustDeliver(t, b, int64(i), model.Delivery{ListenerID: "wh_2"})
 		}
-		gone[1].Status = DeliveryDelivered
+		gone[1].Status = model.DeliveryDelivered
 		wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, gone[1]), nil)
 
 		wantErr(t, "DeleteWebhook", b.DeleteWebhook(ctx, "wh_1"), nil)
@@ -450,16 +451,16 @@ func TestDueDeliveriesRoundRobin(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		first := map[string]string{} // listener -> id of its earliest due delivery
 		for i := range 50 {          // wh_a's backlog: 50 deliveries due at 100
-			d := mustDeliver(t, b, 1, Delivery{ListenerID: "wh_a", NextAttemptMs: 100})
+			d := mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_a", NextAttemptMs: 100})
 			if i == 0 {
 				first["wh_a"] = d.ID
 			}
 		}
-		mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 300})
-		first["wh_b"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_b", NextAttemptMs: 200}).ID
-		first["wh_c"] = mustDeliver(t, b, 1, Delivery{ListenerID: "wh_c", NextAttemptMs: 100}).ID
-		mustDeliver(t, b, 1, Delivery{ListenerID: "wh_d", NextAttemptMs: 5000})         // not due yet
-		mustDeliver(t, b, 1, Delivery{ListenerID: "p_w", NextAttemptMs: math.MaxInt64}) // never due (a workflow's)
+		mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_b", NextAttemptMs: 300})
+		first["wh_b"] = mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_b", NextAttemptMs: 200}).ID
+		first["wh_c"] = mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_c", NextAttemptMs: 100}).ID
+		mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_d", NextAttemptMs: 5000})         // not due yet
+		mustDeliver(t, b, 1, model.Delivery{ListenerID: "p_w", NextAttemptMs: math.MaxInt64}) // never due (a workflow's)
 
 		skipB := func(id string) bool { return id == "wh_b" }
 		tests := []struct {

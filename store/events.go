@@ -7,49 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
-
-// ErrBadEventID is returned when an event id is not "<epoch_ms>-<seq>".
-var ErrBadEventID = errors.New("store: bad event id")
-
-// ChannelDelayed is the channel where emits with a future delivery time
-// wait ("$in"). Its events leave it when released; like every channel it
-// keeps only the newest keep events, so that a source cannot make it
-// grow without bound: an emit delayed past that many later ones is lost.
-const ChannelDelayed = "$in"
 
 // defaultEventLimit is the keep of AppendEvents and the limit of
 // ListEvents when given <= 0.
 const defaultEventLimit = 100
-
-// ParseEventID splits an event id "<epoch_ms>-<seq>" (both unsigned
-// decimal) into its parts.
-//
-// # Errors
-//
-// An error wrapping ErrBadEventID for any other form.
-func ParseEventID(id string) (ms, seq uint64, err error) {
-	a, b, ok := strings.Cut(id, "-")
-	if ok {
-		ms, err = strconv.ParseUint(a, 10, 64)
-	}
-	if ok && err == nil {
-		seq, err = strconv.ParseUint(b, 10, 64)
-	}
-	if !ok || err != nil {
-		return 0, 0, fmt.Errorf("%w: %q", ErrBadEventID, id)
-	}
-	return ms, seq, nil
-}
-
-// eventID formats the id of (ms, seq).
-func eventID(ms, seq uint64) string {
-	return strconv.FormatUint(ms, 10) + "-" + strconv.FormatUint(seq, 10)
-}
 
 // nextEventID is the id of an emitter's next event at clock now, after
 // its last (lastMs, lastSeq; seen false: none): ms the later of now and
@@ -91,11 +56,11 @@ func channelBucket(tx *bolt.Tx, emitterID, channel string) *bolt.Bucket {
 // they increase strictly per emitter across its channels. Then each
 // channel touched keeps only its newest keep events (keep <= 0: 100).
 // The returned events include any trimmed right away.
-func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error) {
+func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
 	if emitterID == "" {
 		return nil, errors.New("store: append events: empty emitter id")
 	}
-	out := make([]Event, len(events))
+	out := make([]model.Event, len(events))
 	copy(out, events)
 	if len(out) == 0 {
 		return out, nil
@@ -113,7 +78,7 @@ func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []Even
 // IndexedAtMs and EmitterID of each of out in place, stores them,
 // advances the emitter's id clock and trims the channels touched to keep
 // (<= 0: 100). No events: nothing changes.
-func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []Event, keep int) error {
+func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []model.Event, keep int) error {
 	if len(out) == 0 {
 		return nil
 	}
@@ -163,7 +128,7 @@ func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appende
 // add stores e with ID, IndexedAtMs and EmitterID set in place, and
 // returns the bytes it wrote. Ids are "<ms>-<seq>" with ms the later of
 // now and the emitter's last ms, and seq counting up within that ms.
-func (a *appender) add(e *Event) (int, error) {
+func (a *appender) add(e *model.Event) (int, error) {
 	if a.em == nil {
 		em, err := a.tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(a.emitterID))
 		if err != nil {
@@ -173,7 +138,7 @@ func (a *appender) add(e *Event) (int, error) {
 	}
 	ms, seq := nextEventID(a.now, a.lastMs, a.lastSeq, a.seen)
 	a.lastMs, a.lastSeq, a.seen = ms, seq, true
-	e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), a.emitterID
+	e.ID, e.IndexedAtMs, e.EmitterID = model.FormatEventID(ms, seq), int64(ms), a.emitterID
 	ch := a.touched[e.Name]
 	if ch == nil {
 		var err error
@@ -275,7 +240,7 @@ func countEvents(ch *bolt.Bucket) uint64 {
 
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
 // emitterID, newest first; none for an unknown emitter or channel.
-func (b *Bolt) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error) {
+func (b *Bolt) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
 	return b.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
 }
 
@@ -355,7 +320,7 @@ func eventBounds(startID, endID string) (start, end []byte, err error) {
 		if bound.id == "" {
 			continue
 		}
-		ms, seq, err := ParseEventID(bound.id)
+		ms, seq, err := model.ParseEventID(bound.id)
 		if err != nil {
 			return nil, nil, err
 		}

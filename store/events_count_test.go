@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -14,10 +15,10 @@ import (
 func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
 	t.Parallel()
 	s := openTestBolt(t)
-	events := func(n int) []Event {
-		out := make([]Event, n)
+	events := func(n int) []model.Event {
+		out := make([]model.Event, n)
 		for i := range out {
-			out[i] = Event{Data: json.RawMessage(`{}`)}
+			out[i] = model.Event{Data: json.RawMessage(`{}`)}
 		}
 		return out
 	}
@@ -70,9 +71,9 @@ func TestTrimPassesOverHoles(t *testing.T) {
 		var appended []string // ids, oldest first
 		add := func(n, keep int) {
 			t.Helper()
-			in := make([]Event, n)
+			in := make([]model.Event, n)
 			for i := range in {
-				in[i] = Event{Data: json.RawMessage(`{}`)}
+				in[i] = model.Event{Data: json.RawMessage(`{}`)}
 			}
 			got, err := s.AppendEvents(ctx, "dc_1", in, keep)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -36,7 +37,7 @@ type EventPage struct {
 //
 // An error wrapping ErrBadEventID when a cursor is not an event id, and
 // ErrBadCursor when both are given.
-func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]Event, error) {
+func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error) {
 	if p.After != "" && p.Before != "" {
 		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", ErrBadCursor)
 	}
@@ -44,7 +45,7 @@ func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p Even
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
-	out := []Event{}
+	out := []model.Event{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		ch := channelBucket(tx, emitterID, channel)
 		if ch == nil {
@@ -86,7 +87,7 @@ func startPage(c *bolt.Cursor, p EventPage) (k, v []byte, next func() ([]byte, [
 		k, v = c.Last()
 		return k, v, c.Prev, nil
 	}
-	ms, seq, err := ParseEventID(cursor)
+	ms, seq, err := model.ParseEventID(cursor)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -108,10 +109,10 @@ func startPage(c *bolt.Cursor, p EventPage) (k, v []byte, next func() ([]byte, [
 
 // decodeEvent decodes a stored event, keeping only the first preview
 // bytes of its data when preview is above 0.
-func decodeEvent(k, v []byte, preview int) (Event, error) {
-	var e Event
+func decodeEvent(k, v []byte, preview int) (model.Event, error) {
+	var e model.Event
 	if err := json.Unmarshal(v, &e); err != nil {
-		return Event{}, fmt.Errorf("decode event %x: %w", k, err)
+		return model.Event{}, fmt.Errorf("decode event %x: %w", k, err)
 	}
 	e.Size = len(e.Data)
 	if preview > 0 && len(e.Data) > preview {

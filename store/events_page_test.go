@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // TestPageEvents: pages of a channel's events, newest first, bounded in
@@ -17,28 +19,28 @@ func TestPageEvents(t *testing.T) {
 	const n, size = 12, 1000
 	eachBackend(t, func(t *testing.T, b eventsAPI) {
 		withClock(b, 5000)
-		var events []Event
+		var events []model.Event
 		for i := range n {
 			data, _ := json.Marshal(fmt.Sprintf("%02d%s", i, strings.Repeat("x", size-4)))
-			events = append(events, Event{EmitID: fmt.Sprint(i), Data: data})
+			events = append(events, model.Event{EmitID: fmt.Sprint(i), Data: data})
 		}
 		stored, err := b.AppendEvents(ctx, "dc_1", events, n)
 		wantErr(t, "AppendEvents", err, nil)
-		if _, err := b.AppendEvents(ctx, "dc_1", []Event{{Name: "other", Data: json.RawMessage(`1`)}}, n); err != nil {
+		if _, err := b.AppendEvents(ctx, "dc_1", []model.Event{{Name: "other", Data: json.RawMessage(`1`)}}, n); err != nil {
 			t.Fatal(err)
 		}
 		var newestFirst []string
 		for _, e := range slices.Backward(stored) {
 			newestFirst = append(newestFirst, e.ID)
 		}
-		ids := func(evs []Event) []string {
+		ids := func(evs []model.Event) []string {
 			var out []string
 			for _, e := range evs {
 				out = append(out, e.ID)
 			}
 			return out
 		}
-		page := func(p EventPage) []Event {
+		page := func(p EventPage) []model.Event {
 			t.Helper()
 			evs, err := b.PageEvents(ctx, "dc_1", "", p)
 			if err != nil {
@@ -113,7 +115,7 @@ func TestPageEvents(t *testing.T) {
 		}
 
 		for _, p := range []EventPage{{After: "x"}, {Before: "1-x"}, {After: "1-0", Before: "2-0"}} {
-			if _, err := b.PageEvents(ctx, "dc_1", "", p); !errors.Is(err, ErrBadEventID) && !errors.Is(err, ErrBadCursor) {
+			if _, err := b.PageEvents(ctx, "dc_1", "", p); !errors.Is(err, model.ErrBadEventID) && !errors.Is(err, ErrBadCursor) {
 				t.Errorf("PageEvents %+v: %v, want a bad cursor", p, err)
 			}
 		}

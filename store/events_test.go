@@ -2,24 +2,25 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // evs makes events on channel with data 0, 1, ...
-func evs(channel string, n int) []Event {
-	out := make([]Event, n)
+func evs(channel string, n int) []model.Event {
+	out := make([]model.Event, n)
 	for i := range out {
-		out[i] = Event{Name: channel, EmitID: fmt.Sprint("e", i), Data: json.RawMessage(fmt.Sprint(i))}
+		out[i] = model.Event{Name: channel, EmitID: fmt.Sprint("e", i), Data: json.RawMessage(fmt.Sprint(i))}
 	}
 	return out
 }
 
-func eventIDs(list []Event) []string {
+func eventIDs(list []model.Event) []string {
 	ids := []string{}
 	for _, e := range list {
 		ids = append(ids, e.ID)
@@ -28,7 +29,7 @@ func eventIDs(list []Event) []string {
 }
 
 // mustAppend appends and returns the stored events.
-func mustAppend(t *testing.T, b eventsAPI, emitter string, events []Event, keep int) []Event {
+func mustAppend(t *testing.T, b eventsAPI, emitter string, events []model.Event, keep int) []model.Event {
 	t.Helper()
 	out, err := b.AppendEvents(ctx, emitter, events, keep)
 	if err != nil {
@@ -37,52 +38,16 @@ func mustAppend(t *testing.T, b eventsAPI, emitter string, events []Event, keep 
 	return out
 }
 
-func TestParseEventID(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		id      string
-		ms, seq uint64
-		ok      bool
-	}{
-		{"1700000000000-0", 1700000000000, 0, true},
-		{"1-2", 1, 2, true},
-		{"0-0", 0, 0, true},
-		{"18446744073709551615-18446744073709551615", 1<<64 - 1, 1<<64 - 1, true},
-		{"", 0, 0, false},
-		{"1", 0, 0, false},
-		{"1-", 0, 0, false},
-		{"-1", 0, 0, false},
-		{"1-2-3", 0, 0, false},
-		{"a-1", 0, 0, false},
-		{"+1-2", 0, 0, false},
-		{"1--2", 0, 0, false},
-		{" 1-2", 0, 0, false},
-		{"18446744073709551616-0", 0, 0, false},
-	}
-	for _, tt := range tests {
-		ms, seq, err := ParseEventID(tt.id)
-		if tt.ok != (err == nil) || ms != tt.ms || seq != tt.seq {
-			t.Errorf("ParseEventID(%q) = %d, %d, %v", tt.id, ms, seq, err)
-		}
-		if !tt.ok && !errors.Is(err, ErrBadEventID) {
-			t.Errorf("ParseEventID(%q) error %v does not wrap ErrBadEventID", tt.id, err)
-		}
-		if tt.ok && eventID(ms, seq) != tt.id {
-			t.Errorf("eventID(ParseEventID(%q)) = %q", tt.id, eventID(ms, seq))
-		}
-	}
-}
-
 func TestAppendEventsIDs(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b eventsAPI) {
 		clock := withClock(b, 1000)
 
 		// Several batches in the same millisecond, over two channels.
-		var got []Event
+		var got []model.Event
 		got = append(got, mustAppend(t, b, "dc_1", evs("", 2), 0)...)
 		got = append(got, mustAppend(t, b, "dc_1", evs("$logs", 1), 0)...)
-		got = append(got, mustAppend(t, b, "dc_1", []Event{{Name: ""}, {Name: "$errors"}, {Name: ""}}, 0)...)
+		got = append(got, mustAppend(t, b, "dc_1", []model.Event{{Name: ""}, {Name: "$errors"}, {Name: ""}}, 0)...)
 		want := []string{"1000-0", "1000-1", "1000-2", "1000-3", "1000-4", "1000-5"}
 		if ids := eventIDs(got); !slices.Equal(ids, want) {
 			t.Fatalf("ids = %v, want %v", ids, want)
@@ -134,7 +99,7 @@ func TestAppendEventsIDs(t *testing.T) {
 func TestAppendEventsRealClockMonotonic(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b eventsAPI) {
-		var all []Event
+		var all []model.Event
 		for i := range 50 {
 			ch := []string{"", "$logs", "$errors"}[i%3]
 			all = append(all, mustAppend(t, b, "dc_1", evs(ch, 1+i%4), 1000)...)
@@ -147,7 +112,7 @@ func TestAppendEventsConcurrent(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b eventsAPI) {
 		var mu sync.Mutex
-		var all []Event
+		var all []model.Event
 		var wg sync.WaitGroup
 		for g := range 8 {
 			wg.Go(func() {
@@ -164,7 +129,7 @@ func TestAppendEventsConcurrent(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		slices.SortFunc(all, func(a, b Event) int { return compareIDs(t, a.ID, b.ID) })
+		slices.SortFunc(all, func(a, b model.Event) int { return compareIDs(t, a.ID, b.ID) })
 		checkIncreasing(t, all)
 		if len(all) != 240 {
 			t.Errorf("%d events, want 240", len(all))
@@ -173,7 +138,7 @@ func TestAppendEventsConcurrent(t *testing.T) {
 }
 
 // checkIncreasing fails t unless the ids of list strictly increase.
-func checkIncreasing(t *testing.T, list []Event) {
+func checkIncreasing(t *testing.T, list []model.Event) {
 	t.Helper()
 	for i := 1; i < len(list); i++ {
 		if compareIDs(t, list[i-1].ID, list[i].ID) >= 0 {
@@ -183,11 +148,11 @@ func checkIncreasing(t *testing.T, list []Event) {
 }
 
 func compareIDs(t *testing.T, a, b string) int {
-	ams, aseq, err := ParseEventID(a)
+	ams, aseq, err := model.ParseEventID(a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bms, bseq, err := ParseEventID(b)
+	bms, bseq, err := model.ParseEventID(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,8 +273,8 @@ func TestDeleteEvents(t *testing.T) {
 		{"other channel's ids", "dc_1", "", "7000-6", "7000-7", 0, all, nil},
 		{"unknown channel", "dc_1", "$errors", "", "", 0, all, nil},
 		{"unknown emitter", "dc_zz", "", "", "", 0, all, nil},
-		{"bad start", "dc_1", "", "x", "", 0, all, ErrBadEventID},
-		{"bad end", "dc_1", "", "", "7000", 0, all, ErrBadEventID},
+		{"bad start", "dc_1", "", "x", "", 0, all, model.ErrBadEventID},
+		{"bad end", "dc_1", "", "", "7000", 0, all, model.ErrBadEventID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,55 +10,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 )
-
-// Execution states.
-const (
-	ExecutionSuccess = "success"
-	ExecutionExited  = "exited" // a step returned $.flow.exit(reason)
-	ExecutionError   = "error"  // a step threw, timed out or ran out of memory
-)
-
-// Execution is one run of a workflow: its trigger event and what each
-// step did. Values are capped in size by the engine; Truncated says so.
-type Execution struct {
-	ID          string          `json:"id"` // ExecutionID(workflow, invocation id)
-	WorkflowID  string          `json:"workflow_id"`
-	Event       json.RawMessage `json:"event"` // the trigger event
-	StartedAtMs int64           `json:"started_at_ms"`
-	DurationMs  int64           `json:"duration_ms"`
-	Status      string          `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
-	ExitReason  string          `json:"exit_reason,omitempty"`
-	Steps       []StepExecution `json:"steps"`
-	Truncated   bool            `json:"truncated,omitempty"`
-}
-
-// StepExecution is what one step of an execution did.
-type StepExecution struct {
-	Name        string                     `json:"name"`
-	Status      string                     `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
-	DurationMs  int64                      `json:"duration_ms"`
-	ReturnValue json.RawMessage            `json:"$return_value,omitempty"`
-	Exports     map[string]json.RawMessage `json:"exports,omitempty"`
-	Summary     string                     `json:"$summary,omitempty"`
-	Logs        []StepLog                  `json:"logs,omitempty"`
-	Error       *StepError                 `json:"error,omitempty"`
-	Truncated   bool                       `json:"truncated,omitempty"`
-}
-
-// StepLog is one console line of a step.
-type StepLog struct {
-	AtMs  int64  `json:"at_ms"`
-	Level string `json:"level"`
-	Text  string `json:"text"`
-}
-
-// StepError is why a step failed.
-type StepError struct {
-	Name    string `json:"name"`
-	Message string `json:"message"`
-	Stack   string `json:"stack,omitempty"`
-}
 
 // executionPrefix starts every execution id.
 const executionPrefix = "ex_"
@@ -93,7 +46,7 @@ func executionKey(workflowID string, seq uint64) []byte {
 
 // putExecution stores x and trims the workflow's executions to the newest
 // keep (0: no trim). Trimming reads keys only.
-func putExecution(tx *bolt.Tx, x *Execution, keep int) error {
+func putExecution(tx *bolt.Tx, x *model.Execution, keep int) error {
 	wf, seq, ok := parseExecutionID(x.ID)
 	if !ok || wf != x.WorkflowID {
 		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
@@ -139,8 +92,8 @@ func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
 }
 
 // GetExecution returns the execution with id, or ErrNotFound.
-func (b *Bolt) GetExecution(ctx context.Context, id string) (Execution, error) {
-	var x Execution
+func (b *Bolt) GetExecution(ctx context.Context, id string) (model.Execution, error) {
+	var x model.Execution
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		wf, seq, ok := parseExecutionID(id)
 		if !ok {
@@ -153,15 +106,15 @@ func (b *Bolt) GetExecution(ctx context.Context, id string) (Execution, error) {
 		return json.Unmarshal(data, &x)
 	})
 	if err != nil {
-		return Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
+		return model.Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
 	}
 	return x, nil
 }
 
 // ListExecutions returns up to limit of a workflow's kept executions,
 // newest first.
-func (b *Bolt) ListExecutions(ctx context.Context, workflowID string, limit int) ([]Execution, error) {
-	var out []Execution
+func (b *Bolt) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
+	var out []model.Execution
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		prefix := key(workflowID)
 		c := tx.Bucket(bucketExecutions).Cursor()
@@ -173,7 +126,7 @@ func (b *Bolt) ListExecutions(ctx context.Context, workflowID string, limit int)
 			k, v = c.Prev()
 		}
 		for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Prev() {
-			var x Execution
+			var x model.Execution
 			if err := json.Unmarshal(v, &x); err != nil {
 				return fmt.Errorf("decode execution: %w", err)
 			}

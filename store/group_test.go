@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -26,7 +27,7 @@ func TestGroupedWritesAllLand(t *testing.T) {
 			if i == writers/2 {
 				src = "" // refused: its error must be its own
 			}
-			inv, err := s.EnqueueInvocation(ctx, Invocation{SourceID: src, Kind: "http"})
+			inv, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: src, Kind: "http"})
 			errs[i], ids[i] = err, inv.ID
 		})
 	}
@@ -98,7 +99,7 @@ func TestGroupedWriteThatPanicsFailsAlone(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.EnqueueInvocation(ctx, Invocation{SourceID: "dc_1", Kind: "http"})
+		_, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http"})
 		done <- err
 	}()
 	select {

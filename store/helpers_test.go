@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -34,7 +35,7 @@ func openTestBolt(t testing.TB, opts ...Option) *Bolt {
 // component must be stored), of an owner no test uses.
 func mustFixtureComponent(t testing.TB, b testStore) {
 	t.Helper()
-	if _, err := b.CreateComponent(ctx, Component{ID: "sc_fixture", OwnerID: "u_fixtures", CodeHash: "h_fixture"}); err != nil {
+	if _, err := b.CreateComponent(ctx, model.Component{ID: "sc_fixture", OwnerID: "u_fixtures", CodeHash: "h_fixture"}); err != nil {
 		t.Fatalf("CreateComponent: %v", err)
 	}
 }
@@ -99,9 +100,9 @@ func wantErr(t testing.TB, what string, err, want error) {
 var ctx = context.Background()
 
 // mustUser creates a user with id.
-func mustUser(t testing.TB, b userCreator, id, keyHash string) User {
+func mustUser(t testing.TB, b userCreator, id, keyHash string) model.User {
 	t.Helper()
-	u := User{ID: id, Username: "name-" + id, Email: id + "@example.com", Plan: PlanFree, CreatedAt: 1700000000}
+	u := model.User{ID: id, Username: "name-" + id, Email: id + "@example.com", Plan: model.PlanFree, CreatedAt: 1700000000}
 	if err := b.CreateUser(ctx, u, keyHash); err != nil {
 		t.Fatalf("CreateUser(%s): %v", id, err)
 	}
@@ -110,17 +111,17 @@ func mustUser(t testing.TB, b userCreator, id, keyHash string) User {
 
 // createSource, updateSource and deleteSource are the source writes
 // without hook events.
-func createSource(ctx context.Context, b testStore, s Source) error {
+func createSource(ctx context.Context, b testStore, s model.Source) error {
 	_, _, err := b.CreateSource(ctx, s, RunCommit{})
 	return err
 }
 
-func createComponent(ctx context.Context, b testStore, c Component) error {
+func createComponent(ctx context.Context, b testStore, c model.Component) error {
 	_, err := b.CreateComponent(ctx, c)
 	return err
 }
 
-func updateSource(ctx context.Context, b testStore, s Source) error {
+func updateSource(ctx context.Context, b testStore, s model.Source) error {
 	_, err := b.UpdateSource(ctx, s, RunCommit{})
 	return err
 }

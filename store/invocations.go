@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -40,9 +41,9 @@ func parseSeqID(id string) (uint64, bool) {
 // Concurrent calls are coalesced into one write transaction (see
 // groupCommit), so that many requests arriving together share one fsync,
 // and a lone call waits for nothing but its own.
-func (b *Bolt) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocation, error) {
+func (b *Bolt) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
 	if err := ctx.Err(); err != nil {
-		return Invocation{}, err
+		return model.Invocation{}, err
 	}
 	in := inv
 	err := b.grouped(func(tx *bolt.Tx) error {
@@ -51,40 +52,40 @@ func (b *Bolt) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocatio
 		return err
 	})
 	if err != nil {
-		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.SourceID, err)
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.SourceID, err)
 	}
 	return inv, nil
 }
 
 // enqueueInvocation is EnqueueInvocation inside tx at clock nowMs.
-func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv Invocation) (Invocation, error) {
+func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv model.Invocation) (model.Invocation, error) {
 	if inv.SourceID == "" {
-		return Invocation{}, errors.New("empty source id")
+		return model.Invocation{}, errors.New("empty source id")
 	}
 	all := tx.Bucket(bucketInvocations)
 	seq, err := all.NextSequence()
 	if err != nil {
-		return Invocation{}, err
+		return model.Invocation{}, err
 	}
 	inv.ID, inv.EnqueuedAtMs = seqID(seq), nowMs
 	data, err := json.Marshal(inv)
 	if err != nil {
-		return Invocation{}, fmt.Errorf("encode invocation: %w", err)
+		return model.Invocation{}, fmt.Errorf("encode invocation: %w", err)
 	}
 	queue, err := all.CreateBucketIfNotExists([]byte(inv.SourceID))
 	if err != nil {
-		return Invocation{}, err
+		return model.Invocation{}, err
 	}
 	return inv, queue.Put(be8(seq), data)
 }
 
 // PendingInvocations returns up to limit (<= 0: 100) queued invocations
 // of sourceID, oldest first; none for a source with nothing queued.
-func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]Invocation, error) {
+func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
 	if limit <= 0 {
 		limit = defaultQueueLimit
 	}
-	out := []Invocation{}
+	out := []model.Invocation{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		if sourceID == "" {
 			return nil
@@ -95,7 +96,7 @@ func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit in
 		}
 		c := queue.Cursor()
 		for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
-			var inv Invocation
+			var inv model.Invocation
 			if err := json.Unmarshal(v, &inv); err != nil {
 				return fmt.Errorf("decode invocation %x: %w", k, err)
 			}
@@ -129,7 +130,7 @@ func (b *Bolt) SourcesWithPending(ctx context.Context) ([]string, error) {
 }
 
 // queued reports whether inv (found by SourceID and ID) is queued.
-func queued(tx *bolt.Tx, inv Invocation) bool {
+func queued(tx *bolt.Tx, inv model.Invocation) bool {
 	seq, ok := parseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return false
@@ -140,7 +141,7 @@ func queued(tx *bolt.Tx, inv Invocation) bool {
 
 // dequeue removes the queued invocation inv (found by SourceID and ID),
 // and its source's queue once empty. ErrNotFound when it is not queued.
-func dequeue(tx *bolt.Tx, inv Invocation) error {
+func dequeue(tx *bolt.Tx, inv model.Invocation) error {
 	seq, ok := parseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return ErrNotFound

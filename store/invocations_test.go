@@ -10,19 +10,21 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // mustEnqueue enqueues an invocation of kind "http" for source.
-func mustEnqueue(t *testing.T, b testStore, source string) Invocation {
+func mustEnqueue(t *testing.T, b testStore, source string) model.Invocation {
 	t.Helper()
-	inv, err := b.EnqueueInvocation(ctx, Invocation{SourceID: source, Kind: "http", Event: json.RawMessage(`{"n":1}`)})
+	inv, err := b.EnqueueInvocation(ctx, model.Invocation{SourceID: source, Kind: "http", Event: json.RawMessage(`{"n":1}`)})
 	if err != nil {
 		t.Fatalf("EnqueueInvocation(%s): %v", source, err)
 	}
 	return inv
 }
 
-func invIDs(list []Invocation) []string {
+func invIDs(list []model.Invocation) []string {
 	ids := []string{}
 	for _, inv := range list {
 		ids = append(ids, inv.ID)
@@ -35,10 +37,10 @@ func TestEnqueueInvocationOrder(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		clock := withClock(b, 5000)
 		order := []string{"dc_b", "dc_a", "dc_b", "dc_c", "dc_b", "dc_a"}
-		var all []Invocation
+		var all []model.Invocation
 		for i, src := range order {
 			clock.set(time.UnixMilli(5000 + int64(i)))
-			in := Invocation{SourceID: src, Kind: "timer", Event: json.RawMessage(fmt.Sprint(i)), Hops: i}
+			in := model.Invocation{SourceID: src, Kind: "timer", Event: json.RawMessage(fmt.Sprint(i)), Hops: i}
 			got, err := b.EnqueueInvocation(ctx, in)
 			wantErr(t, "EnqueueInvocation", err, nil)
 			want := in
@@ -51,7 +53,7 @@ func TestEnqueueInvocationOrder(t *testing.T) {
 			}
 			all = append(all, got)
 		}
-		byID := map[string]Invocation{}
+		byID := map[string]model.Invocation{}
 		for _, inv := range all {
 			byID[inv.ID] = inv
 		}
@@ -85,7 +87,7 @@ func TestEnqueueInvocationOrder(t *testing.T) {
 				}
 			})
 		}
-		if _, err := b.EnqueueInvocation(ctx, Invocation{Kind: "http"}); err == nil {
+		if _, err := b.EnqueueInvocation(ctx, model.Invocation{Kind: "http"}); err == nil {
 			t.Error("EnqueueInvocation with an empty source succeeded")
 		}
 	})
@@ -100,7 +102,7 @@ func TestEnqueueInvocationConcurrent(t *testing.T) {
 		for g := range 8 {
 			wg.Go(func() {
 				for range 10 {
-					inv, err := b.EnqueueInvocation(ctx, Invocation{SourceID: fmt.Sprint("dc_", g%3), Kind: "http"})
+					inv, err := b.EnqueueInvocation(ctx, model.Invocation{SourceID: fmt.Sprint("dc_", g%3), Kind: "http"})
 					if err != nil {
 						t.Error(err)
 						return
@@ -134,16 +136,16 @@ func TestEnqueueInvocationConcurrent(t *testing.T) {
 func TestSourcesWithPending(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		invs := map[string][]Invocation{}
+		invs := map[string][]model.Invocation{}
 		for _, src := range []string{"dc_2", "dc_1", "dc_3", "dc_2"} {
 			invs[src] = append(invs[src], mustEnqueue(t, b, src))
 		}
 		steps := []struct {
 			name     string
-			complete Invocation
+			complete model.Invocation
 			want     []string
 		}{
-			{"all queued", Invocation{}, []string{"dc_1", "dc_2", "dc_3"}},
+			{"all queued", model.Invocation{}, []string{"dc_1", "dc_2", "dc_3"}},
 			{"dc_1 done", invs["dc_1"][0], []string{"dc_2", "dc_3"}},
 			{"one of dc_2 done", invs["dc_2"][0], []string{"dc_2", "dc_3"}},
 			{"dc_2 done", invs["dc_2"][1], []string{"dc_3"}},
@@ -171,12 +173,12 @@ func TestSourcesWithPending(t *testing.T) {
 
 // routeTo routes each event to one invocation of listener and one
 // delivery to hook, recording the events it saw.
-func routeTo(listener, hook string, seen *[]Event) func(Event) Routed {
-	return func(e Event) Routed {
+func routeTo(listener, hook string, seen *[]model.Event) func(model.Event) Routed {
+	return func(e model.Event) Routed {
 		*seen = append(*seen, e)
 		return Routed{
-			Invocations: []Invocation{{SourceID: listener, Kind: "event", Event: e.Data, Hops: 1}},
-			Deliveries: []Delivery{{ListenerID: hook, EmitterID: e.EmitterID, EventID: e.ID, Channel: e.Name,
+			Invocations: []model.Invocation{{SourceID: listener, Kind: "event", Event: e.Data, Hops: 1}},
+			Deliveries: []model.Delivery{{ListenerID: hook, EmitterID: e.EmitterID, EventID: e.ID, Channel: e.Name,
 				Payload: e.Data}},
 		}
 	}
@@ -193,10 +195,10 @@ func TestCompleteRun(t *testing.T) {
 		clock.set(time.UnixMilli(7000)) // same ms: ids continue the sequence
 
 		greatest := 42.0
-		dedupe := DedupeState{Unique: []string{"a", "b"}, Greatest: &greatest, Last: "b"}
-		var seen []Event
+		dedupe := model.DedupeState{Unique: []string{"a", "b"}, Greatest: &greatest, Last: "b"}
+		var seen []model.Event
 		commit := RunCommit{
-			Events:       []Event{{Name: "", EmitID: "x"}, {Name: "$logs", EmitID: "y"}, {Name: "", EmitID: "z"}},
+			Events:       []model.Event{{Name: "", EmitID: "x"}, {Name: "$logs", EmitID: "y"}, {Name: "", EmitID: "z"}},
 			Keep:         3,
 			Route:        routeTo("dc_9", "wh_1", &seen),
 			Dedupe:       &dedupe,
@@ -249,7 +251,7 @@ func TestCompleteRun(t *testing.T) {
 			t.Fatalf("due deliveries = %+v", due)
 		}
 		for i, d := range due {
-			if d.EventID != got[i].ID || d.ListenerID != "wh_1" || d.Status != DeliveryPending || d.CreatedAtMs != 7000 ||
+			if d.EventID != got[i].ID || d.ListenerID != "wh_1" || d.Status != model.DeliveryPending || d.CreatedAtMs != 7000 ||
 				d.NextAttemptMs != 7000 || d.ID == "" {
 				t.Errorf("delivery %d = %+v", i, d)
 			}
@@ -257,7 +259,7 @@ func TestCompleteRun(t *testing.T) {
 		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, dedupe) {
 			t.Errorf("GetDedupe = %+v, want %+v", st, dedupe)
 		}
-		if u := must(b.GetUsage(ctx, "u_a", "2024-01-02")); u != (Usage{Invocations: 1, ComputeMs: 17}) {
+		if u := must(b.GetUsage(ctx, "u_a", "2024-01-02")); u != (model.Usage{Invocations: 1, ComputeMs: 17}) {
 			t.Errorf("GetUsage = %+v", u)
 		}
 		// AppendEvents continues the same sequence.
@@ -268,7 +270,7 @@ func TestCompleteRun(t *testing.T) {
 		// The same invocation again: ErrNotFound, and nothing changes.
 		seen = nil
 		_, err = b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: routeTo("dc_9", "wh_1", &seen),
-			Dedupe: &DedupeState{Last: "other"}, UsageAccount: "u_a", UsageDay: "2024-01-02", Invocations: 1})
+			Dedupe: &model.DedupeState{Last: "other"}, UsageAccount: "u_a", UsageDay: "2024-01-02", Invocations: 1})
 		wantErr(t, "CompleteRun again", err, ErrNotFound)
 		if len(seen) != 0 {
 			t.Errorf("Route called %d times by a refused commit", len(seen))
@@ -300,14 +302,14 @@ func TestCompleteRunNotQueued(t *testing.T) {
 		inv := mustEnqueue(t, b, "dc_1")
 		tests := []struct {
 			name string
-			inv  Invocation
+			inv  model.Invocation
 		}{
-			{"other source", Invocation{ID: inv.ID, SourceID: "dc_2"}},
-			{"unknown id", Invocation{ID: "99", SourceID: "dc_1"}},
-			{"not a number", Invocation{ID: "x1", SourceID: "dc_1"}},
-			{"not canonical", Invocation{ID: "0" + inv.ID, SourceID: "dc_1"}},
-			{"empty id", Invocation{SourceID: "dc_1"}},
-			{"empty source", Invocation{ID: inv.ID}},
+			{"other source", model.Invocation{ID: inv.ID, SourceID: "dc_2"}},
+			{"unknown id", model.Invocation{ID: "99", SourceID: "dc_1"}},
+			{"not a number", model.Invocation{ID: "x1", SourceID: "dc_1"}},
+			{"not canonical", model.Invocation{ID: "0" + inv.ID, SourceID: "dc_1"}},
+			{"empty id", model.Invocation{SourceID: "dc_1"}},
+			{"empty source", model.Invocation{ID: inv.ID}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -330,13 +332,13 @@ func TestCompleteRunNoEvents(t *testing.T) {
 		withClock(b, time.Date(2024, 3, 4, 23, 59, 0, 0, time.UTC).UnixMilli())
 		inv := mustEnqueue(t, b, "dc_1")
 		called := false
-		keep := DedupeState{Last: "kept"}
+		keep := model.DedupeState{Last: "kept"}
 		first := mustEnqueue(t, b, "dc_2")
 		if _, err := b.CompleteRun(ctx, first, RunCommit{Dedupe: &keep}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := b.CompleteRun(ctx, inv, RunCommit{
-			Route:        func(Event) Routed { called = true; return Routed{} },
+			Route:        func(model.Event) Routed { called = true; return Routed{} },
 			UsageAccount: "o_1", // UsageDay empty: today, UTC, by the store's clock
 			Invocations:  1,
 			ComputeMs:    5,
@@ -348,13 +350,13 @@ func TestCompleteRunNoEvents(t *testing.T) {
 		if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
 			t.Errorf("%d pending after the commit", n)
 		}
-		if u := must(b.GetUsage(ctx, "o_1", "2024-03-04")); u != (Usage{Invocations: 1, ComputeMs: 5}) {
+		if u := must(b.GetUsage(ctx, "o_1", "2024-03-04")); u != (model.Usage{Invocations: 1, ComputeMs: 5}) {
 			t.Errorf("GetUsage = %+v", u)
 		}
 		if st := must(b.GetDedupe(ctx, "dc_2")); st.Last != "kept" {
 			t.Errorf("dedupe of dc_2 = %+v", st)
 		}
-		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
+		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, model.DedupeState{}) {
 			t.Errorf("dedupe of dc_1 = %+v, want zero", st)
 		}
 		// No events: the emitter's id clock was not touched.
@@ -370,13 +372,13 @@ func TestCompleteRunFailureChangesNothing(t *testing.T) {
 		mustWebhook(t, b, "wh_1")
 		withClock(b, 3000)
 		inv := mustEnqueue(t, b, "dc_1")
-		bad := func(Event) Routed {
+		bad := func(model.Event) Routed {
 			return Routed{
-				Invocations: []Invocation{{SourceID: "dc_2", Kind: "event"}},
-				Deliveries:  []Delivery{{ListenerID: "wh_1", Status: "lost"}},
+				Invocations: []model.Invocation{{SourceID: "dc_2", Kind: "event"}},
+				Deliveries:  []model.Delivery{{ListenerID: "wh_1", Status: "lost"}},
 			}
 		}
-		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: bad, Dedupe: &DedupeState{Last: "x"},
+		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: evs("", 2), Route: bad, Dedupe: &model.DedupeState{Last: "x"},
 			UsageAccount: "u_a", UsageDay: "2024-01-01", Invocations: 1})
 		if err == nil {
 			t.Fatal("CompleteRun with a bad delivery status succeeded")
@@ -393,7 +395,7 @@ func TestCompleteRunFailureChangesNothing(t *testing.T) {
 		if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "" {
 			t.Errorf("dedupe after failed commit = %+v", st)
 		}
-		if u := must(b.GetUsage(ctx, "u_a", "2024-01-01")); u != (Usage{}) {
+		if u := must(b.GetUsage(ctx, "u_a", "2024-01-01")); u != (model.Usage{}) {
 			t.Errorf("usage after failed commit = %+v", u)
 		}
 		// Retried correctly, it commits with the ids the failed try would have had.
@@ -432,9 +434,9 @@ func TestQueueDepths(t *testing.T) {
 			}
 		}
 		check(0, 0)
-		var first Invocation
+		var first model.Invocation
 		for i, src := range []string{"dc_1", "dc_1", "dc_1", "dc_2"} {
-			inv, err := st.EnqueueInvocation(ctx, Invocation{SourceID: src, Kind: "http"})
+			inv, err := st.EnqueueInvocation(ctx, model.Invocation{SourceID: src, Kind: "http"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -442,8 +444,8 @@ func TestQueueDepths(t *testing.T) {
 				first = inv
 			}
 		}
-		mustDeliver(t, st, 50, Delivery{ListenerID: "wh_1", EventID: "e1", Payload: json.RawMessage(`{}`)})
-		mustDeliver(t, st, 50, Delivery{ListenerID: "wh_2", EventID: "e2", Payload: json.RawMessage(`{}`)})
+		mustDeliver(t, st, 50, model.Delivery{ListenerID: "wh_1", EventID: "e1", Payload: json.RawMessage(`{}`)})
+		mustDeliver(t, st, 50, model.Delivery{ListenerID: "wh_2", EventID: "e2", Payload: json.RawMessage(`{}`)})
 		check(4, 2)
 		if _, err := st.CompleteRun(ctx, first, RunCommit{}); err != nil {
 			t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -16,9 +17,9 @@ import (
 //
 // ErrConflict when a.ID exists; a *LimitError when the owner has its
 // limit of connected accounts. Nothing is stored then.
-func (s *JetStream) CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error) {
+func (s *JetStream) CreateConnectedAccount(ctx context.Context, a model.ConnectedAccount) (model.ConnectedAccount, error) {
 	if a.ID == "" {
-		return ConnectedAccount{}, errors.New("store: create connected account: empty id")
+		return model.ConnectedAccount{}, errors.New("store: create connected account: empty id")
 	}
 	err := s.update(ctx, func(tx *jsTx) error {
 		if ok, err := tx.has(s.key(tblAccounts, a.ID)); err != nil || ok {
@@ -33,26 +34,26 @@ func (s *JetStream) CreateConnectedAccount(ctx context.Context, a ConnectedAccou
 		return tx.putJSON(s.key(tblAccounts, a.ID), a)
 	})
 	if err != nil {
-		return ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
+		return model.ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
 	}
 	return a, nil
 }
 
 // GetConnectedAccount returns the connected account with id, or
 // ErrNotFound.
-func (s *JetStream) GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error) {
-	var a ConnectedAccount
+func (s *JetStream) GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
+	var a model.ConnectedAccount
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblAccounts, id), &a) })
 	if err != nil {
-		return ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
+		return model.ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
 	}
 	return a, nil
 }
 
 // ListConnectedAccounts returns a page of owner's connected accounts, in
 // the order they were created.
-func (s *JetStream) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error) {
-	var pg PageOf[ConnectedAccount]
+func (s *JetStream) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error) {
+	var pg PageOf[model.ConnectedAccount]
 	err := s.view(ctx, func(tx *jsTx) error {
 		l, err := tx.list(accountIndex, ownerID)
 		if err != nil {
@@ -62,11 +63,11 @@ func (s *JetStream) ListConnectedAccounts(ctx context.Context, ownerID string, p
 		if err != nil {
 			return err
 		}
-		pg, err = pageRecords[ConnectedAccount](tx, tblAccounts, p, ids, cursors, len(l.Items))
+		pg, err = pageRecords[model.ConnectedAccount](tx, tblAccounts, p, ids, cursors, len(l.Items))
 		return err
 	})
 	if err != nil {
-		return PageOf[ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
+		return PageOf[model.ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
@@ -75,7 +76,7 @@ func (s *JetStream) ListConnectedAccounts(ctx context.Context, ownerID string, p
 // returns ErrNotFound.
 func (s *JetStream) DeleteConnectedAccount(ctx context.Context, id string) error {
 	err := s.update(ctx, func(tx *jsTx) error {
-		var a ConnectedAccount
+		var a model.ConnectedAccount
 		if err := tx.getJSON(s.key(tblAccounts, id), &a); err != nil {
 			return err
 		}
@@ -140,8 +141,8 @@ func (s *JetStream) purge(ctx context.Context, filter string) error {
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
 // when nothing was counted.
-func (s *JetStream) GetUsage(ctx context.Context, accountID, day string) (Usage, error) {
-	var u Usage
+func (s *JetStream) GetUsage(ctx context.Context, accountID, day string) (model.Usage, error) {
+	var u model.Usage
 	err := s.view(ctx, func(tx *jsTx) error {
 		if err := tx.getJSON(s.key(tblUsage, accountID, day), &u); !errors.Is(err, ErrNotFound) {
 			return err
@@ -149,20 +150,20 @@ func (s *JetStream) GetUsage(ctx context.Context, accountID, day string) (Usage,
 		return nil
 	})
 	if err != nil {
-		return Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
+		return model.Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
 	}
 	return u, nil
 }
 
 // addUsage adds delta to accountID's counters for day, in tx: a
 // read-modify-write that the revision check keeps exact.
-func (s *JetStream) addUsage(tx *jsTx, accountID, day string, delta Usage) error {
+func (s *JetStream) addUsage(tx *jsTx, accountID, day string, delta model.Usage) error {
 	k := s.key(tblUsage, accountID, day)
-	var u Usage
+	var u model.Usage
 	if err := tx.getJSON(k, &u); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	return tx.putJSON(k, u.plus(delta))
+	return tx.putJSON(k, u.Plus(delta))
 }
 
 // AddUsage adds invocations and computeMs to accountID's counters for
@@ -172,7 +173,7 @@ func (s *JetStream) AddUsage(ctx context.Context, accountID, day string, invocat
 		return nil
 	}
 	err := s.update(ctx, func(tx *jsTx) error {
-		return s.addUsage(tx, accountID, day, Usage{Invocations: invocations, ComputeMs: computeMs})
+		return s.addUsage(tx, accountID, day, model.Usage{Invocations: invocations, ComputeMs: computeMs})
 	})
 	if err != nil {
 		return fmt.Errorf("store: add usage of %q on %s: %w", accountID, day, err)
@@ -186,7 +187,7 @@ func (s *JetStream) AddNpmBytes(ctx context.Context, accountID, day string, byte
 	if accountID == "" || bytes == 0 {
 		return nil
 	}
-	err := s.update(ctx, func(tx *jsTx) error { return s.addUsage(tx, accountID, day, Usage{NpmBytes: bytes}) })
+	err := s.update(ctx, func(tx *jsTx) error { return s.addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
 	if err != nil {
 		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
@@ -234,7 +235,7 @@ func (s *JetStream) SetTimerLastFire(ctx context.Context, sourceID string, ms in
 // FireTimer implements Queues: the timer prop's record is read and
 // rewritten with the invocation in one batch, so two nodes firing one tick
 // enqueue it once.
-func (s *JetStream) FireTimer(ctx context.Context, inv Invocation, prop string, dueMs int64) (bool, error) {
+func (s *JetStream) FireTimer(ctx context.Context, inv model.Invocation, prop string, dueMs int64) (bool, error) {
 	if inv.SourceID == "" {
 		return false, errors.New("store: fire timer: empty source id")
 	}
@@ -283,8 +284,8 @@ func (s *JetStream) FireTimer(ctx context.Context, inv Invocation, prop string, 
 
 // GetDedupe returns the dedupe state last stored for sourceID, or the
 // zero value when there is none.
-func (s *JetStream) GetDedupe(ctx context.Context, sourceID string) (DedupeState, error) {
-	var st DedupeState
+func (s *JetStream) GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error) {
+	var st model.DedupeState
 	err := s.view(ctx, func(tx *jsTx) error {
 		if err := tx.getJSON(s.key(tblDedupe, sourceID), &st); !errors.Is(err, ErrNotFound) {
 			return err
@@ -292,7 +293,7 @@ func (s *JetStream) GetDedupe(ctx context.Context, sourceID string) (DedupeState
 		return nil
 	})
 	if err != nil {
-		return DedupeState{}, fmt.Errorf("store: get dedupe of %q: %w", sourceID, err)
+		return model.DedupeState{}, fmt.Errorf("store: get dedupe of %q: %w", sourceID, err)
 	}
 	return st, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 )
 
 // jsTxMaxWrites bounds the writes of one transaction of CompleteRuns,
@@ -19,7 +20,7 @@ const jsTxMaxWrites = jsMaxBatch / 4
 
 // CompleteRun removes inv from the queue and applies c, in one
 // transaction, as Bolt.CompleteRun does.
-func (s *JetStream) CompleteRun(ctx context.Context, inv Invocation, c RunCommit) ([]Event, error) {
+func (s *JetStream) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommit) ([]model.Event, error) {
 	if len(c.Events) > jsTxMaxWrites { // more than one batch takes: in parts
 		out, err := s.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: c}})
 		if err == nil && out[0] == nil {
@@ -30,7 +31,7 @@ func (s *JetStream) CompleteRun(ctx context.Context, inv Invocation, c RunCommit
 		}
 		return out[0], nil
 	}
-	var out []Event
+	var out []model.Event
 	err := s.update(ctx, func(tx *jsTx) error {
 		if err := s.dequeue(tx, inv); err != nil {
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
@@ -53,15 +54,15 @@ func (s *JetStream) CompleteRun(ctx context.Context, inv Invocation, c RunCommit
 // than one batch commits in several: its completion is committed with its
 // last events, and each earlier part with the dedupe state c.DedupeAfter
 // gives. Once begun, it goes on whatever ctx says.
-func (s *JetStream) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]Event, error) {
-	out := make([][]Event, len(runs))
+func (s *JetStream) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]model.Event, error) {
+	out := make([][]model.Event, len(runs))
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
 	}
 	ctx = context.WithoutCancel(ctx)
 	for at := (commitPos{}); at.run < len(runs); {
 		var next commitPos
-		var stored [][]Event
+		var stored [][]model.Event
 		err := s.update(ctx, func(tx *jsTx) error {
 			var err error
 			next, stored, err = s.completeRuns(tx, runs, at)
@@ -81,8 +82,8 @@ func (s *JetStream) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]
 // completeRuns commits runs from at on, in tx, until it holds
 // jsTxMaxWrites messages, and returns where the next transaction starts
 // and the events stored for runs[at.run], runs[at.run+1], ...
-func (s *JetStream) completeRuns(tx *jsTx, runs []CompletedRun, at commitPos) (commitPos, [][]Event, error) {
-	var stored [][]Event
+func (s *JetStream) completeRuns(tx *jsTx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
+	var stored [][]model.Event
 	for at.run < len(runs) && (len(stored) == 0 || tx.messages() < jsTxMaxWrites) {
 		events, end, done, err := s.completePart(tx, runs[at.run], at.event)
 		if err != nil {
@@ -101,7 +102,7 @@ func (s *JetStream) completeRuns(tx *jsTx, runs []CompletedRun, at commitPos) (c
 // one transaction, and its completion once they are all stored. It
 // returns the events stored, where the next part starts and whether the
 // run is done. A run whose invocation is gone is done with nothing.
-func (s *JetStream) completePart(tx *jsTx, r CompletedRun, from int) ([]Event, int, bool, error) {
+func (s *JetStream) completePart(tx *jsTx, r CompletedRun, from int) ([]model.Event, int, bool, error) {
 	k, err := s.invocationKey(tx, r.Invocation)
 	if errors.Is(err, ErrNotFound) {
 		return nil, 0, true, nil
@@ -131,11 +132,11 @@ func (s *JetStream) completePart(tx *jsTx, r CompletedRun, from int) ([]Event, i
 
 // CommitEvents applies c for sourceID as CompleteRun does, without an
 // invocation to remove.
-func (s *JetStream) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]Event, error) {
+func (s *JetStream) CommitEvents(ctx context.Context, sourceID string, c RunCommit) ([]model.Event, error) {
 	if sourceID == "" {
 		return nil, errors.New("store: commit events: empty source id")
 	}
-	var out []Event
+	var out []model.Event
 	err := s.update(ctx, func(tx *jsTx) error {
 		var err error
 		out, err = s.applyCommit(tx, sourceID, c)
@@ -149,7 +150,7 @@ func (s *JetStream) CommitEvents(ctx context.Context, sourceID string, c RunComm
 
 // applyCommit applies all of c for the source in tx and returns the
 // stored events.
-func (s *JetStream) applyCommit(tx *jsTx, sourceID string, c RunCommit) ([]Event, error) {
+func (s *JetStream) applyCommit(tx *jsTx, sourceID string, c RunCommit) ([]model.Event, error) {
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func (s *JetStream) applyCommit(tx *jsTx, sourceID string, c RunCommit) ([]Event
 // each, until tx holds maxWrites writes (<= 0: no bound; at least one
 // event is stored). It returns the stored events and the index of the
 // first event left for later (len(c.Events) when none).
-func (s *JetStream) applyEvents(tx *jsTx, nowMs int64, sourceID string, c RunCommit, from, maxWrites int) ([]Event, int, error) {
+func (s *JetStream) applyEvents(tx *jsTx, nowMs int64, sourceID string, c RunCommit, from, maxWrites int) ([]model.Event, int, error) {
 	if from >= len(c.Events) {
 		return nil, from, nil
 	}
@@ -172,7 +173,7 @@ func (s *JetStream) applyEvents(tx *jsTx, nowMs int64, sourceID string, c RunCom
 	if err != nil {
 		return nil, from, fmt.Errorf("append events: %w", err)
 	}
-	var out []Event
+	var out []model.Event
 	i := from
 	for ; i < len(c.Events) && (i == from || maxWrites <= 0 || tx.messages() < maxWrites); i++ {
 		if len(c.Release) > 0 {
@@ -221,7 +222,7 @@ func (s *JetStream) finishCommit(tx *jsTx, sourceID string, c RunCommit) error {
 		if day == "" {
 			day = s.now().UTC().Format(time.DateOnly)
 		}
-		if err := s.addUsage(tx, c.UsageAccount, day, Usage{Invocations: c.Invocations, ComputeMs: c.ComputeMs}); err != nil {
+		if err := s.addUsage(tx, c.UsageAccount, day, model.Usage{Invocations: c.Invocations, ComputeMs: c.ComputeMs}); err != nil {
 			return fmt.Errorf("usage: %w", err)
 		}
 	}
@@ -229,7 +230,7 @@ func (s *JetStream) finishCommit(tx *jsTx, sourceID string, c RunCommit) error {
 }
 
 // putDedupe replaces the source's dedupe state with st, unless st is nil.
-func (s *JetStream) putDedupe(tx *jsTx, sourceID string, st *DedupeState) error {
+func (s *JetStream) putDedupe(tx *jsTx, sourceID string, st *model.DedupeState) error {
 	if st == nil {
 		return nil
 	}
@@ -268,14 +269,14 @@ func (s *JetStream) enqueueRouted(tx *jsTx, nowMs int64, r Routed) error {
 // channel, which only the source's own commits change, and each of them
 // rewrites the channel's record, whose revision this transaction checks.
 func (s *JetStream) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
-	if _, _, err := ParseEventID(id); err != nil {
+	if _, _, err := model.ParseEventID(id); err != nil {
 		return false, fmt.Errorf("release: %w", err)
 	}
-	ch, err := a.channel(ChannelDelayed)
+	ch, err := a.channel(model.ChannelDelayed)
 	if err != nil {
 		return false, err
 	}
-	stored, err := s.channelEvents(tx.ctx, a.emitterID, ChannelDelayed)
+	stored, err := s.channelEvents(tx.ctx, a.emitterID, model.ChannelDelayed)
 	if err != nil {
 		return false, err
 	}
@@ -287,7 +288,7 @@ func (s *JetStream) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
 		if e.ID != id {
 			continue
 		}
-		k := s.eventKey(a.emitterID, ChannelDelayed, st.n)
+		k := s.eventKey(a.emitterID, model.ChannelDelayed, st.n)
 		if live, err := tx.has(k); err != nil || !live {
 			return false, err
 		}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // Deliveries on JetStream. A delivery is the record dlv.<listener>.<n>,
@@ -91,34 +93,34 @@ func (tx *jsTx) putBacklog(listener string, b jsBacklog) error {
 
 // createDelivery stores d as a new delivery at clock nowMs, as
 // Bolt.createDelivery does.
-func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d Delivery) (Delivery, error) {
+func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d model.Delivery) (model.Delivery, error) {
 	if d.ListenerID == "" {
-		return Delivery{}, errors.New("empty listener id")
+		return model.Delivery{}, errors.New("empty listener id")
 	}
 	log, err := tx.deliveryLog(d.ListenerID)
 	if err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
 	due, err := tx.backlog(d.ListenerID)
 	if err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
 	if d, err = newDelivery(d, nowMs, s.maxPendingDeliveries, func() int { return len(due.Items) }); err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
 	n := log.Next
 	log.Next++
 	log.Ns = append(log.Ns, n)
 	d.ID = deliveryID(d.ListenerID, n)
 	if err := tx.putJSON(s.deliveryKey(d.ListenerID, n), d); err != nil {
-		return Delivery{}, err
+		return model.Delivery{}, err
 	}
-	if d.Status == DeliveryPending {
+	if d.Status == model.DeliveryPending {
 		item := jsDue{N: n, At: max(d.NextAttemptMs, 0)}
 		i, _ := slices.BinarySearchFunc(due.Items, item, compareDue)
 		due.Items = slices.Insert(due.Items, i, item)
 		if err := tx.putBacklog(d.ListenerID, due); err != nil {
-			return Delivery{}, err
+			return model.Delivery{}, err
 		}
 	}
 	return d, s.putDeliveryLog(tx, d.ListenerID, log, due)
@@ -148,33 +150,33 @@ func (s *JetStream) putDeliveryLog(tx *jsTx, listener string, log jsDeliveryLog,
 
 // getDelivery reads the delivery with id in tx; ErrNotFound when there is
 // none.
-func (s *JetStream) getDelivery(tx *jsTx, id string) (Delivery, error) {
+func (s *JetStream) getDelivery(tx *jsTx, id string) (model.Delivery, error) {
 	listener, n, ok := parseDeliveryID(id)
 	if !ok {
-		return Delivery{}, ErrNotFound
+		return model.Delivery{}, ErrNotFound
 	}
-	var d Delivery
+	var d model.Delivery
 	err := tx.getJSON(s.deliveryKey(listener, n), &d)
 	return d, err
 }
 
 // GetDelivery returns a delivery by id, or ErrNotFound.
-func (s *JetStream) GetDelivery(ctx context.Context, id string) (Delivery, error) {
-	var d Delivery
+func (s *JetStream) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
+	var d model.Delivery
 	err := s.view(ctx, func(tx *jsTx) error {
 		var err error
 		d, err = s.getDelivery(tx, id)
 		return err
 	})
 	if err != nil {
-		return Delivery{}, fmt.Errorf("store: get delivery %q: %w", id, err)
+		return model.Delivery{}, fmt.Errorf("store: get delivery %q: %w", id, err)
 	}
 	return d, nil
 }
 
 // UpdateDelivery replaces the stored delivery d.ID with d and moves it in
 // its listener's backlog, as Bolt.UpdateDelivery does.
-func (s *JetStream) UpdateDelivery(ctx context.Context, d Delivery) error {
+func (s *JetStream) UpdateDelivery(ctx context.Context, d model.Delivery) error {
 	err := s.update(ctx, func(tx *jsTx) error {
 		old, err := s.getDelivery(tx, d.ID)
 		if err != nil {
@@ -195,7 +197,7 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d Delivery) error {
 			return err
 		}
 		due.Items = slices.DeleteFunc(due.Items, func(it jsDue) bool { return it.N == n })
-		if d.Status == DeliveryPending {
+		if d.Status == model.DeliveryPending {
 			item := jsDue{N: n, At: max(d.NextAttemptMs, 0)}
 			i, _ := slices.BinarySearchFunc(due.Items, item, compareDue)
 			due.Items = slices.Insert(due.Items, i, item)
@@ -206,7 +208,7 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d Delivery) error {
 		if err := tx.putJSON(s.deliveryKey(d.ListenerID, n), d); err != nil {
 			return err
 		}
-		if d.Status == DeliveryPending {
+		if d.Status == model.DeliveryPending {
 			return nil
 		}
 		log, err := tx.deliveryLog(d.ListenerID)
@@ -223,10 +225,10 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d Delivery) error {
 
 // EnqueueDeliveries stores new pending deliveries (a replay) in one
 // transaction.
-func (s *JetStream) EnqueueDeliveries(ctx context.Context, ds []Delivery) ([]Delivery, error) {
-	var out []Delivery
+func (s *JetStream) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
+	var out []model.Delivery
 	err := s.update(ctx, func(tx *jsTx) error {
-		out = make([]Delivery, 0, len(ds))
+		out = make([]model.Delivery, 0, len(ds))
 		now := s.now().UnixMilli()
 		for _, d := range ds {
 			stored, err := s.createDelivery(tx, now, d)
@@ -248,11 +250,11 @@ func (s *JetStream) EnqueueDeliveries(ctx context.Context, ds []Delivery) ([]Del
 // the one after afterListener round to it, as Bolt.DueDeliveries does. It
 // reads the backlogs of the listeners with pending deliveries, and only
 // the deliveries it returns.
-func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]Delivery, error) {
+func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
 	if limit <= 0 {
 		limit = defaultQueueLimit
 	}
-	out := []Delivery{}
+	out := []model.Delivery{}
 	if nowMs < 0 {
 		return out, nil
 	}
@@ -297,7 +299,7 @@ func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListene
 			if h.first.At > nowMs || (skip != nil && skip(h.listener)) {
 				continue
 			}
-			var d Delivery
+			var d model.Delivery
 			err := tx.getJSON(s.deliveryKey(h.listener, h.first.N), &d)
 			if errors.Is(err, ErrNotFound) {
 				continue // settled since the scan
@@ -317,16 +319,16 @@ func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListene
 
 // ListDeliveries returns one page of listenerID's deliveries, newest
 // first, with the cursors and rules of Bolt.ListDeliveries.
-func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[Delivery], error) {
+func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[model.Delivery], error) {
 	if p.After != "" && p.Before != "" {
-		return PageOf[Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w: after and before are mutually exclusive", listenerID, ErrBadCursor)
+		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w: after and before are mutually exclusive", listenerID, ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
 		limit = defaultPageLimit
 	}
 	tag := deliveryList.tag(listenerID)
-	var pg PageOf[Delivery]
+	var pg PageOf[model.Delivery]
 	err := s.view(ctx, func(tx *jsTx) error {
 		log, err := tx.deliveryLog(listenerID)
 		if err != nil {
@@ -363,7 +365,7 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 				}
 			}
 		}
-		pg = PageOf[Delivery]{Items: []Delivery{}, Cursors: []string{}, TotalCount: len(log.Ns)}
+		pg = PageOf[model.Delivery]{Items: []model.Delivery{}, Cursors: []string{}, TotalCount: len(log.Ns)}
 		size := 0
 		for _, n := range ns {
 			data, ok, err := tx.get(s.deliveryKey(listenerID, n))
@@ -376,7 +378,7 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 			if size += len(data); p.MaxBytes > 0 && len(pg.Items) > 0 && size > p.MaxBytes {
 				break
 			}
-			var d Delivery
+			var d model.Delivery
 			if err := json.Unmarshal(data, &d); err != nil {
 				return fmt.Errorf("decode delivery %d: %w", n, err)
 			}
@@ -393,7 +395,7 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 		return nil
 	})
 	if err != nil {
-		return PageOf[Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
+		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
 	}
 	return pg, nil
 }

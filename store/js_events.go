@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // Events on JetStream. Each event is the one message of its subject
@@ -116,10 +118,10 @@ func (s *JetStream) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, e
 
 // add stores e with ID, IndexedAtMs and EmitterID set in place, and
 // returns the bytes it wrote.
-func (a *jsAppender) add(e *Event) (int, error) {
+func (a *jsAppender) add(e *model.Event) (int, error) {
 	ms, seq := nextEventID(a.now, a.clock.Ms, a.clock.Seq, a.seen)
 	a.clock, a.seen = jsClock{Ms: ms, Seq: seq}, true
-	e.ID, e.IndexedAtMs, e.EmitterID = eventID(ms, seq), int64(ms), a.emitterID
+	e.ID, e.IndexedAtMs, e.EmitterID = model.FormatEventID(ms, seq), int64(ms), a.emitterID
 	ch, err := a.channel(e.Name)
 	if err != nil {
 		return 0, err
@@ -188,13 +190,13 @@ func (s *JetStream) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep u
 
 // AppendEvents stores events for emitterID and returns them with ID,
 // IndexedAtMs and EmitterID set, as Bolt.AppendEvents does.
-func (s *JetStream) AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error) {
+func (s *JetStream) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
 	if emitterID == "" {
 		return nil, errors.New("store: append events: empty emitter id")
 	}
 	out := slices.Clone(events)
 	if len(out) == 0 {
-		return []Event{}, nil
+		return []model.Event{}, nil
 	}
 	err := s.update(ctx, func(tx *jsTx) error {
 		a, err := s.newAppender(tx, s.now().UnixMilli(), emitterID, keep)
@@ -247,19 +249,19 @@ func (s *JetStream) channelEvents(ctx context.Context, emitterID, channel string
 
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
 // emitterID, newest first; none for an unknown emitter or channel.
-func (s *JetStream) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error) {
+func (s *JetStream) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
 	return s.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
 }
 
 // PageEvents returns a page of a channel's events, newest first, with
 // each event's Size set, by the rules of EventPage.
-func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]Event, error) {
+func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error) {
 	if p.After != "" && p.Before != "" {
 		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", ErrBadCursor)
 	}
 	var cursor []byte
 	if c := p.After + p.Before; c != "" {
-		ms, seq, err := ParseEventID(c)
+		ms, seq, err := model.ParseEventID(c)
 		if err != nil {
 			return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
 		}
@@ -269,7 +271,7 @@ func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p
 	if limit <= 0 {
 		limit = defaultEventLimit
 	}
-	out := []Event{}
+	out := []model.Event{}
 	if emitterID == "" {
 		return out, nil
 	}
@@ -292,7 +294,7 @@ func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p
 			return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
 		}
 		if cursor != nil {
-			ms, seq, err := ParseEventID(e.ID)
+			ms, seq, err := model.ParseEventID(e.ID)
 			if err != nil {
 				return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
 			}
@@ -362,11 +364,11 @@ func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startI
 	}
 	var doomed []uint64
 	for _, st := range stored {
-		var e Event
+		var e model.Event
 		if err := json.Unmarshal(st.data, &e); err != nil {
 			return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 		}
-		ms, seq, err := ParseEventID(e.ID)
+		ms, seq, err := model.ParseEventID(e.ID)
 		if err != nil {
 			return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
@@ -26,14 +27,14 @@ const tblInvocations = "inv" // source, random → Invocation (its ID is the seq
 // EnqueueInvocation stores inv and returns it with ID and EnqueuedAtMs
 // assigned. JetStream acknowledges the publish once the stream's
 // replicas stored it.
-func (s *JetStream) EnqueueInvocation(ctx context.Context, inv Invocation) (Invocation, error) {
+func (s *JetStream) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
 	if inv.SourceID == "" {
-		return Invocation{}, errors.New("store: enqueue invocation: empty source id")
+		return model.Invocation{}, errors.New("store: enqueue invocation: empty source id")
 	}
 	inv.ID, inv.EnqueuedAtMs = "", s.now().UnixMilli()
 	data, err := json.Marshal(inv)
 	if err != nil {
-		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
 	}
 	// The message's id lets a publish whose answer was lost be sent
 	// again: the server answers the copy with the first one's sequence.
@@ -47,7 +48,7 @@ func (s *JetStream) EnqueueInvocation(ctx context.Context, inv Invocation) (Invo
 		return err
 	})
 	if err != nil {
-		return Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
 	}
 	inv.ID = seqID(ack.Sequence)
 	return inv, nil
@@ -55,7 +56,7 @@ func (s *JetStream) EnqueueInvocation(ctx context.Context, inv Invocation) (Invo
 
 // putInvocation queues inv in tx, for a run's routed events; its ID is
 // known once the batch is stored, and nobody needs it before.
-func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv Invocation) (int, error) {
+func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (int, error) {
 	if inv.SourceID == "" {
 		return 0, errors.New("empty source id")
 	}
@@ -70,11 +71,11 @@ func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv Invocation) (int, e
 
 // PendingInvocations returns up to limit (<= 0: 100) queued invocations
 // of sourceID, oldest first.
-func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]Invocation, error) {
+func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
 	if limit <= 0 {
 		limit = defaultQueueLimit
 	}
-	out := []Invocation{}
+	out := []model.Invocation{}
 	if sourceID == "" {
 		return out, nil
 	}
@@ -85,7 +86,7 @@ func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, lim
 		return nil, fmt.Errorf("store: pending invocations of %q: %w", sourceID, err)
 	}
 	for _, e := range entries {
-		var inv Invocation
+		var inv model.Invocation
 		if err := json.Unmarshal(e.value, &inv); err != nil {
 			return nil, fmt.Errorf("store: pending invocations of %q: decode %s: %w", sourceID, e.subject, err)
 		}
@@ -157,7 +158,7 @@ func (s *JetStream) hasQueued(ctx context.Context, sourceID string) (bool, error
 // The subject of an invocation PendingInvocations read is known without
 // a read: tx then expects the revision inv.ID names, and a commit whose
 // invocation is gone by then conflicts and runs again reading it.
-func (s *JetStream) invocationKey(tx *jsTx, inv Invocation) (string, error) {
+func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error) {
 	seq, ok := parseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return "", ErrNotFound
@@ -231,7 +232,7 @@ func (q *queuedKeys) forget(seqs []uint64) {
 }
 
 // dequeue deletes the queued invocation inv in tx.
-func (s *JetStream) dequeue(tx *jsTx, inv Invocation) error {
+func (s *JetStream) dequeue(tx *jsTx, inv model.Invocation) error {
 	k, err := s.invocationKey(tx, inv)
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // Components and sources on JetStream.
@@ -41,11 +43,11 @@ func (tx *jsTx) codeIndex(owner string) (jsCodeIndex, error) {
 
 // CreateComponent stores c, or returns the owner's equal component, as
 // Bolt.CreateComponent does.
-func (s *JetStream) CreateComponent(ctx context.Context, c Component) (Component, error) {
+func (s *JetStream) CreateComponent(ctx context.Context, c model.Component) (model.Component, error) {
 	if c.ID == "" {
-		return Component{}, errors.New("store: create component: empty id")
+		return model.Component{}, errors.New("store: create component: empty id")
 	}
-	var out Component
+	var out model.Component
 	err := s.update(ctx, func(tx *jsTx) error {
 		out = c
 		codes, err := tx.codeIndex(c.OwnerID)
@@ -74,13 +76,13 @@ func (s *JetStream) CreateComponent(ctx context.Context, c Component) (Component
 		return nil
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
+		return model.Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
 	}
 	return out, nil
 }
 
 // addComponent stores a new component c and indexes it by owner and code.
-func (s *JetStream) addComponent(tx *jsTx, codes jsCodeIndex, c Component) error {
+func (s *JetStream) addComponent(tx *jsTx, codes jsCodeIndex, c model.Component) error {
 	if ok, err := tx.has(s.key(tblComponents, c.ID)); err != nil || ok {
 		return errors.Join(err, idTaken(ok))
 	}
@@ -101,17 +103,17 @@ func (s *JetStream) addComponent(tx *jsTx, codes jsCodeIndex, c Component) error
 
 // sameComponent returns the owner's component of c's code when it equals
 // c in all but its id and times (see Bolt's sameComponent).
-func (s *JetStream) sameComponent(tx *jsTx, codes jsCodeIndex, c Component) (Component, bool, error) {
+func (s *JetStream) sameComponent(tx *jsTx, codes jsCodeIndex, c model.Component) (model.Component, bool, error) {
 	id, ok := codes.Code[codeIndexKey(c.CodeHash, c.ComponentURL)]
 	if c.CodeHash == "" || !ok {
-		return Component{}, false, nil
+		return model.Component{}, false, nil
 	}
-	var old Component
+	var old model.Component
 	if err := tx.getJSON(s.key(tblComponents, id), &old); err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return Component{}, false, nil
+			return model.Component{}, false, nil
 		}
-		return Component{}, false, err
+		return model.Component{}, false, err
 	}
 	return old, equalSaves(old, c), nil
 }
@@ -191,8 +193,8 @@ func (s *JetStream) dropUnreachableComponent(tx *jsTx, owner string, codes jsCod
 }
 
 // ComponentByCode returns owner's component of the code, or ErrNotFound.
-func (s *JetStream) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (Component, error) {
-	var c Component
+func (s *JetStream) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error) {
+	var c model.Component
 	err := s.view(ctx, func(tx *jsTx) error {
 		codes, err := tx.codeIndex(owner)
 		if err != nil {
@@ -205,25 +207,25 @@ func (s *JetStream) ComponentByCode(ctx context.Context, owner, codeHash, codeUR
 		return tx.getJSON(s.key(tblComponents, id), &c)
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
+		return model.Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
 	}
 	return c, nil
 }
 
 // GetComponent returns the component with id, or ErrNotFound.
-func (s *JetStream) GetComponent(ctx context.Context, id string) (Component, error) {
-	var c Component
+func (s *JetStream) GetComponent(ctx context.Context, id string) (model.Component, error) {
+	var c model.Component
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblComponents, id), &c) })
 	if err != nil {
-		return Component{}, fmt.Errorf("store: get component %q: %w", id, err)
+		return model.Component{}, fmt.Errorf("store: get component %q: %w", id, err)
 	}
 	return c, nil
 }
 
 // ComponentByKey returns the newest component saved with key in ownerID's
 // namespace, or ErrNotFound (always for the empty key).
-func (s *JetStream) ComponentByKey(ctx context.Context, ownerID, k string) (Component, error) {
-	var c Component
+func (s *JetStream) ComponentByKey(ctx context.Context, ownerID, k string) (model.Component, error) {
+	var c model.Component
 	err := s.view(ctx, func(tx *jsTx) error {
 		if k == "" {
 			return ErrNotFound
@@ -235,7 +237,7 @@ func (s *JetStream) ComponentByKey(ctx context.Context, ownerID, k string) (Comp
 		return tx.getJSON(s.key(tblComponents, string(id)), &c)
 	})
 	if err != nil {
-		return Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)
+		return model.Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)
 	}
 	return c, nil
 }
@@ -268,12 +270,12 @@ func (s *JetStream) unuseComponent(tx *jsTx, componentID, sourceID string) error
 
 // CreateSource stores s with its Order assigned and applies hooks, in one
 // transaction, as Bolt.CreateSource does.
-func (s *JetStream) CreateSource(ctx context.Context, src Source, hooks RunCommit) (Source, []Event, error) {
+func (s *JetStream) CreateSource(ctx context.Context, src model.Source, hooks RunCommit) (model.Source, []model.Event, error) {
 	if src.ID == "" {
-		return Source{}, nil, errors.New("store: create source: empty id")
+		return model.Source{}, nil, errors.New("store: create source: empty id")
 	}
-	var out Source
-	var events []Event
+	var out model.Source
+	var events []model.Event
 	err := s.update(ctx, func(tx *jsTx) error {
 		out = src
 		if ok, err := tx.has(s.key(tblSources, src.ID)); err != nil || ok {
@@ -306,7 +308,7 @@ func (s *JetStream) CreateSource(ctx context.Context, src Source, hooks RunCommi
 		return err
 	})
 	if err != nil {
-		return Source{}, nil, fmt.Errorf("store: create source %q: %w", src.ID, err)
+		return model.Source{}, nil, fmt.Errorf("store: create source %q: %w", src.ID, err)
 	}
 	return out, events, nil
 }
@@ -344,22 +346,22 @@ func (s *JetStream) releaseSlug(tx *jsTx, table, owner, slug, id string) error {
 }
 
 // GetSource returns the source with id, or ErrNotFound.
-func (s *JetStream) GetSource(ctx context.Context, id string) (Source, error) {
-	var src Source
+func (s *JetStream) GetSource(ctx context.Context, id string) (model.Source, error) {
+	var src model.Source
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblSources, id), &src) })
 	if err != nil {
-		return Source{}, fmt.Errorf("store: get source %q: %w", id, err)
+		return model.Source{}, fmt.Errorf("store: get source %q: %w", id, err)
 	}
 	return src, nil
 }
 
 // UpdateSource replaces the stored source src.ID and applies hooks, in
 // one transaction, as Bolt.UpdateSource does.
-func (s *JetStream) UpdateSource(ctx context.Context, src Source, hooks RunCommit) ([]Event, error) {
-	var events []Event
+func (s *JetStream) UpdateSource(ctx context.Context, src model.Source, hooks RunCommit) ([]model.Event, error) {
+	var events []model.Event
 	err := s.update(ctx, func(tx *jsTx) error {
 		next := src
-		var old Source
+		var old model.Source
 		if err := tx.getJSON(s.key(tblSources, src.ID), &old); err != nil {
 			return err
 		}
@@ -406,10 +408,10 @@ func (s *JetStream) UpdateSource(ctx context.Context, src Source, hooks RunCommi
 // Bolt.DeleteSource does. Its events, db and queued invocations, which
 // may be more than one batch holds, are purged once that committed: a
 // crash in between leaves them behind, unreachable (docs/nats.md).
-func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]Event, error) {
-	var events []Event
+func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error) {
+	var events []model.Event
 	err := s.update(ctx, func(tx *jsTx) error {
-		var src Source
+		var src model.Source
 		if err := tx.getJSON(s.key(tblSources, id), &src); err != nil {
 			return err
 		}
@@ -475,10 +477,10 @@ func (s *JetStream) purgeSourceData(ctx context.Context, id string) error {
 }
 
 // ListSources returns one page of ownerID's sources in creation order.
-func (s *JetStream) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error) {
-	pg, err := pageOwned[Source](ctx, s, sourceIndex, tblSources, ownerID, p)
+func (s *JetStream) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error) {
+	pg, err := pageOwned[model.Source](ctx, s, sourceIndex, tblSources, ownerID, p)
 	if err != nil {
-		return PageOf[Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
+		return PageOf[model.Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
@@ -501,12 +503,12 @@ func (s *JetStream) SlugTaken(ctx context.Context, ownerID, slug string) (bool, 
 }
 
 // AllSources returns every source of every owner.
-func (s *JetStream) AllSources(ctx context.Context) ([]Source, error) {
-	out, err := scanAll[Source](ctx, s, tblSources)
+func (s *JetStream) AllSources(ctx context.Context) ([]model.Source, error) {
+	out, err := scanAll[model.Source](ctx, s, tblSources)
 	if err != nil {
 		return nil, fmt.Errorf("store: all sources: %w", err)
 	}
-	slices.SortFunc(out, func(a, b Source) int { return strings.Compare(a.ID, b.ID) }) // as bbolt lists them
+	slices.SortFunc(out, func(a, b model.Source) int { return strings.Compare(a.ID, b.ID) }) // as bbolt lists them
 	return out, nil
 }
 

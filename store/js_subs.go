@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // Subscriptions, auto-subscriptions and webhooks on JetStream. What
@@ -79,59 +81,59 @@ func (s *JetStream) nextOrder(tx *jsTx) (uint64, error) {
 
 // PutSubscription stores s unless an identical one exists, which it
 // returns instead.
-func (s *JetStream) PutSubscription(ctx context.Context, sub Subscription) (Subscription, error) {
+func (s *JetStream) PutSubscription(ctx context.Context, sub model.Subscription) (model.Subscription, error) {
 	if sub.ID == "" {
-		return Subscription{}, errors.New("store: put subscription: empty id")
+		return model.Subscription{}, errors.New("store: put subscription: empty id")
 	}
-	var out Subscription
+	var out model.Subscription
 	err := s.update(ctx, func(tx *jsTx) error {
 		var err error
 		out, err = s.putSubscription(tx, sub)
 		return err
 	})
 	if err != nil {
-		return Subscription{}, fmt.Errorf("store: put subscription %q: %w", sub.ID, err)
+		return model.Subscription{}, fmt.Errorf("store: put subscription %q: %w", sub.ID, err)
 	}
 	return out, nil
 }
 
-func (s *JetStream) putSubscription(tx *jsTx, sub Subscription) (Subscription, error) {
+func (s *JetStream) putSubscription(tx *jsTx, sub model.Subscription) (model.Subscription, error) {
 	tuple := s.key(tblSubTuples, sub.OwnerID, sub.EmitterID, sub.ListenerID, sub.EventName)
 	if id, ok, err := tx.get(tuple); err != nil || ok {
 		if err != nil {
-			return Subscription{}, err
+			return model.Subscription{}, err
 		}
-		var out Subscription
+		var out model.Subscription
 		err := tx.getJSON(s.key(tblSubs, string(id)), &out)
 		return out, err
 	}
 	if ok, err := tx.has(s.key(tblSubs, sub.ID)); err != nil || ok {
-		return Subscription{}, errors.Join(err, idTaken(ok))
+		return model.Subscription{}, errors.Join(err, idTaken(ok))
 	}
 	if err := s.checkRoom(tx, CountSubscriptions, sub.OwnerID); err != nil {
-		return Subscription{}, err
+		return model.Subscription{}, err
 	}
 	if _, err := tx.listAdd(subIndex, sub.OwnerID, sub.ID); err != nil {
-		return Subscription{}, err
+		return model.Subscription{}, err
 	}
 	tx.put(tuple, []byte(sub.ID))
 	for _, end := range []string{sub.EmitterID, sub.ListenerID} {
 		if err := tx.addID(s.key(tblSubEnds, end), sub.ID); err != nil {
-			return Subscription{}, err
+			return model.Subscription{}, err
 		}
 	}
 	return sub, tx.putJSON(s.key(tblSubs, sub.ID), sub)
 }
 
 func (s *JetStream) deleteSubscriptionByID(tx *jsTx, id string) error {
-	var sub Subscription
+	var sub model.Subscription
 	if err := tx.getJSON(s.key(tblSubs, id), &sub); err != nil {
 		return err
 	}
 	return s.deleteSub(tx, sub)
 }
 
-func (s *JetStream) deleteSub(tx *jsTx, sub Subscription) error {
+func (s *JetStream) deleteSub(tx *jsTx, sub model.Subscription) error {
 	if err := tx.listRemove(subIndex, sub.OwnerID, sub.ID); err != nil {
 		return err
 	}
@@ -153,7 +155,7 @@ func (s *JetStream) deleteSubsNaming(tx *jsTx, id string, listenerOnly bool) err
 		return err
 	}
 	for _, subID := range subIDs {
-		var sub Subscription
+		var sub model.Subscription
 		if err := tx.getJSON(s.key(tblSubs, subID), &sub); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue // both ends were id; already deleted
@@ -187,8 +189,8 @@ func (s *JetStream) DeleteSubscription(ctx context.Context, ownerID, emitterID, 
 }
 
 // ListSubscriptions returns ownerID's subscriptions in creation order.
-func (s *JetStream) ListSubscriptions(ctx context.Context, ownerID string) ([]Subscription, error) {
-	out, err := listAll[Subscription](ctx, s, subIndex, tblSubs, ownerID)
+func (s *JetStream) ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error) {
+	out, err := listAll[model.Subscription](ctx, s, subIndex, tblSubs, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list subscriptions of %q: %w", ownerID, err)
 	}
@@ -217,11 +219,11 @@ func listAll[T any](ctx context.Context, s *JetStream, ix orderIndex, table, own
 
 // PutAutoSubscription stores a with Order assigned unless an identical
 // one exists, which it returns instead.
-func (s *JetStream) PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error) {
+func (s *JetStream) PutAutoSubscription(ctx context.Context, a model.AutoSubscription) (model.AutoSubscription, error) {
 	if a.ID == "" {
-		return AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
+		return model.AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
 	}
-	var out AutoSubscription
+	var out model.AutoSubscription
 	err := s.update(ctx, func(tx *jsTx) error {
 		out = a
 		tuple := s.key(tblAutoTuples, a.OwnerID, a.ListenerID, a.EventName)
@@ -252,7 +254,7 @@ func (s *JetStream) PutAutoSubscription(ctx context.Context, a AutoSubscription)
 		return tx.putJSON(s.key(tblAutoSubs, a.ID), out)
 	})
 	if err != nil {
-		return AutoSubscription{}, fmt.Errorf("store: put auto-subscription %q: %w", a.ID, err)
+		return model.AutoSubscription{}, fmt.Errorf("store: put auto-subscription %q: %w", a.ID, err)
 	}
 	return out, nil
 }
@@ -264,7 +266,7 @@ func (s *JetStream) deleteAutoSubsOfListener(tx *jsTx, listener string) error {
 		return err
 	}
 	for _, id := range autoIDs {
-		var a AutoSubscription
+		var a model.AutoSubscription
 		if err := tx.getJSON(s.key(tblAutoSubs, id), &a); err != nil {
 			return err
 		}
@@ -280,8 +282,8 @@ func (s *JetStream) deleteAutoSubsOfListener(tx *jsTx, listener string) error {
 
 // ListAutoSubscriptions returns ownerID's auto-subscriptions in creation
 // order.
-func (s *JetStream) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]AutoSubscription, error) {
-	out, err := listAll[AutoSubscription](ctx, s, autoIndex, tblAutoSubs, ownerID)
+func (s *JetStream) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error) {
+	out, err := listAll[model.AutoSubscription](ctx, s, autoIndex, tblAutoSubs, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list auto-subscriptions of %q: %w", ownerID, err)
 	}
@@ -294,7 +296,7 @@ func (s *JetStream) ListAutoSubscriptions(ctx context.Context, ownerID string) (
 //
 // ErrConflict when w.ID exists; a *LimitError when the owner has its
 // limit of webhooks.
-func (s *JetStream) CreateWebhook(ctx context.Context, w Webhook) error {
+func (s *JetStream) CreateWebhook(ctx context.Context, w model.Webhook) error {
 	if w.ID == "" {
 		return errors.New("store: create webhook: empty id")
 	}
@@ -317,11 +319,11 @@ func (s *JetStream) CreateWebhook(ctx context.Context, w Webhook) error {
 }
 
 // GetWebhook returns the webhook with id, or ErrNotFound.
-func (s *JetStream) GetWebhook(ctx context.Context, id string) (Webhook, error) {
-	var w Webhook
+func (s *JetStream) GetWebhook(ctx context.Context, id string) (model.Webhook, error) {
+	var w model.Webhook
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblWebhooks, id), &w) })
 	if err != nil {
-		return Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
+		return model.Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
 	}
 	return w, nil
 }
@@ -330,7 +332,7 @@ func (s *JetStream) GetWebhook(ctx context.Context, id string) (Webhook, error) 
 // that is committed, its deliveries.
 func (s *JetStream) DeleteWebhook(ctx context.Context, id string) error {
 	err := s.update(ctx, func(tx *jsTx) error {
-		var w Webhook
+		var w model.Webhook
 		if err := tx.getJSON(s.key(tblWebhooks, id), &w); err != nil {
 			return err
 		}
@@ -356,10 +358,10 @@ func (s *JetStream) DeleteWebhook(ctx context.Context, id string) error {
 }
 
 // ListWebhooks returns one page of ownerID's webhooks in creation order.
-func (s *JetStream) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error) {
-	pg, err := pageOwned[Webhook](ctx, s, webhookIndex, tblWebhooks, ownerID, p)
+func (s *JetStream) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[model.Webhook], error) {
+	pg, err := pageOwned[model.Webhook](ctx, s, webhookIndex, tblWebhooks, ownerID, p)
 	if err != nil {
-		return PageOf[Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
+		return PageOf[model.Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
@@ -384,9 +386,9 @@ func pageOwned[T any](ctx context.Context, s *JetStream, ix orderIndex, table, o
 
 // UpdateWebhook replaces a webhook's record (ErrNotFound when gone); its
 // owner and creation time stay.
-func (s *JetStream) UpdateWebhook(ctx context.Context, w Webhook) error {
+func (s *JetStream) UpdateWebhook(ctx context.Context, w model.Webhook) error {
 	err := s.update(ctx, func(tx *jsTx) error {
-		var old Webhook
+		var old model.Webhook
 		if err := tx.getJSON(s.key(tblWebhooks, w.ID), &old); err != nil {
 			return err
 		}
@@ -401,11 +403,11 @@ func (s *JetStream) UpdateWebhook(ctx context.Context, w Webhook) error {
 
 // RecordWebhookOutcome counts a settled delivery of webhook id, as
 // Bolt.RecordWebhookOutcome does.
-func (s *JetStream) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (Webhook, bool, error) {
-	var w Webhook
+func (s *JetStream) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error) {
+	var w model.Webhook
 	disabled := false
 	err := s.update(ctx, func(tx *jsTx) error {
-		w, disabled = Webhook{}, false
+		w, disabled = model.Webhook{}, false
 		k := s.key(tblWebhooks, id)
 		if err := tx.getJSON(k, &w); err != nil {
 			return err
@@ -417,7 +419,7 @@ func (s *JetStream) RecordWebhookOutcome(ctx context.Context, id string, deliver
 		return tx.putJSON(k, w)
 	})
 	if err != nil {
-		return Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)
+		return model.Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)
 	}
 	return w, disabled, nil
 }

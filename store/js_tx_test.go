@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestJSTxWritesReadsAndDeletes(t *testing.T) {
@@ -187,8 +189,11 @@ func TestJSCompleteRunsSplitsLargeRuns(t *testing.T) {
 	inv := mustEnqueue(t, s, "dc_1")
 	const n = 2 * jsMaxBatch
 	var parts []int
-	commit := RunCommit{Events: evs("a", n), Keep: 10 * n, Dedupe: &DedupeState{Last: "final"},
-		DedupeAfter: func(stored int) *DedupeState { parts = append(parts, stored); return &DedupeState{Last: "part"} }}
+	commit := RunCommit{Events: evs("a", n), Keep: 10 * n, Dedupe: &model.DedupeState{Last: "final"},
+		DedupeAfter: func(stored int) *model.DedupeState {
+			parts = append(parts, stored)
+			return &model.DedupeState{Last: "part"}
+		}}
 	out, err := s.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: commit}})
 	wantErr(t, "CompleteRuns", err, nil)
 	if len(out[0]) != n || len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))) != n {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // CreateUser stores u and, when keyHash is not empty, maps keyHash to it.
@@ -12,7 +14,7 @@ import (
 // # Errors
 //
 // ErrConflict when u.ID exists or keyHash is already in use.
-func (s *JetStream) CreateUser(ctx context.Context, u User, keyHash string) error {
+func (s *JetStream) CreateUser(ctx context.Context, u model.User, keyHash string) error {
 	if u.ID == "" {
 		return errors.New("store: create user: empty id")
 	}
@@ -73,19 +75,19 @@ func (s *JetStream) putKeyHash(tx *jsTx, userID, keyHash string) error {
 }
 
 // GetUser returns the user with id, or ErrNotFound.
-func (s *JetStream) GetUser(ctx context.Context, id string) (User, error) {
-	var u User
+func (s *JetStream) GetUser(ctx context.Context, id string) (model.User, error) {
+	var u model.User
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblUsers, id), &u) })
 	if err != nil {
-		return User{}, fmt.Errorf("store: get user %q: %w", id, err)
+		return model.User{}, fmt.Errorf("store: get user %q: %w", id, err)
 	}
 	return u, nil
 }
 
 // UserByKeyHash returns the user owning the API key with that hash, or
 // ErrNotFound.
-func (s *JetStream) UserByKeyHash(ctx context.Context, keyHash string) (User, error) {
-	var u User
+func (s *JetStream) UserByKeyHash(ctx context.Context, keyHash string) (model.User, error) {
+	var u model.User
 	err := s.view(ctx, func(tx *jsTx) error {
 		if keyHash == "" {
 			return ErrNotFound
@@ -100,7 +102,7 @@ func (s *JetStream) UserByKeyHash(ctx context.Context, keyHash string) (User, er
 		return tx.getJSON(s.key(tblUsers, string(id)), &u)
 	})
 	if err != nil {
-		return User{}, fmt.Errorf("store: user by key: %w", err)
+		return model.User{}, fmt.Errorf("store: user by key: %w", err)
 	}
 	return u, nil
 }
@@ -151,7 +153,7 @@ func (s *JetStream) CountUsers(ctx context.Context) (int, error) {
 // ErrConflict when o.ID exists; ErrNotFound when a member is not a user;
 // a *LimitError when a member already belongs to its limit of
 // organizations.
-func (s *JetStream) CreateOrg(ctx context.Context, o Org) error {
+func (s *JetStream) CreateOrg(ctx context.Context, o model.Org) error {
 	if o.ID == "" {
 		return errors.New("store: create org: empty id")
 	}
@@ -190,11 +192,11 @@ func (s *JetStream) addMembership(tx *jsTx, orgID string, seq uint64, userID str
 }
 
 // GetOrg returns the org with id, or ErrNotFound.
-func (s *JetStream) GetOrg(ctx context.Context, id string) (Org, error) {
-	var o Org
+func (s *JetStream) GetOrg(ctx context.Context, id string) (model.Org, error) {
+	var o model.Org
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblOrgs, id), &o) })
 	if err != nil {
-		return Org{}, fmt.Errorf("store: get org %q: %w", id, err)
+		return model.Org{}, fmt.Errorf("store: get org %q: %w", id, err)
 	}
 	return o, nil
 }
@@ -206,10 +208,10 @@ func (s *JetStream) GetOrg(ctx context.Context, id string) (Org, error) {
 //
 // ErrNotFound for an unknown org or user; a *LimitError when the user
 // already belongs to its limit of organizations.
-func (s *JetStream) AddOrgMember(ctx context.Context, orgID, userID string) (Org, error) {
-	var o Org
+func (s *JetStream) AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error) {
+	var o model.Org
 	err := s.update(ctx, func(tx *jsTx) error {
-		o = Org{}
+		o = model.Org{}
 		if err := tx.getJSON(s.key(tblOrgs, orgID), &o); err != nil {
 			return err
 		}
@@ -234,21 +236,21 @@ func (s *JetStream) AddOrgMember(ctx context.Context, orgID, userID string) (Org
 		return tx.putJSON(s.key(tblOrgs, orgID), o)
 	})
 	if err != nil {
-		return Org{}, fmt.Errorf("store: add member to org %q: %w", orgID, err)
+		return model.Org{}, fmt.Errorf("store: add member to org %q: %w", orgID, err)
 	}
 	return o, nil
 }
 
 // OrgsOfUser returns the orgs userID is a member of, in creation order.
-func (s *JetStream) OrgsOfUser(ctx context.Context, userID string) ([]Org, error) {
-	orgs := []Org{}
+func (s *JetStream) OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error) {
+	orgs := []model.Org{}
 	err := s.view(ctx, func(tx *jsTx) error {
 		l, err := tx.list(orgMemberIndex, userID)
 		if err != nil {
 			return err
 		}
 		for _, it := range l.Items {
-			var o Org
+			var o model.Org
 			if err := tx.getJSON(s.key(tblOrgs, it.ID), &o); err != nil {
 				return err
 			}

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 
+	"github.com/fount-dev/fount/model"
+
 	"errors"
 	"fmt"
 	"slices"
@@ -29,7 +31,7 @@ func (s *JetStream) executionKey(workflowID string, seq uint64) string {
 
 // putExecution stores x and trims the workflow's executions to the newest
 // keep (0: no trim).
-func (s *JetStream) putExecution(tx *jsTx, x *Execution, keep int) error {
+func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
 	wf, seq, ok := parseExecutionID(x.ID)
 	if !ok || wf != x.WorkflowID {
 		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
@@ -52,8 +54,8 @@ func (s *JetStream) putExecution(tx *jsTx, x *Execution, keep int) error {
 }
 
 // GetExecution returns the execution with id, or ErrNotFound.
-func (s *JetStream) GetExecution(ctx context.Context, id string) (Execution, error) {
-	var x Execution
+func (s *JetStream) GetExecution(ctx context.Context, id string) (model.Execution, error) {
+	var x model.Execution
 	err := s.view(ctx, func(tx *jsTx) error {
 		wf, seq, ok := parseExecutionID(id)
 		if !ok {
@@ -62,15 +64,15 @@ func (s *JetStream) GetExecution(ctx context.Context, id string) (Execution, err
 		return tx.getJSON(s.executionKey(wf, seq), &x)
 	})
 	if err != nil {
-		return Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
+		return model.Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
 	}
 	return x, nil
 }
 
 // ListExecutions returns up to limit of a workflow's kept executions,
 // newest first.
-func (s *JetStream) ListExecutions(ctx context.Context, workflowID string, limit int) ([]Execution, error) {
-	var out []Execution
+func (s *JetStream) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
+	var out []model.Execution
 	err := s.view(ctx, func(tx *jsTx) error {
 		var log jsSeqs
 		if err := tx.getJSON(s.key(tblExecutionLogs, workflowID), &log); err != nil {
@@ -83,7 +85,7 @@ func (s *JetStream) ListExecutions(ctx context.Context, workflowID string, limit
 			if len(out) >= limit {
 				break
 			}
-			var x Execution
+			var x model.Execution
 			if err := tx.getJSON(s.executionKey(workflowID, seq), &x); err != nil {
 				return err
 			}
@@ -99,11 +101,11 @@ func (s *JetStream) ListExecutions(ctx context.Context, workflowID string, limit
 
 // CreateWorkflow stores w with its trigger's subscription, as
 // Bolt.CreateWorkflow does.
-func (s *JetStream) CreateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error) {
+func (s *JetStream) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
 	if w.ID == "" {
-		return Workflow{}, errors.New("store: create workflow: empty id")
+		return model.Workflow{}, errors.New("store: create workflow: empty id")
 	}
-	var out Workflow
+	var out model.Workflow
 	err := s.update(ctx, func(tx *jsTx) error {
 		out = w
 		if ok, err := tx.has(s.key(tblWorkflows, w.ID)); err != nil || ok {
@@ -129,12 +131,12 @@ func (s *JetStream) CreateWorkflow(ctx context.Context, w Workflow, sub *Subscri
 		return tx.putJSON(s.key(tblWorkflows, w.ID), out)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
+		return model.Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
 	}
 	return out, nil
 }
 
-func (s *JetStream) putTriggerSub(tx *jsTx, w *Workflow, sub *Subscription) error {
+func (s *JetStream) putTriggerSub(tx *jsTx, w *model.Workflow, sub *model.Subscription) error {
 	if sub == nil {
 		return nil
 	}
@@ -147,18 +149,18 @@ func (s *JetStream) putTriggerSub(tx *jsTx, w *Workflow, sub *Subscription) erro
 }
 
 // GetWorkflow returns the workflow with id, or ErrNotFound.
-func (s *JetStream) GetWorkflow(ctx context.Context, id string) (Workflow, error) {
-	var w Workflow
+func (s *JetStream) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
+	var w model.Workflow
 	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblWorkflows, id), &w) })
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
+		return model.Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
 	}
 	return w, nil
 }
 
 // WorkflowBySlug returns ownerID's workflow named slug, or ErrNotFound.
-func (s *JetStream) WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workflow, error) {
-	var w Workflow
+func (s *JetStream) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
+	var w model.Workflow
 	err := s.view(ctx, func(tx *jsTx) error {
 		id, ok, err := tx.get(s.key(tblWorkflowSlugs, ownerID, slug))
 		if err != nil || !ok {
@@ -167,17 +169,17 @@ func (s *JetStream) WorkflowBySlug(ctx context.Context, ownerID, slug string) (W
 		return tx.getJSON(s.key(tblWorkflows, string(id)), &w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
+		return model.Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
 	}
 	return w, nil
 }
 
 // UpdateWorkflow replaces the workflow w.ID, as Bolt.UpdateWorkflow does.
-func (s *JetStream) UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error) {
-	var out Workflow
+func (s *JetStream) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
+	var out model.Workflow
 	err := s.update(ctx, func(tx *jsTx) error {
 		out = w
-		var old Workflow
+		var old model.Workflow
 		if err := tx.getJSON(s.key(tblWorkflows, w.ID), &old); err != nil {
 			return err
 		}
@@ -206,16 +208,16 @@ func (s *JetStream) UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscri
 		return tx.putJSON(s.key(tblWorkflows, w.ID), out)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
+		return model.Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
 	}
 	return out, nil
 }
 
 // SetWorkflowActive switches a workflow on or off, changing nothing else.
-func (s *JetStream) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (Workflow, error) {
-	var w Workflow
+func (s *JetStream) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
+	var w model.Workflow
 	err := s.update(ctx, func(tx *jsTx) error {
-		w = Workflow{}
+		w = model.Workflow{}
 		if err := tx.getJSON(s.key(tblWorkflows, id), &w); err != nil {
 			return err
 		}
@@ -223,7 +225,7 @@ func (s *JetStream) SetWorkflowActive(ctx context.Context, id string, active boo
 		return tx.putJSON(s.key(tblWorkflows, id), w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
+		return model.Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
 	}
 	return w, nil
 }
@@ -233,7 +235,7 @@ func (s *JetStream) SetWorkflowActive(ctx context.Context, id string, active boo
 // invocations and deliveries are purged once that committed.
 func (s *JetStream) DeleteWorkflow(ctx context.Context, id string) error {
 	err := s.update(ctx, func(tx *jsTx) error {
-		var w Workflow
+		var w model.Workflow
 		if err := tx.getJSON(s.key(tblWorkflows, id), &w); err != nil {
 			return err
 		}
@@ -272,20 +274,20 @@ func (s *JetStream) purgeWorkflowData(ctx context.Context, id string) error {
 }
 
 // ListWorkflows returns one page of ownerID's workflows in creation order.
-func (s *JetStream) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[Workflow], error) {
-	pg, err := pageOwned[Workflow](ctx, s, workflowIndex, tblWorkflows, ownerID, p)
+func (s *JetStream) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error) {
+	pg, err := pageOwned[model.Workflow](ctx, s, workflowIndex, tblWorkflows, ownerID, p)
 	if err != nil {
-		return PageOf[Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
+		return PageOf[model.Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
 
 // AllWorkflows returns every workflow of every owner.
-func (s *JetStream) AllWorkflows(ctx context.Context) ([]Workflow, error) {
-	out, err := scanAll[Workflow](ctx, s, tblWorkflows)
+func (s *JetStream) AllWorkflows(ctx context.Context) ([]model.Workflow, error) {
+	out, err := scanAll[model.Workflow](ctx, s, tblWorkflows)
 	if err != nil {
 		return nil, fmt.Errorf("store: all workflows: %w", err)
 	}
-	slices.SortFunc(out, func(a, b Workflow) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b model.Workflow) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }

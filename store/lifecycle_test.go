@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 )
 
 // TestSourceWritesCommitHookEvents: what a source's hooks emitted is
@@ -17,15 +18,15 @@ import (
 func TestSourceWritesCommitHookEvents(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a", Active: true}), nil)
-		toWebhook := func(ev Event) Routed {
+		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_a", Active: true}), nil)
+		toWebhook := func(ev model.Event) Routed {
 			return Routed{
-				Deliveries:  []Delivery{{ListenerID: "wh_1", EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: ev.Data}},
-				Invocations: []Invocation{{SourceID: "dc_listener", Kind: "event", Event: ev.Data}},
+				Deliveries:  []model.Delivery{{ListenerID: "wh_1", EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: ev.Data}},
+				Invocations: []model.Invocation{{SourceID: "dc_listener", Kind: "event", Event: ev.Data}},
 			}
 		}
 		hooks := func(data string) RunCommit {
-			return RunCommit{Events: []Event{{Name: "", EmitID: "e-" + data, Data: json.RawMessage(data)}}, Keep: 10, Route: toWebhook}
+			return RunCommit{Events: []model.Event{{Name: "", EmitID: "e-" + data, Data: json.RawMessage(data)}}, Keep: 10, Route: toWebhook}
 		}
 
 		stored, events, err := b.CreateSource(ctx, source("dc_1", "u_a", "one"), hooks(`"deployed"`))
@@ -82,7 +83,7 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		before, _, err := b.CreateSource(ctx, source("dc_before", "u_a", "before"), RunCommit{})
 		wantErr(t, "CreateSource", err, nil)
-		auto, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_a", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: before.CreatedAt})
+		auto, err := b.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_a", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: before.CreatedAt})
 		wantErr(t, "PutAutoSubscription", err, nil)
 		after, _, err := b.CreateSource(ctx, source("dc_after", "u_a", "after"), RunCommit{})
 		wantErr(t, "CreateSource", err, nil)
@@ -92,7 +93,7 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 		if auto.AppliesTo(before) || !auto.AppliesTo(after) {
 			t.Errorf("the auto-subscription applies to before=%v after=%v; want only the later source", auto.AppliesTo(before), auto.AppliesTo(after))
 		}
-		again, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_b", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"})
+		again, err := b.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_b", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"})
 		wantErr(t, "PutAutoSubscription again", err, nil)
 		if again.ID != auto.ID || again.Order != auto.Order {
 			t.Errorf("an identical auto-subscription came back as %+v, want %+v", again, auto)
@@ -113,8 +114,8 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 			{"neither ordered, source later", 0, 0, 100, 101, true},
 		}
 		for _, tt := range tests {
-			a := AutoSubscription{Order: tt.auto, CreatedAt: tt.autoS}
-			s := Source{Order: tt.src, CreatedAt: tt.srS}
+			a := model.AutoSubscription{Order: tt.auto, CreatedAt: tt.autoS}
+			s := model.Source{Order: tt.src, CreatedAt: tt.srS}
 			if got := a.AppliesTo(s); got != tt.want {
 				t.Errorf("%s: AppliesTo = %v", tt.name, got)
 			}

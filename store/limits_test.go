@@ -9,6 +9,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 )
 
 // limited is one kind of record the limits cap, with a write that adds
@@ -30,7 +31,7 @@ func limitedKinds() []limited {
 		{CountComponents, // each run by a source: the limit drops components no source uses
 			func(b *Bolt, acc string, n int) error {
 				id := fmt.Sprintf("sc_%s_%d", acc, n)
-				if err := createComponent(ctx, b, Component{ID: id, OwnerID: acc, CodeHash: fmt.Sprint("h", n)}); err != nil {
+				if err := createComponent(ctx, b, model.Component{ID: id, OwnerID: acc, CodeHash: fmt.Sprint("h", n)}); err != nil {
 					return err
 				}
 				s := source(fmt.Sprintf("dc_%s_%d", acc, n), acc, fmt.Sprint("s", n))
@@ -40,16 +41,16 @@ func limitedKinds() []limited {
 			func(b *Bolt, acc string, n int) error { return deleteSource(ctx, b, fmt.Sprintf("dc_%s_%d", acc, n)) }},
 		{CountWebhooks,
 			func(b *Bolt, acc string, n int) error {
-				return b.CreateWebhook(ctx, Webhook{ID: fmt.Sprintf("wh_%s_%d", acc, n), OwnerID: acc})
+				return b.CreateWebhook(ctx, model.Webhook{ID: fmt.Sprintf("wh_%s_%d", acc, n), OwnerID: acc})
 			},
 			func(b *Bolt, acc string, n int) error { return b.DeleteWebhook(ctx, fmt.Sprintf("wh_%s_%d", acc, n)) }},
 		{CountSubscriptions, // subscriptions and auto-subscriptions, alternately: one count
 			func(b *Bolt, acc string, n int) error {
 				if n%2 == 1 {
-					_, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, ListenerID: fmt.Sprint("wh_", n), EventName: "$errors"})
+					_, err := b.PutAutoSubscription(ctx, model.AutoSubscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, ListenerID: fmt.Sprint("wh_", n), EventName: "$errors"})
 					return err
 				}
-				_, err := b.PutSubscription(ctx, Subscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, EmitterID: "dc_1", ListenerID: fmt.Sprint("wh_", n)})
+				_, err := b.PutSubscription(ctx, model.Subscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, EmitterID: "dc_1", ListenerID: fmt.Sprint("wh_", n)})
 				return err
 			},
 			func(b *Bolt, acc string, n int) error {
@@ -59,9 +60,9 @@ func limitedKinds() []limited {
 			func(b *Bolt, acc string, n int) error {
 				id := fmt.Sprintf("o_%s_%d", acc, n)
 				if n%2 == 1 {
-					return b.CreateOrg(ctx, Org{ID: id, Members: []string{acc}})
+					return b.CreateOrg(ctx, model.Org{ID: id, Members: []string{acc}})
 				}
-				if err := b.CreateOrg(ctx, Org{ID: id}); err != nil {
+				if err := b.CreateOrg(ctx, model.Org{ID: id}); err != nil {
 					return err
 				}
 				_, err := b.AddOrgMember(ctx, id, acc)
@@ -125,7 +126,7 @@ func TestLimitsAreAtomic(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make(chan error, tries)
 		for n := range tries {
-			wg.Go(func() { errs <- b.CreateWebhook(ctx, Webhook{ID: fmt.Sprint("wh_", n), OwnerID: "u_a"}) })
+			wg.Go(func() { errs <- b.CreateWebhook(ctx, model.Webhook{ID: fmt.Sprint("wh_", n), OwnerID: "u_a"}) })
 		}
 		wg.Wait()
 		close(errs)
@@ -152,7 +153,7 @@ func TestLimitsAreAtomic(t *testing.T) {
 func TestNoOpWritesPassALimit(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		sub := Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}
+		sub := model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}
 		for _, id := range []string{"sub_1", "sub_2"} {
 			sub.ID = id
 			got, err := b.PutSubscription(ctx, sub)
@@ -161,7 +162,7 @@ func TestNoOpWritesPassALimit(t *testing.T) {
 				t.Errorf("PutSubscription %s = %s, want the existing sub_1", id, got.ID)
 			}
 		}
-		c := Component{ID: "sc_1", OwnerID: "u_a", Code: "x", CodeHash: "hx"}
+		c := model.Component{ID: "sc_1", OwnerID: "u_a", Code: "x", CodeHash: "hx"}
 		for _, id := range []string{"sc_1", "sc_2"} {
 			c.ID = id
 			got, err := b.CreateComponent(ctx, c)
@@ -180,7 +181,7 @@ func TestComponentsOfEqualCode(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		meta := component.Metadata{Type: component.KindSource, Name: "A"}
-		v1 := Component{OwnerID: "u_a", Key: "k", Name: "A", Version: "1", Code: "one", CodeHash: "h1", Metadata: meta}
+		v1 := model.Component{OwnerID: "u_a", Key: "k", Name: "A", Version: "1", Code: "one", CodeHash: "h1", Metadata: meta}
 		v2 := v1
 		v2.Code, v2.CodeHash, v2.Version = "two", "h2", "2"
 		renamed := v1
@@ -191,7 +192,7 @@ func TestComponentsOfEqualCode(t *testing.T) {
 		other.OwnerID = "u_b"
 		steps := []struct {
 			id     string
-			c      Component
+			c      model.Component
 			wantID string // the component returned, which the key then names
 		}{
 			{"sc_1", v1, "sc_1"},
@@ -231,7 +232,7 @@ func TestMigrateSchema3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v3 := []Component{
+	v3 := []model.Component{
 		{ID: "sc_old", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 1},
 		{ID: "sc_new", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 2},
 		{ID: "sc_b", OwnerID: "u_b", Code: "y", CodeHash: "hy", CreatedAt: 1},
@@ -268,15 +269,15 @@ func TestMigrateSchema3(t *testing.T) {
 	}
 	defer b.Close()
 	defer checkBolt(t, b)
-	got, err := b.CreateComponent(ctx, Component{ID: "sc_again", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 3})
+	got, err := b.CreateComponent(ctx, model.Component{ID: "sc_again", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 3})
 	wantErr(t, "CreateComponent of stored code", err, nil)
 	if got.ID != "sc_new" {
 		t.Errorf("saving stored code again = %s, want the newest equal one, sc_new", got.ID)
 	}
-	wantErr(t, "a third component", createComponent(ctx, b, Component{ID: "sc_3", OwnerID: "u_a", CodeHash: "h3"}), nil)
+	wantErr(t, "a third component", createComponent(ctx, b, model.Component{ID: "sc_3", OwnerID: "u_a", CodeHash: "h3"}), nil)
 	// At the limit, a new component drops the one no source uses, and
 	// keeps those the migrated sources run.
-	wantErr(t, "a fourth component", createComponent(ctx, b, Component{ID: "sc_4", OwnerID: "u_a", CodeHash: "h4"}), nil)
+	wantErr(t, "a fourth component", createComponent(ctx, b, model.Component{ID: "sc_4", OwnerID: "u_a", CodeHash: "h4"}), nil)
 	for id, want := range map[string]error{"sc_3": ErrNotFound, "sc_old": nil, "sc_new": nil, "sc_4": nil} {
 		_, err := b.GetComponent(ctx, id)
 		wantErr(t, "GetComponent "+id, err, want)
@@ -285,7 +286,7 @@ func TestMigrateSchema3(t *testing.T) {
 	src.ComponentID = "sc_4"
 	wantErr(t, "a source of the fourth", createSource(ctx, b, src), nil)
 	var le *LimitError
-	if err := createComponent(ctx, b, Component{ID: "sc_5", OwnerID: "u_a", CodeHash: "h5"}); !errors.As(err, &le) {
+	if err := createComponent(ctx, b, model.Component{ID: "sc_5", OwnerID: "u_a", CodeHash: "h5"}); !errors.As(err, &le) {
 		t.Errorf("a component past the limit with every one in use: %v, want a *LimitError", err)
 	}
 }
@@ -299,7 +300,7 @@ func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		save := func(id, hash, key string) {
 			t.Helper()
-			got, err := b.CreateComponent(ctx, Component{ID: id, OwnerID: "u_a", Key: key, CodeHash: hash})
+			got, err := b.CreateComponent(ctx, model.Component{ID: id, OwnerID: "u_a", Key: key, CodeHash: hash})
 			wantErr(t, "save "+id, err, nil)
 			if got.ID != id && got.CodeHash != hash {
 				t.Fatalf("save %s returned %+v", id, got)
@@ -357,7 +358,7 @@ func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 			wantErr(t, "a source of "+id, createSource(ctx, b, s), nil)
 		}
 		var le *LimitError
-		if _, err := b.CreateComponent(ctx, Component{ID: "sc_10", OwnerID: "u_a", CodeHash: "h_10"}); !errors.As(err, &le) {
+		if _, err := b.CreateComponent(ctx, model.Component{ID: "sc_10", OwnerID: "u_a", CodeHash: "h_10"}); !errors.As(err, &le) {
 			t.Fatalf("a save with every component in use: %v, want a *LimitError", err)
 		}
 		dropped("sc_10")
@@ -371,8 +372,8 @@ func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 func TestSourceOfADroppedComponent(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		wantErr(t, "save", createComponent(ctx, b, Component{ID: "sc_a", OwnerID: "u_a", CodeHash: "ha"}), nil)
-		wantErr(t, "save another", createComponent(ctx, b, Component{ID: "sc_b", OwnerID: "u_a", CodeHash: "hb"}), nil)
+		wantErr(t, "save", createComponent(ctx, b, model.Component{ID: "sc_a", OwnerID: "u_a", CodeHash: "ha"}), nil)
+		wantErr(t, "save another", createComponent(ctx, b, model.Component{ID: "sc_b", OwnerID: "u_a", CodeHash: "hb"}), nil)
 		s := source("dc_1", "u_a", "one")
 		s.ComponentID = "sc_a"
 		wantErr(t, "a source of the dropped component", createSource(ctx, b, s), ErrComponentDropped)

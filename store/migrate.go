@@ -12,6 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
 )
 
@@ -55,8 +56,8 @@ func settleWorkflowDeliveries(tx *bolt.Tx) error {
 		if err := removeDelivery(tx, seq, d); err != nil {
 			return err
 		}
-		d.Status = DeliveryFailed
-		d.Attempts = append(d.Attempts, Attempt{AtMs: d.CreatedAtMs, Error: "no workflow has this id: the event was routed before workflows existed"})
+		d.Status = model.DeliveryFailed
+		d.Attempts = append(d.Attempts, model.Attempt{AtMs: d.CreatedAtMs, Error: "no workflow has this id: the event was routed before workflows existed"})
 		if err := putDelivery(tx, seq, d); err != nil {
 			return err
 		}
@@ -79,11 +80,11 @@ func migrateSourcesToTypedProps(tx *bolt.Tx) error {
 	sources, comps := tx.Bucket(bucketSources), tx.Bucket(bucketComponents)
 	keys, values := scanPrefix(sources, nil)
 	for i, k := range keys {
-		var s Source
+		var s model.Source
 		if err := json.Unmarshal(values[i], &s); err != nil {
 			return fmt.Errorf("migrate source %s: %w", k, err)
 		}
-		var c Component
+		var c model.Component
 		if err := getJSON(comps, s.ComponentID, &c); err != nil {
 			continue
 		}
@@ -143,11 +144,11 @@ func migrateDueIndexByListener(tx *bolt.Tx) error {
 		if len(k) != 8 {
 			return fmt.Errorf("corrupt delivery key %x", k)
 		}
-		var d Delivery
+		var d model.Delivery
 		if err := json.Unmarshal(v, &d); err != nil {
 			return fmt.Errorf("decode delivery %x: %w", k, err)
 		}
-		if d.Status != DeliveryPending {
+		if d.Status != model.DeliveryPending {
 			continue
 		}
 		if err := due.Put(dueKey(d, binary.BigEndian.Uint64(k)), []byte(d.ID)); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -24,13 +25,13 @@ func TestMigrateSchema2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2 := []Delivery{ // ids 1..6, as version 2 stored them
-		{ListenerID: "wh_a", Status: DeliveryPending, NextAttemptMs: 300},
-		{ListenerID: "wh_a", Status: DeliveryPending, NextAttemptMs: 100, Attempts: []Attempt{{AtMs: 50, Status: 500}}},
-		{ListenerID: "wh_b", Status: DeliveryPending, NextAttemptMs: 200},
-		{ListenerID: "wh_b", Status: DeliveryDelivered, NextAttemptMs: 10},
-		{ListenerID: "wh_c", Status: DeliveryFailed, NextAttemptMs: 10},
-		{ListenerID: "p_w", Status: DeliveryPending, NextAttemptMs: math.MaxInt64},
+	v2 := []model.Delivery{ // ids 1..6, as version 2 stored them
+		{ListenerID: "wh_a", Status: model.DeliveryPending, NextAttemptMs: 300},
+		{ListenerID: "wh_a", Status: model.DeliveryPending, NextAttemptMs: 100, Attempts: []model.Attempt{{AtMs: 50, Status: 500}}},
+		{ListenerID: "wh_b", Status: model.DeliveryPending, NextAttemptMs: 200},
+		{ListenerID: "wh_b", Status: model.DeliveryDelivered, NextAttemptMs: 10},
+		{ListenerID: "wh_c", Status: model.DeliveryFailed, NextAttemptMs: 10},
+		{ListenerID: "p_w", Status: model.DeliveryPending, NextAttemptMs: math.MaxInt64},
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
 		meta, err := tx.CreateBucket(bucketMeta)
@@ -48,7 +49,7 @@ func TestMigrateSchema2(t *testing.T) {
 		}
 		for i, d := range v2 {
 			seq := uint64(i + 1)
-			d.ID, d.Attempts = seqID(seq), append([]Attempt{}, d.Attempts...)
+			d.ID, d.Attempts = seqID(seq), append([]model.Attempt{}, d.Attempts...)
 			data, _ := json.Marshal(d)
 			if err := recs.Put(be8(seq), data); err != nil {
 				return err
@@ -58,7 +59,7 @@ func TestMigrateSchema2(t *testing.T) {
 			}
 			// The old index: next attempt ms + seq. It also holds a stale
 			// entry for the delivered 4, which the rebuild must not copy.
-			if d.Status == DeliveryPending || seq == 4 {
+			if d.Status == model.DeliveryPending || seq == 4 {
 				if err := oldDue.Put(binary.BigEndian.AppendUint64(be8(uint64(d.NextAttemptMs)), seq), []byte(d.ID)); err != nil {
 					return err
 				}
@@ -108,11 +109,11 @@ func TestMigrateSchema2(t *testing.T) {
 	// The workflow listener's delivery, never due before version 5, is
 	// settled: no workflow can ever take it.
 	pw := must(b.ListDeliveries(ctx, "p_w", Page{}))
-	if len(pw.Items) != 1 || pw.Items[0].Status != DeliveryFailed || len(pw.Items[0].Attempts) != 1 || !strings.Contains(pw.Items[0].Attempts[0].Error, "no workflow") {
+	if len(pw.Items) != 1 || pw.Items[0].Status != model.DeliveryFailed || len(pw.Items[0].Attempts) != 1 || !strings.Contains(pw.Items[0].Attempts[0].Error, "no workflow") {
 		t.Errorf("p_w's delivery after the upgrade = %+v", pw.Items)
 	}
 	d := got.Items[0]
-	d.Status = DeliveryDelivered
+	d.Status = model.DeliveryDelivered
 	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, d), nil)
 	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after delivering 2 = %v, want [1 3]", got)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -16,7 +17,7 @@ import (
 // ErrConflict when o.ID exists; ErrNotFound when a member is not a user;
 // a *LimitError when a member already belongs to its limit of
 // organizations.
-func (b *Bolt) CreateOrg(ctx context.Context, o Org) error {
+func (b *Bolt) CreateOrg(ctx context.Context, o model.Org) error {
 	if o.ID == "" {
 		return errors.New("store: create org: empty id")
 	}
@@ -67,13 +68,13 @@ func addMembership(tx *bolt.Tx, orgID string, seq uint64, userID string) error {
 }
 
 // GetOrg returns the org with id, or ErrNotFound.
-func (b *Bolt) GetOrg(ctx context.Context, id string) (Org, error) {
-	var o Org
+func (b *Bolt) GetOrg(ctx context.Context, id string) (model.Org, error) {
+	var o model.Org
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketOrgs), id, &o)
 	})
 	if err != nil {
-		return Org{}, fmt.Errorf("store: get org %q: %w", id, err)
+		return model.Org{}, fmt.Errorf("store: get org %q: %w", id, err)
 	}
 	return o, nil
 }
@@ -85,8 +86,8 @@ func (b *Bolt) GetOrg(ctx context.Context, id string) (Org, error) {
 //
 // ErrNotFound for an unknown org or user; a *LimitError when the user
 // already belongs to its limit of organizations.
-func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (Org, error) {
-	var o Org
+func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error) {
+	var o model.Org
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		orgs := tx.Bucket(bucketOrgs)
 		if err := getJSON(orgs, orgID, &o); err != nil {
@@ -112,18 +113,18 @@ func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (Org, err
 		return putJSON(orgs, orgID, o)
 	})
 	if err != nil {
-		return Org{}, fmt.Errorf("store: add member to org %q: %w", orgID, err)
+		return model.Org{}, fmt.Errorf("store: add member to org %q: %w", orgID, err)
 	}
 	return o, nil
 }
 
 // OrgsOfUser returns the orgs userID is a member of, in creation order.
-func (b *Bolt) OrgsOfUser(ctx context.Context, userID string) ([]Org, error) {
-	orgs := []Org{}
+func (b *Bolt) OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error) {
+	orgs := []model.Org{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		_, ids := scanPrefix(tx.Bucket(bucketOrgMembers), key(userID))
 		for _, id := range ids {
-			var o Org
+			var o model.Org
 			if err := getJSON(tx.Bucket(bucketOrgs), string(id), &o); err != nil {
 				return err
 			}

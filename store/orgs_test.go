@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/fount-dev/fount/model"
 	"slices"
 	"testing"
 )
@@ -11,7 +12,7 @@ func TestOrgs(t *testing.T) {
 		for _, id := range []string{"u_a", "u_b", "u_c"} {
 			mustUser(t, b, id, "")
 		}
-		orgs := []Org{
+		orgs := []model.Org{
 			{ID: "o_1", Orgname: "one", Name: "One", Members: []string{"u_a"}, CreatedAt: 1},
 			{ID: "o_2", Orgname: "two", Name: "Two", Members: []string{"u_b", "u_a", "u_b"}, CreatedAt: 2},
 			{ID: "o_3", Orgname: "three", Name: "Three", Members: []string{"u_b"}, CreatedAt: 3},
@@ -19,12 +20,12 @@ func TestOrgs(t *testing.T) {
 		for _, o := range orgs {
 			wantErr(t, "CreateOrg "+o.ID, b.CreateOrg(ctx, o), nil)
 		}
-		wantErr(t, "CreateOrg taken id", b.CreateOrg(ctx, Org{ID: "o_1"}), ErrConflict)
-		wantErr(t, "CreateOrg unknown member", b.CreateOrg(ctx, Org{ID: "o_4", Members: []string{"u_zz"}}), ErrNotFound)
+		wantErr(t, "CreateOrg taken id", b.CreateOrg(ctx, model.Org{ID: "o_1"}), ErrConflict)
+		wantErr(t, "CreateOrg unknown member", b.CreateOrg(ctx, model.Org{ID: "o_4", Members: []string{"u_zz"}}), ErrNotFound)
 		if _, err := b.GetOrg(ctx, "o_4"); err == nil {
 			t.Error("o_4 exists after a refused create")
 		}
-		if err := b.CreateOrg(ctx, Org{}); err == nil {
+		if err := b.CreateOrg(ctx, model.Org{}); err == nil {
 			t.Error("CreateOrg with an empty id succeeded")
 		}
 

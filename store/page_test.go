@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // plainPage is a page reduced to ids, for checking any list.
@@ -28,14 +30,14 @@ func plain[T any](pg PageOf[T], err error, id func(T) string) (plainPage, error)
 func sourceLister(b testStore, owner string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListSources(ctx, owner, p)
-		return plain(pg, err, func(s Source) string { return s.ID })
+		return plain(pg, err, func(s model.Source) string { return s.ID })
 	}
 }
 
 func webhookLister(b testStore, owner string) lister {
 	return func(p Page) (plainPage, error) {
 		pg, err := b.ListWebhooks(ctx, owner, p)
-		return plain(pg, err, func(w Webhook) string { return w.ID })
+		return plain(pg, err, func(w model.Webhook) string { return w.ID })
 	}
 }
 

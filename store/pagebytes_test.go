@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // TestPagesBoundedInBytes: with MaxBytes, a page of large records ends
@@ -23,7 +25,7 @@ func TestPagesBoundedInBytes(t *testing.T) {
 			s.Name = big
 			wantErr(t, "CreateSource", createSource(ctx, b, s), nil)
 			sources = append(sources, s.ID)
-			w := Webhook{ID: fmt.Sprint("wh_", i), OwnerID: "u_a", Description: &big}
+			w := model.Webhook{ID: fmt.Sprint("wh_", i), OwnerID: "u_a", Description: &big}
 			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, w), nil)
 			webhooks = append(webhooks, w.ID)
 		}
@@ -88,13 +90,13 @@ func TestPagesBoundedInBytes(t *testing.T) {
 func routeDeliveries(t *testing.T, b testStore, listener string, n int, data string) []string {
 	t.Helper()
 	payload, _ := json.Marshal(data)
-	route := func(ev Event) Routed {
-		return Routed{Deliveries: []Delivery{{ListenerID: listener, EmitterID: ev.EmitterID, EventID: ev.ID, Payload: payload}}}
+	route := func(ev model.Event) Routed {
+		return Routed{Deliveries: []model.Delivery{{ListenerID: listener, EmitterID: ev.EmitterID, EventID: ev.ID, Payload: payload}}}
 	}
 	s := source("dc_r", "u_r", "r")
-	events := make([]Event, n)
+	events := make([]model.Event, n)
 	for i := range events {
-		events[i] = Event{EmitID: fmt.Sprint(i), Data: json.RawMessage(`{}`)}
+		events[i] = model.Event{EmitID: fmt.Sprint(i), Data: json.RawMessage(`{}`)}
 	}
 	if _, _, err := b.CreateSource(ctx, s, RunCommit{Events: events, Keep: n, Route: route}); err != nil {
 		t.Fatal(err)

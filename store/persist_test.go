@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/fount-dev/fount/model"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -19,13 +20,13 @@ func TestReopenKeepsEverything(t *testing.T) {
 		name string
 		err  error
 	}{
-		{"user", b.CreateUser(ctx, User{ID: "u_a", Username: "ann"}, "hash-a")},
+		{"user", b.CreateUser(ctx, model.User{ID: "u_a", Username: "ann"}, "hash-a")},
 		{"key", b.AddKeyHash(ctx, "u_a", "hash-a2")},
-		{"org", b.CreateOrg(ctx, Org{ID: "o_1", Members: []string{"u_a"}})},
-		{"component", createComponent(ctx, b, Component{ID: "sc_1", OwnerID: "u_a", Key: "k"})},
+		{"org", b.CreateOrg(ctx, model.Org{ID: "o_1", Members: []string{"u_a"}})},
+		{"component", createComponent(ctx, b, model.Component{ID: "sc_1", OwnerID: "u_a", Key: "k"})},
 		{"source 1", createSource(ctx, b, source("dc_1", "u_a", "one"))},
 		{"source 2", createSource(ctx, b, source("dc_2", "u_a", "two"))},
-		{"webhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a"})},
+		{"webhook", b.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_a"})},
 		{"db", b.DBSet(ctx, "dc_1", "k", []byte(`true`))},
 	}
 	for _, s := range steps {
@@ -33,10 +34,10 @@ func TestReopenKeepsEverything(t *testing.T) {
 			t.Fatalf("%s: %v", s.name, s.err)
 		}
 	}
-	if _, err := b.PutSubscription(ctx, Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}); err != nil {
+	if _, err := b.PutSubscription(ctx, model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.PutAutoSubscription(ctx, AutoSubscription{ID: "sub_2", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"}); err != nil {
+	if _, err := b.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_2", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"}); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, b, "dc_1", evs("", 3), 0)

@@ -5,35 +5,37 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestCompleteRunsAndRelease(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		var waiting []Event
+		var waiting []model.Event
 		for range 5 {
-			waiting = append(waiting, Event{Name: ChannelDelayed, Data: json.RawMessage(`{}`)})
+			waiting = append(waiting, model.Event{Name: model.ChannelDelayed, Data: json.RawMessage(`{}`)})
 		}
 		stored, err := b.AppendEvents(ctx, "dc_r", waiting, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if evs, _ := b.ListEvents(ctx, "dc_r", ChannelDelayed, 100); len(evs) != 5 {
+		if evs, _ := b.ListEvents(ctx, "dc_r", model.ChannelDelayed, 100); len(evs) != 5 {
 			t.Fatalf("$in holds %d events, want all 5", len(evs))
 		}
 		// Cancel one, then release three including the cancelled one.
-		if _, err := b.DeleteEvents(ctx, "dc_r", ChannelDelayed, stored[1].ID, stored[1].ID); err != nil {
+		if _, err := b.DeleteEvents(ctx, "dc_r", model.ChannelDelayed, stored[1].ID, stored[1].ID); err != nil {
 			t.Fatal(err)
 		}
-		a, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_r", Kind: "release"})
-		gone := Invocation{ID: "999999", SourceID: "dc_r"}
-		rel, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_r", Kind: "release"})
+		a, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_r", Kind: "release"})
+		gone := model.Invocation{ID: "999999", SourceID: "dc_r"}
+		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_r", Kind: "release"})
 		out, err := b.CompleteRuns(ctx, []CompletedRun{
-			{Invocation: a, Commit: RunCommit{Events: []Event{{Name: "x", Data: json.RawMessage(`1`)}}}},
-			{Invocation: gone, Commit: RunCommit{Events: []Event{{Name: "x", Data: json.RawMessage(`2`)}}}},
+			{Invocation: a, Commit: RunCommit{Events: []model.Event{{Name: "x", Data: json.RawMessage(`1`)}}}},
+			{Invocation: gone, Commit: RunCommit{Events: []model.Event{{Name: "x", Data: json.RawMessage(`2`)}}}},
 			{Invocation: rel, Commit: RunCommit{
-				Events:  []Event{{Name: "later", Data: json.RawMessage(`"a"`)}, {Name: "later", Data: json.RawMessage(`"b"`)}, {Name: "later", Data: json.RawMessage(`"c"`)}},
+				Events:  []model.Event{{Name: "later", Data: json.RawMessage(`"a"`)}, {Name: "later", Data: json.RawMessage(`"b"`)}, {Name: "later", Data: json.RawMessage(`"c"`)}},
 				Release: []string{stored[0].ID, stored[1].ID, stored[2].ID},
 			}},
 		})
@@ -43,7 +45,7 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 		if len(out[0]) != 1 || out[1] != nil || len(out[2]) != 2 || string(out[2][1].Data) != `"c"` {
 			t.Fatalf("results: %+v", out)
 		}
-		if evs, _ := b.ListEvents(ctx, "dc_r", ChannelDelayed, 100); len(evs) != 2 {
+		if evs, _ := b.ListEvents(ctx, "dc_r", model.ChannelDelayed, 100); len(evs) != 2 {
 			t.Errorf("$in holds %d after the release, want 2", len(evs))
 		}
 		if evs, _ := b.ListEvents(ctx, "dc_r", "later", 100); len(evs) != 2 {
@@ -52,8 +54,8 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 		if pending, _ := b.PendingInvocations(ctx, "dc_r", 10); len(pending) != 0 {
 			t.Errorf("%d invocations still queued", len(pending))
 		}
-		fresh, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_r", Kind: "release"})
-		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: fresh, Commit: RunCommit{Events: []Event{{}}, Release: []string{"a", "b"}}}})
+		fresh, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_r", Kind: "release"})
+		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: fresh, Commit: RunCommit{Events: []model.Event{{}}, Release: []string{"a", "b"}}}})
 		if err == nil || errors.Is(err, ErrNotFound) {
 			t.Errorf("mismatched release ids: %v", err)
 		}
@@ -62,7 +64,7 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 
 func mustWebhook(t *testing.T, b testStore, id string) {
 	t.Helper()
-	if err := b.CreateWebhook(context.Background(), Webhook{ID: id, OwnerID: "u_1", URL: "https://example.com", Active: true}); err != nil {
+	if err := b.CreateWebhook(context.Background(), model.Webhook{ID: id, OwnerID: "u_1", URL: "https://example.com", Active: true}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -74,9 +76,9 @@ func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		mustWebhook(t, b, "wh_here")
-		inv, _ := b.EnqueueInvocation(ctx, Invocation{SourceID: "dc_s", Kind: "manual"})
-		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []Event{{Data: json.RawMessage(`1`)}}, Route: func(Event) Routed {
-			return Routed{Deliveries: []Delivery{{ListenerID: "wh_here"}, {ListenerID: "wh_gone"}}}
+		inv, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_s", Kind: "manual"})
+		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []model.Event{{Data: json.RawMessage(`1`)}}, Route: func(model.Event) Routed {
+			return Routed{Deliveries: []model.Delivery{{ListenerID: "wh_here"}, {ListenerID: "wh_gone"}}}
 		}})
 		if err != nil {
 			t.Fatal(err)

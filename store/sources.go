@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -18,11 +19,11 @@ import (
 // ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID; a
 // *LimitError when the owner has its limit of sources. Nothing is stored
 // then.
-func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Source, []Event, error) {
+func (b *Bolt) CreateSource(ctx context.Context, s model.Source, hooks RunCommit) (model.Source, []model.Event, error) {
 	if s.ID == "" {
-		return Source{}, nil, errors.New("store: create source: empty id")
+		return model.Source{}, nil, errors.New("store: create source: empty id")
 	}
-	var events []Event
+	var events []model.Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		sources := tx.Bucket(bucketSources)
 		if has(sources, []byte(s.ID)) {
@@ -55,7 +56,7 @@ func (b *Bolt) CreateSource(ctx context.Context, s Source, hooks RunCommit) (Sou
 		return err
 	})
 	if err != nil {
-		return Source{}, nil, fmt.Errorf("store: create source %q: %w", s.ID, err)
+		return model.Source{}, nil, fmt.Errorf("store: create source %q: %w", s.ID, err)
 	}
 	return s, events, nil
 }
@@ -98,13 +99,13 @@ func releaseSlug(tx *bolt.Tx, owner, slug, id string) error {
 }
 
 // GetSource returns the source with id, or ErrNotFound.
-func (b *Bolt) GetSource(ctx context.Context, id string) (Source, error) {
-	var s Source
+func (b *Bolt) GetSource(ctx context.Context, id string) (model.Source, error) {
+	var s model.Source
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketSources), id, &s)
 	})
 	if err != nil {
-		return Source{}, fmt.Errorf("store: get source %q: %w", id, err)
+		return model.Source{}, fmt.Errorf("store: get source %q: %w", id, err)
 	}
 	return s, nil
 }
@@ -118,11 +119,11 @@ func (b *Bolt) GetSource(ctx context.Context, id string) (Source, error) {
 //
 // ErrNotFound for an unknown source; ErrConflict when the new slug is
 // taken by another source of the owner. Nothing changes then.
-func (b *Bolt) UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]Event, error) {
-	var events []Event
+func (b *Bolt) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit) ([]model.Event, error) {
+	var events []model.Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		sources := tx.Bucket(bucketSources)
-		var old Source
+		var old model.Source
 		if err := getJSON(sources, s.ID, &old); err != nil {
 			return err
 		}
@@ -173,11 +174,11 @@ func (b *Bolt) UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]E
 // # Errors
 //
 // ErrNotFound for an unknown source; nothing changes then.
-func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]Event, error) {
-	var events []Event
+func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error) {
+	var events []model.Event
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		sources := tx.Bucket(bucketSources)
-		var s Source
+		var s model.Source
 		if err := getJSON(sources, id, &s); err != nil {
 			return err
 		}
@@ -226,18 +227,18 @@ func deleteNested(parent *bolt.Bucket, name string) error {
 }
 
 // ListSources returns one page of ownerID's sources in creation order.
-func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error) {
-	var pg PageOf[Source]
+func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error) {
+	var pg PageOf[model.Source]
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		ids, cursors, total, err := sourceIndex.page(tx, ownerID, p)
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[Source](recordsOf(tx.Bucket(bucketSources)), p, ids, cursors, total)
+		pg, err = pageOf[model.Source](recordsOf(tx.Bucket(bucketSources)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {
-		return PageOf[Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
+		return PageOf[model.Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }

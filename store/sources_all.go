@@ -5,16 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
 // AllSources returns every source of every owner, for the engine to bring
 // their triggers back at start.
-func (b *Bolt) AllSources(ctx context.Context) ([]Source, error) {
-	var out []Source
+func (b *Bolt) AllSources(ctx context.Context) ([]model.Source, error) {
+	var out []model.Source
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
-			var s Source
+			var s model.Source
 			if err := json.Unmarshal(v, &s); err != nil {
 				return fmt.Errorf("source %s: %w", k, err)
 			}

@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
-func source(id, owner, slug string) Source {
-	return Source{ID: id, OwnerID: owner, UserID: "u_a", ComponentID: "sc_fixture", Name: slug, NameSlug: slug,
+func source(id, owner, slug string) model.Source {
+	return model.Source{ID: id, OwnerID: owner, UserID: "u_a", ComponentID: "sc_fixture", Name: slug, NameSlug: slug,
 		ConfiguredProps: map[string]json.RawMessage{"url": json.RawMessage(`"https://example.com"`)}, Active: true, CreatedAt: 1, UpdatedAt: 1}
 }
 
@@ -20,7 +22,7 @@ func TestCreateAndGetSource(t *testing.T) {
 		wantErr(t, "CreateSource", createSource(ctx, b, want), nil)
 		tests := []struct {
 			name string
-			s    Source
+			s    model.Source
 			want error
 		}{
 			{"slug taken for the owner", source("dc_2", "u_a", "rss"), ErrConflict},
@@ -33,7 +35,7 @@ func TestCreateAndGetSource(t *testing.T) {
 				wantErr(t, "CreateSource", createSource(ctx, b, tt.s), tt.want)
 			})
 		}
-		if err := createSource(ctx, b, Source{}); err == nil {
+		if err := createSource(ctx, b, model.Source{}); err == nil {
 			t.Error("CreateSource with an empty id succeeded")
 		}
 		got, err := b.GetSource(ctx, "dc_1")
@@ -70,17 +72,17 @@ func TestCreateAndGetSource(t *testing.T) {
 func TestUpdateSource(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		for _, s := range []Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_b", "three")} {
+		for _, s := range []model.Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_b", "three")} {
 			wantErr(t, "CreateSource", createSource(ctx, b, s), nil)
 		}
 		renamed := source("dc_1", "u_a", "uno")
 		renamed.Active = false
 		tests := []struct {
 			name string
-			s    Source
+			s    model.Source
 			want error
 		}{
-			{"same slug, new props", func() Source { s := source("dc_1", "u_a", "one"); s.Name = "One!"; return s }(), nil},
+			{"same slug, new props", func() model.Source { s := source("dc_1", "u_a", "one"); s.Name = "One!"; return s }(), nil},
 			{"slug taken by another", source("dc_1", "u_a", "two"), ErrConflict},
 			{"new slug", renamed, nil},
 			{"unknown source", source("dc_zz", "u_a", "zz"), ErrNotFound},
@@ -175,13 +177,13 @@ func TestListSourcesPagination(t *testing.T) {
 		// Cursors of another owner's list or of webhooks are refused.
 		other, _ := b.ListSources(ctx, "u_ab", Page{Limit: 1})
 		checkBadCursors(t, sourceLister(b, "u_a"), other.EndCursor)
-		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a"}), nil)
+		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_a"}), nil)
 		hooks, _ := b.ListWebhooks(ctx, "u_a", Page{})
 		checkBadCursors(t, sourceLister(b, "u_a"), hooks.EndCursor)
 	})
 }
 
-func idsOf(sources []Source) []string {
+func idsOf(sources []model.Source) []string {
 	ids := []string{}
 	for _, s := range sources {
 		ids = append(ids, s.ID)
@@ -192,11 +194,11 @@ func idsOf(sources []Source) []string {
 func TestDeleteSourceCascade(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		for _, s := range []Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_a", "three")} {
+		for _, s := range []model.Source{source("dc_1", "u_a", "one"), source("dc_2", "u_a", "two"), source("dc_3", "u_a", "three")} {
 			wantErr(t, "CreateSource", createSource(ctx, b, s), nil)
 		}
-		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: "wh_1", OwnerID: "u_a"}), nil)
-		subs := []Subscription{
+		wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_a"}), nil)
+		subs := []model.Subscription{
 			{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"}, // dc_1 emits
 			{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_1"}, // dc_1 listens
 			{ID: "sub_3", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_1"}, // both ends
@@ -210,7 +212,7 @@ func TestDeleteSourceCascade(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, a := range []AutoSubscription{
+		for _, a := range []model.AutoSubscription{
 			{ID: "sub_a1", OwnerID: "u_a", ListenerID: "dc_1", EventName: "$errors"},
 			{ID: "sub_a2", OwnerID: "u_a", ListenerID: "dc_2", EventName: "$errors"},
 		} {
@@ -220,7 +222,7 @@ func TestDeleteSourceCascade(t *testing.T) {
 		}
 		for _, id := range []string{"dc_1", "dc_2"} {
 			for _, ch := range []string{"", "$logs"} {
-				if _, err := b.AppendEvents(ctx, id, []Event{{Name: ch, Data: json.RawMessage(`1`)}}, 0); err != nil {
+				if _, err := b.AppendEvents(ctx, id, []model.Event{{Name: ch, Data: json.RawMessage(`1`)}}, 0); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/nats-io/nats.go"
 )
 
@@ -29,100 +30,100 @@ var (
 // (events: newest first). Implementations are safe for concurrent use.
 type Store interface {
 	// Users and API keys. Keys are stored as the hex sha256 of the key.
-	CreateUser(ctx context.Context, u User, keyHash string) error
-	GetUser(ctx context.Context, id string) (User, error)
-	UserByKeyHash(ctx context.Context, keyHash string) (User, error)
+	CreateUser(ctx context.Context, u model.User, keyHash string) error
+	GetUser(ctx context.Context, id string) (model.User, error)
+	UserByKeyHash(ctx context.Context, keyHash string) (model.User, error)
 	AddKeyHash(ctx context.Context, userID, keyHash string) error
 	CountUsers(ctx context.Context) (int, error)
 
 	// Organizations.
-	CreateOrg(ctx context.Context, o Org) error
-	GetOrg(ctx context.Context, id string) (Org, error)
-	AddOrgMember(ctx context.Context, orgID, userID string) (Org, error)
-	OrgsOfUser(ctx context.Context, userID string) ([]Org, error)
+	CreateOrg(ctx context.Context, o model.Org) error
+	GetOrg(ctx context.Context, id string) (model.Org, error)
+	AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error)
+	OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error)
 
 	// Connected accounts: apps' credentials, sealed by the engine.
-	CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error)
-	GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error)
-	ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error)
+	CreateConnectedAccount(ctx context.Context, a model.ConnectedAccount) (model.ConnectedAccount, error)
+	GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error)
+	ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error)
 	DeleteConnectedAccount(ctx context.Context, id string) error
 
 	// Components. A component's (OwnerID, Key) points at the newest
 	// component saved with that key. CreateComponent returns the stored
 	// component: an equal one saved before, when there is one.
-	CreateComponent(ctx context.Context, c Component) (Component, error)
-	GetComponent(ctx context.Context, id string) (Component, error)
+	CreateComponent(ctx context.Context, c model.Component) (model.Component, error)
+	GetComponent(ctx context.Context, id string) (model.Component, error)
 	// ComponentByCode returns owner's component of the code with
 	// codeHash from codeURL, the one CreateComponent would find the same
 	// (ErrNotFound when none): its lock is what the code was bundled with.
-	ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (Component, error)
-	ComponentByKey(ctx context.Context, ownerID, key string) (Component, error)
+	ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error)
+	ComponentByKey(ctx context.Context, ownerID, key string) (model.Component, error)
 
 	// Sources. Each write also commits what the source's lifecycle hooks
 	// emitted (hooks, applied as a run's commit is), in the same
 	// transaction. CreateSource assigns Order and fails with ErrConflict
 	// when the slug is taken for the owner; SlugTaken lets callers pick a
 	// free one first.
-	CreateSource(ctx context.Context, s Source, hooks RunCommit) (Source, []Event, error)
-	GetSource(ctx context.Context, id string) (Source, error)
-	UpdateSource(ctx context.Context, s Source, hooks RunCommit) ([]Event, error)
+	CreateSource(ctx context.Context, s model.Source, hooks RunCommit) (model.Source, []model.Event, error)
+	GetSource(ctx context.Context, id string) (model.Source, error)
+	UpdateSource(ctx context.Context, s model.Source, hooks RunCommit) ([]model.Event, error)
 	// DeleteSource applies hooks, then removes the source, its events, its
 	// db and every subscription naming it (as emitter or listener), in one
 	// transaction.
-	DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]Event, error)
-	ListSources(ctx context.Context, ownerID string, p Page) (PageOf[Source], error)
+	DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error)
+	ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error)
 	SlugTaken(ctx context.Context, ownerID, slug string) (bool, error)
 
 	// Subscriptions. PutSubscription is idempotent: an identical
 	// (owner, emitter, listener, event name) returns the existing one.
-	PutSubscription(ctx context.Context, s Subscription) (Subscription, error)
+	PutSubscription(ctx context.Context, s model.Subscription) (model.Subscription, error)
 	DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error
-	ListSubscriptions(ctx context.Context, ownerID string) ([]Subscription, error)
+	ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error)
 	// PutAutoSubscription assigns Order to a new auto-subscription.
-	PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error)
-	ListAutoSubscriptions(ctx context.Context, ownerID string) ([]AutoSubscription, error)
+	PutAutoSubscription(ctx context.Context, a model.AutoSubscription) (model.AutoSubscription, error)
+	ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error)
 
 	// Workflows. CreateWorkflow and UpdateWorkflow store the
 	// subscription of a source trigger (sub, or nil) with the workflow;
 	// DeleteWorkflow removes the workflow with its events, executions,
 	// queues, deliveries and the subscriptions naming it.
-	CreateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error)
-	GetWorkflow(ctx context.Context, id string) (Workflow, error)
-	WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workflow, error)
-	UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error)
+	CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error)
+	GetWorkflow(ctx context.Context, id string) (model.Workflow, error)
+	WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error)
+	UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error)
 	// SetWorkflowActive switches a workflow on or off, changing nothing
 	// else (its version stays: its steps are the same).
-	SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (Workflow, error)
+	SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error)
 	DeleteWorkflow(ctx context.Context, id string) error
-	ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[Workflow], error)
+	ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error)
 	// Executions of workflows, stored by the commit of their run
 	// (RunCommit.Execution). ListExecutions is newest first.
-	GetExecution(ctx context.Context, id string) (Execution, error)
-	ListExecutions(ctx context.Context, workflowID string, limit int) ([]Execution, error)
+	GetExecution(ctx context.Context, id string) (model.Execution, error)
+	ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error)
 
 	// Webhooks.
-	CreateWebhook(ctx context.Context, w Webhook) error
-	GetWebhook(ctx context.Context, id string) (Webhook, error)
+	CreateWebhook(ctx context.Context, w model.Webhook) error
+	GetWebhook(ctx context.Context, id string) (model.Webhook, error)
 	// UpdateWebhook replaces a webhook's record (ErrNotFound when gone).
-	UpdateWebhook(ctx context.Context, w Webhook) error
+	UpdateWebhook(ctx context.Context, w model.Webhook) error
 	// RecordWebhookOutcome counts a delivery of webhook id that settled:
 	// delivered resets its failures; a failure adds one, and when there
 	// are at least maxFailures (> 0) in a row spanning at least minAge,
 	// deactivates it with a reason. It returns the webhook as stored, and
 	// whether this call deactivated it.
-	RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (Webhook, bool, error)
+	RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error)
 	DeleteWebhook(ctx context.Context, id string) error
-	ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error)
+	ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[model.Webhook], error)
 
 	// Events. AppendEvents assigns ids (<ms>-<seq>, strictly increasing
 	// per emitter) and IndexedAtMs, stores the events, and trims each
 	// channel of the emitter to its newest keep events.
-	AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error)
+	AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error)
 	// ListEvents returns up to limit events of a channel, newest first.
-	ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error)
+	ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error)
 	// PageEvents returns a page of a channel's events, newest first,
 	// bounded in number and in bytes (see EventPage).
-	PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]Event, error)
+	PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error)
 	// DeleteEvents deletes a channel's events with ids in [startID,
 	// endID]; an empty bound is open.
 	DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -16,47 +17,47 @@ import (
 // ErrConflict when s.ID belongs to a different subscription; a
 // *LimitError when a new subscription would take the owner past its
 // limit of subscriptions (auto-subscriptions included).
-func (b *Bolt) PutSubscription(ctx context.Context, s Subscription) (Subscription, error) {
+func (b *Bolt) PutSubscription(ctx context.Context, s model.Subscription) (model.Subscription, error) {
 	if s.ID == "" {
-		return Subscription{}, errors.New("store: put subscription: empty id")
+		return model.Subscription{}, errors.New("store: put subscription: empty id")
 	}
-	var out Subscription
+	var out model.Subscription
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		var err error
 		out, err = b.putSubscription(tx, s)
 		return err
 	})
 	if err != nil {
-		return Subscription{}, fmt.Errorf("store: put subscription %q: %w", s.ID, err)
+		return model.Subscription{}, fmt.Errorf("store: put subscription %q: %w", s.ID, err)
 	}
 	return out, nil
 }
 
 // putSubscription is PutSubscription inside tx.
-func (b *Bolt) putSubscription(tx *bolt.Tx, s Subscription) (Subscription, error) {
+func (b *Bolt) putSubscription(tx *bolt.Tx, s model.Subscription) (model.Subscription, error) {
 	subs := tx.Bucket(bucketSubs)
 	tuple := key(s.OwnerID, s.EmitterID, s.ListenerID, s.EventName)
 	if id := tx.Bucket(bucketSubTuple).Get(tuple); id != nil {
-		var out Subscription
+		var out model.Subscription
 		err := getJSON(subs, string(id), &out)
 		return out, err
 	}
 	if has(subs, []byte(s.ID)) {
-		return Subscription{}, fmt.Errorf("id taken: %w", ErrConflict)
+		return model.Subscription{}, fmt.Errorf("id taken: %w", ErrConflict)
 	}
 	if err := b.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
-		return Subscription{}, err
+		return model.Subscription{}, err
 	}
 	if _, err := subIndex.add(tx, s.OwnerID, s.ID); err != nil {
-		return Subscription{}, err
+		return model.Subscription{}, err
 	}
 	if err := tx.Bucket(bucketSubTuple).Put(tuple, []byte(s.ID)); err != nil {
-		return Subscription{}, err
+		return model.Subscription{}, err
 	}
 	ends := tx.Bucket(bucketSubEnds)
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
 		if err := ends.Put(key(end, s.ID), nil); err != nil {
-			return Subscription{}, err
+			return model.Subscription{}, err
 		}
 	}
 	return s, putJSON(subs, s.ID, s)
@@ -65,7 +66,7 @@ func (b *Bolt) putSubscription(tx *bolt.Tx, s Subscription) (Subscription, error
 // deleteSubscriptionByID removes the subscription id, or returns
 // ErrNotFound.
 func deleteSubscriptionByID(tx *bolt.Tx, id string) error {
-	var s Subscription
+	var s model.Subscription
 	if err := getJSON(tx.Bucket(bucketSubs), id, &s); err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func deleteSubscriptionByID(tx *bolt.Tx, id string) error {
 }
 
 // deleteSub removes s and all its index entries.
-func deleteSub(tx *bolt.Tx, s Subscription) error {
+func deleteSub(tx *bolt.Tx, s model.Subscription) error {
 	if err := subIndex.remove(tx, s.ID); err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func deleteSubsNaming(tx *bolt.Tx, id string, listenerOnly bool) error {
 		if err != nil {
 			return err
 		}
-		var s Subscription
+		var s model.Subscription
 		if err := getJSON(subs, subID, &s); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue // both ends were id; already deleted
@@ -125,7 +126,7 @@ func (b *Bolt) DeleteSubscription(ctx context.Context, ownerID, emitterID, liste
 		if id == nil {
 			return ErrNotFound
 		}
-		var s Subscription
+		var s model.Subscription
 		if err := getJSON(tx.Bucket(bucketSubs), string(id), &s); err != nil {
 			return err
 		}
@@ -138,12 +139,12 @@ func (b *Bolt) DeleteSubscription(ctx context.Context, ownerID, emitterID, liste
 }
 
 // ListSubscriptions returns ownerID's subscriptions in creation order.
-func (b *Bolt) ListSubscriptions(ctx context.Context, ownerID string) ([]Subscription, error) {
-	out := []Subscription{}
+func (b *Bolt) ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error) {
+	out := []model.Subscription{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		subs := tx.Bucket(bucketSubs)
 		for _, id := range subIndex.ids(tx, ownerID) {
-			var s Subscription
+			var s model.Subscription
 			if err := getJSON(subs, id, &s); err != nil {
 				return err
 			}
@@ -165,9 +166,9 @@ func (b *Bolt) ListSubscriptions(ctx context.Context, ownerID string) ([]Subscri
 // ErrConflict when a.ID belongs to a different auto-subscription; a
 // *LimitError when a new one would take the owner past its limit of
 // subscriptions (which counts auto-subscriptions).
-func (b *Bolt) PutAutoSubscription(ctx context.Context, a AutoSubscription) (AutoSubscription, error) {
+func (b *Bolt) PutAutoSubscription(ctx context.Context, a model.AutoSubscription) (model.AutoSubscription, error) {
 	if a.ID == "" {
-		return AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
+		return model.AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
 	}
 	out := a
 	err := b.update(ctx, func(tx *bolt.Tx) error {
@@ -200,7 +201,7 @@ func (b *Bolt) PutAutoSubscription(ctx context.Context, a AutoSubscription) (Aut
 		return putJSON(autos, a.ID, a)
 	})
 	if err != nil {
-		return AutoSubscription{}, fmt.Errorf("store: put auto-subscription %q: %w", a.ID, err)
+		return model.AutoSubscription{}, fmt.Errorf("store: put auto-subscription %q: %w", a.ID, err)
 	}
 	return out, nil
 }
@@ -216,7 +217,7 @@ func deleteAutoSubsOfListener(tx *bolt.Tx, listener string) error {
 		if err != nil {
 			return err
 		}
-		var a AutoSubscription
+		var a model.AutoSubscription
 		if err := getJSON(autos, id, &a); err != nil {
 			return err
 		}
@@ -238,12 +239,12 @@ func deleteAutoSubsOfListener(tx *bolt.Tx, listener string) error {
 
 // ListAutoSubscriptions returns ownerID's auto-subscriptions in creation
 // order.
-func (b *Bolt) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]AutoSubscription, error) {
-	out := []AutoSubscription{}
+func (b *Bolt) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error) {
+	out := []model.AutoSubscription{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		autos := tx.Bucket(bucketAutoSubs)
 		for _, id := range autoIndex.ids(tx, ownerID) {
-			var a AutoSubscription
+			var a model.AutoSubscription
 			if err := getJSON(autos, id, &a); err != nil {
 				return err
 			}

@@ -1,11 +1,12 @@
 package store
 
 import (
+	"github.com/fount-dev/fount/model"
 	"slices"
 	"testing"
 )
 
-func subIDs(list []Subscription) []string {
+func subIDs(list []model.Subscription) []string {
 	ids := []string{}
 	for _, s := range list {
 		ids = append(ids, s.ID)
@@ -18,17 +19,17 @@ func TestPutSubscription(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		tests := []struct {
 			name   string
-			in     Subscription
+			in     model.Subscription
 			wantID string // the id returned
 			want   error
 		}{
-			{"new", Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 10}, "sub_1", nil},
-			{"identical returns existing", Subscription{ID: "sub_9", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 99}, "sub_1", nil},
-			{"other event name", Subscription{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", EventName: "$errors"}, "sub_2", nil},
-			{"other owner", Subscription{ID: "sub_3", OwnerID: "o_x", EmitterID: "dc_1", ListenerID: "dc_2"}, "sub_3", nil},
-			{"glob emitter", Subscription{ID: "sub_4", OwnerID: "u_a", EmitterID: "dc_*", ListenerID: "wh_1"}, "sub_4", nil},
-			{"reversed", Subscription{ID: "sub_5", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_1"}, "sub_5", nil},
-			{"id taken by another", Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_7", ListenerID: "dc_8"}, "", ErrConflict},
+			{"new", model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 10}, "sub_1", nil},
+			{"identical returns existing", model.Subscription{ID: "sub_9", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 99}, "sub_1", nil},
+			{"other event name", model.Subscription{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", EventName: "$errors"}, "sub_2", nil},
+			{"other owner", model.Subscription{ID: "sub_3", OwnerID: "o_x", EmitterID: "dc_1", ListenerID: "dc_2"}, "sub_3", nil},
+			{"glob emitter", model.Subscription{ID: "sub_4", OwnerID: "u_a", EmitterID: "dc_*", ListenerID: "wh_1"}, "sub_4", nil},
+			{"reversed", model.Subscription{ID: "sub_5", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_1"}, "sub_5", nil},
+			{"id taken by another", model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_7", ListenerID: "dc_8"}, "", ErrConflict},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -39,12 +40,12 @@ func TestPutSubscription(t *testing.T) {
 				}
 			})
 		}
-		if _, err := b.PutSubscription(ctx, Subscription{}); err == nil {
+		if _, err := b.PutSubscription(ctx, model.Subscription{}); err == nil {
 			t.Error("PutSubscription with an empty id succeeded")
 		}
 		// The existing record came back unchanged.
-		again, _ := b.PutSubscription(ctx, Subscription{ID: "sub_x", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 5})
-		want := Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 10}
+		again, _ := b.PutSubscription(ctx, model.Subscription{ID: "sub_x", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 5})
+		want := model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", CreatedAt: 10}
 		if again != want {
 			t.Errorf("idempotent put = %+v, want %+v", again, want)
 		}
@@ -65,7 +66,7 @@ func TestPutSubscription(t *testing.T) {
 func TestDeleteSubscription(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		for _, s := range []Subscription{
+		for _, s := range []model.Subscription{
 			{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"},
 			{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2", EventName: "$logs"},
 			{ID: "sub_3", OwnerID: "u_a", EmitterID: "dc_2", ListenerID: "dc_3"},
@@ -96,7 +97,7 @@ func TestDeleteSubscription(t *testing.T) {
 			})
 		}
 		// A deleted tuple can be subscribed again, and goes to the end.
-		got, err := b.PutSubscription(ctx, Subscription{ID: "sub_4", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"})
+		got, err := b.PutSubscription(ctx, model.Subscription{ID: "sub_4", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "dc_2"})
 		wantErr(t, "PutSubscription after delete", err, nil)
 		if got.ID != "sub_4" {
 			t.Errorf("resubscribe returned %q", got.ID)
@@ -113,16 +114,16 @@ func TestAutoSubscriptions(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b testStore) {
 		tests := []struct {
 			name   string
-			in     AutoSubscription
+			in     model.AutoSubscription
 			wantID string
 			want   error
 		}{
-			{"new", AutoSubscription{ID: "sub_1", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: 1}, "sub_1", nil},
-			{"identical", AutoSubscription{ID: "sub_9", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: 2}, "sub_1", nil},
-			{"other event", AutoSubscription{ID: "sub_2", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$logs"}, "sub_2", nil},
-			{"other owner", AutoSubscription{ID: "sub_3", OwnerID: "o_x", ListenerID: "wh_1", EventName: "$errors"}, "sub_3", nil},
-			{"other listener", AutoSubscription{ID: "sub_4", OwnerID: "u_a", ListenerID: "dc_1", EventName: "$errors"}, "sub_4", nil},
-			{"id taken", AutoSubscription{ID: "sub_2", OwnerID: "u_a", ListenerID: "dc_9", EventName: "$logs"}, "", ErrConflict},
+			{"new", model.AutoSubscription{ID: "sub_1", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: 1}, "sub_1", nil},
+			{"identical", model.AutoSubscription{ID: "sub_9", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors", CreatedAt: 2}, "sub_1", nil},
+			{"other event", model.AutoSubscription{ID: "sub_2", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$logs"}, "sub_2", nil},
+			{"other owner", model.AutoSubscription{ID: "sub_3", OwnerID: "o_x", ListenerID: "wh_1", EventName: "$errors"}, "sub_3", nil},
+			{"other listener", model.AutoSubscription{ID: "sub_4", OwnerID: "u_a", ListenerID: "dc_1", EventName: "$errors"}, "sub_4", nil},
+			{"id taken", model.AutoSubscription{ID: "sub_2", OwnerID: "u_a", ListenerID: "dc_9", EventName: "$logs"}, "", ErrConflict},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +134,7 @@ func TestAutoSubscriptions(t *testing.T) {
 				}
 			})
 		}
-		if _, err := b.PutAutoSubscription(ctx, AutoSubscription{}); err == nil {
+		if _, err := b.PutAutoSubscription(ctx, model.AutoSubscription{}); err == nil {
 			t.Error("PutAutoSubscription with an empty id succeeded")
 		}
 		list, err := b.ListAutoSubscriptions(ctx, "u_a")

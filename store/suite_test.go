@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -48,26 +49,26 @@ type testStore interface {
 // The methods of each group of tests: what eachBackend needs of a store.
 type (
 	userCreator interface {
-		CreateUser(ctx context.Context, u User, keyHash string) error
+		CreateUser(ctx context.Context, u model.User, keyHash string) error
 	}
 	usersAPI interface {
 		userCreator
-		GetUser(ctx context.Context, id string) (User, error)
-		UserByKeyHash(ctx context.Context, keyHash string) (User, error)
+		GetUser(ctx context.Context, id string) (model.User, error)
+		UserByKeyHash(ctx context.Context, keyHash string) (model.User, error)
 		AddKeyHash(ctx context.Context, userID, keyHash string) error
 		CountUsers(ctx context.Context) (int, error)
 	}
 	orgsAPI interface {
 		userCreator
-		CreateOrg(ctx context.Context, o Org) error
-		GetOrg(ctx context.Context, id string) (Org, error)
-		AddOrgMember(ctx context.Context, orgID, userID string) (Org, error)
-		OrgsOfUser(ctx context.Context, userID string) ([]Org, error)
+		CreateOrg(ctx context.Context, o model.Org) error
+		GetOrg(ctx context.Context, id string) (model.Org, error)
+		AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error)
+		OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error)
 	}
 	accountsAPI interface {
-		CreateConnectedAccount(ctx context.Context, a ConnectedAccount) (ConnectedAccount, error)
-		GetConnectedAccount(ctx context.Context, id string) (ConnectedAccount, error)
-		ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[ConnectedAccount], error)
+		CreateConnectedAccount(ctx context.Context, a model.ConnectedAccount) (model.ConnectedAccount, error)
+		GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error)
+		ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error)
 		DeleteConnectedAccount(ctx context.Context, id string) error
 		CheckLimit(ctx context.Context, kind Counted, account string) error
 	}
@@ -77,17 +78,17 @@ type (
 		DBClear(ctx context.Context, sourceID string) error
 	}
 	eventsAPI interface {
-		AppendEvents(ctx context.Context, emitterID string, events []Event, keep int) ([]Event, error)
-		ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]Event, error)
-		PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]Event, error)
+		AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error)
+		ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error)
+		PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error)
 		DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)
 		Channels(ctx context.Context, emitterID string) ([]string, error)
 	}
 	usageAPI interface {
-		GetUsage(ctx context.Context, accountID, day string) (Usage, error)
+		GetUsage(ctx context.Context, accountID, day string) (model.Usage, error)
 		AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error
 		AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error
-		GetDedupe(ctx context.Context, sourceID string) (DedupeState, error)
+		GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error)
 	}
 )
 

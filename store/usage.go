@@ -7,13 +7,14 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
 // GetDedupe returns the dedupe state CompleteRun last stored for
 // sourceID, or the zero value when there is none.
-func (b *Bolt) GetDedupe(ctx context.Context, sourceID string) (DedupeState, error) {
-	var st DedupeState
+func (b *Bolt) GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error) {
+	var st model.DedupeState
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		if err := getJSON(tx.Bucket(bucketDedupe), sourceID, &st); !errors.Is(err, ErrNotFound) {
 			return err
@@ -21,7 +22,7 @@ func (b *Bolt) GetDedupe(ctx context.Context, sourceID string) (DedupeState, err
 		return nil
 	})
 	if err != nil {
-		return DedupeState{}, fmt.Errorf("store: get dedupe of %q: %w", sourceID, err)
+		return model.DedupeState{}, fmt.Errorf("store: get dedupe of %q: %w", sourceID, err)
 	}
 	return st, nil
 }
@@ -32,20 +33,20 @@ func usageKey(accountID, day string) string {
 }
 
 // addUsage adds delta to accountID's counters for day.
-func addUsage(tx *bolt.Tx, accountID, day string, delta Usage) error {
+func addUsage(tx *bolt.Tx, accountID, day string, delta model.Usage) error {
 	bk := tx.Bucket(bucketUsage)
 	k := usageKey(accountID, day)
-	var u Usage
+	var u model.Usage
 	if err := getJSON(bk, k, &u); err != nil && !errors.Is(err, ErrNotFound) {
 		return err
 	}
-	return putJSON(bk, k, u.plus(delta))
+	return putJSON(bk, k, u.Plus(delta))
 }
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
 // when nothing was counted.
-func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (Usage, error) {
-	var u Usage
+func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (model.Usage, error) {
+	var u model.Usage
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		if err := getJSON(tx.Bucket(bucketUsage), usageKey(accountID, day), &u); !errors.Is(err, ErrNotFound) {
 			return err
@@ -53,7 +54,7 @@ func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (Usage, erro
 		return nil
 	})
 	if err != nil {
-		return Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
+		return model.Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
 	}
 	return u, nil
 }
@@ -65,7 +66,7 @@ func (b *Bolt) AddUsage(ctx context.Context, accountID, day string, invocations,
 		return nil
 	}
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		return addUsage(tx, accountID, day, Usage{Invocations: invocations, ComputeMs: computeMs})
+		return addUsage(tx, accountID, day, model.Usage{Invocations: invocations, ComputeMs: computeMs})
 	})
 	if err != nil {
 		return fmt.Errorf("store: add usage of %q on %s: %w", accountID, day, err)
@@ -79,7 +80,7 @@ func (b *Bolt) AddNpmBytes(ctx context.Context, accountID, day string, bytes int
 	if accountID == "" || bytes == 0 {
 		return nil
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error { return addUsage(tx, accountID, day, Usage{NpmBytes: bytes}) })
+	err := b.update(ctx, func(tx *bolt.Tx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
 	if err != nil {
 		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
@@ -126,7 +127,7 @@ func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 
 // FireTimer implements Queues. Each timer prop's last fire is kept under
 // timerPropKey, beside its source's under the source's id.
-func (b *Bolt) FireTimer(ctx context.Context, inv Invocation, prop string, dueMs int64) (bool, error) {
+func (b *Bolt) FireTimer(ctx context.Context, inv model.Invocation, prop string, dueMs int64) (bool, error) {
 	if inv.SourceID == "" {
 		return false, errors.New("store: fire timer: empty source id")
 	}

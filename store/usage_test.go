@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/fount-dev/fount/model"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -35,14 +36,14 @@ func TestUsage(t *testing.T) {
 		wantErr(t, "AddNpmBytes", b.AddNpmBytes(ctx, "", "2024-01-01", 5), nil)
 		tests := []struct {
 			account, day string
-			want         Usage
+			want         model.Usage
 		}{
-			{"u_a", "2024-01-01", Usage{Invocations: 2, ComputeMs: 25, NpmBytes: 1000}},
-			{"u_a", "2024-01-02", Usage{Invocations: 1, ComputeMs: 12}},
-			{"o_1", "2024-01-01", Usage{Invocations: 2, ComputeMs: 100}},
-			{"u_a", "2024-01-03", Usage{}},
-			{"u_zz", "2024-01-01", Usage{}},
-			{"", "2024-01-01", Usage{}},
+			{"u_a", "2024-01-01", model.Usage{Invocations: 2, ComputeMs: 25, NpmBytes: 1000}},
+			{"u_a", "2024-01-02", model.Usage{Invocations: 1, ComputeMs: 12}},
+			{"o_1", "2024-01-01", model.Usage{Invocations: 2, ComputeMs: 100}},
+			{"u_a", "2024-01-03", model.Usage{}},
+			{"u_zz", "2024-01-01", model.Usage{}},
+			{"", "2024-01-01", model.Usage{}},
 		}
 		for _, tt := range tests {
 			got, err := b.GetUsage(ctx, tt.account, tt.day)
@@ -92,7 +93,7 @@ func TestGetDedupeUnknown(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b usageAPI) {
 		for _, id := range []string{"dc_1", ""} {
-			if st := must(b.GetDedupe(ctx, id)); !reflect.DeepEqual(st, DedupeState{}) {
+			if st := must(b.GetDedupe(ctx, id)); !reflect.DeepEqual(st, model.DedupeState{}) {
 				t.Errorf("GetDedupe(%q) = %+v, want zero", id, st)
 			}
 		}
@@ -107,7 +108,7 @@ func TestDeleteSourceDeletesQueues(t *testing.T) {
 		}
 		for _, id := range []string{"dc_1", "dc_2"} {
 			done := mustEnqueue(t, b, id)
-			_, err := b.CompleteRun(ctx, done, RunCommit{Events: evs("", 1), Dedupe: &DedupeState{Last: id}})
+			_, err := b.CompleteRun(ctx, done, RunCommit{Events: evs("", 1), Dedupe: &model.DedupeState{Last: id}})
 			wantErr(t, "CompleteRun", err, nil)
 			mustEnqueue(t, b, id)
 			mustEnqueue(t, b, id)
@@ -123,7 +124,7 @@ func TestDeleteSourceDeletesQueues(t *testing.T) {
 		if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
 			t.Errorf("dc_1 has %d pending", n)
 		}
-		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, DedupeState{}) {
+		if st := must(b.GetDedupe(ctx, "dc_1")); !reflect.DeepEqual(st, model.DedupeState{}) {
 			t.Errorf("dedupe of deleted source = %+v", st)
 		}
 		if ms := must(b.TimerLastFire(ctx, "dc_1")); ms != 0 {
@@ -159,11 +160,11 @@ func TestReopenKeepsQueues(t *testing.T) {
 	mustFixtureComponent(t, b)
 	first := mustEnqueue(t, b, "dc_1")
 	second := mustEnqueue(t, b, "dc_2")
-	var seen []Event
+	var seen []model.Event
 	_, err = b.CompleteRun(ctx, first, RunCommit{Events: evs("", 1), Route: routeTo("dc_3", "wh_1", &seen),
-		Dedupe: &DedupeState{Last: "e0"}, UsageAccount: "u_a", UsageDay: "2024-05-06", Invocations: 1, ComputeMs: 9})
+		Dedupe: &model.DedupeState{Last: "e0"}, UsageAccount: "u_a", UsageDay: "2024-05-06", Invocations: 1, ComputeMs: 9})
 	wantErr(t, "CompleteRun", err, nil)
-	delivered := mustDeliver(t, b, 4000, Delivery{ListenerID: "wh_1", Status: DeliveryDelivered})
+	delivered := mustDeliver(t, b, 4000, model.Delivery{ListenerID: "wh_1", Status: model.DeliveryDelivered})
 	wantErr(t, "CreateSource", createSource(ctx, b, source("dc_2", "u_a", "two")), nil)
 	wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, "dc_2", 3999), nil)
 	beforeInv := must(b.PendingInvocations(ctx, "dc_3", 0))
@@ -184,7 +185,7 @@ func TestReopenKeepsQueues(t *testing.T) {
 	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2", "dc_3"}) {
 		t.Errorf("SourcesWithPending after reopen = %v", got)
 	}
-	if got := must(b.PendingInvocations(ctx, "dc_2", 0)); !reflect.DeepEqual(got, []Invocation{second}) {
+	if got := must(b.PendingInvocations(ctx, "dc_2", 0)); !reflect.DeepEqual(got, []model.Invocation{second}) {
 		t.Errorf("dc_2 pending after reopen = %+v, want %+v", got, second)
 	}
 	if got := must(b.PendingInvocations(ctx, "dc_3", 0)); !reflect.DeepEqual(got, beforeInv) {
@@ -196,7 +197,7 @@ func TestReopenKeepsQueues(t *testing.T) {
 	if st := must(b.GetDedupe(ctx, "dc_1")); st.Last != "e0" {
 		t.Errorf("dedupe after reopen = %+v", st)
 	}
-	if u := must(b.GetUsage(ctx, "u_a", "2024-05-06")); u != (Usage{Invocations: 1, ComputeMs: 9}) {
+	if u := must(b.GetUsage(ctx, "u_a", "2024-05-06")); u != (model.Usage{Invocations: 1, ComputeMs: 9}) {
 		t.Errorf("usage after reopen = %+v", u)
 	}
 	if ms := must(b.TimerLastFire(ctx, "dc_2")); ms != 3999 {
@@ -206,7 +207,7 @@ func TestReopenKeepsQueues(t *testing.T) {
 	if inv := mustEnqueue(t, b, "dc_1"); must(parseSeq(inv.ID)) <= must(parseSeq(beforeInv[0].ID)) {
 		t.Errorf("invocation id after reopen = %s, not after %s", inv.ID, beforeInv[0].ID)
 	}
-	if d := mustDeliver(t, b, 5000, Delivery{ListenerID: "wh_1"}); must(parseSeq(d.ID)) <= must(parseSeq(delivered.ID)) {
+	if d := mustDeliver(t, b, 5000, model.Delivery{ListenerID: "wh_1"}); must(parseSeq(d.ID)) <= must(parseSeq(delivered.ID)) {
 		t.Errorf("delivery id after reopen = %s, not after %s", d.ID, delivered.ID)
 	}
 	// The queued invocation still completes.
@@ -243,7 +244,7 @@ func TestAddUsageConcurrently(t *testing.T) {
 		wg.Wait()
 		got, err := b.GetUsage(ctx, "u_a", "2024-01-01")
 		wantErr(t, "GetUsage", err, nil)
-		if want := (Usage{Invocations: writers * each, ComputeMs: 3 * writers * each}); got != want {
+		if want := (model.Usage{Invocations: writers * each, ComputeMs: 3 * writers * each}); got != want {
 			t.Errorf("usage after %d concurrent adds = %+v, want %+v", writers*each, got, want)
 		}
 	})
@@ -260,7 +261,7 @@ func TestFireTimerOncePerTick(t *testing.T) {
 		fired := 0
 		for range 4 {
 			wg.Go(func() {
-				ok, err := b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 60_000)
+				ok, err := b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 60_000)
 				if err != nil {
 					t.Error(err)
 				}
@@ -275,23 +276,23 @@ func TestFireTimerOncePerTick(t *testing.T) {
 		if fired != 1 || len(must(b.PendingInvocations(ctx, "dc_1", 0))) != 1 || must(b.TimerLastFire(ctx, "dc_1")) != 60_000 {
 			t.Fatalf("4 fires of one tick: %d fired, %d queued", fired, len(must(b.PendingInvocations(ctx, "dc_1", 0))))
 		}
-		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 30_000)); ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 30_000)); ok {
 			t.Error("an earlier tick fired after a later one")
 		}
-		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 120_000)); !ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 120_000)); !ok {
 			t.Error("the next tick did not fire")
 		}
-		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_1", Kind: "timer"}, "other", 120_000)); !ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "other", 120_000)); !ok {
 			t.Error("another timer prop's tick at the same time did not fire")
 		}
 		if last := must(b.TimerLastFire(ctx, "dc_1")); last != 120_000 {
 			t.Errorf("the source's last fire is %d, want 120000", last)
 		}
-		if ok := must(b.FireTimer(ctx, Invocation{SourceID: "dc_gone", Kind: "timer"}, "t", 120_000)); ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_gone", Kind: "timer"}, "t", 120_000)); ok {
 			t.Error("the timer of a deleted source fired")
 		}
-		wf := must(b.CreateWorkflow(ctx, Workflow{ID: "p_tick", OwnerID: "u_a", NameSlug: "tick"}, nil))
-		if ok := must(b.FireTimer(ctx, Invocation{SourceID: wf.ID, Kind: "timer"}, "trigger", 60_000)); !ok {
+		wf := must(b.CreateWorkflow(ctx, model.Workflow{ID: "p_tick", OwnerID: "u_a", NameSlug: "tick"}, nil))
+		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: wf.ID, Kind: "timer"}, "trigger", 60_000)); !ok {
 			t.Error("a workflow's timer did not fire")
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -13,7 +14,7 @@ import (
 // # Errors
 //
 // ErrConflict when u.ID exists or keyHash is already in use.
-func (b *Bolt) CreateUser(ctx context.Context, u User, keyHash string) error {
+func (b *Bolt) CreateUser(ctx context.Context, u model.User, keyHash string) error {
 	if u.ID == "" {
 		return errors.New("store: create user: empty id")
 	}
@@ -48,21 +49,21 @@ func putKeyHash(tx *bolt.Tx, userID, keyHash string) error {
 }
 
 // GetUser returns the user with id, or ErrNotFound.
-func (b *Bolt) GetUser(ctx context.Context, id string) (User, error) {
-	var u User
+func (b *Bolt) GetUser(ctx context.Context, id string) (model.User, error) {
+	var u model.User
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketUsers), id, &u)
 	})
 	if err != nil {
-		return User{}, fmt.Errorf("store: get user %q: %w", id, err)
+		return model.User{}, fmt.Errorf("store: get user %q: %w", id, err)
 	}
 	return u, nil
 }
 
 // UserByKeyHash returns the user owning the API key with that hash, or
 // ErrNotFound.
-func (b *Bolt) UserByKeyHash(ctx context.Context, keyHash string) (User, error) {
-	var u User
+func (b *Bolt) UserByKeyHash(ctx context.Context, keyHash string) (model.User, error) {
+	var u model.User
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		if keyHash == "" {
 			return ErrNotFound
@@ -74,7 +75,7 @@ func (b *Bolt) UserByKeyHash(ctx context.Context, keyHash string) (User, error) 
 		return getJSON(tx.Bucket(bucketUsers), string(id), &u)
 	})
 	if err != nil {
-		return User{}, fmt.Errorf("store: user by key: %w", err)
+		return model.User{}, fmt.Errorf("store: user by key: %w", err)
 	}
 	return u, nil
 }

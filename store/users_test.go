@@ -1,6 +1,7 @@
 package store
 
 import (
+	"github.com/fount-dev/fount/model"
 	"testing"
 )
 
@@ -10,22 +11,22 @@ func TestCreateUser(t *testing.T) {
 		mustUser(t, b, "u_a", "hash-a")
 		tests := []struct {
 			name    string
-			user    User
+			user    model.User
 			keyHash string
 			want    error
 		}{
-			{"new user with key", User{ID: "u_b"}, "hash-b", nil},
-			{"new user without key", User{ID: "u_c"}, "", nil},
-			{"second user without key", User{ID: "u_d"}, "", nil},
-			{"id taken", User{ID: "u_a"}, "hash-z", ErrConflict},
-			{"key taken", User{ID: "u_e"}, "hash-a", ErrConflict},
+			{"new user with key", model.User{ID: "u_b"}, "hash-b", nil},
+			{"new user without key", model.User{ID: "u_c"}, "", nil},
+			{"second user without key", model.User{ID: "u_d"}, "", nil},
+			{"id taken", model.User{ID: "u_a"}, "hash-z", ErrConflict},
+			{"key taken", model.User{ID: "u_e"}, "hash-a", ErrConflict},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				wantErr(t, "CreateUser", b.CreateUser(ctx, tt.user, tt.keyHash), tt.want)
 			})
 		}
-		if err := b.CreateUser(ctx, User{}, ""); err == nil {
+		if err := b.CreateUser(ctx, model.User{}, ""); err == nil {
 			t.Error("CreateUser with an empty id succeeded")
 		}
 		// The refused users left nothing behind.
@@ -49,7 +50,7 @@ func TestGetUserAndKeys(t *testing.T) {
 		if n, err := b.CountUsers(ctx); err != nil || n != 0 {
 			t.Fatalf("CountUsers on empty = %d, %v", n, err)
 		}
-		want := User{ID: "u_a", Username: "ann", Email: "ann@example.com", Plan: PlanPaid, Owner: true, CreatedAt: 42}
+		want := model.User{ID: "u_a", Username: "ann", Email: "ann@example.com", Plan: model.PlanPaid, Owner: true, CreatedAt: 42}
 		wantErr(t, "CreateUser", b.CreateUser(ctx, want, "hash-a"), nil)
 		mustUser(t, b, "u_b", "hash-b")
 

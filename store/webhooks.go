@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -15,7 +16,7 @@ import (
 //
 // ErrConflict when w.ID exists; a *LimitError when the owner has its
 // limit of webhooks.
-func (b *Bolt) CreateWebhook(ctx context.Context, w Webhook) error {
+func (b *Bolt) CreateWebhook(ctx context.Context, w model.Webhook) error {
 	if w.ID == "" {
 		return errors.New("store: create webhook: empty id")
 	}
@@ -39,13 +40,13 @@ func (b *Bolt) CreateWebhook(ctx context.Context, w Webhook) error {
 }
 
 // GetWebhook returns the webhook with id, or ErrNotFound.
-func (b *Bolt) GetWebhook(ctx context.Context, id string) (Webhook, error) {
-	var w Webhook
+func (b *Bolt) GetWebhook(ctx context.Context, id string) (model.Webhook, error) {
+	var w model.Webhook
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketWebhooks), id, &w)
 	})
 	if err != nil {
-		return Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
+		return model.Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
 	}
 	return w, nil
 }
@@ -83,27 +84,27 @@ func (b *Bolt) DeleteWebhook(ctx context.Context, id string) error {
 }
 
 // ListWebhooks returns one page of ownerID's webhooks in creation order.
-func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[Webhook], error) {
-	var pg PageOf[Webhook]
+func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[model.Webhook], error) {
+	var pg PageOf[model.Webhook]
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		ids, cursors, total, err := webhookIndex.page(tx, ownerID, p)
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[Webhook](recordsOf(tx.Bucket(bucketWebhooks)), p, ids, cursors, total)
+		pg, err = pageOf[model.Webhook](recordsOf(tx.Bucket(bucketWebhooks)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {
-		return PageOf[Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
+		return PageOf[model.Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
 
 // UpdateWebhook implements Store.
-func (b *Bolt) UpdateWebhook(ctx context.Context, w Webhook) error {
+func (b *Bolt) UpdateWebhook(ctx context.Context, w model.Webhook) error {
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		hooks := tx.Bucket(bucketWebhooks)
-		var old Webhook
+		var old model.Webhook
 		if err := getJSON(hooks, w.ID, &old); err != nil {
 			return err
 		}
@@ -118,7 +119,7 @@ func (b *Bolt) UpdateWebhook(ctx context.Context, w Webhook) error {
 
 // recordOutcome counts a settled delivery of w, as RecordWebhookOutcome
 // says, and reports whether w changed and whether this deactivated it.
-func recordOutcome(w *Webhook, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (changed, disabled bool) {
+func recordOutcome(w *model.Webhook, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (changed, disabled bool) {
 	if delivered {
 		if w.ConsecutiveFailures == 0 {
 			return false, false
@@ -139,8 +140,8 @@ func recordOutcome(w *Webhook, delivered bool, nowMs int64, maxFailures int, min
 }
 
 // RecordWebhookOutcome implements Store.
-func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (Webhook, bool, error) {
-	var w Webhook
+func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error) {
+	var w model.Webhook
 	disabled := false
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		hooks := tx.Bucket(bucketWebhooks)
@@ -154,7 +155,7 @@ func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bo
 		return putJSON(hooks, id, w)
 	})
 	if err != nil {
-		return Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)
+		return model.Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)
 	}
 	return w, disabled, nil
 }

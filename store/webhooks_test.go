@@ -4,22 +4,24 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestWebhooks(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		name := "alerts"
-		want := Webhook{ID: "wh_1", OwnerID: "u_a", UserID: "u_a", Name: &name, URL: "https://example.com/hook",
+		want := model.Webhook{ID: "wh_1", OwnerID: "u_a", UserID: "u_a", Name: &name, URL: "https://example.com/hook",
 			Active: true, SigningSecret: "whsec_x", CreatedAt: 1, UpdatedAt: 2}
 		tests := []struct {
 			name string
-			w    Webhook
+			w    model.Webhook
 			want error
 		}{
 			{"new", want, nil},
-			{"id taken", Webhook{ID: "wh_1", OwnerID: "u_b"}, ErrConflict},
-			{"empty id", Webhook{OwnerID: "u_a"}, errAny},
+			{"id taken", model.Webhook{ID: "wh_1", OwnerID: "u_b"}, ErrConflict},
+			{"empty id", model.Webhook{OwnerID: "u_a"}, errAny},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -53,9 +55,9 @@ func TestListWebhooksPagination(t *testing.T) {
 		var ids []string
 		for i := range 11 {
 			id := fmt.Sprintf("wh_%02d", i)
-			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "o_1"}), nil)
+			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: id, OwnerID: "o_1"}), nil)
 			ids = append(ids, id)
-			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id + "x", OwnerID: "o_2"}), nil)
+			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: id + "x", OwnerID: "o_2"}), nil)
 		}
 		checkPagination(t, webhookLister(b, "o_1"), ids)
 		other, _ := b.ListWebhooks(ctx, "o_2", Page{})
@@ -68,9 +70,9 @@ func TestDeleteWebhook(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		for _, id := range []string{"wh_1", "wh_2"} {
-			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, Webhook{ID: id, OwnerID: "u_a"}), nil)
+			wantErr(t, "CreateWebhook", b.CreateWebhook(ctx, model.Webhook{ID: id, OwnerID: "u_a"}), nil)
 		}
-		for _, s := range []Subscription{
+		for _, s := range []model.Subscription{
 			{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_1"},
 			{ID: "sub_2", OwnerID: "u_a", EmitterID: "dc_*", ListenerID: "wh_1", EventName: "$errors"},
 			{ID: "sub_3", OwnerID: "u_a", EmitterID: "dc_1", ListenerID: "wh_2"},
@@ -80,7 +82,7 @@ func TestDeleteWebhook(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, a := range []AutoSubscription{
+		for _, a := range []model.AutoSubscription{
 			{ID: "sub_a1", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"},
 			{ID: "sub_a2", OwnerID: "u_a", ListenerID: "wh_2", EventName: "$errors"},
 		} {

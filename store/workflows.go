@@ -8,91 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/model"
 )
-
-// Trigger types of a workflow.
-const (
-	TriggerHTTP   = "http"   // an endpoint of its own
-	TriggerTimer  = "timer"  // a cron or interval schedule
-	TriggerSource = "source" // events of an emitter, as a subscription listener
-	TriggerManual = "manual" // runs only when asked (POST /workflows/{id}/run)
-)
-
-// Step kinds of a workflow.
-const (
-	StepCode   = "code"   // a module exporting defineComponent({...}) or a plain object
-	StepAction = "action" // an action component with configured props
-)
-
-// Workflow is a trigger and ordered steps. Its steps' code is stored in
-// the record, so that a workflow never depends on a saved component the
-// component limit could drop.
-type Workflow struct {
-	ID        string          `json:"id"`       // p_...
-	OwnerID   string          `json:"owner_id"` // user or org
-	UserID    string          `json:"user_id"`  // who created it
-	Name      string          `json:"name"`
-	NameSlug  string          `json:"name_slug"` // unique per owner among workflows
-	Active    bool            `json:"active"`
-	Trigger   WorkflowTrigger `json:"trigger"`
-	Steps     []WorkflowStep  `json:"steps"`
-	CreatedAt int64           `json:"created_at"`
-	UpdatedAt int64           `json:"updated_at"`
-	// Version counts the workflow's updates, so that the engine knows
-	// when the steps it has loaded are stale.
-	Version uint64 `json:"version"`
-	// Order is the store's creation order, shared with sources and
-	// auto-subscriptions (assigned by CreateWorkflow).
-	Order uint64 `json:"order,omitempty"`
-}
-
-// WorkflowTrigger is what starts a workflow's executions.
-type WorkflowTrigger struct {
-	Type string `json:"type"` // TriggerHTTP, TriggerTimer, TriggerSource or TriggerManual
-	// HTTP: the endpoint's token, and whether the workflow answers the
-	// request itself with $.respond().
-	Endpoint component.EndpointToken `json:"endpoint,omitempty"`
-	Respond  bool                    `json:"respond,omitempty"`
-	// Timer: the schedule.
-	Timer *component.TimerSpec `json:"timer,omitempty"`
-	// Source: the emitter (an id or a glob) and channel whose events
-	// start executions, through the subscription SubscriptionID.
-	EmitterID      string `json:"emitter_id,omitempty"`
-	EventName      string `json:"event_name,omitempty"`
-	SubscriptionID string `json:"subscription_id,omitempty"`
-}
-
-// WorkflowStep is one step: its code and configured props.
-type WorkflowStep struct {
-	Name string `json:"name"` // unique in the workflow; steps.<name> in later steps
-	Kind string `json:"kind"` // StepCode or StepAction
-	// Key is the registry key of an action step deployed by key.
-	Key      string            `json:"key,omitempty"`
-	Code     string            `json:"code"`
-	Filename string            `json:"filename,omitempty"`
-	Modules  map[string]string `json:"modules,omitempty"`
-	// Bundle and Packages are as a Component's: Code with its npm
-	// packages bundled in, and their lock.
-	Bundle    string             `json:"bundle,omitempty"`
-	BundleMap string             `json:"bundle_map,omitempty"`
-	SourceMap string             `json:"source_map,omitempty"` // Code to its author's files
-	Packages  []Package          `json:"packages,omitempty"`
-	Metadata  component.Metadata `json:"metadata"`
-	// Props are the configured values; a string may hold {{...}}
-	// expressions, evaluated in the sandbox at each execution. Values
-	// named in SecretProps are sealed.
-	Props       map[string]json.RawMessage `json:"props,omitempty"`
-	SecretProps []string                   `json:"secret_props,omitempty"`
-}
-
-// RunCode is the code the sandbox runs: the bundle when there is one.
-func (s WorkflowStep) RunCode() string {
-	if s.Bundle != "" {
-		return s.Bundle
-	}
-	return s.Code
-}
 
 var workflowIndex = orderIndex{list: "workflows", order: bucketWorkflowOrder, pos: bucketWorkflowPos}
 
@@ -105,9 +22,9 @@ var workflowIndex = orderIndex{list: "workflows", order: bucketWorkflowOrder, po
 // ErrConflict when w.ID exists or its slug is taken for the owner; a
 // *LimitError when the owner has its limit of workflows. Nothing is
 // stored then.
-func (b *Bolt) CreateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error) {
+func (b *Bolt) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
 	if w.ID == "" {
-		return Workflow{}, errors.New("store: create workflow: empty id")
+		return model.Workflow{}, errors.New("store: create workflow: empty id")
 	}
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		flows := tx.Bucket(bucketWorkflows)
@@ -134,14 +51,14 @@ func (b *Bolt) CreateWorkflow(ctx context.Context, w Workflow, sub *Subscription
 		return putJSON(flows, w.ID, w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
+		return model.Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
 	}
 	return w, nil
 }
 
 // putTriggerSub stores the subscription of a source trigger and records
 // its id in w.
-func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *Workflow, sub *Subscription) error {
+func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *model.Workflow, sub *model.Subscription) error {
 	if sub == nil {
 		return nil
 	}
@@ -154,21 +71,21 @@ func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *Workflow, sub *Subscription) error 
 }
 
 // GetWorkflow returns the workflow with id, or ErrNotFound.
-func (b *Bolt) GetWorkflow(ctx context.Context, id string) (Workflow, error) {
-	var w Workflow
+func (b *Bolt) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
+	var w model.Workflow
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return getJSON(tx.Bucket(bucketWorkflows), id, &w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
+		return model.Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
 	}
 	return w, nil
 }
 
 // WorkflowBySlug returns the owner's workflow with the name slug, or
 // ErrNotFound.
-func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workflow, error) {
-	var w Workflow
+func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
+	var w model.Workflow
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		id := tx.Bucket(bucketWorkflowSlugs).Get(key(ownerID, slug))
 		if id == nil {
@@ -177,7 +94,7 @@ func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workfl
 		return getJSON(tx.Bucket(bucketWorkflows), string(id), &w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
+		return model.Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
 	}
 	return w, nil
 }
@@ -191,10 +108,10 @@ func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (Workfl
 //
 // ErrNotFound for an unknown workflow; ErrConflict when the new slug is
 // taken. Nothing changes then.
-func (b *Bolt) UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription) (Workflow, error) {
+func (b *Bolt) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		flows := tx.Bucket(bucketWorkflows)
-		var old Workflow
+		var old model.Workflow
 		if err := getJSON(flows, w.ID, &old); err != nil {
 			return err
 		}
@@ -220,15 +137,15 @@ func (b *Bolt) UpdateWorkflow(ctx context.Context, w Workflow, sub *Subscription
 		return putJSON(flows, w.ID, w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
+		return model.Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
 	}
 	return w, nil
 }
 
 // SetWorkflowActive switches a workflow on or off; ErrNotFound when it
 // does not exist.
-func (b *Bolt) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (Workflow, error) {
-	var w Workflow
+func (b *Bolt) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
+	var w model.Workflow
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		flows := tx.Bucket(bucketWorkflows)
 		if err := getJSON(flows, id, &w); err != nil {
@@ -238,14 +155,14 @@ func (b *Bolt) SetWorkflowActive(ctx context.Context, id string, active bool, up
 		return putJSON(flows, id, w)
 	})
 	if err != nil {
-		return Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
+		return model.Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
 	}
 	return w, nil
 }
 
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
-func deleteTriggerSub(tx *bolt.Tx, w Workflow) error {
+func deleteTriggerSub(tx *bolt.Tx, w model.Workflow) error {
 	if w.Trigger.SubscriptionID == "" {
 		return nil
 	}
@@ -268,7 +185,7 @@ func deleteTriggerSub(tx *bolt.Tx, w Workflow) error {
 func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
 	err := b.update(ctx, func(tx *bolt.Tx) error {
 		flows := tx.Bucket(bucketWorkflows)
-		var w Workflow
+		var w model.Workflow
 		if err := getJSON(flows, id, &w); err != nil {
 			return err
 		}
@@ -308,28 +225,28 @@ func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
 }
 
 // ListWorkflows returns one page of ownerID's workflows in creation order.
-func (b *Bolt) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[Workflow], error) {
-	var pg PageOf[Workflow]
+func (b *Bolt) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error) {
+	var pg PageOf[model.Workflow]
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		ids, cursors, total, err := workflowIndex.page(tx, ownerID, p)
 		if err != nil {
 			return err
 		}
-		pg, err = pageOf[Workflow](recordsOf(tx.Bucket(bucketWorkflows)), p, ids, cursors, total)
+		pg, err = pageOf[model.Workflow](recordsOf(tx.Bucket(bucketWorkflows)), p, ids, cursors, total)
 		return err
 	})
 	if err != nil {
-		return PageOf[Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
+		return PageOf[model.Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
 
 // AllWorkflows returns every workflow of every owner.
-func (b *Bolt) AllWorkflows(ctx context.Context) ([]Workflow, error) {
-	var out []Workflow
+func (b *Bolt) AllWorkflows(ctx context.Context) ([]model.Workflow, error) {
+	var out []model.Workflow
 	err := b.view(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketWorkflows).ForEach(func(k, v []byte) error {
-			var w Workflow
+			var w model.Workflow
 			if err := json.Unmarshal(v, &w); err != nil {
 				return fmt.Errorf("decode workflow %s: %w", k, err)
 			}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
-func workflow(id, owner, slug string) Workflow {
-	return Workflow{ID: id, OwnerID: owner, UserID: owner, Name: slug, NameSlug: slug, Active: true,
-		Trigger: WorkflowTrigger{Type: TriggerManual},
-		Steps:   []WorkflowStep{{Name: "a", Kind: StepCode, Code: "export default {run(){}}"}}}
+func workflow(id, owner, slug string) model.Workflow {
+	return model.Workflow{ID: id, OwnerID: owner, UserID: owner, Name: slug, NameSlug: slug, Active: true,
+		Trigger: model.WorkflowTrigger{Type: model.TriggerManual},
+		Steps:   []model.WorkflowStep{{Name: "a", Kind: model.StepCode, Code: "export default {run(){}}"}}}
 }
 
 func TestWorkflowLifecycle(t *testing.T) {
@@ -37,8 +39,8 @@ func TestWorkflowLifecycle(t *testing.T) {
 
 		// A source trigger's subscription is stored with it, replaced by an
 		// update, and removed with the workflow.
-		w.Trigger = WorkflowTrigger{Type: TriggerSource, EmitterID: "dc_x"}
-		sub := Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_x", ListenerID: "p_1"}
+		w.Trigger = model.WorkflowTrigger{Type: model.TriggerSource, EmitterID: "dc_x"}
+		sub := model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_x", ListenerID: "p_1"}
 		w, err = b.UpdateWorkflow(ctx, w, &sub)
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +52,7 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if len(subs) != 1 || subs[0].ListenerID != "p_1" {
 			t.Fatalf("subscriptions after update = %+v", subs)
 		}
-		w.Trigger = WorkflowTrigger{Type: TriggerManual}
+		w.Trigger = model.WorkflowTrigger{Type: model.TriggerManual}
 		if w, err = b.UpdateWorkflow(ctx, w, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +64,7 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if err != nil || len(pg.Items) != 1 || pg.Items[0].Version != 2 {
 			t.Fatalf("ListWorkflows = %+v, %v", pg.Items, err)
 		}
-		if _, err := b.AppendEvents(ctx, "p_1", []Event{{Name: "", Data: json.RawMessage(`1`)}}, 100); err != nil {
+		if _, err := b.AppendEvents(ctx, "p_1", []model.Event{{Name: "", Data: json.RawMessage(`1`)}}, 100); err != nil {
 			t.Fatal(err)
 		}
 		if err := b.DBSet(ctx, "p_1", "k", []byte(`1`)); err != nil {
@@ -108,11 +110,11 @@ func TestExecutionsKeptAndFound(t *testing.T) {
 		const keep = 3
 		var want []string
 		for i := range 5 {
-			inv, err := b.EnqueueInvocation(ctx, Invocation{SourceID: "p_1", Kind: "manual", Event: json.RawMessage(fmt.Sprint(i))})
+			inv, err := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_1", Kind: "manual", Event: json.RawMessage(fmt.Sprint(i))})
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := &Execution{ID: ExecutionID("p_1", inv.ID), WorkflowID: "p_1", Status: ExecutionSuccess}
+			x := &model.Execution{ID: ExecutionID("p_1", inv.ID), WorkflowID: "p_1", Status: model.ExecutionSuccess}
 			if _, err := b.CompleteRun(ctx, inv, RunCommit{Execution: x, ExecutionsKept: keep}); err != nil {
 				t.Fatal(err)
 			}

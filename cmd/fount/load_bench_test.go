@@ -20,6 +20,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -307,7 +308,7 @@ func loadBare(b *testing.B) loadResult {
 			Sent int64 `json:"sent"`
 		}
 		_ = json.Unmarshal(body, &in)
-		if _, err := st.AppendEvents(r.Context(), "dc_bare", []store.Event{{Data: body}}, 100); err != nil {
+		if _, err := st.AppendEvents(r.Context(), "dc_bare", []model.Event{{Data: body}}, 100); err != nil {
 			http.Error(w, err.Error(), 500)
 			return
 		}

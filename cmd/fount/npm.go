@@ -23,7 +23,7 @@ import (
 	"github.com/fount-dev/fount/egress"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/internal/confine"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // npm packages are bundled with esbuild, whose parser recurses without
@@ -87,7 +87,7 @@ func newNpmPackages(exe string, cfg serveConfig, log *slog.Logger) *npmPackages 
 }
 
 // Bundle implements engine.Packages.
-func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Package) (engine.Bundled, error) {
+func (n *npmPackages) Bundle(ctx context.Context, code string, lock []model.Package) (engine.Bundled, error) {
 	n.once.Do(func() {
 		n.registry = n.cfg.npmRegistry
 		if n.registry == "" {
@@ -130,9 +130,9 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []store.Pack
 	default:
 		return engine.Bundled{Downloaded: reply.Downloaded}, &engine.CodeError{Name: "ImportError", Message: reply.Message}
 	}
-	out := make([]store.Package, len(reply.Packages))
+	out := make([]model.Package, len(reply.Packages))
 	for i, l := range reply.Packages {
-		out[i] = store.Package(l)
+		out[i] = model.Package(l)
 	}
 	return engine.Bundled{Code: reply.Code, Map: reply.Map, Packages: out, Downloaded: reply.Downloaded}, nil
 }

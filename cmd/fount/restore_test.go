@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -24,7 +25,7 @@ func TestRestoreRefusesCraftedArchives(t *testing.T) {
 			t.Fatal(err)
 		}
 		if withOwner {
-			if err := st.CreateUser(context.Background(), store.User{ID: "u_owner", Username: "owner", Owner: true}, "hash"); err != nil {
+			if err := st.CreateUser(context.Background(), model.User{ID: "u_owner", Username: "owner", Owner: true}, "hash"); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -28,6 +28,7 @@ import (
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/internal/confine"
 	"github.com/fount-dev/fount/metrics"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/s3"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
@@ -499,7 +500,7 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 	}
 	// The owner runs the server: no daily quota holds it back (the paid
 	// plan has none); the users it creates get the plan it gives them.
-	owner := store.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: store.PlanPaid, Owner: true, CreatedAt: time.Now().Unix()}
+	owner := model.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: model.PlanPaid, Owner: true, CreatedAt: time.Now().Unix()}
 	err = st.CreateUser(ctx, owner, api.HashKey(key))
 	if errors.Is(err, store.ErrConflict) {
 		// Another node sharing the store created the owner meanwhile

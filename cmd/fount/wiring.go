@@ -19,8 +19,8 @@ import (
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/metrics"
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/registry"
-	"github.com/fount-dev/fount/store"
 )
 
 // codeFetcher fetches component_url through the egress policy.
@@ -40,13 +40,13 @@ func (f codeFetcher) FetchCode(ctx context.Context, url string) (string, error) 
 // loadRegistry introspects the published components compiled into the
 // binary. Their ids are derived from key and version, so they are stable
 // across restarts; created_at is the time this process loaded them.
-func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Component, error) {
+func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]model.Component, error) {
 	entries, err := registry.Entries()
 	if err != nil {
 		return nil, err
 	}
 	now := time.Now().Unix()
-	out := map[string]store.Component{}
+	out := map[string]model.Component{}
 	for _, e := range entries {
 		m, err := sandbox.Introspect(ctx, e.Code, e.File, nil)
 		if err != nil {
@@ -54,7 +54,7 @@ func loadRegistry(ctx context.Context, sandbox *host.Host) (map[string]store.Com
 		}
 		id := sha256.Sum256([]byte(m.Key + "@" + m.Version))
 		code := sha256.Sum256([]byte(e.Code))
-		out[m.Key] = store.Component{
+		out[m.Key] = model.Component{
 			ID: string(ids.Component) + hex.EncodeToString(id[:12]), OwnerID: "registry", Key: m.Key, Name: m.Name, Version: m.Version,
 			Code: e.Code, CodeHash: hex.EncodeToString(code[:]), Metadata: *m, CreatedAt: now, UpdatedAt: now,
 		}

@@ -1,0 +1,80 @@
+package model
+
+import (
+	"encoding/json"
+)
+
+// Invocation is durable work for one source: an HTTP request, a timer
+// fire, a manual run, or an event delivered through a subscription. It
+// stays queued until the run's results are committed with CompleteRun, in
+// the same transaction, so a crash never loses an acknowledged request.
+type Invocation struct {
+	ID       string          `json:"id"` // assigned by EnqueueInvocation; increasing per store
+	SourceID string          `json:"source_id"`
+	Kind     string          `json:"kind"` // set by the engine: "http", "timer", "manual", "event", "release"
+	Event    json.RawMessage `json:"event"`
+	Hops     int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
+	// ReplyTo names the in-memory waiter of a customResponse request; it
+	// is meaningless after a restart, when nobody waits any more.
+	ReplyTo      string `json:"reply_to,omitempty"`
+	EnqueuedAtMs int64  `json:"enqueued_at_ms"`
+}
+
+// Delivery is one event on its way to a webhook or workflow listener.
+type Delivery struct {
+	ID         string          `json:"id"` // assigned by the store
+	ListenerID string          `json:"listener_id"`
+	EmitterID  string          `json:"emitter_id"`
+	EventID    string          `json:"event_id"`
+	Channel    string          `json:"channel"`
+	Payload    json.RawMessage `json:"payload"` // the body to send
+	// Request, when set, is a workflow's $.send.http: sent as it is, not
+	// signed, instead of Payload.
+	Request       *DeliveryRequest `json:"request,omitempty"`
+	Status        string           `json:"status"` // DeliveryPending, DeliveryDelivered, DeliveryFailed
+	Attempts      []Attempt        `json:"attempts"`
+	NextAttemptMs int64            `json:"next_attempt_ms"`
+	CreatedAtMs   int64            `json:"created_at_ms"`
+}
+
+// DeliveryRequest is the HTTP request of a workflow's $.send.http.
+type DeliveryRequest struct {
+	Method  string            `json:"method"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Body    string            `json:"body,omitempty"`
+}
+
+// Delivery states.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Attempt is one try of a delivery.
+type Attempt struct {
+	AtMs       int64  `json:"at_ms"`
+	Status     int    `json:"status,omitempty"` // HTTP status, 0 when none came back
+	Error      string `json:"error,omitempty"`
+	DurationMs int64  `json:"duration_ms"`
+}
+
+// DedupeState is what a source's dedupe strategy remembers.
+type DedupeState struct {
+	Unique   []string `json:"unique,omitempty"`   // last ids, oldest first (at most 100)
+	Greatest *float64 `json:"greatest,omitempty"` // largest numeric id so far
+	Last     string   `json:"last,omitempty"`     // id of the last emitted event
+}
+
+// Usage is an account's counters for one day.
+type Usage struct {
+	Invocations int64 `json:"invocations"`
+	ComputeMs   int64 `json:"compute_ms"`
+	NpmBytes    int64 `json:"npm_bytes,omitempty"` // of tarballs downloaded for the account's deploys
+}
+
+// Plus is u with d added.
+func (u Usage) Plus(d Usage) Usage {
+	return Usage{Invocations: u.Invocations + d.Invocations, ComputeMs: u.ComputeMs + d.ComputeMs, NpmBytes: u.NpmBytes + d.NpmBytes}
+}

@@ -1,0 +1,138 @@
+package model
+
+import (
+	"encoding/json"
+
+	"github.com/fount-dev/fount/component"
+)
+
+// Trigger types of a workflow.
+const (
+	TriggerHTTP   = "http"   // an endpoint of its own
+	TriggerTimer  = "timer"  // a cron or interval schedule
+	TriggerSource = "source" // events of an emitter, as a subscription listener
+	TriggerManual = "manual" // runs only when asked (POST /workflows/{id}/run)
+)
+
+// Step kinds of a workflow.
+const (
+	StepCode   = "code"   // a module exporting defineComponent({...}) or a plain object
+	StepAction = "action" // an action component with configured props
+)
+
+// Workflow is a trigger and ordered steps. Its steps' code is stored in
+// the record, so that a workflow never depends on a saved component the
+// component limit could drop.
+type Workflow struct {
+	ID        string          `json:"id"`       // p_...
+	OwnerID   string          `json:"owner_id"` // user or org
+	UserID    string          `json:"user_id"`  // who created it
+	Name      string          `json:"name"`
+	NameSlug  string          `json:"name_slug"` // unique per owner among workflows
+	Active    bool            `json:"active"`
+	Trigger   WorkflowTrigger `json:"trigger"`
+	Steps     []WorkflowStep  `json:"steps"`
+	CreatedAt int64           `json:"created_at"`
+	UpdatedAt int64           `json:"updated_at"`
+	// Version counts the workflow's updates, so that the engine knows
+	// when the steps it has loaded are stale.
+	Version uint64 `json:"version"`
+	// Order is the store's creation order, shared with sources and
+	// auto-subscriptions (assigned by CreateWorkflow).
+	Order uint64 `json:"order,omitempty"`
+}
+
+// WorkflowTrigger is what starts a workflow's executions.
+type WorkflowTrigger struct {
+	Type string `json:"type"` // TriggerHTTP, TriggerTimer, TriggerSource or TriggerManual
+	// HTTP: the endpoint's token, and whether the workflow answers the
+	// request itself with $.respond().
+	Endpoint component.EndpointToken `json:"endpoint,omitempty"`
+	Respond  bool                    `json:"respond,omitempty"`
+	// Timer: the schedule.
+	Timer *component.TimerSpec `json:"timer,omitempty"`
+	// Source: the emitter (an id or a glob) and channel whose events
+	// start executions, through the subscription SubscriptionID.
+	EmitterID      string `json:"emitter_id,omitempty"`
+	EventName      string `json:"event_name,omitempty"`
+	SubscriptionID string `json:"subscription_id,omitempty"`
+}
+
+// WorkflowStep is one step: its code and configured props.
+type WorkflowStep struct {
+	Name string `json:"name"` // unique in the workflow; steps.<name> in later steps
+	Kind string `json:"kind"` // StepCode or StepAction
+	// Key is the registry key of an action step deployed by key.
+	Key      string            `json:"key,omitempty"`
+	Code     string            `json:"code"`
+	Filename string            `json:"filename,omitempty"`
+	Modules  map[string]string `json:"modules,omitempty"`
+	// Bundle and Packages are as a Component's: Code with its npm
+	// packages bundled in, and their lock.
+	Bundle    string             `json:"bundle,omitempty"`
+	BundleMap string             `json:"bundle_map,omitempty"`
+	SourceMap string             `json:"source_map,omitempty"` // Code to its author's files
+	Packages  []Package          `json:"packages,omitempty"`
+	Metadata  component.Metadata `json:"metadata"`
+	// Props are the configured values; a string may hold {{...}}
+	// expressions, evaluated in the sandbox at each execution. Values
+	// named in SecretProps are sealed.
+	Props       map[string]json.RawMessage `json:"props,omitempty"`
+	SecretProps []string                   `json:"secret_props,omitempty"`
+}
+
+// RunCode is the code the sandbox runs: the bundle when there is one.
+func (s WorkflowStep) RunCode() string {
+	if s.Bundle != "" {
+		return s.Bundle
+	}
+	return s.Code
+}
+
+// Execution states.
+const (
+	ExecutionSuccess = "success"
+	ExecutionExited  = "exited" // a step returned $.flow.exit(reason)
+	ExecutionError   = "error"  // a step threw, timed out or ran out of memory
+)
+
+// Execution is one run of a workflow: its trigger event and what each
+// step did. Values are capped in size by the engine; Truncated says so.
+type Execution struct {
+	ID          string          `json:"id"` // ExecutionID(workflow, invocation id)
+	WorkflowID  string          `json:"workflow_id"`
+	Event       json.RawMessage `json:"event"` // the trigger event
+	StartedAtMs int64           `json:"started_at_ms"`
+	DurationMs  int64           `json:"duration_ms"`
+	Status      string          `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
+	ExitReason  string          `json:"exit_reason,omitempty"`
+	Steps       []StepExecution `json:"steps"`
+	Truncated   bool            `json:"truncated,omitempty"`
+}
+
+// StepExecution is what one step of an execution did.
+type StepExecution struct {
+	Name        string                     `json:"name"`
+	Status      string                     `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
+	DurationMs  int64                      `json:"duration_ms"`
+	ReturnValue json.RawMessage            `json:"$return_value,omitempty"`
+	Exports     map[string]json.RawMessage `json:"exports,omitempty"`
+	Summary     string                     `json:"$summary,omitempty"`
+	Logs        []StepLog                  `json:"logs,omitempty"`
+	Error       *StepError                 `json:"error,omitempty"`
+	Truncated   bool                       `json:"truncated,omitempty"`
+}
+
+// StepLog is one console line of a step.
+type StepLog struct {
+	AtMs  int64  `json:"at_ms"`
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// StepError is why a step failed.
+type StepError struct {
+	Name    string `json:"name"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -57,5 +58,50 @@ func TestJSNodes(t *testing.T) {
 	}
 	if s.BusSubject("kick") == s.key("kick") {
 		t.Error("bus subjects fall in the stream")
+	}
+}
+
+// TestJSNodesWhileTheyBeat: nodes that heartbeat while they are counted
+// are each counted once. A scan meets a record written again behind it
+// twice; counting one node twice shrank every node's share of the work,
+// and the partitions dropped waited a lease's TTL for another node.
+func TestJSNodesWhileTheyBeat(t *testing.T) {
+	t.Parallel()
+	s := openTestJetStream(t)
+	names := []string{"a", "b", "c"}
+	for _, n := range names {
+		if err := s.Heartbeat(ctx, n, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := s.Heartbeat(ctx, n, time.Minute); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	for range 200 {
+		got, err := s.Nodes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, names) {
+			t.Fatalf("Nodes = %v while they beat, want %v", got, names)
+		}
 	}
 }

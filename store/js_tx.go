@@ -504,12 +504,15 @@ const jsFirstByReads = 32
 func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]jsEntry, error) {
 	var out []jsEntry
 	err := s.retry(ctx, func() error {
-		out = out[:0]
+		found := newNewest()
+		defer func() { out = found.entries() }()
 		next := uint64(1)
-		for len(out) < limit {
-			if len(out) == jsFirstByReads {
-				rest, err := s.scanConsumer(ctx, filter, false, next, limit-len(out))
-				out = append(out, rest...)
+		for found.live() < limit {
+			if found.live() == jsFirstByReads {
+				rest, err := s.scanConsumer(ctx, filter, false, next, limit-found.live())
+				for _, e := range rest {
+					found.add(e, false)
+				}
 				return err
 			}
 			msg, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(filter))
@@ -520,9 +523,7 @@ func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]
 				return fmt.Errorf("store: scan %s: %w", filter, err)
 			}
 			next = msg.Sequence + 1
-			if msg.Header.Get(hdrOperation) != opDelete {
-				out = append(out, jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence})
-			}
+			found.add(jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence}, msg.Header.Get(hdrOperation) == opDelete)
 		}
 		return nil
 	})
@@ -532,34 +533,57 @@ func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]
 // scanOnce reads the records of filter from the stream's leader, one at a
 // time, then, past jsScanByReads of them, through a consumer.
 func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
-	var out []jsEntry
+	found := newNewest()
 	next := uint64(1)
 	for range jsScanByReads {
 		msg, err := s.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(filter))
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return out, nil
+			return found.entries(), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 		}
 		next = msg.Sequence + 1
-		if msg.Header.Get(hdrOperation) == opDelete {
-			continue
-		}
-		out = append(out, jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence})
+		found.add(jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence}, msg.Header.Get(hdrOperation) == opDelete)
 	}
 	rest, err := s.scanConsumer(ctx, filter, headersOnly, next, 0)
 	if err != nil {
 		return nil, err
 	}
-	// A record written again while scanned may be in both parts: keep
-	// its newer message.
-	later := make(map[string]bool, len(rest))
-	for _, e := range rest {
-		later[e.subject] = true
+	for _, e := range rest { // later messages: a record in both parts keeps its newer one
+		found.add(e, false)
 	}
-	out = slices.DeleteFunc(out, func(e jsEntry) bool { return later[e.subject] })
-	return append(out, rest...), nil
+	return found.entries(), nil
+}
+
+// newest collects the records a scan meets, each subject's newest
+// message only: a record written again while scanned is met twice, and
+// one deleted meanwhile is met, then met as deleted.
+type newest struct {
+	at  map[string]int // subject → its index in out
+	out []jsEntry      // "" subjects are records met again later
+}
+
+func newNewest() *newest { return &newest{at: map[string]int{}} }
+
+func (n *newest) add(e jsEntry, deleted bool) {
+	if i, ok := n.at[e.subject]; ok {
+		n.out[i].subject = ""
+		delete(n.at, e.subject)
+	}
+	if !deleted {
+		n.at[e.subject] = len(n.out)
+		n.out = append(n.out, e)
+	}
+}
+
+// live counts the records collected.
+func (n *newest) live() int { return len(n.at) }
+
+// entries are the records collected, in the order of their newest
+// messages.
+func (n *newest) entries() []jsEntry {
+	return slices.DeleteFunc(n.out, func(e jsEntry) bool { return e.subject == "" })
 }
 
 // scanConsumer reads the records of filter from sequence from on through
@@ -591,12 +615,11 @@ func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly
 		}
 	}()
 	pending := info.NumPending
-	seen := map[string]int{}
-	var out []jsEntry
-	for pending > 0 && (limit <= 0 || len(out) < limit) {
+	found := newNewest()
+	for pending > 0 && (limit <= 0 || found.live() < limit) {
 		want := min(pending, 1000)
 		if limit > 0 {
-			want = min(want, uint64(limit-len(out)))
+			want = min(want, uint64(limit-found.live()))
 		}
 		// A short wait, not ctx: a record counted in pending may be gone
 		// by now (a tombstone expired, a purge), and then no message
@@ -613,29 +636,16 @@ func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly
 				return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 			}
 			pending = md.NumPending
-			if i, ok := seen[m.Subject()]; ok { // written again while scanned
-				out = slices.Delete(out, i, i+1)
-				for k, j := range seen {
-					if j > i {
-						seen[k] = j - 1
-					}
-				}
-				delete(seen, m.Subject())
-			}
-			if m.Headers().Get(hdrOperation) == opDelete {
-				continue
-			}
-			seen[m.Subject()] = len(out)
-			out = append(out, jsEntry{subject: m.Subject(), value: m.Data(), seq: md.Sequence.Stream})
+			found.add(jsEntry{subject: m.Subject(), value: m.Data(), seq: md.Sequence.Stream}, m.Headers().Get(hdrOperation) == opDelete)
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
 			return nil, fmt.Errorf("store: scan %s: %w", filter, err)
 		}
 		if n == 0 {
-			return out, nil // what was pending went away meanwhile
+			return found.entries(), nil // what was pending went away meanwhile
 		}
 	}
-	return out, nil
+	return found.entries(), nil
 }
 
 // unput takes back a write of subject made in this transaction.

@@ -313,6 +313,20 @@ func (c *Cluster) holds(p int) bool {
 	return ok
 }
 
+// Owned counts the partitions this node owns now, for metrics: a cluster
+// is balanced when each node owns its share.
+func (c *Cluster) Owned() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for p := range c.held {
+		if c.ownsLocked(p) {
+			n++
+		}
+	}
+	return n
+}
+
 // Owns reports whether this node holds id's partition, with a third of
 // the lease's TTL to spare.
 func (c *Cluster) Owns(id string) bool {

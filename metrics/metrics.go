@@ -146,6 +146,15 @@ func (q *queueDepths) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(q.deliveries, prometheus.GaugeValue, float64(d))
 }
 
+// WatchCluster adds the partitions of the work this node owns, read by
+// owned at each scrape: on several nodes, each owns its share once the
+// cluster is balanced, and a partition nobody owns waits.
+func (m *Metrics) WatchCluster(owned func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_cluster_partitions_owned",
+		Help: "Partitions of the work this node owns now (several nodes on a JetStream store)."},
+		func() float64 { return float64(owned()) }))
+}
+
 // WatchSandbox adds the sandbox's instance counts, read by stats at each
 // scrape: instances restored from snapshots, evicted when idle, and live.
 func (m *Metrics) WatchSandbox(stats func() (restored, evicted, live int64)) {

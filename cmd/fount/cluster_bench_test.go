@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/cluster"
 )
 
 // BenchmarkCluster: ingest across 1, 2 and 3 fount nodes on one
@@ -33,6 +35,7 @@ func BenchmarkCluster(b *testing.B) {
 					cfg.natsNamespace, cfg.natsReplicas = ns, 3
 					nodes = append(nodes, startServer(b, cfg))
 				}
+				waitBalanced(b, nodes)
 				measureIngest(b, nodes, sources)
 				for _, s := range nodes {
 					s.stop()
@@ -116,6 +119,11 @@ func waitDrained(b *testing.B, nodes []*server) {
 
 // queuedInvocations reads fount_queued_invocations from a node's metrics.
 func queuedInvocations(b *testing.B, s *server) int {
+	return int(metricOf(b, s, "fount_queued_invocations"))
+}
+
+// metricOf reads the value of an unlabelled metric from a node's metrics.
+func metricOf(b *testing.B, s *server, name string) float64 {
 	resp, err := http.Get(s.base + "/metrics")
 	if err != nil {
 		b.Fatal(err)
@@ -123,13 +131,35 @@ func queuedInvocations(b *testing.B, s *server) int {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "fount_queued_invocations "); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
 			n, _ := strconv.ParseFloat(v, 64)
-			return int(n)
+			return n
 		}
 	}
-	b.Fatal("no fount_queued_invocations in the metrics")
+	b.Fatalf("no %s in the metrics", name)
 	return 0
+}
+
+// waitBalanced waits until the nodes own every partition between them,
+// each its share: a node that joins takes partitions only as the others'
+// leases run out, and a load before that measures the hand-over.
+func waitBalanced(b *testing.B, nodes []*server) {
+	share := (cluster.DefaultPartitions + len(nodes) - 1) / len(nodes)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		total, least := 0, cluster.DefaultPartitions
+		for _, s := range nodes {
+			n := int(metricOf(b, s, "fount_cluster_partitions_owned"))
+			total, least = total+n, min(least, n)
+		}
+		if total == cluster.DefaultPartitions && least >= cluster.DefaultPartitions/len(nodes) && least <= share {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("the nodes own %d partitions, the least %d, after 2 minutes", total, least)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // cpuTime is the process's user and system CPU time so far.

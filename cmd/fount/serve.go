@@ -377,9 +377,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	var nodes engine.Cluster
 	if shared, ok := st.(store.Shared); ok {
-		if nodes, err = cluster.New(cluster.Config{Store: shared, Node: nodeName(cfg), LeaseTTL: cfg.nodeLeaseTTL, Logger: logger}); err != nil {
+		c, err := cluster.New(cluster.Config{Store: shared, Node: nodeName(cfg), LeaseTTL: cfg.nodeLeaseTTL, Logger: logger})
+		if err != nil {
 			return err
 		}
+		meters.WatchCluster(c.Owned)
+		nodes = c
 	}
 	eng, err := engine.New(engine.Config{
 		Cluster: nodes,

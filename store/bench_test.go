@@ -250,3 +250,39 @@ func BenchmarkCompleteBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPageEvents reads a page of 100 events from the middle of a
+// channel that keeps 20,000, newer than a cursor (an SSE resume) and
+// older than one (paging a list), on each backend: a page must cost what
+// it reads, not what the channel keeps.
+func BenchmarkPageEvents(b *testing.B) {
+	const kept = 20_000
+	for _, backend := range testBackends {
+		b.Run(backend.name, func(b *testing.B) {
+			st := backend.open(b).(testStore)
+			var ids []string
+			for range kept / 200 {
+				in := make([]model.Event, 200)
+				for i := range in {
+					in[i] = model.Event{Data: json.RawMessage(`{"title":"hello","n":1}`)}
+				}
+				out, err := st.AppendEvents(ctx, "dc_1", in, kept)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, e := range out {
+					ids = append(ids, e.ID)
+				}
+			}
+			cursor := ids[kept/2]
+			for b.Loop() {
+				for _, p := range []EventPage{{Limit: 100, Before: cursor}, {Limit: 100, After: cursor}} {
+					evs, err := st.PageEvents(ctx, "dc_1", "", p)
+					if err != nil || len(evs) != 100 {
+						b.Fatalf("PageEvents %+v: %d events, %v", p, len(evs), err)
+					}
+				}
+			}
+		})
+	}
+}

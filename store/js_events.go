@@ -224,8 +224,9 @@ type jsStoredEvent struct {
 }
 
 // channelEvents returns a channel's stored events, oldest first. It is a
-// scan of the channel's subjects: what a page of events costs on
-// JetStream grows with the events the channel keeps.
+// scan of the channel's subjects, for what must see all of them
+// (DeleteEvents, a release from ChannelDelayed); pages seek instead
+// (js_events_page.go).
 func (s *JetStream) channelEvents(ctx context.Context, emitterID, channel string) ([]jsStoredEvent, error) {
 	entries, err := s.scan(ctx, s.key(tblEvents, emitterID, channel)+".*")
 	if err != nil {
@@ -251,68 +252,6 @@ func (s *JetStream) channelEvents(ctx context.Context, emitterID, channel string
 // emitterID, newest first; none for an unknown emitter or channel.
 func (s *JetStream) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
 	return s.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
-}
-
-// PageEvents returns a page of a channel's events, newest first, with
-// each event's Size set, by the rules of EventPage.
-func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error) {
-	if p.After != "" && p.Before != "" {
-		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", ErrBadCursor)
-	}
-	var cursor []byte
-	if c := p.After + p.Before; c != "" {
-		ms, seq, err := model.ParseEventID(c)
-		if err != nil {
-			return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
-		}
-		cursor = eventKey(ms, seq)
-	}
-	limit := p.Limit
-	if limit <= 0 {
-		limit = defaultEventLimit
-	}
-	out := []model.Event{}
-	if emitterID == "" {
-		return out, nil
-	}
-	stored, err := s.channelEvents(ctx, emitterID, channel)
-	if err != nil {
-		return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
-	}
-	// Newest first, or oldest first from the cursor for a page before it.
-	order := slices.Backward(stored)
-	if p.Before != "" {
-		order = slices.All(stored)
-	}
-	size := 0
-	for _, st := range order {
-		if len(out) == limit {
-			break
-		}
-		e, err := decodeEvent(nil, st.data, p.Preview)
-		if err != nil {
-			return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
-		}
-		if cursor != nil {
-			ms, seq, err := model.ParseEventID(e.ID)
-			if err != nil {
-				return nil, fmt.Errorf("store: page events of %q: %w", emitterID, err)
-			}
-			k := eventKey(ms, seq)
-			if (p.After != "" && bytes.Compare(k, cursor) >= 0) || (p.Before != "" && bytes.Compare(k, cursor) <= 0) {
-				continue
-			}
-		}
-		size += len(e.Data)
-		if p.MaxBytes > 0 && len(out) > 0 && size > p.MaxBytes {
-			break
-		}
-		out = append(out, e)
-	}
-	if p.Before != "" {
-		slices.Reverse(out)
-	}
-	return out, nil
 }
 
 // Channels returns the names of emitterID's channels that hold events,

@@ -126,6 +126,9 @@ func toAPIError(err error, param string) (*Error, bool) {
 		return errNotFound("resource"), true
 	case errors.Is(err, store.ErrConflict):
 		return &Error{Status: http.StatusConflict, Code: "conflict", Message: "That name or key is already taken; choose another."}, true
+	case errors.Is(err, store.ErrTooLarge):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
+			Message: "The record is larger than this server's store holds (on a NATS store, one message of the servers' max_payload); nothing was stored. A component's record holds its code, its bundle and their source maps."}, true
 	case errors.Is(err, store.ErrBadCursor):
 		return errInvalid("after", "The page cursor is not valid for this list; use a cursor from page_info."), true
 	}

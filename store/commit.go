@@ -106,18 +106,27 @@ func (b *Bolt) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommi
 // An error of a transaction changes nothing of it; the results of the
 // runs completed before it are returned with the error.
 func (b *Bolt) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]model.Event, error) {
+	return completeInParts(ctx, runs, func(at commitPos) (next commitPos, stored [][]model.Event, err error) {
+		err = b.write(func(tx *bolt.Tx) error {
+			var err error
+			next, stored, err = b.completePart(tx, runs, at)
+			return err
+		})
+		return next, stored, err
+	})
+}
+
+// completeInParts is CompleteRuns of every backend: it calls part, one
+// transaction of the backend, from the start of runs until every run is
+// committed, and gathers the events each stored. ctx is checked before
+// the first part only.
+func completeInParts(ctx context.Context, runs []CompletedRun, part func(at commitPos) (commitPos, [][]model.Event, error)) ([][]model.Event, error) {
 	out := make([][]model.Event, len(runs))
 	if err := ctx.Err(); err != nil {
 		return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
 	}
 	for at := (commitPos{}); at.run < len(runs); {
-		var next commitPos
-		var stored [][]model.Event
-		err := b.write(func(tx *bolt.Tx) error {
-			var err error
-			next, stored, err = b.completePart(tx, runs, at)
-			return err
-		})
+		next, stored, err := part(at)
 		if err != nil {
 			return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
 		}

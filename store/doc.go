@@ -1,13 +1,16 @@
-// Package store owns fount's durable state: accounts, API keys,
-// organizations, components, sources, subscriptions, auto-subscriptions,
-// webhooks, per-emitter event logs and per-source db KV (Store), and the
-// engine's invocation and delivery queues, dedupe, usage and timer state
-// (Queues).
+// Package store keeps fount's durable state, the records of package
+// model: accounts, API keys, organizations, components, sources,
+// subscriptions, auto-subscriptions, webhooks, per-emitter event logs and
+// per-source db KV (Store), and the engine's invocation and delivery
+// queues, dedupe, usage and timer state (Queues), with the rules that
+// span records: limits, cascades on delete, name slugs, cursors and pages.
 //
 // Store and Queues are the interfaces the rest of fount uses. Bolt
 // implements both on bbolt in the data directory; JetStream implements
 // both on a NATS JetStream stream that several nodes share (js*.go, and
 // docs/nats.md for the mapping). Both pass the same tests (eachBackend).
+// What only one can do is an optional interface the server asks for:
+// Backuper and StatsReporter (Bolt), Shared (JetStream).
 //
 // # Caveats
 //

@@ -55,28 +55,15 @@ func (s *JetStream) CompleteRun(ctx context.Context, inv model.Invocation, c Run
 // last events, and each earlier part with the dedupe state c.DedupeAfter
 // gives. Once begun, it goes on whatever ctx says.
 func (s *JetStream) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]model.Event, error) {
-	out := make([][]model.Event, len(runs))
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
-	}
-	ctx = context.WithoutCancel(ctx)
-	for at := (commitPos{}); at.run < len(runs); {
-		var next commitPos
-		var stored [][]model.Event
-		err := s.update(ctx, func(tx *jsTx) error {
+	detached := context.WithoutCancel(ctx)
+	return completeInParts(ctx, runs, func(at commitPos) (next commitPos, stored [][]model.Event, err error) {
+		err = s.update(detached, func(tx *jsTx) error {
 			var err error
 			next, stored, err = s.completeRuns(tx, runs, at)
 			return err
 		})
-		if err != nil {
-			return out, fmt.Errorf("store: complete %d runs: %w", len(runs), err)
-		}
-		for i, events := range stored {
-			out[at.run+i] = append(out[at.run+i], events...)
-		}
-		at = next
-	}
-	return out, nil
+		return next, stored, err
+	})
 }
 
 // completeRuns commits runs from at on, in tx, until it holds

@@ -347,6 +347,16 @@ func (tx *jsTx) commit(ctx context.Context) error {
 	if len(msgs) > jsMaxBatch {
 		return fmt.Errorf("store: a transaction of %d writes, past the %d of one batch", len(msgs), jsMaxBatch)
 	}
+	// Headers and the subject fit in the margin: fount's headers are
+	// short, and a subject at most a few KiB.
+	if limit := tx.s.nc.MaxPayload() - 16<<10; limit > 0 {
+		for _, m := range msgs {
+			if int64(len(m.Data)) > limit {
+				return fmt.Errorf("%w: %s holds %d bytes, and the NATS servers take messages of %d at most (their max_payload)",
+					ErrTooLarge, m.Subject, len(m.Data), tx.s.nc.MaxPayload())
+			}
+		}
+	}
 	return tx.s.publishBatch(ctx, msgs)
 }
 

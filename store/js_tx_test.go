@@ -209,3 +209,22 @@ func TestJSCompleteRunsSplitsLargeRuns(t *testing.T) {
 		t.Errorf("still queued: %+v", pending)
 	}
 }
+
+// TestJSTooLargeIsSaid: a record past the servers' max_payload is refused
+// before anything is sent, with ErrTooLarge naming the sizes (the
+// connection would otherwise fail the publish with a bare error).
+func TestJSTooLargeIsSaid(t *testing.T) {
+	t.Parallel()
+	s := openTestJetStream(t)
+	err := s.update(ctx, func(tx *jsTx) error {
+		tx.put(s.key("big", "1"), make([]byte, 9<<20))
+		tx.put(s.key("small", "1"), []byte("x"))
+		return nil
+	})
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "max_payload") {
+		t.Fatalf("a 9 MiB record: %v, want ErrTooLarge", err)
+	}
+	if _, found, err := s.begin(ctx).get(s.key("small", "1")); err != nil || found {
+		t.Errorf("the rest of the transaction was stored: %v, %v", found, err)
+	}
+}

@@ -24,6 +24,9 @@ var (
 	// that is no longer stored: a save past the owner's limit of
 	// components dropped it after it was saved (see CreateComponent).
 	ErrComponentDropped = errors.New("store: the component was dropped")
+	// ErrTooLarge is returned by a write of a record larger than the
+	// store holds: on JetStream, one message of the servers' max_payload.
+	ErrTooLarge = errors.New("store: record too large")
 )
 
 // Store is fount's durable state. Lists return records in creation order

@@ -19,7 +19,8 @@ import (
 // queued but not yet run when the backup was taken runs on both servers,
 // and each gives its event an id of its own.
 func TestBackupUnderLoadRestores(t *testing.T) {
-	e := newCLIEnv(t)
+	// On bbolt whatever FOUNT_TEST_STORE says: fount backs up bbolt only.
+	e := newCLIEnvOn(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, storeURL: "bolt"})
 	s := e.srv
 	counter := s.deploySource(`export default { name: "counter", version: "1", run(ev) { this.$emit({ n: ev.n }) } }`, nil)
 	secretive := s.deploySource(`export default { name: "secretive", version: "1", props: { token: { type: "string", secret: true } },
@@ -62,7 +63,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	if code := run(context.Background(), []string{"restore", file, "--data-dir", restored}, testEnvironment(nil, &rout, &rerr)); code == exitOK || !strings.Contains(rerr.String(), "not empty") {
 		t.Errorf("a restore into a used data dir: exit %d, %s", code, rerr.String())
 	}
-	r := startServer(t, serveConfig{dataDir: restored})
+	r := startServer(t, serveConfig{dataDir: restored, storeURL: "bolt"})
 	r.key = s.key
 
 	original := eventNs(t, s.events(id, "", 20+loaded))

@@ -23,8 +23,14 @@ type cliEnv struct {
 
 func newCLIEnv(t *testing.T) *cliEnv {
 	t.Helper()
+	return newCLIEnvOn(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
+}
+
+// newCLIEnvOn is newCLIEnv with a server started with cfg.
+func newCLIEnvOn(t *testing.T, cfg serveConfig) *cliEnv {
+	t.Helper()
 	t.Parallel()
-	s := startEngineServer(t)
+	s := startServer(t, cfg)
 	return &cliEnv{t: t, srv: s, vars: map[string]string{
 		"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": s.key,
 	}}

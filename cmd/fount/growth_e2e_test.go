@@ -18,6 +18,9 @@ import (
 // manual run with a 4.9 MB event, and a run that prints empty lines.
 
 // storedAfterStop stops s and opens its store, to read what it holds.
+//
+// Its tests run on bbolt whatever FOUNT_TEST_STORE says (storeURL "bolt"):
+// they read the file.
 func storedAfterStop(t *testing.T, s *server, dir string) *store.Bolt {
 	t.Helper()
 	s.stop()
@@ -54,7 +57,7 @@ func TestDelayedEmitsAreTrimmed(t *testing.T) {
 func TestChannelsAreBounded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dir})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dir, storeURL: "bolt"})
 	src := s.deploySource(`export default { name: "Channels", version: "1", run(e) {
 		for (let i = e.from; i < e.to; i++) this.$emit(i, { name: "ch" + i })
 		this.$emit(e.to, { summary: "done" }) } }`, nil)
@@ -146,7 +149,7 @@ func TestErrorEventsAreBounded(t *testing.T) {
 func TestConsoleLinesAreBounded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dir, eventsKept: 50_000})
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dir, storeURL: "bolt", eventsKept: 50_000})
 	src := s.deploySource(`export default { name: "Printer", version: "1", run() {
 		for (let i = 0; i < 20000; i++) console.log()
 		this.$emit("done") } }`, nil)

@@ -129,7 +129,8 @@ func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
 	t.Parallel()
 	dir, keyDir := t.TempDir(), t.TempDir()
 	keyFile := filepath.Join(keyDir, "secret.key")
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey, secretKeyFile: keyFile})
+	// On bbolt whatever FOUNT_TEST_STORE says: the test copies from the file.
+	s := startServer(t, serveConfig{dataDir: dir, storeURL: "bolt", bootstrapKey: ownerKey, secretKeyFile: keyFile})
 	victim := s.deploySource(`export default { name: "Victim", version: "1", props: { token: { type: "string", secret: true } }, run() {} }`,
 		map[string]any{"token": "hunter2"})
 	_, created := s.do("POST", "/v1/users", map[string]any{"username": "mallory", "email": "m@example.com"})
@@ -148,7 +149,7 @@ func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
 	}
 	blob := stolen.ConfiguredProps["token"]
 
-	s2 := startServer(t, serveConfig{dataDir: dir, secretKeyFile: keyFile})
+	s2 := startServer(t, serveConfig{dataDir: dir, storeURL: "bolt", secretKeyFile: keyFile})
 	s2.key = data(created)["api_key"].(string)
 	holder := `export default { name: "Holder", version: "1", props: { opts: { type: "object" } }, run() { this.$emit(this.opts) } }`
 	src := s2.deploySource(holder, map[string]any{"opts": json.RawMessage(blob)})

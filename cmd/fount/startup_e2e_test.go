@@ -31,7 +31,7 @@ func TestStartupChecksBeforeCreating(t *testing.T) {
 	}
 
 	shared := t.TempDir()
-	startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: shared})
+	startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: shared, storeURL: "bolt"}) // bbolt's lock, whatever FOUNT_TEST_STORE says
 	err = serve(context.Background(), serveConfig{addr: "127.0.0.1:0", dataDir: shared}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "in use by another fount (process ") || !strings.Contains(err.Error(), "--data-dir") {
 		t.Errorf("a second server on one data dir: %v", err)

@@ -472,20 +472,6 @@ func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) 
 	return s.scanMessages(ctx, filter, false)
 }
 
-// scanSubjects returns the subjects of the records scan would return,
-// without reading their values.
-func (s *JetStream) scanSubjects(ctx context.Context, filter string) ([]string, error) {
-	entries, err := s.scanMessages(ctx, filter, true)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(entries))
-	for i, e := range entries {
-		out[i] = e.subject
-	}
-	return out, nil
-}
-
 // jsScanByReads is how many records a scan reads one request at a time
 // before it reads the rest through a consumer: a request per record is
 // cheapest for the short lists most scans are (a source's queue, a

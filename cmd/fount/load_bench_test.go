@@ -210,7 +210,8 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 	defer cancel()
 	stdout := &lockedBuffer{}
 	done := make(chan int, 1)
-	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "load-key"}, stdout, io.Discard)
+	stderr := &lockedBuffer{}
+	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": ownerKey}, stdout, stderr)
 	go func() {
 		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, env)
 	}()
@@ -218,8 +219,12 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 	for !strings.Contains(stdout.String(), "listening on") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	s.base = "http://" + listeningLine.FindStringSubmatch(stdout.String())[1]
-	s.key = "load-key"
+	m := listeningLine.FindStringSubmatch(stdout.String())
+	if m == nil {
+		b.Fatalf("serve did not say where it listens:\n%s%s", stdout, stderr)
+	}
+	s.base = "http://" + m[1]
+	s.key = ownerKey
 	// A paid account: the free plan's daily quota would stop the run.
 	_, user := s.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
 	s.key = data(user)["api_key"].(string)

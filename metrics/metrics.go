@@ -126,7 +126,8 @@ func (m *Metrics) WatchQueues(depths func() (invocations, deliveries int, err er
 }
 
 // queueDepths collects both queue gauges from one call of depths a
-// scrape: on a shared store, counting is a scan of the queues.
+// scrape: counting costs the store a pass over its queues (or, on
+// JetStream, a request to its leader).
 type queueDepths struct {
 	depths                  func() (invocations, deliveries int, err error)
 	invocations, deliveries *prometheus.Desc

@@ -114,17 +114,23 @@ func TestCloseTwice(t *testing.T) {
 	}
 }
 
+// TestCanceledContext: a canceled context fails a write and a read, and
+// the write stored nothing.
 func TestCanceledContext(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
-	c, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := b.CreateUser(c, model.User{ID: "u_1"}, ""); err == nil {
-		t.Fatal("CreateUser with a canceled context succeeded")
-	}
-	if _, err := b.GetUser(c, "u_1"); err == nil {
-		t.Fatal("GetUser with a canceled context succeeded")
-	}
+	eachBackend(t, func(t *testing.T, b testStore) {
+		c, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := b.CreateUser(c, model.User{ID: "u_1"}, ""); err == nil {
+			t.Fatal("CreateUser with a canceled context succeeded")
+		}
+		if _, err := b.GetUser(c, "u_1"); err == nil {
+			t.Fatal("GetUser with a canceled context succeeded")
+		}
+		if _, err := b.GetUser(ctx, "u_1"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("the canceled CreateUser stored a user: %v", err)
+		}
+	})
 }
 
 func TestKeyIsPrefixFree(t *testing.T) {

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/fount-dev/fount/component"
@@ -52,6 +54,56 @@ func TestComponents(t *testing.T) {
 			if c.ID != tt.wantID {
 				t.Errorf("ComponentByKey(%s, %s) = %q, want %q", tt.owner, tt.key, c.ID, tt.wantID)
 			}
+		}
+	})
+}
+
+// TestLargeComponents: a component whose record is larger than a NATS
+// message (a bundled vendor SDK with its source map) is stored and read
+// back whole, by id, key and code, on every backend; dropped past the
+// limit, it takes its parts with it.
+func TestLargeComponents(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		var bundle strings.Builder
+		for i := 0; bundle.Len() < 12<<20; i++ {
+			fmt.Fprintf(&bundle, "var v%d = %q;\n", i, strings.Repeat(fmt.Sprint(i%10), 50))
+		}
+		big := model.Component{ID: "sc_big", OwnerID: "u_a", Key: "big", CodeHash: "h_big", Code: "export default {}",
+			Bundle: bundle.String(), BundleMap: `{"version":3,"mappings":"` + strings.Repeat("AAAA;", 200_000) + `"}`}
+		if _, err := b.CreateComponent(ctx, big); err != nil {
+			t.Fatal(err)
+		}
+		for name, read := range map[string]func() (model.Component, error){
+			"by id":   func() (model.Component, error) { return b.GetComponent(ctx, "sc_big") },
+			"by key":  func() (model.Component, error) { return b.ComponentByKey(ctx, "u_a", "big") },
+			"by code": func() (model.Component, error) { return b.ComponentByCode(ctx, "u_a", "h_big", "") },
+		} {
+			got, err := read()
+			if err != nil || got.Bundle != big.Bundle || got.BundleMap != big.BundleMap || got.Code != big.Code {
+				t.Fatalf("%s: %d bytes of bundle, %v; want the %d stored", name, len(got.Bundle), err, len(big.Bundle))
+			}
+		}
+		// Saved again, equal: the same component, read whole to compare.
+		if again, err := b.CreateComponent(ctx, model.Component{ID: "sc_big2", OwnerID: "u_a", Key: "big", CodeHash: "h_big", Code: big.Code,
+			Bundle: big.Bundle, BundleMap: big.BundleMap}); err != nil || again.ID != "sc_big" {
+			t.Fatalf("saved again: %s, %v; want sc_big", again.ID, err)
+		}
+		js, ok := b.(*JetStream)
+		if !ok {
+			return
+		}
+		// JetStream only: the parts are records of its own.
+		part := js.key(tblComponentParts, "sc_big", "0")
+		if found, err := js.begin(ctx).has(part); err != nil || !found {
+			t.Fatalf("the first part is not stored: %v, %v", found, err)
+		}
+		err := js.update(ctx, func(tx *jsTx) error { return js.delComponent(tx, "sc_big") })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found, err := js.begin(ctx).has(part); err != nil || found {
+			t.Errorf("a part outlived its component: %v, %v", found, err)
 		}
 	})
 }

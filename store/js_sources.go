@@ -98,7 +98,7 @@ func (s *JetStream) addComponent(tx *jsTx, codes jsCodeIndex, c model.Component)
 			return err
 		}
 	}
-	return tx.putJSON(s.key(tblComponents, c.ID), c)
+	return s.putComponent(tx, c)
 }
 
 // sameComponent returns the owner's component of c's code when it equals
@@ -108,8 +108,8 @@ func (s *JetStream) sameComponent(tx *jsTx, codes jsCodeIndex, c model.Component
 	if c.CodeHash == "" || !ok {
 		return model.Component{}, false, nil
 	}
-	var old model.Component
-	if err := tx.getJSON(s.key(tblComponents, id), &old); err != nil {
+	old, err := s.getComponent(tx, id)
+	if err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return model.Component{}, false, nil
 		}
@@ -188,7 +188,9 @@ func (s *JetStream) dropUnreachableComponent(tx *jsTx, owner string, codes jsCod
 	if err := tx.listRemove(componentIndex, owner, victim); err != nil {
 		return false, err
 	}
-	tx.del(s.key(tblComponents, victim))
+	if err := s.delComponent(tx, victim); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 
@@ -204,7 +206,8 @@ func (s *JetStream) ComponentByCode(ctx context.Context, owner, codeHash, codeUR
 		if !ok {
 			return ErrNotFound
 		}
-		return tx.getJSON(s.key(tblComponents, id), &c)
+		c, err = s.getComponent(tx, id)
+		return err
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
@@ -215,7 +218,11 @@ func (s *JetStream) ComponentByCode(ctx context.Context, owner, codeHash, codeUR
 // GetComponent returns the component with id, or ErrNotFound.
 func (s *JetStream) GetComponent(ctx context.Context, id string) (model.Component, error) {
 	var c model.Component
-	err := s.view(ctx, func(tx *jsTx) error { return tx.getJSON(s.key(tblComponents, id), &c) })
+	err := s.view(ctx, func(tx *jsTx) error {
+		var err error
+		c, err = s.getComponent(tx, id)
+		return err
+	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: get component %q: %w", id, err)
 	}
@@ -234,7 +241,8 @@ func (s *JetStream) ComponentByKey(ctx context.Context, ownerID, k string) (mode
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}
-		return tx.getJSON(s.key(tblComponents, string(id)), &c)
+		c, err = s.getComponent(tx, string(id))
+		return err
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)

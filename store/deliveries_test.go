@@ -152,7 +152,11 @@ func dueIndexBolt(t *testing.T, b *Bolt, nowMs int64) []model.Delivery {
 
 func TestDueDeliveries(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
+	eachBackend(t, func(t *testing.T, b testStore) { checkDueDeliveries(t, b) })
+}
+
+// checkDueDeliveries is TestDueDeliveries on one store b.
+func checkDueDeliveries(t *testing.T, b testStore) {
 	// Created in this order (ids 1..5) with these next attempts.
 	next := []int64{300, 100, 200, 100, 500}
 	var ds []model.Delivery
@@ -160,8 +164,21 @@ func TestDueDeliveries(t *testing.T) {
 		ds = append(ds, mustDeliver(t, b, 50, model.Delivery{ListenerID: "wh_1", EventID: fmt.Sprint("e", i), NextAttemptMs: n,
 			Payload: json.RawMessage(`{}`)}))
 	}
-	if d := ds[0]; d.ID != "1" || d.Status != model.DeliveryPending || d.CreatedAtMs != 50 || d.Attempts == nil {
+	if d := ds[0]; d.ID == "" || d.Status != model.DeliveryPending || d.CreatedAtMs != 50 || d.Attempts == nil {
 		t.Fatalf("created delivery = %+v", d)
+	}
+	// The ids' form is the backend's: the test names deliveries by their
+	// creation order, "1" to "5".
+	label := map[string]string{}
+	for i, d := range ds {
+		label[d.ID] = fmt.Sprint(i + 1)
+	}
+	labels := func(ds []model.Delivery) []string {
+		out := []string{}
+		for _, d := range ds {
+			out = append(out, label[d.ID])
+		}
+		return out
 	}
 	dueTests := []struct {
 		name      string
@@ -179,10 +196,10 @@ func TestDueDeliveries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := b.DueDeliveries(ctx, tt.now, "", 0, nil)
 			wantErr(t, "DueDeliveries", err, nil)
-			if !slices.Equal(deliveryIDs(got), tt.wantFirst) {
-				t.Errorf("DueDeliveries(%d) = %v, want %v", tt.now, deliveryIDs(got), tt.wantFirst)
+			if !slices.Equal(labels(got), tt.wantFirst) {
+				t.Errorf("DueDeliveries(%d) = %v, want %v", tt.now, labels(got), tt.wantFirst)
 			}
-			if got := deliveryIDs(dueIndex(t, b, tt.now)); !slices.Equal(got, tt.wantIndex) {
+			if got := labels(dueIndex(t, b, tt.now)); !slices.Equal(got, tt.wantIndex) {
 				t.Errorf("due index up to %d = %v, want %v", tt.now, got, tt.wantIndex)
 			}
 		})
@@ -197,21 +214,21 @@ func TestDueDeliveries(t *testing.T) {
 	for _, d := range updates {
 		wantErr(t, "UpdateDelivery "+d.ID, b.UpdateDelivery(ctx, d), nil)
 	}
-	if got := deliveryIDs(dueIndex(t, b, 1000)); !slices.Equal(got, []string{"1", "4", "5"}) {
+	if got := labels(dueIndex(t, b, 1000)); !slices.Equal(got, []string{"1", "4", "5"}) {
 		t.Errorf("due after updates = %v, want [1 4 5]", got)
 	}
-	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, "", 0, nil))); !slices.Equal(got, []string{"1"}) {
+	if got := labels(must(b.DueDeliveries(ctx, 350, "", 0, nil))); !slices.Equal(got, []string{"1"}) {
 		t.Errorf("due at 350 = %v, want [1]", got)
 	}
 	// The due index holds the pending deliveries only.
-	if n := bucketLen(t, b, bucketDeliveryDue); n != 3 {
+	if n := len(dueIndex(t, b, math.MaxInt64)); n != 3 {
 		t.Errorf("due index has %d entries, want 3", n)
 	}
 	// The record was replaced.
 	all := must(b.ListDeliveries(ctx, "wh_1", Page{Limit: 100}))
 	byID := map[string]model.Delivery{}
 	for _, d := range all.Items {
-		byID[d.ID] = d
+		byID[label[d.ID]] = d
 	}
 	if d := byID["4"]; len(d.Attempts) != 1 || d.Attempts[0].Status != 500 || d.NextAttemptMs != 400 {
 		t.Errorf("delivery 4 = %+v", d)
@@ -223,10 +240,10 @@ func TestDueDeliveries(t *testing.T) {
 	again := byID["2"]
 	again.Status, again.NextAttemptMs = model.DeliveryPending, 10
 	wantErr(t, "UpdateDelivery back to pending", b.UpdateDelivery(ctx, again), nil)
-	if got := deliveryIDs(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
+	if got := labels(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
 		t.Errorf("due at 350 = %v, want [2 1]", got)
 	}
-	if got := deliveryIDs(must(b.DueDeliveries(ctx, 350, "", 0, nil))); !slices.Equal(got, []string{"2"}) {
+	if got := labels(must(b.DueDeliveries(ctx, 350, "", 0, nil))); !slices.Equal(got, []string{"2"}) {
 		t.Errorf("DueDeliveries at 350 = %v, want [2]", got)
 	}
 
@@ -238,9 +255,9 @@ func TestDueDeliveries(t *testing.T) {
 		{"unknown id", model.Delivery{ID: "99", ListenerID: "wh_1", Status: model.DeliveryPending}, ErrNotFound},
 		{"not an id", model.Delivery{ID: "one", ListenerID: "wh_1", Status: model.DeliveryPending}, ErrNotFound},
 		{"empty id", model.Delivery{ListenerID: "wh_1", Status: model.DeliveryPending}, ErrNotFound},
-		{"bad status", model.Delivery{ID: "1", ListenerID: "wh_1", Status: "lost"}, errAny},
-		{"empty status", model.Delivery{ID: "1", ListenerID: "wh_1"}, errAny},
-		{"empty listener", model.Delivery{ID: "1", Status: model.DeliveryDelivered}, errAny},
+		{"bad status", model.Delivery{ID: ds[0].ID, ListenerID: "wh_1", Status: "lost"}, errAny},
+		{"empty status", model.Delivery{ID: ds[0].ID, ListenerID: "wh_1"}, errAny},
+		{"empty listener", model.Delivery{ID: ds[0].ID, Status: model.DeliveryDelivered}, errAny},
 	}
 	for _, tt := range errTests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -254,7 +271,7 @@ func TestDueDeliveries(t *testing.T) {
 			wantErr(t, "UpdateDelivery", err, tt.want)
 		})
 	}
-	if got := deliveryIDs(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
+	if got := labels(dueIndex(t, b, 350)); !slices.Equal(got, []string{"2", "1"}) {
 		t.Errorf("refused updates changed the due list: %v", got)
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -14,7 +15,12 @@ import (
 // so that a channel always holds its newest keep events, no fewer.
 func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
 	t.Parallel()
-	s := openTestBolt(t)
+	eachBackend(t, func(t *testing.T, s testStore) { checkTrimFollowsTheCount(t, s) })
+}
+
+// checkTrimFollowsTheCount is TestTrimFollowsTheCountAcrossDeletes on one
+// store s.
+func checkTrimFollowsTheCount(t *testing.T, s testStore) {
 	events := func(n int) []model.Event {
 		out := make([]model.Event, n)
 		for i := range out {
@@ -42,11 +48,7 @@ func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
 			return err
 		}, 3},
 		{"append 1, keep 5", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(1), 5); return err }, 4},
-		{"forget the count, as a store from before counts", func() error {
-			return s.db.Update(func(tx *bolt.Tx) error {
-				return tx.Bucket(bucketEvents).Bucket([]byte("dc_1")).Delete(countKey(""))
-			})
-		}, 4},
+		{"forget the count, as a store from before counts", func() error { return forgetCount(s, "dc_1", "") }, 4},
 		{"append 3, keep 5", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(3), 5); return err }, 5},
 		{"append 1, keep 100", func() error { _, err := s.AppendEvents(ctx, "dc_1", events(1), 100); return err }, 6},
 		{"delete all", func() error { _, err := s.DeleteEvents(ctx, "dc_1", "", "", ""); return err }, 0},
@@ -60,6 +62,29 @@ func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
 			t.Fatalf("%s: the channel holds %d events, want %d", st.name, got, st.want)
 		}
 	}
+}
+
+// forgetCount makes a channel's count what a store from before it was
+// kept holds: none on bbolt; on JetStream, a channel record without the
+// bound of its holes.
+func forgetCount(s testStore, emitterID, channel string) error {
+	switch s := s.(type) {
+	case *Bolt:
+		return s.db.Update(func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketEvents).Bucket([]byte(emitterID)).Delete(countKey(channel))
+		})
+	case *JetStream:
+		return s.update(ctx, func(tx *jsTx) error {
+			k := s.key(tblEventChans, emitterID, channel)
+			var ch jsChannel
+			if err := tx.getJSON(k, &ch); err != nil {
+				return err
+			}
+			ch.HolesBelow, ch.Bounded = 0, false
+			return tx.putJSON(k, ch)
+		})
+	}
+	return fmt.Errorf("forgetCount on a %T", s)
 }
 
 // TestTrimPassesOverHoles: events deleted from the middle of a channel

@@ -143,8 +143,11 @@ func TestPagesPassOverHolesAndTrims(t *testing.T) {
 		if _, err := b.DeleteEvents(ctx, "dc_1", "", stored[20].ID, stored[25].ID); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := b.DeleteEvents(ctx, "dc_1", "", stored[46].ID, ""); err != nil { // the newest: holes at the end
+			t.Fatal(err)
+		}
 		var want []string // newest first
-		for i := 49; i >= 10; i-- {
+		for i := 45; i >= 10; i-- {
 			if i < 20 || i > 25 {
 				want = append(want, stored[i].ID)
 			}
@@ -193,6 +196,15 @@ func TestPagesPassOverHolesAndTrims(t *testing.T) {
 			evs, err = b.PageEvents(ctx, "dc_1", "", EventPage{Limit: 2, Before: stored[22].ID})
 			if err != nil || len(evs) != 2 || evs[0].ID != stored[27].ID || evs[1].ID != stored[26].ID {
 				t.Errorf("before a deleted event: %v, %v", evs, err)
+			}
+			// From a cursor among the deleted newest: nothing newer, the
+			// kept ones older.
+			if evs, err := b.PageEvents(ctx, "dc_1", "", EventPage{Limit: 2, Before: stored[47].ID}); err != nil || len(evs) != 0 {
+				t.Errorf("before a deleted newest event: %v, %v", evs, err)
+			}
+			evs, err = b.PageEvents(ctx, "dc_1", "", EventPage{Limit: 2, After: stored[47].ID})
+			if err != nil || len(evs) != 2 || evs[0].ID != stored[45].ID || evs[1].ID != stored[44].ID {
+				t.Errorf("after a deleted newest event: %v, %v", evs, err)
 			}
 		}
 	})

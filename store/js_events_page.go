@@ -128,9 +128,9 @@ func (g *jsPager) seek(pos eventPos) (uint64, uint64, error) {
 			lo = n + 1
 		}
 	}
-	if hi != g.ch.Next && hiSeq == 0 {
-		_, _, rawSeq, err := g.liveFrom(hi, g.ch.Next)
-		return hi, rawSeq, err
+	if hi != g.ch.Next && hiSeq == 0 { // hi was never a live slot: find the first from it
+		n, _, rawSeq, err := g.liveFrom(hi, g.ch.Next)
+		return n, rawSeq, err
 	}
 	return hi, hiSeq, nil
 }

@@ -19,13 +19,9 @@ import (
 // pure computation on the guest's bytes, with no capability needed.
 func hostCompress(_ context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
 	inv.clearReply()
-	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	req, code := guestMessage(mod, stack, abi.DecodeCompressRequest)
 	if code != 0 {
 		return code
-	}
-	req, err := abi.DecodeCompressRequest(b)
-	if err != nil {
-		return abi.ErrInvalid
 	}
 	out, cerr := compress(req)
 	return inv.replyJSON(abi.CompressReply{Bytes: out, Error: cerr})

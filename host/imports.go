@@ -94,6 +94,22 @@ func guestBytes(mod api.Module, ptr, length uint64, max int) ([]byte, int32) {
 	return append([]byte(nil), view...), 0
 }
 
+// guestMessage reads the message the guest passed in stack[0:2] (at most
+// abi.MaxMessage bytes) and decodes it with decode: ErrInvalid when it
+// does not decode.
+func guestMessage[T any](mod api.Module, stack []uint64, decode func([]byte) (T, error)) (T, int32) {
+	var zero T
+	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	if code != 0 {
+		return zero, code
+	}
+	v, err := decode(b)
+	if err != nil {
+		return zero, abi.ErrInvalid
+	}
+	return v, 0
+}
+
 func hostLog(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
 	level, err := abi.ParseLevel(api.DecodeI32(stack[0]))
 	if err != nil {
@@ -212,13 +228,9 @@ func hostRespond(ctx context.Context, inv *invocation, mod api.Module, stack []u
 	if inv.responded {
 		return abi.ErrState
 	}
-	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	r, code := guestMessage(mod, stack, abi.DecodeResponse)
 	if code != 0 {
 		return code
-	}
-	r, err := abi.DecodeResponse(b)
-	if err != nil {
-		return abi.ErrInvalid
 	}
 	if int64(len(r.Body)) > inv.limits.RespondBytes {
 		return abi.ErrTooBig
@@ -261,13 +273,9 @@ func hostFetch(ctx context.Context, inv *invocation, mod api.Module, stack []uin
 		return abi.ErrTooBig
 	}
 	inv.fetches++
-	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	req, code := guestMessage(mod, stack, abi.DecodeFetchRequest)
 	if code != 0 {
 		return code
-	}
-	req, err := abi.DecodeFetchRequest(b)
-	if err != nil {
-		return abi.ErrInvalid
 	}
 	res, err := inv.caps.Egress.Fetch(ctx, req)
 	switch {
@@ -358,13 +366,9 @@ func hostInterrupted(ctx context.Context, inv *invocation, mod api.Module, _ []u
 // guest's bytes, with no capability needed.
 func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
 	inv.clearReply()
-	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	req, code := guestMessage(mod, stack, abi.DecodeCryptoRequest)
 	if code != 0 {
 		return code
-	}
-	req, err := abi.DecodeCryptoRequest(b)
-	if err != nil {
-		return abi.ErrInvalid
 	}
 	var out []byte
 	switch req.Op {

@@ -453,13 +453,9 @@ func hostNet(ctx context.Context, inv *invocation, mod api.Module, stack []uint6
 	if !ok {
 		return abi.ErrDenied
 	}
-	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	req, code := guestMessage(mod, stack, abi.DecodeNetRequest)
 	if code != 0 {
 		return code
-	}
-	req, err := abi.DecodeNetRequest(b)
-	if err != nil {
-		return abi.ErrInvalid
 	}
 	if inv.sockets == nil {
 		inv.sockets = newSockets(ctx, dialer)

@@ -17,13 +17,9 @@ import (
 // for its Intl (guest/intl.js).
 func hostTZ(_ context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
 	inv.clearReply()
-	b, code := guestBytes(mod, stack[0], stack[1], abi.MaxMessage)
+	req, code := guestMessage(mod, stack, abi.DecodeTZRequest)
 	if code != 0 {
 		return code
-	}
-	req, err := abi.DecodeTZRequest(b)
-	if err != nil {
-		return abi.ErrInvalid
 	}
 	return inv.replyJSON(zoneOffsets(req))
 }

@@ -15,15 +15,7 @@ var webUse = regexp.MustCompile(`\b(` + strings.Join(guest.WebNames, "|") + `)\b
 // 300 KiB more, so only components that may use them get them. A name
 // in a comment or a string is a false match, which costs memory only.
 func webFor(code string, modules map[string]string) string {
-	if webUse.MatchString(code) {
-		return string(guest.Web)
-	}
-	for _, m := range modules {
-		if webUse.MatchString(m) {
-			return string(guest.Web)
-		}
-	}
-	return ""
+	return sourceIfUsed(webUse, guest.Web, code, modules)
 }
 
 // intlUse finds the Intl global in code, or the locale methods it makes
@@ -33,12 +25,17 @@ var intlUse = regexp.MustCompile(`\b(Intl|toLocaleString|toLocaleDateString|toLo
 // intlFor is the source of the Intl global when code or its modules name
 // it or a locale method, else "", for the same reason as webFor.
 func intlFor(code string, modules map[string]string) string {
-	if intlUse.MatchString(code) {
-		return string(guest.Intl)
+	return sourceIfUsed(intlUse, guest.Intl, code, modules)
+}
+
+// sourceIfUsed is src when use matches code or one of its modules, else "".
+func sourceIfUsed(use *regexp.Regexp, src []byte, code string, modules map[string]string) string {
+	if use.MatchString(code) {
+		return string(src)
 	}
 	for _, m := range modules {
-		if intlUse.MatchString(m) {
-			return string(guest.Intl)
+		if use.MatchString(m) {
+			return string(src)
 		}
 	}
 	return ""

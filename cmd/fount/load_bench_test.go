@@ -176,9 +176,14 @@ func loadFountSources(b *testing.B, n int) loadResult {
 // hammerAll is hammer over several endpoints, each client taking them in
 // turn from its own starting point.
 func hammerAll(urls []string) int64 {
+	return hammerFor(urls, loadDuration)
+}
+
+// hammerFor is hammerAll for d.
+func hammerFor(urls []string, d time.Duration) int64 {
 	var acked atomic.Int64
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: loadClients}}
-	deadline := time.Now().Add(loadDuration)
+	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	for c := range loadClients {
 		wg.Go(func() {

@@ -11,7 +11,15 @@ import (
 // sseEvent is one parsed server-sent event.
 type sseEvent struct{ id, data string }
 
-func readSSE(t *testing.T, s *server, path, lastID string, n int) []sseEvent {
+// readSSE reads n events of an event stream from Last-Event-ID lastID
+// ("": from now), failing t when fewer come within eventsDeadline.
+func readSSE(t testing.TB, s *server, path, lastID string, n int) []sseEvent {
+	t.Helper()
+	return readSSEWithin(t, s, path, lastID, n, eventsDeadline)
+}
+
+// readSSEWithin is readSSE with its own deadline.
+func readSSEWithin(t testing.TB, s *server, path, lastID string, n int, within time.Duration) []sseEvent {
 	t.Helper()
 	req, _ := http.NewRequest("GET", s.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+s.key)
@@ -52,8 +60,8 @@ func readSSE(t *testing.T, s *server, path, lastID string, n int) []sseEvent {
 	select {
 	case evs := <-out:
 		return evs
-	case <-time.After(eventsDeadline):
-		t.Fatalf("sse: fewer than %d events in %v", n, eventsDeadline)
+	case <-time.After(within):
+		t.Fatalf("sse: fewer than %d events in %v", n, within)
 	}
 	return nil
 }

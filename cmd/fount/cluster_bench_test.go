@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -122,22 +120,14 @@ func queuedInvocations(b *testing.B, s *server) int {
 	return int(metricOf(b, s, "fount_queued_invocations"))
 }
 
-// metricOf reads the value of an unlabelled metric from a node's metrics.
+// metricOf reads the value of an unlabelled gauge from a node's metrics.
 func metricOf(b *testing.B, s *server, name string) float64 {
-	resp, err := http.Get(s.base + "/metrics")
-	if err != nil {
-		b.Fatal(err)
+	families, _ := scrape(b, s.base+"/metrics")
+	f, ok := families[name]
+	if !ok || len(f.GetMetric()) == 0 {
+		b.Fatalf("no %s in the metrics", name)
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			n, _ := strconv.ParseFloat(v, 64)
-			return n
-		}
-	}
-	b.Fatalf("no %s in the metrics", name)
-	return 0
+	return f.GetMetric()[0].GetGauge().GetValue()
 }
 
 // waitBalanced waits until the nodes own every partition between them,

@@ -14,7 +14,7 @@ import (
 )
 
 // scrape reads url's metrics with the Prometheus text parser.
-func scrape(t *testing.T, url string) (map[string]*dto.MetricFamily, string) {
+func scrape(t testing.TB, url string) (map[string]*dto.MetricFamily, string) {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {

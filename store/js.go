@@ -209,67 +209,57 @@ func (s *JetStream) QueueDepths(ctx context.Context) (invocations, deliveries in
 
 // countSubjects asks the stream's leader how many subjects of filter hold
 // a message (deletion markers included). It asks for the page of the
-// subjects past the last one: the answer holds their number, not them.
+// subjects past the last one, a request nats.go does not make: the
+// answer holds their number, not them.
 func (s *JetStream) countSubjects(ctx context.Context, filter string) (int, error) {
-	page, err := s.subjectsPage(ctx, filter, math.MaxInt32)
-	return page.Total, err
-}
-
-// listSubjects asks the stream's leader for the subjects of filter that
-// hold a message (deletion markers included), a page of up to 100,000 at
-// a time: the server reads them from its index of subjects, which costs
-// far less than reading their messages.
-func (s *JetStream) listSubjects(ctx context.Context, filter string) ([]string, error) {
-	var out []string
-	for {
-		page, err := s.subjectsPage(ctx, filter, len(out))
-		if err != nil {
-			return nil, err
-		}
-		for subject := range page.State.Subjects {
-			out = append(out, subject)
-		}
-		if len(page.State.Subjects) == 0 || len(out) >= page.Total {
-			return out, nil
-		}
-	}
-}
-
-// jsSubjectsPage is the part of the answer to a stream info request that
-// countSubjects and listSubjects read.
-type jsSubjectsPage struct {
-	Total int `json:"total"`
-	State struct {
-		Subjects map[string]uint64 `json:"subjects"`
-	} `json:"state"`
-	Error *struct {
-		Code        int    `json:"code"`
-		Description string `json:"description"`
-	} `json:"error"`
-}
-
-func (s *JetStream) subjectsPage(ctx context.Context, filter string, offset int) (jsSubjectsPage, error) {
 	req, err := json.Marshal(struct {
 		Filter string `json:"subjects_filter"`
 		Offset int    `json:"offset"`
-	}{filter, offset})
+	}{filter, math.MaxInt32})
 	if err != nil {
-		return jsSubjectsPage{}, err
+		return 0, err
 	}
-	var page jsSubjectsPage
+	var page struct {
+		Total int                 `json:"total"`
+		Error *jetstream.APIError `json:"error"`
+	}
 	err = s.retry(ctx, func() error {
 		msg, err := s.nc.RequestWithContext(ctx, "$JS.API.STREAM.INFO."+s.name, req)
 		if err != nil {
 			return err
 		}
-		page = jsSubjectsPage{}
-		return json.Unmarshal(msg.Data, &page)
+		page.Total, page.Error = 0, nil
+		if err := json.Unmarshal(msg.Data, &page); err != nil {
+			return err
+		}
+		if page.Error != nil {
+			return page.Error // transient ones (no leader yet) are tried again
+		}
+		return nil
 	})
-	switch {
-	case err != nil:
-		return page, fmt.Errorf("store: subjects of %s: %w", filter, err)
-	case page.Error != nil:
-		return page, fmt.Errorf("store: subjects of %s: %s (%d)", filter, page.Error.Description, page.Error.Code)
+	if err != nil {
+		return 0, fmt.Errorf("store: count %s: %w", filter, err)
 	}
-	return page, nil
+	return page.Total, nil
+}
+
+// listSubjects asks the stream's leader for the subjects of filter that
+// hold a message (deletion markers included): the server reads them from
+// its index of subjects, which costs far less than reading their
+// messages.
+func (s *JetStream) listSubjects(ctx context.Context, filter string) ([]string, error) {
+	var info *jetstream.StreamInfo
+	err := s.retry(ctx, func() error {
+		var err error
+		info, err = s.stream.Info(ctx, jetstream.WithSubjectFilter(filter))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: subjects of %s: %w", filter, err)
+	}
+	out := make([]string, 0, len(info.State.Subjects))
+	for subject := range info.State.Subjects {
+		out = append(out, subject)
+	}
+	return out, nil
 }

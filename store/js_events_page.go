@@ -184,7 +184,7 @@ func (g *jsPager) newerThan(pos eventPos) ([]model.Event, error) {
 		return []model.Event{}, err
 	}
 	// The slot seek found may hold pos itself: read one more.
-	entries, err := g.s.scanConsumer(g.ctx, g.s.key(tblEvents, g.emitterID, g.channel)+".*", false, rawSeq, g.p.Limit+1)
+	entries, err := g.s.scanConsumer(g.ctx, g.s.key(tblEvents, g.emitterID, g.channel)+".*", rawSeq, g.p.Limit+1)
 	if err != nil {
 		return nil, err
 	}

@@ -469,7 +469,13 @@ type jsEntry struct {
 // newest; callers that must see a fixed set check a version key (see
 // docs/nats.md).
 func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) {
-	return s.scanMessages(ctx, filter, false)
+	var out []jsEntry
+	err := s.retry(ctx, func() error {
+		var err error
+		out, err = s.scanOnce(ctx, filter)
+		return err
+	})
+	return out, err
 }
 
 // jsScanByReads is how many records a scan reads one request at a time
@@ -478,16 +484,6 @@ func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) 
 // channel's kept events), and a consumer, whose creation the cluster
 // agrees on, for long ones.
 const jsScanByReads = 128
-
-func (s *JetStream) scanMessages(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
-	var out []jsEntry
-	err := s.retry(ctx, func() error {
-		var err error
-		out, err = s.scanOnce(ctx, filter, headersOnly)
-		return err
-	})
-	return out, err
-}
 
 // jsFirstByReads is how many records scanFirst reads one request at a
 // time before it reads the rest of what it was asked through a consumer:
@@ -505,7 +501,7 @@ func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]
 		next := uint64(1)
 		for found.live() < limit {
 			if found.live() == jsFirstByReads {
-				rest, err := s.scanConsumer(ctx, filter, false, next, limit-found.live())
+				rest, err := s.scanConsumer(ctx, filter, next, limit-found.live())
 				for _, e := range rest {
 					found.add(e, false)
 				}
@@ -528,7 +524,7 @@ func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]
 
 // scanOnce reads the records of filter from the stream's leader, one at a
 // time, then, past jsScanByReads of them, through a consumer.
-func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly bool) ([]jsEntry, error) {
+func (s *JetStream) scanOnce(ctx context.Context, filter string) ([]jsEntry, error) {
 	found := newNewest()
 	next := uint64(1)
 	for range jsScanByReads {
@@ -542,7 +538,7 @@ func (s *JetStream) scanOnce(ctx context.Context, filter string, headersOnly boo
 		next = msg.Sequence + 1
 		found.add(jsEntry{subject: msg.Subject, value: msg.Data, seq: msg.Sequence}, msg.Header.Get(hdrOperation) == opDelete)
 	}
-	rest, err := s.scanConsumer(ctx, filter, headersOnly, next, 0)
+	rest, err := s.scanConsumer(ctx, filter, next, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -584,7 +580,7 @@ func (n *newest) entries() []jsEntry {
 
 // scanConsumer reads the records of filter from sequence from on through
 // an ordered consumer, up to limit of them (<= 0: all).
-func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly bool, from uint64, limit int) ([]jsEntry, error) {
+func (s *JetStream) scanConsumer(ctx context.Context, filter string, from uint64, limit int) ([]jsEntry, error) {
 	// A consumer of its own, removed once read: the server bounds the
 	// consumers of a stream, and an idle one would otherwise stay for
 	// minutes. The server also removes it after a short idle time, should
@@ -593,7 +589,6 @@ func (s *JetStream) scanConsumer(ctx context.Context, filter string, headersOnly
 		FilterSubjects:    []string{filter},
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:       from,
-		HeadersOnly:       headersOnly,
 		InactiveThreshold: 5 * time.Second,
 	})
 	if err != nil {

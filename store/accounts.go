@@ -24,7 +24,7 @@ func (b *Bolt) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 		if has(bk, []byte(a.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
 		}
-		if err := b.checkRoom(tx, CountAccounts, a.OwnerID); err != nil {
+		if err := b.checkRoom(boltKV{tx}, CountAccounts, a.OwnerID); err != nil {
 			return err
 		}
 		if _, err := accountIndex.add(tx, a.OwnerID, a.ID); err != nil {

@@ -116,6 +116,7 @@ var allBuckets = [][]byte{
 
 // Bolt is the Store on a bbolt file. It is safe for concurrent use.
 type Bolt struct {
+	rules
 	db  *bolt.DB
 	now func() time.Time // the clock of event ids and queue times; tests replace it
 	// Bounds of one transaction of CompleteRuns: txMaxEvents and
@@ -124,7 +125,6 @@ type Bolt struct {
 	// Bounds of a listener's deliveries (deliveriesKept and
 	// maxPendingDeliveries; 0: none); tests change them.
 	deliveriesKept, maxPendingDeliveries int
-	limits                               Limits // set once by OpenBolt's options, read-only after
 	// onCommit is told how long each commit of update and CompleteRuns
 	// took (write and fsync), and how many page writes it made; nil:
 	// nobody.
@@ -159,9 +159,10 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	o := applyOptions(opts)
-	b := &Bolt{db: db, now: o.now, limits: o.limits, onCommit: o.onCommit,
+	b := &Bolt{db: db, now: o.now, onCommit: o.onCommit,
 		txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes,
 		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
+	b.rules = rules{kv: b, limits: o.limits}
 	return b, nil
 }
 

@@ -67,7 +67,7 @@ func componentInUse(tx *bolt.Tx, id string) bool {
 // of checkRoom when none is left to drop.
 func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
 	for {
-		err := b.checkRoom(tx, CountComponents, owner)
+		err := b.checkRoom(boltKV{tx}, CountComponents, owner)
 		var le *LimitError
 		if !errors.As(err, &le) {
 			return err

@@ -58,13 +58,13 @@ const jsTombstoneTTL = time.Second
 // atomic batch whose messages carry the revisions the transaction read
 // (see tx.go, docs/nats.md).
 type JetStream struct {
+	rules
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	name   string // the stream's name
 	prefix string // the namespace, the first token of every subject
 	now    func() time.Time
-	limits Limits
 	// Bounds of a listener's deliveries, as in Bolt; tests change them.
 	deliveriesKept, maxPendingDeliveries int
 	// queued knows the subjects of invocations read for a run.
@@ -113,7 +113,8 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
 		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
 	o := applyOptions(opts)
-	s.now, s.limits = o.now, o.limits
+	s.now = o.now
+	s.rules = rules{kv: s, limits: o.limits}
 	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {
 		nc.Close()
 		return nil, err

@@ -25,7 +25,7 @@ func (s *JetStream) CreateConnectedAccount(ctx context.Context, a model.Connecte
 		if ok, err := tx.has(s.key(tblAccounts, a.ID)); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		if err := s.checkRoom(tx, CountAccounts, a.OwnerID); err != nil {
+		if err := s.checkRoom(jsKV{tx}, CountAccounts, a.OwnerID); err != nil {
 			return err
 		}
 		if _, err := tx.listAdd(accountIndex, a.OwnerID, a.ID); err != nil {

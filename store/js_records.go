@@ -1,7 +1,6 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -187,61 +186,3 @@ func pageRecords[T any](tx *jsTx, table string, p Page, ids, cursors []string, t
 		return data, err
 	}, p, ids, cursors, total)
 }
-
-// checkRoom returns a *LimitError when account already holds its limit
-// of kind, as seen by tx, whose commit then checks that the count did not
-// change.
-func (s *JetStream) checkRoom(tx *jsTx, kind Counted, account string) error {
-	limit := s.limits[kind]
-	if limit <= 0 {
-		return nil
-	}
-	n, err := s.count(tx, kind, account)
-	if err != nil {
-		return err
-	}
-	if n >= limit {
-		return &LimitError{Kind: kind, Account: account, Max: limit}
-	}
-	return nil
-}
-
-// count returns how many records of kind account holds.
-func (s *JetStream) count(tx *jsTx, kind Counted, account string) (int, error) {
-	var lists []orderIndex
-	switch kind {
-	case CountSources:
-		lists = []orderIndex{sourceIndex}
-	case CountComponents:
-		lists = []orderIndex{componentIndex}
-	case CountWebhooks:
-		lists = []orderIndex{webhookIndex}
-	case CountWorkflows:
-		lists = []orderIndex{workflowIndex}
-	case CountAccounts:
-		lists = []orderIndex{accountIndex}
-	case CountSubscriptions:
-		lists = []orderIndex{subIndex, autoIndex}
-	case CountOrgs:
-		lists = []orderIndex{orgMemberIndex}
-	}
-	n := 0
-	for _, ix := range lists {
-		l, err := tx.list(ix, account)
-		if err != nil {
-			return 0, err
-		}
-		n += len(l.Items)
-	}
-	return n, nil
-}
-
-// CheckLimit returns a *LimitError when account already holds its limit
-// of kind. Writes check again, atomically.
-func (s *JetStream) CheckLimit(ctx context.Context, kind Counted, account string) error {
-	return s.view(ctx, func(tx *jsTx) error { return s.checkRoom(tx, kind, account) })
-}
-
-// orgMemberIndex names the lists of the orgs each user belongs to, in
-// the orgs' creation order; bbolt keeps them in bucketOrgMembers.
-var orgMemberIndex = orderIndex{list: "org_members"}

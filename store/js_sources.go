@@ -122,7 +122,7 @@ func (s *JetStream) sameComponent(tx *jsTx, codes jsCodeIndex, c model.Component
 // components until a new one fits its limit (see Bolt's).
 func (s *JetStream) makeRoomForComponent(tx *jsTx, owner string, codes jsCodeIndex) error {
 	for {
-		err := s.checkRoom(tx, CountComponents, owner)
+		err := s.checkRoom(jsKV{tx}, CountComponents, owner)
 		var le *LimitError
 		if !errors.As(err, &le) {
 			return err
@@ -289,7 +289,7 @@ func (s *JetStream) CreateSource(ctx context.Context, src model.Source, hooks Ru
 		if ok, err := tx.has(s.key(tblSources, src.ID)); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		if err := s.checkRoom(tx, CountSources, src.OwnerID); err != nil {
+		if err := s.checkRoom(jsKV{tx}, CountSources, src.OwnerID); err != nil {
 			return err
 		}
 		if err := s.componentExists(tx, src.ComponentID); err != nil {
@@ -455,10 +455,10 @@ func (s *JetStream) DeleteSource(ctx context.Context, id string, hooks RunCommit
 // workflow id, the subscriptions naming it and its dedupe and timer
 // state.
 func (s *JetStream) forgetRunner(tx *jsTx, id string) error {
-	if err := s.deleteSubsNaming(tx, id, false); err != nil {
+	if err := deleteSubsNaming(jsKV{tx}, id, false); err != nil {
 		return err
 	}
-	if err := s.deleteAutoSubsOfListener(tx, id); err != nil {
+	if err := deleteAutoSubsOfListener(jsKV{tx}, id); err != nil {
 		return err
 	}
 	tx.del(s.key(tblDedupe, id))
@@ -486,7 +486,7 @@ func (s *JetStream) purgeSourceData(ctx context.Context, id string) error {
 
 // ListSources returns one page of ownerID's sources in creation order.
 func (s *JetStream) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error) {
-	pg, err := pageOwned[model.Source](ctx, s, sourceIndex, tblSources, ownerID, p)
+	pg, err := pageOfList[model.Source](ctx, s.rules, sourceIndex, sourcesTable, ownerID, p)
 	if err != nil {
 		return PageOf[model.Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
 	}

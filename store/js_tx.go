@@ -105,6 +105,9 @@ type jsTx struct {
 	// queued are the sequences of invocations whose subjects came from
 	// s.queued: forgotten there once the transaction ends.
 	queued []uint64
+	// afterCommit runs, in order, once the transaction has committed:
+	// work too large for one batch (purging a listener's deliveries).
+	afterCommit []func(ctx context.Context) error
 }
 
 // jsRead is a record as a transaction read it.
@@ -211,6 +214,9 @@ func (s *JetStream) update(ctx context.Context, fn func(tx *jsTx) error) error {
 			err = tx.commit(ctx)
 		}
 		s.queued.forget(tx.queued)
+		if err == nil {
+			return tx.runAfterCommit(ctx)
+		}
 		if !errors.Is(err, errTxConflict) {
 			return err
 		}
@@ -224,6 +230,17 @@ func (s *JetStream) update(ctx context.Context, fn func(tx *jsTx) error) error {
 		}
 		wait = min(2*wait, 100*time.Millisecond)
 	}
+}
+
+// runAfterCommit runs what the committed tx left for after its commit,
+// stopping at the first error.
+func (tx *jsTx) runAfterCommit(ctx context.Context) error {
+	for _, fn := range tx.afterCommit {
+		if err := fn(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *JetStream) begin(ctx context.Context) *jsTx {

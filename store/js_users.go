@@ -185,7 +185,7 @@ func (s *JetStream) addMembership(tx *jsTx, orgID string, seq uint64, userID str
 	if ok, err := tx.has(s.key(tblUsers, userID)); err != nil || !ok {
 		return errors.Join(err, fmt.Errorf("user %q: %w", userID, notFound(ok)))
 	}
-	if err := s.checkRoom(tx, CountOrgs, userID); err != nil {
+	if err := s.checkRoom(jsKV{tx}, CountOrgs, userID); err != nil {
 		return err
 	}
 	return tx.listInsert(orgMemberIndex, userID, orgID, seq)

@@ -111,7 +111,7 @@ func (s *JetStream) CreateWorkflow(ctx context.Context, w model.Workflow, sub *m
 		if ok, err := tx.has(s.key(tblWorkflows, w.ID)); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		if err := s.checkRoom(tx, CountWorkflows, w.OwnerID); err != nil {
+		if err := s.checkRoom(jsKV{tx}, CountWorkflows, w.OwnerID); err != nil {
 			return err
 		}
 		if err := s.claimSlug(tx, tblWorkflowSlugs, w.OwnerID, w.NameSlug, w.ID); err != nil {
@@ -140,7 +140,7 @@ func (s *JetStream) putTriggerSub(tx *jsTx, w *model.Workflow, sub *model.Subscr
 	if sub == nil {
 		return nil
 	}
-	stored, err := s.putSubscription(tx, *sub)
+	stored, err := s.putSubscription(jsKV{tx}, *sub)
 	if err != nil {
 		return fmt.Errorf("trigger subscription: %w", err)
 	}
@@ -196,7 +196,7 @@ func (s *JetStream) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *m
 			}
 		}
 		if old.Trigger.SubscriptionID != "" {
-			err := s.deleteSubscriptionByID(tx, old.Trigger.SubscriptionID)
+			err := deleteSubscriptionByID(jsKV{tx}, old.Trigger.SubscriptionID)
 			if err != nil && !errors.Is(err, ErrNotFound) {
 				return fmt.Errorf("trigger subscription: %w", err)
 			}
@@ -275,7 +275,7 @@ func (s *JetStream) purgeWorkflowData(ctx context.Context, id string) error {
 
 // ListWorkflows returns one page of ownerID's workflows in creation order.
 func (s *JetStream) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error) {
-	pg, err := pageOwned[model.Workflow](ctx, s, workflowIndex, tblWorkflows, ownerID, p)
+	pg, err := pageOfList[model.Workflow](ctx, s.rules, workflowIndex, workflowsTable, ownerID, p)
 	if err != nil {
 		return PageOf[model.Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
 	}

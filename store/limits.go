@@ -56,44 +56,53 @@ func WithLimits(l Limits) Option {
 // CheckLimit returns a *LimitError when account already holds its limit
 // of kind. Writes check again, atomically; this lets a caller refuse
 // before costly work (running a source's hooks).
-func (b *Bolt) CheckLimit(ctx context.Context, kind Counted, account string) error {
-	return b.view(ctx, func(tx *bolt.Tx) error { return b.checkRoom(tx, kind, account) })
+func (r rules) CheckLimit(ctx context.Context, kind Counted, account string) error {
+	return r.kv.viewKV(ctx, func(tx kvTx) error { return r.checkRoom(tx, kind, account) })
 }
 
 // checkRoom returns a *LimitError when account already holds its limit
-// of kind, as seen by tx.
-func (b *Bolt) checkRoom(tx *bolt.Tx, kind Counted, account string) error {
-	limit := b.limits[kind]
+// of kind, as seen by tx. The count is read in tx, so a commit that
+// passes it cannot pass the limit: bbolt runs one write transaction at a
+// time, and JetStream's commit checks that the lists counted did not
+// change.
+func (r rules) checkRoom(tx kvTx, kind Counted, account string) error {
+	limit := r.limits[kind]
 	if limit <= 0 {
 		return nil
 	}
-	if count(tx, kind, account) >= limit {
+	n, err := countKind(tx, kind, account)
+	if err != nil {
+		return err
+	}
+	if n >= limit {
 		return &LimitError{Kind: kind, Account: account, Max: limit}
 	}
 	return nil
 }
 
-// count returns how many records of kind account holds. Each count is a
-// scan of index keys, no records: at most the limit plus what was stored
-// before the limit was lowered.
-func count(tx *bolt.Tx, kind Counted, account string) int {
-	switch kind {
-	case CountSources:
-		return sourceIndex.count(tx, account)
-	case CountComponents:
-		return componentIndex.count(tx, account)
-	case CountWebhooks:
-		return webhookIndex.count(tx, account)
-	case CountWorkflows:
-		return workflowIndex.count(tx, account)
-	case CountAccounts:
-		return accountIndex.count(tx, account)
-	case CountSubscriptions:
-		return subIndex.count(tx, account) + autoIndex.count(tx, account)
-	case CountOrgs:
-		return countPrefix(tx.Bucket(bucketOrgMembers), key(account))
+// countedLists are the lists whose sizes count each kind.
+var countedLists = map[Counted][]orderIndex{
+	CountSources:       {sourceIndex},
+	CountComponents:    {componentIndex},
+	CountWebhooks:      {webhookIndex},
+	CountWorkflows:     {workflowIndex},
+	CountAccounts:      {accountIndex},
+	CountSubscriptions: {subIndex, autoIndex},
+	CountOrgs:          {orgMemberIndex},
+}
+
+// countKind returns how many records of kind account holds: the size of
+// lists of ids, no records read.
+func countKind(tx kvTx, kind Counted, account string) (int, error) {
+	n := 0
+	for _, ix := range countedLists[kind] {
+		c, err := tx.listCount(ix, account)
+		if err != nil {
+			return 0, err
+		}
+		n += c
 	}
-	return 0
+	return n, nil
 }
 
 // countPrefix counts the keys of bk that start with prefix.

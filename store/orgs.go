@@ -32,7 +32,7 @@ func (b *Bolt) CreateOrg(ctx context.Context, o model.Org) error {
 			return err
 		}
 		for _, m := range o.Members {
-			if err := b.checkRoom(tx, CountOrgs, m); err != nil {
+			if err := b.checkRoom(boltKV{tx}, CountOrgs, m); err != nil {
 				return err
 			}
 			if err := addMembership(tx, o.ID, seq, m); err != nil {
@@ -99,7 +99,7 @@ func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (model.Or
 		if slices.Contains(o.Members, userID) {
 			return nil
 		}
-		if err := b.checkRoom(tx, CountOrgs, userID); err != nil {
+		if err := b.checkRoom(boltKV{tx}, CountOrgs, userID); err != nil {
 			return err
 		}
 		seq, ok := orgIndex.seq(tx, orgID)

@@ -29,6 +29,10 @@ var (
 	autoIndex    = orderIndex{list: "auto_subscriptions", order: bucketAutoOrder, pos: bucketAutoPos}
 	webhookIndex = orderIndex{list: "webhooks", order: bucketWebhookOrder, pos: bucketWebhookPos}
 	accountIndex = orderIndex{list: "accounts", order: bucketAccountOrder, pos: bucketAccountPos}
+	// orgMemberIndex lists the orgs each user belongs to, in the orgs'
+	// creation order: in bbolt, key(user)+org seq -> org id, written by
+	// AddOrgMember and CreateOrg, not by add.
+	orgMemberIndex = orderIndex{list: "org_members", order: bucketOrgMembers}
 	// componentIndex counts components per owner (for Limits); nothing
 	// lists them yet.
 	componentIndex = orderIndex{list: "components", order: bucketComponentOrder, pos: bucketComponentPos}

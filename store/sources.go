@@ -29,7 +29,7 @@ func (b *Bolt) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 		if has(sources, []byte(s.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
 		}
-		if err := b.checkRoom(tx, CountSources, s.OwnerID); err != nil {
+		if err := b.checkRoom(boltKV{tx}, CountSources, s.OwnerID); err != nil {
 			return err
 		}
 		if err := componentExists(tx, s.ComponentID); err != nil {
@@ -195,10 +195,10 @@ func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 		if err := unuseComponent(tx, s.ComponentID, id); err != nil {
 			return err
 		}
-		if err := deleteSubsNaming(tx, id, false); err != nil {
+		if err := deleteSubsNaming(boltKV{tx}, id, false); err != nil {
 			return err
 		}
-		if err := deleteAutoSubsOfListener(tx, id); err != nil {
+		if err := deleteAutoSubsOfListener(boltKV{tx}, id); err != nil {
 			return err
 		}
 		if err := deleteEmitter(tx, id); err != nil {

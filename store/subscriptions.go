@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // PutSubscription stores s, or returns the existing subscription with the
@@ -17,14 +16,14 @@ import (
 // ErrConflict when s.ID belongs to a different subscription; a
 // *LimitError when a new subscription would take the owner past its
 // limit of subscriptions (auto-subscriptions included).
-func (b *Bolt) PutSubscription(ctx context.Context, s model.Subscription) (model.Subscription, error) {
+func (r rules) PutSubscription(ctx context.Context, s model.Subscription) (model.Subscription, error) {
 	if s.ID == "" {
 		return model.Subscription{}, errors.New("store: put subscription: empty id")
 	}
 	var out model.Subscription
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		var err error
-		out, err = b.putSubscription(tx, s)
+		out, err = r.putSubscription(tx, s)
 		return err
 	})
 	if err != nil {
@@ -34,75 +33,72 @@ func (b *Bolt) PutSubscription(ctx context.Context, s model.Subscription) (model
 }
 
 // putSubscription is PutSubscription inside tx.
-func (b *Bolt) putSubscription(tx *bolt.Tx, s model.Subscription) (model.Subscription, error) {
-	subs := tx.Bucket(bucketSubs)
-	tuple := key(s.OwnerID, s.EmitterID, s.ListenerID, s.EventName)
-	if id := tx.Bucket(bucketSubTuple).Get(tuple); id != nil {
-		var out model.Subscription
-		err := getJSON(subs, string(id), &out)
+func (r rules) putSubscription(tx kvTx, s model.Subscription) (model.Subscription, error) {
+	var out model.Subscription
+	tuple := []string{s.OwnerID, s.EmitterID, s.ListenerID, s.EventName}
+	id, ok, err := tx.lookup(subTuplesTable, tuple...)
+	if err != nil {
 		return out, err
 	}
-	if has(subs, []byte(s.ID)) {
-		return model.Subscription{}, fmt.Errorf("id taken: %w", ErrConflict)
+	if ok {
+		return out, getRecord(tx, subsTable, id, &out)
 	}
-	if err := b.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
-		return model.Subscription{}, err
+	if ok, err := hasRecord(tx, subsTable, s.ID); err != nil || ok {
+		return out, errors.Join(err, idTaken(ok))
 	}
-	if _, err := subIndex.add(tx, s.OwnerID, s.ID); err != nil {
-		return model.Subscription{}, err
+	if err := r.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
+		return out, err
 	}
-	if err := tx.Bucket(bucketSubTuple).Put(tuple, []byte(s.ID)); err != nil {
-		return model.Subscription{}, err
+	if _, err := tx.listAdd(subIndex, s.OwnerID, s.ID); err != nil {
+		return out, err
 	}
-	ends := tx.Bucket(bucketSubEnds)
+	if err := tx.putLookup(subTuplesTable, s.ID, tuple...); err != nil {
+		return out, err
+	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
-		if err := ends.Put(key(end, s.ID), nil); err != nil {
-			return model.Subscription{}, err
+		if err := tx.addMember(subEndsTable, end, s.ID); err != nil {
+			return out, err
 		}
 	}
-	return s, putJSON(subs, s.ID, s)
+	return s, putRecord(tx, subsTable, s.ID, s)
 }
 
 // deleteSubscriptionByID removes the subscription id, or returns
 // ErrNotFound.
-func deleteSubscriptionByID(tx *bolt.Tx, id string) error {
+func deleteSubscriptionByID(tx kvTx, id string) error {
 	var s model.Subscription
-	if err := getJSON(tx.Bucket(bucketSubs), id, &s); err != nil {
+	if err := getRecord(tx, subsTable, id, &s); err != nil {
 		return err
 	}
 	return deleteSub(tx, s)
 }
 
 // deleteSub removes s and all its index entries.
-func deleteSub(tx *bolt.Tx, s model.Subscription) error {
-	if err := subIndex.remove(tx, s.ID); err != nil {
+func deleteSub(tx kvTx, s model.Subscription) error {
+	if err := tx.listRemove(subIndex, s.OwnerID, s.ID); err != nil {
 		return err
 	}
-	if err := tx.Bucket(bucketSubTuple).Delete(key(s.OwnerID, s.EmitterID, s.ListenerID, s.EventName)); err != nil {
+	if err := tx.deleteLookup(subTuplesTable, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
 		return err
 	}
-	ends := tx.Bucket(bucketSubEnds)
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
-		if err := ends.Delete(key(end, s.ID)); err != nil {
+		if err := tx.removeMember(subEndsTable, end, s.ID); err != nil {
 			return err
 		}
 	}
-	return tx.Bucket(bucketSubs).Delete([]byte(s.ID))
+	return tx.deleteRecord(subsTable, s.ID)
 }
 
 // deleteSubsNaming removes the subscriptions whose listener is id and,
 // unless listenerOnly, those whose emitter is id.
-func deleteSubsNaming(tx *bolt.Tx, id string, listenerOnly bool) error {
-	prefix := key(id)
-	keys, _ := scanPrefix(tx.Bucket(bucketSubEnds), prefix)
-	subs := tx.Bucket(bucketSubs)
-	for _, k := range keys {
-		subID, err := lastPart(k[len(prefix):])
-		if err != nil {
-			return err
-		}
+func deleteSubsNaming(tx kvTx, id string, listenerOnly bool) error {
+	subIDs, err := tx.members(subEndsTable, id)
+	if err != nil {
+		return err
+	}
+	for _, subID := range subIDs {
 		var s model.Subscription
-		if err := getJSON(subs, subID, &s); err != nil {
+		if err := getRecord(tx, subsTable, subID, &s); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue // both ends were id; already deleted
 			}
@@ -120,17 +116,13 @@ func deleteSubsNaming(tx *bolt.Tx, id string, listenerOnly bool) error {
 
 // DeleteSubscription deletes the subscription (ownerID, emitterID,
 // listenerID, eventName), or returns ErrNotFound.
-func (b *Bolt) DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		id := tx.Bucket(bucketSubTuple).Get(key(ownerID, emitterID, listenerID, eventName))
-		if id == nil {
-			return ErrNotFound
+func (r rules) DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		id, ok, err := tx.lookup(subTuplesTable, ownerID, emitterID, listenerID, eventName)
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
 		}
-		var s model.Subscription
-		if err := getJSON(tx.Bucket(bucketSubs), string(id), &s); err != nil {
-			return err
-		}
-		return deleteSub(tx, s)
+		return deleteSubscriptionByID(tx, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete subscription %s -> %s: %w", emitterID, listenerID, err)
@@ -139,66 +131,59 @@ func (b *Bolt) DeleteSubscription(ctx context.Context, ownerID, emitterID, liste
 }
 
 // ListSubscriptions returns ownerID's subscriptions in creation order.
-func (b *Bolt) ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error) {
-	out := []model.Subscription{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		subs := tx.Bucket(bucketSubs)
-		for _, id := range subIndex.ids(tx, ownerID) {
-			var s model.Subscription
-			if err := getJSON(subs, id, &s); err != nil {
-				return err
-			}
-			out = append(out, s)
-		}
-		return nil
-	})
+func (r rules) ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error) {
+	out, err := listAllOf[model.Subscription](ctx, r, subIndex, subsTable, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list subscriptions of %q: %w", ownerID, err)
 	}
 	return out, nil
 }
 
-// PutAutoSubscription stores a, or returns the existing auto-subscription
-// with the same (OwnerID, ListenerID, EventName) unchanged.
+// PutAutoSubscription stores a with Order assigned, or returns the
+// existing auto-subscription with the same (OwnerID, ListenerID,
+// EventName) unchanged.
 //
 // # Errors
 //
 // ErrConflict when a.ID belongs to a different auto-subscription; a
 // *LimitError when a new one would take the owner past its limit of
 // subscriptions (which counts auto-subscriptions).
-func (b *Bolt) PutAutoSubscription(ctx context.Context, a model.AutoSubscription) (model.AutoSubscription, error) {
+func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription) (model.AutoSubscription, error) {
 	if a.ID == "" {
 		return model.AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
 	}
-	out := a
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		autos := tx.Bucket(bucketAutoSubs)
-		tuple := key(a.OwnerID, a.ListenerID, a.EventName)
-		if id := tx.Bucket(bucketAutoTuple).Get(tuple); id != nil {
-			return getJSON(autos, string(id), &out)
-		}
-		if has(autos, []byte(a.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
-		}
-		if err := b.checkRoom(tx, CountSubscriptions, a.OwnerID); err != nil {
-			return err
-		}
-		if _, err := autoIndex.add(tx, a.OwnerID, a.ID); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketAutoTuple).Put(tuple, []byte(a.ID)); err != nil {
-			return err
-		}
-		if err := tx.Bucket(bucketAutoListeners).Put(key(a.ListenerID, a.ID), nil); err != nil {
-			return err
-		}
-		order, err := nextOrder(tx)
+	var out model.AutoSubscription
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		out = a
+		tuple := []string{a.OwnerID, a.ListenerID, a.EventName}
+		id, ok, err := tx.lookup(autoTuplesTable, tuple...)
 		if err != nil {
 			return err
 		}
-		a.Order = order
-		out = a
-		return putJSON(autos, a.ID, a)
+		if ok {
+			return getRecord(tx, autoSubsTable, id, &out)
+		}
+		if ok, err := hasRecord(tx, autoSubsTable, a.ID); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
+		}
+		if err := r.checkRoom(tx, CountSubscriptions, a.OwnerID); err != nil {
+			return err
+		}
+		if _, err := tx.listAdd(autoIndex, a.OwnerID, a.ID); err != nil {
+			return err
+		}
+		if err := tx.putLookup(autoTuplesTable, a.ID, tuple...); err != nil {
+			return err
+		}
+		if err := tx.addMember(autoListenersTable, a.ListenerID, a.ID); err != nil {
+			return err
+		}
+		order, err := tx.nextOrder()
+		if err != nil {
+			return err
+		}
+		out.Order = order
+		return putRecord(tx, autoSubsTable, a.ID, out)
 	})
 	if err != nil {
 		return model.AutoSubscription{}, fmt.Errorf("store: put auto-subscription %q: %w", a.ID, err)
@@ -208,29 +193,26 @@ func (b *Bolt) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 
 // deleteAutoSubsOfListener removes the auto-subscriptions delivering to
 // listener.
-func deleteAutoSubsOfListener(tx *bolt.Tx, listener string) error {
-	prefix := key(listener)
-	keys, _ := scanPrefix(tx.Bucket(bucketAutoListeners), prefix)
-	autos := tx.Bucket(bucketAutoSubs)
-	for _, k := range keys {
-		id, err := lastPart(k[len(prefix):])
-		if err != nil {
-			return err
-		}
+func deleteAutoSubsOfListener(tx kvTx, listener string) error {
+	ids, err := tx.members(autoListenersTable, listener)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
 		var a model.AutoSubscription
-		if err := getJSON(autos, id, &a); err != nil {
+		if err := getRecord(tx, autoSubsTable, id, &a); err != nil {
 			return err
 		}
-		if err := autoIndex.remove(tx, id); err != nil {
+		if err := tx.listRemove(autoIndex, a.OwnerID, id); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketAutoTuple).Delete(key(a.OwnerID, a.ListenerID, a.EventName)); err != nil {
+		if err := tx.deleteLookup(autoTuplesTable, a.OwnerID, a.ListenerID, a.EventName); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketAutoListeners).Delete(k); err != nil {
+		if err := tx.removeMember(autoListenersTable, listener, id); err != nil {
 			return err
 		}
-		if err := autos.Delete([]byte(id)); err != nil {
+		if err := tx.deleteRecord(autoSubsTable, id); err != nil {
 			return err
 		}
 	}
@@ -239,19 +221,8 @@ func deleteAutoSubsOfListener(tx *bolt.Tx, listener string) error {
 
 // ListAutoSubscriptions returns ownerID's auto-subscriptions in creation
 // order.
-func (b *Bolt) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error) {
-	out := []model.AutoSubscription{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		autos := tx.Bucket(bucketAutoSubs)
-		for _, id := range autoIndex.ids(tx, ownerID) {
-			var a model.AutoSubscription
-			if err := getJSON(autos, id, &a); err != nil {
-				return err
-			}
-			out = append(out, a)
-		}
-		return nil
-	})
+func (r rules) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error) {
+	out, err := listAllOf[model.AutoSubscription](ctx, r, autoIndex, autoSubsTable, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list auto-subscriptions of %q: %w", ownerID, err)
 	}

@@ -7,31 +7,20 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
-// CreateWebhook stores w and indexes it by owner.
+// CreateWebhook stores w and lists it under its owner.
 //
 // # Errors
 //
 // ErrConflict when w.ID exists; a *LimitError when the owner has its
 // limit of webhooks.
-func (b *Bolt) CreateWebhook(ctx context.Context, w model.Webhook) error {
+func (r rules) CreateWebhook(ctx context.Context, w model.Webhook) error {
 	if w.ID == "" {
 		return errors.New("store: create webhook: empty id")
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		hooks := tx.Bucket(bucketWebhooks)
-		if has(hooks, []byte(w.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
-		}
-		if err := b.checkRoom(tx, CountWebhooks, w.OwnerID); err != nil {
-			return err
-		}
-		if _, err := webhookIndex.add(tx, w.OwnerID, w.ID); err != nil {
-			return err
-		}
-		return putJSON(hooks, w.ID, w)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		return r.createRecord(tx, webhooksTable, webhookIndex, CountWebhooks, w.OwnerID, w.ID, w)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create webhook %q: %w", w.ID, err)
@@ -40,30 +29,30 @@ func (b *Bolt) CreateWebhook(ctx context.Context, w model.Webhook) error {
 }
 
 // GetWebhook returns the webhook with id, or ErrNotFound.
-func (b *Bolt) GetWebhook(ctx context.Context, id string) (model.Webhook, error) {
+func (r rules) GetWebhook(ctx context.Context, id string) (model.Webhook, error) {
 	var w model.Webhook
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketWebhooks), id, &w)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, webhooksTable, id, &w) })
 	if err != nil {
 		return model.Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
 	}
 	return w, nil
 }
 
-// DeleteWebhook removes the webhook, its deliveries and the subscriptions
-// and auto-subscriptions whose listener it is, in one transaction.
+// DeleteWebhook removes the webhook, the subscriptions and
+// auto-subscriptions whose listener it is, and its deliveries (on
+// JetStream, once the rest is committed: they may be more than one batch
+// holds).
 //
 // # Errors
 //
 // ErrNotFound for an unknown webhook.
-func (b *Bolt) DeleteWebhook(ctx context.Context, id string) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		hooks := tx.Bucket(bucketWebhooks)
-		if !has(hooks, []byte(id)) {
-			return ErrNotFound
+func (r rules) DeleteWebhook(ctx context.Context, id string) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		var w model.Webhook
+		if err := getRecord(tx, webhooksTable, id, &w); err != nil {
+			return err
 		}
-		if err := webhookIndex.remove(tx, id); err != nil {
+		if err := tx.listRemove(webhookIndex, w.OwnerID, id); err != nil {
 			return err
 		}
 		if err := deleteSubsNaming(tx, id, true); err != nil {
@@ -72,10 +61,10 @@ func (b *Bolt) DeleteWebhook(ctx context.Context, id string) error {
 		if err := deleteAutoSubsOfListener(tx, id); err != nil {
 			return err
 		}
-		if err := deleteDeliveriesOf(tx, id); err != nil {
+		if err := tx.deleteDeliveriesOf(id); err != nil {
 			return err
 		}
-		return hooks.Delete([]byte(id))
+		return tx.deleteRecord(webhooksTable, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete webhook %q: %w", id, err)
@@ -84,32 +73,24 @@ func (b *Bolt) DeleteWebhook(ctx context.Context, id string) error {
 }
 
 // ListWebhooks returns one page of ownerID's webhooks in creation order.
-func (b *Bolt) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[model.Webhook], error) {
-	var pg PageOf[model.Webhook]
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		ids, cursors, total, err := webhookIndex.page(tx, ownerID, p)
-		if err != nil {
-			return err
-		}
-		pg, err = pageOf[model.Webhook](recordsOf(tx.Bucket(bucketWebhooks)), p, ids, cursors, total)
-		return err
-	})
+func (r rules) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[model.Webhook], error) {
+	pg, err := pageOfList[model.Webhook](ctx, r, webhookIndex, webhooksTable, ownerID, p)
 	if err != nil {
 		return PageOf[model.Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
 
-// UpdateWebhook implements Store.
-func (b *Bolt) UpdateWebhook(ctx context.Context, w model.Webhook) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		hooks := tx.Bucket(bucketWebhooks)
+// UpdateWebhook replaces a webhook's record (ErrNotFound when gone); its
+// owner and creation time stay.
+func (r rules) UpdateWebhook(ctx context.Context, w model.Webhook) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		var old model.Webhook
-		if err := getJSON(hooks, w.ID, &old); err != nil {
+		if err := getRecord(tx, webhooksTable, w.ID, &old); err != nil {
 			return err
 		}
 		w.OwnerID, w.CreatedAt = old.OwnerID, old.CreatedAt // not the caller's to change
-		return putJSON(hooks, w.ID, w)
+		return putRecord(tx, webhooksTable, w.ID, w)
 	})
 	if err != nil {
 		return fmt.Errorf("store: update webhook %q: %w", w.ID, err)
@@ -140,19 +121,19 @@ func recordOutcome(w *model.Webhook, delivered bool, nowMs int64, maxFailures in
 }
 
 // RecordWebhookOutcome implements Store.
-func (b *Bolt) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error) {
+func (r rules) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error) {
 	var w model.Webhook
 	disabled := false
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		hooks := tx.Bucket(bucketWebhooks)
-		if err := getJSON(hooks, id, &w); err != nil {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		w, disabled = model.Webhook{}, false
+		if err := getRecord(tx, webhooksTable, id, &w); err != nil {
 			return err
 		}
 		var changed bool
 		if changed, disabled = recordOutcome(&w, delivered, nowMs, maxFailures, minAge); !changed {
 			return nil
 		}
-		return putJSON(hooks, id, w)
+		return putRecord(tx, webhooksTable, id, w)
 	})
 	if err != nil {
 		return model.Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)

@@ -31,7 +31,7 @@ func (b *Bolt) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if has(flows, []byte(w.ID)) {
 			return fmt.Errorf("id taken: %w", ErrConflict)
 		}
-		if err := b.checkRoom(tx, CountWorkflows, w.OwnerID); err != nil {
+		if err := b.checkRoom(boltKV{tx}, CountWorkflows, w.OwnerID); err != nil {
 			return err
 		}
 		if err := claimWorkflowSlug(tx, w.OwnerID, w.NameSlug, w.ID); err != nil {
@@ -62,7 +62,7 @@ func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *model.Workflow, sub *model.Subscrip
 	if sub == nil {
 		return nil
 	}
-	stored, err := b.putSubscription(tx, *sub)
+	stored, err := b.putSubscription(boltKV{tx}, *sub)
 	if err != nil {
 		return fmt.Errorf("trigger subscription: %w", err)
 	}
@@ -166,7 +166,7 @@ func deleteTriggerSub(tx *bolt.Tx, w model.Workflow) error {
 	if w.Trigger.SubscriptionID == "" {
 		return nil
 	}
-	err := deleteSubscriptionByID(tx, w.Trigger.SubscriptionID)
+	err := deleteSubscriptionByID(boltKV{tx}, w.Trigger.SubscriptionID)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("trigger subscription: %w", err)
 	}
@@ -195,10 +195,10 @@ func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
 		if err := workflowIndex.remove(tx, id); err != nil {
 			return err
 		}
-		if err := deleteSubsNaming(tx, id, false); err != nil {
+		if err := deleteSubsNaming(boltKV{tx}, id, false); err != nil {
 			return err
 		}
-		if err := deleteAutoSubsOfListener(tx, id); err != nil {
+		if err := deleteAutoSubsOfListener(boltKV{tx}, id); err != nil {
 			return err
 		}
 		if err := deleteEmitter(tx, id); err != nil {

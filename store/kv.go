@@ -1,0 +1,172 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// The store's rules (limits, cascades, lookups by tuple, pages) are
+// written once, in methods of rules, against kvTx: what every engine's
+// transaction offers. An engine lays each shape out its own way: bbolt in
+// buckets whose index keys are scanned by prefix, JetStream in subjects
+// whose sets and lists are records rewritten with their revision checked
+// (docs/nats.md). Both layouts are the ones stored before the rules were
+// shared, so no data moves.
+
+// table names one kind of record on both engines: its bbolt bucket and
+// its JetStream table (the second token of a subject).
+type table struct {
+	bucket []byte
+	name   string
+}
+
+// Tables the shared rules use.
+var (
+	webhooksTable      = table{bucketWebhooks, tblWebhooks}
+	subsTable          = table{bucketSubs, tblSubs}
+	subTuplesTable     = table{bucketSubTuple, tblSubTuples}
+	subEndsTable       = table{bucketSubEnds, tblSubEnds}
+	autoSubsTable      = table{bucketAutoSubs, tblAutoSubs}
+	autoTuplesTable    = table{bucketAutoTuple, tblAutoTuples}
+	autoListenersTable = table{bucketAutoListeners, tblAutoListeners}
+	sourcesTable       = table{bucketSources, tblSources}
+	workflowsTable     = table{bucketWorkflows, tblWorkflows}
+)
+
+// kvTx is one transaction of an engine, as the rules see it. Records
+// are JSON by id; a lookup maps a tuple of strings to one id; a set holds
+// the ids filed under one string; a list (orderIndex) keeps an owner's ids
+// in creation order, with cursors.
+type kvTx interface {
+	// record returns the record id of t; found is false when there is
+	// none. The bytes are the caller's.
+	record(t table, id string) (data []byte, found bool, err error)
+	putRecord(t table, id string, data []byte) error
+	deleteRecord(t table, id string) error
+
+	lookup(t table, parts ...string) (id string, found bool, err error)
+	putLookup(t table, id string, parts ...string) error
+	deleteLookup(t table, parts ...string) error
+
+	members(t table, of string) ([]string, error)
+	addMember(t table, of, id string) error
+	removeMember(t table, of, id string) error
+
+	listAdd(ix orderIndex, owner, id string) (uint64, error)
+	listRemove(ix orderIndex, owner, id string) error
+	listIDs(ix orderIndex, owner string) ([]string, error)
+	listCount(ix orderIndex, owner string) (int, error)
+	// listPage returns one page of owner's list by the rules of Page, and
+	// the list's size.
+	listPage(ix orderIndex, owner string, p Page) (ids, cursors []string, total int, err error)
+
+	// nextOrder returns the next creation order, shared by sources,
+	// workflows and auto-subscriptions so that they compare.
+	nextOrder() (uint64, error)
+
+	// deleteDeliveriesOf removes every delivery to listener: in the
+	// transaction, or (JetStream, where they may be more than one batch
+	// holds) once it has committed.
+	deleteDeliveriesOf(listener string) error
+}
+
+// kvEngine runs the rules' transactions: view's writes nothing, update's
+// commits atomically what fn wrote, or nothing when fn fails.
+type kvEngine interface {
+	viewKV(ctx context.Context, fn func(tx kvTx) error) error
+	updateKV(ctx context.Context, fn func(tx kvTx) error) error
+}
+
+// rules are the store's rules written once; Bolt and JetStream embed
+// them, so their methods are both engines'.
+type rules struct {
+	kv     kvEngine
+	limits Limits // set once at open, read-only after
+}
+
+// getRecord decodes the record id of t into v, or returns ErrNotFound.
+func getRecord(tx kvTx, t table, id string, v any) error {
+	data, ok, err := tx.record(t, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotFound
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("decode %s %q: %w", t.name, id, err)
+	}
+	return nil
+}
+
+// putRecord encodes v as the record id of t.
+func putRecord(tx kvTx, t table, id string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s %q: %w", t.name, id, err)
+	}
+	return tx.putRecord(t, id, data)
+}
+
+// hasRecord reports whether t holds id.
+func hasRecord(tx kvTx, t table, id string) (bool, error) {
+	_, ok, err := tx.record(t, id)
+	return ok, err
+}
+
+// createRecord stores v as the new record id of t, filed last in
+// owner's list ix, unless id is taken or owner holds its limit of kind.
+func (r rules) createRecord(tx kvTx, t table, ix orderIndex, kind Counted, owner, id string, v any) error {
+	if ok, err := hasRecord(tx, t, id); err != nil || ok {
+		return errors.Join(err, idTaken(ok))
+	}
+	if err := r.checkRoom(tx, kind, owner); err != nil {
+		return err
+	}
+	if _, err := tx.listAdd(ix, owner, id); err != nil {
+		return err
+	}
+	return putRecord(tx, t, id, v)
+}
+
+// listAllOf returns every record of owner's list ix, from t.
+func listAllOf[T any](ctx context.Context, r rules, ix orderIndex, t table, owner string) ([]T, error) {
+	out := []T{}
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		ids, err := tx.listIDs(ix, owner)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			var v T
+			if err := getRecord(tx, t, id, &v); err != nil {
+				return err
+			}
+			out = append(out, v)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// pageOfList returns one page of owner's list ix, records from t.
+func pageOfList[T any](ctx context.Context, r rules, ix orderIndex, t table, owner string, p Page) (PageOf[T], error) {
+	var pg PageOf[T]
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		ids, cursors, total, err := tx.listPage(ix, owner, p)
+		if err != nil {
+			return err
+		}
+		pg, err = pageOf[T](func(id string) ([]byte, error) {
+			data, ok, err := tx.record(t, id)
+			if err == nil && !ok {
+				err = fmt.Errorf("record %q of %s: %w", id, t.name, ErrNotFound)
+			}
+			return data, err
+		}, p, ids, cursors, total)
+		return err
+	})
+	return pg, err
+}

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// boltKV is a bbolt transaction as the rules see it. A record's key is
+// its id; a lookup's key is key(parts...); a set is the keys
+// key(of, id), found by a scan of the prefix key(of).
+type boltKV struct {
+	tx *bolt.Tx
+}
+
+func (b *Bolt) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
+	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx}) })
+}
+
+func (b *Bolt) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
+	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx}) })
+}
+
+func (k boltKV) record(t table, id string) ([]byte, bool, error) {
+	data := k.tx.Bucket(t.bucket).Get([]byte(id))
+	return clone(data), data != nil, nil
+}
+
+func (k boltKV) putRecord(t table, id string, data []byte) error {
+	return k.tx.Bucket(t.bucket).Put([]byte(id), data)
+}
+
+func (k boltKV) deleteRecord(t table, id string) error {
+	return k.tx.Bucket(t.bucket).Delete([]byte(id))
+}
+
+func (k boltKV) lookup(t table, parts ...string) (string, bool, error) {
+	id := k.tx.Bucket(t.bucket).Get(key(parts...))
+	return string(id), id != nil, nil
+}
+
+func (k boltKV) putLookup(t table, id string, parts ...string) error {
+	return k.tx.Bucket(t.bucket).Put(key(parts...), []byte(id))
+}
+
+func (k boltKV) deleteLookup(t table, parts ...string) error {
+	return k.tx.Bucket(t.bucket).Delete(key(parts...))
+}
+
+func (k boltKV) members(t table, of string) ([]string, error) {
+	prefix := key(of)
+	keys, _ := scanPrefix(k.tx.Bucket(t.bucket), prefix)
+	ids := make([]string, len(keys))
+	for i, kk := range keys {
+		id, err := lastPart(kk[len(prefix):])
+		if err != nil {
+			return nil, err
+		}
+		ids[i] = id
+	}
+	return ids, nil
+}
+
+func (k boltKV) addMember(t table, of, id string) error {
+	return k.tx.Bucket(t.bucket).Put(key(of, id), nil)
+}
+
+func (k boltKV) removeMember(t table, of, id string) error {
+	return k.tx.Bucket(t.bucket).Delete(key(of, id))
+}
+
+func (k boltKV) listAdd(ix orderIndex, owner, id string) (uint64, error) {
+	return ix.add(k.tx, owner, id)
+}
+
+// listRemove needs no owner: bbolt's index maps each id to its key.
+func (k boltKV) listRemove(ix orderIndex, _, id string) error {
+	return ix.remove(k.tx, id)
+}
+
+func (k boltKV) listIDs(ix orderIndex, owner string) ([]string, error) {
+	return ix.ids(k.tx, owner), nil
+}
+
+func (k boltKV) listCount(ix orderIndex, owner string) (int, error) {
+	return ix.count(k.tx, owner), nil
+}
+
+func (k boltKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string, int, error) {
+	return ix.page(k.tx, owner, p)
+}
+
+func (k boltKV) nextOrder() (uint64, error) {
+	return nextOrder(k.tx)
+}
+
+func (k boltKV) deleteDeliveriesOf(listener string) error {
+	return deleteDeliveriesOf(k.tx, listener)
+}

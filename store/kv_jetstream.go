@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+)
+
+// jsKV is a JetStream transaction as the rules see it. Records and
+// lookups are subjects key(table, parts...); a set is one record holding
+// its ids (jsIDs), and a list one record per owner (jsList), each
+// rewritten with its revision checked, because JetStream has no cheap
+// scan of a prefix.
+type jsKV struct {
+	tx *jsTx
+}
+
+func (s *JetStream) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
+	return s.view(ctx, func(tx *jsTx) error { return fn(jsKV{tx}) })
+}
+
+func (s *JetStream) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
+	return s.update(ctx, func(tx *jsTx) error { return fn(jsKV{tx}) })
+}
+
+func (k jsKV) record(t table, id string) ([]byte, bool, error) {
+	data, ok, err := k.tx.get(k.tx.s.key(t.name, id))
+	return clone(data), ok, err
+}
+
+func (k jsKV) putRecord(t table, id string, data []byte) error {
+	k.tx.put(k.tx.s.key(t.name, id), data)
+	return nil
+}
+
+func (k jsKV) deleteRecord(t table, id string) error {
+	k.tx.del(k.tx.s.key(t.name, id))
+	return nil
+}
+
+func (k jsKV) lookup(t table, parts ...string) (string, bool, error) {
+	id, ok, err := k.tx.get(k.tx.s.key(t.name, parts...))
+	return string(id), ok, err
+}
+
+func (k jsKV) putLookup(t table, id string, parts ...string) error {
+	k.tx.put(k.tx.s.key(t.name, parts...), []byte(id))
+	return nil
+}
+
+func (k jsKV) deleteLookup(t table, parts ...string) error {
+	k.tx.del(k.tx.s.key(t.name, parts...))
+	return nil
+}
+
+func (k jsKV) members(t table, of string) ([]string, error) {
+	return k.tx.ids(k.tx.s.key(t.name, of))
+}
+
+func (k jsKV) addMember(t table, of, id string) error {
+	return k.tx.addID(k.tx.s.key(t.name, of), id)
+}
+
+func (k jsKV) removeMember(t table, of, id string) error {
+	return k.tx.removeID(k.tx.s.key(t.name, of), id)
+}
+
+func (k jsKV) listAdd(ix orderIndex, owner, id string) (uint64, error) {
+	return k.tx.listAdd(ix, owner, id)
+}
+
+func (k jsKV) listRemove(ix orderIndex, owner, id string) error {
+	return k.tx.listRemove(ix, owner, id)
+}
+
+func (k jsKV) listIDs(ix orderIndex, owner string) ([]string, error) {
+	l, err := k.tx.list(ix, owner)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(l.Items))
+	for i, it := range l.Items {
+		ids[i] = it.ID
+	}
+	return ids, nil
+}
+
+func (k jsKV) listCount(ix orderIndex, owner string) (int, error) {
+	l, err := k.tx.list(ix, owner)
+	return len(l.Items), err
+}
+
+func (k jsKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string, int, error) {
+	l, err := k.tx.list(ix, owner)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ids, cursors, err := pageList(ix, owner, l.Items, p)
+	return ids, cursors, len(l.Items), err
+}
+
+func (k jsKV) nextOrder() (uint64, error) {
+	return k.tx.s.nextOrder(k.tx)
+}
+
+func (k jsKV) deleteDeliveriesOf(listener string) error {
+	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
+		return k.tx.s.deleteDeliveriesAfter(ctx, listener)
+	})
+	return nil
+}

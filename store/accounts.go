@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CreateConnectedAccount stores a.
@@ -15,22 +14,12 @@ import (
 //
 // ErrConflict when a.ID exists; a *LimitError when the owner has its
 // limit of connected accounts. Nothing is stored then.
-func (b *Bolt) CreateConnectedAccount(ctx context.Context, a model.ConnectedAccount) (model.ConnectedAccount, error) {
+func (r rules) CreateConnectedAccount(ctx context.Context, a model.ConnectedAccount) (model.ConnectedAccount, error) {
 	if a.ID == "" {
 		return model.ConnectedAccount{}, errors.New("store: create connected account: empty id")
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketAccounts)
-		if has(bk, []byte(a.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
-		}
-		if err := b.checkRoom(boltKV{tx}, CountAccounts, a.OwnerID); err != nil {
-			return err
-		}
-		if _, err := accountIndex.add(tx, a.OwnerID, a.ID); err != nil {
-			return err
-		}
-		return putJSON(bk, a.ID, a)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		return r.createRecord(tx, accountsTable, accountIndex, CountAccounts, a.OwnerID, a.ID, a)
 	})
 	if err != nil {
 		return model.ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
@@ -40,11 +29,9 @@ func (b *Bolt) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 
 // GetConnectedAccount returns the connected account with id, or
 // ErrNotFound.
-func (b *Bolt) GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
+func (r rules) GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
 	var a model.ConnectedAccount
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketAccounts), id, &a)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, accountsTable, id, &a) })
 	if err != nil {
 		return model.ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
 	}
@@ -53,16 +40,8 @@ func (b *Bolt) GetConnectedAccount(ctx context.Context, id string) (model.Connec
 
 // ListConnectedAccounts returns a page of owner's connected accounts, in
 // the order they were created.
-func (b *Bolt) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error) {
-	var pg PageOf[model.ConnectedAccount]
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		ids, cursors, total, err := accountIndex.page(tx, ownerID, p)
-		if err != nil {
-			return err
-		}
-		pg, err = pageOf[model.ConnectedAccount](recordsOf(tx.Bucket(bucketAccounts)), p, ids, cursors, total)
-		return err
-	})
+func (r rules) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error) {
+	pg, err := pageOfList[model.ConnectedAccount](ctx, r, accountIndex, accountsTable, ownerID, p)
 	if err != nil {
 		return PageOf[model.ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
 	}
@@ -72,16 +51,16 @@ func (b *Bolt) ListConnectedAccounts(ctx context.Context, ownerID string, p Page
 // DeleteConnectedAccount removes the connected account with id, or
 // returns ErrNotFound. The app props configured with it are left as they
 // are: their $auth is then not found (see the engine's DeleteAccount).
-func (b *Bolt) DeleteConnectedAccount(ctx context.Context, id string) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		bk := tx.Bucket(bucketAccounts)
-		if !has(bk, []byte(id)) {
-			return ErrNotFound
-		}
-		if err := accountIndex.remove(tx, id); err != nil {
+func (r rules) DeleteConnectedAccount(ctx context.Context, id string) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		var a model.ConnectedAccount
+		if err := getRecord(tx, accountsTable, id, &a); err != nil {
 			return err
 		}
-		return bk.Delete([]byte(id))
+		if err := tx.listRemove(accountIndex, a.OwnerID, id); err != nil {
+			return err
+		}
+		return tx.deleteRecord(accountsTable, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete connected account %q: %w", id, err)

@@ -25,6 +25,11 @@ type table struct {
 // Tables the shared rules use.
 var (
 	webhooksTable      = table{bucketWebhooks, tblWebhooks}
+	accountsTable      = table{bucketAccounts, tblAccounts}
+	usersTable         = table{bucketUsers, tblUsers}
+	userKeysTable      = table{bucketUserKeys, tblUserKeys} // key hash → user id
+	orgsTable          = table{bucketOrgs, tblOrgs}
+	metaTable          = table{bucketMeta, tblMeta}
 	subsTable          = table{bucketSubs, tblSubs}
 	subTuplesTable     = table{bucketSubTuple, tblSubTuples}
 	subEndsTable       = table{bucketSubEnds, tblSubEnds}
@@ -45,6 +50,7 @@ type kvTx interface {
 	record(t table, id string) (data []byte, found bool, err error)
 	putRecord(t table, id string, data []byte) error
 	deleteRecord(t table, id string) error
+	countRecords(t table) (int, error)
 
 	lookup(t table, parts ...string) (id string, found bool, err error)
 	putLookup(t table, id string, parts ...string) error
@@ -58,6 +64,11 @@ type kvTx interface {
 	listRemove(ix orderIndex, owner, id string) error
 	listIDs(ix orderIndex, owner string) ([]string, error)
 	listCount(ix orderIndex, owner string) (int, error)
+	// listSeq returns the seq id got from listAdd; false when none.
+	listSeq(ix orderIndex, owner, id string) (uint64, bool, error)
+	// listInsert files id at seq, in seq order: a list ordered as
+	// another (the orgs a user belongs to, in the orgs' order).
+	listInsert(ix orderIndex, owner, id string, seq uint64) error
 	// listPage returns one page of owner's list by the rules of Page, and
 	// the list's size.
 	listPage(ix orderIndex, owner string, p Page) (ids, cursors []string, total int, err error)

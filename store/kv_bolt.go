@@ -97,3 +97,18 @@ func (k boltKV) nextOrder() (uint64, error) {
 func (k boltKV) deleteDeliveriesOf(listener string) error {
 	return deleteDeliveriesOf(k.tx, listener)
 }
+
+func (k boltKV) countRecords(t table) (int, error) {
+	return k.tx.Bucket(t.bucket).Stats().KeyN, nil
+}
+
+func (k boltKV) listSeq(ix orderIndex, _, id string) (uint64, bool, error) {
+	seq, ok := ix.seq(k.tx, id)
+	return seq, ok, nil
+}
+
+// listInsert writes the order key alone: the lists it serves (a user's
+// orgs) have no pos bucket, and nothing removes from them.
+func (k boltKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
+	return k.tx.Bucket(ix.order).Put(append(key(owner), be8(seq)...), []byte(id))
+}

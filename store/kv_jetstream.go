@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"slices"
 )
 
 // jsKV is a JetStream transaction as the rules see it. Records and
@@ -106,4 +107,25 @@ func (k jsKV) deleteDeliveriesOf(listener string) error {
 		return k.tx.s.deleteDeliveriesAfter(ctx, listener)
 	})
 	return nil
+}
+
+func (k jsKV) countRecords(t table) (int, error) {
+	records, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
+	return len(records), err
+}
+
+func (k jsKV) listSeq(ix orderIndex, owner, id string) (uint64, bool, error) {
+	l, err := k.tx.list(ix, owner)
+	if err != nil {
+		return 0, false, err
+	}
+	i := slices.IndexFunc(l.Items, func(it jsListItem) bool { return it.ID == id })
+	if i < 0 {
+		return 0, false, nil
+	}
+	return l.Items[i].Seq, true, nil
+}
+
+func (k jsKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
+	return k.tx.listInsert(ix, owner, id, seq)
 }

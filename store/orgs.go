@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CreateOrg stores o. Its members must be users; duplicates are dropped.
@@ -17,29 +16,25 @@ import (
 // ErrConflict when o.ID exists; ErrNotFound when a member is not a user;
 // a *LimitError when a member already belongs to its limit of
 // organizations.
-func (b *Bolt) CreateOrg(ctx context.Context, o model.Org) error {
+func (r rules) CreateOrg(ctx context.Context, o model.Org) error {
 	if o.ID == "" {
 		return errors.New("store: create org: empty id")
 	}
 	o.Members = distinct(o.Members)
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		orgs := tx.Bucket(bucketOrgs)
-		if has(orgs, []byte(o.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		if ok, err := hasRecord(tx, orgsTable, o.ID); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
 		}
-		seq, err := orgIndex.add(tx, "", o.ID)
+		seq, err := tx.listAdd(orgIndex, "", o.ID)
 		if err != nil {
 			return err
 		}
 		for _, m := range o.Members {
-			if err := b.checkRoom(boltKV{tx}, CountOrgs, m); err != nil {
-				return err
-			}
-			if err := addMembership(tx, o.ID, seq, m); err != nil {
+			if err := r.addMembership(tx, o.ID, seq, m); err != nil {
 				return err
 			}
 		}
-		return putJSON(orgs, o.ID, o)
+		return putRecord(tx, orgsTable, o.ID, o)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create org %q: %w", o.ID, err)
@@ -58,21 +53,22 @@ func distinct(ids []string) []string {
 	return out
 }
 
-// addMembership indexes user userID as a member of the org created with seq.
-func addMembership(tx *bolt.Tx, orgID string, seq uint64, userID string) error {
-	if !has(tx.Bucket(bucketUsers), []byte(userID)) {
-		return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+// addMembership lists the org created with seq among user userID's, in
+// the orgs' creation order, within the user's limit of organizations.
+func (r rules) addMembership(tx kvTx, orgID string, seq uint64, userID string) error {
+	if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
+		return errors.Join(err, fmt.Errorf("user %q: %w", userID, notFound(ok)))
 	}
-	k := append(key(userID), be8(seq)...)
-	return tx.Bucket(bucketOrgMembers).Put(k, []byte(orgID))
+	if err := r.checkRoom(tx, CountOrgs, userID); err != nil {
+		return err
+	}
+	return tx.listInsert(orgMemberIndex, userID, orgID, seq)
 }
 
 // GetOrg returns the org with id, or ErrNotFound.
-func (b *Bolt) GetOrg(ctx context.Context, id string) (model.Org, error) {
+func (r rules) GetOrg(ctx context.Context, id string) (model.Org, error) {
 	var o model.Org
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketOrgs), id, &o)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, orgsTable, id, &o) })
 	if err != nil {
 		return model.Org{}, fmt.Errorf("store: get org %q: %w", id, err)
 	}
@@ -86,31 +82,31 @@ func (b *Bolt) GetOrg(ctx context.Context, id string) (model.Org, error) {
 //
 // ErrNotFound for an unknown org or user; a *LimitError when the user
 // already belongs to its limit of organizations.
-func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error) {
+func (r rules) AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error) {
 	var o model.Org
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		orgs := tx.Bucket(bucketOrgs)
-		if err := getJSON(orgs, orgID, &o); err != nil {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		o = model.Org{}
+		if err := getRecord(tx, orgsTable, orgID, &o); err != nil {
 			return err
 		}
-		if !has(tx.Bucket(bucketUsers), []byte(userID)) {
-			return fmt.Errorf("user %q: %w", userID, ErrNotFound)
+		if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
+			return errors.Join(err, fmt.Errorf("user %q: %w", userID, notFound(ok)))
 		}
 		if slices.Contains(o.Members, userID) {
 			return nil
 		}
-		if err := b.checkRoom(boltKV{tx}, CountOrgs, userID); err != nil {
+		seq, ok, err := tx.listSeq(orgIndex, "", orgID)
+		if err != nil {
 			return err
 		}
-		seq, ok := orgIndex.seq(tx, orgID)
 		if !ok {
 			return fmt.Errorf("org %q has no index entry", orgID)
 		}
-		if err := addMembership(tx, orgID, seq, userID); err != nil {
+		if err := r.addMembership(tx, orgID, seq, userID); err != nil {
 			return err
 		}
 		o.Members = append(o.Members, userID)
-		return putJSON(orgs, orgID, o)
+		return putRecord(tx, orgsTable, orgID, o)
 	})
 	if err != nil {
 		return model.Org{}, fmt.Errorf("store: add member to org %q: %w", orgID, err)
@@ -119,19 +115,8 @@ func (b *Bolt) AddOrgMember(ctx context.Context, orgID, userID string) (model.Or
 }
 
 // OrgsOfUser returns the orgs userID is a member of, in creation order.
-func (b *Bolt) OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error) {
-	orgs := []model.Org{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		_, ids := scanPrefix(tx.Bucket(bucketOrgMembers), key(userID))
-		for _, id := range ids {
-			var o model.Org
-			if err := getJSON(tx.Bucket(bucketOrgs), string(id), &o); err != nil {
-				return err
-			}
-			orgs = append(orgs, o)
-		}
-		return nil
-	})
+func (r rules) OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error) {
+	orgs, err := listAllOf[model.Org](ctx, r, orgMemberIndex, orgsTable, userID)
 	if err != nil {
 		return nil, fmt.Errorf("store: orgs of user %q: %w", userID, err)
 	}

@@ -6,29 +6,38 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CreateUser stores u and, when keyHash is not empty, maps keyHash to it.
 //
 // # Errors
 //
-// ErrConflict when u.ID exists or keyHash is already in use.
-func (b *Bolt) CreateUser(ctx context.Context, u model.User, keyHash string) error {
+// ErrConflict when u.ID exists, keyHash is already in use, or u is an
+// owner and the server has one: nodes starting together may each try to
+// create the owner, and one does.
+func (r rules) CreateUser(ctx context.Context, u model.User, keyHash string) error {
 	if u.ID == "" {
 		return errors.New("store: create user: empty id")
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		users := tx.Bucket(bucketUsers)
-		if has(users, []byte(u.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		if ok, err := hasRecord(tx, usersTable, u.ID); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
+		}
+		if u.Owner {
+			_, ok, err := tx.lookup(metaTable, "owner")
+			if err != nil || ok {
+				return errors.Join(err, ownerTaken(ok))
+			}
+			if err := tx.putLookup(metaTable, u.ID, "owner"); err != nil {
+				return err
+			}
 		}
 		if keyHash != "" {
 			if err := putKeyHash(tx, u.ID, keyHash); err != nil {
 				return err
 			}
 		}
-		return putJSON(users, u.ID, u)
+		return putRecord(tx, usersTable, u.ID, u)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create user %q: %w", u.ID, err)
@@ -36,24 +45,49 @@ func (b *Bolt) CreateUser(ctx context.Context, u model.User, keyHash string) err
 	return nil
 }
 
-// putKeyHash maps keyHash to userID unless it maps to another user.
-func putKeyHash(tx *bolt.Tx, userID, keyHash string) error {
-	keys := tx.Bucket(bucketUserKeys)
-	if cur := keys.Get([]byte(keyHash)); cur != nil {
-		if string(cur) == userID {
-			return nil
-		}
+// ownerTaken is the conflict of a second owner, or nil.
+func ownerTaken(exists bool) error {
+	if exists {
+		return fmt.Errorf("the server has an owner: %w", ErrConflict)
+	}
+	return nil
+}
+
+// idTaken is the conflict of a create whose id exists, or nil.
+func idTaken(exists bool) error {
+	if exists {
+		return fmt.Errorf("id taken: %w", ErrConflict)
+	}
+	return nil
+}
+
+// notFound is ErrNotFound for a record that does not exist, or nil.
+func notFound(exists bool) error {
+	if exists {
+		return nil
+	}
+	return ErrNotFound
+}
+
+// putKeyHash maps keyHash to userID unless it maps to another user. A
+// key hash is a record whose value is the user's id.
+func putKeyHash(tx kvTx, userID, keyHash string) error {
+	cur, ok, err := tx.record(userKeysTable, keyHash)
+	switch {
+	case err != nil:
+		return err
+	case ok && string(cur) == userID:
+		return nil
+	case ok:
 		return fmt.Errorf("key in use: %w", ErrConflict)
 	}
-	return keys.Put([]byte(keyHash), []byte(userID))
+	return tx.putRecord(userKeysTable, keyHash, []byte(userID))
 }
 
 // GetUser returns the user with id, or ErrNotFound.
-func (b *Bolt) GetUser(ctx context.Context, id string) (model.User, error) {
+func (r rules) GetUser(ctx context.Context, id string) (model.User, error) {
 	var u model.User
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketUsers), id, &u)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, usersTable, id, &u) })
 	if err != nil {
 		return model.User{}, fmt.Errorf("store: get user %q: %w", id, err)
 	}
@@ -62,17 +96,17 @@ func (b *Bolt) GetUser(ctx context.Context, id string) (model.User, error) {
 
 // UserByKeyHash returns the user owning the API key with that hash, or
 // ErrNotFound.
-func (b *Bolt) UserByKeyHash(ctx context.Context, keyHash string) (model.User, error) {
+func (r rules) UserByKeyHash(ctx context.Context, keyHash string) (model.User, error) {
 	var u model.User
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
 		if keyHash == "" {
 			return ErrNotFound
 		}
-		id := tx.Bucket(bucketUserKeys).Get([]byte(keyHash))
-		if id == nil {
-			return ErrNotFound
+		id, ok, err := tx.record(userKeysTable, keyHash)
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
 		}
-		return getJSON(tx.Bucket(bucketUsers), string(id), &u)
+		return getRecord(tx, usersTable, string(id), &u)
 	})
 	if err != nil {
 		return model.User{}, fmt.Errorf("store: user by key: %w", err)
@@ -86,13 +120,13 @@ func (b *Bolt) UserByKeyHash(ctx context.Context, keyHash string) (model.User, e
 // # Errors
 //
 // ErrNotFound for an unknown user; ErrConflict when another user has the key.
-func (b *Bolt) AddKeyHash(ctx context.Context, userID, keyHash string) error {
+func (r rules) AddKeyHash(ctx context.Context, userID, keyHash string) error {
 	if keyHash == "" {
 		return fmt.Errorf("store: add key to user %q: empty key hash", userID)
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		if !has(tx.Bucket(bucketUsers), []byte(userID)) {
-			return ErrNotFound
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
+			return errors.Join(err, notFound(ok))
 		}
 		return putKeyHash(tx, userID, keyHash)
 	})
@@ -103,11 +137,12 @@ func (b *Bolt) AddKeyHash(ctx context.Context, userID, keyHash string) error {
 }
 
 // CountUsers returns the number of users.
-func (b *Bolt) CountUsers(ctx context.Context) (int, error) {
+func (r rules) CountUsers(ctx context.Context) (int, error) {
 	n := 0
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		n = tx.Bucket(bucketUsers).Stats().KeyN
-		return nil
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		var err error
+		n, err = tx.countRecords(usersTable)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: count users: %w", err)

@@ -25,30 +25,34 @@ import (
 // stored. A save past the limit may drop a component between its own
 // save and the write of the source that runs it (a deploy's hooks run
 // between them), when every other component of its owner is in use.
-func componentExists(tx *bolt.Tx, componentID string) error {
-	if tx.Bucket(bucketComponents).Get([]byte(componentID)) == nil {
+func componentExists(tx kvTx, componentID string) error {
+	ok, err := hasRecord(tx, componentsTable, componentID)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return fmt.Errorf("component %q: %w", componentID, ErrComponentDropped)
 	}
 	return nil
 }
 
 // useComponent records that source sourceID runs component componentID.
-func useComponent(tx *bolt.Tx, componentID, sourceID string) error {
+func useComponent(tx kvTx, componentID, sourceID string) error {
 	if componentID == "" {
 		return nil
 	}
-	if err := tx.Bucket(bucketComponentUses).Put(key(componentID, sourceID), nil); err != nil {
+	if err := tx.addMember(componentUsesTable, componentID, sourceID); err != nil {
 		return fmt.Errorf("record the use of component %q: %w", componentID, err)
 	}
 	return nil
 }
 
 // unuseComponent forgets that source sourceID runs component componentID.
-func unuseComponent(tx *bolt.Tx, componentID, sourceID string) error {
+func unuseComponent(tx kvTx, componentID, sourceID string) error {
 	if componentID == "" {
 		return nil
 	}
-	if err := tx.Bucket(bucketComponentUses).Delete(key(componentID, sourceID)); err != nil {
+	if err := tx.removeMember(componentUsesTable, componentID, sourceID); err != nil {
 		return fmt.Errorf("forget the use of component %q: %w", componentID, err)
 	}
 	return nil
@@ -67,7 +71,7 @@ func componentInUse(tx *bolt.Tx, id string) bool {
 // of checkRoom when none is left to drop.
 func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
 	for {
-		err := b.checkRoom(boltKV{tx}, CountComponents, owner)
+		err := b.checkRoom(boltKV{tx, b}, CountComponents, owner)
 		var le *LimitError
 		if !errors.As(err, &le) {
 			return err

@@ -174,15 +174,3 @@ func pageList(ix orderIndex, owner string, items []jsListItem, p Page) (ids, cur
 	}
 	return ids, cursors, nil
 }
-
-// pageRecords reads the records of a page of ids from table, bounded by
-// p.MaxBytes as pageOf bounds a page in bbolt.
-func pageRecords[T any](tx *jsTx, table string, p Page, ids, cursors []string, total int) (PageOf[T], error) {
-	return pageOf[T](func(id string) ([]byte, error) {
-		data, ok, err := tx.get(tx.s.key(table, id))
-		if err == nil && !ok {
-			err = fmt.Errorf("record %s of %s: %w", id, table, ErrNotFound)
-		}
-		return data, err
-	}, p, ids, cursors, total)
-}

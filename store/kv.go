@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // The store's rules (limits, cascades, lookups by tuple, pages) are
@@ -38,6 +42,10 @@ var (
 	autoListenersTable = table{bucketAutoListeners, tblAutoListeners}
 	sourcesTable       = table{bucketSources, tblSources}
 	workflowsTable     = table{bucketWorkflows, tblWorkflows}
+	workflowSlugsTable = table{bucketWorkflowSlugs, tblWorkflowSlugs} // owner, slug → workflow id
+	sourceSlugsTable   = table{bucketSourceSlugs, tblSourceSlugs}     // owner, slug → source id
+	componentsTable    = table{bucketComponents, tblComponents}
+	componentUsesTable = table{bucketComponentUses, tblComponentUses} // set: component id → the sources running it
 )
 
 // kvTx is one transaction of an engine, as the rules see it. Records
@@ -51,6 +59,8 @@ type kvTx interface {
 	putRecord(t table, id string, data []byte) error
 	deleteRecord(t table, id string) error
 	countRecords(t table) (int, error)
+	// records returns every record of t, in no particular order.
+	records(t table) ([][]byte, error)
 
 	lookup(t table, parts ...string) (id string, found bool, err error)
 	putLookup(t table, id string, parts ...string) error
@@ -81,6 +91,14 @@ type kvTx interface {
 	// transaction, or (JetStream, where they may be more than one batch
 	// holds) once it has committed.
 	deleteDeliveriesOf(listener string) error
+	// deleteRunnerData removes what source or workflow id keeps beyond
+	// its record: its events, db, queued invocations, timer and dedupe
+	// state and, for a workflow, its executions and deliveries. JetStream
+	// removes the larger of them once the transaction has committed.
+	deleteRunnerData(id string, workflow bool) error
+	// applyCommit stores what a source's hooks emitted, as a run's
+	// commit, and returns the events stored.
+	applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error)
 }
 
 // kvEngine runs the rules' transactions: view's writes nothing, update's
@@ -159,6 +177,26 @@ func listAllOf[T any](ctx context.Context, r rules, ix orderIndex, t table, owne
 		}
 		return nil
 	})
+	return out, err
+}
+
+// allOf returns every record of t, ordered by id.
+func allOf[T any](ctx context.Context, r rules, t table, id func(T) string) ([]T, error) {
+	var out []T
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		records, err := tx.records(t)
+		if err != nil {
+			return err
+		}
+		out = make([]T, len(records))
+		for i, data := range records {
+			if err := json.Unmarshal(data, &out[i]); err != nil {
+				return fmt.Errorf("decode a record of %s: %w", t.name, err)
+			}
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b T) int { return strings.Compare(id(a), id(b)) })
 	return out, err
 }
 

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -11,14 +13,15 @@ import (
 // key(of, id), found by a scan of the prefix key(of).
 type boltKV struct {
 	tx *bolt.Tx
+	b  *Bolt
 }
 
 func (b *Bolt) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
-	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx}) })
+	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx, b}) })
 }
 
 func (b *Bolt) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
-	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx}) })
+	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx, b}) })
 }
 
 func (k boltKV) record(t table, id string) ([]byte, bool, error) {
@@ -111,4 +114,53 @@ func (k boltKV) listSeq(ix orderIndex, _, id string) (uint64, bool, error) {
 // orgs) have no pos bucket, and nothing removes from them.
 func (k boltKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
 	return k.tx.Bucket(ix.order).Put(append(key(owner), be8(seq)...), []byte(id))
+}
+
+func (k boltKV) records(t table) ([][]byte, error) {
+	var out [][]byte
+	err := k.tx.Bucket(t.bucket).ForEach(func(_, v []byte) error {
+		out = append(out, clone(v))
+		return nil
+	})
+	return out, err
+}
+
+func (k boltKV) deleteRunnerData(id string, workflow bool) error {
+	if err := deleteEmitter(k.tx, id); err != nil {
+		return err
+	}
+	if workflow {
+		if err := deleteExecutionsOf(k.tx, id); err != nil {
+			return err
+		}
+		if err := deleteDeliveriesOf(k.tx, id); err != nil {
+			return err
+		}
+	}
+	if err := deleteNested(k.tx.Bucket(bucketDB), id); err != nil {
+		return err
+	}
+	return deleteSourceQueues(k.tx, id)
+}
+
+func (k boltKV) applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error) {
+	return k.b.applyCommit(k.tx, sourceID, hooks)
+}
+
+// nextOrder returns the next creation order, shared by sources,
+// workflows and auto-subscriptions so that they compare.
+func nextOrder(tx *bolt.Tx) (uint64, error) {
+	n, err := tx.Bucket(bucketMeta).NextSequence()
+	if err != nil {
+		return 0, fmt.Errorf("creation order: %w", err)
+	}
+	return n, nil
+}
+
+// deleteNested removes the nested bucket name of parent if it exists.
+func deleteNested(parent *bolt.Bucket, name string) error {
+	if name == "" || parent.Bucket([]byte(name)) == nil {
+		return nil
+	}
+	return parent.DeleteBucket([]byte(name))
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"slices"
+
+	"github.com/fount-dev/fount/model"
 )
 
 // jsKV is a JetStream transaction as the rules see it. Records and
@@ -128,4 +130,33 @@ func (k jsKV) listSeq(ix orderIndex, owner, id string) (uint64, bool, error) {
 
 func (k jsKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
 	return k.tx.listInsert(ix, owner, id, seq)
+}
+
+func (k jsKV) records(t table) ([][]byte, error) {
+	entries, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
+	out := make([][]byte, len(entries))
+	for i, e := range entries {
+		out[i] = e.value
+	}
+	return out, err
+}
+
+// deleteRunnerData deletes the dedupe and timer records in the
+// transaction, and purges the rest, which may be more than one batch
+// holds, once it has committed.
+func (k jsKV) deleteRunnerData(id string, workflow bool) error {
+	s := k.tx.s
+	k.tx.del(s.key(tblDedupe, id))
+	k.tx.del(s.key(tblTimers, id))
+	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
+		if workflow {
+			return s.purgeWorkflowData(ctx, id)
+		}
+		return s.purgeSourceData(ctx, id)
+	})
+	return nil
+}
+
+func (k jsKV) applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error) {
+	return k.tx.s.applyCommit(k.tx, sourceID, hooks)
 }

@@ -172,7 +172,7 @@ func indexComponents(tx *bolt.Tx) error {
 		if err := json.Unmarshal(v, &s); err != nil {
 			return fmt.Errorf("migrate source %s: %w", k, err)
 		}
-		return useComponent(tx, s.ComponentID, string(k))
+		return useComponent(boltKV{tx: tx}, s.ComponentID, string(k))
 	})
 	if err != nil {
 		return err

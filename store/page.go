@@ -230,14 +230,3 @@ func pageOf[T any](get func(id string) ([]byte, error), p Page, ids, cursors []s
 	}
 	return pg, nil
 }
-
-// recordsOf reads the records of bk by id, for pageOf.
-func recordsOf(bk *bolt.Bucket) func(id string) ([]byte, error) {
-	return func(id string) ([]byte, error) {
-		data := bk.Get([]byte(id))
-		if data == nil {
-			return nil, fmt.Errorf("record %q: %w", id, ErrNotFound)
-		}
-		return data, nil
-	}
-}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CreateSource stores s with its Order assigned, indexes it by owner and
@@ -17,93 +16,56 @@ import (
 // # Errors
 //
 // ErrConflict when s.ID exists or s.NameSlug is taken for s.OwnerID; a
-// *LimitError when the owner has its limit of sources. Nothing is stored
-// then.
-func (b *Bolt) CreateSource(ctx context.Context, s model.Source, hooks RunCommit) (model.Source, []model.Event, error) {
+// *LimitError when the owner has its limit of sources;
+// ErrComponentDropped when its component is not stored. Nothing is
+// stored then.
+func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit) (model.Source, []model.Event, error) {
 	if s.ID == "" {
 		return model.Source{}, nil, errors.New("store: create source: empty id")
 	}
+	var out model.Source
 	var events []model.Event
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		sources := tx.Bucket(bucketSources)
-		if has(sources, []byte(s.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		out = s
+		if ok, err := hasRecord(tx, sourcesTable, s.ID); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
 		}
-		if err := b.checkRoom(boltKV{tx}, CountSources, s.OwnerID); err != nil {
+		if err := r.checkRoom(tx, CountSources, s.OwnerID); err != nil {
 			return err
 		}
 		if err := componentExists(tx, s.ComponentID); err != nil {
 			return err
 		}
-		if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
+		if err := claimSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, s.ID); err != nil {
 			return err
 		}
-		if _, err := sourceIndex.add(tx, s.OwnerID, s.ID); err != nil {
+		if _, err := tx.listAdd(sourceIndex, s.OwnerID, s.ID); err != nil {
 			return err
 		}
-		order, err := nextOrder(tx)
+		order, err := tx.nextOrder()
 		if err != nil {
 			return err
 		}
-		s.Order = order
-		if err := putJSON(sources, s.ID, s); err != nil {
+		out.Order = order
+		if err := putRecord(tx, sourcesTable, s.ID, out); err != nil {
 			return err
 		}
 		if err := useComponent(tx, s.ComponentID, s.ID); err != nil {
 			return err
 		}
-		events, err = b.applyCommit(tx, s.ID, hooks)
+		events, err = tx.applyCommit(s.ID, hooks)
 		return err
 	})
 	if err != nil {
 		return model.Source{}, nil, fmt.Errorf("store: create source %q: %w", s.ID, err)
 	}
-	return s, events, nil
-}
-
-// nextOrder returns the next creation order, shared by sources and
-// auto-subscriptions so that the two can be compared.
-func nextOrder(tx *bolt.Tx) (uint64, error) {
-	n, err := tx.Bucket(bucketMeta).NextSequence()
-	if err != nil {
-		return 0, fmt.Errorf("creation order: %w", err)
-	}
-	return n, nil
-}
-
-// claimSlug points (owner, slug) at id unless another source holds it.
-// The empty slug is never indexed.
-func claimSlug(tx *bolt.Tx, owner, slug, id string) error {
-	if slug == "" {
-		return nil
-	}
-	slugs := tx.Bucket(bucketSourceSlugs)
-	k := key(owner, slug)
-	if cur := slugs.Get(k); cur != nil && string(cur) != id {
-		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
-	}
-	return slugs.Put(k, []byte(id))
-}
-
-// releaseSlug removes (owner, slug) if it points at id.
-func releaseSlug(tx *bolt.Tx, owner, slug, id string) error {
-	if slug == "" {
-		return nil
-	}
-	slugs := tx.Bucket(bucketSourceSlugs)
-	k := key(owner, slug)
-	if cur := slugs.Get(k); cur == nil || string(cur) != id {
-		return nil
-	}
-	return slugs.Delete(k)
+	return out, events, nil
 }
 
 // GetSource returns the source with id, or ErrNotFound.
-func (b *Bolt) GetSource(ctx context.Context, id string) (model.Source, error) {
+func (r rules) GetSource(ctx context.Context, id string) (model.Source, error) {
 	var s model.Source
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketSources), id, &s)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, sourcesTable, id, &s) })
 	if err != nil {
 		return model.Source{}, fmt.Errorf("store: get source %q: %w", id, err)
 	}
@@ -119,42 +81,39 @@ func (b *Bolt) GetSource(ctx context.Context, id string) (model.Source, error) {
 //
 // ErrNotFound for an unknown source; ErrConflict when the new slug is
 // taken by another source of the owner. Nothing changes then.
-func (b *Bolt) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit) ([]model.Event, error) {
+func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit) ([]model.Event, error) {
 	var events []model.Event
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		sources := tx.Bucket(bucketSources)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		next := s
 		var old model.Source
-		if err := getJSON(sources, s.ID, &old); err != nil {
+		if err := getRecord(tx, sourcesTable, s.ID, &old); err != nil {
 			return err
 		}
-		if old.OwnerID != s.OwnerID {
-			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, s.OwnerID)
+		if old.OwnerID != next.OwnerID {
+			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, next.OwnerID)
 		}
-		s.Order = old.Order
-		if s.ComponentID != old.ComponentID {
-			if err := componentExists(tx, s.ComponentID); err != nil {
+		next.Order = old.Order
+		if next.ComponentID != old.ComponentID {
+			if err := componentExists(tx, next.ComponentID); err != nil {
 				return err
 			}
 		}
-		if old.NameSlug != s.NameSlug {
-			if err := claimSlug(tx, s.OwnerID, s.NameSlug, s.ID); err != nil {
+		if err := moveSlug(tx, sourceSlugsTable, next.OwnerID, old.NameSlug, next.NameSlug, next.ID); err != nil {
+			return err
+		}
+		if err := putRecord(tx, sourcesTable, next.ID, next); err != nil {
+			return err
+		}
+		if next.ComponentID != old.ComponentID {
+			if err := unuseComponent(tx, old.ComponentID, next.ID); err != nil {
 				return err
 			}
-			if err := releaseSlug(tx, old.OwnerID, old.NameSlug, s.ID); err != nil {
+			if err := useComponent(tx, next.ComponentID, next.ID); err != nil {
 				return err
 			}
-		}
-		if err := putJSON(sources, s.ID, s); err != nil {
-			return err
-		}
-		if err := unuseComponent(tx, old.ComponentID, s.ID); err != nil {
-			return err
-		}
-		if err := useComponent(tx, s.ComponentID, s.ID); err != nil {
-			return err
 		}
 		var err error
-		events, err = b.applyCommit(tx, s.ID, hooks)
+		events, err = tx.applyCommit(next.ID, hooks)
 		return err
 	})
 	if err != nil {
@@ -166,51 +125,41 @@ func (b *Bolt) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit
 // DeleteSource first applies hooks (what the deactivate hook emitted, or
 // the $errors event of its failure), so that their routed deliveries and
 // invocations are queued, and then removes the source, its index entries,
-// its events, its db, its queued invocations, dedupe and timer state, and
-// every subscription naming it as emitter or listener, plus the
-// auto-subscriptions naming it as listener, in one transaction. It returns
-// the hooks' events as they were stored before the removal.
+// every subscription naming it as emitter or listener, the
+// auto-subscriptions naming it as listener, and what it keeps beyond its
+// record (kvTx.deleteRunnerData). It returns the hooks' events as they
+// were stored before the removal.
 //
 // # Errors
 //
 // ErrNotFound for an unknown source; nothing changes then.
-func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error) {
+func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error) {
 	var events []model.Event
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		sources := tx.Bucket(bucketSources)
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		var s model.Source
-		if err := getJSON(sources, id, &s); err != nil {
+		if err := getRecord(tx, sourcesTable, id, &s); err != nil {
 			return err
 		}
 		var err error
-		if events, err = b.applyCommit(tx, id, hooks); err != nil {
+		if events, err = tx.applyCommit(id, hooks); err != nil {
 			return err
 		}
-		if err := releaseSlug(tx, s.OwnerID, s.NameSlug, id); err != nil {
+		if err := releaseSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, id); err != nil {
 			return err
 		}
-		if err := sourceIndex.remove(tx, id); err != nil {
+		if err := tx.listRemove(sourceIndex, s.OwnerID, id); err != nil {
 			return err
 		}
 		if err := unuseComponent(tx, s.ComponentID, id); err != nil {
 			return err
 		}
-		if err := deleteSubsNaming(boltKV{tx}, id, false); err != nil {
+		if err := deleteListenerSubs(tx, id); err != nil {
 			return err
 		}
-		if err := deleteAutoSubsOfListener(boltKV{tx}, id); err != nil {
+		if err := tx.deleteRunnerData(id, false); err != nil {
 			return err
 		}
-		if err := deleteEmitter(tx, id); err != nil {
-			return err
-		}
-		if err := deleteNested(tx.Bucket(bucketDB), id); err != nil {
-			return err
-		}
-		if err := deleteSourceQueues(tx, id); err != nil {
-			return err
-		}
-		return sources.Delete([]byte(id))
+		return tx.deleteRecord(sourcesTable, id)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: delete source %q: %w", id, err)
@@ -218,25 +167,9 @@ func (b *Bolt) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 	return events, nil
 }
 
-// deleteNested removes the nested bucket name of parent if it exists.
-func deleteNested(parent *bolt.Bucket, name string) error {
-	if name == "" || parent.Bucket([]byte(name)) == nil {
-		return nil
-	}
-	return parent.DeleteBucket([]byte(name))
-}
-
 // ListSources returns one page of ownerID's sources in creation order.
-func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error) {
-	var pg PageOf[model.Source]
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		ids, cursors, total, err := sourceIndex.page(tx, ownerID, p)
-		if err != nil {
-			return err
-		}
-		pg, err = pageOf[model.Source](recordsOf(tx.Bucket(bucketSources)), p, ids, cursors, total)
-		return err
-	})
+func (r rules) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error) {
+	pg, err := pageOfList[model.Source](ctx, r, sourceIndex, sourcesTable, ownerID, p)
 	if err != nil {
 		return PageOf[model.Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
 	}
@@ -244,14 +177,28 @@ func (b *Bolt) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[
 }
 
 // SlugTaken reports whether a source of ownerID has the name slug.
-func (b *Bolt) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error) {
+func (r rules) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error) {
 	taken := false
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		taken = slug != "" && has(tx.Bucket(bucketSourceSlugs), key(ownerID, slug))
-		return nil
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		if slug == "" {
+			return nil
+		}
+		var err error
+		_, taken, err = tx.lookup(sourceSlugsTable, ownerID, slug)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: slug taken: %w", err)
 	}
 	return taken, nil
+}
+
+// AllSources returns every source of every owner, by id, for the engine
+// to bring their triggers back at start.
+func (r rules) AllSources(ctx context.Context) ([]model.Source, error) {
+	out, err := allOf(ctx, r, sourcesTable, func(s model.Source) string { return s.ID })
+	if err != nil {
+		return nil, fmt.Errorf("store: all sources: %w", err)
+	}
+	return out, nil
 }

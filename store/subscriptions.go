@@ -114,6 +114,16 @@ func deleteSubsNaming(tx kvTx, id string, listenerOnly bool) error {
 	return nil
 }
 
+// deleteListenerSubs removes the subscriptions naming id, as emitter or
+// listener, and the auto-subscriptions delivering to it: what a deleted
+// source or workflow leaves.
+func deleteListenerSubs(tx kvTx, id string) error {
+	if err := deleteSubsNaming(tx, id, false); err != nil {
+		return err
+	}
+	return deleteAutoSubsOfListener(tx, id)
+}
+
 // DeleteSubscription deletes the subscription (ownerID, emitterID,
 // listenerID, eventName), or returns ErrNotFound.
 func (r rules) DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error {

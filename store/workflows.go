@@ -2,11 +2,8 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/model"
 )
@@ -22,47 +19,48 @@ var workflowIndex = orderIndex{list: "workflows", order: bucketWorkflowOrder, po
 // ErrConflict when w.ID exists or its slug is taken for the owner; a
 // *LimitError when the owner has its limit of workflows. Nothing is
 // stored then.
-func (b *Bolt) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
+func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
 	if w.ID == "" {
 		return model.Workflow{}, errors.New("store: create workflow: empty id")
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		flows := tx.Bucket(bucketWorkflows)
-		if has(flows, []byte(w.ID)) {
-			return fmt.Errorf("id taken: %w", ErrConflict)
+	var out model.Workflow
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		out = w
+		if ok, err := hasRecord(tx, workflowsTable, w.ID); err != nil || ok {
+			return errors.Join(err, idTaken(ok))
 		}
-		if err := b.checkRoom(boltKV{tx}, CountWorkflows, w.OwnerID); err != nil {
+		if err := r.checkRoom(tx, CountWorkflows, w.OwnerID); err != nil {
 			return err
 		}
-		if err := claimWorkflowSlug(tx, w.OwnerID, w.NameSlug, w.ID); err != nil {
+		if err := claimSlug(tx, workflowSlugsTable, w.OwnerID, w.NameSlug, w.ID); err != nil {
 			return err
 		}
-		if _, err := workflowIndex.add(tx, w.OwnerID, w.ID); err != nil {
+		if _, err := tx.listAdd(workflowIndex, w.OwnerID, w.ID); err != nil {
 			return err
 		}
-		order, err := nextOrder(tx)
+		order, err := tx.nextOrder()
 		if err != nil {
 			return err
 		}
-		w.Order = order
-		if err := b.putTriggerSub(tx, &w, sub); err != nil {
+		out.Order = order
+		if err := r.putTriggerSub(tx, &out, sub); err != nil {
 			return err
 		}
-		return putJSON(flows, w.ID, w)
+		return putRecord(tx, workflowsTable, w.ID, out)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
 	}
-	return w, nil
+	return out, nil
 }
 
 // putTriggerSub stores the subscription of a source trigger and records
 // its id in w.
-func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *model.Workflow, sub *model.Subscription) error {
+func (r rules) putTriggerSub(tx kvTx, w *model.Workflow, sub *model.Subscription) error {
 	if sub == nil {
 		return nil
 	}
-	stored, err := b.putSubscription(boltKV{tx}, *sub)
+	stored, err := r.putSubscription(tx, *sub)
 	if err != nil {
 		return fmt.Errorf("trigger subscription: %w", err)
 	}
@@ -71,11 +69,9 @@ func (b *Bolt) putTriggerSub(tx *bolt.Tx, w *model.Workflow, sub *model.Subscrip
 }
 
 // GetWorkflow returns the workflow with id, or ErrNotFound.
-func (b *Bolt) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
+func (r rules) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
 	var w model.Workflow
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketWorkflows), id, &w)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, workflowsTable, id, &w) })
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
 	}
@@ -84,14 +80,14 @@ func (b *Bolt) GetWorkflow(ctx context.Context, id string) (model.Workflow, erro
 
 // WorkflowBySlug returns the owner's workflow with the name slug, or
 // ErrNotFound.
-func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
+func (r rules) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
 	var w model.Workflow
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		id := tx.Bucket(bucketWorkflowSlugs).Get(key(ownerID, slug))
-		if id == nil {
-			return ErrNotFound
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		id, ok, err := tx.lookup(workflowSlugsTable, ownerID, slug)
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
 		}
-		return getJSON(tx.Bucket(bucketWorkflows), string(id), &w)
+		return getRecord(tx, workflowsTable, id, &w)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
@@ -108,51 +104,47 @@ func (b *Bolt) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.
 //
 // ErrNotFound for an unknown workflow; ErrConflict when the new slug is
 // taken. Nothing changes then.
-func (b *Bolt) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		flows := tx.Bucket(bucketWorkflows)
+func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
+	var out model.Workflow
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		out = w
 		var old model.Workflow
-		if err := getJSON(flows, w.ID, &old); err != nil {
+		if err := getRecord(tx, workflowsTable, w.ID, &old); err != nil {
 			return err
 		}
 		if old.OwnerID != w.OwnerID {
 			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, w.OwnerID)
 		}
-		w.Order, w.Version, w.CreatedAt = old.Order, old.Version+1, old.CreatedAt
-		if old.NameSlug != w.NameSlug {
-			if err := claimWorkflowSlug(tx, w.OwnerID, w.NameSlug, w.ID); err != nil {
-				return err
-			}
-			if err := releaseWorkflowSlug(tx, old.OwnerID, old.NameSlug, w.ID); err != nil {
-				return err
-			}
+		out.Order, out.Version, out.CreatedAt = old.Order, old.Version+1, old.CreatedAt
+		if err := moveSlug(tx, workflowSlugsTable, w.OwnerID, old.NameSlug, w.NameSlug, w.ID); err != nil {
+			return err
 		}
 		if err := deleteTriggerSub(tx, old); err != nil {
 			return err
 		}
-		w.Trigger.SubscriptionID = ""
-		if err := b.putTriggerSub(tx, &w, sub); err != nil {
+		out.Trigger.SubscriptionID = ""
+		if err := r.putTriggerSub(tx, &out, sub); err != nil {
 			return err
 		}
-		return putJSON(flows, w.ID, w)
+		return putRecord(tx, workflowsTable, w.ID, out)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
 	}
-	return w, nil
+	return out, nil
 }
 
 // SetWorkflowActive switches a workflow on or off; ErrNotFound when it
 // does not exist.
-func (b *Bolt) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
+func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
 	var w model.Workflow
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		flows := tx.Bucket(bucketWorkflows)
-		if err := getJSON(flows, id, &w); err != nil {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		w = model.Workflow{}
+		if err := getRecord(tx, workflowsTable, id, &w); err != nil {
 			return err
 		}
 		w.Active, w.UpdatedAt = active, updatedAt
-		return putJSON(flows, id, w)
+		return putRecord(tx, workflowsTable, id, w)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
@@ -162,61 +154,45 @@ func (b *Bolt) SetWorkflowActive(ctx context.Context, id string, active bool, up
 
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
-func deleteTriggerSub(tx *bolt.Tx, w model.Workflow) error {
+func deleteTriggerSub(tx kvTx, w model.Workflow) error {
 	if w.Trigger.SubscriptionID == "" {
 		return nil
 	}
-	err := deleteSubscriptionByID(boltKV{tx}, w.Trigger.SubscriptionID)
+	err := deleteSubscriptionByID(tx, w.Trigger.SubscriptionID)
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("trigger subscription: %w", err)
 	}
 	return nil
 }
 
-// DeleteWorkflow removes the workflow, its index entries, its events, its
-// executions, its db, its queued invocations and timer state, its
-// deliveries, and
-// every subscription naming it (as emitter or listener) plus the
-// auto-subscriptions naming it as listener, in one transaction.
+// DeleteWorkflow removes the workflow, its index entries, every
+// subscription naming it (as emitter or listener) plus the
+// auto-subscriptions naming it as listener, and what it keeps beyond its
+// record (events, executions, db, queued invocations, timer and dedupe
+// state, deliveries: see kvTx.deleteRunnerData).
 //
 // # Errors
 //
 // ErrNotFound for an unknown workflow; nothing changes then.
-func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		flows := tx.Bucket(bucketWorkflows)
+func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		var w model.Workflow
-		if err := getJSON(flows, id, &w); err != nil {
+		if err := getRecord(tx, workflowsTable, id, &w); err != nil {
 			return err
 		}
-		if err := releaseWorkflowSlug(tx, w.OwnerID, w.NameSlug, id); err != nil {
+		if err := releaseSlug(tx, workflowSlugsTable, w.OwnerID, w.NameSlug, id); err != nil {
 			return err
 		}
-		if err := workflowIndex.remove(tx, id); err != nil {
+		if err := tx.listRemove(workflowIndex, w.OwnerID, id); err != nil {
 			return err
 		}
-		if err := deleteSubsNaming(boltKV{tx}, id, false); err != nil {
+		if err := deleteListenerSubs(tx, id); err != nil {
 			return err
 		}
-		if err := deleteAutoSubsOfListener(boltKV{tx}, id); err != nil {
+		if err := tx.deleteRunnerData(id, true); err != nil {
 			return err
 		}
-		if err := deleteEmitter(tx, id); err != nil {
-			return err
-		}
-		if err := deleteExecutionsOf(tx, id); err != nil {
-			return err
-		}
-		if err := deleteNested(tx.Bucket(bucketDB), id); err != nil {
-			return err
-		}
-		if err := deleteDeliveriesOf(tx, id); err != nil {
-			return err
-		}
-		if err := deleteSourceQueues(tx, id); err != nil {
-			return err
-		}
-		return flows.Delete([]byte(id))
+		return tx.deleteRecord(workflowsTable, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete workflow %q: %w", id, err)
@@ -225,61 +201,19 @@ func (b *Bolt) DeleteWorkflow(ctx context.Context, id string) error {
 }
 
 // ListWorkflows returns one page of ownerID's workflows in creation order.
-func (b *Bolt) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error) {
-	var pg PageOf[model.Workflow]
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		ids, cursors, total, err := workflowIndex.page(tx, ownerID, p)
-		if err != nil {
-			return err
-		}
-		pg, err = pageOf[model.Workflow](recordsOf(tx.Bucket(bucketWorkflows)), p, ids, cursors, total)
-		return err
-	})
+func (r rules) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error) {
+	pg, err := pageOfList[model.Workflow](ctx, r, workflowIndex, workflowsTable, ownerID, p)
 	if err != nil {
 		return PageOf[model.Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
 	}
 	return pg, nil
 }
 
-// AllWorkflows returns every workflow of every owner.
-func (b *Bolt) AllWorkflows(ctx context.Context) ([]model.Workflow, error) {
-	var out []model.Workflow
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketWorkflows).ForEach(func(k, v []byte) error {
-			var w model.Workflow
-			if err := json.Unmarshal(v, &w); err != nil {
-				return fmt.Errorf("decode workflow %s: %w", k, err)
-			}
-			out = append(out, w)
-			return nil
-		})
-	})
+// AllWorkflows returns every workflow of every owner, by id.
+func (r rules) AllWorkflows(ctx context.Context) ([]model.Workflow, error) {
+	out, err := allOf(ctx, r, workflowsTable, func(w model.Workflow) string { return w.ID })
 	if err != nil {
 		return nil, fmt.Errorf("store: all workflows: %w", err)
 	}
 	return out, nil
-}
-
-// claimWorkflowSlug points (owner, slug) at id unless another workflow
-// holds it. The empty slug is never indexed.
-func claimWorkflowSlug(tx *bolt.Tx, owner, slug, id string) error {
-	if slug == "" {
-		return nil
-	}
-	slugs := tx.Bucket(bucketWorkflowSlugs)
-	k := key(owner, slug)
-	if cur := slugs.Get(k); cur != nil && string(cur) != id {
-		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
-	}
-	return slugs.Put(k, []byte(id))
-}
-
-// releaseWorkflowSlug removes (owner, slug) if it points at id.
-func releaseWorkflowSlug(tx *bolt.Tx, owner, slug, id string) error {
-	slugs := tx.Bucket(bucketWorkflowSlugs)
-	k := key(owner, slug)
-	if cur := slugs.Get(k); slug == "" || cur == nil || string(cur) != id {
-		return nil
-	}
-	return slugs.Delete(k)
 }

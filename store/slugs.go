@@ -1,0 +1,42 @@
+package store
+
+import "fmt"
+
+// claimSlug points (owner, slug) of t at id unless another record holds
+// it. The empty slug is never indexed.
+func claimSlug(tx kvTx, t table, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	cur, ok, err := tx.lookup(t, owner, slug)
+	if err != nil {
+		return err
+	}
+	if ok && cur != id {
+		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
+	}
+	return tx.putLookup(t, id, owner, slug)
+}
+
+// releaseSlug removes (owner, slug) of t if it points at id.
+func releaseSlug(tx kvTx, t table, owner, slug, id string) error {
+	if slug == "" {
+		return nil
+	}
+	cur, ok, err := tx.lookup(t, owner, slug)
+	if err != nil || !ok || cur != id {
+		return err
+	}
+	return tx.deleteLookup(t, owner, slug)
+}
+
+// moveSlug claims slug for id and releases its old one, when they differ.
+func moveSlug(tx kvTx, t table, owner, old, slug, id string) error {
+	if old == slug {
+		return nil
+	}
+	if err := claimSlug(tx, t, owner, slug, id); err != nil {
+		return err
+	}
+	return releaseSlug(tx, t, owner, old, id)
+}

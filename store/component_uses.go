@@ -1,11 +1,8 @@
 package store
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Saved components have no delete in the API, so the limit of components
@@ -17,9 +14,9 @@ import (
 // names (a key names the newest component saved with it). Only when
 // every component is in use is the save refused.
 //
-// The uses are indexed so that this needs no scan of the sources:
-// bucketComponentUses holds key(component id, source id) for every
-// source's component, kept by the writes of sources.
+// The uses are indexed so that this needs no scan of the sources: the
+// set componentUsesTable holds, for every component, the sources that
+// run it, kept by the writes of sources.
 
 // componentExists refuses a source write naming a component that is not
 // stored. A save past the limit may drop a component between its own
@@ -58,20 +55,12 @@ func unuseComponent(tx kvTx, componentID, sourceID string) error {
 	return nil
 }
 
-// componentInUse reports whether a source runs component id. key() is
-// prefix-free, so key(id) prefixes the uses of id alone.
-func componentInUse(tx *bolt.Tx, id string) bool {
-	prefix := key(id)
-	k, _ := tx.Bucket(bucketComponentUses).Cursor().Seek(prefix)
-	return k != nil && bytes.HasPrefix(k, prefix)
-}
-
 // makeRoomForComponent drops owner's least recently saved unreachable
 // components until a new one fits its limit, and returns the *LimitError
 // of checkRoom when none is left to drop.
-func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
+func (r rules) makeRoomForComponent(tx kvTx, owner string) error {
 	for {
-		err := b.checkRoom(boltKV{tx, b}, CountComponents, owner)
+		err := r.checkRoom(tx, CountComponents, owner)
 		var le *LimitError
 		if !errors.As(err, &le) {
 			return err
@@ -88,16 +77,29 @@ func (b *Bolt) makeRoomForComponent(tx *bolt.Tx, owner string) error {
 
 // dropUnreachableComponent deletes owner's least recently saved component
 // that no source uses and no key names, and reports whether there was
-// one. The component index holds owner's components in the order they
-// were last saved. It decodes no component (their code may be megabytes
-// each): the indexes of keys and of code, both by owner, say the rest.
-func dropUnreachableComponent(tx *bolt.Tx, owner string) (bool, error) {
-	prefix := key(owner)
-	named := idsUnder(tx.Bucket(bucketComponentKeys), prefix)
+// one. The component list holds owner's components in the order they
+// were last saved. It decodes no component but the one it drops (their
+// code may be megabytes each): the indexes of keys, code and uses say
+// the rest.
+func dropUnreachableComponent(tx kvTx, owner string) (bool, error) {
+	named, err := tx.lookupIDs(componentKeysTable, owner)
+	if err != nil {
+		return false, err
+	}
+	ids, err := tx.listIDs(componentIndex, owner)
+	if err != nil {
+		return false, err
+	}
 	victim := ""
-	c := tx.Bucket(bucketComponentOrder).Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		if id := string(v); !named[id] && !componentInUse(tx, id) {
+	for _, id := range ids {
+		if named[id] {
+			continue
+		}
+		uses, err := tx.members(componentUsesTable, id)
+		if err != nil {
+			return false, err
+		}
+		if len(uses) == 0 {
 			victim = id
 			break
 		}
@@ -105,34 +107,14 @@ func dropUnreachableComponent(tx *bolt.Tx, owner string) (bool, error) {
 	if victim == "" {
 		return false, nil
 	}
-	codes := tx.Bucket(bucketComponentCode)
-	var codeKeys [][]byte
-	cc := codes.Cursor()
-	for k, v := cc.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = cc.Next() {
-		if string(v) == victim {
-			codeKeys = append(codeKeys, clone(k))
-		}
-	}
-	for _, k := range codeKeys {
-		if err := codes.Delete(k); err != nil {
-			return false, fmt.Errorf("drop component %q: %w", victim, err)
-		}
-	}
-	if err := componentIndex.remove(tx, victim); err != nil {
+	if err := tx.mapDropValue(componentCodeTable, owner, victim); err != nil {
 		return false, err
 	}
-	if err := tx.Bucket(bucketComponents).Delete([]byte(victim)); err != nil {
+	if err := tx.listRemove(componentIndex, owner, victim); err != nil {
+		return false, err
+	}
+	if err := tx.deleteRecord(componentsTable, victim); err != nil {
 		return false, fmt.Errorf("drop component %q: %w", victim, err)
 	}
 	return true, nil
-}
-
-// idsUnder returns the values (ids) of bk's keys under prefix.
-func idsUnder(bk *bolt.Bucket, prefix []byte) map[string]bool {
-	ids := map[string]bool{}
-	c := bk.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		ids[string(v)] = true
-	}
-	return ids
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // CreateComponent stores c and returns it, unless the owner already has
@@ -26,28 +25,32 @@ import (
 // ErrConflict when c.ID exists; a *LimitError when a new component would
 // take the owner past its limit of components and every one it has is in
 // use. Nothing is stored then.
-func (b *Bolt) CreateComponent(ctx context.Context, c model.Component) (model.Component, error) {
+func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Component, error) {
 	if c.ID == "" {
 		return model.Component{}, errors.New("store: create component: empty id")
 	}
-	out := c
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		codeKey := key(c.OwnerID, c.CodeHash, c.ComponentURL)
-		if same, ok := sameComponent(tx, codeKey, c); ok {
+	var out model.Component
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		out = c
+		same, ok, err := sameComponent(tx, c)
+		if err != nil {
+			return err
+		}
+		if ok {
 			out = same
-			if err := componentIndex.remove(tx, same.ID); err != nil {
+			if err := tx.listRemove(componentIndex, same.OwnerID, same.ID); err != nil {
 				return err
 			}
-			if _, err := componentIndex.add(tx, same.OwnerID, same.ID); err != nil {
+			if _, err := tx.listAdd(componentIndex, same.OwnerID, same.ID); err != nil {
 				return err
 			}
-		} else if err := b.addComponent(tx, codeKey, c); err != nil {
+		} else if err := r.addComponent(tx, c); err != nil {
 			return err
 		}
 		if out.Key == "" {
 			return nil
 		}
-		return tx.Bucket(bucketComponentKeys).Put(key(out.OwnerID, out.Key), []byte(out.ID))
+		return tx.putLookup(componentKeysTable, out.ID, out.OwnerID, out.Key)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
@@ -55,40 +58,50 @@ func (b *Bolt) CreateComponent(ctx context.Context, c model.Component) (model.Co
 	return out, nil
 }
 
-// addComponent stores a new component c and indexes it by owner and by
-// code (codeKey).
-func (b *Bolt) addComponent(tx *bolt.Tx, codeKey []byte, c model.Component) error {
-	comps := tx.Bucket(bucketComponents)
-	if has(comps, []byte(c.ID)) {
-		return fmt.Errorf("id taken: %w", ErrConflict)
+// codeKey is where the owner's map of code files c: its code hash and
+// URL, encoded by key() so that no pair of them collides.
+func codeKey(c model.Component) string {
+	return string(key(c.CodeHash, c.ComponentURL))
+}
+
+// addComponent stores a new component c and files it by owner and code.
+func (r rules) addComponent(tx kvTx, c model.Component) error {
+	if ok, err := hasRecord(tx, componentsTable, c.ID); err != nil || ok {
+		return errors.Join(err, idTaken(ok))
 	}
-	if err := b.makeRoomForComponent(tx, c.OwnerID); err != nil {
+	if err := r.makeRoomForComponent(tx, c.OwnerID); err != nil {
 		return err
 	}
-	if _, err := componentIndex.add(tx, c.OwnerID, c.ID); err != nil {
+	if _, err := tx.listAdd(componentIndex, c.OwnerID, c.ID); err != nil {
 		return err
 	}
 	if c.CodeHash != "" {
-		if err := tx.Bucket(bucketComponentCode).Put(codeKey, []byte(c.ID)); err != nil {
+		if err := tx.mapPut(componentCodeTable, c.OwnerID, codeKey(c), c.ID); err != nil {
 			return err
 		}
 	}
-	return putJSON(comps, c.ID, c)
+	return putRecord(tx, componentsTable, c.ID, c)
 }
 
-// sameComponent returns the component the code index holds under codeKey
-// when it equals c in all but its id and times. Components without a code
-// hash (the engine always sets one) match nothing.
-func sameComponent(tx *bolt.Tx, codeKey []byte, c model.Component) (model.Component, bool) {
-	id := tx.Bucket(bucketComponentCode).Get(codeKey)
-	if c.CodeHash == "" || id == nil {
-		return model.Component{}, false
+// sameComponent returns the owner's component of c's code when it equals
+// c in all but its id and times. Components without a code hash (the
+// engine always sets one) match nothing.
+func sameComponent(tx kvTx, c model.Component) (model.Component, bool, error) {
+	if c.CodeHash == "" {
+		return model.Component{}, false, nil
+	}
+	id, ok, err := tx.mapGet(componentCodeTable, c.OwnerID, codeKey(c))
+	if err != nil || !ok {
+		return model.Component{}, false, err
 	}
 	var old model.Component
-	if err := getJSON(tx.Bucket(bucketComponents), string(id), &old); err != nil {
-		return model.Component{}, false
+	if err := getRecord(tx, componentsTable, id, &old); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return model.Component{}, false, nil
+		}
+		return model.Component{}, false, err
 	}
-	return old, equalSaves(old, c)
+	return old, equalSaves(old, c), nil
 }
 
 // equalSaves reports whether two components of one code hash and URL are
@@ -105,15 +118,15 @@ func equalSaves(old, c model.Component) bool {
 	return errA == nil && errZ == nil && bytes.Equal(a, z)
 }
 
-// ComponentByCode implements Store.
-func (b *Bolt) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error) {
+// ComponentByCode returns owner's component of the code, or ErrNotFound.
+func (r rules) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error) {
 	var c model.Component
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		id := tx.Bucket(bucketComponentCode).Get(key(owner, codeHash, codeURL))
-		if id == nil {
-			return ErrNotFound
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		id, ok, err := tx.mapGet(componentCodeTable, owner, codeKey(model.Component{CodeHash: codeHash, ComponentURL: codeURL}))
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
 		}
-		return getJSON(tx.Bucket(bucketComponents), string(id), &c)
+		return getRecord(tx, componentsTable, id, &c)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
@@ -122,11 +135,9 @@ func (b *Bolt) ComponentByCode(ctx context.Context, owner, codeHash, codeURL str
 }
 
 // GetComponent returns the component with id, or ErrNotFound.
-func (b *Bolt) GetComponent(ctx context.Context, id string) (model.Component, error) {
+func (r rules) GetComponent(ctx context.Context, id string) (model.Component, error) {
 	var c model.Component
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		return getJSON(tx.Bucket(bucketComponents), id, &c)
-	})
+	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, componentsTable, id, &c) })
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: get component %q: %w", id, err)
 	}
@@ -135,17 +146,17 @@ func (b *Bolt) GetComponent(ctx context.Context, id string) (model.Component, er
 
 // ComponentByKey returns the newest component saved with key in ownerID's
 // namespace, or ErrNotFound (always for the empty key).
-func (b *Bolt) ComponentByKey(ctx context.Context, ownerID, k string) (model.Component, error) {
+func (r rules) ComponentByKey(ctx context.Context, ownerID, k string) (model.Component, error) {
 	var c model.Component
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
 		if k == "" {
 			return ErrNotFound
 		}
-		id := tx.Bucket(bucketComponentKeys).Get(key(ownerID, k))
-		if id == nil {
-			return ErrNotFound
+		id, ok, err := tx.lookup(componentKeysTable, ownerID, k)
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
 		}
-		return getJSON(tx.Bucket(bucketComponents), string(id), &c)
+		return getRecord(tx, componentsTable, id, &c)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)

@@ -94,11 +94,11 @@ func TestLargeComponents(t *testing.T) {
 			return
 		}
 		// JetStream only: the parts are records of its own.
-		part := js.key(tblComponentParts, "sc_big", "0")
+		part := js.partKey(tblComponents, "sc_big", 0)
 		if found, err := js.begin(ctx).has(part); err != nil || !found {
 			t.Fatalf("the first part is not stored: %v, %v", found, err)
 		}
-		err := js.update(ctx, func(tx *jsTx) error { return js.delComponent(tx, "sc_big") })
+		err := js.update(ctx, func(tx *jsTx) error { return jsKV{tx}.deleteRecord(componentsTable, "sc_big") })
 		if err != nil {
 			t.Fatal(err)
 		}

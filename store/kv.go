@@ -46,12 +46,15 @@ var (
 	sourceSlugsTable   = table{bucketSourceSlugs, tblSourceSlugs}     // owner, slug → source id
 	componentsTable    = table{bucketComponents, tblComponents}
 	componentUsesTable = table{bucketComponentUses, tblComponentUses} // set: component id → the sources running it
+	componentKeysTable = table{bucketComponentKeys, tblComponentKeys} // owner, key → component id
+	componentCodeTable = table{bucketComponentCode, tblComponentCode} // map: owner → code → component id
 )
 
 // kvTx is one transaction of an engine, as the rules see it. Records
 // are JSON by id; a lookup maps a tuple of strings to one id; a set holds
-// the ids filed under one string; a list (orderIndex) keeps an owner's ids
-// in creation order, with cursors.
+// the ids filed under one string; a map the ids filed under an owner and
+// a key; a list (orderIndex) keeps an owner's ids in creation order, with
+// cursors.
 type kvTx interface {
 	// record returns the record id of t; found is false when there is
 	// none. The bytes are the caller's.
@@ -66,9 +69,20 @@ type kvTx interface {
 	putLookup(t table, id string, parts ...string) error
 	deleteLookup(t table, parts ...string) error
 
+	// lookupIDs returns the ids of every lookup of t whose first part
+	// is first.
+	lookupIDs(t table, first string) (map[string]bool, error)
+
 	members(t table, of string) ([]string, error)
 	addMember(t table, of, id string) error
 	removeMember(t table, of, id string) error
+
+	// A map files ids by owner and a key: bbolt as lookups, JetStream as
+	// one record per owner, so that dropping every key of an id is one
+	// read and one write.
+	mapGet(t table, owner, k string) (id string, found bool, err error)
+	mapPut(t table, owner, k, id string) error
+	mapDropValue(t table, owner, id string) error
 
 	listAdd(ix orderIndex, owner, id string) (uint64, error)
 	listRemove(ix orderIndex, owner, id string) error

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -163,4 +164,42 @@ func deleteNested(parent *bolt.Bucket, name string) error {
 		return nil
 	}
 	return parent.DeleteBucket([]byte(name))
+}
+
+func (k boltKV) lookupIDs(t table, first string) (map[string]bool, error) {
+	return idsUnder(k.tx.Bucket(t.bucket), key(first)), nil
+}
+
+// idsUnder returns the values (ids) of bk's keys under prefix.
+func idsUnder(bk *bolt.Bucket, prefix []byte) map[string]bool {
+	ids := map[string]bool{}
+	c := bk.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		ids[string(v)] = true
+	}
+	return ids
+}
+
+// A map's key is key(owner) and the map's own key after it.
+func (k boltKV) mapGet(t table, owner, mk string) (string, bool, error) {
+	id := k.tx.Bucket(t.bucket).Get(append(key(owner), mk...))
+	return string(id), id != nil, nil
+}
+
+func (k boltKV) mapPut(t table, owner, mk, id string) error {
+	return k.tx.Bucket(t.bucket).Put(append(key(owner), mk...), []byte(id))
+}
+
+func (k boltKV) mapDropValue(t table, owner, id string) error {
+	bk := k.tx.Bucket(t.bucket)
+	keys, values := scanPrefix(bk, key(owner))
+	for i, v := range values {
+		if string(v) != id {
+			continue
+		}
+		if err := bk.Delete(keys[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"errors"
+	"maps"
 	"slices"
 
 	"github.com/fount-dev/fount/model"
@@ -25,18 +27,16 @@ func (s *JetStream) updateKV(ctx context.Context, fn func(tx kvTx) error) error 
 }
 
 func (k jsKV) record(t table, id string) ([]byte, bool, error) {
-	data, ok, err := k.tx.get(k.tx.s.key(t.name, id))
+	data, ok, err := k.tx.getWhole(t.name, id)
 	return clone(data), ok, err
 }
 
 func (k jsKV) putRecord(t table, id string, data []byte) error {
-	k.tx.put(k.tx.s.key(t.name, id), data)
-	return nil
+	return k.tx.putWhole(t.name, id, data)
 }
 
 func (k jsKV) deleteRecord(t table, id string) error {
-	k.tx.del(k.tx.s.key(t.name, id))
-	return nil
+	return k.tx.delWhole(t.name, id)
 }
 
 func (k jsKV) lookup(t table, parts ...string) (string, bool, error) {
@@ -159,4 +159,68 @@ func (k jsKV) deleteRunnerData(id string, workflow bool) error {
 
 func (k jsKV) applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error) {
 	return k.tx.s.applyCommit(k.tx, sourceID, hooks)
+}
+
+// lookupIDs reads the lookups by a scan, and adds those this
+// transaction wrote. The scan's result is not checked at commit: callers
+// hold a record that every writer of these lookups rewrites (a
+// component's key is written only with its owner's list of components).
+func (k jsKV) lookupIDs(t table, first string) (map[string]bool, error) {
+	s := k.tx.s
+	ids := map[string]bool{}
+	entries, err := s.scan(k.tx.ctx, s.key(t.name, first)+".>")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		ids[string(e.value)] = true
+	}
+	for subject, w := range k.tx.write {
+		if parts, err := s.keyParts(t.name, subject); err == nil && len(parts) > 0 && parts[0] == first && !w.deleted {
+			ids[string(w.value)] = true
+		}
+	}
+	return ids, nil
+}
+
+// jsMap is the record of an owner's map. Its field is named for the
+// first map stored so (a component's code), so that records written
+// before maps were shared read as they are.
+type jsMap struct {
+	IDs map[string]string `json:"code"`
+}
+
+func (k jsKV) ownerMap(t table, owner string) (jsMap, error) {
+	m := jsMap{}
+	if err := k.tx.getJSON(k.tx.s.key(t.name, owner), &m); err != nil && !errors.Is(err, ErrNotFound) {
+		return jsMap{}, err
+	}
+	if m.IDs == nil {
+		m.IDs = map[string]string{}
+	}
+	return m, nil
+}
+
+func (k jsKV) mapGet(t table, owner, mk string) (string, bool, error) {
+	m, err := k.ownerMap(t, owner)
+	id, ok := m.IDs[mk]
+	return id, ok, err
+}
+
+func (k jsKV) mapPut(t table, owner, mk, id string) error {
+	m, err := k.ownerMap(t, owner)
+	if err != nil {
+		return err
+	}
+	m.IDs[mk] = id
+	return k.tx.putJSON(k.tx.s.key(t.name, owner), m)
+}
+
+func (k jsKV) mapDropValue(t table, owner, id string) error {
+	m, err := k.ownerMap(t, owner)
+	if err != nil {
+		return err
+	}
+	maps.DeleteFunc(m.IDs, func(_, v string) bool { return v == id })
+	return k.tx.putJSON(k.tx.s.key(t.name, owner), m)
 }

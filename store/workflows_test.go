@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fount-dev/fount/model"
@@ -85,6 +86,46 @@ func TestWorkflowLifecycle(t *testing.T) {
 		if _, err := b.CreateWorkflow(ctx, workflow("p_3", "u_a", "flow"), nil); err != nil {
 			t.Errorf("the slug of a deleted workflow is not free again: %v", err)
 		}
+	})
+}
+
+// TestLargeWorkflows: a workflow whose steps bundle more than a NATS
+// message holds is stored, read back whole, updated to a small one and
+// deleted on every backend; on JetStream its parts go with the bytes
+// that needed them.
+func TestLargeWorkflows(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		big := workflow("p_big", "u_a", "big")
+		big.Steps[0].Bundle = strings.Repeat("var x = 1;\n", 1<<20) // 11 MiB
+		if _, err := b.CreateWorkflow(ctx, big, nil); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.GetWorkflow(ctx, "p_big")
+		if err != nil || got.Steps[0].Bundle != big.Steps[0].Bundle {
+			t.Fatalf("read back: %d bytes of bundle, %v; want %d", len(got.Steps[0].Bundle), err, len(big.Steps[0].Bundle))
+		}
+		var part string
+		js, isJS := b.(*JetStream)
+		if isJS {
+			part = js.partKey(tblWorkflows, "p_big", 1)
+			if found, err := js.begin(ctx).has(part); err != nil || !found {
+				t.Fatalf("the second part is not stored: %v, %v", found, err)
+			}
+		}
+		small := workflow("p_big", "u_a", "big")
+		if _, err := b.UpdateWorkflow(ctx, small, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := b.GetWorkflow(ctx, "p_big"); err != nil || got.Steps[0].Bundle != "" {
+			t.Fatalf("after the update: %d bytes of bundle, %v; want none", len(got.Steps[0].Bundle), err)
+		}
+		if isJS {
+			if found, err := js.begin(ctx).has(part); err != nil || found {
+				t.Errorf("a part outlived the bytes that needed it: %v, %v", found, err)
+			}
+		}
+		wantErr(t, "delete", b.DeleteWorkflow(ctx, "p_big"), nil)
 	})
 }
 

@@ -117,8 +117,7 @@ var allBuckets = [][]byte{
 // Bolt is the Store on a bbolt file. It is safe for concurrent use.
 type Bolt struct {
 	rules
-	db  *bolt.DB
-	now func() time.Time // the clock of event ids and queue times; tests replace it
+	db *bolt.DB
 	// Bounds of one transaction of CompleteRuns: txMaxEvents and
 	// txMaxBytes; tests lower them.
 	txMaxEvents, txMaxBytes int
@@ -159,10 +158,10 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	o := applyOptions(opts)
-	b := &Bolt{db: db, now: o.now, onCommit: o.onCommit,
+	b := &Bolt{db: db, onCommit: o.onCommit,
 		txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes,
 		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
-	b.rules = rules{kv: b, limits: o.limits}
+	b.rules = rules{kv: b, limits: o.limits, now: o.now}
 	return b, nil
 }
 

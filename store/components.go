@@ -50,7 +50,7 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		if out.Key == "" {
 			return nil
 		}
-		return tx.putLookup(componentKeysTable, out.ID, out.OwnerID, out.Key)
+		return tx.putValue(componentKeysTable, []byte(out.ID), out.OwnerID, out.Key)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
@@ -152,7 +152,7 @@ func (r rules) ComponentByKey(ctx context.Context, ownerID, k string) (model.Com
 		if k == "" {
 			return ErrNotFound
 		}
-		id, ok, err := tx.lookup(componentKeysTable, ownerID, k)
+		id, ok, err := lookup(tx, componentKeysTable, ownerID, k)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}

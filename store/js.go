@@ -64,7 +64,6 @@ type JetStream struct {
 	stream jetstream.Stream
 	name   string // the stream's name
 	prefix string // the namespace, the first token of every subject
-	now    func() time.Time
 	// Bounds of a listener's deliveries, as in Bolt; tests change them.
 	deliveriesKept, maxPendingDeliveries int
 	// queued knows the subjects of invocations read for a run.
@@ -113,8 +112,7 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
 		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
 	o := applyOptions(opts)
-	s.now = o.now
-	s.rules = rules{kv: s, limits: o.limits}
+	s.rules = rules{kv: s, limits: o.limits, now: o.now}
 	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {
 		nc.Close()
 		return nil, err

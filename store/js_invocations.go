@@ -164,7 +164,11 @@ func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error
 		return "", ErrNotFound
 	}
 	prefix := s.key(tblInvocations, inv.SourceID) + "."
+	if subject, ok := tx.invocations[seq]; ok && strings.HasPrefix(subject, prefix) {
+		return subject, nil // found before in tx: a run's commit asks twice
+	}
 	if subject, ok := s.queued.subject(seq); ok && strings.HasPrefix(subject, prefix) {
+		tx.invocations[seq] = subject
 		tx.saw(subject, seq)
 		tx.queued = append(tx.queued, seq)
 		return subject, nil
@@ -187,6 +191,7 @@ func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error
 		return "", ErrNotFound
 	}
 	tx.saw(msg.Subject, seq)
+	tx.invocations[seq] = msg.Subject
 	return msg.Subject, nil
 }
 

@@ -105,6 +105,8 @@ type jsTx struct {
 	// queued are the sequences of invocations whose subjects came from
 	// s.queued: forgotten there once the transaction ends.
 	queued []uint64
+	// invocations are the subjects invocationKey found, by sequence.
+	invocations map[uint64]string
 	// afterCommit runs, in order, once the transaction has committed:
 	// work too large for one batch (purging a listener's deliveries).
 	afterCommit []func(ctx context.Context) error
@@ -244,7 +246,8 @@ func (tx *jsTx) runAfterCommit(ctx context.Context) error {
 }
 
 func (s *JetStream) begin(ctx context.Context) *jsTx {
-	return &jsTx{s: s, ctx: ctx, read: map[string]uint64{}, values: map[string]jsRead{}, write: map[string]jsWrite{}}
+	return &jsTx{s: s, ctx: ctx, read: map[string]uint64{}, values: map[string]jsRead{}, write: map[string]jsWrite{},
+		invocations: map[uint64]string{}}
 }
 
 // get reads the record of subject: what this transaction wrote, or what

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/model"
 )
@@ -34,6 +35,8 @@ var (
 	userKeysTable      = table{bucketUserKeys, tblUserKeys} // key hash → user id
 	orgsTable          = table{bucketOrgs, tblOrgs}
 	metaTable          = table{bucketMeta, tblMeta}
+	dedupeTable        = table{bucketDedupe, tblDedupe}
+	usageTable         = table{bucketUsage, tblUsage} // account, day → Usage
 	subsTable          = table{bucketSubs, tblSubs}
 	subTuplesTable     = table{bucketSubTuple, tblSubTuples}
 	subEndsTable       = table{bucketSubEnds, tblSubEnds}
@@ -65,9 +68,11 @@ type kvTx interface {
 	// records returns every record of t, in no particular order.
 	records(t table) ([][]byte, error)
 
-	lookup(t table, parts ...string) (id string, found bool, err error)
-	putLookup(t table, id string, parts ...string) error
-	deleteLookup(t table, parts ...string) error
+	// A value is filed under a tuple of strings: most often an id (a
+	// lookup), or a small record (an account's usage of a day).
+	value(t table, parts ...string) (v []byte, found bool, err error)
+	putValue(t table, v []byte, parts ...string) error
+	deleteValue(t table, parts ...string) error
 
 	// lookupIDs returns the ids of every lookup of t whose first part
 	// is first.
@@ -110,9 +115,44 @@ type kvTx interface {
 	// state and, for a workflow, its executions and deliveries. JetStream
 	// removes the larger of them once the transaction has committed.
 	deleteRunnerData(id string, workflow bool) error
-	// applyCommit stores what a source's hooks emitted, as a run's
-	// commit, and returns the events stored.
-	applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error)
+
+	// lastFire returns when id's timer (prop "") or its timer prop last
+	// fired, in epoch ms; 0 when never.
+	lastFire(id, prop string) (int64, error)
+	setLastFire(id, prop string, ms int64) error
+	// enqueue queues inv for its source, queued at nowMs.
+	enqueue(nowMs int64, inv model.Invocation) error
+	// queued reports whether inv is still queued; dequeue removes it, or
+	// returns ErrNotFound.
+	queued(inv model.Invocation) (bool, error)
+	dequeue(inv model.Invocation) error
+
+	// appendEvents opens the event log of emitterID for appending, each
+	// channel trimmed to keep; its close writes what it holds back.
+	appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error)
+	// putExecution stores x and trims its workflow's executions to the
+	// newest keep (0: no trim).
+	putExecution(x *model.Execution, keep int) error
+	// createDelivery queues d for its listener, within the listener's
+	// bounds of deliveries.
+	createDelivery(nowMs int64, d model.Delivery) error
+
+	// spend counts what the transaction wrote against the bound of one
+	// batch (kvEngine.batchKV); full reports whether it is reached. A
+	// transaction not of a batch is never full.
+	spend(events, bytes int)
+	full() bool
+}
+
+// eventAppender adds events to one emitter's log in a transaction.
+type eventAppender interface {
+	// add stores e, its ID assigned, and returns about how many bytes it
+	// wrote.
+	add(e *model.Event) (int, error)
+	// release removes the event id from the emitter's ChannelDelayed;
+	// false when it is not there (cancelled).
+	release(id string) (bool, error)
+	close() error
 }
 
 // kvEngine runs the rules' transactions: view's writes nothing, update's
@@ -120,13 +160,18 @@ type kvTx interface {
 type kvEngine interface {
 	viewKV(ctx context.Context, fn func(tx kvTx) error) error
 	updateKV(ctx context.Context, fn func(tx kvTx) error) error
+	// batchKV is updateKV bounded to what one commit of a batch of runs
+	// should hold (its tx reports full), and, once begun, carried out
+	// whatever ctx says.
+	batchKV(ctx context.Context, fn func(tx kvTx) error) error
 }
 
 // rules are the store's rules written once; Bolt and JetStream embed
 // them, so their methods are both engines'.
 type rules struct {
 	kv     kvEngine
-	limits Limits // set once at open, read-only after
+	limits Limits           // set once at open, read-only after
+	now    func() time.Time // the clock of event ids and queue times; tests replace it
 }
 
 // getRecord decodes the record id of t into v, or returns ErrNotFound.
@@ -151,6 +196,12 @@ func putRecord(tx kvTx, t table, id string, v any) error {
 		return fmt.Errorf("encode %s %q: %w", t.name, id, err)
 	}
 	return tx.putRecord(t, id, data)
+}
+
+// lookup returns the id filed under parts in t.
+func lookup(tx kvTx, t table, parts ...string) (string, bool, error) {
+	id, ok, err := tx.value(t, parts...)
+	return string(id), ok, err
 }
 
 // hasRecord reports whether t holds id.

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
@@ -10,19 +11,28 @@ import (
 )
 
 // boltKV is a bbolt transaction as the rules see it. A record's key is
-// its id; a lookup's key is key(parts...); a set is the keys
+// its id; a value's key is key(parts...); a set is the keys
 // key(of, id), found by a scan of the prefix key(of).
 type boltKV struct {
-	tx *bolt.Tx
-	b  *Bolt
+	tx     *bolt.Tx
+	b      *Bolt
+	budget *txBudget // nil: no bound
 }
 
 func (b *Bolt) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
-	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx, b}) })
+	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
 func (b *Bolt) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
-	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx, b}) })
+	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
+}
+
+// batchKV bounds a transaction by txMaxEvents and txMaxBytes: bbolt has
+// one writer, so every other write waits while it is open.
+func (b *Bolt) batchKV(_ context.Context, fn func(tx kvTx) error) error {
+	return b.write(func(tx *bolt.Tx) error {
+		return fn(boltKV{tx, b, &txBudget{maxEvents: b.txMaxEvents, maxBytes: b.txMaxBytes}})
+	})
 }
 
 func (k boltKV) record(t table, id string) ([]byte, bool, error) {
@@ -38,16 +48,16 @@ func (k boltKV) deleteRecord(t table, id string) error {
 	return k.tx.Bucket(t.bucket).Delete([]byte(id))
 }
 
-func (k boltKV) lookup(t table, parts ...string) (string, bool, error) {
-	id := k.tx.Bucket(t.bucket).Get(key(parts...))
-	return string(id), id != nil, nil
+func (k boltKV) value(t table, parts ...string) ([]byte, bool, error) {
+	v := k.tx.Bucket(t.bucket).Get(key(parts...))
+	return clone(v), v != nil, nil
 }
 
-func (k boltKV) putLookup(t table, id string, parts ...string) error {
-	return k.tx.Bucket(t.bucket).Put(key(parts...), []byte(id))
+func (k boltKV) putValue(t table, v []byte, parts ...string) error {
+	return k.tx.Bucket(t.bucket).Put(key(parts...), v)
 }
 
-func (k boltKV) deleteLookup(t table, parts ...string) error {
+func (k boltKV) deleteValue(t table, parts ...string) error {
 	return k.tx.Bucket(t.bucket).Delete(key(parts...))
 }
 
@@ -144,10 +154,6 @@ func (k boltKV) deleteRunnerData(id string, workflow bool) error {
 	return deleteSourceQueues(k.tx, id)
 }
 
-func (k boltKV) applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error) {
-	return k.b.applyCommit(k.tx, sourceID, hooks)
-}
-
 // nextOrder returns the next creation order, shared by sources,
 // workflows and auto-subscriptions so that they compare.
 func nextOrder(tx *bolt.Tx) (uint64, error) {
@@ -202,4 +208,106 @@ func (k boltKV) mapDropValue(t table, owner, id string) error {
 		}
 	}
 	return nil
+}
+
+// A timer's last fire is 8 big-endian bytes of epoch ms, under the
+// source's id or, for a timer prop, under timerPropKey.
+func (k boltKV) lastFire(id, prop string) (int64, error) {
+	v := k.tx.Bucket(bucketTimers).Get(timerKey(id, prop))
+	switch {
+	case v == nil:
+		return 0, nil
+	case len(v) != 8:
+		return 0, fmt.Errorf("corrupt timer record %x", v)
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
+}
+
+func (k boltKV) setLastFire(id, prop string, ms int64) error {
+	return k.tx.Bucket(bucketTimers).Put(timerKey(id, prop), be8(uint64(ms)))
+}
+
+// timerKey is where the last fire of a source's timer (prop "") or of a
+// timer prop of it is kept: the id, then a 0 byte (which no id holds)
+// and the prop's name.
+func timerKey(id, prop string) []byte {
+	if prop == "" {
+		return []byte(id)
+	}
+	return []byte(id + "\x00" + prop)
+}
+
+func (k boltKV) enqueue(nowMs int64, inv model.Invocation) error {
+	_, err := enqueueInvocation(k.tx, nowMs, inv)
+	return err
+}
+
+// deleteSourceQueues removes sourceID's queued invocations, dedupe state
+// and timer state.
+func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {
+	if err := deleteInvocationsOf(tx, sourceID); err != nil {
+		return err
+	}
+	if err := tx.Bucket(bucketDedupe).Delete([]byte(sourceID)); err != nil {
+		return err
+	}
+	timers := tx.Bucket(bucketTimers)
+	keys, _ := scanPrefix(timers, []byte(sourceID+"\x00")) // its props' last fires
+	for _, k := range keys {
+		if err := timers.Delete(k); err != nil {
+			return err
+		}
+	}
+	return timers.Delete([]byte(sourceID))
+}
+
+func (k boltKV) queued(inv model.Invocation) (bool, error) {
+	return queued(k.tx, inv), nil
+}
+
+func (k boltKV) dequeue(inv model.Invocation) error {
+	return dequeue(k.tx, inv)
+}
+
+func (k boltKV) putExecution(x *model.Execution, keep int) error {
+	return putExecution(k.tx, x, keep)
+}
+
+func (k boltKV) createDelivery(nowMs int64, d model.Delivery) error {
+	_, err := k.b.createDelivery(k.tx, nowMs, d)
+	return err
+}
+
+func (k boltKV) spend(events, bytes int) { k.budget.spend(events, bytes) }
+func (k boltKV) full() bool              { return k.budget.spent() }
+
+func (k boltKV) appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error) {
+	a, err := newAppender(k.tx, nowMs, emitterID, keep)
+	return boltEvents{a, k.tx, emitterID}, err
+}
+
+// boltEvents is bbolt's appender with the release of delayed events.
+type boltEvents struct {
+	*appender
+	tx        *bolt.Tx
+	emitterID string
+}
+
+// release removes the event id from sourceID's ChannelDelayed; false when
+// it is not there (cancelled).
+func (e boltEvents) release(id string) (bool, error) {
+	tx, sourceID := e.tx, e.emitterID
+	ms, seq, err := model.ParseEventID(id)
+	if err != nil {
+		return false, fmt.Errorf("release: %w", err)
+	}
+	ch := channelBucket(tx, sourceID, model.ChannelDelayed)
+	key := eventKey(ms, seq)
+	if ch == nil || ch.Get(key) == nil {
+		return false, nil
+	}
+	if err := ch.Delete(key); err != nil {
+		return false, err
+	}
+	return true, forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(sourceID)), model.ChannelDelayed, 1)
 }

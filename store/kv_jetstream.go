@@ -3,27 +3,36 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/fount-dev/fount/model"
 )
 
 // jsKV is a JetStream transaction as the rules see it. Records and
-// lookups are subjects key(table, parts...); a set is one record holding
+// values are subjects key(table, parts...); a set is one record holding
 // its ids (jsIDs), and a list one record per owner (jsList), each
 // rewritten with its revision checked, because JetStream has no cheap
 // scan of a prefix.
 type jsKV struct {
-	tx *jsTx
+	tx        *jsTx
+	maxWrites int // > 0: the messages a transaction of a batch holds
 }
 
 func (s *JetStream) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
-	return s.view(ctx, func(tx *jsTx) error { return fn(jsKV{tx}) })
+	return s.view(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
 func (s *JetStream) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
-	return s.update(ctx, func(tx *jsTx) error { return fn(jsKV{tx}) })
+	return s.update(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
+}
+
+// batchKV bounds a transaction by jsTxMaxWrites messages, well under the
+// server's bound of an atomic batch.
+func (s *JetStream) batchKV(ctx context.Context, fn func(tx kvTx) error) error {
+	return s.update(context.WithoutCancel(ctx), func(tx *jsTx) error { return fn(jsKV{tx: tx, maxWrites: jsTxMaxWrites}) })
 }
 
 func (k jsKV) record(t table, id string) ([]byte, bool, error) {
@@ -39,17 +48,17 @@ func (k jsKV) deleteRecord(t table, id string) error {
 	return k.tx.delWhole(t.name, id)
 }
 
-func (k jsKV) lookup(t table, parts ...string) (string, bool, error) {
-	id, ok, err := k.tx.get(k.tx.s.key(t.name, parts...))
-	return string(id), ok, err
+func (k jsKV) value(t table, parts ...string) ([]byte, bool, error) {
+	v, ok, err := k.tx.get(k.tx.s.key(t.name, parts...))
+	return clone(v), ok, err
 }
 
-func (k jsKV) putLookup(t table, id string, parts ...string) error {
-	k.tx.put(k.tx.s.key(t.name, parts...), []byte(id))
+func (k jsKV) putValue(t table, v []byte, parts ...string) error {
+	k.tx.put(k.tx.s.key(t.name, parts...), v)
 	return nil
 }
 
-func (k jsKV) deleteLookup(t table, parts ...string) error {
+func (k jsKV) deleteValue(t table, parts ...string) error {
 	k.tx.del(k.tx.s.key(t.name, parts...))
 	return nil
 }
@@ -157,10 +166,6 @@ func (k jsKV) deleteRunnerData(id string, workflow bool) error {
 	return nil
 }
 
-func (k jsKV) applyCommit(sourceID string, hooks RunCommit) ([]model.Event, error) {
-	return k.tx.s.applyCommit(k.tx, sourceID, hooks)
-}
-
 // lookupIDs reads the lookups by a scan, and adds those this
 // transaction wrote. The scan's result is not checked at commit: callers
 // hold a record that every writer of these lookups rewrites (a
@@ -223,4 +228,75 @@ func (k jsKV) mapDropValue(t table, owner, id string) error {
 	}
 	maps.DeleteFunc(m.IDs, func(_, v string) bool { return v == id })
 	return k.tx.putJSON(k.tx.s.key(t.name, owner), m)
+}
+
+// A timer's last fire is its epoch ms in decimal, at (timer, id) or, for
+// a timer prop, (timer, id, prop).
+func (k jsKV) lastFire(id, prop string) (int64, error) {
+	v, ok, err := k.tx.get(k.timerKey(id, prop))
+	if err != nil || !ok {
+		return 0, err
+	}
+	ms, err := strconv.ParseInt(string(v), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("timer record %q: %w", v, err)
+	}
+	return ms, nil
+}
+
+func (k jsKV) setLastFire(id, prop string, ms int64) error {
+	k.tx.put(k.timerKey(id, prop), strconv.AppendInt(nil, ms, 10))
+	return nil
+}
+
+func (k jsKV) timerKey(id, prop string) string {
+	if prop == "" {
+		return k.tx.s.key(tblTimers, id)
+	}
+	return k.tx.s.key(tblTimers, id, prop)
+}
+
+func (k jsKV) enqueue(nowMs int64, inv model.Invocation) error {
+	_, err := k.tx.s.putInvocation(k.tx, nowMs, inv)
+	return err
+}
+
+func (k jsKV) queued(inv model.Invocation) (bool, error) {
+	_, err := k.tx.s.invocationKey(k.tx, inv)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (k jsKV) dequeue(inv model.Invocation) error {
+	return k.tx.s.dequeue(k.tx, inv)
+}
+
+func (k jsKV) putExecution(x *model.Execution, keep int) error {
+	return k.tx.s.putExecution(k.tx, x, keep)
+}
+
+func (k jsKV) createDelivery(nowMs int64, d model.Delivery) error {
+	_, err := k.tx.s.createDelivery(k.tx, nowMs, d)
+	return err
+}
+
+// spend counts nothing: the transaction counts its messages itself.
+func (k jsKV) spend(int, int) {}
+
+func (k jsKV) full() bool {
+	return k.maxWrites > 0 && k.tx.messages() >= k.maxWrites
+}
+
+func (k jsKV) appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error) {
+	a, err := k.tx.s.newAppender(k.tx, nowMs, emitterID, keep)
+	return jsEvents{a}, err
+}
+
+// jsEvents is JetStream's appender with the release of delayed events.
+type jsEvents struct{ *jsAppender }
+
+func (e jsEvents) release(id string) (bool, error) {
+	return e.s.release(e.tx, e.jsAppender, id)
 }

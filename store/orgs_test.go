@@ -1,9 +1,10 @@
 package store
 
 import (
-	"github.com/fount-dev/fount/model"
 	"slices"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestOrgs(t *testing.T) {

@@ -1,10 +1,11 @@
 package store
 
 import (
-	"github.com/fount-dev/fount/model"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestReopenKeepsEverything(t *testing.T) {

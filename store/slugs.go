@@ -8,14 +8,14 @@ func claimSlug(tx kvTx, t table, owner, slug, id string) error {
 	if slug == "" {
 		return nil
 	}
-	cur, ok, err := tx.lookup(t, owner, slug)
+	cur, ok, err := lookup(tx, t, owner, slug)
 	if err != nil {
 		return err
 	}
 	if ok && cur != id {
 		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
 	}
-	return tx.putLookup(t, id, owner, slug)
+	return tx.putValue(t, []byte(id), owner, slug)
 }
 
 // releaseSlug removes (owner, slug) of t if it points at id.
@@ -23,11 +23,11 @@ func releaseSlug(tx kvTx, t table, owner, slug, id string) error {
 	if slug == "" {
 		return nil
 	}
-	cur, ok, err := tx.lookup(t, owner, slug)
+	cur, ok, err := lookup(tx, t, owner, slug)
 	if err != nil || !ok || cur != id {
 		return err
 	}
-	return tx.deleteLookup(t, owner, slug)
+	return tx.deleteValue(t, owner, slug)
 }
 
 // moveSlug claims slug for id and releases its old one, when they differ.

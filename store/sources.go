@@ -53,7 +53,7 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 		if err := useComponent(tx, s.ComponentID, s.ID); err != nil {
 			return err
 		}
-		events, err = tx.applyCommit(s.ID, hooks)
+		events, err = r.applyCommit(tx, s.ID, hooks)
 		return err
 	})
 	if err != nil {
@@ -113,7 +113,7 @@ func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit
 			}
 		}
 		var err error
-		events, err = tx.applyCommit(next.ID, hooks)
+		events, err = r.applyCommit(tx, next.ID, hooks)
 		return err
 	})
 	if err != nil {
@@ -141,7 +141,7 @@ func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 			return err
 		}
 		var err error
-		if events, err = tx.applyCommit(id, hooks); err != nil {
+		if events, err = r.applyCommit(tx, id, hooks); err != nil {
 			return err
 		}
 		if err := releaseSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, id); err != nil {
@@ -184,7 +184,7 @@ func (r rules) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error
 			return nil
 		}
 		var err error
-		_, taken, err = tx.lookup(sourceSlugsTable, ownerID, slug)
+		_, taken, err = lookup(tx, sourceSlugsTable, ownerID, slug)
 		return err
 	})
 	if err != nil {

@@ -36,7 +36,7 @@ func (r rules) PutSubscription(ctx context.Context, s model.Subscription) (model
 func (r rules) putSubscription(tx kvTx, s model.Subscription) (model.Subscription, error) {
 	var out model.Subscription
 	tuple := []string{s.OwnerID, s.EmitterID, s.ListenerID, s.EventName}
-	id, ok, err := tx.lookup(subTuplesTable, tuple...)
+	id, ok, err := lookup(tx, subTuplesTable, tuple...)
 	if err != nil {
 		return out, err
 	}
@@ -52,7 +52,7 @@ func (r rules) putSubscription(tx kvTx, s model.Subscription) (model.Subscriptio
 	if _, err := tx.listAdd(subIndex, s.OwnerID, s.ID); err != nil {
 		return out, err
 	}
-	if err := tx.putLookup(subTuplesTable, s.ID, tuple...); err != nil {
+	if err := tx.putValue(subTuplesTable, []byte(s.ID), tuple...); err != nil {
 		return out, err
 	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
@@ -78,7 +78,7 @@ func deleteSub(tx kvTx, s model.Subscription) error {
 	if err := tx.listRemove(subIndex, s.OwnerID, s.ID); err != nil {
 		return err
 	}
-	if err := tx.deleteLookup(subTuplesTable, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
+	if err := tx.deleteValue(subTuplesTable, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
 		return err
 	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
@@ -128,7 +128,7 @@ func deleteListenerSubs(tx kvTx, id string) error {
 // listenerID, eventName), or returns ErrNotFound.
 func (r rules) DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error {
 	err := r.kv.updateKV(ctx, func(tx kvTx) error {
-		id, ok, err := tx.lookup(subTuplesTable, ownerID, emitterID, listenerID, eventName)
+		id, ok, err := lookup(tx, subTuplesTable, ownerID, emitterID, listenerID, eventName)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}
@@ -166,7 +166,7 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		out = a
 		tuple := []string{a.OwnerID, a.ListenerID, a.EventName}
-		id, ok, err := tx.lookup(autoTuplesTable, tuple...)
+		id, ok, err := lookup(tx, autoTuplesTable, tuple...)
 		if err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 		if _, err := tx.listAdd(autoIndex, a.OwnerID, a.ID); err != nil {
 			return err
 		}
-		if err := tx.putLookup(autoTuplesTable, a.ID, tuple...); err != nil {
+		if err := tx.putValue(autoTuplesTable, []byte(a.ID), tuple...); err != nil {
 			return err
 		}
 		if err := tx.addMember(autoListenersTable, a.ListenerID, a.ID); err != nil {
@@ -216,7 +216,7 @@ func deleteAutoSubsOfListener(tx kvTx, listener string) error {
 		if err := tx.listRemove(autoIndex, a.OwnerID, id); err != nil {
 			return err
 		}
-		if err := tx.deleteLookup(autoTuplesTable, a.OwnerID, a.ListenerID, a.EventName); err != nil {
+		if err := tx.deleteValue(autoTuplesTable, a.OwnerID, a.ListenerID, a.EventName); err != nil {
 			return err
 		}
 		if err := tx.removeMember(autoListenersTable, listener, id); err != nil {

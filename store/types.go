@@ -1,7 +1,5 @@
 package store
 
-import ()
-
 // Page asks for one page of a list. Cursors are opaque strings the store
 // produced; After and Before are mutually exclusive. MaxBytes, when above
 // 0, ends the page early once its records' stored size would pass it

@@ -2,21 +2,20 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // GetDedupe returns the dedupe state CompleteRun last stored for
 // sourceID, or the zero value when there is none.
-func (b *Bolt) GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error) {
+func (r rules) GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error) {
 	var st model.DedupeState
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		if err := getJSON(tx.Bucket(bucketDedupe), sourceID, &st); !errors.Is(err, ErrNotFound) {
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		if err := getRecord(tx, dedupeTable, sourceID, &st); !errors.Is(err, ErrNotFound) {
 			return err
 		}
 		return nil
@@ -27,31 +26,53 @@ func (b *Bolt) GetDedupe(ctx context.Context, sourceID string) (model.DedupeStat
 	return st, nil
 }
 
-// usageKey is the key of an account's counters for a day.
-func usageKey(accountID, day string) string {
-	return string(key(accountID, day))
+// putDedupe replaces the source's dedupe state with st, unless st is nil.
+func putDedupe(tx kvTx, sourceID string, st *model.DedupeState) error {
+	if st == nil {
+		return nil
+	}
+	if err := putRecord(tx, dedupeTable, sourceID, st); err != nil {
+		return fmt.Errorf("dedupe: %w", err)
+	}
+	return nil
 }
 
-// addUsage adds delta to accountID's counters for day.
-func addUsage(tx *bolt.Tx, accountID, day string, delta model.Usage) error {
-	bk := tx.Bucket(bucketUsage)
-	k := usageKey(accountID, day)
+// usageOf reads accountID's counters for day; zero when none.
+func usageOf(tx kvTx, accountID, day string) (model.Usage, error) {
 	var u model.Usage
-	if err := getJSON(bk, k, &u); err != nil && !errors.Is(err, ErrNotFound) {
+	data, ok, err := tx.value(usageTable, accountID, day)
+	if err != nil || !ok {
+		return u, err
+	}
+	if err := json.Unmarshal(data, &u); err != nil {
+		return u, fmt.Errorf("decode the usage of %q on %s: %w", accountID, day, err)
+	}
+	return u, nil
+}
+
+// addUsage adds delta to accountID's counters for day: a
+// read-modify-write that one writer at a time (bbolt) or the revision
+// check (JetStream) keeps exact.
+func addUsage(tx kvTx, accountID, day string, delta model.Usage) error {
+	u, err := usageOf(tx, accountID, day)
+	if err != nil {
 		return err
 	}
-	return putJSON(bk, k, u.Plus(delta))
+	data, err := json.Marshal(u.Plus(delta))
+	if err != nil {
+		return err
+	}
+	return tx.putValue(usageTable, data, accountID, day)
 }
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
 // when nothing was counted.
-func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (model.Usage, error) {
+func (r rules) GetUsage(ctx context.Context, accountID, day string) (model.Usage, error) {
 	var u model.Usage
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		if err := getJSON(tx.Bucket(bucketUsage), usageKey(accountID, day), &u); !errors.Is(err, ErrNotFound) {
-			return err
-		}
-		return nil
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		var err error
+		u, err = usageOf(tx, accountID, day)
+		return err
 	})
 	if err != nil {
 		return model.Usage{}, fmt.Errorf("store: get usage of %q on %s: %w", accountID, day, err)
@@ -61,11 +82,11 @@ func (b *Bolt) GetUsage(ctx context.Context, accountID, day string) (model.Usage
 
 // AddUsage adds invocations and computeMs to accountID's counters for
 // day; an empty accountID counts nothing, as in a run commit.
-func (b *Bolt) AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error {
+func (r rules) AddUsage(ctx context.Context, accountID, day string, invocations, computeMs int64) error {
 	if accountID == "" {
 		return nil
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		return addUsage(tx, accountID, day, model.Usage{Invocations: invocations, ComputeMs: computeMs})
 	})
 	if err != nil {
@@ -76,11 +97,11 @@ func (b *Bolt) AddUsage(ctx context.Context, accountID, day string, invocations,
 
 // AddNpmBytes adds bytes of npm tarballs downloaded to accountID's
 // counters for day.
-func (b *Bolt) AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error {
+func (r rules) AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error {
 	if accountID == "" || bytes == 0 {
 		return nil
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
+	err := r.kv.updateKV(ctx, func(tx kvTx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
 	if err != nil {
 		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
@@ -89,18 +110,12 @@ func (b *Bolt) AddNpmBytes(ctx context.Context, accountID, day string, bytes int
 
 // TimerLastFire returns when sourceID's timer last fired (epoch ms), or 0
 // when it never did.
-func (b *Bolt) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {
+func (r rules) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {
 	var ms int64
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		v := tx.Bucket(bucketTimers).Get([]byte(sourceID))
-		switch {
-		case v == nil:
-		case len(v) != 8:
-			return fmt.Errorf("corrupt timer record %x", v)
-		default:
-			ms = int64(binary.BigEndian.Uint64(v))
-		}
-		return nil
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		var err error
+		ms, err = tx.lastFire(sourceID, "")
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: timer last fire of %q: %w", sourceID, err)
@@ -109,15 +124,17 @@ func (b *Bolt) TimerLastFire(ctx context.Context, sourceID string) (int64, error
 }
 
 // SetTimerLastFire records that sourceID's timer fired at ms (epoch ms).
-func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error {
+// The source's record is read, so a delete racing it cannot leave its
+// timer state behind.
+func (r rules) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error {
 	if sourceID == "" {
 		return errors.New("store: set timer last fire: empty source id")
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		if !has(tx.Bucket(bucketSources), []byte(sourceID)) {
-			return nil // deleted while its timer fired: no state to keep
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		if ok, err := hasRecord(tx, sourcesTable, sourceID); err != nil || !ok {
+			return err // deleted while its timer fired: no state to keep
 		}
-		return tx.Bucket(bucketTimers).Put([]byte(sourceID), be8(uint64(ms)))
+		return tx.setLastFire(sourceID, "", ms)
 	})
 	if err != nil {
 		return fmt.Errorf("store: set timer last fire of %q: %w", sourceID, err)
@@ -125,65 +142,40 @@ func (b *Bolt) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 	return nil
 }
 
-// FireTimer implements Queues. Each timer prop's last fire is kept under
-// timerPropKey, beside its source's under the source's id.
-func (b *Bolt) FireTimer(ctx context.Context, inv model.Invocation, prop string, dueMs int64) (bool, error) {
+// FireTimer implements Queues: the timer prop's last fire is read and
+// rewritten with the invocation in one transaction, so two nodes firing
+// one tick enqueue it once.
+func (r rules) FireTimer(ctx context.Context, inv model.Invocation, prop string, dueMs int64) (bool, error) {
 	if inv.SourceID == "" {
 		return false, errors.New("store: fire timer: empty source id")
 	}
-	records := bucketSources
+	records := sourcesTable
 	if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
-		records = bucketWorkflows
+		records = workflowsTable
 	}
 	fired := false
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		if !has(tx.Bucket(records), []byte(inv.SourceID)) {
-			return nil // deleted while its timer fired
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		fired = false
+		if ok, err := hasRecord(tx, records, inv.SourceID); err != nil || !ok {
+			return err // deleted while its timer fired
 		}
-		timers := tx.Bucket(bucketTimers)
-		propKey := timerPropKey(inv.SourceID, prop)
-		if v := timers.Get(propKey); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {
-			return nil
+		if ms, err := tx.lastFire(inv.SourceID, prop); err != nil || ms >= dueMs {
+			return err
 		}
-		if _, err := enqueueInvocation(tx, b.now().UnixMilli(), inv); err != nil {
+		if err := tx.enqueue(r.now().UnixMilli(), inv); err != nil {
+			return err
+		}
+		if err := tx.setLastFire(inv.SourceID, prop, dueMs); err != nil {
 			return err
 		}
 		fired = true
-		if err := timers.Put(propKey, be8(uint64(dueMs))); err != nil {
+		if ms, err := tx.lastFire(inv.SourceID, ""); err != nil || ms >= dueMs {
 			return err
 		}
-		if v := timers.Get([]byte(inv.SourceID)); len(v) == 8 && int64(binary.BigEndian.Uint64(v)) >= dueMs {
-			return nil
-		}
-		return timers.Put([]byte(inv.SourceID), be8(uint64(dueMs)))
+		return tx.setLastFire(inv.SourceID, "", dueMs)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.SourceID, err)
 	}
 	return fired, nil
-}
-
-// timerPropKey is where the last fire of a source's timer prop is kept:
-// the source's id, a 0 byte (which no id holds) and the prop's name.
-func timerPropKey(sourceID, prop string) []byte {
-	return []byte(sourceID + "\x00" + prop)
-}
-
-// deleteSourceQueues removes sourceID's queued invocations, dedupe state
-// and timer state.
-func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {
-	if err := deleteInvocationsOf(tx, sourceID); err != nil {
-		return err
-	}
-	if err := tx.Bucket(bucketDedupe).Delete([]byte(sourceID)); err != nil {
-		return err
-	}
-	timers := tx.Bucket(bucketTimers)
-	keys, _ := scanPrefix(timers, []byte(sourceID+"\x00")) // its props' last fires
-	for _, k := range keys {
-		if err := timers.Delete(k); err != nil {
-			return err
-		}
-	}
-	return timers.Delete([]byte(sourceID))
 }

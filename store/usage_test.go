@@ -1,12 +1,13 @@
 package store
 
 import (
-	"github.com/fount-dev/fount/model"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestUsage(t *testing.T) {

@@ -24,11 +24,11 @@ func (r rules) CreateUser(ctx context.Context, u model.User, keyHash string) err
 			return errors.Join(err, idTaken(ok))
 		}
 		if u.Owner {
-			_, ok, err := tx.lookup(metaTable, "owner")
+			_, ok, err := lookup(tx, metaTable, "owner")
 			if err != nil || ok {
 				return errors.Join(err, ownerTaken(ok))
 			}
-			if err := tx.putLookup(metaTable, u.ID, "owner"); err != nil {
+			if err := tx.putValue(metaTable, []byte(u.ID), "owner"); err != nil {
 				return err
 			}
 		}

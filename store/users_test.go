@@ -1,8 +1,9 @@
 package store
 
 import (
-	"github.com/fount-dev/fount/model"
 	"testing"
+
+	"github.com/fount-dev/fount/model"
 )
 
 func TestCreateUser(t *testing.T) {

@@ -83,7 +83,7 @@ func (r rules) GetWorkflow(ctx context.Context, id string) (model.Workflow, erro
 func (r rules) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
 	var w model.Workflow
 	err := r.kv.viewKV(ctx, func(tx kvTx) error {
-		id, ok, err := tx.lookup(workflowSlugsTable, ownerID, slug)
+		id, ok, err := lookup(tx, workflowSlugsTable, ownerID, slug)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}

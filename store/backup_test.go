@@ -17,7 +17,8 @@ import (
 // TestBackupWhileWriting: a backup taken while writers grow the store
 // gives its header the size it then writes, and the copy opens with
 // what it held (a size read apart from the copy was short once the file
-// grew, and the archive's entry failed).
+// grew, and the archive's entry failed). bbolt only: Backuper is the
+// file's copy; a JetStream store is backed up by NATS's own tools.
 func TestBackupWhileWriting(t *testing.T) {
 	t.Parallel()
 	s := openTestBolt(t)

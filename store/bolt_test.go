@@ -12,6 +12,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// The tests of this file are bbolt's own: its file, its schema version,
+// its Close and its key encoding. A JetStream store has no file.
+
 func TestOpenWritesSchemaVersion(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)

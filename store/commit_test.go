@@ -27,7 +27,9 @@ func dedupeAfter(n int) *model.DedupeState { return &model.DedupeState{Last: fmt
 // TestCompleteRunsSplitsLargeRuns: a run larger than one transaction's
 // bounds is committed in parts; a failure in a later part leaves the
 // earlier parts stored, with the dedupe state of what they hold, and the
-// invocation queued, so that it runs again.
+// invocation queued, so that it runs again. bbolt only: its bound is
+// in events and bytes; JetStream's, in messages, has its own test
+// (TestJSCompleteRunsSplitsLargeRuns).
 func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", 1000)
@@ -109,7 +111,8 @@ func bigEvents(n int, data string) []model.Event {
 }
 
 // TestCompleteRunsPacksSmallRuns: small runs share a transaction, and a
-// batch whose runs are large is split between runs.
+// batch whose runs are large is split between runs. bbolt only, for
+// the bound's sake, as above.
 func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)

@@ -11,6 +11,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// The tests of this file are bbolt's own: group commit gathers the
+// writes of EnqueueInvocation into one bbolt transaction; JetStream's
+// enqueue is one message, needing none.
+
 // TestGroupedWritesAllLand: many writers at once each get their own
 // outcome, every successful one is stored once, and a failing writer
 // fails alone.

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// The tests of this file are JetStream's own: leases and node
+// heartbeats serve several nodes sharing one store, which a bbolt file,
+// held by one process, never is.
+
 // TestJSLeases: one holder at a time; a lease given up, or whose TTL ran
 // out, goes to the next node that asks.
 func TestJSLeases(t *testing.T) {

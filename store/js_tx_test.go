@@ -10,6 +10,10 @@ import (
 	"github.com/fount-dev/fount/model"
 )
 
+// The tests of this file are JetStream's own: its transactions (the
+// revisions a batch checks, atomic batches, subjects, the size of a
+// message), which bbolt, one writer over one file, has no counterpart of.
+
 func TestJSTxWritesReadsAndDeletes(t *testing.T) {
 	t.Parallel()
 	s := openTestJetStream(t)

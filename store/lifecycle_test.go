@@ -125,7 +125,8 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 
 // TestMigrateSchema1: a version 1 file, written as fount wrote it, opens
 // with endpoint URLs turned into tokens and sealed secrets named, while an
-// object prop that only looks sealed stays a plain value.
+// object prop that only looks sealed stays a plain value. bbolt only:
+// the schema versions are its file's.
 func TestMigrateSchema1(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "fount.db")

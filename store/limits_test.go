@@ -247,7 +247,8 @@ func TestComponentsOfEqualCode(t *testing.T) {
 }
 
 // TestMigrateSchema3: a version 3 file's components are counted against
-// the limit once it is opened, and found by their code.
+// the limit once it is opened, and found by their code. bbolt only:
+// the schema versions are its file's.
 func TestMigrateSchema3(t *testing.T) {
 	t.Parallel()
 	path := t.TempDir() + "/fount.db"

@@ -17,7 +17,8 @@ import (
 // TestMigrateSchema2: a version 2 file, with its due index keyed by next
 // attempt alone, opens with the per-listener due index rebuilt from the
 // records: every pending delivery is due again, in per-listener order,
-// and nothing else is, whatever the old index held.
+// and nothing else is, whatever the old index held. bbolt only: the
+// schema versions are its file's.
 func TestMigrateSchema2(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "fount.db")

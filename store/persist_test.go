@@ -1,7 +1,6 @@
 package store
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -10,11 +9,12 @@ import (
 
 func TestReopenKeepsEverything(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "fount.db")
-	b, err := OpenBolt(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eachReopenable(t, checkReopenKeepsEverything)
+}
+
+// checkReopenKeepsEverything is TestReopenKeepsEverything on one backend.
+func checkReopenKeepsEverything(t *testing.T, open func() testStore) {
+	b := open()
 	withClock(b, 9000)
 	mustFixtureComponent(t, b)
 	steps := []struct {
@@ -46,19 +46,12 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBolt(t, b)
+	checkConsistent(t, b)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	b, err = OpenBolt(path)
-	if err != nil {
-		t.Fatalf("reopen: %v", err)
-	}
-	t.Cleanup(func() {
-		checkBolt(t, b)
-		_ = b.Close()
-	})
+	b = open()
 	withClock(b, 9000)
 
 	if u, err := b.UserByKeyHash(ctx, "hash-a2"); err != nil || u.Username != "ann" {

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -36,6 +38,64 @@ func eachBackend[S any](t *testing.T, fn func(t *testing.T, st S), opts ...Optio
 			}
 			fn(t, st)
 		})
+	}
+}
+
+// eachReopenable runs fn, in parallel subtests, against the storage of
+// every backend, which fn opens with open as often as it likes: what a
+// restart of the server does. fn closes each store it opened but the
+// last, which the test's cleanup checks (bbolt's file) and closes.
+func eachReopenable(t *testing.T, fn func(t *testing.T, open func() testStore)) {
+	t.Helper()
+	t.Run("bolt", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "fount.db")
+		var last *Bolt
+		t.Cleanup(func() {
+			if last != nil {
+				checkBolt(t, last)
+				_ = last.Close()
+			}
+		})
+		fn(t, func() testStore {
+			b, err := OpenBolt(path)
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			last = b
+			return b
+		})
+	})
+	t.Run("jetstream", func(t *testing.T) {
+		t.Parallel()
+		ns := fmt.Sprintf("t%d", testNATS.n.Add(1))
+		var last *JetStream
+		t.Cleanup(func() {
+			if last == nil {
+				return
+			}
+			if err := last.js.DeleteStream(ctx, last.name); err != nil {
+				t.Errorf("delete stream %s: %v", last.name, err)
+			}
+			_ = last.Close()
+		})
+		fn(t, func() testStore {
+			s, err := OpenJetStream(ctx, JetStreamConfig{URLs: natsURL(t), Namespace: ns, Name: t.Name()})
+			if err != nil {
+				t.Fatalf("open: %v", err)
+			}
+			last = s
+			return s
+		})
+	})
+}
+
+// checkConsistent checks what a backend can check of itself: bbolt's
+// file; JetStream's stream has nothing of the kind to check.
+func checkConsistent(t testing.TB, st testStore) {
+	t.Helper()
+	if b, ok := st.(*Bolt); ok {
+		checkBolt(t, b)
 	}
 }
 

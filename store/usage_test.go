@@ -1,7 +1,6 @@
 package store
 
 import (
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sync"
@@ -151,18 +150,19 @@ func TestDeleteSourceDeletesQueues(t *testing.T) {
 
 func TestReopenKeepsQueues(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "fount.db")
-	b, err := OpenBolt(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eachReopenable(t, checkReopenKeepsQueues)
+}
+
+// checkReopenKeepsQueues is TestReopenKeepsQueues on one backend.
+func checkReopenKeepsQueues(t *testing.T, open func() testStore) {
+	b := open()
 	withClock(b, 4000)
 	mustWebhook(t, b, "wh_1")
 	mustFixtureComponent(t, b)
 	first := mustEnqueue(t, b, "dc_1")
 	second := mustEnqueue(t, b, "dc_2")
 	var seen []model.Event
-	_, err = b.CompleteRun(ctx, first, RunCommit{Events: evs("", 1), Route: routeTo("dc_3", "wh_1", &seen),
+	_, err := b.CompleteRun(ctx, first, RunCommit{Events: evs("", 1), Route: routeTo("dc_3", "wh_1", &seen),
 		Dedupe: &model.DedupeState{Last: "e0"}, UsageAccount: "u_a", UsageDay: "2024-05-06", Invocations: 1, ComputeMs: 9})
 	wantErr(t, "CompleteRun", err, nil)
 	delivered := mustDeliver(t, b, 4000, model.Delivery{ListenerID: "wh_1", Status: model.DeliveryDelivered})
@@ -170,17 +170,10 @@ func TestReopenKeepsQueues(t *testing.T) {
 	wantErr(t, "SetTimerLastFire", b.SetTimerLastFire(ctx, "dc_2", 3999), nil)
 	beforeInv := must(b.PendingInvocations(ctx, "dc_3", 0))
 	beforeDue := dueIndex(t, b, 4000)
-	checkBolt(t, b)
+	checkConsistent(t, b)
 	wantErr(t, "Close", b.Close(), nil)
 
-	b, err = OpenBolt(path)
-	if err != nil {
-		t.Fatalf("reopen: %v", err)
-	}
-	t.Cleanup(func() {
-		checkBolt(t, b)
-		_ = b.Close()
-	})
+	b = open()
 	withClock(b, 5000)
 
 	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2", "dc_3"}) {
@@ -208,12 +201,21 @@ func TestReopenKeepsQueues(t *testing.T) {
 	if inv := mustEnqueue(t, b, "dc_1"); must(parseSeq(inv.ID)) <= must(parseSeq(beforeInv[0].ID)) {
 		t.Errorf("invocation id after reopen = %s, not after %s", inv.ID, beforeInv[0].ID)
 	}
-	if d := mustDeliver(t, b, 5000, model.Delivery{ListenerID: "wh_1"}); must(parseSeq(d.ID)) <= must(parseSeq(delivered.ID)) {
+	if d := mustDeliver(t, b, 5000, model.Delivery{ListenerID: "wh_1"}); must(deliverySeq(d.ID)) <= must(deliverySeq(delivered.ID)) {
 		t.Errorf("delivery id after reopen = %s, not after %s", d.ID, delivered.ID)
 	}
 	// The queued invocation still completes.
 	_, err = b.CompleteRun(ctx, second, RunCommit{})
 	wantErr(t, "CompleteRun after reopen", err, nil)
+}
+
+// deliverySeq is the sequence a delivery's id holds: the whole id on
+// bbolt, its number before the listener on JetStream.
+func deliverySeq(id string) (uint64, error) {
+	if _, n, ok := parseDeliveryID(id); ok {
+		return n, nil
+	}
+	return parseSeq(id)
 }
 
 // parseSeq is parseSeqID as a (value, error) pair for must.

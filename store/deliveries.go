@@ -338,31 +338,17 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 		if err != nil {
 			return err
 		}
-		tag := deliveryList.tag(listenerID)
 		if p.Before != "" {
-			slices.Reverse(seqs) // fill the page from the cursor: with MaxBytes, the nearest stay
+			slices.Reverse(seqs) // nearest the cursor first
 		}
-		pg = PageOf[model.Delivery]{Items: make([]model.Delivery, 0, len(seqs)), Cursors: make([]string, 0, len(seqs)), TotalCount: total}
-		size := 0
-		for _, seq := range seqs {
-			if size += len(tx.Bucket(bucketDeliveries).Get(be8(seq))); p.MaxBytes > 0 && len(pg.Items) > 0 && size > p.MaxBytes {
-				break
+		pg, err = pageOfSeqs[model.Delivery](seqs, total, p, deliveryList.tag(listenerID), func(seq uint64) ([]byte, error) {
+			data := tx.Bucket(bucketDeliveries).Get(be8(seq))
+			if data == nil {
+				return nil, fmt.Errorf("delivery %d: %w", seq, ErrNotFound)
 			}
-			d, err := getDelivery(tx, seq)
-			if err != nil {
-				return fmt.Errorf("delivery %d: %w", seq, err)
-			}
-			pg.Items = append(pg.Items, d)
-			pg.Cursors = append(pg.Cursors, encodeCursor(tag, seq))
-		}
-		if p.Before != "" {
-			slices.Reverse(pg.Items)
-			slices.Reverse(pg.Cursors)
-		}
-		if len(pg.Cursors) > 0 {
-			pg.StartCursor, pg.EndCursor = pg.Cursors[0], pg.Cursors[len(pg.Cursors)-1]
-		}
-		return nil
+			return data, nil
+		})
+		return err
 	})
 	if err != nil {
 		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)

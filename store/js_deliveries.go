@@ -365,34 +365,14 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 				}
 			}
 		}
-		pg = PageOf[model.Delivery]{Items: []model.Delivery{}, Cursors: []string{}, TotalCount: len(log.Ns)}
-		size := 0
-		for _, n := range ns {
+		pg, err = pageOfSeqs[model.Delivery](ns, len(log.Ns), p, tag, func(n uint64) ([]byte, error) {
 			data, ok, err := tx.get(s.deliveryKey(listenerID, n))
-			if err != nil {
-				return err
+			if err == nil && !ok {
+				err = fmt.Errorf("delivery %d: %w", n, ErrNotFound)
 			}
-			if !ok {
-				return fmt.Errorf("delivery %d: %w", n, ErrNotFound)
-			}
-			if size += len(data); p.MaxBytes > 0 && len(pg.Items) > 0 && size > p.MaxBytes {
-				break
-			}
-			var d model.Delivery
-			if err := json.Unmarshal(data, &d); err != nil {
-				return fmt.Errorf("decode delivery %d: %w", n, err)
-			}
-			pg.Items = append(pg.Items, d)
-			pg.Cursors = append(pg.Cursors, encodeCursor(tag, n))
-		}
-		if p.Before != "" {
-			slices.Reverse(pg.Items)
-			slices.Reverse(pg.Cursors)
-		}
-		if len(pg.Cursors) > 0 {
-			pg.StartCursor, pg.EndCursor = pg.Cursors[0], pg.Cursors[len(pg.Cursors)-1]
-		}
-		return nil
+			return data, err
+		})
+		return err
 	})
 	if err != nil {
 		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)

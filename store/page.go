@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -227,6 +228,39 @@ func pageOf[T any](get func(id string) ([]byte, error), p Page, ids, cursors []s
 	if len(cursors) > 0 {
 		pg.StartCursor = cursors[0]
 		pg.EndCursor = cursors[len(cursors)-1]
+	}
+	return pg, nil
+}
+
+// pageOfSeqs decodes the records of a page whose sequences are seqs,
+// nearest the cursor first, read by read, up to p.MaxBytes of them
+// (keeping at least one), and gives each the cursor of its sequence in
+// the list tag names. The page is in the list's order: seqs' order, or
+// its reverse for a page before a cursor.
+func pageOfSeqs[T any](seqs []uint64, total int, p Page, tag [4]byte, read func(seq uint64) ([]byte, error)) (PageOf[T], error) {
+	pg := PageOf[T]{Items: make([]T, 0, len(seqs)), Cursors: make([]string, 0, len(seqs)), TotalCount: total}
+	size := 0
+	for _, seq := range seqs {
+		data, err := read(seq)
+		if err != nil {
+			return PageOf[T]{}, err
+		}
+		if size += len(data); p.MaxBytes > 0 && len(pg.Items) > 0 && size > p.MaxBytes {
+			break
+		}
+		var v T
+		if err := json.Unmarshal(data, &v); err != nil {
+			return PageOf[T]{}, fmt.Errorf("decode record %d: %w", seq, err)
+		}
+		pg.Items = append(pg.Items, v)
+		pg.Cursors = append(pg.Cursors, encodeCursor(tag, seq))
+	}
+	if p.Before != "" {
+		slices.Reverse(pg.Items)
+		slices.Reverse(pg.Cursors)
+	}
+	if len(pg.Cursors) > 0 {
+		pg.StartCursor, pg.EndCursor = pg.Cursors[0], pg.Cursors[len(pg.Cursors)-1]
 	}
 	return pg, nil
 }

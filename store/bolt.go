@@ -165,39 +165,6 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	return b, nil
 }
 
-// Option configures OpenBolt and OpenJetStream.
-type Option func(*options)
-
-// options are what Options set, shared by both backends.
-type options struct {
-	now      func() time.Time
-	limits   Limits
-	onCommit func(d time.Duration, pageWrites int64)
-}
-
-func applyOptions(opts []Option) options {
-	o := options{now: time.Now}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	return o
-}
-
-// WithClock makes now the clock of event ids and queue times instead of
-// time.Now. A caller with its own clock (the engine's tests) shares it
-// with the store, so what the store stamps is due by that clock.
-func WithClock(now func() time.Time) Option {
-	return func(o *options) { o.now = now }
-}
-
-// WithCommitObserver has observe told of each write transaction's commit:
-// how long it took, its write and fsync included, and how many page writes
-// it made (a write is one page, or one run of overflow pages). A group of
-// enqueues (EnqueueInvocation) is one commit.
-func WithCommitObserver(observe func(d time.Duration, pageWrites int64)) Option {
-	return func(o *options) { o.onCommit = observe }
-}
-
 // StoreStats are the store's cumulative write figures and its size.
 type StoreStats struct {
 	WriteTime time.Duration // spent writing and syncing pages, every commit
@@ -316,27 +283,6 @@ func has(bk *bolt.Bucket, key []byte) bool {
 	return bk.Get(key) != nil
 }
 
-// clone copies a slice read from bbolt so it may outlive the transaction
-// or survive changes made in it.
-func clone(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return append([]byte{}, b...)
-}
-
-// key encodes parts as length-prefixed strings. The encoding is
-// prefix-free, so key(a) is a prefix of key(a, b...) and of nothing else
-// that starts with another first part.
-func key(parts ...string) []byte {
-	var k []byte
-	for _, p := range parts {
-		k = binary.AppendUvarint(k, uint64(len(p)))
-		k = append(k, p...)
-	}
-	return k
-}
-
 // lastPart decodes rest, the end of a key made by key(), as one part.
 func lastPart(rest []byte) (string, error) {
 	n, w := binary.Uvarint(rest)
@@ -344,11 +290,6 @@ func lastPart(rest []byte) (string, error) {
 		return "", fmt.Errorf("corrupt index key %x", rest)
 	}
 	return string(rest[w:]), nil
-}
-
-// be8 is v as 8 big-endian bytes.
-func be8(v uint64) []byte {
-	return binary.BigEndian.AppendUint64(nil, v)
 }
 
 // scanPrefix returns copies of the keys and values of bk that start with

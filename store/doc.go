@@ -7,13 +7,15 @@
 //
 // Store and Queues are the interfaces the rest of fount uses. Bolt
 // implements both on bbolt in the data directory; JetStream implements
-// both on a NATS JetStream stream that several nodes share (js*.go, and
-// docs/nats.md for the mapping). The rules are written once, as methods
-// of rules, which both embed, against kvTx, a transaction of either
-// engine (kv.go); each engine implements kvTx (kv_bolt.go,
-// kv_jetstream.go) and what is its own: the event log, the queues of
-// invocations and deliveries, executions, the db. Both pass the same
-// tests (eachBackend).
+// both on a NATS JetStream stream that several nodes share (docs/nats.md
+// for the mapping). The rules are written once, as methods of rules,
+// which both embed, against kvTx, a transaction of either engine (kv.go).
+// Each engine implements kvTx (bolt_kv.go, js_kv.go) and what is its
+// own: the event log, the queues of invocations and deliveries,
+// executions, the db, and for bbolt group commit and migrations, for
+// JetStream transactions and leases. Files are named for it: bolt_*.go
+// and bolt.go are bbolt's, js_*.go and js.go JetStream's, the rest both
+// engines'. Both pass the same tests (eachBackend).
 // What only one can do is an optional interface the server asks for:
 // Backuper and StatsReporter (Bolt), Shared (JetStream).
 //

@@ -2,14 +2,11 @@ package store
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // defaultEventLimit is the keep of AppendEvents and the limit of
@@ -32,284 +29,6 @@ func eventKey(ms, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(be8(ms), seq)
 }
 
-// channelName is the bucket name of a channel inside its emitter's bucket;
-// the prefix makes the default channel "" a valid name.
-func channelName(channel string) []byte {
-	return append([]byte("c"), channel...)
-}
-
-// channelBucket returns the bucket of a channel, or nil.
-func channelBucket(tx *bolt.Tx, emitterID, channel string) *bolt.Bucket {
-	if emitterID == "" {
-		return nil
-	}
-	em := tx.Bucket(bucketEvents).Bucket([]byte(emitterID))
-	if em == nil {
-		return nil
-	}
-	return em.Bucket(channelName(channel))
-}
-
-// AppendEvents stores events for emitterID and returns them with ID,
-// IndexedAtMs and EmitterID set. Ids are "<ms>-<seq>" with ms the later of
-// now and the emitter's last ms, and seq counting up within that ms, so
-// they increase strictly per emitter across its channels. Then each
-// channel touched keeps only its newest keep events (keep <= 0: 100).
-// The returned events include any trimmed right away.
-func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
-	if emitterID == "" {
-		return nil, errors.New("store: append events: empty emitter id")
-	}
-	out := make([]model.Event, len(events))
-	copy(out, events)
-	if len(out) == 0 {
-		return out, nil
-	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		return appendEvents(tx, b.now().UnixMilli(), emitterID, out, keep)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: append events of %q: %w", emitterID, err)
-	}
-	return out, nil
-}
-
-// appendEvents is AppendEvents inside tx, at clock nowMs: it sets ID,
-// IndexedAtMs and EmitterID of each of out in place, stores them,
-// advances the emitter's id clock and trims the channels touched to keep
-// (<= 0: 100). No events: nothing changes.
-func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []model.Event, keep int) error {
-	if len(out) == 0 {
-		return nil
-	}
-	a, err := newAppender(tx, nowMs, emitterID, keep)
-	if err != nil {
-		return err
-	}
-	for i := range out {
-		if _, err := a.add(&out[i]); err != nil {
-			return err
-		}
-	}
-	return a.close()
-}
-
-// appender stores events of one emitter inside a write transaction, one
-// at a time; close records the emitter's id clock and trims the channels
-// touched. An appender that added nothing changes nothing.
-type appender struct {
-	tx        *bolt.Tx
-	now       uint64
-	emitterID string
-	keep      int
-
-	em              *bolt.Bucket // created on the first add
-	lastMs, lastSeq uint64
-	seen            bool
-	touched         map[string]*bolt.Bucket
-	added           map[string]uint64 // events added, per channel touched
-}
-
-// newAppender reads the emitter's id clock; keep <= 0 means 100.
-func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appender, error) {
-	if emitterID == "" {
-		return nil, errors.New("empty emitter id")
-	}
-	if keep <= 0 {
-		keep = defaultEventLimit
-	}
-	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bolt.Bucket{}, added: map[string]uint64{}}
-	if v := tx.Bucket(bucketEventClocks).Get([]byte(emitterID)); len(v) == 16 {
-		a.lastMs, a.lastSeq, a.seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
-	}
-	return a, nil
-}
-
-// add stores e with ID, IndexedAtMs and EmitterID set in place, and
-// returns the bytes it wrote. Ids are "<ms>-<seq>" with ms the later of
-// now and the emitter's last ms, and seq counting up within that ms.
-func (a *appender) add(e *model.Event) (int, error) {
-	if a.em == nil {
-		em, err := a.tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(a.emitterID))
-		if err != nil {
-			return 0, err
-		}
-		a.em = em
-	}
-	ms, seq := nextEventID(a.now, a.lastMs, a.lastSeq, a.seen)
-	a.lastMs, a.lastSeq, a.seen = ms, seq, true
-	e.ID, e.IndexedAtMs, e.EmitterID = model.FormatEventID(ms, seq), int64(ms), a.emitterID
-	ch := a.touched[e.Name]
-	if ch == nil {
-		var err error
-		if ch, err = a.em.CreateBucketIfNotExists(channelName(e.Name)); err != nil {
-			return 0, err
-		}
-		a.touched[e.Name] = ch
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return 0, fmt.Errorf("encode event: %w", err)
-	}
-	key := eventKey(ms, seq)
-	a.added[e.Name]++
-	return len(key) + len(data), ch.Put(key, data)
-}
-
-// close records the emitter's id clock and trims every channel touched,
-// $in included, to keep.
-func (a *appender) close() error {
-	if a.em == nil {
-		return nil
-	}
-	if err := a.tx.Bucket(bucketEventClocks).Put([]byte(a.emitterID), eventKey(a.lastMs, a.lastSeq)); err != nil {
-		return err
-	}
-	for name, ch := range a.touched {
-		n, counted := eventCount(a.em, name)
-		if counted {
-			n += a.added[name]
-		} else {
-			n = countEvents(ch) // once per channel stored without a count
-		}
-		left, err := trim(ch, n, uint64(a.keep))
-		if err != nil {
-			return err
-		}
-		if err := setEventCount(a.em, name, left); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// trim deletes the oldest events of ch, which holds n, beyond the newest
-// keep, and returns how many are left. It visits only what it deletes, so
-// a channel that keeps many events costs no more to append to than one
-// that keeps few.
-func trim(ch *bolt.Bucket, n, keep uint64) (uint64, error) {
-	c := ch.Cursor()
-	for k, _ := c.First(); k != nil && n > keep; k, _ = c.First() {
-		if err := c.Delete(); err != nil {
-			return n, err
-		}
-		n--
-	}
-	return n, nil
-}
-
-// Each channel's event count is kept in its emitter's bucket, beside the
-// channel's own bucket, under "n" and the channel's name. A channel
-// stored before counts were kept has none until its next append counts
-// it once.
-func countKey(channel string) []byte {
-	return append([]byte("n"), channel...)
-}
-
-// eventCount reads a channel's stored count; false when none is stored.
-func eventCount(em *bolt.Bucket, channel string) (uint64, bool) {
-	v := em.Get(countKey(channel))
-	if len(v) != 8 {
-		return 0, false
-	}
-	return binary.BigEndian.Uint64(v), true
-}
-
-func setEventCount(em *bolt.Bucket, channel string, n uint64) error {
-	return em.Put(countKey(channel), binary.BigEndian.AppendUint64(nil, n))
-}
-
-// forgetEvents lowers a channel's stored count by n events deleted.
-func forgetEvents(em *bolt.Bucket, channel string, n uint64) error {
-	have, ok := eventCount(em, channel)
-	if !ok {
-		return nil // counted at the next append
-	}
-	return setEventCount(em, channel, have-min(have, n))
-}
-
-// countEvents walks a channel to count its events.
-func countEvents(ch *bolt.Bucket) uint64 {
-	var n uint64
-	c := ch.Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		n++
-	}
-	return n
-}
-
-// ListEvents returns up to limit (<= 0: 100) events of a channel of
-// emitterID, newest first; none for an unknown emitter or channel.
-func (b *Bolt) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
-	return b.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
-}
-
-// Channels returns the names of emitterID's channels that hold events,
-// in byte order; none for an unknown emitter.
-func (b *Bolt) Channels(ctx context.Context, emitterID string) ([]string, error) {
-	out := []string{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		if emitterID == "" {
-			return nil
-		}
-		em := tx.Bucket(bucketEvents).Bucket([]byte(emitterID))
-		if em == nil {
-			return nil
-		}
-		return em.ForEachBucket(func(name []byte) error {
-			if k, _ := em.Bucket(name).Cursor().First(); k != nil {
-				out = append(out, string(name[1:])) // without channelName's prefix
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: channels of %q: %w", emitterID, err)
-	}
-	return out, nil
-}
-
-// DeleteEvents deletes the events of a channel of emitterID whose ids lie
-// in [startID, endID] and returns how many it deleted. An empty startID
-// starts at the oldest event, an empty endID ends at the newest.
-//
-// # Errors
-//
-// An error wrapping ErrBadEventID when a bound is not an event id.
-func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
-	start, end, err := eventBounds(startID, endID)
-	if err != nil {
-		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
-	}
-	n := 0
-	err = b.update(ctx, func(tx *bolt.Tx) error {
-		ch := channelBucket(tx, emitterID, channel)
-		if ch == nil {
-			return nil
-		}
-		var doomed [][]byte
-		c := ch.Cursor()
-		k, _ := c.First()
-		if start != nil {
-			k, _ = c.Seek(start)
-		}
-		for ; k != nil && (end == nil || bytes.Compare(k, end) <= 0); k, _ = c.Next() {
-			doomed = append(doomed, clone(k))
-		}
-		for _, k := range doomed {
-			if err := ch.Delete(k); err != nil {
-				return err
-			}
-		}
-		n = len(doomed)
-		return forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(emitterID)), channel, uint64(n))
-	})
-	if err != nil {
-		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
-	}
-	return n, nil
-}
-
 // eventBounds returns the keys of the bounds of a range of event ids; an
 // empty id is an open bound (nil).
 func eventBounds(startID, endID string) (start, end []byte, err error) {
@@ -329,10 +48,33 @@ func eventBounds(startID, endID string) (start, end []byte, err error) {
 	return start, end, nil
 }
 
-// deleteEmitter removes every event of emitterID and its id clock.
-func deleteEmitter(tx *bolt.Tx, emitterID string) error {
-	if err := deleteNested(tx.Bucket(bucketEvents), emitterID); err != nil {
-		return err
+// EventPage asks PageEvents for a page of a channel's events. After and
+// Before are event ids, mutually exclusive.
+type EventPage struct {
+	Limit  int    // at most this many events (<= 0: 100)
+	After  string // only events older than this id: the newest of them
+	Before string // only events newer than this id: the oldest of them, those nearest it
+	// MaxBytes, when above 0, ends the page before its events' data (as
+	// kept, see Preview) would pass it. A page always holds at least one
+	// event, and keeps those nearest its cursor (the newest without one),
+	// so that paging on from it misses none.
+	MaxBytes int
+	// Preview, when above 0, keeps only the first Preview bytes of each
+	// event's data (which is then no longer JSON when it was longer);
+	// Event.Size says how long the whole data is.
+	Preview int
+}
+
+// decodeEvent decodes a stored event, keeping only the first preview
+// bytes of its data when preview is above 0.
+func decodeEvent(k, v []byte, preview int) (model.Event, error) {
+	var e model.Event
+	if err := json.Unmarshal(v, &e); err != nil {
+		return model.Event{}, fmt.Errorf("decode event %x: %w", k, err)
 	}
-	return tx.Bucket(bucketEventClocks).Delete([]byte(emitterID))
+	e.Size = len(e.Data)
+	if preview > 0 && len(e.Data) > preview {
+		e.Data = bytes.Clone(e.Data[:preview]) // let the whole data go
+	}
+	return e, nil
 }

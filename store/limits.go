@@ -1,12 +1,9 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
-
-	bolt "go.etcd.io/bbolt"
 )
 
 // Counted names a kind of record that Limits caps per account.
@@ -103,14 +100,4 @@ func countKind(tx kvTx, kind Counted, account string) (int, error) {
 		n += c
 	}
 	return n, nil
-}
-
-// countPrefix counts the keys of bk that start with prefix.
-func countPrefix(bk *bolt.Bucket, prefix []byte) int {
-	n := 0
-	c := bk.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		n++
-	}
-	return n
 }

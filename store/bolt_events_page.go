@@ -3,30 +3,12 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
 	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
-
-// EventPage asks PageEvents for a page of a channel's events. After and
-// Before are event ids, mutually exclusive.
-type EventPage struct {
-	Limit  int    // at most this many events (<= 0: 100)
-	After  string // only events older than this id: the newest of them
-	Before string // only events newer than this id: the oldest of them, those nearest it
-	// MaxBytes, when above 0, ends the page before its events' data (as
-	// kept, see Preview) would pass it. A page always holds at least one
-	// event, and keeps those nearest its cursor (the newest without one),
-	// so that paging on from it misses none.
-	MaxBytes int
-	// Preview, when above 0, keeps only the first Preview bytes of each
-	// event's data (which is then no longer JSON when it was longer);
-	// Event.Size says how long the whole data is.
-	Preview int
-}
 
 // PageEvents returns a page of a channel's events, newest first, with
 // each event's Size set. An events list may hold megabytes per event:
@@ -105,18 +87,4 @@ func startPage(c *bolt.Cursor, p EventPage) (k, v []byte, next func() ([]byte, [
 		k, v = c.Prev()
 	}
 	return k, v, c.Prev, nil
-}
-
-// decodeEvent decodes a stored event, keeping only the first preview
-// bytes of its data when preview is above 0.
-func decodeEvent(k, v []byte, preview int) (model.Event, error) {
-	var e model.Event
-	if err := json.Unmarshal(v, &e); err != nil {
-		return model.Event{}, fmt.Errorf("decode event %x: %w", k, err)
-	}
-	e.Size = len(e.Data)
-	if preview > 0 && len(e.Data) > preview {
-		e.Data = bytes.Clone(e.Data[:preview]) // let the whole data go
-	}
-	return e, nil
 }

@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/fount-dev/fount/model"
+	bolt "go.etcd.io/bbolt"
+)
+
+// EnqueueInvocation stores inv at the end of the store's invocation
+// queue, with ID (decimal, increasing per store, so id order is enqueue
+// order) and EnqueuedAtMs (the store's clock) assigned, and returns it.
+//
+// The store does not check that the source exists: an invocation queued
+// for a source deleted meanwhile is dropped by calling CompleteRun with an
+// empty RunCommit.
+//
+// Concurrent calls are coalesced into one write transaction (see
+// groupCommit), so that many requests arriving together share one fsync,
+// and a lone call waits for nothing but its own.
+func (b *Bolt) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
+	if err := ctx.Err(); err != nil {
+		return model.Invocation{}, err
+	}
+	in := inv
+	err := b.grouped(func(tx *bolt.Tx) error {
+		var err error
+		inv, err = enqueueInvocation(tx, b.now().UnixMilli(), in)
+		return err
+	})
+	if err != nil {
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.SourceID, err)
+	}
+	return inv, nil
+}
+
+// enqueueInvocation is EnqueueInvocation inside tx at clock nowMs.
+func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv model.Invocation) (model.Invocation, error) {
+	if inv.SourceID == "" {
+		return model.Invocation{}, errors.New("empty source id")
+	}
+	all := tx.Bucket(bucketInvocations)
+	seq, err := all.NextSequence()
+	if err != nil {
+		return model.Invocation{}, err
+	}
+	inv.ID, inv.EnqueuedAtMs = seqID(seq), nowMs
+	data, err := json.Marshal(inv)
+	if err != nil {
+		return model.Invocation{}, fmt.Errorf("encode invocation: %w", err)
+	}
+	queue, err := all.CreateBucketIfNotExists([]byte(inv.SourceID))
+	if err != nil {
+		return model.Invocation{}, err
+	}
+	return inv, queue.Put(be8(seq), data)
+}
+
+// PendingInvocations returns up to limit (<= 0: 100) queued invocations
+// of sourceID, oldest first; none for a source with nothing queued.
+func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
+	if limit <= 0 {
+		limit = defaultQueueLimit
+	}
+	out := []model.Invocation{}
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		if sourceID == "" {
+			return nil
+		}
+		queue := tx.Bucket(bucketInvocations).Bucket([]byte(sourceID))
+		if queue == nil {
+			return nil
+		}
+		c := queue.Cursor()
+		for k, v := c.First(); k != nil && len(out) < limit; k, v = c.Next() {
+			var inv model.Invocation
+			if err := json.Unmarshal(v, &inv); err != nil {
+				return fmt.Errorf("decode invocation %x: %w", k, err)
+			}
+			out = append(out, inv)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: pending invocations of %q: %w", sourceID, err)
+	}
+	return out, nil
+}
+
+// SourcesWithPending lists the ids of the sources that have queued
+// invocations, in byte order of the id.
+func (b *Bolt) SourcesWithPending(ctx context.Context) ([]string, error) {
+	out := []string{}
+	err := b.view(ctx, func(tx *bolt.Tx) error {
+		all := tx.Bucket(bucketInvocations)
+		return all.ForEachBucket(func(name []byte) error {
+			if k, _ := all.Bucket(name).Cursor().First(); k != nil {
+				out = append(out, string(name))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
+	}
+	return out, nil
+}
+
+// queued reports whether inv (found by SourceID and ID) is queued.
+func queued(tx *bolt.Tx, inv model.Invocation) bool {
+	seq, ok := parseSeqID(inv.ID)
+	if inv.SourceID == "" || !ok {
+		return false
+	}
+	queue := tx.Bucket(bucketInvocations).Bucket([]byte(inv.SourceID))
+	return queue != nil && has(queue, be8(seq))
+}
+
+// dequeue removes the queued invocation inv (found by SourceID and ID),
+// and its source's queue once empty. ErrNotFound when it is not queued.
+func dequeue(tx *bolt.Tx, inv model.Invocation) error {
+	seq, ok := parseSeqID(inv.ID)
+	if inv.SourceID == "" || !ok {
+		return ErrNotFound
+	}
+	all := tx.Bucket(bucketInvocations)
+	queue := all.Bucket([]byte(inv.SourceID))
+	if queue == nil || !has(queue, be8(seq)) {
+		return ErrNotFound
+	}
+	if err := queue.Delete(be8(seq)); err != nil {
+		return err
+	}
+	if k, _ := queue.Cursor().First(); k == nil {
+		return all.DeleteBucket([]byte(inv.SourceID))
+	}
+	return nil
+}
+
+// deleteInvocationsOf removes every queued invocation of sourceID.
+func deleteInvocationsOf(tx *bolt.Tx, sourceID string) error {
+	return deleteNested(tx.Bucket(bucketInvocations), sourceID)
+}

@@ -397,23 +397,3 @@ func (b *Bolt) GetDelivery(ctx context.Context, id string) (model.Delivery, erro
 	}
 	return d, nil
 }
-
-// EnqueueDeliveries implements Queues.
-func (b *Bolt) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
-	out := make([]model.Delivery, 0, len(ds))
-	err := b.update(ctx, func(tx *bolt.Tx) error {
-		now := b.now().UnixMilli()
-		for _, d := range ds {
-			stored, err := b.createDelivery(tx, now, d)
-			if err != nil {
-				return err
-			}
-			out = append(out, stored)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: enqueue deliveries: %w", err)
-	}
-	return out, nil
-}

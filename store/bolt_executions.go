@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 
@@ -64,51 +63,24 @@ func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
 	return nil
 }
 
-// GetExecution returns the execution with id, or ErrNotFound.
-func (b *Bolt) GetExecution(ctx context.Context, id string) (model.Execution, error) {
-	var x model.Execution
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		wf, seq, ok := parseExecutionID(id)
-		if !ok {
-			return ErrNotFound
-		}
-		data := tx.Bucket(bucketExecutions).Get(executionKey(wf, seq))
-		if data == nil {
-			return ErrNotFound
-		}
-		return json.Unmarshal(data, &x)
-	})
-	if err != nil {
-		return model.Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
-	}
-	return x, nil
+func (k boltKV) execution(workflowID string, seq uint64) ([]byte, bool, error) {
+	data := k.tx.Bucket(bucketExecutions).Get(executionKey(workflowID, seq))
+	return clone(data), data != nil, nil
 }
 
-// ListExecutions returns up to limit of a workflow's kept executions,
-// newest first.
-func (b *Bolt) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
-	var out []model.Execution
-	err := b.view(ctx, func(tx *bolt.Tx) error {
-		prefix := key(workflowID)
-		c := tx.Bucket(bucketExecutions).Cursor()
-		// Past the workflow's last key, then back.
-		var k, v []byte
-		if k, _ = c.Seek(append(clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)); k == nil {
-			k, v = c.Last()
-		} else {
-			k, v = c.Prev()
-		}
-		for ; k != nil && bytes.HasPrefix(k, prefix) && len(out) < limit; k, v = c.Prev() {
-			var x model.Execution
-			if err := json.Unmarshal(v, &x); err != nil {
-				return fmt.Errorf("decode execution: %w", err)
-			}
-			out = append(out, x)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: list executions of %q: %w", workflowID, err)
+// newestExecutions reads back from past the workflow's last key.
+func (k boltKV) newestExecutions(workflowID string, limit int) ([][]byte, error) {
+	var out [][]byte
+	prefix := key(workflowID)
+	c := k.tx.Bucket(bucketExecutions).Cursor()
+	var kk, v []byte
+	if kk, _ = c.Seek(append(clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)); kk == nil {
+		kk, v = c.Last()
+	} else {
+		kk, v = c.Prev()
+	}
+	for ; kk != nil && bytes.HasPrefix(kk, prefix) && len(out) < limit; kk, v = c.Prev() {
+		out = append(out, clone(v))
 	}
 	return out, nil
 }

@@ -273,9 +273,8 @@ func (k boltKV) putExecution(x *model.Execution, keep int) error {
 	return putExecution(k.tx, x, keep)
 }
 
-func (k boltKV) createDelivery(nowMs int64, d model.Delivery) error {
-	_, err := k.b.createDelivery(k.tx, nowMs, d)
-	return err
+func (k boltKV) createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
+	return k.b.createDelivery(k.tx, nowMs, d)
 }
 
 func (k boltKV) spend(events, bytes int) { k.budget.spend(events, bytes) }

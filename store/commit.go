@@ -280,7 +280,7 @@ func enqueueRouted(tx kvTx, nowMs int64, r Routed) error {
 				continue // deleted since the route was computed: nobody to deliver to
 			}
 		}
-		if err := tx.createDelivery(nowMs, d); err != nil {
+		if _, err := tx.createDelivery(nowMs, d); err != nil {
 			return fmt.Errorf("enqueue delivery to %q: %w", d.ListenerID, err)
 		}
 		tx.spend(0, len(d.Payload)+routedOverhead)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -61,4 +62,26 @@ const (
 // listener's backlog of limit.
 func backlogFull(limit int) string {
 	return fmt.Sprintf("not sent: %d earlier deliveries were still waiting", limit)
+}
+
+// EnqueueDeliveries stores new deliveries (a replay) in one transaction,
+// each as a routed one is.
+func (r rules) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
+	var out []model.Delivery
+	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+		out = make([]model.Delivery, 0, len(ds))
+		now := r.now().UnixMilli()
+		for _, d := range ds {
+			stored, err := tx.createDelivery(now, d)
+			if err != nil {
+				return err
+			}
+			out = append(out, stored)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: enqueue deliveries: %w", err)
+	}
+	return out, nil
 }

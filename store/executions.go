@@ -1,9 +1,14 @@
 package store
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/model"
 )
 
 // executionPrefix starts every execution id.
@@ -29,4 +34,47 @@ func parseExecutionID(id string) (workflowID string, seq uint64, ok bool) {
 	}
 	seq, ok = parseSeqID(rest[i+1:])
 	return string(ids.Workflow) + rest[:i], seq, ok
+}
+
+// GetExecution returns the execution with id, or ErrNotFound.
+func (r rules) GetExecution(ctx context.Context, id string) (model.Execution, error) {
+	var x model.Execution
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		wf, seq, ok := parseExecutionID(id)
+		if !ok {
+			return ErrNotFound
+		}
+		data, ok, err := tx.execution(wf, seq)
+		if err != nil || !ok {
+			return errors.Join(err, notFound(ok))
+		}
+		return json.Unmarshal(data, &x)
+	})
+	if err != nil {
+		return model.Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
+	}
+	return x, nil
+}
+
+// ListExecutions returns up to limit of a workflow's kept executions,
+// newest first.
+func (r rules) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
+	var out []model.Execution
+	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+		records, err := tx.newestExecutions(workflowID, limit)
+		if err != nil {
+			return err
+		}
+		out = make([]model.Execution, len(records))
+		for i, data := range records {
+			if err := json.Unmarshal(data, &out[i]); err != nil {
+				return fmt.Errorf("decode execution: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list executions of %q: %w", workflowID, err)
+	}
+	return out, nil
 }

@@ -223,28 +223,6 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d model.Delivery) error 
 	return nil
 }
 
-// EnqueueDeliveries stores new pending deliveries (a replay) in one
-// transaction.
-func (s *JetStream) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
-	var out []model.Delivery
-	err := s.update(ctx, func(tx *jsTx) error {
-		out = make([]model.Delivery, 0, len(ds))
-		now := s.now().UnixMilli()
-		for _, d := range ds {
-			stored, err := s.createDelivery(tx, now, d)
-			if err != nil {
-				return err
-			}
-			out = append(out, stored)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: enqueue deliveries: %w", err)
-	}
-	return out, nil
-}
-
 // DueDeliveries returns up to limit (<= 0: 100) pending deliveries due
 // at nowMs, at most one per listener, taking listeners in id order from
 // the one after afterListener round to it, as Bolt.DueDeliveries does. It

@@ -277,9 +277,8 @@ func (k jsKV) putExecution(x *model.Execution, keep int) error {
 	return k.tx.s.putExecution(k.tx, x, keep)
 }
 
-func (k jsKV) createDelivery(nowMs int64, d model.Delivery) error {
-	_, err := k.tx.s.createDelivery(k.tx, nowMs, d)
-	return err
+func (k jsKV) createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
+	return k.tx.s.createDelivery(k.tx, nowMs, d)
 }
 
 // spend counts nothing: the transaction counts its messages itself.

@@ -52,48 +52,31 @@ func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
 	return tx.putJSON(s.key(tblExecutionLogs, wf), log)
 }
 
-// GetExecution returns the execution with id, or ErrNotFound.
-func (s *JetStream) GetExecution(ctx context.Context, id string) (model.Execution, error) {
-	var x model.Execution
-	err := s.view(ctx, func(tx *jsTx) error {
-		wf, seq, ok := parseExecutionID(id)
-		if !ok {
-			return ErrNotFound
-		}
-		return tx.getJSON(s.executionKey(wf, seq), &x)
-	})
-	if err != nil {
-		return model.Execution{}, fmt.Errorf("store: get execution %q: %w", id, err)
-	}
-	return x, nil
+func (k jsKV) execution(workflowID string, seq uint64) ([]byte, bool, error) {
+	data, ok, err := k.tx.get(k.tx.s.executionKey(workflowID, seq))
+	return clone(data), ok, err
 }
 
-// ListExecutions returns up to limit of a workflow's kept executions,
-// newest first.
-func (s *JetStream) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
-	var out []model.Execution
-	err := s.view(ctx, func(tx *jsTx) error {
-		var log jsSeqs
-		if err := tx.getJSON(s.key(tblExecutionLogs, workflowID), &log); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return nil
-			}
-			return err
+// newestExecutions reads the workflow's log of executions, then the
+// newest of them.
+func (k jsKV) newestExecutions(workflowID string, limit int) ([][]byte, error) {
+	var log jsSeqs
+	if err := k.tx.getJSON(k.tx.s.key(tblExecutionLogs, workflowID), &log); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, nil
 		}
-		for _, seq := range slices.Backward(log.Seqs) {
-			if len(out) >= limit {
-				break
-			}
-			var x model.Execution
-			if err := tx.getJSON(s.executionKey(workflowID, seq), &x); err != nil {
-				return err
-			}
-			out = append(out, x)
+		return nil, err
+	}
+	var out [][]byte
+	for _, seq := range slices.Backward(log.Seqs) {
+		if len(out) >= limit {
+			break
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: list executions of %q: %w", workflowID, err)
+		data, ok, err := k.execution(workflowID, seq)
+		if err != nil || !ok {
+			return nil, errors.Join(err, fmt.Errorf("execution %d: %w", seq, notFound(ok)))
+		}
+		out = append(out, data)
 	}
 	return out, nil
 }

@@ -131,11 +131,14 @@ type kvTx interface {
 	// channel trimmed to keep; its close writes what it holds back.
 	appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error)
 	// putExecution stores x and trims its workflow's executions to the
-	// newest keep (0: no trim).
+	// newest keep (0: no trim); execution reads one back, and
+	// newestExecutions up to limit of them, newest first.
 	putExecution(x *model.Execution, keep int) error
+	execution(workflowID string, seq uint64) ([]byte, bool, error)
+	newestExecutions(workflowID string, limit int) ([][]byte, error)
 	// createDelivery queues d for its listener, within the listener's
 	// bounds of deliveries.
-	createDelivery(nowMs int64, d model.Delivery) error
+	createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error)
 
 	// spend counts what the transaction wrote against the bound of one
 	// batch (kvEngine.batchKV); full reports whether it is reached. A

@@ -36,16 +36,28 @@ func (s *JetStream) batchKV(ctx context.Context, fn func(tx kvTx) error) error {
 }
 
 func (k jsKV) record(t table, id string) ([]byte, bool, error) {
-	data, ok, err := k.tx.getWhole(t.name, id)
+	if t.large {
+		data, ok, err := k.tx.getWhole(t.name, id)
+		return clone(data), ok, err
+	}
+	data, ok, err := k.tx.get(k.tx.s.key(t.name, id))
 	return clone(data), ok, err
 }
 
 func (k jsKV) putRecord(t table, id string, data []byte) error {
-	return k.tx.putWhole(t.name, id, data)
+	if t.large {
+		return k.tx.putWhole(t.name, id, data)
+	}
+	k.tx.put(k.tx.s.key(t.name, id), data)
+	return nil
 }
 
 func (k jsKV) deleteRecord(t table, id string) error {
-	return k.tx.delWhole(t.name, id)
+	if t.large {
+		return k.tx.delWhole(t.name, id)
+	}
+	k.tx.del(k.tx.s.key(t.name, id))
+	return nil
 }
 
 func (k jsKV) value(t table, parts ...string) ([]byte, bool, error) {

@@ -12,8 +12,8 @@ import (
 
 // A record may be larger than a NATS message: a component's code, bundle
 // and source maps (a bundled vendor SDK with its map passes the 8 MiB a
-// message may hold), or a workflow whose steps carry such bundles. Such a
-// record is stored in parts, records of their own (<table>_part.<id>.<i>:
+// message may hold), or a workflow whose steps carry such bundles (the
+// tables marked large). Such a record is stored in parts, records of their own (<table>_part.<id>.<i>:
 // comp_part for components), written in the same transaction as a small
 // record in its place that names them. Rewriting or deleting the record
 // deletes the parts it no longer needs.

@@ -25,39 +25,43 @@ import (
 type table struct {
 	bucket []byte
 	name   string
+	// large records may pass what one NATS message holds: JetStream
+	// stores them in parts (js_parts.go), which costs a read of the
+	// record before each write.
+	large bool
 }
 
 // Tables the shared rules use.
 var (
-	webhooksTable      = table{bucketWebhooks, tblWebhooks}
-	accountsTable      = table{bucketAccounts, tblAccounts}
-	usersTable         = table{bucketUsers, tblUsers}
-	userKeysTable      = table{bucketUserKeys, tblUserKeys} // key hash → user id
-	orgsTable          = table{bucketOrgs, tblOrgs}
-	metaTable          = table{bucketMeta, tblMeta}
-	dedupeTable        = table{bucketDedupe, tblDedupe}
-	usageTable         = table{bucketUsage, tblUsage} // account, day → Usage
-	subsTable          = table{bucketSubs, tblSubs}
-	subTuplesTable     = table{bucketSubTuple, tblSubTuples}
-	subEndsTable       = table{bucketSubEnds, tblSubEnds}
-	autoSubsTable      = table{bucketAutoSubs, tblAutoSubs}
-	autoTuplesTable    = table{bucketAutoTuple, tblAutoTuples}
-	autoListenersTable = table{bucketAutoListeners, tblAutoListeners}
-	sourcesTable       = table{bucketSources, tblSources}
-	workflowsTable     = table{bucketWorkflows, tblWorkflows}
-	workflowSlugsTable = table{bucketWorkflowSlugs, tblWorkflowSlugs} // owner, slug → workflow id
-	sourceSlugsTable   = table{bucketSourceSlugs, tblSourceSlugs}     // owner, slug → source id
-	componentsTable    = table{bucketComponents, tblComponents}
-	componentUsesTable = table{bucketComponentUses, tblComponentUses} // set: component id → the sources running it
-	componentKeysTable = table{bucketComponentKeys, tblComponentKeys} // owner, key → component id
-	componentCodeTable = table{bucketComponentCode, tblComponentCode} // map: owner → code → component id
+	webhooksTable      = table{bucket: bucketWebhooks, name: tblWebhooks}
+	accountsTable      = table{bucket: bucketAccounts, name: tblAccounts}
+	usersTable         = table{bucket: bucketUsers, name: tblUsers}
+	userKeysTable      = table{bucket: bucketUserKeys, name: tblUserKeys} // key hash → user id
+	orgsTable          = table{bucket: bucketOrgs, name: tblOrgs}
+	metaTable          = table{bucket: bucketMeta, name: tblMeta}
+	dedupeTable        = table{bucket: bucketDedupe, name: tblDedupe}
+	usageTable         = table{bucket: bucketUsage, name: tblUsage} // account, day → Usage
+	subsTable          = table{bucket: bucketSubs, name: tblSubs}
+	subTuplesTable     = table{bucket: bucketSubTuple, name: tblSubTuples}
+	subEndsTable       = table{bucket: bucketSubEnds, name: tblSubEnds}
+	autoSubsTable      = table{bucket: bucketAutoSubs, name: tblAutoSubs}
+	autoTuplesTable    = table{bucket: bucketAutoTuple, name: tblAutoTuples}
+	autoListenersTable = table{bucket: bucketAutoListeners, name: tblAutoListeners}
+	sourcesTable       = table{bucket: bucketSources, name: tblSources}
+	workflowsTable     = table{bucket: bucketWorkflows, name: tblWorkflows, large: true}   // steps bundle SDKs
+	workflowSlugsTable = table{bucket: bucketWorkflowSlugs, name: tblWorkflowSlugs}        // owner, slug → workflow id
+	sourceSlugsTable   = table{bucket: bucketSourceSlugs, name: tblSourceSlugs}            // owner, slug → source id
+	componentsTable    = table{bucket: bucketComponents, name: tblComponents, large: true} // code, bundle and maps
+	componentUsesTable = table{bucket: bucketComponentUses, name: tblComponentUses}        // set: component id → the sources running it
+	componentKeysTable = table{bucket: bucketComponentKeys, name: tblComponentKeys}        // owner, key → component id
+	componentCodeTable = table{bucket: bucketComponentCode, name: tblComponentCode}        // map: owner → code → component id
 )
 
 // kvTx is one transaction of an engine, as the rules see it. Records
-// are JSON by id; a lookup maps a tuple of strings to one id; a set holds
-// the ids filed under one string; a map the ids filed under an owner and
-// a key; a list (orderIndex) keeps an owner's ids in creation order, with
-// cursors.
+// are JSON by id; a value is filed under a tuple of strings (an id: a
+// lookup); a set holds the ids filed under one string; a map the ids
+// filed under an owner and a key; a list (orderIndex) keeps an owner's
+// ids in creation order, with cursors.
 type kvTx interface {
 	// record returns the record id of t; found is false when there is
 	// none. The bytes are the caller's.

@@ -30,10 +30,10 @@ const routedOverhead = 256
 //     UTC, by the store's clock).
 //
 // It returns the stored events, ids assigned. A run that emitted nothing
-// still removes inv and counts usage. It is one transaction, whatever
-// the run wrote: on JetStream, whose transactions are atomic batches of
-// a bounded size, a run that emits more than a few hundred events must be
-// committed with CompleteRuns, in parts.
+// still removes inv and counts usage. It is one transaction, but for a
+// run of more than jsTxMaxWrites events, which is committed as
+// CompleteRuns commits it: in parts, on JetStream, whose transactions are
+// atomic batches of a bounded size.
 //
 // # Errors
 //
@@ -41,6 +41,16 @@ const routedOverhead = 256
 // source deleted); nothing changes then. An error from any step, such as
 // a routed delivery with an unknown status, also changes nothing.
 func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommit) ([]model.Event, error) {
+	if len(c.Events) > jsTxMaxWrites {
+		out, err := r.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: c}})
+		if err == nil && out[0] == nil { // it had events to store: its invocation was gone
+			err = fmt.Errorf("invocation %q: %w", inv.ID, ErrNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
+		}
+		return out[0], nil
+	}
 	var out []model.Event
 	err := r.kv.updateKV(ctx, func(tx kvTx) error {
 		if err := tx.dequeue(inv); err != nil {

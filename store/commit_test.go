@@ -143,6 +143,26 @@ func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 	}
 }
 
+// TestCompleteRunOfManyEvents: a run of more events than one JetStream
+// batch holds completes whole through CompleteRun on every backend, and
+// completing it again says its invocation is gone.
+func TestCompleteRunOfManyEvents(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		inv := mustEnqueue(t, b, "dc_1")
+		c := RunCommit{Events: evs("many", jsMaxBatch+100), Keep: 2000}
+		out, err := b.CompleteRun(ctx, inv, c)
+		if err != nil || len(out) != len(c.Events) {
+			t.Fatalf("CompleteRun: %d events, %v; want %d", len(out), err, len(c.Events))
+		}
+		if n := len(must(b.ListEvents(ctx, "dc_1", "many", 2000))); n != len(c.Events) {
+			t.Errorf("%d events stored, want %d", n, len(c.Events))
+		}
+		_, err = b.CompleteRun(ctx, inv, c)
+		wantErr(t, "CompleteRun again", err, ErrNotFound)
+	})
+}
+
 // TestCompleteRunsSkipsGoneInvocations: a run whose invocation is gone is
 // skipped, even when it is gone between two parts of it.
 func TestCompleteRunsSkipsGoneInvocations(t *testing.T) {

@@ -12,10 +12,10 @@ import (
 )
 
 // jsKV is a JetStream transaction as the rules see it. Records and
-// values are subjects key(table, parts...); a set is one record holding
-// its ids (jsIDs), and a list one record per owner (jsList), each
-// rewritten with its revision checked, because JetStream has no cheap
-// scan of a prefix.
+// values are subjects key(table, parts...) (a large record in parts); a
+// set is one record holding its ids (jsIDs), a map one record per owner
+// (jsMap), and a list one record per owner (jsList), each rewritten with
+// its revision checked, because JetStream has no cheap scan of a prefix.
 type jsKV struct {
 	tx        *jsTx
 	maxWrites int // > 0: the messages a transaction of a batch holds
@@ -33,6 +33,13 @@ func (s *JetStream) updateKV(ctx context.Context, fn func(tx kvTx) error) error 
 // server's bound of an atomic batch.
 func (s *JetStream) batchKV(ctx context.Context, fn func(tx kvTx) error) error {
 	return s.update(context.WithoutCancel(ctx), func(tx *jsTx) error { return fn(jsKV{tx: tx, maxWrites: jsTxMaxWrites}) })
+}
+
+// spend counts nothing: the transaction counts its messages itself.
+func (k jsKV) spend(int, int) {}
+
+func (k jsKV) full() bool {
+	return k.maxWrites > 0 && k.tx.messages() >= k.maxWrites
 }
 
 func (k jsKV) record(t table, id string) ([]byte, bool, error) {
@@ -60,6 +67,20 @@ func (k jsKV) deleteRecord(t table, id string) error {
 	return nil
 }
 
+func (k jsKV) countRecords(t table) (int, error) {
+	records, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
+	return len(records), err
+}
+
+func (k jsKV) records(t table) ([][]byte, error) {
+	entries, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
+	out := make([][]byte, len(entries))
+	for i, e := range entries {
+		out[i] = e.value
+	}
+	return out, err
+}
+
 func (k jsKV) value(t table, parts ...string) ([]byte, bool, error) {
 	v, ok, err := k.tx.get(k.tx.s.key(t.name, parts...))
 	return clone(v), ok, err
@@ -72,109 +93,6 @@ func (k jsKV) putValue(t table, v []byte, parts ...string) error {
 
 func (k jsKV) deleteValue(t table, parts ...string) error {
 	k.tx.del(k.tx.s.key(t.name, parts...))
-	return nil
-}
-
-func (k jsKV) members(t table, of string) ([]string, error) {
-	return k.tx.ids(k.tx.s.key(t.name, of))
-}
-
-func (k jsKV) addMember(t table, of, id string) error {
-	return k.tx.addID(k.tx.s.key(t.name, of), id)
-}
-
-func (k jsKV) removeMember(t table, of, id string) error {
-	return k.tx.removeID(k.tx.s.key(t.name, of), id)
-}
-
-func (k jsKV) listAdd(ix orderIndex, owner, id string) (uint64, error) {
-	return k.tx.listAdd(ix, owner, id)
-}
-
-func (k jsKV) listRemove(ix orderIndex, owner, id string) error {
-	return k.tx.listRemove(ix, owner, id)
-}
-
-func (k jsKV) listIDs(ix orderIndex, owner string) ([]string, error) {
-	l, err := k.tx.list(ix, owner)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(l.Items))
-	for i, it := range l.Items {
-		ids[i] = it.ID
-	}
-	return ids, nil
-}
-
-func (k jsKV) listCount(ix orderIndex, owner string) (int, error) {
-	l, err := k.tx.list(ix, owner)
-	return len(l.Items), err
-}
-
-func (k jsKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string, int, error) {
-	l, err := k.tx.list(ix, owner)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	ids, cursors, err := pageList(ix, owner, l.Items, p)
-	return ids, cursors, len(l.Items), err
-}
-
-func (k jsKV) nextOrder() (uint64, error) {
-	return k.tx.s.nextOrder(k.tx)
-}
-
-func (k jsKV) deleteDeliveriesOf(listener string) error {
-	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
-		return k.tx.s.deleteDeliveriesAfter(ctx, listener)
-	})
-	return nil
-}
-
-func (k jsKV) countRecords(t table) (int, error) {
-	records, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
-	return len(records), err
-}
-
-func (k jsKV) listSeq(ix orderIndex, owner, id string) (uint64, bool, error) {
-	l, err := k.tx.list(ix, owner)
-	if err != nil {
-		return 0, false, err
-	}
-	i := slices.IndexFunc(l.Items, func(it jsListItem) bool { return it.ID == id })
-	if i < 0 {
-		return 0, false, nil
-	}
-	return l.Items[i].Seq, true, nil
-}
-
-func (k jsKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
-	return k.tx.listInsert(ix, owner, id, seq)
-}
-
-func (k jsKV) records(t table) ([][]byte, error) {
-	entries, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
-	out := make([][]byte, len(entries))
-	for i, e := range entries {
-		out[i] = e.value
-	}
-	return out, err
-}
-
-// deleteRunnerData deletes the dedupe and timer records in the
-// transaction, and purges the rest, which may be more than one batch
-// holds, once it has committed.
-func (k jsKV) deleteRunnerData(id string, workflow bool) error {
-	s := k.tx.s
-	k.tx.del(s.key(tblDedupe, id))
-	k.tx.del(s.key(tblTimers, id))
-	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
-		if workflow {
-			return s.purgeWorkflowData(ctx, id)
-		}
-		return s.purgeSourceData(ctx, id)
-	})
 	return nil
 }
 
@@ -198,6 +116,18 @@ func (k jsKV) lookupIDs(t table, first string) (map[string]bool, error) {
 		}
 	}
 	return ids, nil
+}
+
+func (k jsKV) members(t table, of string) ([]string, error) {
+	return k.tx.ids(k.tx.s.key(t.name, of))
+}
+
+func (k jsKV) addMember(t table, of, id string) error {
+	return k.tx.addID(k.tx.s.key(t.name, of), id)
+}
+
+func (k jsKV) removeMember(t table, of, id string) error {
+	return k.tx.removeID(k.tx.s.key(t.name, of), id)
 }
 
 // jsMap is the record of an owner's map. Its field is named for the
@@ -240,6 +170,60 @@ func (k jsKV) mapDropValue(t table, owner, id string) error {
 	}
 	maps.DeleteFunc(m.IDs, func(_, v string) bool { return v == id })
 	return k.tx.putJSON(k.tx.s.key(t.name, owner), m)
+}
+
+func (k jsKV) listAdd(ix orderIndex, owner, id string) (uint64, error) {
+	return k.tx.listAdd(ix, owner, id)
+}
+
+func (k jsKV) listRemove(ix orderIndex, owner, id string) error {
+	return k.tx.listRemove(ix, owner, id)
+}
+
+func (k jsKV) listIDs(ix orderIndex, owner string) ([]string, error) {
+	l, err := k.tx.list(ix, owner)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(l.Items))
+	for i, it := range l.Items {
+		ids[i] = it.ID
+	}
+	return ids, nil
+}
+
+func (k jsKV) listCount(ix orderIndex, owner string) (int, error) {
+	l, err := k.tx.list(ix, owner)
+	return len(l.Items), err
+}
+
+func (k jsKV) listSeq(ix orderIndex, owner, id string) (uint64, bool, error) {
+	l, err := k.tx.list(ix, owner)
+	if err != nil {
+		return 0, false, err
+	}
+	i := slices.IndexFunc(l.Items, func(it jsListItem) bool { return it.ID == id })
+	if i < 0 {
+		return 0, false, nil
+	}
+	return l.Items[i].Seq, true, nil
+}
+
+func (k jsKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
+	return k.tx.listInsert(ix, owner, id, seq)
+}
+
+func (k jsKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string, int, error) {
+	l, err := k.tx.list(ix, owner)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ids, cursors, err := pageList(ix, owner, l.Items, p)
+	return ids, cursors, len(l.Items), err
+}
+
+func (k jsKV) nextOrder() (uint64, error) {
+	return k.tx.s.nextOrder(k.tx)
 }
 
 // A timer's last fire is its epoch ms in decimal, at (timer, id) or, for
@@ -285,21 +269,6 @@ func (k jsKV) dequeue(inv model.Invocation) error {
 	return k.tx.s.dequeue(k.tx, inv)
 }
 
-func (k jsKV) putExecution(x *model.Execution, keep int) error {
-	return k.tx.s.putExecution(k.tx, x, keep)
-}
-
-func (k jsKV) createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
-	return k.tx.s.createDelivery(k.tx, nowMs, d)
-}
-
-// spend counts nothing: the transaction counts its messages itself.
-func (k jsKV) spend(int, int) {}
-
-func (k jsKV) full() bool {
-	return k.maxWrites > 0 && k.tx.messages() >= k.maxWrites
-}
-
 func (k jsKV) appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error) {
 	a, err := k.tx.s.newAppender(k.tx, nowMs, emitterID, keep)
 	return jsEvents{a}, err
@@ -310,4 +279,35 @@ type jsEvents struct{ *jsAppender }
 
 func (e jsEvents) release(id string) (bool, error) {
 	return e.s.release(e.tx, e.jsAppender, id)
+}
+
+func (k jsKV) putExecution(x *model.Execution, keep int) error {
+	return k.tx.s.putExecution(k.tx, x, keep)
+}
+
+func (k jsKV) createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
+	return k.tx.s.createDelivery(k.tx, nowMs, d)
+}
+
+func (k jsKV) deleteDeliveriesOf(listener string) error {
+	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
+		return k.tx.s.deleteDeliveriesAfter(ctx, listener)
+	})
+	return nil
+}
+
+// deleteRunnerData deletes the dedupe and timer records in the
+// transaction, and purges the rest, which may be more than one batch
+// holds, once it has committed.
+func (k jsKV) deleteRunnerData(id string, workflow bool) error {
+	s := k.tx.s
+	k.tx.del(s.key(tblDedupe, id))
+	k.tx.del(s.key(tblTimers, id))
+	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
+		if workflow {
+			return s.purgeWorkflowData(ctx, id)
+		}
+		return s.purgeSourceData(ctx, id)
+	})
+	return nil
 }

@@ -187,6 +187,7 @@ type Engine struct {
 	delayed   *delayedScheduler
 	deliverer *deliverer
 	workers   *scheduler
+	ahead     *aheadSet // invocations read from the queue for later batches
 	events    *broadcaster
 	quotas    *quotas
 	lifecycle keyedMutex
@@ -205,7 +206,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), flows: newFlowSet(), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
+		live: newLiveSet(), flows: newFlowSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
 		quotas: newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 	}
 	e.timers = newTimerSet(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {

@@ -52,15 +52,19 @@ var errSwapped = errors.New("engine: the source was updated or deleted during th
 // invocations queued and retries the source after retryDelay.
 func (e *Engine) drain(ctx context.Context, sourceID string) {
 	if !e.owns(sourceID) {
+		e.ahead.drop(sourceID)
 		return // another node owns it now: it drains it
 	}
-	invs, err := e.queues.PendingInvocations(ctx, sourceID, batchSize)
+	invs, err := e.nextBatch(ctx, sourceID)
 	switch {
 	case err != nil || len(invs) == 0:
 	case ids.Is(sourceID, ids.Workflow):
 		err = e.processFlowBatch(ctx, sourceID, invs)
 	default:
 		err = e.processBatch(ctx, sourceID, invs)
+	}
+	if err != nil || ctx.Err() != nil {
+		e.ahead.drop(sourceID) // its invocations are read again, in order
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -72,6 +76,22 @@ func (e *Engine) drain(ctx context.Context, sourceID string) {
 	case len(invs) > 0:
 		e.workers.kick(sourceID) // there may be more
 	}
+}
+
+// nextBatch returns the source's next batchSize queued invocations,
+// oldest first: those read ahead by an earlier turn, or a read of up to
+// readAhead more, whose rest waits for the next turns.
+func (e *Engine) nextBatch(ctx context.Context, sourceID string) ([]model.Invocation, error) {
+	if invs := e.ahead.take(sourceID, batchSize); len(invs) > 0 {
+		return invs, nil
+	}
+	at := e.clock.Now()
+	invs, err := e.queues.PendingInvocations(ctx, sourceID, readAhead)
+	if err != nil || len(invs) <= batchSize {
+		return invs, err
+	}
+	e.ahead.keep(sourceID, invs[batchSize:], at)
+	return invs[:batchSize:batchSize], nil
 }
 
 // load returns the live source, loading it from the store on first use.

@@ -66,6 +66,49 @@ func TestAheadSet(t *testing.T) {
 	}
 }
 
+// TestAheadSetBounds: every source's read-ahead together stays under
+// readAheadTotal, and a source reads ahead only once its queue was found
+// deep.
+func TestAheadSetBounds(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	s := newAheadSet(clock)
+	big := []model.Invocation{{ID: "1", Event: json.RawMessage(strings.Repeat("x", readAheadBytes))}}
+	for i := range readAheadTotal / readAheadBytes {
+		s.keep(fmt.Sprint("dc_", i), big, clock.Now())
+	}
+	s.keep("dc_past", big, clock.Now())
+	if got := s.take("dc_past", 1); got != nil {
+		t.Errorf("kept %d invocations past readAheadTotal", len(got))
+	}
+	if got := s.take("dc_0", 1); len(got) != 1 {
+		t.Fatalf("dc_0 kept %d invocations, want one", len(got))
+	}
+	s.keep("dc_past", big, clock.Now()) // dc_0's room is free again
+	if got := s.take("dc_past", 1); len(got) != 1 {
+		t.Errorf("after a take, kept %d invocations, want one", len(got))
+	}
+
+	steps := []struct {
+		got, limit int // a read's result, and what it asked
+		want       int // the next read's limit
+	}{
+		{0, 0, batchSize},
+		{batchSize - 1, batchSize, batchSize},
+		{batchSize, batchSize, readAhead},
+		{readAhead, readAhead, readAhead},
+		{3, readAhead, batchSize},
+	}
+	for i, st := range steps {
+		if st.limit > 0 {
+			s.read("dc_q", st.got, st.limit)
+		}
+		if got := s.limit("dc_q", batchSize); got != st.want {
+			t.Errorf("step %d: limit %d, want %d", i, got, st.want)
+		}
+	}
+}
+
 // countingQueues counts the reads of the queue.
 type countingQueues struct {
 	store.Queues
@@ -110,7 +153,8 @@ func TestADeepQueueIsReadAhead(t *testing.T) {
 			t.Fatalf("event %d = %s, want %s", i, ev.Data, want)
 		}
 	}
-	// Three reads of readAhead, and one finding the queue empty.
+	// A batch finding the queue deep, then reads of readAhead, and one
+	// finding it empty.
 	if got := queues.reads.Load() - reads; got > n/readAhead+2 {
 		t.Errorf("%d reads of the queue for %d invocations, want at most %d", got, n, n/readAhead+2)
 	}

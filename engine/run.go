@@ -79,16 +79,22 @@ func (e *Engine) drain(ctx context.Context, sourceID string) {
 }
 
 // nextBatch returns the source's next batchSize queued invocations,
-// oldest first: those read ahead by an earlier turn, or a read of up to
-// readAhead more, whose rest waits for the next turns.
+// oldest first: those read ahead by an earlier turn, or a read of the
+// queue, which for a deep queue reads readAhead and keeps the rest for
+// the next turns.
 func (e *Engine) nextBatch(ctx context.Context, sourceID string) ([]model.Invocation, error) {
 	if invs := e.ahead.take(sourceID, batchSize); len(invs) > 0 {
 		return invs, nil
 	}
 	at := e.clock.Now()
-	invs, err := e.queues.PendingInvocations(ctx, sourceID, readAhead)
-	if err != nil || len(invs) <= batchSize {
-		return invs, err
+	limit := e.ahead.limit(sourceID, batchSize)
+	invs, err := e.queues.PendingInvocations(ctx, sourceID, limit)
+	if err != nil {
+		return nil, err
+	}
+	e.ahead.read(sourceID, len(invs), limit)
+	if len(invs) <= batchSize {
+		return invs, nil
 	}
 	e.ahead.keep(sourceID, invs[batchSize:], at)
 	return invs[:batchSize:batchSize], nil

@@ -91,7 +91,11 @@
 // # Ordering
 //
 // Invocations of one source run one at a time in arrival order; different
-// sources run in parallel on a bounded pool of workers (scheduler).
+// sources run in parallel on a bounded pool of workers (scheduler). A
+// source's turn runs a batch of its queue; a deep queue is read several
+// batches at a time, the rest kept in memory for its next turns, shortly
+// and within bounds (readahead.go), and dropped when a batch fails so that
+// its invocations are read again in order.
 //
 // # Fairness
 //

@@ -119,12 +119,14 @@ func (s *aheadSet) keep(id string, invs []model.Invocation, at time.Time) {
 	s.bytes += size
 }
 
-// drop forgets what was read ahead of id: a batch that failed leaves its
-// invocations queued, to be read again in order.
+// drop forgets what was read ahead of id, and that its queue was deep: a
+// batch that failed leaves its invocations queued, to be read again in
+// order, and a source this node no longer owns needs neither.
 func (s *aheadSet) drop(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.forget(id)
+	delete(s.deep, id)
 }
 
 func (s *aheadSet) forget(id string) {

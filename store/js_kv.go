@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -44,8 +45,7 @@ func (k jsKV) full() bool {
 
 func (k jsKV) record(t table, id string) ([]byte, bool, error) {
 	if t.large {
-		data, ok, err := k.tx.getWhole(t.name, id)
-		return clone(data), ok, err
+		return k.tx.getWhole(t.name, id)
 	}
 	data, ok, err := k.tx.get(k.tx.s.key(t.name, id))
 	return clone(data), ok, err
@@ -72,13 +72,29 @@ func (k jsKV) countRecords(t table) (int, error) {
 	return len(records), err
 }
 
+// records scans t; a record of a large table stored in parts is read
+// whole, its scanned value being only the names of its parts.
 func (k jsKV) records(t table) ([][]byte, error) {
-	entries, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
+	s := k.tx.s
+	entries, err := s.scan(k.tx.ctx, s.key(t.name)+".*")
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]byte, len(entries))
 	for i, e := range entries {
 		out[i] = e.value
+		if !t.large || !bytes.HasPrefix(e.value, partsPrefix) {
+			continue
+		}
+		parts, err := s.keyParts(t.name, e.subject)
+		if err != nil {
+			return nil, err
+		}
+		if out[i], _, err = k.tx.getWhole(t.name, parts[0]); err != nil {
+			return nil, err
+		}
 	}
-	return out, err
+	return out, nil
 }
 
 func (k jsKV) value(t table, parts ...string) ([]byte, bool, error) {

@@ -67,11 +67,12 @@ func (tx *jsTx) putWhole(table, id string, data []byte) error {
 }
 
 // getWhole reads record id of table, joined from its parts when it has
-// them.
+// them. The bytes are the caller's: a record of one message is copied
+// out of the transaction's cache, a joined one is new already.
 func (tx *jsTx) getWhole(table, id string) ([]byte, bool, error) {
 	data, p, found, err := tx.recordOrParts(table, id)
 	if err != nil || p == nil {
-		return data, found, err
+		return clone(data), found, err
 	}
 	if data, err = tx.joinParts(table, id, *p); err != nil {
 		return nil, false, err

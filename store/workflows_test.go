@@ -105,6 +105,10 @@ func TestLargeWorkflows(t *testing.T) {
 		if err != nil || got.Steps[0].Bundle != big.Steps[0].Bundle {
 			t.Fatalf("read back: %d bytes of bundle, %v; want %d", len(got.Steps[0].Bundle), err, len(big.Steps[0].Bundle))
 		}
+		all, err := b.AllWorkflows(ctx)
+		if err != nil || len(all) != 1 || all[0].ID != "p_big" || all[0].Steps[0].Bundle != big.Steps[0].Bundle {
+			t.Fatalf("AllWorkflows: %d workflows, %v; want p_big whole", len(all), err)
+		}
 		var part string
 		js, isJS := b.(*JetStream)
 		if isJS {

@@ -7,9 +7,10 @@ import (
 )
 
 // queueCountEvery is how often the queues are counted for metrics at
-// most: counting scans them (on JetStream, a read of every queued
-// record), and a scraper that polls often must not keep the store busy
-// counting. A scrape in between gets the last count.
+// most: counting reads the store (on bbolt a scan of the queues' keys, on
+// JetStream the stream's index of subjects and every listener's backlog
+// of deliveries), and a scraper that polls often must not keep the store
+// busy counting. A scrape in between gets the last count.
 const queueCountEvery = time.Second
 
 // recentDepths counts the queues with count at most once per every.

@@ -18,7 +18,7 @@ func (r rules) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 	if a.ID == "" {
 		return model.ConnectedAccount{}, errors.New("store: create connected account: empty id")
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		return r.createRecord(tx, accountsTable, accountIndex, CountAccounts, a.OwnerID, a.ID, a)
 	})
 	if err != nil {
@@ -31,7 +31,7 @@ func (r rules) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 // ErrNotFound.
 func (r rules) GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
 	var a model.ConnectedAccount
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, accountsTable, id, &a) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, accountsTable, id, &a) })
 	if err != nil {
 		return model.ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
 	}
@@ -52,15 +52,15 @@ func (r rules) ListConnectedAccounts(ctx context.Context, ownerID string, p Page
 // returns ErrNotFound. The app props configured with it are left as they
 // are: their $auth is then not found (see the engine's DeleteAccount).
 func (r rules) DeleteConnectedAccount(ctx context.Context, id string) error {
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var a model.ConnectedAccount
 		if err := getRecord(tx, accountsTable, id, &a); err != nil {
 			return err
 		}
-		if err := tx.listRemove(accountIndex, a.OwnerID, id); err != nil {
+		if err := tx.ListRemove(accountIndex, a.OwnerID, id); err != nil {
 			return err
 		}
-		return tx.deleteRecord(accountsTable, id)
+		return tx.DeleteRecord(accountsTable, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete connected account %q: %w", id, err)

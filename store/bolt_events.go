@@ -67,11 +67,11 @@ func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []model.Event,
 		return err
 	}
 	for i := range out {
-		if _, err := a.add(&out[i]); err != nil {
+		if _, err := a.Add(&out[i]); err != nil {
 			return err
 		}
 	}
-	return a.close()
+	return a.Close()
 }
 
 // appender stores events of one emitter inside a write transaction, one
@@ -105,10 +105,10 @@ func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appende
 	return a, nil
 }
 
-// add stores e with ID, IndexedAtMs and EmitterID set in place, and
+// Add stores e with ID, IndexedAtMs and EmitterID set in place, and
 // returns the bytes it wrote. Ids are "<ms>-<seq>" with ms the later of
 // now and the emitter's last ms, and seq counting up within that ms.
-func (a *appender) add(e *model.Event) (int, error) {
+func (a *appender) Add(e *model.Event) (int, error) {
 	if a.em == nil {
 		em, err := a.tx.Bucket(bucketEvents).CreateBucketIfNotExists([]byte(a.emitterID))
 		if err != nil {
@@ -136,9 +136,9 @@ func (a *appender) add(e *model.Event) (int, error) {
 	return len(key) + len(data), ch.Put(key, data)
 }
 
-// close records the emitter's id clock and trims every channel touched,
+// Close records the emitter's id clock and trims every channel touched,
 // $in included, to keep.
-func (a *appender) close() error {
+func (a *appender) Close() error {
 	if a.em == nil {
 		return nil
 	}

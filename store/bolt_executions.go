@@ -63,13 +63,13 @@ func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
 	return nil
 }
 
-func (k boltKV) execution(workflowID string, seq uint64) ([]byte, bool, error) {
+func (k boltKV) Execution(workflowID string, seq uint64) ([]byte, bool, error) {
 	data := k.tx.Bucket(bucketExecutions).Get(executionKey(workflowID, seq))
 	return clone(data), data != nil, nil
 }
 
-// newestExecutions reads back from past the workflow's last key.
-func (k boltKV) newestExecutions(workflowID string, limit int) ([][]byte, error) {
+// NewestExecutions reads back from past the workflow's last key.
+func (k boltKV) NewestExecutions(workflowID string, limit int) ([][]byte, error) {
 	var out [][]byte
 	prefix := key(workflowID)
 	c := k.tx.Bucket(bucketExecutions).Cursor()

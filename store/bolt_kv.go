@@ -20,66 +20,66 @@ type boltKV struct {
 	budget *txBudget // nil: no bound
 }
 
-func (b *Bolt) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
+func (b *Bolt) View(ctx context.Context, fn func(tx Tx) error) error {
 	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
-func (b *Bolt) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
+func (b *Bolt) Update(ctx context.Context, fn func(tx Tx) error) error {
 	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
-// batchKV bounds a transaction by txMaxEvents and txMaxBytes: bbolt has
+// Batch bounds a transaction by txMaxEvents and txMaxBytes: bbolt has
 // one writer, so every other write waits while it is open.
-func (b *Bolt) batchKV(_ context.Context, fn func(tx kvTx) error) error {
+func (b *Bolt) Batch(_ context.Context, fn func(tx Tx) error) error {
 	return b.write(func(tx *bolt.Tx) error {
 		return fn(boltKV{tx: tx, b: b, budget: &txBudget{maxEvents: b.txMaxEvents, maxBytes: b.txMaxBytes}})
 	})
 }
 
-func (k boltKV) spend(events, bytes int) { k.budget.spend(events, bytes) }
-func (k boltKV) full() bool              { return k.budget.spent() }
+func (k boltKV) Spend(events, bytes int) { k.budget.spend(events, bytes) }
+func (k boltKV) Full() bool              { return k.budget.spent() }
 
-func (k boltKV) record(t table, id string) ([]byte, bool, error) {
-	data := k.tx.Bucket(t.bucket).Get([]byte(id))
+func (k boltKV) Record(t Table, id string) ([]byte, bool, error) {
+	data := k.tx.Bucket(t.Bucket).Get([]byte(id))
 	return clone(data), data != nil, nil
 }
 
-func (k boltKV) putRecord(t table, id string, data []byte) error {
-	return k.tx.Bucket(t.bucket).Put([]byte(id), data)
+func (k boltKV) PutRecord(t Table, id string, data []byte) error {
+	return k.tx.Bucket(t.Bucket).Put([]byte(id), data)
 }
 
-func (k boltKV) deleteRecord(t table, id string) error {
-	return k.tx.Bucket(t.bucket).Delete([]byte(id))
+func (k boltKV) DeleteRecord(t Table, id string) error {
+	return k.tx.Bucket(t.Bucket).Delete([]byte(id))
 }
 
-func (k boltKV) countRecords(t table) (int, error) {
-	return k.tx.Bucket(t.bucket).Stats().KeyN, nil
+func (k boltKV) CountRecords(t Table) (int, error) {
+	return k.tx.Bucket(t.Bucket).Stats().KeyN, nil
 }
 
-func (k boltKV) records(t table) ([][]byte, error) {
+func (k boltKV) Records(t Table) ([][]byte, error) {
 	var out [][]byte
-	err := k.tx.Bucket(t.bucket).ForEach(func(_, v []byte) error {
+	err := k.tx.Bucket(t.Bucket).ForEach(func(_, v []byte) error {
 		out = append(out, clone(v))
 		return nil
 	})
 	return out, err
 }
 
-func (k boltKV) value(t table, parts ...string) ([]byte, bool, error) {
-	v := k.tx.Bucket(t.bucket).Get(key(parts...))
+func (k boltKV) Value(t Table, parts ...string) ([]byte, bool, error) {
+	v := k.tx.Bucket(t.Bucket).Get(key(parts...))
 	return clone(v), v != nil, nil
 }
 
-func (k boltKV) putValue(t table, v []byte, parts ...string) error {
-	return k.tx.Bucket(t.bucket).Put(key(parts...), v)
+func (k boltKV) PutValue(t Table, v []byte, parts ...string) error {
+	return k.tx.Bucket(t.Bucket).Put(key(parts...), v)
 }
 
-func (k boltKV) deleteValue(t table, parts ...string) error {
-	return k.tx.Bucket(t.bucket).Delete(key(parts...))
+func (k boltKV) DeleteValue(t Table, parts ...string) error {
+	return k.tx.Bucket(t.Bucket).Delete(key(parts...))
 }
 
-func (k boltKV) lookupIDs(t table, first string) (map[string]bool, error) {
-	return idsUnder(k.tx.Bucket(t.bucket), key(first)), nil
+func (k boltKV) LookupIDs(t Table, first string) (map[string]bool, error) {
+	return idsUnder(k.tx.Bucket(t.Bucket), key(first)), nil
 }
 
 // idsUnder returns the values (ids) of bk's keys under prefix.
@@ -92,9 +92,9 @@ func idsUnder(bk *bolt.Bucket, prefix []byte) map[string]bool {
 	return ids
 }
 
-func (k boltKV) members(t table, of string) ([]string, error) {
+func (k boltKV) Members(t Table, of string) ([]string, error) {
 	prefix := key(of)
-	keys, _ := scanPrefix(k.tx.Bucket(t.bucket), prefix)
+	keys, _ := scanPrefix(k.tx.Bucket(t.Bucket), prefix)
 	ids := make([]string, len(keys))
 	for i, kk := range keys {
 		id, err := lastPart(kk[len(prefix):])
@@ -106,26 +106,26 @@ func (k boltKV) members(t table, of string) ([]string, error) {
 	return ids, nil
 }
 
-func (k boltKV) addMember(t table, of, id string) error {
-	return k.tx.Bucket(t.bucket).Put(key(of, id), nil)
+func (k boltKV) AddMember(t Table, of, id string) error {
+	return k.tx.Bucket(t.Bucket).Put(key(of, id), nil)
 }
 
-func (k boltKV) removeMember(t table, of, id string) error {
-	return k.tx.Bucket(t.bucket).Delete(key(of, id))
+func (k boltKV) RemoveMember(t Table, of, id string) error {
+	return k.tx.Bucket(t.Bucket).Delete(key(of, id))
 }
 
 // A map's key is key(owner) and the map's own key after it.
-func (k boltKV) mapGet(t table, owner, mk string) (string, bool, error) {
-	id := k.tx.Bucket(t.bucket).Get(append(key(owner), mk...))
+func (k boltKV) MapGet(t Table, owner, mk string) (string, bool, error) {
+	id := k.tx.Bucket(t.Bucket).Get(append(key(owner), mk...))
 	return string(id), id != nil, nil
 }
 
-func (k boltKV) mapPut(t table, owner, mk, id string) error {
-	return k.tx.Bucket(t.bucket).Put(append(key(owner), mk...), []byte(id))
+func (k boltKV) MapPut(t Table, owner, mk, id string) error {
+	return k.tx.Bucket(t.Bucket).Put(append(key(owner), mk...), []byte(id))
 }
 
-func (k boltKV) mapDropValue(t table, owner, id string) error {
-	bk := k.tx.Bucket(t.bucket)
+func (k boltKV) MapDropValue(t Table, owner, id string) error {
+	bk := k.tx.Bucket(t.Bucket)
 	keys, values := scanPrefix(bk, key(owner))
 	for i, v := range values {
 		if string(v) != id {
@@ -138,39 +138,39 @@ func (k boltKV) mapDropValue(t table, owner, id string) error {
 	return nil
 }
 
-func (k boltKV) listAdd(ix orderIndex, owner, id string) (uint64, error) {
+func (k boltKV) ListAdd(ix List, owner, id string) (uint64, error) {
 	return ix.add(k.tx, owner, id)
 }
 
-// listRemove needs no owner: bbolt's index maps each id to its key.
-func (k boltKV) listRemove(ix orderIndex, _, id string) error {
+// ListRemove needs no owner: bbolt's index maps each id to its key.
+func (k boltKV) ListRemove(ix List, _, id string) error {
 	return ix.remove(k.tx, id)
 }
 
-func (k boltKV) listIDs(ix orderIndex, owner string) ([]string, error) {
+func (k boltKV) ListIDs(ix List, owner string) ([]string, error) {
 	return ix.ids(k.tx, owner), nil
 }
 
-func (k boltKV) listCount(ix orderIndex, owner string) (int, error) {
+func (k boltKV) ListCount(ix List, owner string) (int, error) {
 	return ix.count(k.tx, owner), nil
 }
 
-func (k boltKV) listSeq(ix orderIndex, _, id string) (uint64, bool, error) {
+func (k boltKV) ListSeq(ix List, _, id string) (uint64, bool, error) {
 	seq, ok := ix.seq(k.tx, id)
 	return seq, ok, nil
 }
 
-// listInsert writes the order key alone: the lists it serves (a user's
+// ListInsert writes the order key alone: the lists it serves (a user's
 // orgs) have no pos bucket, and nothing removes from them.
-func (k boltKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
-	return k.tx.Bucket(ix.order).Put(append(key(owner), be8(seq)...), []byte(id))
+func (k boltKV) ListInsert(ix List, owner, id string, seq uint64) error {
+	return k.tx.Bucket(ix.Order).Put(append(key(owner), be8(seq)...), []byte(id))
 }
 
-func (k boltKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string, int, error) {
+func (k boltKV) ListPage(ix List, owner string, p Page) ([]string, []string, int, error) {
 	return ix.page(k.tx, owner, p)
 }
 
-func (k boltKV) nextOrder() (uint64, error) {
+func (k boltKV) NextOrder() (uint64, error) {
 	return nextOrder(k.tx)
 }
 
@@ -185,7 +185,7 @@ func nextOrder(tx *bolt.Tx) (uint64, error) {
 }
 
 // A timer's last fire is 8 big-endian bytes of epoch ms, under timerKey.
-func (k boltKV) lastFire(id, prop string) (int64, error) {
+func (k boltKV) LastFire(id, prop string) (int64, error) {
 	v := k.tx.Bucket(bucketTimers).Get(timerKey(id, prop))
 	switch {
 	case v == nil:
@@ -196,7 +196,7 @@ func (k boltKV) lastFire(id, prop string) (int64, error) {
 	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
-func (k boltKV) setLastFire(id, prop string, ms int64) error {
+func (k boltKV) SetLastFire(id, prop string, ms int64) error {
 	return k.tx.Bucket(bucketTimers).Put(timerKey(id, prop), be8(uint64(ms)))
 }
 
@@ -210,20 +210,20 @@ func timerKey(id, prop string) []byte {
 	return []byte(id + "\x00" + prop)
 }
 
-func (k boltKV) enqueue(nowMs int64, inv model.Invocation) error {
+func (k boltKV) Enqueue(nowMs int64, inv model.Invocation) error {
 	_, err := enqueueInvocation(k.tx, nowMs, inv)
 	return err
 }
 
-func (k boltKV) queued(inv model.Invocation) (bool, error) {
+func (k boltKV) Queued(inv model.Invocation) (bool, error) {
 	return queued(k.tx, inv), nil
 }
 
-func (k boltKV) dequeue(inv model.Invocation) error {
+func (k boltKV) Dequeue(inv model.Invocation) error {
 	return dequeue(k.tx, inv)
 }
 
-func (k boltKV) appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error) {
+func (k boltKV) AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error) {
 	a, err := newAppender(k.tx, nowMs, emitterID, keep)
 	return boltEvents{a, k.tx, emitterID}, err
 }
@@ -235,9 +235,9 @@ type boltEvents struct {
 	emitterID string
 }
 
-// release removes the event id from sourceID's ChannelDelayed; false when
+// Release removes the event id from sourceID's ChannelDelayed; false when
 // it is not there (cancelled).
-func (e boltEvents) release(id string) (bool, error) {
+func (e boltEvents) Release(id string) (bool, error) {
 	tx, sourceID := e.tx, e.emitterID
 	ms, seq, err := model.ParseEventID(id)
 	if err != nil {
@@ -254,19 +254,19 @@ func (e boltEvents) release(id string) (bool, error) {
 	return true, forgetEvents(tx.Bucket(bucketEvents).Bucket([]byte(sourceID)), model.ChannelDelayed, 1)
 }
 
-func (k boltKV) putExecution(x *model.Execution, keep int) error {
+func (k boltKV) PutExecution(x *model.Execution, keep int) error {
 	return putExecution(k.tx, x, keep)
 }
 
-func (k boltKV) createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
+func (k boltKV) CreateDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
 	return k.b.createDelivery(k.tx, nowMs, d)
 }
 
-func (k boltKV) deleteDeliveriesOf(listener string) error {
+func (k boltKV) DeleteDeliveriesOf(listener string) error {
 	return deleteDeliveriesOf(k.tx, listener)
 }
 
-func (k boltKV) deleteRunnerData(id string, workflow bool) error {
+func (k boltKV) DeleteRunnerData(id string, workflow bool) error {
 	if err := deleteEmitter(k.tx, id); err != nil {
 		return err
 	}

@@ -9,25 +9,25 @@ import (
 )
 
 // add appends id to owner's list and returns its sequence number.
-func (ix orderIndex) add(tx *bolt.Tx, owner, id string) (uint64, error) {
-	order := tx.Bucket(ix.order)
+func (ix List) add(tx *bolt.Tx, owner, id string) (uint64, error) {
+	order := tx.Bucket(ix.Order)
 	seq, err := order.NextSequence()
 	if err != nil {
-		return 0, fmt.Errorf("index %s: %w", ix.list, err)
+		return 0, fmt.Errorf("index %s: %w", ix.Name, err)
 	}
 	k := append(key(owner), be8(seq)...)
 	if err := order.Put(k, []byte(id)); err != nil {
-		return 0, fmt.Errorf("index %s: %w", ix.list, err)
+		return 0, fmt.Errorf("index %s: %w", ix.Name, err)
 	}
-	if err := tx.Bucket(ix.pos).Put([]byte(id), k); err != nil {
-		return 0, fmt.Errorf("index %s: %w", ix.list, err)
+	if err := tx.Bucket(ix.Pos).Put([]byte(id), k); err != nil {
+		return 0, fmt.Errorf("index %s: %w", ix.Name, err)
 	}
 	return seq, nil
 }
 
 // seq returns the sequence number id got from add, or false.
-func (ix orderIndex) seq(tx *bolt.Tx, id string) (uint64, bool) {
-	k := tx.Bucket(ix.pos).Get([]byte(id))
+func (ix List) seq(tx *bolt.Tx, id string) (uint64, bool) {
+	k := tx.Bucket(ix.Pos).Get([]byte(id))
 	if len(k) < 8 {
 		return 0, false
 	}
@@ -35,24 +35,24 @@ func (ix orderIndex) seq(tx *bolt.Tx, id string) (uint64, bool) {
 }
 
 // remove takes id out of its list; a missing id is not an error.
-func (ix orderIndex) remove(tx *bolt.Tx, id string) error {
-	pos := tx.Bucket(ix.pos)
+func (ix List) remove(tx *bolt.Tx, id string) error {
+	pos := tx.Bucket(ix.Pos)
 	k := clone(pos.Get([]byte(id)))
 	if k == nil {
 		return nil
 	}
-	if err := tx.Bucket(ix.order).Delete(k); err != nil {
-		return fmt.Errorf("unindex %s: %w", ix.list, err)
+	if err := tx.Bucket(ix.Order).Delete(k); err != nil {
+		return fmt.Errorf("unindex %s: %w", ix.Name, err)
 	}
 	if err := pos.Delete([]byte(id)); err != nil {
-		return fmt.Errorf("unindex %s: %w", ix.list, err)
+		return fmt.Errorf("unindex %s: %w", ix.Name, err)
 	}
 	return nil
 }
 
 // ids returns all of owner's ids in creation order.
-func (ix orderIndex) ids(tx *bolt.Tx, owner string) []string {
-	_, values := scanPrefix(tx.Bucket(ix.order), key(owner))
+func (ix List) ids(tx *bolt.Tx, owner string) []string {
+	_, values := scanPrefix(tx.Bucket(ix.Order), key(owner))
 	ids := make([]string, len(values))
 	for i, v := range values {
 		ids[i] = string(v)
@@ -62,7 +62,7 @@ func (ix orderIndex) ids(tx *bolt.Tx, owner string) []string {
 
 // page returns the ids and cursors of one page of owner's list, and the
 // list's total count. See Page for the rules.
-func (ix orderIndex) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, total int, err error) {
+func (ix List) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, total int, err error) {
 	if p.After != "" && p.Before != "" {
 		return nil, nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
 	}
@@ -72,7 +72,7 @@ func (ix orderIndex) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []str
 	}
 	prefix := key(owner)
 	tag := ix.tag(owner)
-	c := tx.Bucket(ix.order).Cursor()
+	c := tx.Bucket(ix.Order).Cursor()
 	var keys [][]byte
 	var vals [][]byte
 	switch {
@@ -123,8 +123,8 @@ func (ix orderIndex) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []str
 }
 
 // count returns how many ids owner's list holds.
-func (ix orderIndex) count(tx *bolt.Tx, owner string) int {
-	return countPrefix(tx.Bucket(ix.order), key(owner))
+func (ix List) count(tx *bolt.Tx, owner string) int {
+	return countPrefix(tx.Bucket(ix.Order), key(owner))
 }
 
 // countPrefix counts the keys of bk that start with prefix.

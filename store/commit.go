@@ -52,8 +52,8 @@ func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommi
 		return out[0], nil
 	}
 	var out []model.Event
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
-		if err := tx.dequeue(inv); err != nil {
+	err := r.kv.Update(ctx, func(tx Tx) error {
+		if err := tx.Dequeue(inv); err != nil {
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
 		}
 		var err error
@@ -95,7 +95,7 @@ func (r rules) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]model
 	for at := (commitPos{}); at.run < len(runs); {
 		var next commitPos
 		var stored [][]model.Event
-		err := r.kv.batchKV(ctx, func(tx kvTx) error {
+		err := r.kv.Batch(ctx, func(tx Tx) error {
 			var err error
 			next, stored, err = r.completePart(tx, runs, at)
 			return err
@@ -118,11 +118,11 @@ type commitPos struct{ run, event int }
 // completePart commits runs from at on, in tx, until tx is full, and
 // returns where the next transaction starts and the events stored for
 // runs[at.run], runs[at.run+1], ...
-func (r rules) completePart(tx kvTx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
+func (r rules) completePart(tx Tx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
 	var stored [][]model.Event
-	for at.run < len(runs) && (len(stored) == 0 || !tx.full()) {
+	for at.run < len(runs) && (len(stored) == 0 || !tx.Full()) {
 		run := runs[at.run]
-		queued, err := tx.queued(run.Invocation)
+		queued, err := tx.Queued(run.Invocation)
 		if err != nil {
 			return at, nil, err
 		}
@@ -148,13 +148,13 @@ func (r rules) completePart(tx kvTx, runs []CompletedRun, at commitPos) (commitP
 			}
 			return commitPos{run: at.run, event: end}, stored, nil
 		}
-		if err := tx.dequeue(run.Invocation); err != nil {
+		if err := tx.Dequeue(run.Invocation); err != nil {
 			return at, nil, fmt.Errorf("invocation %q: %w", run.Invocation.ID, err)
 		}
 		if err := r.finishCommit(tx, sourceID, run.Commit); err != nil {
 			return at, nil, err
 		}
-		tx.spend(1, 0)
+		tx.Spend(1, 0)
 		at = commitPos{run: at.run + 1}
 	}
 	return at, stored, nil
@@ -168,7 +168,7 @@ func (r rules) CommitEvents(ctx context.Context, sourceID string, c RunCommit) (
 		return nil, errors.New("store: commit events: empty source id")
 	}
 	var out []model.Event
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var err error
 		out, err = r.applyCommit(tx, sourceID, c)
 		return err
@@ -181,7 +181,7 @@ func (r rules) CommitEvents(ctx context.Context, sourceID string, c RunCommit) (
 
 // applyCommit applies all of c for the source inside tx, however much it
 // writes, and returns the stored events.
-func (r rules) applyCommit(tx kvTx, sourceID string, c RunCommit) ([]model.Event, error) {
+func (r rules) applyCommit(tx Tx, sourceID string, c RunCommit) ([]model.Event, error) {
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
@@ -204,19 +204,19 @@ func checkRelease(c RunCommit) error {
 // each, until tx is full when bounded (at least one event is stored). It
 // returns the stored events and the index of the first event it left for
 // later (len(c.Events) when none).
-func applyEvents(tx kvTx, nowMs int64, sourceID string, c RunCommit, from int, bounded bool) ([]model.Event, int, error) {
+func applyEvents(tx Tx, nowMs int64, sourceID string, c RunCommit, from int, bounded bool) ([]model.Event, int, error) {
 	if from >= len(c.Events) {
 		return nil, from, nil
 	}
-	a, err := tx.appendEvents(nowMs, sourceID, c.Keep)
+	a, err := tx.AppendEvents(nowMs, sourceID, c.Keep)
 	if err != nil {
 		return nil, from, fmt.Errorf("append events: %w", err)
 	}
 	var out []model.Event
 	i := from
-	for ; i < len(c.Events) && (i == from || !bounded || !tx.full()); i++ {
+	for ; i < len(c.Events) && (i == from || !bounded || !tx.Full()); i++ {
 		if len(c.Release) > 0 {
-			ok, err := a.release(c.Release[i])
+			ok, err := a.Release(c.Release[i])
 			if err != nil {
 				return nil, from, err
 			}
@@ -225,11 +225,11 @@ func applyEvents(tx kvTx, nowMs int64, sourceID string, c RunCommit, from int, b
 			}
 		}
 		e := c.Events[i]
-		n, err := a.add(&e)
+		n, err := a.Add(&e)
 		if err != nil {
 			return nil, from, fmt.Errorf("append events: %w", err)
 		}
-		tx.spend(1, n)
+		tx.Spend(1, n)
 		if c.Route != nil {
 			if err := enqueueRouted(tx, nowMs, c.Route(e)); err != nil {
 				return nil, from, fmt.Errorf("route event %s: %w", e.ID, err)
@@ -237,7 +237,7 @@ func applyEvents(tx kvTx, nowMs int64, sourceID string, c RunCommit, from int, b
 		}
 		out = append(out, e)
 	}
-	if err := a.close(); err != nil {
+	if err := a.Close(); err != nil {
 		return nil, from, fmt.Errorf("append events: %w", err)
 	}
 	return out, i, nil
@@ -245,12 +245,12 @@ func applyEvents(tx kvTx, nowMs int64, sourceID string, c RunCommit, from int, b
 
 // finishCommit writes what a commit changes besides its events: the
 // dedupe state, a workflow's execution and deliveries, and the usage.
-func (r rules) finishCommit(tx kvTx, sourceID string, c RunCommit) error {
+func (r rules) finishCommit(tx Tx, sourceID string, c RunCommit) error {
 	if err := putDedupe(tx, sourceID, c.Dedupe); err != nil {
 		return err
 	}
 	if c.Execution != nil {
-		if err := tx.putExecution(c.Execution, c.ExecutionsKept); err != nil {
+		if err := tx.PutExecution(c.Execution, c.ExecutionsKept); err != nil {
 			return err
 		}
 	}
@@ -273,12 +273,12 @@ func (r rules) finishCommit(tx kvTx, sourceID string, c RunCommit) error {
 
 // enqueueRouted enqueues what routing one event returned, and spends
 // about the bytes it wrote from tx's bound.
-func enqueueRouted(tx kvTx, nowMs int64, r Routed) error {
+func enqueueRouted(tx Tx, nowMs int64, r Routed) error {
 	for _, inv := range r.Invocations {
-		if err := tx.enqueue(nowMs, inv); err != nil {
+		if err := tx.Enqueue(nowMs, inv); err != nil {
 			return fmt.Errorf("enqueue invocation for %q: %w", inv.SourceID, err)
 		}
-		tx.spend(0, len(inv.Event)+routedOverhead)
+		tx.Spend(0, len(inv.Event)+routedOverhead)
 	}
 	for _, d := range r.Deliveries {
 		if ids.Is(d.ListenerID, ids.Webhook) {
@@ -290,10 +290,10 @@ func enqueueRouted(tx kvTx, nowMs int64, r Routed) error {
 				continue // deleted since the route was computed: nobody to deliver to
 			}
 		}
-		if _, err := tx.createDelivery(nowMs, d); err != nil {
+		if _, err := tx.CreateDelivery(nowMs, d); err != nil {
 			return fmt.Errorf("enqueue delivery to %q: %w", d.ListenerID, err)
 		}
-		tx.spend(0, len(d.Payload)+routedOverhead)
+		tx.Spend(0, len(d.Payload)+routedOverhead)
 	}
 	return nil
 }

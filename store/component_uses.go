@@ -22,7 +22,7 @@ import (
 // stored. A save past the limit may drop a component between its own
 // save and the write of the source that runs it (a deploy's hooks run
 // between them), when every other component of its owner is in use.
-func componentExists(tx kvTx, componentID string) error {
+func componentExists(tx Tx, componentID string) error {
 	ok, err := hasRecord(tx, componentsTable, componentID)
 	if err != nil {
 		return err
@@ -34,22 +34,22 @@ func componentExists(tx kvTx, componentID string) error {
 }
 
 // useComponent records that source sourceID runs component componentID.
-func useComponent(tx kvTx, componentID, sourceID string) error {
+func useComponent(tx Tx, componentID, sourceID string) error {
 	if componentID == "" {
 		return nil
 	}
-	if err := tx.addMember(componentUsesTable, componentID, sourceID); err != nil {
+	if err := tx.AddMember(componentUsesTable, componentID, sourceID); err != nil {
 		return fmt.Errorf("record the use of component %q: %w", componentID, err)
 	}
 	return nil
 }
 
 // unuseComponent forgets that source sourceID runs component componentID.
-func unuseComponent(tx kvTx, componentID, sourceID string) error {
+func unuseComponent(tx Tx, componentID, sourceID string) error {
 	if componentID == "" {
 		return nil
 	}
-	if err := tx.removeMember(componentUsesTable, componentID, sourceID); err != nil {
+	if err := tx.RemoveMember(componentUsesTable, componentID, sourceID); err != nil {
 		return fmt.Errorf("forget the use of component %q: %w", componentID, err)
 	}
 	return nil
@@ -58,7 +58,7 @@ func unuseComponent(tx kvTx, componentID, sourceID string) error {
 // makeRoomForComponent drops owner's least recently saved unreachable
 // components until a new one fits its limit, and returns the *LimitError
 // of checkRoom when none is left to drop.
-func (r rules) makeRoomForComponent(tx kvTx, owner string) error {
+func (r rules) makeRoomForComponent(tx Tx, owner string) error {
 	for {
 		err := r.checkRoom(tx, CountComponents, owner)
 		var le *LimitError
@@ -81,12 +81,12 @@ func (r rules) makeRoomForComponent(tx kvTx, owner string) error {
 // were last saved. It decodes no component but the one it drops (their
 // code may be megabytes each): the indexes of keys, code and uses say
 // the rest.
-func dropUnreachableComponent(tx kvTx, owner string) (bool, error) {
-	named, err := tx.lookupIDs(componentKeysTable, owner)
+func dropUnreachableComponent(tx Tx, owner string) (bool, error) {
+	named, err := tx.LookupIDs(componentKeysTable, owner)
 	if err != nil {
 		return false, err
 	}
-	ids, err := tx.listIDs(componentIndex, owner)
+	ids, err := tx.ListIDs(componentIndex, owner)
 	if err != nil {
 		return false, err
 	}
@@ -95,7 +95,7 @@ func dropUnreachableComponent(tx kvTx, owner string) (bool, error) {
 		if named[id] {
 			continue
 		}
-		uses, err := tx.members(componentUsesTable, id)
+		uses, err := tx.Members(componentUsesTable, id)
 		if err != nil {
 			return false, err
 		}
@@ -107,13 +107,13 @@ func dropUnreachableComponent(tx kvTx, owner string) (bool, error) {
 	if victim == "" {
 		return false, nil
 	}
-	if err := tx.mapDropValue(componentCodeTable, owner, victim); err != nil {
+	if err := tx.MapDropValue(componentCodeTable, owner, victim); err != nil {
 		return false, err
 	}
-	if err := tx.listRemove(componentIndex, owner, victim); err != nil {
+	if err := tx.ListRemove(componentIndex, owner, victim); err != nil {
 		return false, err
 	}
-	if err := tx.deleteRecord(componentsTable, victim); err != nil {
+	if err := tx.DeleteRecord(componentsTable, victim); err != nil {
 		return false, fmt.Errorf("drop component %q: %w", victim, err)
 	}
 	return true, nil

@@ -30,7 +30,7 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		return model.Component{}, errors.New("store: create component: empty id")
 	}
 	var out model.Component
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		out = c
 		same, ok, err := sameComponent(tx, c)
 		if err != nil {
@@ -38,10 +38,10 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		}
 		if ok {
 			out = same
-			if err := tx.listRemove(componentIndex, same.OwnerID, same.ID); err != nil {
+			if err := tx.ListRemove(componentIndex, same.OwnerID, same.ID); err != nil {
 				return err
 			}
-			if _, err := tx.listAdd(componentIndex, same.OwnerID, same.ID); err != nil {
+			if _, err := tx.ListAdd(componentIndex, same.OwnerID, same.ID); err != nil {
 				return err
 			}
 		} else if err := r.addComponent(tx, c); err != nil {
@@ -50,7 +50,7 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		if out.Key == "" {
 			return nil
 		}
-		return tx.putValue(componentKeysTable, []byte(out.ID), out.OwnerID, out.Key)
+		return tx.PutValue(componentKeysTable, []byte(out.ID), out.OwnerID, out.Key)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
@@ -65,18 +65,18 @@ func codeKey(c model.Component) string {
 }
 
 // addComponent stores a new component c and files it by owner and code.
-func (r rules) addComponent(tx kvTx, c model.Component) error {
+func (r rules) addComponent(tx Tx, c model.Component) error {
 	if ok, err := hasRecord(tx, componentsTable, c.ID); err != nil || ok {
 		return errors.Join(err, idTaken(ok))
 	}
 	if err := r.makeRoomForComponent(tx, c.OwnerID); err != nil {
 		return err
 	}
-	if _, err := tx.listAdd(componentIndex, c.OwnerID, c.ID); err != nil {
+	if _, err := tx.ListAdd(componentIndex, c.OwnerID, c.ID); err != nil {
 		return err
 	}
 	if c.CodeHash != "" {
-		if err := tx.mapPut(componentCodeTable, c.OwnerID, codeKey(c), c.ID); err != nil {
+		if err := tx.MapPut(componentCodeTable, c.OwnerID, codeKey(c), c.ID); err != nil {
 			return err
 		}
 	}
@@ -86,11 +86,11 @@ func (r rules) addComponent(tx kvTx, c model.Component) error {
 // sameComponent returns the owner's component of c's code when it equals
 // c in all but its id and times. Components without a code hash (the
 // engine always sets one) match nothing.
-func sameComponent(tx kvTx, c model.Component) (model.Component, bool, error) {
+func sameComponent(tx Tx, c model.Component) (model.Component, bool, error) {
 	if c.CodeHash == "" {
 		return model.Component{}, false, nil
 	}
-	id, ok, err := tx.mapGet(componentCodeTable, c.OwnerID, codeKey(c))
+	id, ok, err := tx.MapGet(componentCodeTable, c.OwnerID, codeKey(c))
 	if err != nil || !ok {
 		return model.Component{}, false, err
 	}
@@ -121,8 +121,8 @@ func equalSaves(old, c model.Component) bool {
 // ComponentByCode returns owner's component of the code, or ErrNotFound.
 func (r rules) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error) {
 	var c model.Component
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
-		id, ok, err := tx.mapGet(componentCodeTable, owner, codeKey(model.Component{CodeHash: codeHash, ComponentURL: codeURL}))
+	err := r.kv.View(ctx, func(tx Tx) error {
+		id, ok, err := tx.MapGet(componentCodeTable, owner, codeKey(model.Component{CodeHash: codeHash, ComponentURL: codeURL}))
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}
@@ -137,7 +137,7 @@ func (r rules) ComponentByCode(ctx context.Context, owner, codeHash, codeURL str
 // GetComponent returns the component with id, or ErrNotFound.
 func (r rules) GetComponent(ctx context.Context, id string) (model.Component, error) {
 	var c model.Component
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, componentsTable, id, &c) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, componentsTable, id, &c) })
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: get component %q: %w", id, err)
 	}
@@ -148,7 +148,7 @@ func (r rules) GetComponent(ctx context.Context, id string) (model.Component, er
 // namespace, or ErrNotFound (always for the empty key).
 func (r rules) ComponentByKey(ctx context.Context, ownerID, k string) (model.Component, error) {
 	var c model.Component
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		if k == "" {
 			return ErrNotFound
 		}

@@ -9,7 +9,7 @@ import (
 )
 
 // deliveryList names the delivery lists in their cursors.
-var deliveryList = orderIndex{list: "deliveries"}
+var deliveryList = List{Name: "deliveries"}
 
 // validStatus reports whether s is a delivery state.
 func validStatus(s string) bool {
@@ -68,11 +68,11 @@ func backlogFull(limit int) string {
 // each as a routed one is.
 func (r rules) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
 	var out []model.Delivery
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		out = make([]model.Delivery, 0, len(ds))
 		now := r.now().UnixMilli()
 		for _, d := range ds {
-			stored, err := tx.createDelivery(now, d)
+			stored, err := tx.CreateDelivery(now, d)
 			if err != nil {
 				return err
 			}

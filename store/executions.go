@@ -39,12 +39,12 @@ func parseExecutionID(id string) (workflowID string, seq uint64, ok bool) {
 // GetExecution returns the execution with id, or ErrNotFound.
 func (r rules) GetExecution(ctx context.Context, id string) (model.Execution, error) {
 	var x model.Execution
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		wf, seq, ok := parseExecutionID(id)
 		if !ok {
 			return ErrNotFound
 		}
-		data, ok, err := tx.execution(wf, seq)
+		data, ok, err := tx.Execution(wf, seq)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}
@@ -60,8 +60,8 @@ func (r rules) GetExecution(ctx context.Context, id string) (model.Execution, er
 // newest first.
 func (r rules) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
 	var out []model.Execution
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
-		records, err := tx.newestExecutions(workflowID, limit)
+	err := r.kv.View(ctx, func(tx Tx) error {
+		records, err := tx.NewestExecutions(workflowID, limit)
 		if err != nil {
 			return err
 		}

@@ -116,9 +116,9 @@ func (s *JetStream) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, e
 	return &ch, nil
 }
 
-// add stores e with ID, IndexedAtMs and EmitterID set in place, and
+// Add stores e with ID, IndexedAtMs and EmitterID set in place, and
 // returns the bytes it wrote.
-func (a *jsAppender) add(e *model.Event) (int, error) {
+func (a *jsAppender) Add(e *model.Event) (int, error) {
 	ms, seq := nextEventID(a.now, a.clock.Ms, a.clock.Seq, a.seen)
 	a.clock, a.seen = jsClock{Ms: ms, Seq: seq}, true
 	e.ID, e.IndexedAtMs, e.EmitterID = model.FormatEventID(ms, seq), int64(ms), a.emitterID
@@ -141,8 +141,8 @@ func (s *JetStream) eventKey(emitterID, channel string, n uint64) string {
 	return s.key(tblEvents, emitterID, channel, strconv.FormatUint(n, 10))
 }
 
-// close writes the clock and trims every channel touched to keep.
-func (a *jsAppender) close() error {
+// Close writes the clock and trims every channel touched to keep.
+func (a *jsAppender) Close() error {
 	if len(a.added) == 0 {
 		return nil
 	}
@@ -205,11 +205,11 @@ func (s *JetStream) AppendEvents(ctx context.Context, emitterID string, events [
 		}
 		for i := range out {
 			out[i] = events[i] // a retry starts again from what was given
-			if _, err := a.add(&out[i]); err != nil {
+			if _, err := a.Add(&out[i]); err != nil {
 				return err
 			}
 		}
-		return a.close()
+		return a.Close()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: append events of %q: %w", emitterID, err)

@@ -22,104 +22,104 @@ type jsKV struct {
 	maxWrites int // > 0: the messages a transaction of a batch holds
 }
 
-func (s *JetStream) viewKV(ctx context.Context, fn func(tx kvTx) error) error {
+func (s *JetStream) View(ctx context.Context, fn func(tx Tx) error) error {
 	return s.view(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
-func (s *JetStream) updateKV(ctx context.Context, fn func(tx kvTx) error) error {
+func (s *JetStream) Update(ctx context.Context, fn func(tx Tx) error) error {
 	return s.update(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
-// batchKV bounds a transaction by jsTxMaxWrites messages, well under the
+// Batch bounds a transaction by jsTxMaxWrites messages, well under the
 // server's bound of an atomic batch.
-func (s *JetStream) batchKV(ctx context.Context, fn func(tx kvTx) error) error {
+func (s *JetStream) Batch(ctx context.Context, fn func(tx Tx) error) error {
 	return s.update(context.WithoutCancel(ctx), func(tx *jsTx) error { return fn(jsKV{tx: tx, maxWrites: jsTxMaxWrites}) })
 }
 
-// spend counts nothing: the transaction counts its messages itself.
-func (k jsKV) spend(int, int) {}
+// Spend counts nothing: the transaction counts its messages itself.
+func (k jsKV) Spend(int, int) {}
 
-func (k jsKV) full() bool {
+func (k jsKV) Full() bool {
 	return k.maxWrites > 0 && k.tx.messages() >= k.maxWrites
 }
 
-func (k jsKV) record(t table, id string) ([]byte, bool, error) {
-	if t.large {
-		return k.tx.getWhole(t.name, id)
+func (k jsKV) Record(t Table, id string) ([]byte, bool, error) {
+	if t.Large {
+		return k.tx.getWhole(t.Subject, id)
 	}
-	data, ok, err := k.tx.get(k.tx.s.key(t.name, id))
+	data, ok, err := k.tx.get(k.tx.s.key(t.Subject, id))
 	return clone(data), ok, err
 }
 
-func (k jsKV) putRecord(t table, id string, data []byte) error {
-	if t.large {
-		return k.tx.putWhole(t.name, id, data)
+func (k jsKV) PutRecord(t Table, id string, data []byte) error {
+	if t.Large {
+		return k.tx.putWhole(t.Subject, id, data)
 	}
-	k.tx.put(k.tx.s.key(t.name, id), data)
+	k.tx.put(k.tx.s.key(t.Subject, id), data)
 	return nil
 }
 
-func (k jsKV) deleteRecord(t table, id string) error {
-	if t.large {
-		return k.tx.delWhole(t.name, id)
+func (k jsKV) DeleteRecord(t Table, id string) error {
+	if t.Large {
+		return k.tx.delWhole(t.Subject, id)
 	}
-	k.tx.del(k.tx.s.key(t.name, id))
+	k.tx.del(k.tx.s.key(t.Subject, id))
 	return nil
 }
 
-func (k jsKV) countRecords(t table) (int, error) {
-	records, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.name)+".*")
+func (k jsKV) CountRecords(t Table) (int, error) {
+	records, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.Subject)+".*")
 	return len(records), err
 }
 
-// records scans t; a record of a large table stored in parts is read
+// Records scans t; a record of a large table stored in parts is read
 // whole, its scanned value being only the names of its parts.
-func (k jsKV) records(t table) ([][]byte, error) {
+func (k jsKV) Records(t Table) ([][]byte, error) {
 	s := k.tx.s
-	entries, err := s.scan(k.tx.ctx, s.key(t.name)+".*")
+	entries, err := s.scan(k.tx.ctx, s.key(t.Subject)+".*")
 	if err != nil {
 		return nil, err
 	}
 	out := make([][]byte, len(entries))
 	for i, e := range entries {
 		out[i] = e.value
-		if !t.large || !bytes.HasPrefix(e.value, partsPrefix) {
+		if !t.Large || !bytes.HasPrefix(e.value, partsPrefix) {
 			continue
 		}
-		parts, err := s.keyParts(t.name, e.subject)
+		parts, err := s.keyParts(t.Subject, e.subject)
 		if err != nil {
 			return nil, err
 		}
-		if out[i], _, err = k.tx.getWhole(t.name, parts[0]); err != nil {
+		if out[i], _, err = k.tx.getWhole(t.Subject, parts[0]); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (k jsKV) value(t table, parts ...string) ([]byte, bool, error) {
-	v, ok, err := k.tx.get(k.tx.s.key(t.name, parts...))
+func (k jsKV) Value(t Table, parts ...string) ([]byte, bool, error) {
+	v, ok, err := k.tx.get(k.tx.s.key(t.Subject, parts...))
 	return clone(v), ok, err
 }
 
-func (k jsKV) putValue(t table, v []byte, parts ...string) error {
-	k.tx.put(k.tx.s.key(t.name, parts...), v)
+func (k jsKV) PutValue(t Table, v []byte, parts ...string) error {
+	k.tx.put(k.tx.s.key(t.Subject, parts...), v)
 	return nil
 }
 
-func (k jsKV) deleteValue(t table, parts ...string) error {
-	k.tx.del(k.tx.s.key(t.name, parts...))
+func (k jsKV) DeleteValue(t Table, parts ...string) error {
+	k.tx.del(k.tx.s.key(t.Subject, parts...))
 	return nil
 }
 
-// lookupIDs reads the lookups by a scan, and adds those this
+// LookupIDs reads the lookups by a scan, and adds those this
 // transaction wrote. The scan's result is not checked at commit: callers
 // hold a record that every writer of these lookups rewrites (a
 // component's key is written only with its owner's list of components).
-func (k jsKV) lookupIDs(t table, first string) (map[string]bool, error) {
+func (k jsKV) LookupIDs(t Table, first string) (map[string]bool, error) {
 	s := k.tx.s
 	ids := map[string]bool{}
-	entries, err := s.scan(k.tx.ctx, s.key(t.name, first)+".>")
+	entries, err := s.scan(k.tx.ctx, s.key(t.Subject, first)+".>")
 	if err != nil {
 		return nil, err
 	}
@@ -127,23 +127,23 @@ func (k jsKV) lookupIDs(t table, first string) (map[string]bool, error) {
 		ids[string(e.value)] = true
 	}
 	for subject, w := range k.tx.write {
-		if parts, err := s.keyParts(t.name, subject); err == nil && len(parts) > 0 && parts[0] == first && !w.deleted {
+		if parts, err := s.keyParts(t.Subject, subject); err == nil && len(parts) > 0 && parts[0] == first && !w.deleted {
 			ids[string(w.value)] = true
 		}
 	}
 	return ids, nil
 }
 
-func (k jsKV) members(t table, of string) ([]string, error) {
-	return k.tx.ids(k.tx.s.key(t.name, of))
+func (k jsKV) Members(t Table, of string) ([]string, error) {
+	return k.tx.ids(k.tx.s.key(t.Subject, of))
 }
 
-func (k jsKV) addMember(t table, of, id string) error {
-	return k.tx.addID(k.tx.s.key(t.name, of), id)
+func (k jsKV) AddMember(t Table, of, id string) error {
+	return k.tx.addID(k.tx.s.key(t.Subject, of), id)
 }
 
-func (k jsKV) removeMember(t table, of, id string) error {
-	return k.tx.removeID(k.tx.s.key(t.name, of), id)
+func (k jsKV) RemoveMember(t Table, of, id string) error {
+	return k.tx.removeID(k.tx.s.key(t.Subject, of), id)
 }
 
 // jsMap is the record of an owner's map. Its field is named for the
@@ -153,9 +153,9 @@ type jsMap struct {
 	IDs map[string]string `json:"code"`
 }
 
-func (k jsKV) ownerMap(t table, owner string) (jsMap, error) {
+func (k jsKV) ownerMap(t Table, owner string) (jsMap, error) {
 	m := jsMap{}
-	if err := k.tx.getJSON(k.tx.s.key(t.name, owner), &m); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := k.tx.getJSON(k.tx.s.key(t.Subject, owner), &m); err != nil && !errors.Is(err, ErrNotFound) {
 		return jsMap{}, err
 	}
 	if m.IDs == nil {
@@ -164,39 +164,39 @@ func (k jsKV) ownerMap(t table, owner string) (jsMap, error) {
 	return m, nil
 }
 
-func (k jsKV) mapGet(t table, owner, mk string) (string, bool, error) {
+func (k jsKV) MapGet(t Table, owner, mk string) (string, bool, error) {
 	m, err := k.ownerMap(t, owner)
 	id, ok := m.IDs[mk]
 	return id, ok, err
 }
 
-func (k jsKV) mapPut(t table, owner, mk, id string) error {
+func (k jsKV) MapPut(t Table, owner, mk, id string) error {
 	m, err := k.ownerMap(t, owner)
 	if err != nil {
 		return err
 	}
 	m.IDs[mk] = id
-	return k.tx.putJSON(k.tx.s.key(t.name, owner), m)
+	return k.tx.putJSON(k.tx.s.key(t.Subject, owner), m)
 }
 
-func (k jsKV) mapDropValue(t table, owner, id string) error {
+func (k jsKV) MapDropValue(t Table, owner, id string) error {
 	m, err := k.ownerMap(t, owner)
 	if err != nil {
 		return err
 	}
 	maps.DeleteFunc(m.IDs, func(_, v string) bool { return v == id })
-	return k.tx.putJSON(k.tx.s.key(t.name, owner), m)
+	return k.tx.putJSON(k.tx.s.key(t.Subject, owner), m)
 }
 
-func (k jsKV) listAdd(ix orderIndex, owner, id string) (uint64, error) {
+func (k jsKV) ListAdd(ix List, owner, id string) (uint64, error) {
 	return k.tx.listAdd(ix, owner, id)
 }
 
-func (k jsKV) listRemove(ix orderIndex, owner, id string) error {
+func (k jsKV) ListRemove(ix List, owner, id string) error {
 	return k.tx.listRemove(ix, owner, id)
 }
 
-func (k jsKV) listIDs(ix orderIndex, owner string) ([]string, error) {
+func (k jsKV) ListIDs(ix List, owner string) ([]string, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return nil, err
@@ -208,12 +208,12 @@ func (k jsKV) listIDs(ix orderIndex, owner string) ([]string, error) {
 	return ids, nil
 }
 
-func (k jsKV) listCount(ix orderIndex, owner string) (int, error) {
+func (k jsKV) ListCount(ix List, owner string) (int, error) {
 	l, err := k.tx.list(ix, owner)
 	return len(l.Items), err
 }
 
-func (k jsKV) listSeq(ix orderIndex, owner, id string) (uint64, bool, error) {
+func (k jsKV) ListSeq(ix List, owner, id string) (uint64, bool, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return 0, false, err
@@ -225,11 +225,11 @@ func (k jsKV) listSeq(ix orderIndex, owner, id string) (uint64, bool, error) {
 	return l.Items[i].Seq, true, nil
 }
 
-func (k jsKV) listInsert(ix orderIndex, owner, id string, seq uint64) error {
+func (k jsKV) ListInsert(ix List, owner, id string, seq uint64) error {
 	return k.tx.listInsert(ix, owner, id, seq)
 }
 
-func (k jsKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string, int, error) {
+func (k jsKV) ListPage(ix List, owner string, p Page) ([]string, []string, int, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return nil, nil, 0, err
@@ -238,13 +238,13 @@ func (k jsKV) listPage(ix orderIndex, owner string, p Page) ([]string, []string,
 	return ids, cursors, len(l.Items), err
 }
 
-func (k jsKV) nextOrder() (uint64, error) {
+func (k jsKV) NextOrder() (uint64, error) {
 	return k.tx.s.nextOrder(k.tx)
 }
 
 // A timer's last fire is its epoch ms in decimal, at (timer, id) or, for
 // a timer prop, (timer, id, prop).
-func (k jsKV) lastFire(id, prop string) (int64, error) {
+func (k jsKV) LastFire(id, prop string) (int64, error) {
 	v, ok, err := k.tx.get(k.timerKey(id, prop))
 	if err != nil || !ok {
 		return 0, err
@@ -256,7 +256,7 @@ func (k jsKV) lastFire(id, prop string) (int64, error) {
 	return ms, nil
 }
 
-func (k jsKV) setLastFire(id, prop string, ms int64) error {
+func (k jsKV) SetLastFire(id, prop string, ms int64) error {
 	k.tx.put(k.timerKey(id, prop), strconv.AppendInt(nil, ms, 10))
 	return nil
 }
@@ -268,12 +268,12 @@ func (k jsKV) timerKey(id, prop string) string {
 	return k.tx.s.key(tblTimers, id, prop)
 }
 
-func (k jsKV) enqueue(nowMs int64, inv model.Invocation) error {
+func (k jsKV) Enqueue(nowMs int64, inv model.Invocation) error {
 	_, err := k.tx.s.putInvocation(k.tx, nowMs, inv)
 	return err
 }
 
-func (k jsKV) queued(inv model.Invocation) (bool, error) {
+func (k jsKV) Queued(inv model.Invocation) (bool, error) {
 	_, err := k.tx.s.invocationKey(k.tx, inv)
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
@@ -281,11 +281,11 @@ func (k jsKV) queued(inv model.Invocation) (bool, error) {
 	return err == nil, err
 }
 
-func (k jsKV) dequeue(inv model.Invocation) error {
+func (k jsKV) Dequeue(inv model.Invocation) error {
 	return k.tx.s.dequeue(k.tx, inv)
 }
 
-func (k jsKV) appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error) {
+func (k jsKV) AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error) {
 	a, err := k.tx.s.newAppender(k.tx, nowMs, emitterID, keep)
 	return jsEvents{a}, err
 }
@@ -293,29 +293,29 @@ func (k jsKV) appendEvents(nowMs int64, emitterID string, keep int) (eventAppend
 // jsEvents is JetStream's appender with the release of delayed events.
 type jsEvents struct{ *jsAppender }
 
-func (e jsEvents) release(id string) (bool, error) {
+func (e jsEvents) Release(id string) (bool, error) {
 	return e.s.release(e.tx, e.jsAppender, id)
 }
 
-func (k jsKV) putExecution(x *model.Execution, keep int) error {
+func (k jsKV) PutExecution(x *model.Execution, keep int) error {
 	return k.tx.s.putExecution(k.tx, x, keep)
 }
 
-func (k jsKV) createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
+func (k jsKV) CreateDelivery(nowMs int64, d model.Delivery) (model.Delivery, error) {
 	return k.tx.s.createDelivery(k.tx, nowMs, d)
 }
 
-func (k jsKV) deleteDeliveriesOf(listener string) error {
+func (k jsKV) DeleteDeliveriesOf(listener string) error {
 	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
 		return k.tx.s.deleteDeliveriesAfter(ctx, listener)
 	})
 	return nil
 }
 
-// deleteRunnerData deletes the dedupe and timer records in the
+// DeleteRunnerData deletes the dedupe and timer records in the
 // transaction, and purges the rest, which may be more than one batch
 // holds, once it has committed.
-func (k jsKV) deleteRunnerData(id string, workflow bool) error {
+func (k jsKV) DeleteRunnerData(id string, workflow bool) error {
 	s := k.tx.s
 	k.tx.del(s.key(tblDedupe, id))
 	k.tx.del(s.key(tblTimers, id))

@@ -67,12 +67,12 @@ type jsListItem struct {
 	Seq uint64 `json:"seq"`
 }
 
-func (s *JetStream) listKey(ix orderIndex, owner string) string {
-	return s.key(tblLists, ix.list, owner)
+func (s *JetStream) listKey(ix List, owner string) string {
+	return s.key(tblLists, ix.Name, owner)
 }
 
 // list reads owner's list of ix (empty when none).
-func (tx *jsTx) list(ix orderIndex, owner string) (jsList, error) {
+func (tx *jsTx) list(ix List, owner string) (jsList, error) {
 	var l jsList
 	err := tx.getJSON(tx.s.listKey(ix, owner), &l)
 	if err != nil && err != ErrNotFound {
@@ -85,7 +85,7 @@ func (tx *jsTx) list(ix orderIndex, owner string) (jsList, error) {
 }
 
 // listAdd appends id to owner's list of ix and returns its seq.
-func (tx *jsTx) listAdd(ix orderIndex, owner, id string) (uint64, error) {
+func (tx *jsTx) listAdd(ix List, owner, id string) (uint64, error) {
 	l, err := tx.list(ix, owner)
 	if err != nil {
 		return 0, err
@@ -98,7 +98,7 @@ func (tx *jsTx) listAdd(ix orderIndex, owner, id string) (uint64, error) {
 
 // listInsert puts id into owner's list of ix at seq, keeping seq order:
 // a list whose order is another list's (an org's members).
-func (tx *jsTx) listInsert(ix orderIndex, owner, id string, seq uint64) error {
+func (tx *jsTx) listInsert(ix List, owner, id string, seq uint64) error {
 	l, err := tx.list(ix, owner)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func (tx *jsTx) listInsert(ix orderIndex, owner, id string, seq uint64) error {
 
 // listRemove takes id out of owner's list of ix; a missing id is not an
 // error.
-func (tx *jsTx) listRemove(ix orderIndex, owner, id string) error {
+func (tx *jsTx) listRemove(ix List, owner, id string) error {
 	l, err := tx.list(ix, owner)
 	if err != nil {
 		return err
@@ -137,7 +137,7 @@ func compareUint(a, b uint64) int {
 
 // pageList picks the ids and cursors of one page of items, by the rules
 // of Page (as orderIndex.page does in bbolt).
-func pageList(ix orderIndex, owner string, items []jsListItem, p Page) (ids, cursors []string, err error) {
+func pageList(ix List, owner string, items []jsListItem, p Page) (ids, cursors []string, err error) {
 	if p.After != "" && p.Before != "" {
 		return nil, nil, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
 	}

@@ -52,14 +52,14 @@ func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
 	return tx.putJSON(s.key(tblExecutionLogs, wf), log)
 }
 
-func (k jsKV) execution(workflowID string, seq uint64) ([]byte, bool, error) {
+func (k jsKV) Execution(workflowID string, seq uint64) ([]byte, bool, error) {
 	data, ok, err := k.tx.get(k.tx.s.executionKey(workflowID, seq))
 	return clone(data), ok, err
 }
 
-// newestExecutions reads the workflow's log of executions, then the
+// NewestExecutions reads the workflow's log of executions, then the
 // newest of them.
-func (k jsKV) newestExecutions(workflowID string, limit int) ([][]byte, error) {
+func (k jsKV) NewestExecutions(workflowID string, limit int) ([][]byte, error) {
 	var log jsSeqs
 	if err := k.tx.getJSON(k.tx.s.key(tblExecutionLogs, workflowID), &log); err != nil {
 		if errors.Is(err, ErrNotFound) {
@@ -72,7 +72,7 @@ func (k jsKV) newestExecutions(workflowID string, limit int) ([][]byte, error) {
 		if len(out) >= limit {
 			break
 		}
-		data, ok, err := k.execution(workflowID, seq)
+		data, ok, err := k.Execution(workflowID, seq)
 		if err != nil || !ok {
 			return nil, errors.Join(err, fmt.Errorf("execution %d: %w", seq, notFound(ok)))
 		}

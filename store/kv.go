@@ -20,170 +20,170 @@ import (
 // (docs/nats.md). Both layouts are the ones stored before the rules were
 // shared, so no data moves.
 
-// table names one kind of record on both engines: its bbolt bucket and
-// its JetStream table (the second token of a subject).
-type table struct {
-	bucket []byte
-	name   string
-	// large records may pass what one NATS message holds: JetStream
+// Table names one kind of record on both engines: its bbolt bucket and
+// its JetStream Table (the second token of a subject).
+type Table struct {
+	Bucket []byte
+	Subject   string
+	// Large records may pass what one NATS message holds: JetStream
 	// stores them in parts (js_parts.go), which costs a read of the
 	// record before each write.
-	large bool
+	Large bool
 }
 
 // Tables the shared rules use.
 var (
-	webhooksTable      = table{bucket: bucketWebhooks, name: tblWebhooks}
-	accountsTable      = table{bucket: bucketAccounts, name: tblAccounts}
-	usersTable         = table{bucket: bucketUsers, name: tblUsers}
-	userKeysTable      = table{bucket: bucketUserKeys, name: tblUserKeys} // key hash → user id
-	orgsTable          = table{bucket: bucketOrgs, name: tblOrgs}
-	metaTable          = table{bucket: bucketMeta, name: tblMeta}
-	dedupeTable        = table{bucket: bucketDedupe, name: tblDedupe}
-	usageTable         = table{bucket: bucketUsage, name: tblUsage} // account, day → Usage
-	subsTable          = table{bucket: bucketSubs, name: tblSubs}
-	subTuplesTable     = table{bucket: bucketSubTuple, name: tblSubTuples}
-	subEndsTable       = table{bucket: bucketSubEnds, name: tblSubEnds}
-	autoSubsTable      = table{bucket: bucketAutoSubs, name: tblAutoSubs}
-	autoTuplesTable    = table{bucket: bucketAutoTuple, name: tblAutoTuples}
-	autoListenersTable = table{bucket: bucketAutoListeners, name: tblAutoListeners}
-	sourcesTable       = table{bucket: bucketSources, name: tblSources}
-	workflowsTable     = table{bucket: bucketWorkflows, name: tblWorkflows, large: true}   // steps bundle SDKs
-	workflowSlugsTable = table{bucket: bucketWorkflowSlugs, name: tblWorkflowSlugs}        // owner, slug → workflow id
-	sourceSlugsTable   = table{bucket: bucketSourceSlugs, name: tblSourceSlugs}            // owner, slug → source id
-	componentsTable    = table{bucket: bucketComponents, name: tblComponents, large: true} // code, bundle and maps
-	componentUsesTable = table{bucket: bucketComponentUses, name: tblComponentUses}        // set: component id → the sources running it
-	componentKeysTable = table{bucket: bucketComponentKeys, name: tblComponentKeys}        // owner, key → component id
-	componentCodeTable = table{bucket: bucketComponentCode, name: tblComponentCode}        // map: owner → code → component id
+	webhooksTable      = Table{Bucket: bucketWebhooks, Subject: tblWebhooks}
+	accountsTable      = Table{Bucket: bucketAccounts, Subject: tblAccounts}
+	usersTable         = Table{Bucket: bucketUsers, Subject: tblUsers}
+	userKeysTable      = Table{Bucket: bucketUserKeys, Subject: tblUserKeys} // key hash → user id
+	orgsTable          = Table{Bucket: bucketOrgs, Subject: tblOrgs}
+	metaTable          = Table{Bucket: bucketMeta, Subject: tblMeta}
+	dedupeTable        = Table{Bucket: bucketDedupe, Subject: tblDedupe}
+	usageTable         = Table{Bucket: bucketUsage, Subject: tblUsage} // account, day → Usage
+	subsTable          = Table{Bucket: bucketSubs, Subject: tblSubs}
+	subTuplesTable     = Table{Bucket: bucketSubTuple, Subject: tblSubTuples}
+	subEndsTable       = Table{Bucket: bucketSubEnds, Subject: tblSubEnds}
+	autoSubsTable      = Table{Bucket: bucketAutoSubs, Subject: tblAutoSubs}
+	autoTuplesTable    = Table{Bucket: bucketAutoTuple, Subject: tblAutoTuples}
+	autoListenersTable = Table{Bucket: bucketAutoListeners, Subject: tblAutoListeners}
+	sourcesTable       = Table{Bucket: bucketSources, Subject: tblSources}
+	workflowsTable     = Table{Bucket: bucketWorkflows, Subject: tblWorkflows, Large: true}   // steps bundle SDKs
+	workflowSlugsTable = Table{Bucket: bucketWorkflowSlugs, Subject: tblWorkflowSlugs}        // owner, slug → workflow id
+	sourceSlugsTable   = Table{Bucket: bucketSourceSlugs, Subject: tblSourceSlugs}            // owner, slug → source id
+	componentsTable    = Table{Bucket: bucketComponents, Subject: tblComponents, Large: true} // code, bundle and maps
+	componentUsesTable = Table{Bucket: bucketComponentUses, Subject: tblComponentUses}        // set: component id → the sources running it
+	componentKeysTable = Table{Bucket: bucketComponentKeys, Subject: tblComponentKeys}        // owner, key → component id
+	componentCodeTable = Table{Bucket: bucketComponentCode, Subject: tblComponentCode}        // map: owner → code → component id
 )
 
-// kvTx is one transaction of an engine, as the rules see it. Records
+// Tx is one transaction of an engine, as the rules see it. Records
 // are JSON by id; a value is filed under a tuple of strings (an id: a
 // lookup); a set holds the ids filed under one string; a map the ids
 // filed under an owner and a key; a list (orderIndex) keeps an owner's
 // ids in creation order, with cursors.
-type kvTx interface {
-	// record returns the record id of t; found is false when there is
+type Tx interface {
+	// Record returns the Record id of t; found is false when there is
 	// none. The bytes are the caller's.
-	record(t table, id string) (data []byte, found bool, err error)
-	putRecord(t table, id string, data []byte) error
-	deleteRecord(t table, id string) error
-	countRecords(t table) (int, error)
-	// records returns every record of t, in no particular order.
-	records(t table) ([][]byte, error)
+	Record(t Table, id string) (data []byte, found bool, err error)
+	PutRecord(t Table, id string, data []byte) error
+	DeleteRecord(t Table, id string) error
+	CountRecords(t Table) (int, error)
+	// Records returns every record of t, in no particular order.
+	Records(t Table) ([][]byte, error)
 
-	// A value is filed under a tuple of strings: most often an id (a
+	// A Value is filed under a tuple of strings: most often an id (a
 	// lookup), or a small record (an account's usage of a day).
-	value(t table, parts ...string) (v []byte, found bool, err error)
-	putValue(t table, v []byte, parts ...string) error
-	deleteValue(t table, parts ...string) error
+	Value(t Table, parts ...string) (v []byte, found bool, err error)
+	PutValue(t Table, v []byte, parts ...string) error
+	DeleteValue(t Table, parts ...string) error
 
-	// lookupIDs returns the ids of every lookup of t whose first part
+	// LookupIDs returns the ids of every lookup of t whose first part
 	// is first.
-	lookupIDs(t table, first string) (map[string]bool, error)
+	LookupIDs(t Table, first string) (map[string]bool, error)
 
-	members(t table, of string) ([]string, error)
-	addMember(t table, of, id string) error
-	removeMember(t table, of, id string) error
+	Members(t Table, of string) ([]string, error)
+	AddMember(t Table, of, id string) error
+	RemoveMember(t Table, of, id string) error
 
 	// A map files ids by owner and a key: bbolt as lookups, JetStream as
 	// one record per owner, so that dropping every key of an id is one
 	// read and one write.
-	mapGet(t table, owner, k string) (id string, found bool, err error)
-	mapPut(t table, owner, k, id string) error
-	mapDropValue(t table, owner, id string) error
+	MapGet(t Table, owner, k string) (id string, found bool, err error)
+	MapPut(t Table, owner, k, id string) error
+	MapDropValue(t Table, owner, id string) error
 
-	listAdd(ix orderIndex, owner, id string) (uint64, error)
-	listRemove(ix orderIndex, owner, id string) error
-	listIDs(ix orderIndex, owner string) ([]string, error)
-	listCount(ix orderIndex, owner string) (int, error)
-	// listSeq returns the seq id got from listAdd; false when none.
-	listSeq(ix orderIndex, owner, id string) (uint64, bool, error)
-	// listInsert files id at seq, in seq order: a list ordered as
+	ListAdd(ix List, owner, id string) (uint64, error)
+	ListRemove(ix List, owner, id string) error
+	ListIDs(ix List, owner string) ([]string, error)
+	ListCount(ix List, owner string) (int, error)
+	// ListSeq returns the seq id got from listAdd; false when none.
+	ListSeq(ix List, owner, id string) (uint64, bool, error)
+	// ListInsert files id at seq, in seq order: a list ordered as
 	// another (the orgs a user belongs to, in the orgs' order).
-	listInsert(ix orderIndex, owner, id string, seq uint64) error
-	// listPage returns one page of owner's list by the rules of Page, and
+	ListInsert(ix List, owner, id string, seq uint64) error
+	// ListPage returns one page of owner's list by the rules of Page, and
 	// the list's size.
-	listPage(ix orderIndex, owner string, p Page) (ids, cursors []string, total int, err error)
+	ListPage(ix List, owner string, p Page) (ids, cursors []string, total int, err error)
 
-	// nextOrder returns the next creation order, shared by sources,
+	// NextOrder returns the next creation order, shared by sources,
 	// workflows and auto-subscriptions so that they compare.
-	nextOrder() (uint64, error)
+	NextOrder() (uint64, error)
 
-	// deleteDeliveriesOf removes every delivery to listener: in the
+	// DeleteDeliveriesOf removes every delivery to listener: in the
 	// transaction, or (JetStream, where they may be more than one batch
 	// holds) once it has committed.
-	deleteDeliveriesOf(listener string) error
-	// deleteRunnerData removes what source or workflow id keeps beyond
+	DeleteDeliveriesOf(listener string) error
+	// DeleteRunnerData removes what source or workflow id keeps beyond
 	// its record: its events, db, queued invocations, timer and dedupe
 	// state and, for a workflow, its executions and deliveries. JetStream
 	// removes the larger of them once the transaction has committed.
-	deleteRunnerData(id string, workflow bool) error
+	DeleteRunnerData(id string, workflow bool) error
 
-	// lastFire returns when id's timer (prop "") or its timer prop last
+	// LastFire returns when id's timer (prop "") or its timer prop last
 	// fired, in epoch ms; 0 when never.
-	lastFire(id, prop string) (int64, error)
-	setLastFire(id, prop string, ms int64) error
-	// enqueue queues inv for its source, queued at nowMs.
-	enqueue(nowMs int64, inv model.Invocation) error
-	// queued reports whether inv is still queued; dequeue removes it, or
+	LastFire(id, prop string) (int64, error)
+	SetLastFire(id, prop string, ms int64) error
+	// Enqueue queues inv for its source, queued at nowMs.
+	Enqueue(nowMs int64, inv model.Invocation) error
+	// Queued reports whether inv is still Queued; dequeue removes it, or
 	// returns ErrNotFound.
-	queued(inv model.Invocation) (bool, error)
-	dequeue(inv model.Invocation) error
+	Queued(inv model.Invocation) (bool, error)
+	Dequeue(inv model.Invocation) error
 
-	// appendEvents opens the event log of emitterID for appending, each
+	// AppendEvents opens the event log of emitterID for appending, each
 	// channel trimmed to keep; its close writes what it holds back.
-	appendEvents(nowMs int64, emitterID string, keep int) (eventAppender, error)
-	// putExecution stores x and trims its workflow's executions to the
+	AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error)
+	// PutExecution stores x and trims its workflow's executions to the
 	// newest keep (0: no trim); execution reads one back, and
 	// newestExecutions up to limit of them, newest first.
-	putExecution(x *model.Execution, keep int) error
-	execution(workflowID string, seq uint64) ([]byte, bool, error)
-	newestExecutions(workflowID string, limit int) ([][]byte, error)
-	// createDelivery queues d for its listener, within the listener's
+	PutExecution(x *model.Execution, keep int) error
+	Execution(workflowID string, seq uint64) ([]byte, bool, error)
+	NewestExecutions(workflowID string, limit int) ([][]byte, error)
+	// CreateDelivery queues d for its listener, within the listener's
 	// bounds of deliveries.
-	createDelivery(nowMs int64, d model.Delivery) (model.Delivery, error)
+	CreateDelivery(nowMs int64, d model.Delivery) (model.Delivery, error)
 
-	// spend counts what the transaction wrote against the bound of one
+	// Spend counts what the transaction wrote against the bound of one
 	// batch (kvEngine.batchKV); full reports whether it is reached. A
 	// transaction not of a batch is never full.
-	spend(events, bytes int)
-	full() bool
+	Spend(events, bytes int)
+	Full() bool
 }
 
-// eventAppender adds events to one emitter's log in a transaction.
-type eventAppender interface {
-	// add stores e, its ID assigned, and returns about how many bytes it
+// EventAppender adds events to one emitter's log in a transaction.
+type EventAppender interface {
+	// Add stores e, its ID assigned, and returns about how many bytes it
 	// wrote.
-	add(e *model.Event) (int, error)
-	// release removes the event id from the emitter's ChannelDelayed;
+	Add(e *model.Event) (int, error)
+	// Release removes the event id from the emitter's ChannelDelayed;
 	// false when it is not there (cancelled).
-	release(id string) (bool, error)
-	close() error
+	Release(id string) (bool, error)
+	Close() error
 }
 
-// kvEngine runs the rules' transactions: view's writes nothing, update's
+// Engine runs the rules' transactions: view's writes nothing, update's
 // commits atomically what fn wrote, or nothing when fn fails.
-type kvEngine interface {
-	viewKV(ctx context.Context, fn func(tx kvTx) error) error
-	updateKV(ctx context.Context, fn func(tx kvTx) error) error
-	// batchKV is updateKV bounded to what one commit of a batch of runs
+type Engine interface {
+	View(ctx context.Context, fn func(tx Tx) error) error
+	Update(ctx context.Context, fn func(tx Tx) error) error
+	// Batch is updateKV bounded to what one commit of a batch of runs
 	// should hold (its tx reports full), and, once begun, carried out
 	// whatever ctx says.
-	batchKV(ctx context.Context, fn func(tx kvTx) error) error
+	Batch(ctx context.Context, fn func(tx Tx) error) error
 }
 
 // rules are the store's rules written once; Bolt and JetStream embed
 // them, so their methods are both engines'.
 type rules struct {
-	kv     kvEngine
+	kv     Engine
 	limits Limits           // set once at open, read-only after
 	now    func() time.Time // the clock of event ids and queue times; tests replace it
 }
 
 // getRecord decodes the record id of t into v, or returns ErrNotFound.
-func getRecord(tx kvTx, t table, id string, v any) error {
-	data, ok, err := tx.record(t, id)
+func getRecord(tx Tx, t Table, id string, v any) error {
+	data, ok, err := tx.Record(t, id)
 	if err != nil {
 		return err
 	}
@@ -191,52 +191,52 @@ func getRecord(tx kvTx, t table, id string, v any) error {
 		return ErrNotFound
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("decode %s %q: %w", t.name, id, err)
+		return fmt.Errorf("decode %s %q: %w", t.Subject, id, err)
 	}
 	return nil
 }
 
 // putRecord encodes v as the record id of t.
-func putRecord(tx kvTx, t table, id string, v any) error {
+func putRecord(tx Tx, t Table, id string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("encode %s %q: %w", t.name, id, err)
+		return fmt.Errorf("encode %s %q: %w", t.Subject, id, err)
 	}
-	return tx.putRecord(t, id, data)
+	return tx.PutRecord(t, id, data)
 }
 
 // lookup returns the id filed under parts in t.
-func lookup(tx kvTx, t table, parts ...string) (string, bool, error) {
-	id, ok, err := tx.value(t, parts...)
+func lookup(tx Tx, t Table, parts ...string) (string, bool, error) {
+	id, ok, err := tx.Value(t, parts...)
 	return string(id), ok, err
 }
 
 // hasRecord reports whether t holds id.
-func hasRecord(tx kvTx, t table, id string) (bool, error) {
-	_, ok, err := tx.record(t, id)
+func hasRecord(tx Tx, t Table, id string) (bool, error) {
+	_, ok, err := tx.Record(t, id)
 	return ok, err
 }
 
 // createRecord stores v as the new record id of t, filed last in
 // owner's list ix, unless id is taken or owner holds its limit of kind.
-func (r rules) createRecord(tx kvTx, t table, ix orderIndex, kind Counted, owner, id string, v any) error {
+func (r rules) createRecord(tx Tx, t Table, ix List, kind Counted, owner, id string, v any) error {
 	if ok, err := hasRecord(tx, t, id); err != nil || ok {
 		return errors.Join(err, idTaken(ok))
 	}
 	if err := r.checkRoom(tx, kind, owner); err != nil {
 		return err
 	}
-	if _, err := tx.listAdd(ix, owner, id); err != nil {
+	if _, err := tx.ListAdd(ix, owner, id); err != nil {
 		return err
 	}
 	return putRecord(tx, t, id, v)
 }
 
 // listAllOf returns every record of owner's list ix, from t.
-func listAllOf[T any](ctx context.Context, r rules, ix orderIndex, t table, owner string) ([]T, error) {
+func listAllOf[T any](ctx context.Context, r rules, ix List, t Table, owner string) ([]T, error) {
 	out := []T{}
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
-		ids, err := tx.listIDs(ix, owner)
+	err := r.kv.View(ctx, func(tx Tx) error {
+		ids, err := tx.ListIDs(ix, owner)
 		if err != nil {
 			return err
 		}
@@ -253,17 +253,17 @@ func listAllOf[T any](ctx context.Context, r rules, ix orderIndex, t table, owne
 }
 
 // allOf returns every record of t, ordered by id.
-func allOf[T any](ctx context.Context, r rules, t table, id func(T) string) ([]T, error) {
+func allOf[T any](ctx context.Context, r rules, t Table, id func(T) string) ([]T, error) {
 	var out []T
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
-		records, err := tx.records(t)
+	err := r.kv.View(ctx, func(tx Tx) error {
+		records, err := tx.Records(t)
 		if err != nil {
 			return err
 		}
 		out = make([]T, len(records))
 		for i, data := range records {
 			if err := json.Unmarshal(data, &out[i]); err != nil {
-				return fmt.Errorf("decode a record of %s: %w", t.name, err)
+				return fmt.Errorf("decode a record of %s: %w", t.Subject, err)
 			}
 		}
 		return nil
@@ -273,17 +273,17 @@ func allOf[T any](ctx context.Context, r rules, t table, id func(T) string) ([]T
 }
 
 // pageOfList returns one page of owner's list ix, records from t.
-func pageOfList[T any](ctx context.Context, r rules, ix orderIndex, t table, owner string, p Page) (PageOf[T], error) {
+func pageOfList[T any](ctx context.Context, r rules, ix List, t Table, owner string, p Page) (PageOf[T], error) {
 	var pg PageOf[T]
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
-		ids, cursors, total, err := tx.listPage(ix, owner, p)
+	err := r.kv.View(ctx, func(tx Tx) error {
+		ids, cursors, total, err := tx.ListPage(ix, owner, p)
 		if err != nil {
 			return err
 		}
 		pg, err = pageOf[T](func(id string) ([]byte, error) {
-			data, ok, err := tx.record(t, id)
+			data, ok, err := tx.Record(t, id)
 			if err == nil && !ok {
-				err = fmt.Errorf("record %q of %s: %w", id, t.name, ErrNotFound)
+				err = fmt.Errorf("record %q of %s: %w", id, t.Subject, ErrNotFound)
 			}
 			return data, err
 		}, p, ids, cursors, total)

@@ -54,7 +54,7 @@ func WithLimits(l Limits) Option {
 // of kind. Writes check again, atomically; this lets a caller refuse
 // before costly work (running a source's hooks).
 func (r rules) CheckLimit(ctx context.Context, kind Counted, account string) error {
-	return r.kv.viewKV(ctx, func(tx kvTx) error { return r.checkRoom(tx, kind, account) })
+	return r.kv.View(ctx, func(tx Tx) error { return r.checkRoom(tx, kind, account) })
 }
 
 // checkRoom returns a *LimitError when account already holds its limit
@@ -62,7 +62,7 @@ func (r rules) CheckLimit(ctx context.Context, kind Counted, account string) err
 // passes it cannot pass the limit: bbolt runs one write transaction at a
 // time, and JetStream's commit checks that the lists counted did not
 // change.
-func (r rules) checkRoom(tx kvTx, kind Counted, account string) error {
+func (r rules) checkRoom(tx Tx, kind Counted, account string) error {
 	limit := r.limits[kind]
 	if limit <= 0 {
 		return nil
@@ -78,7 +78,7 @@ func (r rules) checkRoom(tx kvTx, kind Counted, account string) error {
 }
 
 // countedLists are the lists whose sizes count each kind.
-var countedLists = map[Counted][]orderIndex{
+var countedLists = map[Counted][]List{
 	CountSources:       {sourceIndex},
 	CountComponents:    {componentIndex},
 	CountWebhooks:      {webhookIndex},
@@ -90,10 +90,10 @@ var countedLists = map[Counted][]orderIndex{
 
 // countKind returns how many records of kind account holds: the size of
 // lists of ids, no records read.
-func countKind(tx kvTx, kind Counted, account string) (int, error) {
+func countKind(tx Tx, kind Counted, account string) (int, error) {
 	n := 0
 	for _, ix := range countedLists[kind] {
-		c, err := tx.listCount(ix, account)
+		c, err := tx.ListCount(ix, account)
 		if err != nil {
 			return 0, err
 		}

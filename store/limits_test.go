@@ -119,7 +119,7 @@ func checkLimit(t *testing.T, b testStore, k limited, limit int) {
 	}
 	// The count, read as the rules read it, shows that the refused write
 	// stored nothing, on every store and for every kind.
-	err := b.(kvEngine).viewKV(ctx, func(tx kvTx) error {
+	err := b.(Engine).View(ctx, func(tx Tx) error {
 		n, err := countKind(tx, k.kind, "u_a")
 		if err == nil && n != limit {
 			err = fmt.Errorf("refused write stored something: %d, want %d", n, limit)

@@ -21,11 +21,11 @@ func (r rules) CreateOrg(ctx context.Context, o model.Org) error {
 		return errors.New("store: create org: empty id")
 	}
 	o.Members = distinct(o.Members)
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		if ok, err := hasRecord(tx, orgsTable, o.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		seq, err := tx.listAdd(orgIndex, "", o.ID)
+		seq, err := tx.ListAdd(orgIndex, "", o.ID)
 		if err != nil {
 			return err
 		}
@@ -55,20 +55,20 @@ func distinct(ids []string) []string {
 
 // addMembership lists the org created with seq among user userID's, in
 // the orgs' creation order, within the user's limit of organizations.
-func (r rules) addMembership(tx kvTx, orgID string, seq uint64, userID string) error {
+func (r rules) addMembership(tx Tx, orgID string, seq uint64, userID string) error {
 	if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
 		return errors.Join(err, fmt.Errorf("user %q: %w", userID, notFound(ok)))
 	}
 	if err := r.checkRoom(tx, CountOrgs, userID); err != nil {
 		return err
 	}
-	return tx.listInsert(orgMemberIndex, userID, orgID, seq)
+	return tx.ListInsert(orgMemberIndex, userID, orgID, seq)
 }
 
 // GetOrg returns the org with id, or ErrNotFound.
 func (r rules) GetOrg(ctx context.Context, id string) (model.Org, error) {
 	var o model.Org
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, orgsTable, id, &o) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, orgsTable, id, &o) })
 	if err != nil {
 		return model.Org{}, fmt.Errorf("store: get org %q: %w", id, err)
 	}
@@ -84,7 +84,7 @@ func (r rules) GetOrg(ctx context.Context, id string) (model.Org, error) {
 // already belongs to its limit of organizations.
 func (r rules) AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error) {
 	var o model.Org
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		o = model.Org{}
 		if err := getRecord(tx, orgsTable, orgID, &o); err != nil {
 			return err
@@ -95,7 +95,7 @@ func (r rules) AddOrgMember(ctx context.Context, orgID, userID string) (model.Or
 		if slices.Contains(o.Members, userID) {
 			return nil
 		}
-		seq, ok, err := tx.listSeq(orgIndex, "", orgID)
+		seq, ok, err := tx.ListSeq(orgIndex, "", orgID)
 		if err != nil {
 			return err
 		}

@@ -13,33 +13,33 @@ import (
 // defaultPageLimit is the page size when Page.Limit <= 0.
 const defaultPageLimit = 10
 
-// orderIndex keeps the ids of one kind of record in creation order per
+// List keeps the ids of one kind of record in creation order per
 // owner: order maps key(owner)+seq to the id, pos maps the id back to
 // its order key so removal needs no scan. list names the list in cursors.
-type orderIndex struct {
-	list       string
-	order, pos []byte
+type List struct {
+	Name       string
+	Order, Pos []byte
 }
 
 var (
-	orgIndex     = orderIndex{list: "orgs", order: bucketOrgOrder, pos: bucketOrgPos}
-	sourceIndex  = orderIndex{list: "sources", order: bucketSourceOrder, pos: bucketSourcePos}
-	subIndex     = orderIndex{list: "subscriptions", order: bucketSubOrder, pos: bucketSubPos}
-	autoIndex    = orderIndex{list: "auto_subscriptions", order: bucketAutoOrder, pos: bucketAutoPos}
-	webhookIndex = orderIndex{list: "webhooks", order: bucketWebhookOrder, pos: bucketWebhookPos}
-	accountIndex = orderIndex{list: "accounts", order: bucketAccountOrder, pos: bucketAccountPos}
+	orgIndex     = List{Name: "orgs", Order: bucketOrgOrder, Pos: bucketOrgPos}
+	sourceIndex  = List{Name: "sources", Order: bucketSourceOrder, Pos: bucketSourcePos}
+	subIndex     = List{Name: "subscriptions", Order: bucketSubOrder, Pos: bucketSubPos}
+	autoIndex    = List{Name: "auto_subscriptions", Order: bucketAutoOrder, Pos: bucketAutoPos}
+	webhookIndex = List{Name: "webhooks", Order: bucketWebhookOrder, Pos: bucketWebhookPos}
+	accountIndex = List{Name: "accounts", Order: bucketAccountOrder, Pos: bucketAccountPos}
 	// orgMemberIndex lists the orgs each user belongs to, in the orgs'
 	// creation order: in bbolt, key(user)+org seq -> org id, written by
 	// AddOrgMember and CreateOrg, not by add.
-	orgMemberIndex = orderIndex{list: "org_members", order: bucketOrgMembers}
+	orgMemberIndex = List{Name: "org_members", Order: bucketOrgMembers}
 	// componentIndex counts components per owner (for Limits); nothing
 	// lists them yet.
-	componentIndex = orderIndex{list: "components", order: bucketComponentOrder, pos: bucketComponentPos}
+	componentIndex = List{Name: "components", Order: bucketComponentOrder, Pos: bucketComponentPos}
 )
 
 // tag identifies owner's list inside its cursors.
-func (ix orderIndex) tag(owner string) [4]byte {
-	sum := sha256.Sum256(key(ix.list, owner))
+func (ix List) tag(owner string) [4]byte {
+	sum := sha256.Sum256(key(ix.Name, owner))
 	return [4]byte(sum[:4])
 }
 

@@ -4,7 +4,7 @@ import "fmt"
 
 // claimSlug points (owner, slug) of t at id unless another record holds
 // it. The empty slug is never indexed.
-func claimSlug(tx kvTx, t table, owner, slug, id string) error {
+func claimSlug(tx Tx, t Table, owner, slug, id string) error {
 	if slug == "" {
 		return nil
 	}
@@ -15,11 +15,11 @@ func claimSlug(tx kvTx, t table, owner, slug, id string) error {
 	if ok && cur != id {
 		return fmt.Errorf("name slug %q taken: %w", slug, ErrConflict)
 	}
-	return tx.putValue(t, []byte(id), owner, slug)
+	return tx.PutValue(t, []byte(id), owner, slug)
 }
 
 // releaseSlug removes (owner, slug) of t if it points at id.
-func releaseSlug(tx kvTx, t table, owner, slug, id string) error {
+func releaseSlug(tx Tx, t Table, owner, slug, id string) error {
 	if slug == "" {
 		return nil
 	}
@@ -27,11 +27,11 @@ func releaseSlug(tx kvTx, t table, owner, slug, id string) error {
 	if err != nil || !ok || cur != id {
 		return err
 	}
-	return tx.deleteValue(t, owner, slug)
+	return tx.DeleteValue(t, owner, slug)
 }
 
 // moveSlug claims slug for id and releases its old one, when they differ.
-func moveSlug(tx kvTx, t table, owner, old, slug, id string) error {
+func moveSlug(tx Tx, t Table, owner, old, slug, id string) error {
 	if old == slug {
 		return nil
 	}

@@ -25,7 +25,7 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 	}
 	var out model.Source
 	var events []model.Event
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		out = s
 		if ok, err := hasRecord(tx, sourcesTable, s.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
@@ -39,10 +39,10 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 		if err := claimSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, s.ID); err != nil {
 			return err
 		}
-		if _, err := tx.listAdd(sourceIndex, s.OwnerID, s.ID); err != nil {
+		if _, err := tx.ListAdd(sourceIndex, s.OwnerID, s.ID); err != nil {
 			return err
 		}
-		order, err := tx.nextOrder()
+		order, err := tx.NextOrder()
 		if err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 // GetSource returns the source with id, or ErrNotFound.
 func (r rules) GetSource(ctx context.Context, id string) (model.Source, error) {
 	var s model.Source
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, sourcesTable, id, &s) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, sourcesTable, id, &s) })
 	if err != nil {
 		return model.Source{}, fmt.Errorf("store: get source %q: %w", id, err)
 	}
@@ -83,7 +83,7 @@ func (r rules) GetSource(ctx context.Context, id string) (model.Source, error) {
 // taken by another source of the owner. Nothing changes then.
 func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit) ([]model.Event, error) {
 	var events []model.Event
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		next := s
 		var old model.Source
 		if err := getRecord(tx, sourcesTable, s.ID, &old); err != nil {
@@ -135,7 +135,7 @@ func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit
 // ErrNotFound for an unknown source; nothing changes then.
 func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error) {
 	var events []model.Event
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var s model.Source
 		if err := getRecord(tx, sourcesTable, id, &s); err != nil {
 			return err
@@ -147,7 +147,7 @@ func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 		if err := releaseSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, id); err != nil {
 			return err
 		}
-		if err := tx.listRemove(sourceIndex, s.OwnerID, id); err != nil {
+		if err := tx.ListRemove(sourceIndex, s.OwnerID, id); err != nil {
 			return err
 		}
 		if err := unuseComponent(tx, s.ComponentID, id); err != nil {
@@ -156,10 +156,10 @@ func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 		if err := deleteListenerSubs(tx, id); err != nil {
 			return err
 		}
-		if err := tx.deleteRunnerData(id, false); err != nil {
+		if err := tx.DeleteRunnerData(id, false); err != nil {
 			return err
 		}
-		return tx.deleteRecord(sourcesTable, id)
+		return tx.DeleteRecord(sourcesTable, id)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: delete source %q: %w", id, err)
@@ -179,7 +179,7 @@ func (r rules) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[
 // SlugTaken reports whether a source of ownerID has the name slug.
 func (r rules) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error) {
 	taken := false
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		if slug == "" {
 			return nil
 		}

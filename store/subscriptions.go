@@ -21,7 +21,7 @@ func (r rules) PutSubscription(ctx context.Context, s model.Subscription) (model
 		return model.Subscription{}, errors.New("store: put subscription: empty id")
 	}
 	var out model.Subscription
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var err error
 		out, err = r.putSubscription(tx, s)
 		return err
@@ -33,7 +33,7 @@ func (r rules) PutSubscription(ctx context.Context, s model.Subscription) (model
 }
 
 // putSubscription is PutSubscription inside tx.
-func (r rules) putSubscription(tx kvTx, s model.Subscription) (model.Subscription, error) {
+func (r rules) putSubscription(tx Tx, s model.Subscription) (model.Subscription, error) {
 	var out model.Subscription
 	tuple := []string{s.OwnerID, s.EmitterID, s.ListenerID, s.EventName}
 	id, ok, err := lookup(tx, subTuplesTable, tuple...)
@@ -49,14 +49,14 @@ func (r rules) putSubscription(tx kvTx, s model.Subscription) (model.Subscriptio
 	if err := r.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
 		return out, err
 	}
-	if _, err := tx.listAdd(subIndex, s.OwnerID, s.ID); err != nil {
+	if _, err := tx.ListAdd(subIndex, s.OwnerID, s.ID); err != nil {
 		return out, err
 	}
-	if err := tx.putValue(subTuplesTable, []byte(s.ID), tuple...); err != nil {
+	if err := tx.PutValue(subTuplesTable, []byte(s.ID), tuple...); err != nil {
 		return out, err
 	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
-		if err := tx.addMember(subEndsTable, end, s.ID); err != nil {
+		if err := tx.AddMember(subEndsTable, end, s.ID); err != nil {
 			return out, err
 		}
 	}
@@ -65,7 +65,7 @@ func (r rules) putSubscription(tx kvTx, s model.Subscription) (model.Subscriptio
 
 // deleteSubscriptionByID removes the subscription id, or returns
 // ErrNotFound.
-func deleteSubscriptionByID(tx kvTx, id string) error {
+func deleteSubscriptionByID(tx Tx, id string) error {
 	var s model.Subscription
 	if err := getRecord(tx, subsTable, id, &s); err != nil {
 		return err
@@ -74,25 +74,25 @@ func deleteSubscriptionByID(tx kvTx, id string) error {
 }
 
 // deleteSub removes s and all its index entries.
-func deleteSub(tx kvTx, s model.Subscription) error {
-	if err := tx.listRemove(subIndex, s.OwnerID, s.ID); err != nil {
+func deleteSub(tx Tx, s model.Subscription) error {
+	if err := tx.ListRemove(subIndex, s.OwnerID, s.ID); err != nil {
 		return err
 	}
-	if err := tx.deleteValue(subTuplesTable, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
+	if err := tx.DeleteValue(subTuplesTable, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
 		return err
 	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
-		if err := tx.removeMember(subEndsTable, end, s.ID); err != nil {
+		if err := tx.RemoveMember(subEndsTable, end, s.ID); err != nil {
 			return err
 		}
 	}
-	return tx.deleteRecord(subsTable, s.ID)
+	return tx.DeleteRecord(subsTable, s.ID)
 }
 
 // deleteSubsNaming removes the subscriptions whose listener is id and,
 // unless listenerOnly, those whose emitter is id.
-func deleteSubsNaming(tx kvTx, id string, listenerOnly bool) error {
-	subIDs, err := tx.members(subEndsTable, id)
+func deleteSubsNaming(tx Tx, id string, listenerOnly bool) error {
+	subIDs, err := tx.Members(subEndsTable, id)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func deleteSubsNaming(tx kvTx, id string, listenerOnly bool) error {
 // deleteListenerSubs removes the subscriptions naming id, as emitter or
 // listener, and the auto-subscriptions delivering to it: what a deleted
 // source or workflow leaves.
-func deleteListenerSubs(tx kvTx, id string) error {
+func deleteListenerSubs(tx Tx, id string) error {
 	if err := deleteSubsNaming(tx, id, false); err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func deleteListenerSubs(tx kvTx, id string) error {
 // DeleteSubscription deletes the subscription (ownerID, emitterID,
 // listenerID, eventName), or returns ErrNotFound.
 func (r rules) DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error {
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		id, ok, err := lookup(tx, subTuplesTable, ownerID, emitterID, listenerID, eventName)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
@@ -163,7 +163,7 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 		return model.AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
 	}
 	var out model.AutoSubscription
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		out = a
 		tuple := []string{a.OwnerID, a.ListenerID, a.EventName}
 		id, ok, err := lookup(tx, autoTuplesTable, tuple...)
@@ -179,16 +179,16 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 		if err := r.checkRoom(tx, CountSubscriptions, a.OwnerID); err != nil {
 			return err
 		}
-		if _, err := tx.listAdd(autoIndex, a.OwnerID, a.ID); err != nil {
+		if _, err := tx.ListAdd(autoIndex, a.OwnerID, a.ID); err != nil {
 			return err
 		}
-		if err := tx.putValue(autoTuplesTable, []byte(a.ID), tuple...); err != nil {
+		if err := tx.PutValue(autoTuplesTable, []byte(a.ID), tuple...); err != nil {
 			return err
 		}
-		if err := tx.addMember(autoListenersTable, a.ListenerID, a.ID); err != nil {
+		if err := tx.AddMember(autoListenersTable, a.ListenerID, a.ID); err != nil {
 			return err
 		}
-		order, err := tx.nextOrder()
+		order, err := tx.NextOrder()
 		if err != nil {
 			return err
 		}
@@ -203,8 +203,8 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 
 // deleteAutoSubsOfListener removes the auto-subscriptions delivering to
 // listener.
-func deleteAutoSubsOfListener(tx kvTx, listener string) error {
-	ids, err := tx.members(autoListenersTable, listener)
+func deleteAutoSubsOfListener(tx Tx, listener string) error {
+	ids, err := tx.Members(autoListenersTable, listener)
 	if err != nil {
 		return err
 	}
@@ -213,16 +213,16 @@ func deleteAutoSubsOfListener(tx kvTx, listener string) error {
 		if err := getRecord(tx, autoSubsTable, id, &a); err != nil {
 			return err
 		}
-		if err := tx.listRemove(autoIndex, a.OwnerID, id); err != nil {
+		if err := tx.ListRemove(autoIndex, a.OwnerID, id); err != nil {
 			return err
 		}
-		if err := tx.deleteValue(autoTuplesTable, a.OwnerID, a.ListenerID, a.EventName); err != nil {
+		if err := tx.DeleteValue(autoTuplesTable, a.OwnerID, a.ListenerID, a.EventName); err != nil {
 			return err
 		}
-		if err := tx.removeMember(autoListenersTable, listener, id); err != nil {
+		if err := tx.RemoveMember(autoListenersTable, listener, id); err != nil {
 			return err
 		}
-		if err := tx.deleteRecord(autoSubsTable, id); err != nil {
+		if err := tx.DeleteRecord(autoSubsTable, id); err != nil {
 			return err
 		}
 	}

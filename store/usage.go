@@ -14,7 +14,7 @@ import (
 // sourceID, or the zero value when there is none.
 func (r rules) GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error) {
 	var st model.DedupeState
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		if err := getRecord(tx, dedupeTable, sourceID, &st); !errors.Is(err, ErrNotFound) {
 			return err
 		}
@@ -27,7 +27,7 @@ func (r rules) GetDedupe(ctx context.Context, sourceID string) (model.DedupeStat
 }
 
 // putDedupe replaces the source's dedupe state with st, unless st is nil.
-func putDedupe(tx kvTx, sourceID string, st *model.DedupeState) error {
+func putDedupe(tx Tx, sourceID string, st *model.DedupeState) error {
 	if st == nil {
 		return nil
 	}
@@ -38,9 +38,9 @@ func putDedupe(tx kvTx, sourceID string, st *model.DedupeState) error {
 }
 
 // usageOf reads accountID's counters for day; zero when none.
-func usageOf(tx kvTx, accountID, day string) (model.Usage, error) {
+func usageOf(tx Tx, accountID, day string) (model.Usage, error) {
 	var u model.Usage
-	data, ok, err := tx.value(usageTable, accountID, day)
+	data, ok, err := tx.Value(usageTable, accountID, day)
 	if err != nil || !ok {
 		return u, err
 	}
@@ -53,7 +53,7 @@ func usageOf(tx kvTx, accountID, day string) (model.Usage, error) {
 // addUsage adds delta to accountID's counters for day: a
 // read-modify-write that one writer at a time (bbolt) or the revision
 // check (JetStream) keeps exact.
-func addUsage(tx kvTx, accountID, day string, delta model.Usage) error {
+func addUsage(tx Tx, accountID, day string, delta model.Usage) error {
 	u, err := usageOf(tx, accountID, day)
 	if err != nil {
 		return err
@@ -62,14 +62,14 @@ func addUsage(tx kvTx, accountID, day string, delta model.Usage) error {
 	if err != nil {
 		return err
 	}
-	return tx.putValue(usageTable, data, accountID, day)
+	return tx.PutValue(usageTable, data, accountID, day)
 }
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
 // when nothing was counted.
 func (r rules) GetUsage(ctx context.Context, accountID, day string) (model.Usage, error) {
 	var u model.Usage
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		var err error
 		u, err = usageOf(tx, accountID, day)
 		return err
@@ -86,7 +86,7 @@ func (r rules) AddUsage(ctx context.Context, accountID, day string, invocations,
 	if accountID == "" {
 		return nil
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		return addUsage(tx, accountID, day, model.Usage{Invocations: invocations, ComputeMs: computeMs})
 	})
 	if err != nil {
@@ -101,7 +101,7 @@ func (r rules) AddNpmBytes(ctx context.Context, accountID, day string, bytes int
 	if accountID == "" || bytes == 0 {
 		return nil
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
+	err := r.kv.Update(ctx, func(tx Tx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
 	if err != nil {
 		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
@@ -112,9 +112,9 @@ func (r rules) AddNpmBytes(ctx context.Context, accountID, day string, bytes int
 // when it never did.
 func (r rules) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {
 	var ms int64
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		var err error
-		ms, err = tx.lastFire(sourceID, "")
+		ms, err = tx.LastFire(sourceID, "")
 		return err
 	})
 	if err != nil {
@@ -130,11 +130,11 @@ func (r rules) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 	if sourceID == "" {
 		return errors.New("store: set timer last fire: empty source id")
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		if ok, err := hasRecord(tx, sourcesTable, sourceID); err != nil || !ok {
 			return err // deleted while its timer fired: no state to keep
 		}
-		return tx.setLastFire(sourceID, "", ms)
+		return tx.SetLastFire(sourceID, "", ms)
 	})
 	if err != nil {
 		return fmt.Errorf("store: set timer last fire of %q: %w", sourceID, err)
@@ -154,25 +154,25 @@ func (r rules) FireTimer(ctx context.Context, inv model.Invocation, prop string,
 		records = workflowsTable
 	}
 	fired := false
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		fired = false
 		if ok, err := hasRecord(tx, records, inv.SourceID); err != nil || !ok {
 			return err // deleted while its timer fired
 		}
-		if ms, err := tx.lastFire(inv.SourceID, prop); err != nil || ms >= dueMs {
+		if ms, err := tx.LastFire(inv.SourceID, prop); err != nil || ms >= dueMs {
 			return err
 		}
-		if err := tx.enqueue(r.now().UnixMilli(), inv); err != nil {
+		if err := tx.Enqueue(r.now().UnixMilli(), inv); err != nil {
 			return err
 		}
-		if err := tx.setLastFire(inv.SourceID, prop, dueMs); err != nil {
+		if err := tx.SetLastFire(inv.SourceID, prop, dueMs); err != nil {
 			return err
 		}
 		fired = true
-		if ms, err := tx.lastFire(inv.SourceID, ""); err != nil || ms >= dueMs {
+		if ms, err := tx.LastFire(inv.SourceID, ""); err != nil || ms >= dueMs {
 			return err
 		}
-		return tx.setLastFire(inv.SourceID, "", dueMs)
+		return tx.SetLastFire(inv.SourceID, "", dueMs)
 	})
 	if err != nil {
 		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.SourceID, err)

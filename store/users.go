@@ -19,7 +19,7 @@ func (r rules) CreateUser(ctx context.Context, u model.User, keyHash string) err
 	if u.ID == "" {
 		return errors.New("store: create user: empty id")
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		if ok, err := hasRecord(tx, usersTable, u.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
@@ -28,7 +28,7 @@ func (r rules) CreateUser(ctx context.Context, u model.User, keyHash string) err
 			if err != nil || ok {
 				return errors.Join(err, ownerTaken(ok))
 			}
-			if err := tx.putValue(metaTable, []byte(u.ID), "owner"); err != nil {
+			if err := tx.PutValue(metaTable, []byte(u.ID), "owner"); err != nil {
 				return err
 			}
 		}
@@ -71,8 +71,8 @@ func notFound(exists bool) error {
 
 // putKeyHash maps keyHash to userID unless it maps to another user. A
 // key hash is a record whose value is the user's id.
-func putKeyHash(tx kvTx, userID, keyHash string) error {
-	cur, ok, err := tx.record(userKeysTable, keyHash)
+func putKeyHash(tx Tx, userID, keyHash string) error {
+	cur, ok, err := tx.Record(userKeysTable, keyHash)
 	switch {
 	case err != nil:
 		return err
@@ -81,13 +81,13 @@ func putKeyHash(tx kvTx, userID, keyHash string) error {
 	case ok:
 		return fmt.Errorf("key in use: %w", ErrConflict)
 	}
-	return tx.putRecord(userKeysTable, keyHash, []byte(userID))
+	return tx.PutRecord(userKeysTable, keyHash, []byte(userID))
 }
 
 // GetUser returns the user with id, or ErrNotFound.
 func (r rules) GetUser(ctx context.Context, id string) (model.User, error) {
 	var u model.User
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, usersTable, id, &u) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, usersTable, id, &u) })
 	if err != nil {
 		return model.User{}, fmt.Errorf("store: get user %q: %w", id, err)
 	}
@@ -98,11 +98,11 @@ func (r rules) GetUser(ctx context.Context, id string) (model.User, error) {
 // ErrNotFound.
 func (r rules) UserByKeyHash(ctx context.Context, keyHash string) (model.User, error) {
 	var u model.User
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		if keyHash == "" {
 			return ErrNotFound
 		}
-		id, ok, err := tx.record(userKeysTable, keyHash)
+		id, ok, err := tx.Record(userKeysTable, keyHash)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}
@@ -124,7 +124,7 @@ func (r rules) AddKeyHash(ctx context.Context, userID, keyHash string) error {
 	if keyHash == "" {
 		return fmt.Errorf("store: add key to user %q: empty key hash", userID)
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
 			return errors.Join(err, notFound(ok))
 		}
@@ -139,9 +139,9 @@ func (r rules) AddKeyHash(ctx context.Context, userID, keyHash string) error {
 // CountUsers returns the number of users.
 func (r rules) CountUsers(ctx context.Context) (int, error) {
 	n := 0
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		var err error
-		n, err = tx.countRecords(usersTable)
+		n, err = tx.CountRecords(usersTable)
 		return err
 	})
 	if err != nil {

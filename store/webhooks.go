@@ -19,7 +19,7 @@ func (r rules) CreateWebhook(ctx context.Context, w model.Webhook) error {
 	if w.ID == "" {
 		return errors.New("store: create webhook: empty id")
 	}
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		return r.createRecord(tx, webhooksTable, webhookIndex, CountWebhooks, w.OwnerID, w.ID, w)
 	})
 	if err != nil {
@@ -31,7 +31,7 @@ func (r rules) CreateWebhook(ctx context.Context, w model.Webhook) error {
 // GetWebhook returns the webhook with id, or ErrNotFound.
 func (r rules) GetWebhook(ctx context.Context, id string) (model.Webhook, error) {
 	var w model.Webhook
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, webhooksTable, id, &w) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, webhooksTable, id, &w) })
 	if err != nil {
 		return model.Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
 	}
@@ -47,12 +47,12 @@ func (r rules) GetWebhook(ctx context.Context, id string) (model.Webhook, error)
 //
 // ErrNotFound for an unknown webhook.
 func (r rules) DeleteWebhook(ctx context.Context, id string) error {
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var w model.Webhook
 		if err := getRecord(tx, webhooksTable, id, &w); err != nil {
 			return err
 		}
-		if err := tx.listRemove(webhookIndex, w.OwnerID, id); err != nil {
+		if err := tx.ListRemove(webhookIndex, w.OwnerID, id); err != nil {
 			return err
 		}
 		if err := deleteSubsNaming(tx, id, true); err != nil {
@@ -61,10 +61,10 @@ func (r rules) DeleteWebhook(ctx context.Context, id string) error {
 		if err := deleteAutoSubsOfListener(tx, id); err != nil {
 			return err
 		}
-		if err := tx.deleteDeliveriesOf(id); err != nil {
+		if err := tx.DeleteDeliveriesOf(id); err != nil {
 			return err
 		}
-		return tx.deleteRecord(webhooksTable, id)
+		return tx.DeleteRecord(webhooksTable, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete webhook %q: %w", id, err)
@@ -84,7 +84,7 @@ func (r rules) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf
 // UpdateWebhook replaces a webhook's record (ErrNotFound when gone); its
 // owner and creation time stay.
 func (r rules) UpdateWebhook(ctx context.Context, w model.Webhook) error {
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var old model.Webhook
 		if err := getRecord(tx, webhooksTable, w.ID, &old); err != nil {
 			return err
@@ -124,7 +124,7 @@ func recordOutcome(w *model.Webhook, delivered bool, nowMs int64, maxFailures in
 func (r rules) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error) {
 	var w model.Webhook
 	disabled := false
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		w, disabled = model.Webhook{}, false
 		if err := getRecord(tx, webhooksTable, id, &w); err != nil {
 			return err

@@ -8,7 +8,7 @@ import (
 	"github.com/fount-dev/fount/model"
 )
 
-var workflowIndex = orderIndex{list: "workflows", order: bucketWorkflowOrder, pos: bucketWorkflowPos}
+var workflowIndex = List{Name: "workflows", Order: bucketWorkflowOrder, Pos: bucketWorkflowPos}
 
 // CreateWorkflow stores w with its Order assigned, indexed by owner and by
 // name slug; when sub is not nil (a source trigger) it is stored too, in
@@ -24,7 +24,7 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		return model.Workflow{}, errors.New("store: create workflow: empty id")
 	}
 	var out model.Workflow
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		out = w
 		if ok, err := hasRecord(tx, workflowsTable, w.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
@@ -35,10 +35,10 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if err := claimSlug(tx, workflowSlugsTable, w.OwnerID, w.NameSlug, w.ID); err != nil {
 			return err
 		}
-		if _, err := tx.listAdd(workflowIndex, w.OwnerID, w.ID); err != nil {
+		if _, err := tx.ListAdd(workflowIndex, w.OwnerID, w.ID); err != nil {
 			return err
 		}
-		order, err := tx.nextOrder()
+		order, err := tx.NextOrder()
 		if err != nil {
 			return err
 		}
@@ -56,7 +56,7 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 
 // putTriggerSub stores the subscription of a source trigger and records
 // its id in w.
-func (r rules) putTriggerSub(tx kvTx, w *model.Workflow, sub *model.Subscription) error {
+func (r rules) putTriggerSub(tx Tx, w *model.Workflow, sub *model.Subscription) error {
 	if sub == nil {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (r rules) putTriggerSub(tx kvTx, w *model.Workflow, sub *model.Subscription
 // GetWorkflow returns the workflow with id, or ErrNotFound.
 func (r rules) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
 	var w model.Workflow
-	err := r.kv.viewKV(ctx, func(tx kvTx) error { return getRecord(tx, workflowsTable, id, &w) })
+	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, workflowsTable, id, &w) })
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
 	}
@@ -82,7 +82,7 @@ func (r rules) GetWorkflow(ctx context.Context, id string) (model.Workflow, erro
 // ErrNotFound.
 func (r rules) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
 	var w model.Workflow
-	err := r.kv.viewKV(ctx, func(tx kvTx) error {
+	err := r.kv.View(ctx, func(tx Tx) error {
 		id, ok, err := lookup(tx, workflowSlugsTable, ownerID, slug)
 		if err != nil || !ok {
 			return errors.Join(err, notFound(ok))
@@ -106,7 +106,7 @@ func (r rules) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.
 // taken. Nothing changes then.
 func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
 	var out model.Workflow
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		out = w
 		var old model.Workflow
 		if err := getRecord(tx, workflowsTable, w.ID, &old); err != nil {
@@ -138,7 +138,7 @@ func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 // does not exist.
 func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
 	var w model.Workflow
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		w = model.Workflow{}
 		if err := getRecord(tx, workflowsTable, id, &w); err != nil {
 			return err
@@ -154,7 +154,7 @@ func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, up
 
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
-func deleteTriggerSub(tx kvTx, w model.Workflow) error {
+func deleteTriggerSub(tx Tx, w model.Workflow) error {
 	if w.Trigger.SubscriptionID == "" {
 		return nil
 	}
@@ -175,7 +175,7 @@ func deleteTriggerSub(tx kvTx, w model.Workflow) error {
 //
 // ErrNotFound for an unknown workflow; nothing changes then.
 func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
-	err := r.kv.updateKV(ctx, func(tx kvTx) error {
+	err := r.kv.Update(ctx, func(tx Tx) error {
 		var w model.Workflow
 		if err := getRecord(tx, workflowsTable, id, &w); err != nil {
 			return err
@@ -183,16 +183,16 @@ func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
 		if err := releaseSlug(tx, workflowSlugsTable, w.OwnerID, w.NameSlug, id); err != nil {
 			return err
 		}
-		if err := tx.listRemove(workflowIndex, w.OwnerID, id); err != nil {
+		if err := tx.ListRemove(workflowIndex, w.OwnerID, id); err != nil {
 			return err
 		}
 		if err := deleteListenerSubs(tx, id); err != nil {
 			return err
 		}
-		if err := tx.deleteRunnerData(id, true); err != nil {
+		if err := tx.DeleteRunnerData(id, true); err != nil {
 			return err
 		}
-		return tx.deleteRecord(workflowsTable, id)
+		return tx.DeleteRecord(workflowsTable, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete workflow %q: %w", id, err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // CreateConnectedAccount stores a.
@@ -18,8 +19,8 @@ func (r rules) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 	if a.ID == "" {
 		return model.ConnectedAccount{}, errors.New("store: create connected account: empty id")
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		return r.createRecord(tx, accountsTable, accountIndex, CountAccounts, a.OwnerID, a.ID, a)
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		return r.createRecord(tx, kv.Accounts, kv.AccountList, CountAccounts, a.OwnerID, a.ID, a)
 	})
 	if err != nil {
 		return model.ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)
@@ -31,7 +32,7 @@ func (r rules) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 // ErrNotFound.
 func (r rules) GetConnectedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
 	var a model.ConnectedAccount
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, accountsTable, id, &a) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Accounts, id, &a) })
 	if err != nil {
 		return model.ConnectedAccount{}, fmt.Errorf("store: get connected account %q: %w", id, err)
 	}
@@ -41,7 +42,7 @@ func (r rules) GetConnectedAccount(ctx context.Context, id string) (model.Connec
 // ListConnectedAccounts returns a page of owner's connected accounts, in
 // the order they were created.
 func (r rules) ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error) {
-	pg, err := pageOfList[model.ConnectedAccount](ctx, r, accountIndex, accountsTable, ownerID, p)
+	pg, err := pageOfList[model.ConnectedAccount](ctx, r, kv.AccountList, kv.Accounts, ownerID, p)
 	if err != nil {
 		return PageOf[model.ConnectedAccount]{}, fmt.Errorf("store: list connected accounts of %q: %w", ownerID, err)
 	}
@@ -52,15 +53,15 @@ func (r rules) ListConnectedAccounts(ctx context.Context, ownerID string, p Page
 // returns ErrNotFound. The app props configured with it are left as they
 // are: their $auth is then not found (see the engine's DeleteAccount).
 func (r rules) DeleteConnectedAccount(ctx context.Context, id string) error {
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var a model.ConnectedAccount
-		if err := getRecord(tx, accountsTable, id, &a); err != nil {
+		if err := getRecord(tx, kv.Accounts, id, &a); err != nil {
 			return err
 		}
-		if err := tx.ListRemove(accountIndex, a.OwnerID, id); err != nil {
+		if err := tx.ListRemove(kv.AccountList, a.OwnerID, id); err != nil {
 			return err
 		}
-		return tx.DeleteRecord(accountsTable, id)
+		return tx.DeleteRecord(kv.Accounts, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete connected account %q: %w", id, err)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 	bolterrors "go.etcd.io/bbolt/errors"
 )
@@ -30,49 +31,49 @@ var errSchemaTooNew = errors.New("store: schema version too new")
 
 // Bucket names. Index keys are built by key(), below.
 var (
-	bucketMeta = []byte("meta") // schema_version
+	bucketMeta = kv.Meta.Bucket // schema_version
 
-	bucketUsers    = []byte("users")     // user id -> User
-	bucketUserKeys = []byte("user_keys") // key hash -> user id
+	bucketUsers    = kv.Users.Bucket    // user id -> User
+	bucketUserKeys = kv.UserKeys.Bucket // key hash -> user id
 
-	bucketOrgs       = []byte("orgs")        // org id -> Org
-	bucketOrgOrder   = []byte("org_order")   // key("")+seq -> org id
-	bucketOrgPos     = []byte("org_pos")     // org id -> its org_order key
-	bucketOrgMembers = []byte("org_members") // key(user)+org seq -> org id
+	bucketOrgs       = kv.Orgs.Bucket         // org id -> Org
+	bucketOrgOrder   = kv.OrgList.Order       // key("")+seq -> org id
+	bucketOrgPos     = kv.OrgList.Pos         // org id -> its org_order key
+	bucketOrgMembers = kv.OrgMemberList.Order // key(user)+org seq -> org id
 
-	bucketComponents     = []byte("components")      // component id -> Component
-	bucketComponentKeys  = []byte("component_keys")  // key(owner, key) -> component id
-	bucketComponentOrder = []byte("component_order") // key(owner)+seq -> component id
-	bucketComponentPos   = []byte("component_pos")   // component id -> its component_order key
-	bucketComponentCode  = []byte("component_code")  // key(owner, code hash, component url) -> component id
-	bucketComponentUses  = []byte("component_uses")  // key(component id, source id) -> nothing: the source runs it
+	bucketComponents     = kv.Components.Bucket    // component id -> Component
+	bucketComponentKeys  = kv.ComponentKeys.Bucket // key(owner, key) -> component id
+	bucketComponentOrder = kv.ComponentList.Order  // key(owner)+seq -> component id
+	bucketComponentPos   = kv.ComponentList.Pos    // component id -> its component_order key
+	bucketComponentCode  = kv.ComponentCode.Bucket // key(owner, code hash, component url) -> component id
+	bucketComponentUses  = kv.ComponentUses.Bucket // key(component id, source id) -> nothing: the source runs it
 
-	bucketSources     = []byte("sources")      // source id -> Source
-	bucketSourceOrder = []byte("source_order") // key(owner)+seq -> source id
-	bucketSourcePos   = []byte("source_pos")   // source id -> its source_order key
-	bucketSourceSlugs = []byte("source_slugs") // key(owner, slug) -> source id
+	bucketSources     = kv.Sources.Bucket     // source id -> Source
+	bucketSourceOrder = kv.SourceList.Order   // key(owner)+seq -> source id
+	bucketSourcePos   = kv.SourceList.Pos     // source id -> its source_order key
+	bucketSourceSlugs = kv.SourceSlugs.Bucket // key(owner, slug) -> source id
 
-	bucketSubs     = []byte("subs")      // subscription id -> Subscription
-	bucketSubOrder = []byte("sub_order") // key(owner)+seq -> subscription id
-	bucketSubPos   = []byte("sub_pos")   // subscription id -> its sub_order key
-	bucketSubTuple = []byte("sub_tuple") // key(owner, emitter, listener, event) -> subscription id
-	bucketSubEnds  = []byte("sub_ends")  // key(emitter or listener, subscription id) -> ""
+	bucketSubs     = kv.Subs.Bucket      // subscription id -> Subscription
+	bucketSubOrder = kv.SubList.Order    // key(owner)+seq -> subscription id
+	bucketSubPos   = kv.SubList.Pos      // subscription id -> its sub_order key
+	bucketSubTuple = kv.SubTuples.Bucket // key(owner, emitter, listener, event) -> subscription id
+	bucketSubEnds  = kv.SubEnds.Bucket   // key(emitter or listener, subscription id) -> ""
 
-	bucketAutoSubs      = []byte("auto_subs")      // id -> AutoSubscription
-	bucketAutoOrder     = []byte("auto_order")     // key(owner)+seq -> id
-	bucketAutoPos       = []byte("auto_pos")       // id -> its auto_order key
-	bucketAutoTuple     = []byte("auto_tuple")     // key(owner, listener, event) -> id
-	bucketAutoListeners = []byte("auto_listeners") // key(listener, id) -> ""
+	bucketAutoSubs      = kv.AutoSubs.Bucket      // id -> AutoSubscription
+	bucketAutoOrder     = kv.AutoList.Order       // key(owner)+seq -> id
+	bucketAutoPos       = kv.AutoList.Pos         // id -> its auto_order key
+	bucketAutoTuple     = kv.AutoTuples.Bucket    // key(owner, listener, event) -> id
+	bucketAutoListeners = kv.AutoListeners.Bucket // key(listener, id) -> ""
 
-	bucketWorkflows     = []byte("workflows")      // workflow id -> Workflow
-	bucketWorkflowOrder = []byte("workflow_order") // key(owner)+seq -> workflow id
-	bucketWorkflowPos   = []byte("workflow_pos")   // workflow id -> its workflow_order key
-	bucketWorkflowSlugs = []byte("workflow_slugs") // key(owner, slug) -> workflow id
-	bucketExecutions    = []byte("executions")     // key(workflow id)+8-byte invocation seq -> Execution
+	bucketWorkflows     = kv.Workflows.Bucket     // workflow id -> Workflow
+	bucketWorkflowOrder = kv.WorkflowList.Order   // key(owner)+seq -> workflow id
+	bucketWorkflowPos   = kv.WorkflowList.Pos     // workflow id -> its workflow_order key
+	bucketWorkflowSlugs = kv.WorkflowSlugs.Bucket // key(owner, slug) -> workflow id
+	bucketExecutions    = []byte("executions")    // key(workflow id)+8-byte invocation seq -> Execution
 
-	bucketWebhooks     = []byte("webhooks")      // webhook id -> Webhook
-	bucketWebhookOrder = []byte("webhook_order") // key(owner)+seq -> webhook id
-	bucketWebhookPos   = []byte("webhook_pos")   // webhook id -> its webhook_order key
+	bucketWebhooks     = kv.Webhooks.Bucket   // webhook id -> Webhook
+	bucketWebhookOrder = kv.WebhookList.Order // key(owner)+seq -> webhook id
+	bucketWebhookPos   = kv.WebhookList.Pos   // webhook id -> its webhook_order key
 
 	bucketEvents      = []byte("events")       // emitter id -> channel buckets -> ms+seq -> Event
 	bucketEventClocks = []byte("event_clocks") // emitter id -> last ms+seq
@@ -85,13 +86,13 @@ var (
 	bucketDeliveries    = []byte("deliveries")               // 8-byte seq -> Delivery
 	bucketDeliveryOrder = []byte("delivery_order")           // key(listener)+8-byte seq -> delivery id
 	bucketDeliveryDue   = []byte("delivery_due_by_listener") // key(listener)+8-byte next attempt ms+8-byte seq -> delivery id, pending only
-	bucketDedupe        = []byte("dedupe")                   // source id -> DedupeState
-	bucketUsage         = []byte("usage")                    // key(account, day) -> Usage
+	bucketDedupe        = kv.Dedupe.Bucket                   // source id -> DedupeState
+	bucketUsage         = kv.Usage.Bucket                    // key(account, day) -> Usage
 	bucketTimers        = []byte("timers")                   // source id -> 8-byte last fire ms
 
-	bucketAccounts     = []byte("accounts")      // connected account id -> ConnectedAccount
-	bucketAccountOrder = []byte("account_order") // key(owner)+seq -> connected account id
-	bucketAccountPos   = []byte("account_pos")   // connected account id -> its account_order key
+	bucketAccounts     = kv.Accounts.Bucket   // connected account id -> ConnectedAccount
+	bucketAccountOrder = kv.AccountList.Order // key(owner)+seq -> connected account id
+	bucketAccountPos   = kv.AccountList.Pos   // connected account id -> its account_order key
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -160,7 +161,7 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	o := applyOptions(opts)
 	b := &Bolt{db: db, onCommit: o.onCommit,
 		txMaxEvents: txMaxEvents, txMaxBytes: txMaxBytes,
-		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
+		deliveriesKept: kv.DeliveriesKept, maxPendingDeliveries: kv.MaxPendingDeliveries}
 	b.rules = rules{kv: b, limits: o.limits, now: o.now}
 	return b, nil
 }
@@ -297,8 +298,8 @@ func lastPart(rest []byte) (string, error) {
 func scanPrefix(bk *bolt.Bucket, prefix []byte) (keys, values [][]byte) {
 	c := bk.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		keys = append(keys, clone(k))
-		values = append(values, clone(v))
+		keys = append(keys, kv.Clone(k))
+		values = append(values, kv.Clone(v))
 	}
 	return keys, values
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -24,14 +25,14 @@ import (
 
 // orderKey is the key of delivery seq in its listener's list.
 func orderKey(listenerID string, seq uint64) []byte {
-	return append(key(listenerID), be8(seq)...)
+	return append(kv.Key(listenerID), kv.BE8(seq)...)
 }
 
 // dueKey is the key of a pending delivery seq in the due index: its
 // listener, its next attempt (negative counts as 0), then seq, so that
 // within a listener byte order is due order.
 func dueKey(d model.Delivery, seq uint64) []byte {
-	k := binary.BigEndian.AppendUint64(key(d.ListenerID), uint64(max(d.NextAttemptMs, 0)))
+	k := binary.BigEndian.AppendUint64(kv.Key(d.ListenerID), uint64(max(d.NextAttemptMs, 0)))
 	return binary.BigEndian.AppendUint64(k, seq)
 }
 
@@ -52,7 +53,7 @@ func splitDueKey(k []byte) (listener string, dueMs, seq uint64, err error) {
 // of the listeners after it: key() is prefix-free, so a listener that
 // sorts later differs from this one within key(listener).
 func pastListener(listener string) []byte {
-	return append(key(listener), bytes.Repeat([]byte{0xff}, 17)...)
+	return append(kv.Key(listener), bytes.Repeat([]byte{0xff}, 17)...)
 }
 
 // createDelivery stores d as a new delivery at clock nowMs and returns
@@ -61,8 +62,8 @@ func pastListener(listener string) []byte {
 // backlog bound is stored failed instead, with an attempt saying why, and
 // a settled one may remove the listener's oldest settled ones.
 func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d model.Delivery) (model.Delivery, error) {
-	d, err := newDelivery(d, nowMs, b.maxPendingDeliveries, func() int {
-		return countPrefix(tx.Bucket(bucketDeliveryDue), key(d.ListenerID))
+	d, err := kv.NewDelivery(d, nowMs, b.maxPendingDeliveries, func() int {
+		return countPrefix(tx.Bucket(bucketDeliveryDue), kv.Key(d.ListenerID))
 	})
 	if err != nil {
 		return model.Delivery{}, err
@@ -71,7 +72,7 @@ func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d model.Delivery) (model
 	if err != nil {
 		return model.Delivery{}, err
 	}
-	d.ID = seqID(seq)
+	d.ID = kv.SeqID(seq)
 	if err := putDelivery(tx, seq, d); err != nil {
 		return model.Delivery{}, err
 	}
@@ -88,7 +89,7 @@ func putDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
 	if err != nil {
 		return fmt.Errorf("encode delivery: %w", err)
 	}
-	if err := tx.Bucket(bucketDeliveries).Put(be8(seq), data); err != nil {
+	if err := tx.Bucket(bucketDeliveries).Put(kv.BE8(seq), data); err != nil {
 		return err
 	}
 	if err := tx.Bucket(bucketDeliveryOrder).Put(orderKey(d.ListenerID, seq), []byte(d.ID)); err != nil {
@@ -102,7 +103,7 @@ func putDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
 
 // getDelivery decodes delivery seq; ErrNotFound when absent.
 func getDelivery(tx *bolt.Tx, seq uint64) (model.Delivery, error) {
-	data := tx.Bucket(bucketDeliveries).Get(be8(seq))
+	data := tx.Bucket(bucketDeliveries).Get(kv.BE8(seq))
 	if data == nil {
 		return model.Delivery{}, ErrNotFound
 	}
@@ -124,7 +125,7 @@ func removeDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
 	if err := tx.Bucket(bucketDeliveryOrder).Delete(orderKey(d.ListenerID, seq)); err != nil {
 		return err
 	}
-	return tx.Bucket(bucketDeliveries).Delete(be8(seq))
+	return tx.Bucket(bucketDeliveries).Delete(kv.BE8(seq))
 }
 
 // trimSettledDeliveries removes listener's oldest settled deliveries past
@@ -134,7 +135,7 @@ func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
 	if b.deliveriesKept <= 0 {
 		return nil
 	}
-	prefix := key(listener)
+	prefix := kv.Key(listener)
 	pending := map[uint64]bool{}
 	due := tx.Bucket(bucketDeliveryDue).Cursor()
 	for k, _ := due.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = due.Next() {
@@ -169,7 +170,7 @@ func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
 // decodes only the deliveries it returns.
 func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
 	if limit <= 0 {
-		limit = defaultQueueLimit
+		limit = kv.DefaultQueueLimit
 	}
 	out := []model.Delivery{}
 	if nowMs < 0 {
@@ -232,7 +233,7 @@ func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener str
 // error for an empty listener or a status that is not a delivery state.
 func (b *Bolt) UpdateDelivery(ctx context.Context, d model.Delivery) error {
 	err := b.update(ctx, func(tx *bolt.Tx) error {
-		seq, ok := parseSeqID(d.ID)
+		seq, ok := kv.ParseSeqID(d.ID)
 		if !ok {
 			return ErrNotFound
 		}
@@ -246,7 +247,7 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d model.Delivery) error {
 		if d.ListenerID != old.ListenerID {
 			return fmt.Errorf("listener cannot change from %q to %q", old.ListenerID, d.ListenerID)
 		}
-		if !validStatus(d.Status) {
+		if !kv.ValidStatus(d.Status) {
 			return fmt.Errorf("unknown delivery status %q", d.Status)
 		}
 		if err := removeDelivery(tx, seq, old); err != nil {
@@ -285,8 +286,8 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 		if p.Before != "" {
 			slices.Reverse(seqs) // nearest the cursor first
 		}
-		pg, err = pageOfSeqs[model.Delivery](seqs, total, p, deliveryList.tag(listenerID), func(seq uint64) ([]byte, error) {
-			data := tx.Bucket(bucketDeliveries).Get(be8(seq))
+		pg, err = kv.PageOfSeqs[model.Delivery](seqs, total, p, kv.DeliveryList.Tag(listenerID), func(seq uint64) ([]byte, error) {
+			data := tx.Bucket(bucketDeliveries).Get(kv.BE8(seq))
 			if data == nil {
 				return nil, fmt.Errorf("delivery %d: %w", seq, ErrNotFound)
 			}
@@ -310,20 +311,20 @@ func pageNewestFirst(bk *bolt.Bucket, listenerID string, p Page) (seqs []uint64,
 	}
 	limit := p.Limit
 	if limit <= 0 {
-		limit = defaultPageLimit
+		limit = kv.DefaultPageLimit
 	}
-	prefix := key(listenerID)
-	tag := deliveryList.tag(listenerID)
+	prefix := kv.Key(listenerID)
+	tag := kv.DeliveryList.Tag(listenerID)
 	seqOf := func(k []byte) uint64 { return binary.BigEndian.Uint64(k[len(k)-8:]) }
 	inList := func(k []byte) bool { return k != nil && len(k) == len(prefix)+8 && bytes.HasPrefix(k, prefix) }
 	c := bk.Cursor()
 	if p.Before != "" {
-		seq, err := decodeCursor(tag, p.Before)
+		seq, err := kv.DecodeCursor(tag, p.Before)
 		if err != nil {
 			return nil, 0, err
 		}
 		if seq != ^uint64(0) { // nothing is newer than the last sequence
-			for k, _ := c.Seek(append(clone(prefix), be8(seq+1)...)); inList(k) && len(seqs) < limit; k, _ = c.Next() {
+			for k, _ := c.Seek(append(kv.Clone(prefix), kv.BE8(seq+1)...)); inList(k) && len(seqs) < limit; k, _ = c.Next() {
 				seqs = append(seqs, seqOf(k))
 			}
 		}
@@ -332,14 +333,14 @@ func pageNewestFirst(bk *bolt.Bucket, listenerID string, p Page) (seqs []uint64,
 		from := ^uint64(0) // newest first: from the largest sequence down, inclusive
 		skip := false
 		if p.After != "" {
-			seq, err := decodeCursor(tag, p.After)
+			seq, err := kv.DecodeCursor(tag, p.After)
 			if err != nil {
 				return nil, 0, err
 			}
 			from, skip = seq-1, seq == 0 // nothing is older than sequence 0
 		}
 		if !skip {
-			start := append(clone(prefix), be8(from)...)
+			start := append(kv.Clone(prefix), kv.BE8(from)...)
 			k, _ := c.Seek(start)
 			if k == nil {
 				k, _ = c.Last()
@@ -360,7 +361,7 @@ func pageNewestFirst(bk *bolt.Bucket, listenerID string, p Page) (seqs []uint64,
 // deleteDeliveriesOf removes every delivery to listenerID and its index
 // entries.
 func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
-	keys, _ := scanPrefix(tx.Bucket(bucketDeliveryOrder), key(listenerID))
+	keys, _ := scanPrefix(tx.Bucket(bucketDeliveryOrder), kv.Key(listenerID))
 	for _, k := range keys {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		d, err := getDelivery(tx, seq)
@@ -384,7 +385,7 @@ func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
 func (b *Bolt) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
 	var d model.Delivery
 	err := b.view(ctx, func(tx *bolt.Tx) error {
-		seq, ok := parseSeqID(id)
+		seq, ok := kv.ParseSeqID(id)
 		if !ok {
 			return ErrNotFound
 		}

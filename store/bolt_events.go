@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -96,7 +97,7 @@ func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appende
 		return nil, errors.New("empty emitter id")
 	}
 	if keep <= 0 {
-		keep = defaultEventLimit
+		keep = kv.DefaultEventLimit
 	}
 	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bolt.Bucket{}, added: map[string]uint64{}}
 	if v := tx.Bucket(bucketEventClocks).Get([]byte(emitterID)); len(v) == 16 {
@@ -116,7 +117,7 @@ func (a *appender) Add(e *model.Event) (int, error) {
 		}
 		a.em = em
 	}
-	ms, seq := nextEventID(a.now, a.lastMs, a.lastSeq, a.seen)
+	ms, seq := kv.NextEventID(a.now, a.lastMs, a.lastSeq, a.seen)
 	a.lastMs, a.lastSeq, a.seen = ms, seq, true
 	e.ID, e.IndexedAtMs, e.EmitterID = model.FormatEventID(ms, seq), int64(ms), a.emitterID
 	ch := a.touched[e.Name]
@@ -131,7 +132,7 @@ func (a *appender) Add(e *model.Event) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encode event: %w", err)
 	}
-	key := eventKey(ms, seq)
+	key := kv.EventKey(ms, seq)
 	a.added[e.Name]++
 	return len(key) + len(data), ch.Put(key, data)
 }
@@ -142,7 +143,7 @@ func (a *appender) Close() error {
 	if a.em == nil {
 		return nil
 	}
-	if err := a.tx.Bucket(bucketEventClocks).Put([]byte(a.emitterID), eventKey(a.lastMs, a.lastSeq)); err != nil {
+	if err := a.tx.Bucket(bucketEventClocks).Put([]byte(a.emitterID), kv.EventKey(a.lastMs, a.lastSeq)); err != nil {
 		return err
 	}
 	for name, ch := range a.touched {
@@ -257,7 +258,7 @@ func (b *Bolt) Channels(ctx context.Context, emitterID string) ([]string, error)
 //
 // An error wrapping ErrBadEventID when a bound is not an event id.
 func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
-	start, end, err := eventBounds(startID, endID)
+	start, end, err := kv.EventBounds(startID, endID)
 	if err != nil {
 		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 	}
@@ -274,7 +275,7 @@ func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, en
 			k, _ = c.Seek(start)
 		}
 		for ; k != nil && (end == nil || bytes.Compare(k, end) <= 0); k, _ = c.Next() {
-			doomed = append(doomed, clone(k))
+			doomed = append(doomed, kv.Clone(k))
 		}
 		for _, k := range doomed {
 			if err := ch.Delete(k); err != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -25,7 +26,7 @@ func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p Even
 	}
 	limit := p.Limit
 	if limit <= 0 {
-		limit = defaultEventLimit
+		limit = kv.DefaultEventLimit
 	}
 	out := []model.Event{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
@@ -40,7 +41,7 @@ func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p Even
 		}
 		size := 0
 		for ; k != nil && len(out) < limit; k, v = next() {
-			e, err := decodeEvent(k, v, p.Preview)
+			e, err := kv.DecodeEvent(k, v, p.Preview)
 			if err != nil {
 				return err
 			}
@@ -73,7 +74,7 @@ func startPage(c *bolt.Cursor, p EventPage) (k, v []byte, next func() ([]byte, [
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	at := eventKey(ms, seq)
+	at := kv.EventKey(ms, seq)
 	k, v = c.Seek(at) // the first event at or after the cursor
 	if p.Before != "" {
 		if k != nil && bytes.Equal(k, at) {

@@ -8,18 +8,19 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // executionKey is where an execution is stored: by workflow, in
 // invocation order.
 func executionKey(workflowID string, seq uint64) []byte {
-	return append(key(workflowID), be8(seq)...)
+	return append(kv.Key(workflowID), kv.BE8(seq)...)
 }
 
 // putExecution stores x and trims the workflow's executions to the newest
 // keep (0: no trim). Trimming reads keys only.
 func putExecution(tx *bolt.Tx, x *model.Execution, keep int) error {
-	wf, seq, ok := parseExecutionID(x.ID)
+	wf, seq, ok := kv.ParseExecutionID(x.ID)
 	if !ok || wf != x.WorkflowID {
 		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
 	}
@@ -30,7 +31,7 @@ func putExecution(tx *bolt.Tx, x *model.Execution, keep int) error {
 	if keep <= 0 {
 		return nil
 	}
-	prefix := key(wf)
+	prefix := kv.Key(wf)
 	n := countPrefix(bk, prefix)
 	c := bk.Cursor()
 	for k, _ := c.Seek(prefix); n > keep && k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
@@ -54,7 +55,7 @@ func putJSONKey(bk *bolt.Bucket, k []byte, v any) error {
 // deleteExecutionsOf removes every execution of a workflow.
 func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
 	bk := tx.Bucket(bucketExecutions)
-	keys, _ := scanPrefix(bk, key(workflowID))
+	keys, _ := scanPrefix(bk, kv.Key(workflowID))
 	for _, k := range keys {
 		if err := bk.Delete(k); err != nil {
 			return err
@@ -65,22 +66,22 @@ func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
 
 func (k boltKV) Execution(workflowID string, seq uint64) ([]byte, bool, error) {
 	data := k.tx.Bucket(bucketExecutions).Get(executionKey(workflowID, seq))
-	return clone(data), data != nil, nil
+	return kv.Clone(data), data != nil, nil
 }
 
 // NewestExecutions reads back from past the workflow's last key.
 func (k boltKV) NewestExecutions(workflowID string, limit int) ([][]byte, error) {
 	var out [][]byte
-	prefix := key(workflowID)
+	prefix := kv.Key(workflowID)
 	c := k.tx.Bucket(bucketExecutions).Cursor()
 	var kk, v []byte
-	if kk, _ = c.Seek(append(clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)); kk == nil {
+	if kk, _ = c.Seek(append(kv.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)); kk == nil {
 		kk, v = c.Last()
 	} else {
 		kk, v = c.Prev()
 	}
 	for ; kk != nil && bytes.HasPrefix(kk, prefix) && len(out) < limit; kk, v = c.Prev() {
-		out = append(out, clone(v))
+		out = append(out, kv.Clone(v))
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -47,7 +48,7 @@ func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv model.Invocation) (model.In
 	if err != nil {
 		return model.Invocation{}, err
 	}
-	inv.ID, inv.EnqueuedAtMs = seqID(seq), nowMs
+	inv.ID, inv.EnqueuedAtMs = kv.SeqID(seq), nowMs
 	data, err := json.Marshal(inv)
 	if err != nil {
 		return model.Invocation{}, fmt.Errorf("encode invocation: %w", err)
@@ -56,14 +57,14 @@ func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv model.Invocation) (model.In
 	if err != nil {
 		return model.Invocation{}, err
 	}
-	return inv, queue.Put(be8(seq), data)
+	return inv, queue.Put(kv.BE8(seq), data)
 }
 
 // PendingInvocations returns up to limit (<= 0: 100) queued invocations
 // of sourceID, oldest first; none for a source with nothing queued.
 func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
 	if limit <= 0 {
-		limit = defaultQueueLimit
+		limit = kv.DefaultQueueLimit
 	}
 	out := []model.Invocation{}
 	err := b.view(ctx, func(tx *bolt.Tx) error {
@@ -111,27 +112,27 @@ func (b *Bolt) SourcesWithPending(ctx context.Context) ([]string, error) {
 
 // queued reports whether inv (found by SourceID and ID) is queued.
 func queued(tx *bolt.Tx, inv model.Invocation) bool {
-	seq, ok := parseSeqID(inv.ID)
+	seq, ok := kv.ParseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return false
 	}
 	queue := tx.Bucket(bucketInvocations).Bucket([]byte(inv.SourceID))
-	return queue != nil && has(queue, be8(seq))
+	return queue != nil && has(queue, kv.BE8(seq))
 }
 
 // dequeue removes the queued invocation inv (found by SourceID and ID),
 // and its source's queue once empty. ErrNotFound when it is not queued.
 func dequeue(tx *bolt.Tx, inv model.Invocation) error {
-	seq, ok := parseSeqID(inv.ID)
+	seq, ok := kv.ParseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return ErrNotFound
 	}
 	all := tx.Bucket(bucketInvocations)
 	queue := all.Bucket([]byte(inv.SourceID))
-	if queue == nil || !has(queue, be8(seq)) {
+	if queue == nil || !has(queue, kv.BE8(seq)) {
 		return ErrNotFound
 	}
-	if err := queue.Delete(be8(seq)); err != nil {
+	if err := queue.Delete(kv.BE8(seq)); err != nil {
 		return err
 	}
 	if k, _ := queue.Cursor().First(); k == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -20,17 +21,17 @@ type boltKV struct {
 	budget *txBudget // nil: no bound
 }
 
-func (b *Bolt) View(ctx context.Context, fn func(tx Tx) error) error {
+func (b *Bolt) View(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
-func (b *Bolt) Update(ctx context.Context, fn func(tx Tx) error) error {
+func (b *Bolt) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
 // Batch bounds a transaction by txMaxEvents and txMaxBytes: bbolt has
 // one writer, so every other write waits while it is open.
-func (b *Bolt) Batch(_ context.Context, fn func(tx Tx) error) error {
+func (b *Bolt) Batch(_ context.Context, fn func(tx kv.Tx) error) error {
 	return b.write(func(tx *bolt.Tx) error {
 		return fn(boltKV{tx: tx, b: b, budget: &txBudget{maxEvents: b.txMaxEvents, maxBytes: b.txMaxBytes}})
 	})
@@ -39,47 +40,47 @@ func (b *Bolt) Batch(_ context.Context, fn func(tx Tx) error) error {
 func (k boltKV) Spend(events, bytes int) { k.budget.spend(events, bytes) }
 func (k boltKV) Full() bool              { return k.budget.spent() }
 
-func (k boltKV) Record(t Table, id string) ([]byte, bool, error) {
+func (k boltKV) Record(t kv.Table, id string) ([]byte, bool, error) {
 	data := k.tx.Bucket(t.Bucket).Get([]byte(id))
-	return clone(data), data != nil, nil
+	return kv.Clone(data), data != nil, nil
 }
 
-func (k boltKV) PutRecord(t Table, id string, data []byte) error {
+func (k boltKV) PutRecord(t kv.Table, id string, data []byte) error {
 	return k.tx.Bucket(t.Bucket).Put([]byte(id), data)
 }
 
-func (k boltKV) DeleteRecord(t Table, id string) error {
+func (k boltKV) DeleteRecord(t kv.Table, id string) error {
 	return k.tx.Bucket(t.Bucket).Delete([]byte(id))
 }
 
-func (k boltKV) CountRecords(t Table) (int, error) {
+func (k boltKV) CountRecords(t kv.Table) (int, error) {
 	return k.tx.Bucket(t.Bucket).Stats().KeyN, nil
 }
 
-func (k boltKV) Records(t Table) ([][]byte, error) {
+func (k boltKV) Records(t kv.Table) ([][]byte, error) {
 	var out [][]byte
 	err := k.tx.Bucket(t.Bucket).ForEach(func(_, v []byte) error {
-		out = append(out, clone(v))
+		out = append(out, kv.Clone(v))
 		return nil
 	})
 	return out, err
 }
 
-func (k boltKV) Value(t Table, parts ...string) ([]byte, bool, error) {
-	v := k.tx.Bucket(t.Bucket).Get(key(parts...))
-	return clone(v), v != nil, nil
+func (k boltKV) Value(t kv.Table, parts ...string) ([]byte, bool, error) {
+	v := k.tx.Bucket(t.Bucket).Get(kv.Key(parts...))
+	return kv.Clone(v), v != nil, nil
 }
 
-func (k boltKV) PutValue(t Table, v []byte, parts ...string) error {
-	return k.tx.Bucket(t.Bucket).Put(key(parts...), v)
+func (k boltKV) PutValue(t kv.Table, v []byte, parts ...string) error {
+	return k.tx.Bucket(t.Bucket).Put(kv.Key(parts...), v)
 }
 
-func (k boltKV) DeleteValue(t Table, parts ...string) error {
-	return k.tx.Bucket(t.Bucket).Delete(key(parts...))
+func (k boltKV) DeleteValue(t kv.Table, parts ...string) error {
+	return k.tx.Bucket(t.Bucket).Delete(kv.Key(parts...))
 }
 
-func (k boltKV) LookupIDs(t Table, first string) (map[string]bool, error) {
-	return idsUnder(k.tx.Bucket(t.Bucket), key(first)), nil
+func (k boltKV) LookupIDs(t kv.Table, first string) (map[string]bool, error) {
+	return idsUnder(k.tx.Bucket(t.Bucket), kv.Key(first)), nil
 }
 
 // idsUnder returns the values (ids) of bk's keys under prefix.
@@ -92,8 +93,8 @@ func idsUnder(bk *bolt.Bucket, prefix []byte) map[string]bool {
 	return ids
 }
 
-func (k boltKV) Members(t Table, of string) ([]string, error) {
-	prefix := key(of)
+func (k boltKV) Members(t kv.Table, of string) ([]string, error) {
+	prefix := kv.Key(of)
 	keys, _ := scanPrefix(k.tx.Bucket(t.Bucket), prefix)
 	ids := make([]string, len(keys))
 	for i, kk := range keys {
@@ -106,27 +107,27 @@ func (k boltKV) Members(t Table, of string) ([]string, error) {
 	return ids, nil
 }
 
-func (k boltKV) AddMember(t Table, of, id string) error {
-	return k.tx.Bucket(t.Bucket).Put(key(of, id), nil)
+func (k boltKV) AddMember(t kv.Table, of, id string) error {
+	return k.tx.Bucket(t.Bucket).Put(kv.Key(of, id), nil)
 }
 
-func (k boltKV) RemoveMember(t Table, of, id string) error {
-	return k.tx.Bucket(t.Bucket).Delete(key(of, id))
+func (k boltKV) RemoveMember(t kv.Table, of, id string) error {
+	return k.tx.Bucket(t.Bucket).Delete(kv.Key(of, id))
 }
 
 // A map's key is key(owner) and the map's own key after it.
-func (k boltKV) MapGet(t Table, owner, mk string) (string, bool, error) {
-	id := k.tx.Bucket(t.Bucket).Get(append(key(owner), mk...))
+func (k boltKV) MapGet(t kv.Table, owner, mk string) (string, bool, error) {
+	id := k.tx.Bucket(t.Bucket).Get(append(kv.Key(owner), mk...))
 	return string(id), id != nil, nil
 }
 
-func (k boltKV) MapPut(t Table, owner, mk, id string) error {
-	return k.tx.Bucket(t.Bucket).Put(append(key(owner), mk...), []byte(id))
+func (k boltKV) MapPut(t kv.Table, owner, mk, id string) error {
+	return k.tx.Bucket(t.Bucket).Put(append(kv.Key(owner), mk...), []byte(id))
 }
 
-func (k boltKV) MapDropValue(t Table, owner, id string) error {
+func (k boltKV) MapDropValue(t kv.Table, owner, id string) error {
 	bk := k.tx.Bucket(t.Bucket)
-	keys, values := scanPrefix(bk, key(owner))
+	keys, values := scanPrefix(bk, kv.Key(owner))
 	for i, v := range values {
 		if string(v) != id {
 			continue
@@ -138,36 +139,36 @@ func (k boltKV) MapDropValue(t Table, owner, id string) error {
 	return nil
 }
 
-func (k boltKV) ListAdd(ix List, owner, id string) (uint64, error) {
-	return ix.add(k.tx, owner, id)
+func (k boltKV) ListAdd(ix kv.List, owner, id string) (uint64, error) {
+	return boltList{ix}.add(k.tx, owner, id)
 }
 
 // ListRemove needs no owner: bbolt's index maps each id to its key.
-func (k boltKV) ListRemove(ix List, _, id string) error {
-	return ix.remove(k.tx, id)
+func (k boltKV) ListRemove(ix kv.List, _, id string) error {
+	return boltList{ix}.remove(k.tx, id)
 }
 
-func (k boltKV) ListIDs(ix List, owner string) ([]string, error) {
-	return ix.ids(k.tx, owner), nil
+func (k boltKV) ListIDs(ix kv.List, owner string) ([]string, error) {
+	return boltList{ix}.ids(k.tx, owner), nil
 }
 
-func (k boltKV) ListCount(ix List, owner string) (int, error) {
-	return ix.count(k.tx, owner), nil
+func (k boltKV) ListCount(ix kv.List, owner string) (int, error) {
+	return boltList{ix}.count(k.tx, owner), nil
 }
 
-func (k boltKV) ListSeq(ix List, _, id string) (uint64, bool, error) {
-	seq, ok := ix.seq(k.tx, id)
+func (k boltKV) ListSeq(ix kv.List, _, id string) (uint64, bool, error) {
+	seq, ok := boltList{ix}.seq(k.tx, id)
 	return seq, ok, nil
 }
 
 // ListInsert writes the order key alone: the lists it serves (a user's
 // orgs) have no pos bucket, and nothing removes from them.
-func (k boltKV) ListInsert(ix List, owner, id string, seq uint64) error {
-	return k.tx.Bucket(ix.Order).Put(append(key(owner), be8(seq)...), []byte(id))
+func (k boltKV) ListInsert(ix kv.List, owner, id string, seq uint64) error {
+	return k.tx.Bucket(ix.Order).Put(append(kv.Key(owner), kv.BE8(seq)...), []byte(id))
 }
 
-func (k boltKV) ListPage(ix List, owner string, p Page) ([]string, []string, int, error) {
-	return ix.page(k.tx, owner, p)
+func (k boltKV) ListPage(ix kv.List, owner string, p Page) ([]string, []string, int, error) {
+	return boltList{ix}.page(k.tx, owner, p)
 }
 
 func (k boltKV) NextOrder() (uint64, error) {
@@ -197,7 +198,7 @@ func (k boltKV) LastFire(id, prop string) (int64, error) {
 }
 
 func (k boltKV) SetLastFire(id, prop string, ms int64) error {
-	return k.tx.Bucket(bucketTimers).Put(timerKey(id, prop), be8(uint64(ms)))
+	return k.tx.Bucket(bucketTimers).Put(timerKey(id, prop), kv.BE8(uint64(ms)))
 }
 
 // timerKey is where the last fire of a source's timer (prop "") or of a
@@ -223,7 +224,7 @@ func (k boltKV) Dequeue(inv model.Invocation) error {
 	return dequeue(k.tx, inv)
 }
 
-func (k boltKV) AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error) {
+func (k boltKV) AppendEvents(nowMs int64, emitterID string, keep int) (kv.EventAppender, error) {
 	a, err := newAppender(k.tx, nowMs, emitterID, keep)
 	return boltEvents{a, k.tx, emitterID}, err
 }
@@ -244,7 +245,7 @@ func (e boltEvents) Release(id string) (bool, error) {
 		return false, fmt.Errorf("release: %w", err)
 	}
 	ch := channelBucket(tx, sourceID, model.ChannelDelayed)
-	key := eventKey(ms, seq)
+	key := kv.EventKey(ms, seq)
 	if ch == nil || ch.Get(key) == nil {
 		return false, nil
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // migrations[v] upgrades a file of schema version v to v+1, inside the
@@ -199,16 +200,16 @@ func indexComponents(tx *bolt.Tx) error {
 	}
 	slices.SortFunc(all, func(a, b entry) int { return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
 	for _, e := range all {
-		if _, done := componentIndex.seq(tx, e.ID); done {
+		if _, done := (boltList{kv.ComponentList}).seq(tx, e.ID); done {
 			continue
 		}
-		if _, err := componentIndex.add(tx, e.OwnerID, e.ID); err != nil {
+		if _, err := (boltList{kv.ComponentList}).add(tx, e.OwnerID, e.ID); err != nil {
 			return err
 		}
 		if e.CodeHash == "" {
 			continue
 		}
-		if err := tx.Bucket(bucketComponentCode).Put(key(e.OwnerID, e.CodeHash, e.ComponentURL), []byte(e.ID)); err != nil {
+		if err := tx.Bucket(bucketComponentCode).Put(kv.Key(e.OwnerID, e.CodeHash, e.ComponentURL), []byte(e.ID)); err != nil {
 			return fmt.Errorf("migrate component %s: %w", e.ID, err)
 		}
 	}

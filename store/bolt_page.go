@@ -5,17 +5,22 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
+// boltList is a list as bbolt keeps it: ids under key(owner)+seq in its
+// Order bucket, each id's order key in its Pos bucket.
+type boltList struct{ kv.List }
+
 // add appends id to owner's list and returns its sequence number.
-func (ix List) add(tx *bolt.Tx, owner, id string) (uint64, error) {
+func (ix boltList) add(tx *bolt.Tx, owner, id string) (uint64, error) {
 	order := tx.Bucket(ix.Order)
 	seq, err := order.NextSequence()
 	if err != nil {
 		return 0, fmt.Errorf("index %s: %w", ix.Name, err)
 	}
-	k := append(key(owner), be8(seq)...)
+	k := append(kv.Key(owner), kv.BE8(seq)...)
 	if err := order.Put(k, []byte(id)); err != nil {
 		return 0, fmt.Errorf("index %s: %w", ix.Name, err)
 	}
@@ -26,7 +31,7 @@ func (ix List) add(tx *bolt.Tx, owner, id string) (uint64, error) {
 }
 
 // seq returns the sequence number id got from add, or false.
-func (ix List) seq(tx *bolt.Tx, id string) (uint64, bool) {
+func (ix boltList) seq(tx *bolt.Tx, id string) (uint64, bool) {
 	k := tx.Bucket(ix.Pos).Get([]byte(id))
 	if len(k) < 8 {
 		return 0, false
@@ -35,9 +40,9 @@ func (ix List) seq(tx *bolt.Tx, id string) (uint64, bool) {
 }
 
 // remove takes id out of its list; a missing id is not an error.
-func (ix List) remove(tx *bolt.Tx, id string) error {
+func (ix boltList) remove(tx *bolt.Tx, id string) error {
 	pos := tx.Bucket(ix.Pos)
-	k := clone(pos.Get([]byte(id)))
+	k := kv.Clone(pos.Get([]byte(id)))
 	if k == nil {
 		return nil
 	}
@@ -51,8 +56,8 @@ func (ix List) remove(tx *bolt.Tx, id string) error {
 }
 
 // ids returns all of owner's ids in creation order.
-func (ix List) ids(tx *bolt.Tx, owner string) []string {
-	_, values := scanPrefix(tx.Bucket(ix.Order), key(owner))
+func (ix boltList) ids(tx *bolt.Tx, owner string) []string {
+	_, values := scanPrefix(tx.Bucket(ix.Order), kv.Key(owner))
 	ids := make([]string, len(values))
 	for i, v := range values {
 		ids[i] = string(v)
@@ -62,54 +67,54 @@ func (ix List) ids(tx *bolt.Tx, owner string) []string {
 
 // page returns the ids and cursors of one page of owner's list, and the
 // list's total count. See Page for the rules.
-func (ix List) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, total int, err error) {
+func (ix boltList) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, total int, err error) {
 	if p.After != "" && p.Before != "" {
 		return nil, nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
-		limit = defaultPageLimit
+		limit = kv.DefaultPageLimit
 	}
-	prefix := key(owner)
-	tag := ix.tag(owner)
+	prefix := kv.Key(owner)
+	tag := ix.Tag(owner)
 	c := tx.Bucket(ix.Order).Cursor()
 	var keys [][]byte
 	var vals [][]byte
 	switch {
 	case p.Before != "":
-		seq, err := decodeCursor(tag, p.Before)
+		seq, err := kv.DecodeCursor(tag, p.Before)
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		var k, v []byte
-		if k, _ = c.Seek(append(clone(prefix), be8(seq)...)); k == nil {
+		if k, _ = c.Seek(append(kv.Clone(prefix), kv.BE8(seq)...)); k == nil {
 			k, v = c.Last()
 		} else {
 			k, v = c.Prev()
 		}
 		for ; k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, v = c.Prev() {
-			keys = append(keys, clone(k))
-			vals = append(vals, clone(v))
+			keys = append(keys, kv.Clone(k))
+			vals = append(vals, kv.Clone(v))
 		}
 		for i, j := 0, len(keys)-1; i < j; i, j = i+1, j-1 {
 			keys[i], keys[j] = keys[j], keys[i]
 			vals[i], vals[j] = vals[j], vals[i]
 		}
 	default:
-		start := clone(prefix)
+		start := kv.Clone(prefix)
 		if p.After != "" {
-			seq, err := decodeCursor(tag, p.After)
+			seq, err := kv.DecodeCursor(tag, p.After)
 			if err != nil {
 				return nil, nil, 0, err
 			}
 			if seq == ^uint64(0) {
 				break // nothing can come after the last sequence
 			}
-			start = append(start, be8(seq+1)...)
+			start = append(start, kv.BE8(seq+1)...)
 		}
 		for k, v := c.Seek(start); k != nil && bytes.HasPrefix(k, prefix) && len(keys) < limit; k, v = c.Next() {
-			keys = append(keys, clone(k))
-			vals = append(vals, clone(v))
+			keys = append(keys, kv.Clone(k))
+			vals = append(vals, kv.Clone(v))
 		}
 	}
 	total = ix.count(tx, owner)
@@ -117,14 +122,14 @@ func (ix List) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, t
 	cursors = make([]string, len(keys))
 	for i, k := range keys {
 		ids[i] = string(vals[i])
-		cursors[i] = encodeCursor(tag, binary.BigEndian.Uint64(k[len(k)-8:]))
+		cursors[i] = kv.EncodeCursor(tag, binary.BigEndian.Uint64(k[len(k)-8:]))
 	}
 	return ids, cursors, total, nil
 }
 
 // count returns how many ids owner's list holds.
-func (ix List) count(tx *bolt.Tx, owner string) int {
-	return countPrefix(tx.Bucket(ix.Order), key(owner))
+func (ix boltList) count(tx *bolt.Tx, owner string) int {
+	return countPrefix(tx.Bucket(ix.Order), kv.Key(owner))
 }
 
 // countPrefix counts the keys of bk that start with prefix.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -150,12 +151,12 @@ func TestKeyIsPrefixFree(t *testing.T) {
 		{[]string{""}, []string{"a"}, false},
 	}
 	for _, tt := range tests {
-		got := strings.HasPrefix(string(key(tt.b...)), string(key(tt.a...)))
+		got := strings.HasPrefix(string(kv.Key(tt.b...)), string(kv.Key(tt.a...)))
 		if got != tt.want {
 			t.Errorf("key(%q) prefix of key(%q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}
-	if s, err := lastPart(key("sub_1")); err != nil || s != "sub_1" {
+	if s, err := lastPart(kv.Key("sub_1")); err != nil || s != "sub_1" {
 		t.Errorf("lastPart = %q, %v", s, err)
 	}
 	if _, err := lastPart([]byte{5, 'a'}); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // routedOverhead estimates the bytes of a routed invocation's or
@@ -52,7 +53,7 @@ func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommi
 		return out[0], nil
 	}
 	var out []model.Event
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		if err := tx.Dequeue(inv); err != nil {
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
 		}
@@ -95,7 +96,7 @@ func (r rules) CompleteRuns(ctx context.Context, runs []CompletedRun) ([][]model
 	for at := (commitPos{}); at.run < len(runs); {
 		var next commitPos
 		var stored [][]model.Event
-		err := r.kv.Batch(ctx, func(tx Tx) error {
+		err := r.kv.Batch(ctx, func(tx kv.Tx) error {
 			var err error
 			next, stored, err = r.completePart(tx, runs, at)
 			return err
@@ -118,7 +119,7 @@ type commitPos struct{ run, event int }
 // completePart commits runs from at on, in tx, until tx is full, and
 // returns where the next transaction starts and the events stored for
 // runs[at.run], runs[at.run+1], ...
-func (r rules) completePart(tx Tx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
+func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
 	var stored [][]model.Event
 	for at.run < len(runs) && (len(stored) == 0 || !tx.Full()) {
 		run := runs[at.run]
@@ -168,7 +169,7 @@ func (r rules) CommitEvents(ctx context.Context, sourceID string, c RunCommit) (
 		return nil, errors.New("store: commit events: empty source id")
 	}
 	var out []model.Event
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var err error
 		out, err = r.applyCommit(tx, sourceID, c)
 		return err
@@ -181,7 +182,7 @@ func (r rules) CommitEvents(ctx context.Context, sourceID string, c RunCommit) (
 
 // applyCommit applies all of c for the source inside tx, however much it
 // writes, and returns the stored events.
-func (r rules) applyCommit(tx Tx, sourceID string, c RunCommit) ([]model.Event, error) {
+func (r rules) applyCommit(tx kv.Tx, sourceID string, c RunCommit) ([]model.Event, error) {
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func checkRelease(c RunCommit) error {
 // each, until tx is full when bounded (at least one event is stored). It
 // returns the stored events and the index of the first event it left for
 // later (len(c.Events) when none).
-func applyEvents(tx Tx, nowMs int64, sourceID string, c RunCommit, from int, bounded bool) ([]model.Event, int, error) {
+func applyEvents(tx kv.Tx, nowMs int64, sourceID string, c RunCommit, from int, bounded bool) ([]model.Event, int, error) {
 	if from >= len(c.Events) {
 		return nil, from, nil
 	}
@@ -245,7 +246,7 @@ func applyEvents(tx Tx, nowMs int64, sourceID string, c RunCommit, from int, bou
 
 // finishCommit writes what a commit changes besides its events: the
 // dedupe state, a workflow's execution and deliveries, and the usage.
-func (r rules) finishCommit(tx Tx, sourceID string, c RunCommit) error {
+func (r rules) finishCommit(tx kv.Tx, sourceID string, c RunCommit) error {
 	if err := putDedupe(tx, sourceID, c.Dedupe); err != nil {
 		return err
 	}
@@ -273,7 +274,7 @@ func (r rules) finishCommit(tx Tx, sourceID string, c RunCommit) error {
 
 // enqueueRouted enqueues what routing one event returned, and spends
 // about the bytes it wrote from tx's bound.
-func enqueueRouted(tx Tx, nowMs int64, r Routed) error {
+func enqueueRouted(tx kv.Tx, nowMs int64, r Routed) error {
 	for _, inv := range r.Invocations {
 		if err := tx.Enqueue(nowMs, inv); err != nil {
 			return fmt.Errorf("enqueue invocation for %q: %w", inv.SourceID, err)
@@ -282,7 +283,7 @@ func enqueueRouted(tx Tx, nowMs int64, r Routed) error {
 	}
 	for _, d := range r.Deliveries {
 		if ids.Is(d.ListenerID, ids.Webhook) {
-			ok, err := hasRecord(tx, webhooksTable, d.ListenerID)
+			ok, err := hasRecord(tx, kv.Webhooks, d.ListenerID)
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,8 @@ package store
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Saved components have no delete in the API, so the limit of components
@@ -22,8 +24,8 @@ import (
 // stored. A save past the limit may drop a component between its own
 // save and the write of the source that runs it (a deploy's hooks run
 // between them), when every other component of its owner is in use.
-func componentExists(tx Tx, componentID string) error {
-	ok, err := hasRecord(tx, componentsTable, componentID)
+func componentExists(tx kv.Tx, componentID string) error {
+	ok, err := hasRecord(tx, kv.Components, componentID)
 	if err != nil {
 		return err
 	}
@@ -34,22 +36,22 @@ func componentExists(tx Tx, componentID string) error {
 }
 
 // useComponent records that source sourceID runs component componentID.
-func useComponent(tx Tx, componentID, sourceID string) error {
+func useComponent(tx kv.Tx, componentID, sourceID string) error {
 	if componentID == "" {
 		return nil
 	}
-	if err := tx.AddMember(componentUsesTable, componentID, sourceID); err != nil {
+	if err := tx.AddMember(kv.ComponentUses, componentID, sourceID); err != nil {
 		return fmt.Errorf("record the use of component %q: %w", componentID, err)
 	}
 	return nil
 }
 
 // unuseComponent forgets that source sourceID runs component componentID.
-func unuseComponent(tx Tx, componentID, sourceID string) error {
+func unuseComponent(tx kv.Tx, componentID, sourceID string) error {
 	if componentID == "" {
 		return nil
 	}
-	if err := tx.RemoveMember(componentUsesTable, componentID, sourceID); err != nil {
+	if err := tx.RemoveMember(kv.ComponentUses, componentID, sourceID); err != nil {
 		return fmt.Errorf("forget the use of component %q: %w", componentID, err)
 	}
 	return nil
@@ -58,7 +60,7 @@ func unuseComponent(tx Tx, componentID, sourceID string) error {
 // makeRoomForComponent drops owner's least recently saved unreachable
 // components until a new one fits its limit, and returns the *LimitError
 // of checkRoom when none is left to drop.
-func (r rules) makeRoomForComponent(tx Tx, owner string) error {
+func (r rules) makeRoomForComponent(tx kv.Tx, owner string) error {
 	for {
 		err := r.checkRoom(tx, CountComponents, owner)
 		var le *LimitError
@@ -81,12 +83,12 @@ func (r rules) makeRoomForComponent(tx Tx, owner string) error {
 // were last saved. It decodes no component but the one it drops (their
 // code may be megabytes each): the indexes of keys, code and uses say
 // the rest.
-func dropUnreachableComponent(tx Tx, owner string) (bool, error) {
-	named, err := tx.LookupIDs(componentKeysTable, owner)
+func dropUnreachableComponent(tx kv.Tx, owner string) (bool, error) {
+	named, err := tx.LookupIDs(kv.ComponentKeys, owner)
 	if err != nil {
 		return false, err
 	}
-	ids, err := tx.ListIDs(componentIndex, owner)
+	ids, err := tx.ListIDs(kv.ComponentList, owner)
 	if err != nil {
 		return false, err
 	}
@@ -95,7 +97,7 @@ func dropUnreachableComponent(tx Tx, owner string) (bool, error) {
 		if named[id] {
 			continue
 		}
-		uses, err := tx.Members(componentUsesTable, id)
+		uses, err := tx.Members(kv.ComponentUses, id)
 		if err != nil {
 			return false, err
 		}
@@ -107,13 +109,13 @@ func dropUnreachableComponent(tx Tx, owner string) (bool, error) {
 	if victim == "" {
 		return false, nil
 	}
-	if err := tx.MapDropValue(componentCodeTable, owner, victim); err != nil {
+	if err := tx.MapDropValue(kv.ComponentCode, owner, victim); err != nil {
 		return false, err
 	}
-	if err := tx.ListRemove(componentIndex, owner, victim); err != nil {
+	if err := tx.ListRemove(kv.ComponentList, owner, victim); err != nil {
 		return false, err
 	}
-	if err := tx.DeleteRecord(componentsTable, victim); err != nil {
+	if err := tx.DeleteRecord(kv.Components, victim); err != nil {
 		return false, fmt.Errorf("drop component %q: %w", victim, err)
 	}
 	return true, nil

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // CreateComponent stores c and returns it, unless the owner already has
@@ -30,7 +31,7 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		return model.Component{}, errors.New("store: create component: empty id")
 	}
 	var out model.Component
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		out = c
 		same, ok, err := sameComponent(tx, c)
 		if err != nil {
@@ -38,10 +39,10 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		}
 		if ok {
 			out = same
-			if err := tx.ListRemove(componentIndex, same.OwnerID, same.ID); err != nil {
+			if err := tx.ListRemove(kv.ComponentList, same.OwnerID, same.ID); err != nil {
 				return err
 			}
-			if _, err := tx.ListAdd(componentIndex, same.OwnerID, same.ID); err != nil {
+			if _, err := tx.ListAdd(kv.ComponentList, same.OwnerID, same.ID); err != nil {
 				return err
 			}
 		} else if err := r.addComponent(tx, c); err != nil {
@@ -50,7 +51,7 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 		if out.Key == "" {
 			return nil
 		}
-		return tx.PutValue(componentKeysTable, []byte(out.ID), out.OwnerID, out.Key)
+		return tx.PutValue(kv.ComponentKeys, []byte(out.ID), out.OwnerID, out.Key)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: create component %q: %w", c.ID, err)
@@ -61,41 +62,41 @@ func (r rules) CreateComponent(ctx context.Context, c model.Component) (model.Co
 // codeKey is where the owner's map of code files c: its code hash and
 // URL, encoded by key() so that no pair of them collides.
 func codeKey(c model.Component) string {
-	return string(key(c.CodeHash, c.ComponentURL))
+	return string(kv.Key(c.CodeHash, c.ComponentURL))
 }
 
 // addComponent stores a new component c and files it by owner and code.
-func (r rules) addComponent(tx Tx, c model.Component) error {
-	if ok, err := hasRecord(tx, componentsTable, c.ID); err != nil || ok {
+func (r rules) addComponent(tx kv.Tx, c model.Component) error {
+	if ok, err := hasRecord(tx, kv.Components, c.ID); err != nil || ok {
 		return errors.Join(err, idTaken(ok))
 	}
 	if err := r.makeRoomForComponent(tx, c.OwnerID); err != nil {
 		return err
 	}
-	if _, err := tx.ListAdd(componentIndex, c.OwnerID, c.ID); err != nil {
+	if _, err := tx.ListAdd(kv.ComponentList, c.OwnerID, c.ID); err != nil {
 		return err
 	}
 	if c.CodeHash != "" {
-		if err := tx.MapPut(componentCodeTable, c.OwnerID, codeKey(c), c.ID); err != nil {
+		if err := tx.MapPut(kv.ComponentCode, c.OwnerID, codeKey(c), c.ID); err != nil {
 			return err
 		}
 	}
-	return putRecord(tx, componentsTable, c.ID, c)
+	return putRecord(tx, kv.Components, c.ID, c)
 }
 
 // sameComponent returns the owner's component of c's code when it equals
 // c in all but its id and times. Components without a code hash (the
 // engine always sets one) match nothing.
-func sameComponent(tx Tx, c model.Component) (model.Component, bool, error) {
+func sameComponent(tx kv.Tx, c model.Component) (model.Component, bool, error) {
 	if c.CodeHash == "" {
 		return model.Component{}, false, nil
 	}
-	id, ok, err := tx.MapGet(componentCodeTable, c.OwnerID, codeKey(c))
+	id, ok, err := tx.MapGet(kv.ComponentCode, c.OwnerID, codeKey(c))
 	if err != nil || !ok {
 		return model.Component{}, false, err
 	}
 	var old model.Component
-	if err := getRecord(tx, componentsTable, id, &old); err != nil {
+	if err := getRecord(tx, kv.Components, id, &old); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return model.Component{}, false, nil
 		}
@@ -121,12 +122,12 @@ func equalSaves(old, c model.Component) bool {
 // ComponentByCode returns owner's component of the code, or ErrNotFound.
 func (r rules) ComponentByCode(ctx context.Context, owner, codeHash, codeURL string) (model.Component, error) {
 	var c model.Component
-	err := r.kv.View(ctx, func(tx Tx) error {
-		id, ok, err := tx.MapGet(componentCodeTable, owner, codeKey(model.Component{CodeHash: codeHash, ComponentURL: codeURL}))
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
+		id, ok, err := tx.MapGet(kv.ComponentCode, owner, codeKey(model.Component{CodeHash: codeHash, ComponentURL: codeURL}))
 		if err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+			return errors.Join(err, kv.NotFound(ok))
 		}
-		return getRecord(tx, componentsTable, id, &c)
+		return getRecord(tx, kv.Components, id, &c)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: component of code %.12s: %w", codeHash, err)
@@ -137,7 +138,7 @@ func (r rules) ComponentByCode(ctx context.Context, owner, codeHash, codeURL str
 // GetComponent returns the component with id, or ErrNotFound.
 func (r rules) GetComponent(ctx context.Context, id string) (model.Component, error) {
 	var c model.Component
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, componentsTable, id, &c) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Components, id, &c) })
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: get component %q: %w", id, err)
 	}
@@ -148,15 +149,15 @@ func (r rules) GetComponent(ctx context.Context, id string) (model.Component, er
 // namespace, or ErrNotFound (always for the empty key).
 func (r rules) ComponentByKey(ctx context.Context, ownerID, k string) (model.Component, error) {
 	var c model.Component
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		if k == "" {
 			return ErrNotFound
 		}
-		id, ok, err := lookup(tx, componentKeysTable, ownerID, k)
+		id, ok, err := lookup(tx, kv.ComponentKeys, ownerID, k)
 		if err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+			return errors.Join(err, kv.NotFound(ok))
 		}
-		return getRecord(tx, componentsTable, id, &c)
+		return getRecord(tx, kv.Components, id, &c)
 	})
 	if err != nil {
 		return model.Component{}, fmt.Errorf("store: component %q of %q: %w", k, ownerID, err)

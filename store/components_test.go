@@ -8,6 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 func TestComponents(t *testing.T) {
@@ -98,7 +99,7 @@ func TestLargeComponents(t *testing.T) {
 		if found, err := js.begin(ctx).has(part); err != nil || !found {
 			t.Fatalf("the first part is not stored: %v, %v", found, err)
 		}
-		err := js.update(ctx, func(tx *jsTx) error { return jsKV{tx: tx}.DeleteRecord(componentsTable, "sc_big") })
+		err := js.update(ctx, func(tx *jsTx) error { return jsKV{tx: tx}.DeleteRecord(kv.Components, "sc_big") })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,73 +2,17 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
-
-// deliveryList names the delivery lists in their cursors.
-var deliveryList = List{Name: "deliveries"}
-
-// validStatus reports whether s is a delivery state.
-func validStatus(s string) bool {
-	return s == model.DeliveryPending || s == model.DeliveryDelivered || s == model.DeliveryFailed
-}
-
-// newDelivery checks d and fills in what a new delivery starts with at
-// clock nowMs: Status DeliveryPending when empty, CreatedAtMs nowMs,
-// NextAttemptMs nowMs when zero. A pending one past its listener's backlog
-// bound maxPending (> 0; pending counts the backlog) is failed instead,
-// with an attempt saying why.
-func newDelivery(d model.Delivery, nowMs int64, maxPending int, pending func() int) (model.Delivery, error) {
-	if d.ListenerID == "" {
-		return model.Delivery{}, errors.New("empty listener id")
-	}
-	if d.Status == "" {
-		d.Status = model.DeliveryPending
-	}
-	if !validStatus(d.Status) {
-		return model.Delivery{}, fmt.Errorf("unknown delivery status %q", d.Status)
-	}
-	if d.NextAttemptMs == 0 {
-		d.NextAttemptMs = nowMs
-	}
-	if d.Attempts == nil {
-		d.Attempts = []model.Attempt{}
-	}
-	d.CreatedAtMs = nowMs
-	if d.Status == model.DeliveryPending && maxPending > 0 && pending() >= maxPending {
-		d.Status = model.DeliveryFailed
-		d.Attempts = append(d.Attempts, model.Attempt{AtMs: nowMs, Error: backlogFull(maxPending)})
-	}
-	return d, nil
-}
-
-// Bounds of a listener's deliveries, each stored with its payload, so
-// that neither its log nor its backlog grows for as long as it lives
-// (Bolt.deliveriesKept and Bolt.maxPendingDeliveries; tests change them).
-const (
-	// deliveriesKept is how many settled (delivered or failed) deliveries
-	// a listener keeps, the newest.
-	deliveriesKept = 1000
-	// maxPendingDeliveries bounds a listener's backlog: past it (an
-	// endpoint that stopped answering, its deliveries held back by its
-	// breaker), a new delivery is stored failed at once, saying why.
-	maxPendingDeliveries = 10_000
-)
-
-// backlogFull is the attempt error of a delivery refused a place in its
-// listener's backlog of limit.
-func backlogFull(limit int) string {
-	return fmt.Sprintf("not sent: %d earlier deliveries were still waiting", limit)
-}
 
 // EnqueueDeliveries stores new deliveries (a replay) in one transaction,
 // each as a routed one is.
 func (r rules) EnqueueDeliveries(ctx context.Context, ds []model.Delivery) ([]model.Delivery, error) {
 	var out []model.Delivery
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		out = make([]model.Delivery, 0, len(ds))
 		now := r.now().UnixMilli()
 		for _, d := range ds {

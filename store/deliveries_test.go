@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -109,7 +110,7 @@ func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []model.Delivery {
 	slices.SortFunc(entries, func(a, b jsEntry) int {
 		pa, _ := s.keyParts(tblDeliveryDue, a.subject)
 		pb, _ := s.keyParts(tblDeliveryDue, b.subject)
-		return bytes.Compare(key(pa...), key(pb...))
+		return bytes.Compare(kv.Key(pa...), kv.Key(pb...))
 	})
 	out := []model.Delivery{}
 	for _, e := range entries {
@@ -340,8 +341,8 @@ func TestDeliveriesAreBounded(t *testing.T) {
 			mustDeliver(t, b, 100, model.Delivery{ListenerID: "wh_1"})
 		}
 		over := mustDeliver(t, b, 200, model.Delivery{ListenerID: "wh_1", Payload: json.RawMessage(`{"n":1}`)})
-		if over.Status != model.DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != backlogFull(maxPending) || string(over.Payload) != `{"n":1}` {
-			t.Errorf("a delivery past the backlog: %+v, want failed with %q and its payload", over, backlogFull(maxPending))
+		if over.Status != model.DeliveryFailed || len(over.Attempts) != 1 || over.Attempts[0].Error != kv.BacklogFull(maxPending) || string(over.Payload) != `{"n":1}` {
+			t.Errorf("a delivery past the backlog: %+v, want failed with %q and its payload", over, kv.BacklogFull(maxPending))
 		}
 		if n := len(dueIndex(t, b, math.MaxInt64)); n != maxPending {
 			t.Errorf("%d pending, want %d", n, maxPending)

@@ -5,48 +5,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
-	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
-
-// executionPrefix starts every execution id.
-const executionPrefix = "ex_"
-
-// ExecutionID is the id of the execution of a workflow's invocation: the
-// workflow's random part and the invocation's id, so that a retried
-// invocation records the same execution and a lookup needs no index.
-func ExecutionID(workflowID, invocationID string) string {
-	return executionPrefix + strings.TrimPrefix(workflowID, string(ids.Workflow)) + "-" + invocationID
-}
-
-// parseExecutionID returns the workflow id and invocation sequence of an
-// id made by ExecutionID, or false.
-func parseExecutionID(id string) (workflowID string, seq uint64, ok bool) {
-	rest, ok := strings.CutPrefix(id, executionPrefix)
-	if !ok {
-		return "", 0, false
-	}
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 {
-		return "", 0, false
-	}
-	seq, ok = parseSeqID(rest[i+1:])
-	return string(ids.Workflow) + rest[:i], seq, ok
-}
 
 // GetExecution returns the execution with id, or ErrNotFound.
 func (r rules) GetExecution(ctx context.Context, id string) (model.Execution, error) {
 	var x model.Execution
-	err := r.kv.View(ctx, func(tx Tx) error {
-		wf, seq, ok := parseExecutionID(id)
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
+		wf, seq, ok := kv.ParseExecutionID(id)
 		if !ok {
 			return ErrNotFound
 		}
 		data, ok, err := tx.Execution(wf, seq)
 		if err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+			return errors.Join(err, kv.NotFound(ok))
 		}
 		return json.Unmarshal(data, &x)
 	})
@@ -60,7 +34,7 @@ func (r rules) GetExecution(ctx context.Context, id string) (model.Execution, er
 // newest first.
 func (r rules) ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error) {
 	var out []model.Execution
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		records, err := tx.NewestExecutions(workflowID, limit)
 		if err != nil {
 			return err

@@ -3,23 +3,25 @@ package store
 import (
 	"errors"
 	"testing"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 func FuzzDecodeCursor(f *testing.F) {
-	tag := sourceIndex.tag("u_a")
-	f.Add(encodeCursor(tag, 1))
-	f.Add(encodeCursor(sourceIndex.tag("u_b"), 1))
+	tag := kv.SourceList.Tag("u_a")
+	f.Add(kv.EncodeCursor(tag, 1))
+	f.Add(kv.EncodeCursor(kv.SourceList.Tag("u_b"), 1))
 	f.Add("")
 	f.Add("!!!!")
 	f.Fuzz(func(t *testing.T, cursor string) {
-		seq, err := decodeCursor(tag, cursor)
+		seq, err := kv.DecodeCursor(tag, cursor)
 		if err != nil {
 			if !errors.Is(err, ErrBadCursor) {
 				t.Fatalf("error %v does not wrap ErrBadCursor", err)
 			}
 			return
 		}
-		if encodeCursor(tag, seq) != cursor {
+		if kv.EncodeCursor(tag, seq) != cursor {
 			t.Fatalf("cursor %q decodes to %d, which encodes differently", cursor, seq)
 		}
 	})

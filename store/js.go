@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fount-dev/fount/store/internal/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -110,7 +111,7 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 		return nil, fmt.Errorf("store: JetStream: %w", err)
 	}
 	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
-		deliveriesKept: deliveriesKept, maxPendingDeliveries: maxPendingDeliveries}
+		deliveriesKept: kv.DeliveriesKept, maxPendingDeliveries: kv.MaxPendingDeliveries}
 	o := applyOptions(opts)
 	s.rules = rules{kv: s, limits: o.limits, now: o.now}
 	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // jsTxMaxWrites bounds the writes of one transaction of CompleteRuns,
@@ -31,7 +32,7 @@ func (s *JetStream) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
 		return false, err
 	}
 	for _, st := range stored {
-		e, err := decodeEvent(nil, st.data, 0)
+		e, err := kv.DecodeEvent(nil, st.data, 0)
 		if err != nil {
 			return false, err
 		}

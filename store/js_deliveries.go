@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Deliveries on JetStream. A delivery is the record dlv.<listener>.<n>,
@@ -56,7 +57,7 @@ func deliveryID(listener string, n uint64) string {
 // parseDeliveryID splits an ID made by deliveryID, or returns false.
 func parseDeliveryID(id string) (listener string, n uint64, ok bool) {
 	num, listener, found := strings.Cut(id, "-")
-	n, isSeq := parseSeqID(num)
+	n, isSeq := kv.ParseSeqID(num)
 	return listener, n, found && isSeq && listener != ""
 }
 
@@ -105,7 +106,7 @@ func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d model.Delivery) (mod
 	if err != nil {
 		return model.Delivery{}, err
 	}
-	if d, err = newDelivery(d, nowMs, s.maxPendingDeliveries, func() int { return len(due.Items) }); err != nil {
+	if d, err = kv.NewDelivery(d, nowMs, s.maxPendingDeliveries, func() int { return len(due.Items) }); err != nil {
 		return model.Delivery{}, err
 	}
 	n := log.Next
@@ -188,7 +189,7 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d model.Delivery) error 
 		if d.ListenerID != old.ListenerID {
 			return fmt.Errorf("listener cannot change from %q to %q", old.ListenerID, d.ListenerID)
 		}
-		if !validStatus(d.Status) {
+		if !kv.ValidStatus(d.Status) {
 			return fmt.Errorf("unknown delivery status %q", d.Status)
 		}
 		_, n, _ := parseDeliveryID(d.ID)
@@ -230,7 +231,7 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d model.Delivery) error 
 // the deliveries it returns.
 func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
 	if limit <= 0 {
-		limit = defaultQueueLimit
+		limit = kv.DefaultQueueLimit
 	}
 	out := []model.Delivery{}
 	if nowMs < 0 {
@@ -260,7 +261,7 @@ func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListene
 	}
 	// In the order of bbolt's due index: by key(listener), which sorts
 	// shorter ids first.
-	order := func(a, b string) int { return bytes.Compare(key(a), key(b)) }
+	order := func(a, b string) int { return bytes.Compare(kv.Key(a), kv.Key(b)) }
 	slices.SortFunc(heads, func(a, b head) int { return order(a.listener, b.listener) })
 	if afterListener != "" { // start after it, wrapping round
 		i := slices.IndexFunc(heads, func(h head) bool { return order(h.listener, afterListener) > 0 })
@@ -303,9 +304,9 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 	}
 	limit := p.Limit
 	if limit <= 0 {
-		limit = defaultPageLimit
+		limit = kv.DefaultPageLimit
 	}
-	tag := deliveryList.tag(listenerID)
+	tag := kv.DeliveryList.Tag(listenerID)
 	var pg PageOf[model.Delivery]
 	err := s.view(ctx, func(tx *jsTx) error {
 		log, err := tx.deliveryLog(listenerID)
@@ -316,7 +317,7 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 		var ns []uint64
 		switch {
 		case p.Before != "":
-			seq, err := decodeCursor(tag, p.Before)
+			seq, err := kv.DecodeCursor(tag, p.Before)
 			if err != nil {
 				return err
 			}
@@ -328,7 +329,7 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 		default:
 			from := ^uint64(0)
 			if p.After != "" {
-				seq, err := decodeCursor(tag, p.After)
+				seq, err := kv.DecodeCursor(tag, p.After)
 				if err != nil {
 					return err
 				}
@@ -343,7 +344,7 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 				}
 			}
 		}
-		pg, err = pageOfSeqs[model.Delivery](ns, len(log.Ns), p, tag, func(n uint64) ([]byte, error) {
+		pg, err = kv.PageOfSeqs[model.Delivery](ns, len(log.Ns), p, tag, func(n uint64) ([]byte, error) {
 			data, ok, err := tx.get(s.deliveryKey(listenerID, n))
 			if err == nil && !ok {
 				err = fmt.Errorf("delivery %d: %w", n, ErrNotFound)

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Events on JetStream. Each event is the one message of its subject
@@ -72,7 +73,7 @@ func (s *JetStream) newAppender(tx *jsTx, nowMs int64, emitterID string, keep in
 		return nil, errors.New("empty emitter id")
 	}
 	if keep <= 0 {
-		keep = defaultEventLimit
+		keep = kv.DefaultEventLimit
 	}
 	a := &jsAppender{s: s, tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: uint64(keep),
 		chans: map[string]*jsChannel{}, added: map[string][]uint64{}}
@@ -119,7 +120,7 @@ func (s *JetStream) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, e
 // Add stores e with ID, IndexedAtMs and EmitterID set in place, and
 // returns the bytes it wrote.
 func (a *jsAppender) Add(e *model.Event) (int, error) {
-	ms, seq := nextEventID(a.now, a.clock.Ms, a.clock.Seq, a.seen)
+	ms, seq := kv.NextEventID(a.now, a.clock.Ms, a.clock.Seq, a.seen)
 	a.clock, a.seen = jsClock{Ms: ms, Seq: seq}, true
 	e.ID, e.IndexedAtMs, e.EmitterID = model.FormatEventID(ms, seq), int64(ms), a.emitterID
 	ch, err := a.channel(e.Name)
@@ -290,7 +291,7 @@ func (s *JetStream) Channels(ctx context.Context, emitterID string) ([]string, e
 // Bolt.DeleteEvents does. A range of more events than one batch holds is
 // deleted over several transactions.
 func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
-	start, end, err := eventBounds(startID, endID)
+	start, end, err := kv.EventBounds(startID, endID)
 	if err != nil {
 		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 	}
@@ -311,7 +312,7 @@ func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startI
 		if err != nil {
 			return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 		}
-		k := eventKey(ms, seq)
+		k := kv.EventKey(ms, seq)
 		if (start == nil || bytes.Compare(k, start) >= 0) && (end == nil || bytes.Compare(k, end) <= 0) {
 			doomed = append(doomed, st.n)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Pages of events on JetStream seek by slot, as bbolt seeks by key: a
@@ -34,7 +35,7 @@ func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p
 		cursor = eventPos{ms, seq}
 	}
 	if p.Limit <= 0 {
-		p.Limit = defaultEventLimit
+		p.Limit = kv.DefaultEventLimit
 	}
 	if emitterID == "" {
 		return []model.Event{}, nil
@@ -98,7 +99,7 @@ func (g *jsPager) slot(n uint64) (e model.Event, rawSeq uint64, found bool, err 
 	if err != nil || msg.Header.Get(hdrOperation) == opDelete {
 		return model.Event{}, 0, false, err
 	}
-	e, err = decodeEvent(nil, msg.Data, g.p.Preview)
+	e, err = kv.DecodeEvent(nil, msg.Data, g.p.Preview)
 	return e, msg.Sequence, err == nil, err
 }
 
@@ -190,7 +191,7 @@ func (g *jsPager) newerThan(pos eventPos) ([]model.Event, error) {
 	}
 	out := []model.Event{}
 	for _, entry := range entries {
-		e, err := decodeEvent(nil, entry.value, g.p.Preview)
+		e, err := kv.DecodeEvent(nil, entry.value, g.p.Preview)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
@@ -50,7 +51,7 @@ func (s *JetStream) EnqueueInvocation(ctx context.Context, inv model.Invocation)
 	if err != nil {
 		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
 	}
-	inv.ID = seqID(ack.Sequence)
+	inv.ID = kv.SeqID(ack.Sequence)
 	return inv, nil
 }
 
@@ -73,7 +74,7 @@ func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (
 // of sourceID, oldest first.
 func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
 	if limit <= 0 {
-		limit = defaultQueueLimit
+		limit = kv.DefaultQueueLimit
 	}
 	out := []model.Invocation{}
 	if sourceID == "" {
@@ -90,7 +91,7 @@ func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, lim
 		if err := json.Unmarshal(e.value, &inv); err != nil {
 			return nil, fmt.Errorf("store: pending invocations of %q: decode %s: %w", sourceID, e.subject, err)
 		}
-		inv.ID = seqID(e.seq)
+		inv.ID = kv.SeqID(e.seq)
 		out = append(out, inv)
 		s.queued.remember(e.seq, e.subject)
 	}
@@ -159,7 +160,7 @@ func (s *JetStream) hasQueued(ctx context.Context, sourceID string) (bool, error
 // a read: tx then expects the revision inv.ID names, and a commit whose
 // invocation is gone by then conflicts and runs again reading it.
 func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error) {
-	seq, ok := parseSeqID(inv.ID)
+	seq, ok := kv.ParseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return "", ErrNotFound
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // jsKV is a JetStream transaction as the rules see it. Records and
@@ -22,17 +23,17 @@ type jsKV struct {
 	maxWrites int // > 0: the messages a transaction of a batch holds
 }
 
-func (s *JetStream) View(ctx context.Context, fn func(tx Tx) error) error {
+func (s *JetStream) View(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return s.view(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
-func (s *JetStream) Update(ctx context.Context, fn func(tx Tx) error) error {
+func (s *JetStream) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return s.update(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
 // Batch bounds a transaction by jsTxMaxWrites messages, well under the
 // server's bound of an atomic batch.
-func (s *JetStream) Batch(ctx context.Context, fn func(tx Tx) error) error {
+func (s *JetStream) Batch(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return s.update(context.WithoutCancel(ctx), func(tx *jsTx) error { return fn(jsKV{tx: tx, maxWrites: jsTxMaxWrites}) })
 }
 
@@ -43,15 +44,15 @@ func (k jsKV) Full() bool {
 	return k.maxWrites > 0 && k.tx.messages() >= k.maxWrites
 }
 
-func (k jsKV) Record(t Table, id string) ([]byte, bool, error) {
+func (k jsKV) Record(t kv.Table, id string) ([]byte, bool, error) {
 	if t.Large {
 		return k.tx.getWhole(t.Subject, id)
 	}
 	data, ok, err := k.tx.get(k.tx.s.key(t.Subject, id))
-	return clone(data), ok, err
+	return kv.Clone(data), ok, err
 }
 
-func (k jsKV) PutRecord(t Table, id string, data []byte) error {
+func (k jsKV) PutRecord(t kv.Table, id string, data []byte) error {
 	if t.Large {
 		return k.tx.putWhole(t.Subject, id, data)
 	}
@@ -59,7 +60,7 @@ func (k jsKV) PutRecord(t Table, id string, data []byte) error {
 	return nil
 }
 
-func (k jsKV) DeleteRecord(t Table, id string) error {
+func (k jsKV) DeleteRecord(t kv.Table, id string) error {
 	if t.Large {
 		return k.tx.delWhole(t.Subject, id)
 	}
@@ -67,14 +68,14 @@ func (k jsKV) DeleteRecord(t Table, id string) error {
 	return nil
 }
 
-func (k jsKV) CountRecords(t Table) (int, error) {
+func (k jsKV) CountRecords(t kv.Table) (int, error) {
 	records, err := k.tx.s.scan(k.tx.ctx, k.tx.s.key(t.Subject)+".*")
 	return len(records), err
 }
 
 // Records scans t; a record of a large table stored in parts is read
 // whole, its scanned value being only the names of its parts.
-func (k jsKV) Records(t Table) ([][]byte, error) {
+func (k jsKV) Records(t kv.Table) ([][]byte, error) {
 	s := k.tx.s
 	entries, err := s.scan(k.tx.ctx, s.key(t.Subject)+".*")
 	if err != nil {
@@ -97,17 +98,17 @@ func (k jsKV) Records(t Table) ([][]byte, error) {
 	return out, nil
 }
 
-func (k jsKV) Value(t Table, parts ...string) ([]byte, bool, error) {
+func (k jsKV) Value(t kv.Table, parts ...string) ([]byte, bool, error) {
 	v, ok, err := k.tx.get(k.tx.s.key(t.Subject, parts...))
-	return clone(v), ok, err
+	return kv.Clone(v), ok, err
 }
 
-func (k jsKV) PutValue(t Table, v []byte, parts ...string) error {
+func (k jsKV) PutValue(t kv.Table, v []byte, parts ...string) error {
 	k.tx.put(k.tx.s.key(t.Subject, parts...), v)
 	return nil
 }
 
-func (k jsKV) DeleteValue(t Table, parts ...string) error {
+func (k jsKV) DeleteValue(t kv.Table, parts ...string) error {
 	k.tx.del(k.tx.s.key(t.Subject, parts...))
 	return nil
 }
@@ -116,7 +117,7 @@ func (k jsKV) DeleteValue(t Table, parts ...string) error {
 // transaction wrote. The scan's result is not checked at commit: callers
 // hold a record that every writer of these lookups rewrites (a
 // component's key is written only with its owner's list of components).
-func (k jsKV) LookupIDs(t Table, first string) (map[string]bool, error) {
+func (k jsKV) LookupIDs(t kv.Table, first string) (map[string]bool, error) {
 	s := k.tx.s
 	ids := map[string]bool{}
 	entries, err := s.scan(k.tx.ctx, s.key(t.Subject, first)+".>")
@@ -134,15 +135,15 @@ func (k jsKV) LookupIDs(t Table, first string) (map[string]bool, error) {
 	return ids, nil
 }
 
-func (k jsKV) Members(t Table, of string) ([]string, error) {
+func (k jsKV) Members(t kv.Table, of string) ([]string, error) {
 	return k.tx.ids(k.tx.s.key(t.Subject, of))
 }
 
-func (k jsKV) AddMember(t Table, of, id string) error {
+func (k jsKV) AddMember(t kv.Table, of, id string) error {
 	return k.tx.addID(k.tx.s.key(t.Subject, of), id)
 }
 
-func (k jsKV) RemoveMember(t Table, of, id string) error {
+func (k jsKV) RemoveMember(t kv.Table, of, id string) error {
 	return k.tx.removeID(k.tx.s.key(t.Subject, of), id)
 }
 
@@ -153,7 +154,7 @@ type jsMap struct {
 	IDs map[string]string `json:"code"`
 }
 
-func (k jsKV) ownerMap(t Table, owner string) (jsMap, error) {
+func (k jsKV) ownerMap(t kv.Table, owner string) (jsMap, error) {
 	m := jsMap{}
 	if err := k.tx.getJSON(k.tx.s.key(t.Subject, owner), &m); err != nil && !errors.Is(err, ErrNotFound) {
 		return jsMap{}, err
@@ -164,13 +165,13 @@ func (k jsKV) ownerMap(t Table, owner string) (jsMap, error) {
 	return m, nil
 }
 
-func (k jsKV) MapGet(t Table, owner, mk string) (string, bool, error) {
+func (k jsKV) MapGet(t kv.Table, owner, mk string) (string, bool, error) {
 	m, err := k.ownerMap(t, owner)
 	id, ok := m.IDs[mk]
 	return id, ok, err
 }
 
-func (k jsKV) MapPut(t Table, owner, mk, id string) error {
+func (k jsKV) MapPut(t kv.Table, owner, mk, id string) error {
 	m, err := k.ownerMap(t, owner)
 	if err != nil {
 		return err
@@ -179,7 +180,7 @@ func (k jsKV) MapPut(t Table, owner, mk, id string) error {
 	return k.tx.putJSON(k.tx.s.key(t.Subject, owner), m)
 }
 
-func (k jsKV) MapDropValue(t Table, owner, id string) error {
+func (k jsKV) MapDropValue(t kv.Table, owner, id string) error {
 	m, err := k.ownerMap(t, owner)
 	if err != nil {
 		return err
@@ -188,15 +189,15 @@ func (k jsKV) MapDropValue(t Table, owner, id string) error {
 	return k.tx.putJSON(k.tx.s.key(t.Subject, owner), m)
 }
 
-func (k jsKV) ListAdd(ix List, owner, id string) (uint64, error) {
+func (k jsKV) ListAdd(ix kv.List, owner, id string) (uint64, error) {
 	return k.tx.listAdd(ix, owner, id)
 }
 
-func (k jsKV) ListRemove(ix List, owner, id string) error {
+func (k jsKV) ListRemove(ix kv.List, owner, id string) error {
 	return k.tx.listRemove(ix, owner, id)
 }
 
-func (k jsKV) ListIDs(ix List, owner string) ([]string, error) {
+func (k jsKV) ListIDs(ix kv.List, owner string) ([]string, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return nil, err
@@ -208,12 +209,12 @@ func (k jsKV) ListIDs(ix List, owner string) ([]string, error) {
 	return ids, nil
 }
 
-func (k jsKV) ListCount(ix List, owner string) (int, error) {
+func (k jsKV) ListCount(ix kv.List, owner string) (int, error) {
 	l, err := k.tx.list(ix, owner)
 	return len(l.Items), err
 }
 
-func (k jsKV) ListSeq(ix List, owner, id string) (uint64, bool, error) {
+func (k jsKV) ListSeq(ix kv.List, owner, id string) (uint64, bool, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return 0, false, err
@@ -225,11 +226,11 @@ func (k jsKV) ListSeq(ix List, owner, id string) (uint64, bool, error) {
 	return l.Items[i].Seq, true, nil
 }
 
-func (k jsKV) ListInsert(ix List, owner, id string, seq uint64) error {
+func (k jsKV) ListInsert(ix kv.List, owner, id string, seq uint64) error {
 	return k.tx.listInsert(ix, owner, id, seq)
 }
 
-func (k jsKV) ListPage(ix List, owner string, p Page) ([]string, []string, int, error) {
+func (k jsKV) ListPage(ix kv.List, owner string, p Page) ([]string, []string, int, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return nil, nil, 0, err
@@ -285,7 +286,7 @@ func (k jsKV) Dequeue(inv model.Invocation) error {
 	return k.tx.s.dequeue(k.tx, inv)
 }
 
-func (k jsKV) AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error) {
+func (k jsKV) AppendEvents(nowMs int64, emitterID string, keep int) (kv.EventAppender, error) {
 	a, err := k.tx.s.newAppender(k.tx, nowMs, emitterID, keep)
 	return jsEvents{a}, err
 }

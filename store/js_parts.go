@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // A record may be larger than a NATS message: a component's code, bundle
@@ -72,7 +74,7 @@ func (tx *jsTx) putWhole(table, id string, data []byte) error {
 func (tx *jsTx) getWhole(table, id string) ([]byte, bool, error) {
 	data, p, found, err := tx.recordOrParts(table, id)
 	if err != nil || p == nil {
-		return clone(data), found, err
+		return kv.Clone(data), found, err
 	}
 	if data, err = tx.joinParts(table, id, *p); err != nil {
 		return nil, false, err
@@ -123,7 +125,7 @@ func (tx *jsTx) joinParts(table, id string, p jsParts) ([]byte, error) {
 	for i := range p.Parts {
 		part, ok, err := tx.get(tx.s.partKey(table, id, i))
 		if err != nil || !ok {
-			return nil, fmt.Errorf("%s %s, part %d of %d: %w", table, id, i, p.Parts, errors.Join(err, notFound(ok)))
+			return nil, fmt.Errorf("%s %s, part %d of %d: %w", table, id, i, p.Parts, errors.Join(err, kv.NotFound(ok)))
 		}
 		out = append(out, part...)
 	}

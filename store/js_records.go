@@ -4,21 +4,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Tables: the second token of a key (JetStream.key). docs/nats.md lists
 // what each holds.
-const (
-	tblUsers    = "user"     // user id → User
-	tblUserKeys = "user_key" // key hash → user id
-	tblOrgs     = "org"      // org id → Org
-	tblAccounts = "account"  // connected account id → ConnectedAccount
-	tblLists    = "list"     // list name, owner → jsList
-	tblDB       = "db"       // source id, key → JSON text
-	tblUsage    = "usage"    // account id, day → Usage
-	tblTimers   = "timer"    // source id → last fire, epoch ms
-	tblDedupe   = "dedupe"   // source id → DedupeState
-	tblSources  = "source"   // source id → Source
+var (
+	tblUsers    = kv.Users.Subject    // user id → User
+	tblUserKeys = kv.UserKeys.Subject // key hash → user id
+	tblOrgs     = kv.Orgs.Subject     // org id → Org
+	tblAccounts = kv.Accounts.Subject // connected account id → ConnectedAccount
+	tblLists    = "list"              // list name, owner → jsList
+	tblDB       = "db"                // source id, key → JSON text
+	tblUsage    = kv.Usage.Subject    // account id, day → Usage
+	tblTimers   = "timer"             // source id → last fire, epoch ms
+	tblDedupe   = kv.Dedupe.Subject   // source id → DedupeState
+	tblSources  = kv.Sources.Subject  // source id → Source
 )
 
 // getJSON decodes the record of subject into v, or returns ErrNotFound.
@@ -67,12 +69,12 @@ type jsListItem struct {
 	Seq uint64 `json:"seq"`
 }
 
-func (s *JetStream) listKey(ix List, owner string) string {
+func (s *JetStream) listKey(ix kv.List, owner string) string {
 	return s.key(tblLists, ix.Name, owner)
 }
 
 // list reads owner's list of ix (empty when none).
-func (tx *jsTx) list(ix List, owner string) (jsList, error) {
+func (tx *jsTx) list(ix kv.List, owner string) (jsList, error) {
 	var l jsList
 	err := tx.getJSON(tx.s.listKey(ix, owner), &l)
 	if err != nil && err != ErrNotFound {
@@ -85,7 +87,7 @@ func (tx *jsTx) list(ix List, owner string) (jsList, error) {
 }
 
 // listAdd appends id to owner's list of ix and returns its seq.
-func (tx *jsTx) listAdd(ix List, owner, id string) (uint64, error) {
+func (tx *jsTx) listAdd(ix kv.List, owner, id string) (uint64, error) {
 	l, err := tx.list(ix, owner)
 	if err != nil {
 		return 0, err
@@ -98,7 +100,7 @@ func (tx *jsTx) listAdd(ix List, owner, id string) (uint64, error) {
 
 // listInsert puts id into owner's list of ix at seq, keeping seq order:
 // a list whose order is another list's (an org's members).
-func (tx *jsTx) listInsert(ix List, owner, id string, seq uint64) error {
+func (tx *jsTx) listInsert(ix kv.List, owner, id string, seq uint64) error {
 	l, err := tx.list(ix, owner)
 	if err != nil {
 		return err
@@ -112,7 +114,7 @@ func (tx *jsTx) listInsert(ix List, owner, id string, seq uint64) error {
 
 // listRemove takes id out of owner's list of ix; a missing id is not an
 // error.
-func (tx *jsTx) listRemove(ix List, owner, id string) error {
+func (tx *jsTx) listRemove(ix kv.List, owner, id string) error {
 	l, err := tx.list(ix, owner)
 	if err != nil {
 		return err
@@ -137,26 +139,26 @@ func compareUint(a, b uint64) int {
 
 // pageList picks the ids and cursors of one page of items, by the rules
 // of Page (as orderIndex.page does in bbolt).
-func pageList(ix List, owner string, items []jsListItem, p Page) (ids, cursors []string, err error) {
+func pageList(ix kv.List, owner string, items []jsListItem, p Page) (ids, cursors []string, err error) {
 	if p.After != "" && p.Before != "" {
 		return nil, nil, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
-		limit = defaultPageLimit
+		limit = kv.DefaultPageLimit
 	}
-	tag := ix.tag(owner)
+	tag := ix.Tag(owner)
 	var picked []jsListItem
 	switch {
 	case p.Before != "":
-		seq, err := decodeCursor(tag, p.Before)
+		seq, err := kv.DecodeCursor(tag, p.Before)
 		if err != nil {
 			return nil, nil, err
 		}
 		end, _ := slices.BinarySearchFunc(items, seq, func(it jsListItem, s uint64) int { return compareUint(it.Seq, s) })
 		picked = items[max(0, end-limit):end]
 	case p.After != "":
-		seq, err := decodeCursor(tag, p.After)
+		seq, err := kv.DecodeCursor(tag, p.After)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -170,7 +172,7 @@ func pageList(ix List, owner string, items []jsListItem, p Page) (ids, cursors [
 	}
 	for _, it := range picked {
 		ids = append(ids, it.ID)
-		cursors = append(cursors, encodeCursor(tag, it.Seq))
+		cursors = append(cursors, kv.EncodeCursor(tag, it.Seq))
 	}
 	return ids, cursors, nil
 }

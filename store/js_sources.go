@@ -2,14 +2,16 @@ package store
 
 import (
 	"context"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Components and sources on JetStream.
-const (
-	tblComponents    = "comp"      // component id → Component
-	tblComponentKeys = "comp_key"  // owner, key → component id
-	tblComponentCode = "comp_code" // owner → jsMap: code → component id
-	tblComponentUses = "comp_uses" // component id → jsIDs of the sources running it
+var (
+	tblComponents    = kv.Components.Subject    // component id → Component
+	tblComponentKeys = kv.ComponentKeys.Subject // owner, key → component id
+	tblComponentCode = kv.ComponentCode.Subject // owner → jsMap: code → component id
+	tblComponentUses = kv.ComponentUses.Subject // component id → jsIDs of the sources running it
 )
 
 // purgeSourceData removes what a deleted source or workflow kept beyond

@@ -4,21 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Subscriptions, auto-subscriptions and webhooks on JetStream. What
 // bbolt indexes in buckets of keys, JetStream indexes in records of id
 // lists (jsIDs), read and rewritten with their revision checked.
-const (
-	tblSubs          = "sub"         // subscription id → Subscription
-	tblSubTuples     = "sub_tuple"   // owner, emitter, listener, event → subscription id
-	tblSubEnds       = "sub_ends"    // emitter or listener id → jsIDs of its subscriptions
-	tblAutoSubs      = "auto"        // auto-subscription id → AutoSubscription
-	tblAutoTuples    = "auto_tuple"  // owner, listener, event → id
-	tblAutoListeners = "auto_lsn"    // listener → jsIDs of its auto-subscriptions
-	tblWebhooks      = "webhook"     // webhook id → Webhook
-	tblMeta          = "meta"        // "order" → the last creation order given
-	tblSourceSlugs   = "source_slug" // owner, slug → source id
+var (
+	tblSubs          = kv.Subs.Subject          // subscription id → Subscription
+	tblSubTuples     = kv.SubTuples.Subject     // owner, emitter, listener, event → subscription id
+	tblSubEnds       = kv.SubEnds.Subject       // emitter or listener id → jsIDs of its subscriptions
+	tblAutoSubs      = kv.AutoSubs.Subject      // auto-subscription id → AutoSubscription
+	tblAutoTuples    = kv.AutoTuples.Subject    // owner, listener, event → id
+	tblAutoListeners = kv.AutoListeners.Subject // listener → jsIDs of its auto-subscriptions
+	tblWebhooks      = kv.Webhooks.Subject      // webhook id → Webhook
+	tblMeta          = kv.Meta.Subject          // "order" → the last creation order given
+	tblSourceSlugs   = kv.SourceSlugs.Subject   // owner, slug → source id
 )
 
 // jsIDs is a record holding a set of ids.

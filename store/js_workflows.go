@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 
 	"errors"
 	"fmt"
@@ -12,11 +13,11 @@ import (
 )
 
 // Workflows and their executions on JetStream.
-const (
-	tblWorkflows     = "wf"       // workflow id → Workflow
-	tblWorkflowSlugs = "wf_slug"  // owner, slug → workflow id
-	tblExecutions    = "exec"     // workflow id, invocation seq → Execution
-	tblExecutionLogs = "exec_log" // workflow id → jsSeqs: the executions kept, oldest first
+var (
+	tblWorkflows     = kv.Workflows.Subject     // workflow id → Workflow
+	tblWorkflowSlugs = kv.WorkflowSlugs.Subject // owner, slug → workflow id
+	tblExecutions    = "exec"                   // workflow id, invocation seq → Execution
+	tblExecutionLogs = "exec_log"               // workflow id → jsSeqs: the executions kept, oldest first
 )
 
 // jsSeqs is a record holding sequence numbers in increasing order.
@@ -31,7 +32,7 @@ func (s *JetStream) executionKey(workflowID string, seq uint64) string {
 // putExecution stores x and trims the workflow's executions to the newest
 // keep (0: no trim).
 func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
-	wf, seq, ok := parseExecutionID(x.ID)
+	wf, seq, ok := kv.ParseExecutionID(x.ID)
 	if !ok || wf != x.WorkflowID {
 		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
 	}
@@ -54,7 +55,7 @@ func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
 
 func (k jsKV) Execution(workflowID string, seq uint64) ([]byte, bool, error) {
 	data, ok, err := k.tx.get(k.tx.s.executionKey(workflowID, seq))
-	return clone(data), ok, err
+	return kv.Clone(data), ok, err
 }
 
 // NewestExecutions reads the workflow's log of executions, then the
@@ -74,7 +75,7 @@ func (k jsKV) NewestExecutions(workflowID string, limit int) ([][]byte, error) {
 		}
 		data, ok, err := k.Execution(workflowID, seq)
 		if err != nil || !ok {
-			return nil, errors.Join(err, fmt.Errorf("execution %d: %w", seq, notFound(ok)))
+			return nil, errors.Join(err, fmt.Errorf("execution %d: %w", seq, kv.NotFound(ok)))
 		}
 		out = append(out, data)
 	}

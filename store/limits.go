@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // Counted names a kind of record that Limits caps per account.
@@ -54,7 +56,7 @@ func WithLimits(l Limits) Option {
 // of kind. Writes check again, atomically; this lets a caller refuse
 // before costly work (running a source's hooks).
 func (r rules) CheckLimit(ctx context.Context, kind Counted, account string) error {
-	return r.kv.View(ctx, func(tx Tx) error { return r.checkRoom(tx, kind, account) })
+	return r.kv.View(ctx, func(tx kv.Tx) error { return r.checkRoom(tx, kind, account) })
 }
 
 // checkRoom returns a *LimitError when account already holds its limit
@@ -62,7 +64,7 @@ func (r rules) CheckLimit(ctx context.Context, kind Counted, account string) err
 // passes it cannot pass the limit: bbolt runs one write transaction at a
 // time, and JetStream's commit checks that the lists counted did not
 // change.
-func (r rules) checkRoom(tx Tx, kind Counted, account string) error {
+func (r rules) checkRoom(tx kv.Tx, kind Counted, account string) error {
 	limit := r.limits[kind]
 	if limit <= 0 {
 		return nil
@@ -78,19 +80,19 @@ func (r rules) checkRoom(tx Tx, kind Counted, account string) error {
 }
 
 // countedLists are the lists whose sizes count each kind.
-var countedLists = map[Counted][]List{
-	CountSources:       {sourceIndex},
-	CountComponents:    {componentIndex},
-	CountWebhooks:      {webhookIndex},
-	CountWorkflows:     {workflowIndex},
-	CountAccounts:      {accountIndex},
-	CountSubscriptions: {subIndex, autoIndex},
-	CountOrgs:          {orgMemberIndex},
+var countedLists = map[Counted][]kv.List{
+	CountSources:       {kv.SourceList},
+	CountComponents:    {kv.ComponentList},
+	CountWebhooks:      {kv.WebhookList},
+	CountWorkflows:     {kv.WorkflowList},
+	CountAccounts:      {kv.AccountList},
+	CountSubscriptions: {kv.SubList, kv.AutoList},
+	CountOrgs:          {kv.OrgMemberList},
 }
 
 // countKind returns how many records of kind account holds: the size of
 // lists of ids, no records read.
-func countKind(tx Tx, kind Counted, account string) (int, error) {
+func countKind(tx kv.Tx, kind Counted, account string) (int, error) {
 	n := 0
 	for _, ix := range countedLists[kind] {
 		c, err := tx.ListCount(ix, account)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // limited is one kind of record the limits cap, with a write that adds
@@ -119,7 +120,7 @@ func checkLimit(t *testing.T, b testStore, k limited, limit int) {
 	}
 	// The count, read as the rules read it, shows that the refused write
 	// stored nothing, on every store and for every kind.
-	err := b.(Engine).View(ctx, func(tx Tx) error {
+	err := b.(kv.Engine).View(ctx, func(tx kv.Tx) error {
 		n, err := countKind(tx, k.kind, "u_a")
 		if err == nil && n != limit {
 			err = fmt.Errorf("refused write stored something: %d, want %d", n, limit)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -50,9 +51,9 @@ func TestMigrateSchema2(t *testing.T) {
 		}
 		for i, d := range v2 {
 			seq := uint64(i + 1)
-			d.ID, d.Attempts = seqID(seq), append([]model.Attempt{}, d.Attempts...)
+			d.ID, d.Attempts = kv.SeqID(seq), append([]model.Attempt{}, d.Attempts...)
 			data, _ := json.Marshal(d)
-			if err := recs.Put(be8(seq), data); err != nil {
+			if err := recs.Put(kv.BE8(seq), data); err != nil {
 				return err
 			}
 			if err := order.Put(orderKey(d.ListenerID, seq), []byte(d.ID)); err != nil {
@@ -61,7 +62,7 @@ func TestMigrateSchema2(t *testing.T) {
 			// The old index: next attempt ms + seq. It also holds a stale
 			// entry for the delivered 4, which the rebuild must not copy.
 			if d.Status == model.DeliveryPending || seq == 4 {
-				if err := oldDue.Put(binary.BigEndian.AppendUint64(be8(uint64(d.NextAttemptMs)), seq), []byte(d.ID)); err != nil {
+				if err := oldDue.Put(binary.BigEndian.AppendUint64(kv.BE8(uint64(d.NextAttemptMs)), seq), []byte(d.ID)); err != nil {
 					return err
 				}
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // CreateOrg stores o. Its members must be users; duplicates are dropped.
@@ -21,11 +22,11 @@ func (r rules) CreateOrg(ctx context.Context, o model.Org) error {
 		return errors.New("store: create org: empty id")
 	}
 	o.Members = distinct(o.Members)
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		if ok, err := hasRecord(tx, orgsTable, o.ID); err != nil || ok {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		if ok, err := hasRecord(tx, kv.Orgs, o.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		seq, err := tx.ListAdd(orgIndex, "", o.ID)
+		seq, err := tx.ListAdd(kv.OrgList, "", o.ID)
 		if err != nil {
 			return err
 		}
@@ -34,7 +35,7 @@ func (r rules) CreateOrg(ctx context.Context, o model.Org) error {
 				return err
 			}
 		}
-		return putRecord(tx, orgsTable, o.ID, o)
+		return putRecord(tx, kv.Orgs, o.ID, o)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create org %q: %w", o.ID, err)
@@ -55,20 +56,20 @@ func distinct(ids []string) []string {
 
 // addMembership lists the org created with seq among user userID's, in
 // the orgs' creation order, within the user's limit of organizations.
-func (r rules) addMembership(tx Tx, orgID string, seq uint64, userID string) error {
-	if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
-		return errors.Join(err, fmt.Errorf("user %q: %w", userID, notFound(ok)))
+func (r rules) addMembership(tx kv.Tx, orgID string, seq uint64, userID string) error {
+	if ok, err := hasRecord(tx, kv.Users, userID); err != nil || !ok {
+		return errors.Join(err, fmt.Errorf("user %q: %w", userID, kv.NotFound(ok)))
 	}
 	if err := r.checkRoom(tx, CountOrgs, userID); err != nil {
 		return err
 	}
-	return tx.ListInsert(orgMemberIndex, userID, orgID, seq)
+	return tx.ListInsert(kv.OrgMemberList, userID, orgID, seq)
 }
 
 // GetOrg returns the org with id, or ErrNotFound.
 func (r rules) GetOrg(ctx context.Context, id string) (model.Org, error) {
 	var o model.Org
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, orgsTable, id, &o) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Orgs, id, &o) })
 	if err != nil {
 		return model.Org{}, fmt.Errorf("store: get org %q: %w", id, err)
 	}
@@ -84,18 +85,18 @@ func (r rules) GetOrg(ctx context.Context, id string) (model.Org, error) {
 // already belongs to its limit of organizations.
 func (r rules) AddOrgMember(ctx context.Context, orgID, userID string) (model.Org, error) {
 	var o model.Org
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		o = model.Org{}
-		if err := getRecord(tx, orgsTable, orgID, &o); err != nil {
+		if err := getRecord(tx, kv.Orgs, orgID, &o); err != nil {
 			return err
 		}
-		if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
-			return errors.Join(err, fmt.Errorf("user %q: %w", userID, notFound(ok)))
+		if ok, err := hasRecord(tx, kv.Users, userID); err != nil || !ok {
+			return errors.Join(err, fmt.Errorf("user %q: %w", userID, kv.NotFound(ok)))
 		}
 		if slices.Contains(o.Members, userID) {
 			return nil
 		}
-		seq, ok, err := tx.ListSeq(orgIndex, "", orgID)
+		seq, ok, err := tx.ListSeq(kv.OrgList, "", orgID)
 		if err != nil {
 			return err
 		}
@@ -106,7 +107,7 @@ func (r rules) AddOrgMember(ctx context.Context, orgID, userID string) (model.Or
 			return err
 		}
 		o.Members = append(o.Members, userID)
-		return putRecord(tx, orgsTable, orgID, o)
+		return putRecord(tx, kv.Orgs, orgID, o)
 	})
 	if err != nil {
 		return model.Org{}, fmt.Errorf("store: add member to org %q: %w", orgID, err)
@@ -116,7 +117,7 @@ func (r rules) AddOrgMember(ctx context.Context, orgID, userID string) (model.Or
 
 // OrgsOfUser returns the orgs userID is a member of, in creation order.
 func (r rules) OrgsOfUser(ctx context.Context, userID string) ([]model.Org, error) {
-	orgs, err := listAllOf[model.Org](ctx, r, orgMemberIndex, orgsTable, userID)
+	orgs, err := listAllOf[model.Org](ctx, r, kv.OrgMemberList, kv.Orgs, userID)
 	if err != nil {
 		return nil, fmt.Errorf("store: orgs of user %q: %w", userID, err)
 	}

@@ -1,10 +1,14 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/fount-dev/fount/store/internal/kv"
+)
 
 // claimSlug points (owner, slug) of t at id unless another record holds
 // it. The empty slug is never indexed.
-func claimSlug(tx Tx, t Table, owner, slug, id string) error {
+func claimSlug(tx kv.Tx, t kv.Table, owner, slug, id string) error {
 	if slug == "" {
 		return nil
 	}
@@ -19,7 +23,7 @@ func claimSlug(tx Tx, t Table, owner, slug, id string) error {
 }
 
 // releaseSlug removes (owner, slug) of t if it points at id.
-func releaseSlug(tx Tx, t Table, owner, slug, id string) error {
+func releaseSlug(tx kv.Tx, t kv.Table, owner, slug, id string) error {
 	if slug == "" {
 		return nil
 	}
@@ -31,7 +35,7 @@ func releaseSlug(tx Tx, t Table, owner, slug, id string) error {
 }
 
 // moveSlug claims slug for id and releases its old one, when they differ.
-func moveSlug(tx Tx, t Table, owner, old, slug, id string) error {
+func moveSlug(tx kv.Tx, t kv.Table, owner, old, slug, id string) error {
 	if old == slug {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // CreateSource stores s with its Order assigned, indexes it by owner and
@@ -25,9 +26,9 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 	}
 	var out model.Source
 	var events []model.Event
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		out = s
-		if ok, err := hasRecord(tx, sourcesTable, s.ID); err != nil || ok {
+		if ok, err := hasRecord(tx, kv.Sources, s.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
 		if err := r.checkRoom(tx, CountSources, s.OwnerID); err != nil {
@@ -36,10 +37,10 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 		if err := componentExists(tx, s.ComponentID); err != nil {
 			return err
 		}
-		if err := claimSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, s.ID); err != nil {
+		if err := claimSlug(tx, kv.SourceSlugs, s.OwnerID, s.NameSlug, s.ID); err != nil {
 			return err
 		}
-		if _, err := tx.ListAdd(sourceIndex, s.OwnerID, s.ID); err != nil {
+		if _, err := tx.ListAdd(kv.SourceList, s.OwnerID, s.ID); err != nil {
 			return err
 		}
 		order, err := tx.NextOrder()
@@ -47,7 +48,7 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 			return err
 		}
 		out.Order = order
-		if err := putRecord(tx, sourcesTable, s.ID, out); err != nil {
+		if err := putRecord(tx, kv.Sources, s.ID, out); err != nil {
 			return err
 		}
 		if err := useComponent(tx, s.ComponentID, s.ID); err != nil {
@@ -65,7 +66,7 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 // GetSource returns the source with id, or ErrNotFound.
 func (r rules) GetSource(ctx context.Context, id string) (model.Source, error) {
 	var s model.Source
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, sourcesTable, id, &s) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Sources, id, &s) })
 	if err != nil {
 		return model.Source{}, fmt.Errorf("store: get source %q: %w", id, err)
 	}
@@ -83,10 +84,10 @@ func (r rules) GetSource(ctx context.Context, id string) (model.Source, error) {
 // taken by another source of the owner. Nothing changes then.
 func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit) ([]model.Event, error) {
 	var events []model.Event
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		next := s
 		var old model.Source
-		if err := getRecord(tx, sourcesTable, s.ID, &old); err != nil {
+		if err := getRecord(tx, kv.Sources, s.ID, &old); err != nil {
 			return err
 		}
 		if old.OwnerID != next.OwnerID {
@@ -98,10 +99,10 @@ func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit
 				return err
 			}
 		}
-		if err := moveSlug(tx, sourceSlugsTable, next.OwnerID, old.NameSlug, next.NameSlug, next.ID); err != nil {
+		if err := moveSlug(tx, kv.SourceSlugs, next.OwnerID, old.NameSlug, next.NameSlug, next.ID); err != nil {
 			return err
 		}
-		if err := putRecord(tx, sourcesTable, next.ID, next); err != nil {
+		if err := putRecord(tx, kv.Sources, next.ID, next); err != nil {
 			return err
 		}
 		if next.ComponentID != old.ComponentID {
@@ -135,19 +136,19 @@ func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit
 // ErrNotFound for an unknown source; nothing changes then.
 func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]model.Event, error) {
 	var events []model.Event
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var s model.Source
-		if err := getRecord(tx, sourcesTable, id, &s); err != nil {
+		if err := getRecord(tx, kv.Sources, id, &s); err != nil {
 			return err
 		}
 		var err error
 		if events, err = r.applyCommit(tx, id, hooks); err != nil {
 			return err
 		}
-		if err := releaseSlug(tx, sourceSlugsTable, s.OwnerID, s.NameSlug, id); err != nil {
+		if err := releaseSlug(tx, kv.SourceSlugs, s.OwnerID, s.NameSlug, id); err != nil {
 			return err
 		}
-		if err := tx.ListRemove(sourceIndex, s.OwnerID, id); err != nil {
+		if err := tx.ListRemove(kv.SourceList, s.OwnerID, id); err != nil {
 			return err
 		}
 		if err := unuseComponent(tx, s.ComponentID, id); err != nil {
@@ -159,7 +160,7 @@ func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 		if err := tx.DeleteRunnerData(id, false); err != nil {
 			return err
 		}
-		return tx.DeleteRecord(sourcesTable, id)
+		return tx.DeleteRecord(kv.Sources, id)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: delete source %q: %w", id, err)
@@ -169,7 +170,7 @@ func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 
 // ListSources returns one page of ownerID's sources in creation order.
 func (r rules) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[model.Source], error) {
-	pg, err := pageOfList[model.Source](ctx, r, sourceIndex, sourcesTable, ownerID, p)
+	pg, err := pageOfList[model.Source](ctx, r, kv.SourceList, kv.Sources, ownerID, p)
 	if err != nil {
 		return PageOf[model.Source]{}, fmt.Errorf("store: list sources of %q: %w", ownerID, err)
 	}
@@ -179,12 +180,12 @@ func (r rules) ListSources(ctx context.Context, ownerID string, p Page) (PageOf[
 // SlugTaken reports whether a source of ownerID has the name slug.
 func (r rules) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error) {
 	taken := false
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		if slug == "" {
 			return nil
 		}
 		var err error
-		_, taken, err = lookup(tx, sourceSlugsTable, ownerID, slug)
+		_, taken, err = lookup(tx, kv.SourceSlugs, ownerID, slug)
 		return err
 	})
 	if err != nil {
@@ -196,7 +197,7 @@ func (r rules) SlugTaken(ctx context.Context, ownerID, slug string) (bool, error
 // AllSources returns every source of every owner, by id, for the engine
 // to bring their triggers back at start.
 func (r rules) AllSources(ctx context.Context) ([]model.Source, error) {
-	out, err := allOf(ctx, r, sourcesTable, func(s model.Source) string { return s.ID })
+	out, err := allOf(ctx, r, kv.Sources, func(s model.Source) string { return s.ID })
 	if err != nil {
 		return nil, fmt.Errorf("store: all sources: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // PutSubscription stores s, or returns the existing subscription with the
@@ -21,7 +22,7 @@ func (r rules) PutSubscription(ctx context.Context, s model.Subscription) (model
 		return model.Subscription{}, errors.New("store: put subscription: empty id")
 	}
 	var out model.Subscription
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var err error
 		out, err = r.putSubscription(tx, s)
 		return err
@@ -33,72 +34,72 @@ func (r rules) PutSubscription(ctx context.Context, s model.Subscription) (model
 }
 
 // putSubscription is PutSubscription inside tx.
-func (r rules) putSubscription(tx Tx, s model.Subscription) (model.Subscription, error) {
+func (r rules) putSubscription(tx kv.Tx, s model.Subscription) (model.Subscription, error) {
 	var out model.Subscription
 	tuple := []string{s.OwnerID, s.EmitterID, s.ListenerID, s.EventName}
-	id, ok, err := lookup(tx, subTuplesTable, tuple...)
+	id, ok, err := lookup(tx, kv.SubTuples, tuple...)
 	if err != nil {
 		return out, err
 	}
 	if ok {
-		return out, getRecord(tx, subsTable, id, &out)
+		return out, getRecord(tx, kv.Subs, id, &out)
 	}
-	if ok, err := hasRecord(tx, subsTable, s.ID); err != nil || ok {
+	if ok, err := hasRecord(tx, kv.Subs, s.ID); err != nil || ok {
 		return out, errors.Join(err, idTaken(ok))
 	}
 	if err := r.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
 		return out, err
 	}
-	if _, err := tx.ListAdd(subIndex, s.OwnerID, s.ID); err != nil {
+	if _, err := tx.ListAdd(kv.SubList, s.OwnerID, s.ID); err != nil {
 		return out, err
 	}
-	if err := tx.PutValue(subTuplesTable, []byte(s.ID), tuple...); err != nil {
+	if err := tx.PutValue(kv.SubTuples, []byte(s.ID), tuple...); err != nil {
 		return out, err
 	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
-		if err := tx.AddMember(subEndsTable, end, s.ID); err != nil {
+		if err := tx.AddMember(kv.SubEnds, end, s.ID); err != nil {
 			return out, err
 		}
 	}
-	return s, putRecord(tx, subsTable, s.ID, s)
+	return s, putRecord(tx, kv.Subs, s.ID, s)
 }
 
 // deleteSubscriptionByID removes the subscription id, or returns
 // ErrNotFound.
-func deleteSubscriptionByID(tx Tx, id string) error {
+func deleteSubscriptionByID(tx kv.Tx, id string) error {
 	var s model.Subscription
-	if err := getRecord(tx, subsTable, id, &s); err != nil {
+	if err := getRecord(tx, kv.Subs, id, &s); err != nil {
 		return err
 	}
 	return deleteSub(tx, s)
 }
 
 // deleteSub removes s and all its index entries.
-func deleteSub(tx Tx, s model.Subscription) error {
-	if err := tx.ListRemove(subIndex, s.OwnerID, s.ID); err != nil {
+func deleteSub(tx kv.Tx, s model.Subscription) error {
+	if err := tx.ListRemove(kv.SubList, s.OwnerID, s.ID); err != nil {
 		return err
 	}
-	if err := tx.DeleteValue(subTuplesTable, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
+	if err := tx.DeleteValue(kv.SubTuples, s.OwnerID, s.EmitterID, s.ListenerID, s.EventName); err != nil {
 		return err
 	}
 	for _, end := range []string{s.EmitterID, s.ListenerID} {
-		if err := tx.RemoveMember(subEndsTable, end, s.ID); err != nil {
+		if err := tx.RemoveMember(kv.SubEnds, end, s.ID); err != nil {
 			return err
 		}
 	}
-	return tx.DeleteRecord(subsTable, s.ID)
+	return tx.DeleteRecord(kv.Subs, s.ID)
 }
 
 // deleteSubsNaming removes the subscriptions whose listener is id and,
 // unless listenerOnly, those whose emitter is id.
-func deleteSubsNaming(tx Tx, id string, listenerOnly bool) error {
-	subIDs, err := tx.Members(subEndsTable, id)
+func deleteSubsNaming(tx kv.Tx, id string, listenerOnly bool) error {
+	subIDs, err := tx.Members(kv.SubEnds, id)
 	if err != nil {
 		return err
 	}
 	for _, subID := range subIDs {
 		var s model.Subscription
-		if err := getRecord(tx, subsTable, subID, &s); err != nil {
+		if err := getRecord(tx, kv.Subs, subID, &s); err != nil {
 			if errors.Is(err, ErrNotFound) {
 				continue // both ends were id; already deleted
 			}
@@ -117,7 +118,7 @@ func deleteSubsNaming(tx Tx, id string, listenerOnly bool) error {
 // deleteListenerSubs removes the subscriptions naming id, as emitter or
 // listener, and the auto-subscriptions delivering to it: what a deleted
 // source or workflow leaves.
-func deleteListenerSubs(tx Tx, id string) error {
+func deleteListenerSubs(tx kv.Tx, id string) error {
 	if err := deleteSubsNaming(tx, id, false); err != nil {
 		return err
 	}
@@ -127,10 +128,10 @@ func deleteListenerSubs(tx Tx, id string) error {
 // DeleteSubscription deletes the subscription (ownerID, emitterID,
 // listenerID, eventName), or returns ErrNotFound.
 func (r rules) DeleteSubscription(ctx context.Context, ownerID, emitterID, listenerID, eventName string) error {
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		id, ok, err := lookup(tx, subTuplesTable, ownerID, emitterID, listenerID, eventName)
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		id, ok, err := lookup(tx, kv.SubTuples, ownerID, emitterID, listenerID, eventName)
 		if err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+			return errors.Join(err, kv.NotFound(ok))
 		}
 		return deleteSubscriptionByID(tx, id)
 	})
@@ -142,7 +143,7 @@ func (r rules) DeleteSubscription(ctx context.Context, ownerID, emitterID, liste
 
 // ListSubscriptions returns ownerID's subscriptions in creation order.
 func (r rules) ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error) {
-	out, err := listAllOf[model.Subscription](ctx, r, subIndex, subsTable, ownerID)
+	out, err := listAllOf[model.Subscription](ctx, r, kv.SubList, kv.Subs, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list subscriptions of %q: %w", ownerID, err)
 	}
@@ -163,29 +164,29 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 		return model.AutoSubscription{}, errors.New("store: put auto-subscription: empty id")
 	}
 	var out model.AutoSubscription
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		out = a
 		tuple := []string{a.OwnerID, a.ListenerID, a.EventName}
-		id, ok, err := lookup(tx, autoTuplesTable, tuple...)
+		id, ok, err := lookup(tx, kv.AutoTuples, tuple...)
 		if err != nil {
 			return err
 		}
 		if ok {
-			return getRecord(tx, autoSubsTable, id, &out)
+			return getRecord(tx, kv.AutoSubs, id, &out)
 		}
-		if ok, err := hasRecord(tx, autoSubsTable, a.ID); err != nil || ok {
+		if ok, err := hasRecord(tx, kv.AutoSubs, a.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
 		if err := r.checkRoom(tx, CountSubscriptions, a.OwnerID); err != nil {
 			return err
 		}
-		if _, err := tx.ListAdd(autoIndex, a.OwnerID, a.ID); err != nil {
+		if _, err := tx.ListAdd(kv.AutoList, a.OwnerID, a.ID); err != nil {
 			return err
 		}
-		if err := tx.PutValue(autoTuplesTable, []byte(a.ID), tuple...); err != nil {
+		if err := tx.PutValue(kv.AutoTuples, []byte(a.ID), tuple...); err != nil {
 			return err
 		}
-		if err := tx.AddMember(autoListenersTable, a.ListenerID, a.ID); err != nil {
+		if err := tx.AddMember(kv.AutoListeners, a.ListenerID, a.ID); err != nil {
 			return err
 		}
 		order, err := tx.NextOrder()
@@ -193,7 +194,7 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 			return err
 		}
 		out.Order = order
-		return putRecord(tx, autoSubsTable, a.ID, out)
+		return putRecord(tx, kv.AutoSubs, a.ID, out)
 	})
 	if err != nil {
 		return model.AutoSubscription{}, fmt.Errorf("store: put auto-subscription %q: %w", a.ID, err)
@@ -203,26 +204,26 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 
 // deleteAutoSubsOfListener removes the auto-subscriptions delivering to
 // listener.
-func deleteAutoSubsOfListener(tx Tx, listener string) error {
-	ids, err := tx.Members(autoListenersTable, listener)
+func deleteAutoSubsOfListener(tx kv.Tx, listener string) error {
+	ids, err := tx.Members(kv.AutoListeners, listener)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
 		var a model.AutoSubscription
-		if err := getRecord(tx, autoSubsTable, id, &a); err != nil {
+		if err := getRecord(tx, kv.AutoSubs, id, &a); err != nil {
 			return err
 		}
-		if err := tx.ListRemove(autoIndex, a.OwnerID, id); err != nil {
+		if err := tx.ListRemove(kv.AutoList, a.OwnerID, id); err != nil {
 			return err
 		}
-		if err := tx.DeleteValue(autoTuplesTable, a.OwnerID, a.ListenerID, a.EventName); err != nil {
+		if err := tx.DeleteValue(kv.AutoTuples, a.OwnerID, a.ListenerID, a.EventName); err != nil {
 			return err
 		}
-		if err := tx.RemoveMember(autoListenersTable, listener, id); err != nil {
+		if err := tx.RemoveMember(kv.AutoListeners, listener, id); err != nil {
 			return err
 		}
-		if err := tx.DeleteRecord(autoSubsTable, id); err != nil {
+		if err := tx.DeleteRecord(kv.AutoSubs, id); err != nil {
 			return err
 		}
 	}
@@ -232,7 +233,7 @@ func deleteAutoSubsOfListener(tx Tx, listener string) error {
 // ListAutoSubscriptions returns ownerID's auto-subscriptions in creation
 // order.
 func (r rules) ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error) {
-	out, err := listAllOf[model.AutoSubscription](ctx, r, autoIndex, autoSubsTable, ownerID)
+	out, err := listAllOf[model.AutoSubscription](ctx, r, kv.AutoList, kv.AutoSubs, ownerID)
 	if err != nil {
 		return nil, fmt.Errorf("store: list auto-subscriptions of %q: %w", ownerID, err)
 	}

@@ -8,14 +8,15 @@ import (
 
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // GetDedupe returns the dedupe state CompleteRun last stored for
 // sourceID, or the zero value when there is none.
 func (r rules) GetDedupe(ctx context.Context, sourceID string) (model.DedupeState, error) {
 	var st model.DedupeState
-	err := r.kv.View(ctx, func(tx Tx) error {
-		if err := getRecord(tx, dedupeTable, sourceID, &st); !errors.Is(err, ErrNotFound) {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
+		if err := getRecord(tx, kv.Dedupe, sourceID, &st); !errors.Is(err, ErrNotFound) {
 			return err
 		}
 		return nil
@@ -27,20 +28,20 @@ func (r rules) GetDedupe(ctx context.Context, sourceID string) (model.DedupeStat
 }
 
 // putDedupe replaces the source's dedupe state with st, unless st is nil.
-func putDedupe(tx Tx, sourceID string, st *model.DedupeState) error {
+func putDedupe(tx kv.Tx, sourceID string, st *model.DedupeState) error {
 	if st == nil {
 		return nil
 	}
-	if err := putRecord(tx, dedupeTable, sourceID, st); err != nil {
+	if err := putRecord(tx, kv.Dedupe, sourceID, st); err != nil {
 		return fmt.Errorf("dedupe: %w", err)
 	}
 	return nil
 }
 
 // usageOf reads accountID's counters for day; zero when none.
-func usageOf(tx Tx, accountID, day string) (model.Usage, error) {
+func usageOf(tx kv.Tx, accountID, day string) (model.Usage, error) {
 	var u model.Usage
-	data, ok, err := tx.Value(usageTable, accountID, day)
+	data, ok, err := tx.Value(kv.Usage, accountID, day)
 	if err != nil || !ok {
 		return u, err
 	}
@@ -53,7 +54,7 @@ func usageOf(tx Tx, accountID, day string) (model.Usage, error) {
 // addUsage adds delta to accountID's counters for day: a
 // read-modify-write that one writer at a time (bbolt) or the revision
 // check (JetStream) keeps exact.
-func addUsage(tx Tx, accountID, day string, delta model.Usage) error {
+func addUsage(tx kv.Tx, accountID, day string, delta model.Usage) error {
 	u, err := usageOf(tx, accountID, day)
 	if err != nil {
 		return err
@@ -62,14 +63,14 @@ func addUsage(tx Tx, accountID, day string, delta model.Usage) error {
 	if err != nil {
 		return err
 	}
-	return tx.PutValue(usageTable, data, accountID, day)
+	return tx.PutValue(kv.Usage, data, accountID, day)
 }
 
 // GetUsage returns accountID's counters for day (YYYY-MM-DD, UTC); zero
 // when nothing was counted.
 func (r rules) GetUsage(ctx context.Context, accountID, day string) (model.Usage, error) {
 	var u model.Usage
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		var err error
 		u, err = usageOf(tx, accountID, day)
 		return err
@@ -86,7 +87,7 @@ func (r rules) AddUsage(ctx context.Context, accountID, day string, invocations,
 	if accountID == "" {
 		return nil
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		return addUsage(tx, accountID, day, model.Usage{Invocations: invocations, ComputeMs: computeMs})
 	})
 	if err != nil {
@@ -101,7 +102,7 @@ func (r rules) AddNpmBytes(ctx context.Context, accountID, day string, bytes int
 	if accountID == "" || bytes == 0 {
 		return nil
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
+	err := r.kv.Update(ctx, func(tx kv.Tx) error { return addUsage(tx, accountID, day, model.Usage{NpmBytes: bytes}) })
 	if err != nil {
 		return fmt.Errorf("store: add npm bytes of %q on %s: %w", accountID, day, err)
 	}
@@ -112,7 +113,7 @@ func (r rules) AddNpmBytes(ctx context.Context, accountID, day string, bytes int
 // when it never did.
 func (r rules) TimerLastFire(ctx context.Context, sourceID string) (int64, error) {
 	var ms int64
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		var err error
 		ms, err = tx.LastFire(sourceID, "")
 		return err
@@ -130,8 +131,8 @@ func (r rules) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 	if sourceID == "" {
 		return errors.New("store: set timer last fire: empty source id")
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		if ok, err := hasRecord(tx, sourcesTable, sourceID); err != nil || !ok {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		if ok, err := hasRecord(tx, kv.Sources, sourceID); err != nil || !ok {
 			return err // deleted while its timer fired: no state to keep
 		}
 		return tx.SetLastFire(sourceID, "", ms)
@@ -149,12 +150,12 @@ func (r rules) FireTimer(ctx context.Context, inv model.Invocation, prop string,
 	if inv.SourceID == "" {
 		return false, errors.New("store: fire timer: empty source id")
 	}
-	records := sourcesTable
+	records := kv.Sources
 	if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
-		records = workflowsTable
+		records = kv.Workflows
 	}
 	fired := false
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		fired = false
 		if ok, err := hasRecord(tx, records, inv.SourceID); err != nil || !ok {
 			return err // deleted while its timer fired

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 func TestUsage(t *testing.T) {
@@ -220,7 +221,7 @@ func deliverySeq(id string) (uint64, error) {
 
 // parseSeq is parseSeqID as a (value, error) pair for must.
 func parseSeq(id string) (uint64, error) {
-	seq, ok := parseSeqID(id)
+	seq, ok := kv.ParseSeqID(id)
 	if !ok {
 		return 0, ErrNotFound
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // CreateUser stores u and, when keyHash is not empty, maps keyHash to it.
@@ -19,16 +20,16 @@ func (r rules) CreateUser(ctx context.Context, u model.User, keyHash string) err
 	if u.ID == "" {
 		return errors.New("store: create user: empty id")
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		if ok, err := hasRecord(tx, usersTable, u.ID); err != nil || ok {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		if ok, err := hasRecord(tx, kv.Users, u.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
 		if u.Owner {
-			_, ok, err := lookup(tx, metaTable, "owner")
+			_, ok, err := lookup(tx, kv.Meta, "owner")
 			if err != nil || ok {
 				return errors.Join(err, ownerTaken(ok))
 			}
-			if err := tx.PutValue(metaTable, []byte(u.ID), "owner"); err != nil {
+			if err := tx.PutValue(kv.Meta, []byte(u.ID), "owner"); err != nil {
 				return err
 			}
 		}
@@ -37,7 +38,7 @@ func (r rules) CreateUser(ctx context.Context, u model.User, keyHash string) err
 				return err
 			}
 		}
-		return putRecord(tx, usersTable, u.ID, u)
+		return putRecord(tx, kv.Users, u.ID, u)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create user %q: %w", u.ID, err)
@@ -61,18 +62,10 @@ func idTaken(exists bool) error {
 	return nil
 }
 
-// notFound is ErrNotFound for a record that does not exist, or nil.
-func notFound(exists bool) error {
-	if exists {
-		return nil
-	}
-	return ErrNotFound
-}
-
 // putKeyHash maps keyHash to userID unless it maps to another user. A
 // key hash is a record whose value is the user's id.
-func putKeyHash(tx Tx, userID, keyHash string) error {
-	cur, ok, err := tx.Record(userKeysTable, keyHash)
+func putKeyHash(tx kv.Tx, userID, keyHash string) error {
+	cur, ok, err := tx.Record(kv.UserKeys, keyHash)
 	switch {
 	case err != nil:
 		return err
@@ -81,13 +74,13 @@ func putKeyHash(tx Tx, userID, keyHash string) error {
 	case ok:
 		return fmt.Errorf("key in use: %w", ErrConflict)
 	}
-	return tx.PutRecord(userKeysTable, keyHash, []byte(userID))
+	return tx.PutRecord(kv.UserKeys, keyHash, []byte(userID))
 }
 
 // GetUser returns the user with id, or ErrNotFound.
 func (r rules) GetUser(ctx context.Context, id string) (model.User, error) {
 	var u model.User
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, usersTable, id, &u) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Users, id, &u) })
 	if err != nil {
 		return model.User{}, fmt.Errorf("store: get user %q: %w", id, err)
 	}
@@ -98,15 +91,15 @@ func (r rules) GetUser(ctx context.Context, id string) (model.User, error) {
 // ErrNotFound.
 func (r rules) UserByKeyHash(ctx context.Context, keyHash string) (model.User, error) {
 	var u model.User
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		if keyHash == "" {
 			return ErrNotFound
 		}
-		id, ok, err := tx.Record(userKeysTable, keyHash)
+		id, ok, err := tx.Record(kv.UserKeys, keyHash)
 		if err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+			return errors.Join(err, kv.NotFound(ok))
 		}
-		return getRecord(tx, usersTable, string(id), &u)
+		return getRecord(tx, kv.Users, string(id), &u)
 	})
 	if err != nil {
 		return model.User{}, fmt.Errorf("store: user by key: %w", err)
@@ -124,9 +117,9 @@ func (r rules) AddKeyHash(ctx context.Context, userID, keyHash string) error {
 	if keyHash == "" {
 		return fmt.Errorf("store: add key to user %q: empty key hash", userID)
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		if ok, err := hasRecord(tx, usersTable, userID); err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		if ok, err := hasRecord(tx, kv.Users, userID); err != nil || !ok {
+			return errors.Join(err, kv.NotFound(ok))
 		}
 		return putKeyHash(tx, userID, keyHash)
 	})
@@ -139,9 +132,9 @@ func (r rules) AddKeyHash(ctx context.Context, userID, keyHash string) error {
 // CountUsers returns the number of users.
 func (r rules) CountUsers(ctx context.Context) (int, error) {
 	n := 0
-	err := r.kv.View(ctx, func(tx Tx) error {
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		var err error
-		n, err = tx.CountRecords(usersTable)
+		n, err = tx.CountRecords(kv.Users)
 		return err
 	})
 	if err != nil {

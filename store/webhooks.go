@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // CreateWebhook stores w and lists it under its owner.
@@ -19,8 +20,8 @@ func (r rules) CreateWebhook(ctx context.Context, w model.Webhook) error {
 	if w.ID == "" {
 		return errors.New("store: create webhook: empty id")
 	}
-	err := r.kv.Update(ctx, func(tx Tx) error {
-		return r.createRecord(tx, webhooksTable, webhookIndex, CountWebhooks, w.OwnerID, w.ID, w)
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		return r.createRecord(tx, kv.Webhooks, kv.WebhookList, CountWebhooks, w.OwnerID, w.ID, w)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create webhook %q: %w", w.ID, err)
@@ -31,7 +32,7 @@ func (r rules) CreateWebhook(ctx context.Context, w model.Webhook) error {
 // GetWebhook returns the webhook with id, or ErrNotFound.
 func (r rules) GetWebhook(ctx context.Context, id string) (model.Webhook, error) {
 	var w model.Webhook
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, webhooksTable, id, &w) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Webhooks, id, &w) })
 	if err != nil {
 		return model.Webhook{}, fmt.Errorf("store: get webhook %q: %w", id, err)
 	}
@@ -47,12 +48,12 @@ func (r rules) GetWebhook(ctx context.Context, id string) (model.Webhook, error)
 //
 // ErrNotFound for an unknown webhook.
 func (r rules) DeleteWebhook(ctx context.Context, id string) error {
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var w model.Webhook
-		if err := getRecord(tx, webhooksTable, id, &w); err != nil {
+		if err := getRecord(tx, kv.Webhooks, id, &w); err != nil {
 			return err
 		}
-		if err := tx.ListRemove(webhookIndex, w.OwnerID, id); err != nil {
+		if err := tx.ListRemove(kv.WebhookList, w.OwnerID, id); err != nil {
 			return err
 		}
 		if err := deleteSubsNaming(tx, id, true); err != nil {
@@ -64,7 +65,7 @@ func (r rules) DeleteWebhook(ctx context.Context, id string) error {
 		if err := tx.DeleteDeliveriesOf(id); err != nil {
 			return err
 		}
-		return tx.DeleteRecord(webhooksTable, id)
+		return tx.DeleteRecord(kv.Webhooks, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete webhook %q: %w", id, err)
@@ -74,7 +75,7 @@ func (r rules) DeleteWebhook(ctx context.Context, id string) error {
 
 // ListWebhooks returns one page of ownerID's webhooks in creation order.
 func (r rules) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf[model.Webhook], error) {
-	pg, err := pageOfList[model.Webhook](ctx, r, webhookIndex, webhooksTable, ownerID, p)
+	pg, err := pageOfList[model.Webhook](ctx, r, kv.WebhookList, kv.Webhooks, ownerID, p)
 	if err != nil {
 		return PageOf[model.Webhook]{}, fmt.Errorf("store: list webhooks of %q: %w", ownerID, err)
 	}
@@ -84,13 +85,13 @@ func (r rules) ListWebhooks(ctx context.Context, ownerID string, p Page) (PageOf
 // UpdateWebhook replaces a webhook's record (ErrNotFound when gone); its
 // owner and creation time stay.
 func (r rules) UpdateWebhook(ctx context.Context, w model.Webhook) error {
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var old model.Webhook
-		if err := getRecord(tx, webhooksTable, w.ID, &old); err != nil {
+		if err := getRecord(tx, kv.Webhooks, w.ID, &old); err != nil {
 			return err
 		}
 		w.OwnerID, w.CreatedAt = old.OwnerID, old.CreatedAt // not the caller's to change
-		return putRecord(tx, webhooksTable, w.ID, w)
+		return putRecord(tx, kv.Webhooks, w.ID, w)
 	})
 	if err != nil {
 		return fmt.Errorf("store: update webhook %q: %w", w.ID, err)
@@ -124,16 +125,16 @@ func recordOutcome(w *model.Webhook, delivered bool, nowMs int64, maxFailures in
 func (r rules) RecordWebhookOutcome(ctx context.Context, id string, delivered bool, nowMs int64, maxFailures int, minAge time.Duration) (model.Webhook, bool, error) {
 	var w model.Webhook
 	disabled := false
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		w, disabled = model.Webhook{}, false
-		if err := getRecord(tx, webhooksTable, id, &w); err != nil {
+		if err := getRecord(tx, kv.Webhooks, id, &w); err != nil {
 			return err
 		}
 		var changed bool
 		if changed, disabled = recordOutcome(&w, delivered, nowMs, maxFailures, minAge); !changed {
 			return nil
 		}
-		return putRecord(tx, webhooksTable, id, w)
+		return putRecord(tx, kv.Webhooks, id, w)
 	})
 	if err != nil {
 		return model.Webhook{}, false, fmt.Errorf("store: record an outcome of webhook %q: %w", id, err)

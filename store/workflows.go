@@ -6,9 +6,8 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
-
-var workflowIndex = List{Name: "workflows", Order: bucketWorkflowOrder, Pos: bucketWorkflowPos}
 
 // CreateWorkflow stores w with its Order assigned, indexed by owner and by
 // name slug; when sub is not nil (a source trigger) it is stored too, in
@@ -24,18 +23,18 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		return model.Workflow{}, errors.New("store: create workflow: empty id")
 	}
 	var out model.Workflow
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		out = w
-		if ok, err := hasRecord(tx, workflowsTable, w.ID); err != nil || ok {
+		if ok, err := hasRecord(tx, kv.Workflows, w.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
 		if err := r.checkRoom(tx, CountWorkflows, w.OwnerID); err != nil {
 			return err
 		}
-		if err := claimSlug(tx, workflowSlugsTable, w.OwnerID, w.NameSlug, w.ID); err != nil {
+		if err := claimSlug(tx, kv.WorkflowSlugs, w.OwnerID, w.NameSlug, w.ID); err != nil {
 			return err
 		}
-		if _, err := tx.ListAdd(workflowIndex, w.OwnerID, w.ID); err != nil {
+		if _, err := tx.ListAdd(kv.WorkflowList, w.OwnerID, w.ID); err != nil {
 			return err
 		}
 		order, err := tx.NextOrder()
@@ -46,7 +45,7 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if err := r.putTriggerSub(tx, &out, sub); err != nil {
 			return err
 		}
-		return putRecord(tx, workflowsTable, w.ID, out)
+		return putRecord(tx, kv.Workflows, w.ID, out)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: create workflow %q: %w", w.ID, err)
@@ -56,7 +55,7 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 
 // putTriggerSub stores the subscription of a source trigger and records
 // its id in w.
-func (r rules) putTriggerSub(tx Tx, w *model.Workflow, sub *model.Subscription) error {
+func (r rules) putTriggerSub(tx kv.Tx, w *model.Workflow, sub *model.Subscription) error {
 	if sub == nil {
 		return nil
 	}
@@ -71,7 +70,7 @@ func (r rules) putTriggerSub(tx Tx, w *model.Workflow, sub *model.Subscription) 
 // GetWorkflow returns the workflow with id, or ErrNotFound.
 func (r rules) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
 	var w model.Workflow
-	err := r.kv.View(ctx, func(tx Tx) error { return getRecord(tx, workflowsTable, id, &w) })
+	err := r.kv.View(ctx, func(tx kv.Tx) error { return getRecord(tx, kv.Workflows, id, &w) })
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: get workflow %q: %w", id, err)
 	}
@@ -82,12 +81,12 @@ func (r rules) GetWorkflow(ctx context.Context, id string) (model.Workflow, erro
 // ErrNotFound.
 func (r rules) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.Workflow, error) {
 	var w model.Workflow
-	err := r.kv.View(ctx, func(tx Tx) error {
-		id, ok, err := lookup(tx, workflowSlugsTable, ownerID, slug)
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
+		id, ok, err := lookup(tx, kv.WorkflowSlugs, ownerID, slug)
 		if err != nil || !ok {
-			return errors.Join(err, notFound(ok))
+			return errors.Join(err, kv.NotFound(ok))
 		}
-		return getRecord(tx, workflowsTable, id, &w)
+		return getRecord(tx, kv.Workflows, id, &w)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: workflow %q of %q: %w", slug, ownerID, err)
@@ -106,17 +105,17 @@ func (r rules) WorkflowBySlug(ctx context.Context, ownerID, slug string) (model.
 // taken. Nothing changes then.
 func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.Subscription) (model.Workflow, error) {
 	var out model.Workflow
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		out = w
 		var old model.Workflow
-		if err := getRecord(tx, workflowsTable, w.ID, &old); err != nil {
+		if err := getRecord(tx, kv.Workflows, w.ID, &old); err != nil {
 			return err
 		}
 		if old.OwnerID != w.OwnerID {
 			return fmt.Errorf("owner cannot change from %q to %q", old.OwnerID, w.OwnerID)
 		}
 		out.Order, out.Version, out.CreatedAt = old.Order, old.Version+1, old.CreatedAt
-		if err := moveSlug(tx, workflowSlugsTable, w.OwnerID, old.NameSlug, w.NameSlug, w.ID); err != nil {
+		if err := moveSlug(tx, kv.WorkflowSlugs, w.OwnerID, old.NameSlug, w.NameSlug, w.ID); err != nil {
 			return err
 		}
 		if err := deleteTriggerSub(tx, old); err != nil {
@@ -126,7 +125,7 @@ func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if err := r.putTriggerSub(tx, &out, sub); err != nil {
 			return err
 		}
-		return putRecord(tx, workflowsTable, w.ID, out)
+		return putRecord(tx, kv.Workflows, w.ID, out)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: update workflow %q: %w", w.ID, err)
@@ -138,13 +137,13 @@ func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 // does not exist.
 func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
 	var w model.Workflow
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		w = model.Workflow{}
-		if err := getRecord(tx, workflowsTable, id, &w); err != nil {
+		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
 			return err
 		}
 		w.Active, w.UpdatedAt = active, updatedAt
-		return putRecord(tx, workflowsTable, id, w)
+		return putRecord(tx, kv.Workflows, id, w)
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
@@ -154,7 +153,7 @@ func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, up
 
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
-func deleteTriggerSub(tx Tx, w model.Workflow) error {
+func deleteTriggerSub(tx kv.Tx, w model.Workflow) error {
 	if w.Trigger.SubscriptionID == "" {
 		return nil
 	}
@@ -175,15 +174,15 @@ func deleteTriggerSub(tx Tx, w model.Workflow) error {
 //
 // ErrNotFound for an unknown workflow; nothing changes then.
 func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
-	err := r.kv.Update(ctx, func(tx Tx) error {
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		var w model.Workflow
-		if err := getRecord(tx, workflowsTable, id, &w); err != nil {
+		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
 			return err
 		}
-		if err := releaseSlug(tx, workflowSlugsTable, w.OwnerID, w.NameSlug, id); err != nil {
+		if err := releaseSlug(tx, kv.WorkflowSlugs, w.OwnerID, w.NameSlug, id); err != nil {
 			return err
 		}
-		if err := tx.ListRemove(workflowIndex, w.OwnerID, id); err != nil {
+		if err := tx.ListRemove(kv.WorkflowList, w.OwnerID, id); err != nil {
 			return err
 		}
 		if err := deleteListenerSubs(tx, id); err != nil {
@@ -192,7 +191,7 @@ func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
 		if err := tx.DeleteRunnerData(id, true); err != nil {
 			return err
 		}
-		return tx.DeleteRecord(workflowsTable, id)
+		return tx.DeleteRecord(kv.Workflows, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete workflow %q: %w", id, err)
@@ -202,7 +201,7 @@ func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
 
 // ListWorkflows returns one page of ownerID's workflows in creation order.
 func (r rules) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error) {
-	pg, err := pageOfList[model.Workflow](ctx, r, workflowIndex, workflowsTable, ownerID, p)
+	pg, err := pageOfList[model.Workflow](ctx, r, kv.WorkflowList, kv.Workflows, ownerID, p)
 	if err != nil {
 		return PageOf[model.Workflow]{}, fmt.Errorf("store: list workflows of %q: %w", ownerID, err)
 	}
@@ -211,7 +210,7 @@ func (r rules) ListWorkflows(ctx context.Context, ownerID string, p Page) (PageO
 
 // AllWorkflows returns every workflow of every owner, by id.
 func (r rules) AllWorkflows(ctx context.Context) ([]model.Workflow, error) {
-	out, err := allOf(ctx, r, workflowsTable, func(w model.Workflow) string { return w.ID })
+	out, err := allOf(ctx, r, kv.Workflows, func(w model.Workflow) string { return w.ID })
 	if err != nil {
 		return nil, fmt.Errorf("store: all workflows: %w", err)
 	}

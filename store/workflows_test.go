@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 func workflow(id, owner, slug string) model.Workflow {
@@ -197,8 +198,8 @@ func FuzzParseExecutionID(f *testing.F) {
 	f.Add("ex_abc-12")
 	f.Add("ex_-1")
 	f.Fuzz(func(t *testing.T, id string) {
-		wf, seq, ok := parseExecutionID(id)
-		if ok && ExecutionID(wf, seqID(seq)) != id {
+		wf, seq, ok := kv.ParseExecutionID(id)
+		if ok && ExecutionID(wf, kv.SeqID(seq)) != id {
 			t.Errorf("parse(%q) = %q, %d does not make the id again", id, wf, seq)
 		}
 	})

@@ -1,4 +1,4 @@
-package store
+package kv
 
 import "encoding/binary"
 
@@ -6,19 +6,19 @@ import "encoding/binary"
 // inside records (a code index's keys, the order of listeners, an
 // event's place by id).
 
-// clone copies a slice read from a transaction so that it may outlive
+// Clone copies a slice read from a transaction so that it may outlive
 // it, or survive changes made in it.
-func clone(b []byte) []byte {
+func Clone(b []byte) []byte {
 	if b == nil {
 		return nil
 	}
 	return append([]byte{}, b...)
 }
 
-// key encodes parts as length-prefixed strings. The encoding is
-// prefix-free, so key(a) is a prefix of key(a, b...) and of nothing else
+// Key encodes parts as length-prefixed strings. The encoding is
+// prefix-free, so Key(a) is a prefix of Key(a, b...) and of nothing else
 // that starts with another first part.
-func key(parts ...string) []byte {
+func Key(parts ...string) []byte {
 	var k []byte
 	for _, p := range parts {
 		k = binary.AppendUvarint(k, uint64(len(p)))
@@ -27,7 +27,7 @@ func key(parts ...string) []byte {
 	return k
 }
 
-// be8 is v as 8 big-endian bytes.
-func be8(v uint64) []byte {
+// BE8 is v as 8 big-endian bytes.
+func BE8(v uint64) []byte {
 	return binary.BigEndian.AppendUint64(nil, v)
 }

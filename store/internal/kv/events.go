@@ -1,4 +1,4 @@
-package store
+package kv
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 	"github.com/fount-dev/fount/model"
 )
 
-// defaultEventLimit is the keep of AppendEvents and the limit of
+// DefaultEventLimit is the keep of AppendEvents and the limit of
 // ListEvents when given <= 0.
-const defaultEventLimit = 100
+const DefaultEventLimit = 100
 
-// nextEventID is the id of an emitter's next event at clock now, after
+// NextEventID is the id of an emitter's next event at clock now, after
 // its last (lastMs, lastSeq; seen false: none): ms the later of now and
 // lastMs, seq counting up within that ms, so that ids increase strictly.
-func nextEventID(now, lastMs, lastSeq uint64, seen bool) (ms, seq uint64) {
+func NextEventID(now, lastMs, lastSeq uint64, seen bool) (ms, seq uint64) {
 	ms = max(now, lastMs)
 	if seen && ms == lastMs {
 		return ms, lastSeq + 1
@@ -24,14 +24,14 @@ func nextEventID(now, lastMs, lastSeq uint64, seen bool) (ms, seq uint64) {
 	return ms, 0
 }
 
-// eventKey is 8-byte big-endian ms then seq, so byte order is id order.
-func eventKey(ms, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(be8(ms), seq)
+// EventKey is 8-byte big-endian ms then seq, so byte order is id order.
+func EventKey(ms, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(BE8(ms), seq)
 }
 
-// eventBounds returns the keys of the bounds of a range of event ids; an
+// EventBounds returns the keys of the bounds of a range of event ids; an
 // empty id is an open bound (nil).
-func eventBounds(startID, endID string) (start, end []byte, err error) {
+func EventBounds(startID, endID string) (start, end []byte, err error) {
 	for _, bound := range []struct {
 		id  string
 		key *[]byte
@@ -43,7 +43,7 @@ func eventBounds(startID, endID string) (start, end []byte, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		*bound.key = eventKey(ms, seq)
+		*bound.key = EventKey(ms, seq)
 	}
 	return start, end, nil
 }
@@ -65,9 +65,9 @@ type EventPage struct {
 	Preview int
 }
 
-// decodeEvent decodes a stored event, keeping only the first preview
+// DecodeEvent decodes a stored event, keeping only the first preview
 // bytes of its data when preview is above 0.
-func decodeEvent(k, v []byte, preview int) (model.Event, error) {
+func DecodeEvent(k, v []byte, preview int) (model.Event, error) {
 	var e model.Event
 	if err := json.Unmarshal(v, &e); err != nil {
 		return model.Event{}, fmt.Errorf("decode event %x: %w", k, err)

@@ -10,18 +10,13 @@ import (
 
 // Tables: the second token of a key (JetStream.key). docs/nats.md lists
 // what each holds.
-var (
-	tblUsers    = kv.Users.Subject    // user id → User
-	tblUserKeys = kv.UserKeys.Subject // key hash → user id
-	tblOrgs     = kv.Orgs.Subject     // org id → Org
-	tblAccounts = kv.Accounts.Subject // connected account id → ConnectedAccount
-	tblLists    = "list"              // list name, owner → jsList
-	tblDB       = "db"                // source id, key → JSON text
-	tblUsage    = kv.Usage.Subject    // account id, day → Usage
-	tblTimers   = "timer"             // source id → last fire, epoch ms
-	tblDedupe   = kv.Dedupe.Subject   // source id → DedupeState
-	tblSources  = kv.Sources.Subject  // source id → Source
+const (
+	tblLists  = "list"  // list name, owner → jsList
+	tblDB     = "db"    // source id, key → JSON text
+	tblTimers = "timer" // source id → last fire, epoch ms
 )
+
+var tblDedupe = kv.Dedupe.Subject // source id → DedupeState
 
 // getJSON decodes the record of subject into v, or returns ErrNotFound.
 func (tx *jsTx) getJSON(subject string, v any) error {

@@ -7,12 +7,7 @@ import (
 )
 
 // Components and sources on JetStream.
-var (
-	tblComponents    = kv.Components.Subject    // component id → Component
-	tblComponentKeys = kv.ComponentKeys.Subject // owner, key → component id
-	tblComponentCode = kv.ComponentCode.Subject // owner → jsMap: code → component id
-	tblComponentUses = kv.ComponentUses.Subject // component id → jsIDs of the sources running it
-)
+var tblComponents = kv.Components.Subject // component id → Component
 
 // purgeSourceData removes what a deleted source or workflow kept beyond
 // its records: its events, its db and its queued invocations.

@@ -11,17 +11,7 @@ import (
 // Subscriptions, auto-subscriptions and webhooks on JetStream. What
 // bbolt indexes in buckets of keys, JetStream indexes in records of id
 // lists (jsIDs), read and rewritten with their revision checked.
-var (
-	tblSubs          = kv.Subs.Subject          // subscription id → Subscription
-	tblSubTuples     = kv.SubTuples.Subject     // owner, emitter, listener, event → subscription id
-	tblSubEnds       = kv.SubEnds.Subject       // emitter or listener id → jsIDs of its subscriptions
-	tblAutoSubs      = kv.AutoSubs.Subject      // auto-subscription id → AutoSubscription
-	tblAutoTuples    = kv.AutoTuples.Subject    // owner, listener, event → id
-	tblAutoListeners = kv.AutoListeners.Subject // listener → jsIDs of its auto-subscriptions
-	tblWebhooks      = kv.Webhooks.Subject      // webhook id → Webhook
-	tblMeta          = kv.Meta.Subject          // "order" → the last creation order given
-	tblSourceSlugs   = kv.SourceSlugs.Subject   // owner, slug → source id
-)
+var tblMeta = kv.Meta.Subject // "order" → the last creation order given
 
 // jsIDs is a record holding a set of ids.
 type jsIDs struct {

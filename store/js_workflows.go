@@ -13,12 +13,12 @@ import (
 )
 
 // Workflows and their executions on JetStream.
-var (
-	tblWorkflows     = kv.Workflows.Subject     // workflow id → Workflow
-	tblWorkflowSlugs = kv.WorkflowSlugs.Subject // owner, slug → workflow id
-	tblExecutions    = "exec"                   // workflow id, invocation seq → Execution
-	tblExecutionLogs = "exec_log"               // workflow id → jsSeqs: the executions kept, oldest first
+const (
+	tblExecutions    = "exec"     // workflow id, invocation seq → Execution
+	tblExecutionLogs = "exec_log" // workflow id → jsSeqs: the executions kept, oldest first
 )
+
+var tblWorkflows = kv.Workflows.Subject // workflow id → Workflow
 
 // jsSeqs is a record holding sequence numbers in increasing order.
 type jsSeqs struct {

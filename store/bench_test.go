@@ -9,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/fount-dev/fount/internal/natsdev"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // BenchmarkAppendEvents appends one event at a time to a channel that is
@@ -102,7 +101,7 @@ func BenchmarkCommitStall(b *testing.B) {
 func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawMessage) ([]time.Duration, time.Duration) {
 	s := openTestBolt(b)
 	if !split {
-		s.txMaxEvents, s.txMaxBytes = 0, 0
+		s.SetTxBounds(0, 0)
 	}
 	var batch []CompletedRun
 	for range runs {
@@ -151,15 +150,15 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 // bound, or with a larger one.)
 func BenchmarkDueDeliveriesPastABacklog(b *testing.B) {
 	s := openTestBolt(b)
-	s.maxPendingDeliveries = 0
-	err := s.update(ctx, func(tx *bolt.Tx) error {
+	s.SetDeliveryBounds(kv.DeliveriesKept, 0)
+	err := s.Update(ctx, func(tx kv.Tx) error {
 		for range 100_000 {
-			if _, err := s.createDelivery(tx, 1, model.Delivery{ListenerID: "wh_dead", Payload: json.RawMessage(`{}`)}); err != nil {
+			if _, err := tx.CreateDelivery(1, model.Delivery{ListenerID: "wh_dead", Payload: json.RawMessage(`{}`)}); err != nil {
 				return err
 			}
 		}
 		for i := range 100 {
-			if _, err := s.createDelivery(tx, 2, model.Delivery{ListenerID: fmt.Sprintf("wh_%03d", i), Payload: json.RawMessage(`{}`)}); err != nil {
+			if _, err := tx.CreateDelivery(2, model.Delivery{ListenerID: fmt.Sprintf("wh_%03d", i), Payload: json.RawMessage(`{}`)}); err != nil {
 				return err
 			}
 		}

@@ -50,7 +50,7 @@ func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := openTestBolt(t)
-			b.txMaxEvents, b.txMaxBytes = tt.maxEvents, tt.maxBytes
+			b.SetTxBounds(tt.maxEvents, tt.maxBytes)
 			inv := mustEnqueue(t, b, "dc_1")
 			commit := RunCommit{Events: tt.events, Keep: 1000, Route: failAt(tt.failAt), Dedupe: &model.DedupeState{Last: "final"}, DedupeAfter: dedupeAfter,
 				UsageAccount: "u_1", UsageDay: "2024-01-01", Invocations: 1}
@@ -116,7 +116,8 @@ func bigEvents(n int, data string) []model.Event {
 func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)
-	b.txMaxEvents = 10
+	_, maxBytes := b.TxBounds()
+	b.SetTxBounds(10, maxBytes)
 	var runs []CompletedRun
 	for i := range 6 {
 		runs = append(runs, CompletedRun{Invocation: mustEnqueue(t, b, "dc_1"), Commit: RunCommit{Events: evs(fmt.Sprint("r", i), 4), Keep: 100}})

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
 	bolt "go.etcd.io/bbolt"
@@ -17,24 +19,12 @@ import (
 // returns the stored delivery.
 func mustDeliver(t *testing.T, st testStore, nowMs int64, d model.Delivery) model.Delivery {
 	t.Helper()
-	var err error
-	switch st := st.(type) {
-	case *Bolt:
-		err = st.update(ctx, func(tx *bolt.Tx) error {
-			var err error
-			d, err = st.createDelivery(tx, nowMs, d)
-			return err
-		})
-	case *JetStream:
-		in := d
-		err = st.update(ctx, func(tx *jsTx) error {
-			var err error
-			d, err = st.createDelivery(tx, nowMs, in)
-			return err
-		})
-	default:
-		t.Fatalf("mustDeliver on a %T", st)
-	}
+	in := d
+	err := st.(kv.Engine).Update(ctx, func(tx kv.Tx) error {
+		var err error
+		d, err = tx.CreateDelivery(nowMs, in)
+		return err
+	})
 	if err != nil {
 		t.Fatalf("createDelivery: %v", err)
 	}
@@ -55,8 +45,8 @@ func deliveryRecords(t *testing.T, st testStore) int {
 	t.Helper()
 	switch st := st.(type) {
 	case *Bolt:
-		n := bucketLen(t, st, bucketDeliveries)
-		if order := bucketLen(t, st, bucketDeliveryOrder); order != n {
+		n := bucketLen(t, st, boltengine.BucketDeliveries)
+		if order := bucketLen(t, st, boltengine.BucketDeliveryOrder); order != n {
 			t.Errorf("%d deliveries, %d order index entries", n, order)
 		}
 		return n
@@ -75,7 +65,7 @@ func deliveryRecords(t *testing.T, st testStore) int {
 func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 	t.Helper()
 	n := 0
-	err := b.db.View(func(tx *bolt.Tx) error {
+	err := b.File().View(func(tx *bolt.Tx) error {
 		n = tx.Bucket(name).Stats().KeyN
 		return nil
 	})
@@ -133,18 +123,7 @@ func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []model.Delivery {
 
 func dueIndexBolt(t *testing.T, b *Bolt, nowMs int64) []model.Delivery {
 	t.Helper()
-	out := []model.Delivery{}
-	err := b.db.View(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketDeliveryDue).ForEach(func(k, _ []byte) error {
-			_, due, seq, err := splitDueKey(k)
-			if err != nil || nowMs < 0 || due > uint64(nowMs) {
-				return err
-			}
-			d, err := getDelivery(tx, seq)
-			out = append(out, d)
-			return err
-		})
-	})
+	out, err := b.DueIndex(nowMs)
 	if err != nil {
 		t.Fatalf("read the due index: %v", err)
 	}
@@ -349,7 +328,8 @@ func TestDeliveriesAreBounded(t *testing.T) {
 		}
 	})
 	bs, js := openTestBolt(t), openTestJetStream(t)
-	for _, bounds := range [][2]int{{bs.deliveriesKept, bs.maxPendingDeliveries}, {js.deliveriesKept, js.maxPendingDeliveries}} {
+	boltKept, boltPending := bs.DeliveryBounds()
+	for _, bounds := range [][2]int{{boltKept, boltPending}, {js.deliveriesKept, js.maxPendingDeliveries}} {
 		if bounds != [2]int{1000, 10_000} {
 			t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", bounds[0], bounds[1])
 		}
@@ -360,7 +340,7 @@ func TestDeliveriesAreBounded(t *testing.T) {
 func setDeliveryBounds(t *testing.T, st testStore, kept, maxPending int) {
 	switch st := st.(type) {
 	case *Bolt:
-		st.deliveriesKept, st.maxPendingDeliveries = kept, maxPending
+		st.SetDeliveryBounds(kept, maxPending)
 	case *JetStream:
 		st.deliveriesKept, st.maxPendingDeliveries = kept, maxPending
 	default:

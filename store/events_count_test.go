@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+
 	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
 )
@@ -70,8 +72,8 @@ func checkTrimFollowsTheCount(t *testing.T, s testStore) {
 func forgetCount(s testStore, emitterID, channel string) error {
 	switch s := s.(type) {
 	case *Bolt:
-		return s.db.Update(func(tx *bolt.Tx) error {
-			return tx.Bucket(bucketEvents).Bucket([]byte(emitterID)).Delete(countKey(channel))
+		return s.File().Update(func(tx *bolt.Tx) error {
+			return tx.Bucket(boltengine.BucketEvents).Bucket([]byte(emitterID)).Delete(boltengine.CountKey(channel))
 		})
 	case *JetStream:
 		return s.update(ctx, func(tx *jsTx) error {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // openTestBolt opens a Bolt in a temp dir; on cleanup it runs bbolt's
@@ -43,13 +42,7 @@ func mustFixtureComponent(t testing.TB, b testStore) {
 // checkBolt fails t when bbolt finds the file inconsistent.
 func checkBolt(t testing.TB, b *Bolt) {
 	t.Helper()
-	err := b.db.View(func(tx *bolt.Tx) error {
-		for err := range tx.Check() {
-			t.Errorf("bbolt check: %v", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := b.Check(); err != nil {
 		t.Errorf("bbolt check: %v", err)
 	}
 }
@@ -78,6 +71,7 @@ func withClock(st any, ms int64) *fakeClock {
 	switch st := st.(type) {
 	case *Bolt:
 		st.now = c.now
+		st.SetClock(c.now)
 	case *JetStream:
 		st.now = c.now
 	default:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // TestSourceWritesCommitHookEvents: what a source's hooks emitted is
@@ -144,19 +145,19 @@ func TestMigrateSchema1(t *testing.T) {
 			"configured_props":{"x":1}}`,
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketMeta, bucketComponents, bucketSources} {
+		for _, name := range [][]byte{kv.Meta.Bucket, kv.Components.Bucket, kv.Sources.Bucket} {
 			if _, err := tx.CreateBucket(name); err != nil {
 				return err
 			}
 		}
-		if err := tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte("1")); err != nil {
+		if err := tx.Bucket(kv.Meta.Bucket).Put([]byte("schema_version"), []byte("1")); err != nil {
 			return err
 		}
-		if err := tx.Bucket(bucketComponents).Put([]byte("sc_1"), []byte(v1["sc_1"])); err != nil {
+		if err := tx.Bucket(kv.Components.Bucket).Put([]byte("sc_1"), []byte(v1["sc_1"])); err != nil {
 			return err
 		}
 		for _, id := range []string{"dc_1", "dc_2"} {
-			if err := tx.Bucket(bucketSources).Put([]byte(id), []byte(v1[id])); err != nil {
+			if err := tx.Bucket(kv.Sources.Bucket).Put([]byte(id), []byte(v1[id])); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -262,25 +263,25 @@ func TestMigrateSchema3(t *testing.T) {
 		{ID: "sc_new", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 2},
 		{ID: "sc_b", OwnerID: "u_b", Code: "y", CodeHash: "hy", CreatedAt: 1},
 	}
-	err = b.db.Update(func(tx *bolt.Tx) error { // the file as version 3 wrote it
+	err = b.File().Update(func(tx *bolt.Tx) error { // the file as version 3 wrote it
 		for _, c := range v3 {
-			if err := putJSON(tx.Bucket(bucketComponents), c.ID, c); err != nil {
+			if err := putTestJSON(tx.Bucket(kv.Components.Bucket), c.ID, c); err != nil {
 				return err
 			}
 		}
 		for i, id := range []string{"sc_old", "sc_new"} { // sources run both: the limit may not drop them
 			src := source(fmt.Sprint("dc_", i), "u_a", fmt.Sprint("s", i))
 			src.ComponentID = id
-			if err := putJSON(tx.Bucket(bucketSources), src.ID, src); err != nil {
+			if err := putTestJSON(tx.Bucket(kv.Sources.Bucket), src.ID, src); err != nil {
 				return err
 			}
 		}
-		for _, name := range [][]byte{bucketComponentOrder, bucketComponentPos, bucketComponentCode, bucketComponentUses} {
+		for _, name := range [][]byte{kv.ComponentList.Order, kv.ComponentList.Pos, kv.ComponentCode.Bucket, kv.ComponentUses.Bucket} {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
 			}
 		}
-		return tx.Bucket(bucketMeta).Put(keySchemaVersion, []byte("3"))
+		return tx.Bucket(kv.Meta.Bucket).Put([]byte("schema_version"), []byte("3"))
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -413,4 +414,13 @@ func TestSourceOfADroppedComponent(t *testing.T) {
 			t.Errorf("the refused update was stored: %+v", got)
 		}
 	}, WithLimits(Limits{CountComponents: 1}))
+}
+
+// putTestJSON stores v as JSON under key in bk, as bbolt's engine does.
+func putTestJSON(bk *bolt.Bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return bk.Put([]byte(key), data)
 }

@@ -168,7 +168,5 @@ type (
 )
 
 var (
-	_ Backuper      = (*Bolt)(nil)
-	_ StatsReporter = (*Bolt)(nil)
-	_ Shared        = (*JetStream)(nil)
+	_ Shared = (*JetStream)(nil)
 )

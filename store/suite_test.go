@@ -2,10 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+	"github.com/fount-dev/fount/store/internal/kv"
 
 	"github.com/fount-dev/fount/model"
 	bolt "go.etcd.io/bbolt"
@@ -159,8 +163,8 @@ func hasEventClock(t *testing.T, st testStore, emitterID string) bool {
 	var err error
 	switch st := st.(type) {
 	case *Bolt:
-		err = st.view(ctx, func(tx *bolt.Tx) error {
-			found = tx.Bucket(bucketEventClocks).Get([]byte(emitterID)) != nil
+		err = st.File().View(func(tx *bolt.Tx) error {
+			found = tx.Bucket(boltengine.BucketEventClocks).Get([]byte(emitterID)) != nil
 			return nil
 		})
 	case *JetStream:
@@ -175,4 +179,23 @@ func hasEventClock(t *testing.T, st testStore, emitterID string) bool {
 		t.Fatal(err)
 	}
 	return found
+}
+
+// TestCanceledContext: a canceled context fails a write and a read, and
+// the write stored nothing.
+func TestCanceledContext(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		c, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := b.CreateUser(c, model.User{ID: "u_1"}, ""); err == nil {
+			t.Fatal("CreateUser with a canceled context succeeded")
+		}
+		if _, err := b.GetUser(c, "u_1"); err == nil {
+			t.Fatal("GetUser with a canceled context succeeded")
+		}
+		if _, err := b.GetUser(ctx, "u_1"); !errors.Is(err, kv.ErrNotFound) {
+			t.Fatalf("the canceled CreateUser stored a user: %v", err)
+		}
+	})
 }

@@ -1,11 +1,11 @@
-package store
+package bolt
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
@@ -19,7 +19,7 @@ func executionKey(workflowID string, seq uint64) []byte {
 
 // putExecution stores x and trims the workflow's executions to the newest
 // keep (0: no trim). Trimming reads keys only.
-func putExecution(tx *bolt.Tx, x *model.Execution, keep int) error {
+func putExecution(tx *bbolt.Tx, x *model.Execution, keep int) error {
 	wf, seq, ok := kv.ParseExecutionID(x.ID)
 	if !ok || wf != x.WorkflowID {
 		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
@@ -44,7 +44,7 @@ func putExecution(tx *bolt.Tx, x *model.Execution, keep int) error {
 }
 
 // putJSONKey encodes v and stores it at k.
-func putJSONKey(bk *bolt.Bucket, k []byte, v any) error {
+func putJSONKey(bk *bbolt.Bucket, k []byte, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -53,7 +53,7 @@ func putJSONKey(bk *bolt.Bucket, k []byte, v any) error {
 }
 
 // deleteExecutionsOf removes every execution of a workflow.
-func deleteExecutionsOf(tx *bolt.Tx, workflowID string) error {
+func deleteExecutionsOf(tx *bbolt.Tx, workflowID string) error {
 	bk := tx.Bucket(bucketExecutions)
 	keys, _ := scanPrefix(bk, kv.Key(workflowID))
 	for _, k := range keys {

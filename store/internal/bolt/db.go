@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"bytes"
@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // DBGet returns the value of key in the db of sourceID; found is false
 // (with a nil value and error) when it is absent.
-func (b *Bolt) DBGet(ctx context.Context, sourceID, k string) (value []byte, found bool, err error) {
-	err = b.view(ctx, func(tx *bolt.Tx) error {
+func (b *Engine) DBGet(ctx context.Context, sourceID, k string) (value []byte, found bool, err error) {
+	err = b.view(ctx, func(tx *bbolt.Tx) error {
 		if sourceID == "" || k == "" {
 			return nil
 		}
@@ -35,11 +35,11 @@ func (b *Bolt) DBGet(ctx context.Context, sourceID, k string) (value []byte, fou
 
 // DBSet sets key to value (JSON text) in the db of sourceID. The store
 // does not check that the source exists.
-func (b *Bolt) DBSet(ctx context.Context, sourceID, k string, value []byte) error {
+func (b *Engine) DBSet(ctx context.Context, sourceID, k string, value []byte) error {
 	if sourceID == "" || k == "" {
 		return fmt.Errorf("store: db set %q of %q: %w", k, sourceID, errors.New("empty source id or key"))
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	err := b.update(ctx, func(tx *bbolt.Tx) error {
 		bk, err := tx.Bucket(bucketDB).CreateBucketIfNotExists([]byte(sourceID))
 		if err != nil {
 			return err
@@ -54,8 +54,8 @@ func (b *Bolt) DBSet(ctx context.Context, sourceID, k string, value []byte) erro
 
 // DBClear removes sourceID's whole db; a source without one is not an
 // error.
-func (b *Bolt) DBClear(ctx context.Context, sourceID string) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+func (b *Engine) DBClear(ctx context.Context, sourceID string) error {
+	err := b.update(ctx, func(tx *bbolt.Tx) error {
 		return deleteNested(tx.Bucket(bucketDB), sourceID)
 	})
 	if err != nil {

@@ -1,16 +1,15 @@
-package store
+package bolt
 
 import (
-	"context"
 	"errors"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // The tests of this file are bbolt's own: its file, its schema version,
@@ -18,9 +17,9 @@ import (
 
 func TestOpenWritesSchemaVersion(t *testing.T) {
 	t.Parallel()
-	b := openTestBolt(t)
+	b := openTest(t)
 	var v string
-	if err := b.db.View(func(tx *bolt.Tx) error {
+	if err := b.File().View(func(tx *bbolt.Tx) error {
 		v = string(tx.Bucket(bucketMeta).Get(keySchemaVersion))
 		return nil
 	}); err != nil {
@@ -51,11 +50,11 @@ func TestOpenRefusesSchema(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "fount.db")
-			db, err := bolt.Open(path, 0o600, nil)
+			db, err := bbolt.Open(path, 0o600, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := db.Update(func(tx *bolt.Tx) error {
+			if err := db.Update(func(tx *bbolt.Tx) error {
 				meta, err := tx.CreateBucket(bucketMeta)
 				if err != nil {
 					return err
@@ -67,10 +66,10 @@ func TestOpenRefusesSchema(t *testing.T) {
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
-			b, err := OpenBolt(path)
+			b, err := Open(path, time.Now, nil)
 			if tt.msg == "" {
 				if err != nil {
-					t.Fatalf("OpenBolt: %v", err)
+					t.Fatalf("Open: %v", err)
 				}
 				if err := b.Close(); err != nil {
 					t.Fatal(err)
@@ -79,7 +78,7 @@ func TestOpenRefusesSchema(t *testing.T) {
 			}
 			if err == nil {
 				_ = b.Close()
-				t.Fatal("OpenBolt succeeded, want an error")
+				t.Fatal("Open succeeded, want an error")
 			}
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
@@ -88,7 +87,7 @@ func TestOpenRefusesSchema(t *testing.T) {
 				t.Fatalf("error %q does not say %q", err, tt.msg)
 			}
 			// The refused file is closed again: it opens once fixed.
-			db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: lockTimeout})
+			db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockTimeout})
 			if err != nil {
 				t.Fatalf("file still locked after refusal: %v", err)
 			}
@@ -99,14 +98,14 @@ func TestOpenRefusesSchema(t *testing.T) {
 
 func TestOpenBadPath(t *testing.T) {
 	t.Parallel()
-	if _, err := OpenBolt(filepath.Join(t.TempDir(), "missing", "dir", "fount.db")); err == nil {
-		t.Fatal("OpenBolt in a missing directory succeeded")
+	if _, err := Open(filepath.Join(t.TempDir(), "missing", "dir", "fount.db"), time.Now, nil); err == nil {
+		t.Fatal("Open in a missing directory succeeded")
 	}
 }
 
 func TestCloseTwice(t *testing.T) {
 	t.Parallel()
-	b, err := OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
+	b, err := Open(filepath.Join(t.TempDir(), "fount.db"), time.Now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,25 +115,6 @@ func TestCloseTwice(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-}
-
-// TestCanceledContext: a canceled context fails a write and a read, and
-// the write stored nothing.
-func TestCanceledContext(t *testing.T) {
-	t.Parallel()
-	eachBackend(t, func(t *testing.T, b testStore) {
-		c, cancel := context.WithCancel(ctx)
-		cancel()
-		if err := b.CreateUser(c, model.User{ID: "u_1"}, ""); err == nil {
-			t.Fatal("CreateUser with a canceled context succeeded")
-		}
-		if _, err := b.GetUser(c, "u_1"); err == nil {
-			t.Fatal("GetUser with a canceled context succeeded")
-		}
-		if _, err := b.GetUser(ctx, "u_1"); !errors.Is(err, ErrNotFound) {
-			t.Fatalf("the canceled CreateUser stored a user: %v", err)
-		}
-	})
 }
 
 func TestKeyIsPrefixFree(t *testing.T) {

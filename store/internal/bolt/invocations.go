@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // EnqueueInvocation stores inv at the end of the store's invocation
@@ -22,12 +22,12 @@ import (
 // Concurrent calls are coalesced into one write transaction (see
 // groupCommit), so that many requests arriving together share one fsync,
 // and a lone call waits for nothing but its own.
-func (b *Bolt) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
+func (b *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
 	if err := ctx.Err(); err != nil {
 		return model.Invocation{}, err
 	}
 	in := inv
-	err := b.grouped(func(tx *bolt.Tx) error {
+	err := b.grouped(func(tx *bbolt.Tx) error {
 		var err error
 		inv, err = enqueueInvocation(tx, b.now().UnixMilli(), in)
 		return err
@@ -39,7 +39,7 @@ func (b *Bolt) EnqueueInvocation(ctx context.Context, inv model.Invocation) (mod
 }
 
 // enqueueInvocation is EnqueueInvocation inside tx at clock nowMs.
-func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv model.Invocation) (model.Invocation, error) {
+func enqueueInvocation(tx *bbolt.Tx, nowMs int64, inv model.Invocation) (model.Invocation, error) {
 	if inv.SourceID == "" {
 		return model.Invocation{}, errors.New("empty source id")
 	}
@@ -62,12 +62,12 @@ func enqueueInvocation(tx *bolt.Tx, nowMs int64, inv model.Invocation) (model.In
 
 // PendingInvocations returns up to limit (<= 0: 100) queued invocations
 // of sourceID, oldest first; none for a source with nothing queued.
-func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
+func (b *Engine) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
 	if limit <= 0 {
 		limit = kv.DefaultQueueLimit
 	}
 	out := []model.Invocation{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		if sourceID == "" {
 			return nil
 		}
@@ -93,9 +93,9 @@ func (b *Bolt) PendingInvocations(ctx context.Context, sourceID string, limit in
 
 // SourcesWithPending lists the ids of the sources that have queued
 // invocations, in byte order of the id.
-func (b *Bolt) SourcesWithPending(ctx context.Context) ([]string, error) {
+func (b *Engine) SourcesWithPending(ctx context.Context) ([]string, error) {
 	out := []string{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		all := tx.Bucket(bucketInvocations)
 		return all.ForEachBucket(func(name []byte) error {
 			if k, _ := all.Bucket(name).Cursor().First(); k != nil {
@@ -111,7 +111,7 @@ func (b *Bolt) SourcesWithPending(ctx context.Context) ([]string, error) {
 }
 
 // queued reports whether inv (found by SourceID and ID) is queued.
-func queued(tx *bolt.Tx, inv model.Invocation) bool {
+func queued(tx *bbolt.Tx, inv model.Invocation) bool {
 	seq, ok := kv.ParseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
 		return false
@@ -121,16 +121,16 @@ func queued(tx *bolt.Tx, inv model.Invocation) bool {
 }
 
 // dequeue removes the queued invocation inv (found by SourceID and ID),
-// and its source's queue once empty. ErrNotFound when it is not queued.
-func dequeue(tx *bolt.Tx, inv model.Invocation) error {
+// and its source's queue once empty. kv.ErrNotFound when it is not queued.
+func dequeue(tx *bbolt.Tx, inv model.Invocation) error {
 	seq, ok := kv.ParseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
-		return ErrNotFound
+		return kv.ErrNotFound
 	}
 	all := tx.Bucket(bucketInvocations)
 	queue := all.Bucket([]byte(inv.SourceID))
 	if queue == nil || !has(queue, kv.BE8(seq)) {
-		return ErrNotFound
+		return kv.ErrNotFound
 	}
 	if err := queue.Delete(kv.BE8(seq)); err != nil {
 		return err
@@ -142,6 +142,6 @@ func dequeue(tx *bolt.Tx, inv model.Invocation) error {
 }
 
 // deleteInvocationsOf removes every queued invocation of sourceID.
-func deleteInvocationsOf(tx *bolt.Tx, sourceID string) error {
+func deleteInvocationsOf(tx *bbolt.Tx, sourceID string) error {
 	return deleteNested(tx.Bucket(bucketInvocations), sourceID)
 }

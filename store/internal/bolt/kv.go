@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // boltKV is a bbolt transaction as the rules see it. A record's key is
@@ -16,23 +16,23 @@ import (
 // found by a scan of the prefix key(of); a map's keys are key(owner) and
 // the map's key after it; a list is orderIndex's two buckets.
 type boltKV struct {
-	tx     *bolt.Tx
-	b      *Bolt
+	tx     *bbolt.Tx
+	b      *Engine
 	budget *txBudget // nil: no bound
 }
 
-func (b *Bolt) View(ctx context.Context, fn func(tx kv.Tx) error) error {
-	return b.view(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
+func (b *Engine) View(ctx context.Context, fn func(tx kv.Tx) error) error {
+	return b.view(ctx, func(tx *bbolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
-func (b *Bolt) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
-	return b.update(ctx, func(tx *bolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
+func (b *Engine) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
+	return b.update(ctx, func(tx *bbolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
 // Batch bounds a transaction by txMaxEvents and txMaxBytes: bbolt has
 // one writer, so every other write waits while it is open.
-func (b *Bolt) Batch(_ context.Context, fn func(tx kv.Tx) error) error {
-	return b.write(func(tx *bolt.Tx) error {
+func (b *Engine) Batch(_ context.Context, fn func(tx kv.Tx) error) error {
+	return b.write(func(tx *bbolt.Tx) error {
 		return fn(boltKV{tx: tx, b: b, budget: &txBudget{maxEvents: b.txMaxEvents, maxBytes: b.txMaxBytes}})
 	})
 }
@@ -84,7 +84,7 @@ func (k boltKV) LookupIDs(t kv.Table, first string) (map[string]bool, error) {
 }
 
 // idsUnder returns the values (ids) of bk's keys under prefix.
-func idsUnder(bk *bolt.Bucket, prefix []byte) map[string]bool {
+func idsUnder(bk *bbolt.Bucket, prefix []byte) map[string]bool {
 	ids := map[string]bool{}
 	c := bk.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
@@ -167,7 +167,7 @@ func (k boltKV) ListInsert(ix kv.List, owner, id string, seq uint64) error {
 	return k.tx.Bucket(ix.Order).Put(append(kv.Key(owner), kv.BE8(seq)...), []byte(id))
 }
 
-func (k boltKV) ListPage(ix kv.List, owner string, p Page) ([]string, []string, int, error) {
+func (k boltKV) ListPage(ix kv.List, owner string, p kv.Page) ([]string, []string, int, error) {
 	return boltList{ix}.page(k.tx, owner, p)
 }
 
@@ -177,7 +177,7 @@ func (k boltKV) NextOrder() (uint64, error) {
 
 // nextOrder returns the next creation order, shared by sources,
 // workflows and auto-subscriptions so that they compare.
-func nextOrder(tx *bolt.Tx) (uint64, error) {
+func nextOrder(tx *bbolt.Tx) (uint64, error) {
 	n, err := tx.Bucket(bucketMeta).NextSequence()
 	if err != nil {
 		return 0, fmt.Errorf("creation order: %w", err)
@@ -232,7 +232,7 @@ func (k boltKV) AppendEvents(nowMs int64, emitterID string, keep int) (kv.EventA
 // boltEvents is bbolt's appender with the release of delayed events.
 type boltEvents struct {
 	*appender
-	tx        *bolt.Tx
+	tx        *bbolt.Tx
 	emitterID string
 }
 
@@ -287,7 +287,7 @@ func (k boltKV) DeleteRunnerData(id string, workflow bool) error {
 
 // deleteSourceQueues removes sourceID's queued invocations, dedupe state
 // and timer state.
-func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {
+func deleteSourceQueues(tx *bbolt.Tx, sourceID string) error {
 	if err := deleteInvocationsOf(tx, sourceID); err != nil {
 		return err
 	}
@@ -305,7 +305,7 @@ func deleteSourceQueues(tx *bolt.Tx, sourceID string) error {
 }
 
 // deleteNested removes the nested bucket name of parent if it exists.
-func deleteNested(parent *bolt.Bucket, name string) error {
+func deleteNested(parent *bbolt.Bucket, name string) error {
 	if name == "" || parent.Bucket([]byte(name)) == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // Deliveries live in three buckets: the records by 8-byte sequence
@@ -61,7 +61,7 @@ func pastListener(listener string) []byte {
 // NextAttemptMs nowMs when zero. A pending delivery past its listener's
 // backlog bound is stored failed instead, with an attempt saying why, and
 // a settled one may remove the listener's oldest settled ones.
-func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d model.Delivery) (model.Delivery, error) {
+func (b *Engine) createDelivery(tx *bbolt.Tx, nowMs int64, d model.Delivery) (model.Delivery, error) {
 	d, err := kv.NewDelivery(d, nowMs, b.maxPendingDeliveries, func() int {
 		return countPrefix(tx.Bucket(bucketDeliveryDue), kv.Key(d.ListenerID))
 	})
@@ -84,7 +84,7 @@ func (b *Bolt) createDelivery(tx *bolt.Tx, nowMs int64, d model.Delivery) (model
 
 // putDelivery writes the record of d (sequence seq), its order index
 // entry and, when pending, its due index entry.
-func putDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
+func putDelivery(tx *bbolt.Tx, seq uint64, d model.Delivery) error {
 	data, err := json.Marshal(d)
 	if err != nil {
 		return fmt.Errorf("encode delivery: %w", err)
@@ -101,11 +101,11 @@ func putDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
 	return tx.Bucket(bucketDeliveryDue).Put(dueKey(d, seq), []byte(d.ID))
 }
 
-// getDelivery decodes delivery seq; ErrNotFound when absent.
-func getDelivery(tx *bolt.Tx, seq uint64) (model.Delivery, error) {
+// getDelivery decodes delivery seq; kv.ErrNotFound when absent.
+func getDelivery(tx *bbolt.Tx, seq uint64) (model.Delivery, error) {
 	data := tx.Bucket(bucketDeliveries).Get(kv.BE8(seq))
 	if data == nil {
-		return model.Delivery{}, ErrNotFound
+		return model.Delivery{}, kv.ErrNotFound
 	}
 	var d model.Delivery
 	if err := json.Unmarshal(data, &d); err != nil {
@@ -116,7 +116,7 @@ func getDelivery(tx *bolt.Tx, seq uint64) (model.Delivery, error) {
 
 // removeDelivery deletes the record of d (sequence seq) and its index
 // entries.
-func removeDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
+func removeDelivery(tx *bbolt.Tx, seq uint64, d model.Delivery) error {
 	if d.Status == model.DeliveryPending {
 		if err := tx.Bucket(bucketDeliveryDue).Delete(dueKey(d, seq)); err != nil {
 			return err
@@ -131,7 +131,7 @@ func removeDelivery(tx *bolt.Tx, seq uint64, d model.Delivery) error {
 // trimSettledDeliveries removes listener's oldest settled deliveries past
 // the newest b.deliveriesKept of them. It decodes no record: the due
 // index tells the pending ones, whose payloads may be megabytes each.
-func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
+func (b *Engine) trimSettledDeliveries(tx *bbolt.Tx, listener string) error {
 	if b.deliveriesKept <= 0 {
 		return nil
 	}
@@ -168,7 +168,7 @@ func (b *Bolt) trimSettledDeliveries(tx *bolt.Tx, listener string) error {
 //
 // It reads the due index only, never the delivered or failed records, and
 // decodes only the deliveries it returns.
-func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
+func (b *Engine) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
 	if limit <= 0 {
 		limit = kv.DefaultQueueLimit
 	}
@@ -176,7 +176,7 @@ func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener str
 	if nowMs < 0 {
 		return out, nil
 	}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		c := tx.Bucket(bucketDeliveryDue).Cursor()
 		var start []byte // nil: from the first listener, no wrap
 		if afterListener != "" {
@@ -229,13 +229,13 @@ func (b *Bolt) DueDeliveries(ctx context.Context, nowMs int64, afterListener str
 //
 // # Errors
 //
-// ErrNotFound for an unknown id (also once its webhook is deleted); an
+// kv.ErrNotFound for an unknown id (also once its webhook is deleted); an
 // error for an empty listener or a status that is not a delivery state.
-func (b *Bolt) UpdateDelivery(ctx context.Context, d model.Delivery) error {
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+func (b *Engine) UpdateDelivery(ctx context.Context, d model.Delivery) error {
+	err := b.update(ctx, func(tx *bbolt.Tx) error {
 		seq, ok := kv.ParseSeqID(d.ID)
 		if !ok {
-			return ErrNotFound
+			return kv.ErrNotFound
 		}
 		old, err := getDelivery(tx, seq)
 		if err != nil {
@@ -274,11 +274,11 @@ func (b *Bolt) UpdateDelivery(ctx context.Context, d model.Delivery) error {
 //
 // # Errors
 //
-// ErrBadCursor for a cursor not made by this list, or both After and
+// kv.ErrBadCursor for a cursor not made by this list, or both After and
 // Before.
-func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[model.Delivery], error) {
-	var pg PageOf[model.Delivery]
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+func (b *Engine) ListDeliveries(ctx context.Context, listenerID string, p kv.Page) (kv.PageOf[model.Delivery], error) {
+	var pg kv.PageOf[model.Delivery]
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		seqs, total, err := pageNewestFirst(tx.Bucket(bucketDeliveryOrder), listenerID, p)
 		if err != nil {
 			return err
@@ -289,14 +289,14 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 		pg, err = kv.PageOfSeqs[model.Delivery](seqs, total, p, kv.DeliveryList.Tag(listenerID), func(seq uint64) ([]byte, error) {
 			data := tx.Bucket(bucketDeliveries).Get(kv.BE8(seq))
 			if data == nil {
-				return nil, fmt.Errorf("delivery %d: %w", seq, ErrNotFound)
+				return nil, fmt.Errorf("delivery %d: %w", seq, kv.ErrNotFound)
 			}
 			return data, nil
 		})
 		return err
 	})
 	if err != nil {
-		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
+		return kv.PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
 	}
 	return pg, nil
 }
@@ -305,9 +305,9 @@ func (b *Bolt) ListDeliveries(ctx context.Context, listenerID string, p Page) (P
 // listenerID's keys key(listenerID)+8-byte seq in bk, newest (largest
 // seq) first, and how many keys the listener has. Cursors are
 // deliveryList's.
-func pageNewestFirst(bk *bolt.Bucket, listenerID string, p Page) (seqs []uint64, total int, err error) {
+func pageNewestFirst(bk *bbolt.Bucket, listenerID string, p kv.Page) (seqs []uint64, total int, err error) {
 	if p.After != "" && p.Before != "" {
-		return nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
+		return nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", kv.ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
@@ -360,12 +360,12 @@ func pageNewestFirst(bk *bolt.Bucket, listenerID string, p Page) (seqs []uint64,
 
 // deleteDeliveriesOf removes every delivery to listenerID and its index
 // entries.
-func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
+func deleteDeliveriesOf(tx *bbolt.Tx, listenerID string) error {
 	keys, _ := scanPrefix(tx.Bucket(bucketDeliveryOrder), kv.Key(listenerID))
 	for _, k := range keys {
 		seq := binary.BigEndian.Uint64(k[len(k)-8:])
 		d, err := getDelivery(tx, seq)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, kv.ErrNotFound) {
 			if err := tx.Bucket(bucketDeliveryOrder).Delete(k); err != nil {
 				return err
 			}
@@ -382,12 +382,12 @@ func deleteDeliveriesOf(tx *bolt.Tx, listenerID string) error {
 }
 
 // GetDelivery implements Queues.
-func (b *Bolt) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
+func (b *Engine) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
 	var d model.Delivery
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		seq, ok := kv.ParseSeqID(id)
 		if !ok {
-			return ErrNotFound
+			return kv.ErrNotFound
 		}
 		var err error
 		d, err = getDelivery(tx, seq)

@@ -1,10 +1,10 @@
-package store
+package bolt
 
 import (
 	"fmt"
 	"sync"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // groupCommit coalesces concurrent small writes (invocations queued by
@@ -24,7 +24,7 @@ type groupCommit struct {
 // with its error once committed, or lead when it is to commit the group
 // it is first in.
 type groupWrite struct {
-	fn   func(tx *bolt.Tx) error
+	fn   func(tx *bbolt.Tx) error
 	done chan error
 	lead chan struct{}
 }
@@ -33,7 +33,7 @@ type groupWrite struct {
 // arrive while the current one commits. fn may run twice: when another
 // writer's function fails, the group's transaction is rolled back and
 // each function is run again in a transaction of its own.
-func (b *Bolt) grouped(fn func(tx *bolt.Tx) error) error {
+func (b *Engine) grouped(fn func(tx *bbolt.Tx) error) error {
 	g := &b.group
 	w := &groupWrite{fn: fn, done: make(chan error, 1), lead: make(chan struct{}, 1)}
 	g.mu.Lock()
@@ -71,8 +71,8 @@ func (g *groupCommit) handOff() {
 // commitGroup commits the group's functions in one transaction; if one
 // fails (or panics), each runs again alone, so that one writer's error
 // is its own.
-func (b *Bolt) commitGroup(group []*groupWrite) {
-	err := b.write(func(tx *bolt.Tx) error {
+func (b *Engine) commitGroup(group []*groupWrite) {
+	err := b.write(func(tx *bbolt.Tx) error {
 		for _, w := range group {
 			if err := recovered(w.fn, tx); err != nil {
 				return err
@@ -87,13 +87,13 @@ func (b *Bolt) commitGroup(group []*groupWrite) {
 		return
 	}
 	for _, w := range group {
-		w.done <- b.write(func(tx *bolt.Tx) error { return recovered(w.fn, tx) })
+		w.done <- b.write(func(tx *bbolt.Tx) error { return recovered(w.fn, tx) })
 	}
 }
 
 // recovered runs fn, turning a panic into its error: a writer's bug must
 // not leave the others of its group waiting forever.
-func recovered(fn func(tx *bolt.Tx) error, tx *bolt.Tx) (err error) {
+func recovered(fn func(tx *bbolt.Tx) error, tx *bbolt.Tx) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("store: a grouped write panicked: %v", p)

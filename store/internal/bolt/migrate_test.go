@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"encoding/binary"
@@ -9,10 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // TestMigrateSchema2: a version 2 file, with its due index keyed by next
@@ -23,7 +24,7 @@ import (
 func TestMigrateSchema2(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "fount.db")
-	db, err := bolt.Open(path, 0o600, nil)
+	db, err := bbolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestMigrateSchema2(t *testing.T) {
 		{ListenerID: "wh_c", Status: model.DeliveryFailed, NextAttemptMs: 10},
 		{ListenerID: "p_w", Status: model.DeliveryPending, NextAttemptMs: math.MaxInt64},
 	}
-	err = db.Update(func(tx *bolt.Tx) error {
+	err = db.Update(func(tx *bbolt.Tx) error {
 		meta, err := tx.CreateBucket(bucketMeta)
 		if err != nil {
 			return err
@@ -76,15 +77,15 @@ func TestMigrateSchema2(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	check := func(t *testing.T, b *Bolt) {
+	check := func(t *testing.T, b *Engine) {
 		t.Helper()
-		if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{"2", "1", "3"}) {
+		if got := deliveryIDs(must(b.DueIndex(math.MaxInt64))); !slices.Equal(got, []string{"2", "1", "3"}) {
 			t.Errorf("due index = %v, want [2 1 3] (wh_a by due, then wh_b; p_w settled by version 5)", got)
 		}
 		if got := deliveryIDs(must(b.DueDeliveries(ctx, 1000, "", 0, nil))); !slices.Equal(got, []string{"2", "3"}) {
 			t.Errorf("DueDeliveries = %v, want [2 3]", got)
 		}
-		err := b.db.View(func(tx *bolt.Tx) error {
+		err := b.File().View(func(tx *bbolt.Tx) error {
 			if tx.Bucket(bucketDeliveryDueV2) != nil {
 				return fmt.Errorf("the version 2 due index is still there")
 			}
@@ -97,45 +98,45 @@ func TestMigrateSchema2(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	b, err := OpenBolt(path)
+	b, err := Open(path, time.Now, nil)
 	if err != nil {
-		t.Fatalf("OpenBolt of a version 2 file: %v", err)
+		t.Fatalf("Open of a version 2 file: %v", err)
 	}
 	check(t, b)
 	// The migrated records are whole: attempts kept, and updates move
 	// their new index entries.
-	got := must(b.ListDeliveries(ctx, "wh_a", Page{}))
+	got := must(b.ListDeliveries(ctx, "wh_a", kv.Page{}))
 	if len(got.Items) != 2 || len(got.Items[0].Attempts) != 1 || got.Items[0].Attempts[0].Status != 500 {
 		t.Fatalf("wh_a's deliveries after the upgrade = %+v", got.Items)
 	}
 	// The workflow listener's delivery, never due before version 5, is
 	// settled: no workflow can ever take it.
-	pw := must(b.ListDeliveries(ctx, "p_w", Page{}))
+	pw := must(b.ListDeliveries(ctx, "p_w", kv.Page{}))
 	if len(pw.Items) != 1 || pw.Items[0].Status != model.DeliveryFailed || len(pw.Items[0].Attempts) != 1 || !strings.Contains(pw.Items[0].Attempts[0].Error, "no workflow") {
 		t.Errorf("p_w's delivery after the upgrade = %+v", pw.Items)
 	}
 	d := got.Items[0]
 	d.Status = model.DeliveryDelivered
 	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, d), nil)
-	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{"1", "3"}) {
+	if got := deliveryIDs(must(b.DueIndex(math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after delivering 2 = %v, want [1 3]", got)
 	}
 	// Running the migration again changes nothing.
-	wantErr(t, "migrate again", b.db.Update(migrateDueIndexByListener), nil)
-	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{"1", "3"}) {
+	wantErr(t, "migrate again", b.File().Update(migrateDueIndexByListener), nil)
+	if got := deliveryIDs(must(b.DueIndex(math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after a second migration = %v, want [1 3]", got)
 	}
-	checkBolt(t, b)
+	checkFile(t, b)
 	wantErr(t, "Close", b.Close(), nil)
 
 	// Reopened, a version 3 file is as it was.
-	b, err = OpenBolt(path)
+	b, err = Open(path, time.Now, nil)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer b.Close()
-	defer checkBolt(t, b)
-	if got := deliveryIDs(dueIndex(t, b, math.MaxInt64)); !slices.Equal(got, []string{"1", "3"}) {
+	defer checkFile(t, b)
+	if got := deliveryIDs(must(b.DueIndex(math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after reopening = %v, want [1 3]", got)
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"cmp"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/ids"
@@ -19,7 +19,7 @@ import (
 
 // migrations[v] upgrades a file of schema version v to v+1, inside the
 // transaction that opens it. Each is idempotent.
-var migrations = map[uint64]func(tx *bolt.Tx) error{
+var migrations = map[uint64]func(tx *bbolt.Tx) error{
 	1: migrateSourcesToTypedProps,
 	2: migrateDueIndexByListener,
 	3: indexComponents,
@@ -32,7 +32,7 @@ var migrations = map[uint64]func(tx *bolt.Tx) error{
 // channel without a count is counted at its next append, so nothing is
 // done here: the version exists so that older code, which would delete
 // events without lowering the counts, refuses the file.
-func countEventsLater(*bolt.Tx) error { return nil }
+func countEventsLater(*bbolt.Tx) error { return nil }
 
 // settleWorkflowDeliveries moves a version 4 file to version 5, which adds
 // the buckets of workflows and executions (OpenBolt creates them). Before
@@ -40,7 +40,7 @@ func countEventsLater(*bolt.Tx) error { return nil }
 // a delivery never due, waiting for workflows to exist. No workflow
 // existed then, so no p_ listener can ever take them: each is settled
 // failed, saying so, which frees the listener's backlog.
-func settleWorkflowDeliveries(tx *bolt.Tx) error {
+func settleWorkflowDeliveries(tx *bbolt.Tx) error {
 	keys, _ := scanPrefix(tx.Bucket(bucketDeliveryDue), nil)
 	for _, k := range keys {
 		listener, _, seq, err := splitDueKey(k)
@@ -77,7 +77,7 @@ func settleWorkflowDeliveries(tx *bolt.Tx) error {
 //     component declares secret are ever opened.
 //
 // A source whose component is missing keeps its values as they are.
-func migrateSourcesToTypedProps(tx *bolt.Tx) error {
+func migrateSourcesToTypedProps(tx *bbolt.Tx) error {
 	sources, comps := tx.Bucket(bucketSources), tx.Bucket(bucketComponents)
 	keys, values := scanPrefix(sources, nil)
 	for i, k := range keys {
@@ -127,7 +127,7 @@ var bucketDeliveryDueV2 = []byte("delivery_due")
 // version 3 orders them by listener first (bucketDeliveryDue). The new
 // index is rebuilt from the records, not from the old index: every
 // pending delivery gets its key, and nothing else does.
-func migrateDueIndexByListener(tx *bolt.Tx) error {
+func migrateDueIndexByListener(tx *bbolt.Tx) error {
 	for _, name := range [][]byte{bucketDeliveryDueV2, bucketDeliveryDue} { // both, so that running twice is harmless
 		if tx.Bucket(name) == nil {
 			continue
@@ -165,7 +165,7 @@ func migrateDueIndexByListener(tx *bolt.Tx) error {
 // finds it), and the component each source runs is recorded (so that the
 // limit never drops it). Components already indexed are left as they
 // are.
-func indexComponents(tx *bolt.Tx) error {
+func indexComponents(tx *bbolt.Tx) error {
 	err := tx.Bucket(bucketSources).ForEach(func(k, v []byte) error {
 		var s struct {
 			ComponentID string `json:"component_id"`
@@ -173,7 +173,10 @@ func indexComponents(tx *bolt.Tx) error {
 		if err := json.Unmarshal(v, &s); err != nil {
 			return fmt.Errorf("migrate source %s: %w", k, err)
 		}
-		return useComponent(boltKV{tx: tx}, s.ComponentID, string(k))
+		if s.ComponentID == "" {
+			return nil
+		}
+		return boltKV{tx: tx}.AddMember(kv.ComponentUses, s.ComponentID, string(k))
 	})
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // channelName is the bucket name of a channel inside its emitter's bucket;
@@ -20,7 +20,7 @@ func channelName(channel string) []byte {
 }
 
 // channelBucket returns the bucket of a channel, or nil.
-func channelBucket(tx *bolt.Tx, emitterID, channel string) *bolt.Bucket {
+func channelBucket(tx *bbolt.Tx, emitterID, channel string) *bbolt.Bucket {
 	if emitterID == "" {
 		return nil
 	}
@@ -37,7 +37,7 @@ func channelBucket(tx *bolt.Tx, emitterID, channel string) *bolt.Bucket {
 // they increase strictly per emitter across its channels. Then each
 // channel touched keeps only its newest keep events (keep <= 0: 100).
 // The returned events include any trimmed right away.
-func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
+func (b *Engine) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
 	if emitterID == "" {
 		return nil, errors.New("store: append events: empty emitter id")
 	}
@@ -46,7 +46,7 @@ func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []mode
 	if len(out) == 0 {
 		return out, nil
 	}
-	err := b.update(ctx, func(tx *bolt.Tx) error {
+	err := b.update(ctx, func(tx *bbolt.Tx) error {
 		return appendEvents(tx, b.now().UnixMilli(), emitterID, out, keep)
 	})
 	if err != nil {
@@ -59,7 +59,7 @@ func (b *Bolt) AppendEvents(ctx context.Context, emitterID string, events []mode
 // IndexedAtMs and EmitterID of each of out in place, stores them,
 // advances the emitter's id clock and trims the channels touched to keep
 // (<= 0: 100). No events: nothing changes.
-func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []model.Event, keep int) error {
+func appendEvents(tx *bbolt.Tx, nowMs int64, emitterID string, out []model.Event, keep int) error {
 	if len(out) == 0 {
 		return nil
 	}
@@ -79,27 +79,27 @@ func appendEvents(tx *bolt.Tx, nowMs int64, emitterID string, out []model.Event,
 // at a time; close records the emitter's id clock and trims the channels
 // touched. An appender that added nothing changes nothing.
 type appender struct {
-	tx        *bolt.Tx
+	tx        *bbolt.Tx
 	now       uint64
 	emitterID string
 	keep      int
 
-	em              *bolt.Bucket // created on the first add
+	em              *bbolt.Bucket // created on the first add
 	lastMs, lastSeq uint64
 	seen            bool
-	touched         map[string]*bolt.Bucket
+	touched         map[string]*bbolt.Bucket
 	added           map[string]uint64 // events added, per channel touched
 }
 
 // newAppender reads the emitter's id clock; keep <= 0 means 100.
-func newAppender(tx *bolt.Tx, nowMs int64, emitterID string, keep int) (*appender, error) {
+func newAppender(tx *bbolt.Tx, nowMs int64, emitterID string, keep int) (*appender, error) {
 	if emitterID == "" {
 		return nil, errors.New("empty emitter id")
 	}
 	if keep <= 0 {
 		keep = kv.DefaultEventLimit
 	}
-	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bolt.Bucket{}, added: map[string]uint64{}}
+	a := &appender{tx: tx, now: uint64(max(nowMs, 0)), emitterID: emitterID, keep: keep, touched: map[string]*bbolt.Bucket{}, added: map[string]uint64{}}
 	if v := tx.Bucket(bucketEventClocks).Get([]byte(emitterID)); len(v) == 16 {
 		a.lastMs, a.lastSeq, a.seen = binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), true
 	}
@@ -168,7 +168,7 @@ func (a *appender) Close() error {
 // keep, and returns how many are left. It visits only what it deletes, so
 // a channel that keeps many events costs no more to append to than one
 // that keeps few.
-func trim(ch *bolt.Bucket, n, keep uint64) (uint64, error) {
+func trim(ch *bbolt.Bucket, n, keep uint64) (uint64, error) {
 	c := ch.Cursor()
 	for k, _ := c.First(); k != nil && n > keep; k, _ = c.First() {
 		if err := c.Delete(); err != nil {
@@ -188,7 +188,7 @@ func countKey(channel string) []byte {
 }
 
 // eventCount reads a channel's stored count; false when none is stored.
-func eventCount(em *bolt.Bucket, channel string) (uint64, bool) {
+func eventCount(em *bbolt.Bucket, channel string) (uint64, bool) {
 	v := em.Get(countKey(channel))
 	if len(v) != 8 {
 		return 0, false
@@ -196,12 +196,12 @@ func eventCount(em *bolt.Bucket, channel string) (uint64, bool) {
 	return binary.BigEndian.Uint64(v), true
 }
 
-func setEventCount(em *bolt.Bucket, channel string, n uint64) error {
+func setEventCount(em *bbolt.Bucket, channel string, n uint64) error {
 	return em.Put(countKey(channel), binary.BigEndian.AppendUint64(nil, n))
 }
 
 // forgetEvents lowers a channel's stored count by n events deleted.
-func forgetEvents(em *bolt.Bucket, channel string, n uint64) error {
+func forgetEvents(em *bbolt.Bucket, channel string, n uint64) error {
 	have, ok := eventCount(em, channel)
 	if !ok {
 		return nil // counted at the next append
@@ -210,7 +210,7 @@ func forgetEvents(em *bolt.Bucket, channel string, n uint64) error {
 }
 
 // countEvents walks a channel to count its events.
-func countEvents(ch *bolt.Bucket) uint64 {
+func countEvents(ch *bbolt.Bucket) uint64 {
 	var n uint64
 	c := ch.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
@@ -221,15 +221,15 @@ func countEvents(ch *bolt.Bucket) uint64 {
 
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
 // emitterID, newest first; none for an unknown emitter or channel.
-func (b *Bolt) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
-	return b.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
+func (b *Engine) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
+	return b.PageEvents(ctx, emitterID, channel, kv.EventPage{Limit: limit})
 }
 
 // Channels returns the names of emitterID's channels that hold events,
 // in byte order; none for an unknown emitter.
-func (b *Bolt) Channels(ctx context.Context, emitterID string) ([]string, error) {
+func (b *Engine) Channels(ctx context.Context, emitterID string) ([]string, error) {
 	out := []string{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		if emitterID == "" {
 			return nil
 		}
@@ -257,13 +257,13 @@ func (b *Bolt) Channels(ctx context.Context, emitterID string) ([]string, error)
 // # Errors
 //
 // An error wrapping ErrBadEventID when a bound is not an event id.
-func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
+func (b *Engine) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
 	start, end, err := kv.EventBounds(startID, endID)
 	if err != nil {
 		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
 	}
 	n := 0
-	err = b.update(ctx, func(tx *bolt.Tx) error {
+	err = b.update(ctx, func(tx *bbolt.Tx) error {
 		ch := channelBucket(tx, emitterID, channel)
 		if ch == nil {
 			return nil
@@ -292,7 +292,7 @@ func (b *Bolt) DeleteEvents(ctx context.Context, emitterID, channel, startID, en
 }
 
 // deleteEmitter removes every event of emitterID and its id clock.
-func deleteEmitter(tx *bolt.Tx, emitterID string) error {
+func deleteEmitter(tx *bbolt.Tx, emitterID string) error {
 	if err := deleteNested(tx.Bucket(bucketEvents), emitterID); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package bolt
 
 // Bounds of one write transaction of CompleteRuns. bbolt has one writer:
 // while a transaction is open, every other write of every tenant waits.

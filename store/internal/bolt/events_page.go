@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // PageEvents returns a page of a channel's events, newest first, with
@@ -19,17 +19,17 @@ import (
 // # Errors
 //
 // An error wrapping ErrBadEventID when a cursor is not an event id, and
-// ErrBadCursor when both are given.
-func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error) {
+// kv.ErrBadCursor when both are given.
+func (b *Engine) PageEvents(ctx context.Context, emitterID, channel string, p kv.EventPage) ([]model.Event, error) {
 	if p.After != "" && p.Before != "" {
-		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", ErrBadCursor)
+		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", kv.ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
 		limit = kv.DefaultEventLimit
 	}
 	out := []model.Event{}
-	err := b.view(ctx, func(tx *bolt.Tx) error {
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		ch := channelBucket(tx, emitterID, channel)
 		if ch == nil {
 			return nil
@@ -64,7 +64,7 @@ func (b *Bolt) PageEvents(ctx context.Context, emitterID, channel string, p Even
 
 // startPage places c on the first event of a page, the one nearest the
 // page's cursor, and returns the step away from the cursor.
-func startPage(c *bolt.Cursor, p EventPage) (k, v []byte, next func() ([]byte, []byte), err error) {
+func startPage(c *bbolt.Cursor, p kv.EventPage) (k, v []byte, next func() ([]byte, []byte), err error) {
 	cursor := p.After + p.Before // one of them, or neither
 	if cursor == "" {
 		k, v = c.Last()

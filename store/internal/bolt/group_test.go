@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // The tests of this file are bbolt's own: group commit gathers the
@@ -20,7 +20,7 @@ import (
 // fails alone.
 func TestGroupedWritesAllLand(t *testing.T) {
 	t.Parallel()
-	s := openTestBolt(t)
+	s := openTest(t)
 	const writers = 64
 	var wg sync.WaitGroup
 	errs := make([]error, writers)
@@ -58,10 +58,10 @@ func TestGroupedWritesAllLand(t *testing.T) {
 // the others still commit, and each writer hears its own outcome.
 func TestGroupCommitIsolatesAFailure(t *testing.T) {
 	t.Parallel()
-	s := openTestBolt(t)
+	s := openTest(t)
 	boom := errors.New("boom")
-	put := func(key string) func(tx *bolt.Tx) error {
-		return func(tx *bolt.Tx) error {
+	put := func(key string) func(tx *bbolt.Tx) error {
+		return func(tx *bbolt.Tx) error {
 			bk, err := tx.CreateBucketIfNotExists([]byte("group_test"))
 			if err != nil {
 				return err
@@ -71,7 +71,7 @@ func TestGroupCommitIsolatesAFailure(t *testing.T) {
 	}
 	group := []*groupWrite{
 		{fn: put("a"), done: make(chan error, 1)},
-		{fn: func(*bolt.Tx) error { return boom }, done: make(chan error, 1)},
+		{fn: func(*bbolt.Tx) error { return boom }, done: make(chan error, 1)},
 		{fn: put("c"), done: make(chan error, 1)},
 	}
 	s.commitGroup(group)
@@ -80,7 +80,7 @@ func TestGroupCommitIsolatesAFailure(t *testing.T) {
 			t.Errorf("writer %d heard %v, want %v", i, got, want)
 		}
 	}
-	err := s.db.View(func(tx *bolt.Tx) error {
+	err := s.db.View(func(tx *bbolt.Tx) error {
 		bk := tx.Bucket([]byte("group_test"))
 		if bk == nil || bk.Get([]byte("a")) == nil || bk.Get([]byte("c")) == nil {
 			t.Error("the writes beside the failing one were not committed")
@@ -96,8 +96,8 @@ func TestGroupCommitIsolatesAFailure(t *testing.T) {
 // writer's error, and later writes still go through.
 func TestGroupedWriteThatPanicsFailsAlone(t *testing.T) {
 	t.Parallel()
-	s := openTestBolt(t)
-	err := s.grouped(func(*bolt.Tx) error { panic("a bug") })
+	s := openTest(t)
+	err := s.grouped(func(*bbolt.Tx) error { panic("a bug") })
 	if err == nil || !strings.Contains(err.Error(), "panicked") {
 		t.Fatalf("a panicking write answered %v", err)
 	}

@@ -1,4 +1,4 @@
-package store
+package bolt
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
+	bbolt "go.etcd.io/bbolt"
 )
 
 // boltList is a list as bbolt keeps it: ids under key(owner)+seq in its
@@ -14,7 +14,7 @@ import (
 type boltList struct{ kv.List }
 
 // add appends id to owner's list and returns its sequence number.
-func (ix boltList) add(tx *bolt.Tx, owner, id string) (uint64, error) {
+func (ix boltList) add(tx *bbolt.Tx, owner, id string) (uint64, error) {
 	order := tx.Bucket(ix.Order)
 	seq, err := order.NextSequence()
 	if err != nil {
@@ -31,7 +31,7 @@ func (ix boltList) add(tx *bolt.Tx, owner, id string) (uint64, error) {
 }
 
 // seq returns the sequence number id got from add, or false.
-func (ix boltList) seq(tx *bolt.Tx, id string) (uint64, bool) {
+func (ix boltList) seq(tx *bbolt.Tx, id string) (uint64, bool) {
 	k := tx.Bucket(ix.Pos).Get([]byte(id))
 	if len(k) < 8 {
 		return 0, false
@@ -40,7 +40,7 @@ func (ix boltList) seq(tx *bolt.Tx, id string) (uint64, bool) {
 }
 
 // remove takes id out of its list; a missing id is not an error.
-func (ix boltList) remove(tx *bolt.Tx, id string) error {
+func (ix boltList) remove(tx *bbolt.Tx, id string) error {
 	pos := tx.Bucket(ix.Pos)
 	k := kv.Clone(pos.Get([]byte(id)))
 	if k == nil {
@@ -56,7 +56,7 @@ func (ix boltList) remove(tx *bolt.Tx, id string) error {
 }
 
 // ids returns all of owner's ids in creation order.
-func (ix boltList) ids(tx *bolt.Tx, owner string) []string {
+func (ix boltList) ids(tx *bbolt.Tx, owner string) []string {
 	_, values := scanPrefix(tx.Bucket(ix.Order), kv.Key(owner))
 	ids := make([]string, len(values))
 	for i, v := range values {
@@ -66,10 +66,10 @@ func (ix boltList) ids(tx *bolt.Tx, owner string) []string {
 }
 
 // page returns the ids and cursors of one page of owner's list, and the
-// list's total count. See Page for the rules.
-func (ix boltList) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []string, total int, err error) {
+// list's total count. See kv.Page for the rules.
+func (ix boltList) page(tx *bbolt.Tx, owner string, p kv.Page) (ids, cursors []string, total int, err error) {
 	if p.After != "" && p.Before != "" {
-		return nil, nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
+		return nil, nil, 0, fmt.Errorf("%w: after and before are mutually exclusive", kv.ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
@@ -128,12 +128,12 @@ func (ix boltList) page(tx *bolt.Tx, owner string, p Page) (ids, cursors []strin
 }
 
 // count returns how many ids owner's list holds.
-func (ix boltList) count(tx *bolt.Tx, owner string) int {
+func (ix boltList) count(tx *bbolt.Tx, owner string) int {
 	return countPrefix(tx.Bucket(ix.Order), kv.Key(owner))
 }
 
 // countPrefix counts the keys of bk that start with prefix.
-func countPrefix(bk *bolt.Bucket, prefix []byte) int {
+func countPrefix(bk *bbolt.Bucket, prefix []byte) int {
 	n := 0
 	c := bk.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {

@@ -32,9 +32,8 @@ const routedOverhead = 256
 //
 // It returns the stored events, ids assigned. A run that emitted nothing
 // still removes inv and counts usage. It is one transaction, but for a
-// run of more than jsTxMaxWrites events, which is committed as
-// CompleteRuns commits it: in parts, on JetStream, whose transactions are
-// atomic batches of a bounded size.
+// run of more events than the engine commits at once (MaxRunEvents),
+// which is committed as CompleteRuns commits it: in parts.
 //
 // # Errors
 //
@@ -42,7 +41,7 @@ const routedOverhead = 256
 // source deleted); nothing changes then. An error from any step, such as
 // a routed delivery with an unknown status, also changes nothing.
 func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommit) ([]model.Event, error) {
-	if len(c.Events) > jsTxMaxWrites {
+	if len(c.Events) > r.kv.MaxRunEvents() {
 		out, err := r.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: c}})
 		if err == nil && out[0] == nil { // it had events to store: its invocation was gone
 			err = fmt.Errorf("invocation %q: %w", inv.ID, ErrNotFound)

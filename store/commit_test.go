@@ -145,13 +145,14 @@ func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 }
 
 // TestCompleteRunOfManyEvents: a run of more events than one JetStream
-// batch holds completes whole through CompleteRun on every backend, and
+// batch holds (1,000 messages) completes whole through CompleteRun on
+// every backend, and
 // completing it again says its invocation is gone.
 func TestCompleteRunOfManyEvents(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		inv := mustEnqueue(t, b, "dc_1")
-		c := RunCommit{Events: evs("many", jsMaxBatch+100), Keep: 2000}
+		c := RunCommit{Events: evs("many", 1100), Keep: 2000}
 		out, err := b.CompleteRun(ctx, inv, c)
 		if err != nil || len(out) != len(c.Events) {
 			t.Fatalf("CompleteRun: %d events, %v; want %d", len(out), err, len(c.Events))
@@ -229,4 +230,34 @@ func TestChannels(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestJSCompleteRunsSplitsLargeRuns: a run whose commit is more writes
+// than one atomic batch takes is committed in parts, its completion with
+// its last events.
+func TestJSCompleteRunsSplitsLargeRuns(t *testing.T) {
+	t.Parallel()
+	s := openTestJetStream(t)
+	inv := mustEnqueue(t, s, "dc_1")
+	const n = 2000 // two atomic batches of the servers' default bound
+	var parts []int
+	commit := RunCommit{Events: evs("a", n), Keep: 10 * n, Dedupe: &model.DedupeState{Last: "final"},
+		DedupeAfter: func(stored int) *model.DedupeState {
+			parts = append(parts, stored)
+			return &model.DedupeState{Last: "part"}
+		}}
+	out, err := s.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: commit}})
+	wantErr(t, "CompleteRuns", err, nil)
+	if len(out[0]) != n || len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))) != n {
+		t.Fatalf("%d events returned, %d stored; want %d", len(out[0]), len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))), n)
+	}
+	if len(parts) < 2 {
+		t.Errorf("%d events committed in %d parts before the last", n, len(parts))
+	}
+	if st := must(s.GetDedupe(ctx, "dc_1")); st.Last != "final" {
+		t.Errorf("dedupe after the run: %+v", st)
+	}
+	if pending := must(s.PendingInvocations(ctx, "dc_1", 10)); len(pending) != 0 {
+		t.Errorf("still queued: %+v", pending)
+	}
 }

@@ -95,15 +95,14 @@ func TestLargeComponents(t *testing.T) {
 			return
 		}
 		// JetStream only: the parts are records of its own.
-		part := js.partKey(tblComponents, "sc_big", 0)
-		if found, err := js.begin(ctx).has(part); err != nil || !found {
+		if found, err := js.HasPart(ctx, kv.Components, "sc_big", 0); err != nil || !found {
 			t.Fatalf("the first part is not stored: %v, %v", found, err)
 		}
-		err := js.update(ctx, func(tx *jsTx) error { return jsKV{tx: tx}.DeleteRecord(kv.Components, "sc_big") })
+		err := js.Update(ctx, func(tx kv.Tx) error { return tx.DeleteRecord(kv.Components, "sc_big") })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if found, err := js.begin(ctx).has(part); err != nil || found {
+		if found, err := js.HasPart(ctx, kv.Components, "sc_big", 0); err != nil || found {
 			t.Errorf("a part outlived its component: %v, %v", found, err)
 		}
 	})

@@ -1,18 +1,14 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"testing"
 
-	boltengine "github.com/fount-dev/fount/store/internal/bolt"
-
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
-	bolt "go.etcd.io/bbolt"
 )
 
 // mustDeliver creates d at clock nowMs as CompleteRun's routing does and
@@ -43,32 +39,7 @@ func deliveryIDs(list []model.Delivery) []string {
 // entries: bbolt's index buckets must hold as many keys as the records.
 func deliveryRecords(t *testing.T, st testStore) int {
 	t.Helper()
-	switch st := st.(type) {
-	case *Bolt:
-		n := bucketLen(t, st, boltengine.BucketDeliveries)
-		if order := bucketLen(t, st, boltengine.BucketDeliveryOrder); order != n {
-			t.Errorf("%d deliveries, %d order index entries", n, order)
-		}
-		return n
-	case *JetStream:
-		entries, err := st.scan(ctx, st.key(tblDeliveries)+".>")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(entries)
-	}
-	t.Fatalf("deliveryRecords of a %T", st)
-	return 0
-}
-
-// bucketLen counts the keys of a top-level bucket.
-func bucketLen(t *testing.T, b *Bolt, name []byte) int {
-	t.Helper()
-	n := 0
-	err := b.File().View(func(tx *bolt.Tx) error {
-		n = tx.Bucket(name).Stats().KeyN
-		return nil
-	})
+	n, err := st.(beneath).DeliveryRecords(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,51 +50,7 @@ func bucketLen(t *testing.T, b *Bolt, name []byte) int {
 // order (listener, then due order): what DueDeliveries serves from.
 func dueIndex(t *testing.T, st testStore, nowMs int64) []model.Delivery {
 	t.Helper()
-	switch st := st.(type) {
-	case *Bolt:
-		return dueIndexBolt(t, st, nowMs)
-	case *JetStream:
-		return dueIndexJS(t, st, nowMs)
-	}
-	t.Fatalf("dueIndex of a %T", st)
-	return nil
-}
-
-// dueIndexJS reads the backlogs of a JetStream store as dueIndex does
-// bbolt's due index.
-func dueIndexJS(t *testing.T, s *JetStream, nowMs int64) []model.Delivery {
-	t.Helper()
-	entries, err := s.scan(ctx, s.key(tblDeliveryDue)+".*")
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.SortFunc(entries, func(a, b jsEntry) int {
-		pa, _ := s.keyParts(tblDeliveryDue, a.subject)
-		pb, _ := s.keyParts(tblDeliveryDue, b.subject)
-		return bytes.Compare(kv.Key(pa...), kv.Key(pb...))
-	})
-	out := []model.Delivery{}
-	for _, e := range entries {
-		parts, err := s.keyParts(tblDeliveryDue, e.subject)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b jsBacklog
-		if err := json.Unmarshal(e.value, &b); err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range b.Items {
-			if nowMs >= 0 && it.At <= nowMs {
-				out = append(out, must(s.GetDelivery(ctx, deliveryID(parts[0], it.N))))
-			}
-		}
-	}
-	return out
-}
-
-func dueIndexBolt(t *testing.T, b *Bolt, nowMs int64) []model.Delivery {
-	t.Helper()
-	out, err := b.DueIndex(nowMs)
+	out, err := st.(beneath).DueIndex(ctx, nowMs)
 	if err != nil {
 		t.Fatalf("read the due index: %v", err)
 	}
@@ -285,7 +212,7 @@ func TestDeliveriesAreBounded(t *testing.T) {
 	t.Parallel()
 	const kept, maxPending = 20, 50 // the bounds themselves are checked below
 	eachBackend(t, func(t *testing.T, b testStore) {
-		setDeliveryBounds(t, b, kept, maxPending)
+		setDeliveryBounds(b, kept, maxPending)
 		other := mustDeliver(t, b, 1, model.Delivery{ListenerID: "wh_2", Status: model.DeliveryFailed})
 		var pending []string
 		for i := range 3 {
@@ -328,24 +255,16 @@ func TestDeliveriesAreBounded(t *testing.T) {
 		}
 	})
 	bs, js := openTestBolt(t), openTestJetStream(t)
-	boltKept, boltPending := bs.DeliveryBounds()
-	for _, bounds := range [][2]int{{boltKept, boltPending}, {js.deliveriesKept, js.maxPendingDeliveries}} {
-		if bounds != [2]int{1000, 10_000} {
-			t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", bounds[0], bounds[1])
+	for _, st := range []beneath{bs, js} {
+		if kept, pending := st.DeliveryBounds(); kept != 1000 || pending != 10_000 {
+			t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", kept, pending)
 		}
 	}
 }
 
 // setDeliveryBounds changes the bounds of a store's deliveries.
-func setDeliveryBounds(t *testing.T, st testStore, kept, maxPending int) {
-	switch st := st.(type) {
-	case *Bolt:
-		st.SetDeliveryBounds(kept, maxPending)
-	case *JetStream:
-		st.deliveriesKept, st.maxPendingDeliveries = kept, maxPending
-	default:
-		t.Fatalf("setDeliveryBounds of a %T", st)
-	}
+func setDeliveryBounds(st testStore, kept, maxPending int) {
+	st.(beneath).SetDeliveryBounds(kept, maxPending)
 }
 
 // deliveryByID is the stored delivery id of listener.

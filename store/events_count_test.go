@@ -2,14 +2,10 @@ package store
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"testing"
 
-	boltengine "github.com/fount-dev/fount/store/internal/bolt"
-
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // TestTrimFollowsTheCountAcrossDeletes: the count that trimming relies on
@@ -70,23 +66,7 @@ func checkTrimFollowsTheCount(t *testing.T, s testStore) {
 // kept holds: none on bbolt; on JetStream, a channel record without the
 // bound of its holes.
 func forgetCount(s testStore, emitterID, channel string) error {
-	switch s := s.(type) {
-	case *Bolt:
-		return s.File().Update(func(tx *bolt.Tx) error {
-			return tx.Bucket(boltengine.BucketEvents).Bucket([]byte(emitterID)).Delete(boltengine.CountKey(channel))
-		})
-	case *JetStream:
-		return s.update(ctx, func(tx *jsTx) error {
-			k := s.key(tblEventChans, emitterID, channel)
-			var ch jsChannel
-			if err := tx.getJSON(k, &ch); err != nil {
-				return err
-			}
-			ch.HolesBelow, ch.Bounded = 0, false
-			return tx.putJSON(k, ch)
-		})
-	}
-	return fmt.Errorf("forgetCount on a %T", s)
+	return s.(beneath).ForgetEventCount(ctx, emitterID, channel)
 }
 
 // TestTrimPassesOverHoles: events deleted from the middle of a channel

@@ -65,7 +65,8 @@ func (c *fakeClock) set(t time.Time) {
 	c.t = t
 }
 
-// withClock makes st's clock c, starting at ms.
+// withClock makes st's clock c, starting at ms: the rules' and the
+// engine's.
 func withClock(st any, ms int64) *fakeClock {
 	c := &fakeClock{t: time.UnixMilli(ms)}
 	switch st := st.(type) {
@@ -74,11 +75,29 @@ func withClock(st any, ms int64) *fakeClock {
 		st.SetClock(c.now)
 	case *JetStream:
 		st.now = c.now
+		st.SetClock(c.now)
 	default:
 		panic(fmt.Sprintf("withClock of a %T", st))
 	}
 	return c
 }
+
+// beneath is what both engines offer the tests beneath the rules
+// (inspect.go of each).
+type beneath interface {
+	SetClock(now func() time.Time)
+	SetDeliveryBounds(kept, maxPending int)
+	DeliveryBounds() (kept, maxPending int)
+	DeliveryRecords(ctx context.Context) (int, error)
+	DueIndex(ctx context.Context, nowMs int64) ([]model.Delivery, error)
+	HasEventClock(ctx context.Context, emitterID string) (bool, error)
+	ForgetEventCount(ctx context.Context, emitterID, channel string) error
+}
+
+var (
+	_ beneath = (*Bolt)(nil)
+	_ beneath = (*JetStream)(nil)
+)
 
 // wantErr fails t unless err matches want (nil: no error).
 func wantErr(t testing.TB, what string, err, want error) {

@@ -71,8 +71,8 @@ func openTestJetStream(t testing.TB, opts ...Option) *JetStream {
 	}
 	mustFixtureComponent(t, s)
 	t.Cleanup(func() {
-		if err := s.js.DeleteStream(ctx, s.name); err != nil {
-			t.Errorf("delete stream %s: %v", s.name, err)
+		if err := s.DeleteStream(ctx); err != nil {
+			t.Error(err)
 		}
 		if err := s.Close(); err != nil {
 			t.Errorf("Close: %v", err)

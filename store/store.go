@@ -166,7 +166,3 @@ type (
 		BusSubject(parts ...string) string
 	}
 )
-
-var (
-	_ Shared = (*JetStream)(nil)
-)

@@ -8,11 +8,9 @@ import (
 	"reflect"
 	"testing"
 
-	boltengine "github.com/fount-dev/fount/store/internal/bolt"
 	"github.com/fount-dev/fount/store/internal/kv"
 
 	"github.com/fount-dev/fount/model"
-	bolt "go.etcd.io/bbolt"
 )
 
 // testBackend opens a new, empty store of one backend for the tests that
@@ -78,8 +76,8 @@ func eachReopenable(t *testing.T, fn func(t *testing.T, open func() testStore)) 
 			if last == nil {
 				return
 			}
-			if err := last.js.DeleteStream(ctx, last.name); err != nil {
-				t.Errorf("delete stream %s: %v", last.name, err)
+			if err := last.DeleteStream(ctx); err != nil {
+				t.Error(err)
 			}
 			_ = last.Close()
 		})
@@ -159,22 +157,7 @@ type (
 // hasEventClock reports whether st keeps an id clock for emitterID.
 func hasEventClock(t *testing.T, st testStore, emitterID string) bool {
 	t.Helper()
-	found := false
-	var err error
-	switch st := st.(type) {
-	case *Bolt:
-		err = st.File().View(func(tx *bolt.Tx) error {
-			found = tx.Bucket(boltengine.BucketEventClocks).Get([]byte(emitterID)) != nil
-			return nil
-		})
-	case *JetStream:
-		err = st.view(ctx, func(tx *jsTx) error {
-			found, err = tx.has(st.key(tblEventClocks, emitterID))
-			return err
-		})
-	default:
-		t.Fatalf("hasEventClock of a %T", st)
-	}
+	found, err := st.(beneath).HasEventClock(ctx, emitterID)
 	if err != nil {
 		t.Fatal(err)
 	}

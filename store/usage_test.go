@@ -3,6 +3,7 @@ package store
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -213,8 +214,8 @@ func checkReopenKeepsQueues(t *testing.T, open func() testStore) {
 // deliverySeq is the sequence a delivery's id holds: the whole id on
 // bbolt, its number before the listener on JetStream.
 func deliverySeq(id string) (uint64, error) {
-	if _, n, ok := parseDeliveryID(id); ok {
-		return n, nil
+	if num, _, ok := strings.Cut(id, "-"); ok { // JetStream: <n>-<listener>
+		return parseSeq(num)
 	}
 	return parseSeq(id)
 }

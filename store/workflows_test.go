@@ -110,11 +110,9 @@ func TestLargeWorkflows(t *testing.T) {
 		if err != nil || len(all) != 1 || all[0].ID != "p_big" || all[0].Steps[0].Bundle != big.Steps[0].Bundle {
 			t.Fatalf("AllWorkflows: %d workflows, %v; want p_big whole", len(all), err)
 		}
-		var part string
 		js, isJS := b.(*JetStream)
 		if isJS {
-			part = js.partKey(tblWorkflows, "p_big", 1)
-			if found, err := js.begin(ctx).has(part); err != nil || !found {
+			if found, err := js.HasPart(ctx, kv.Workflows, "p_big", 1); err != nil || !found {
 				t.Fatalf("the second part is not stored: %v, %v", found, err)
 			}
 		}
@@ -126,7 +124,7 @@ func TestLargeWorkflows(t *testing.T) {
 			t.Fatalf("after the update: %d bytes of bundle, %v; want none", len(got.Steps[0].Bundle), err)
 		}
 		if isJS {
-			if found, err := js.begin(ctx).has(part); err != nil || found {
+			if found, err := js.HasPart(ctx, kv.Workflows, "p_big", 1); err != nil || found {
 				t.Errorf("a part outlived the bytes that needed it: %v, %v", found, err)
 			}
 		}

@@ -1,7 +1,9 @@
 package bolt
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/fount-dev/fount/model"
@@ -39,21 +41,41 @@ func (b *Engine) SetDeliveryBounds(kept, maxPending int) {
 	b.deliveriesKept, b.maxPendingDeliveries = kept, maxPending
 }
 
-// Buckets of bbolt's own layout that tests read.
-var (
-	BucketEvents        = bucketEvents
-	BucketEventClocks   = bucketEventClocks
-	BucketDeliveries    = bucketDeliveries
-	BucketDeliveryOrder = bucketDeliveryOrder
-)
+// DeliveryRecords counts the deliveries stored, and fails when the
+// order index does not hold each of them once.
+func (b *Engine) DeliveryRecords(context.Context) (int, error) {
+	var n int
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		n = tx.Bucket(bucketDeliveries).Stats().KeyN
+		if order := tx.Bucket(bucketDeliveryOrder).Stats().KeyN; order != n {
+			return fmt.Errorf("%d deliveries, %d order index entries", n, order)
+		}
+		return nil
+	})
+	return n, err
+}
 
-// CountKey is the key of a channel's count of events in its emitter's
-// bucket.
-func CountKey(channel string) []byte { return countKey(channel) }
+// HasEventClock reports whether an id clock of emitterID is stored.
+func (b *Engine) HasEventClock(_ context.Context, emitterID string) (bool, error) {
+	var found bool
+	err := b.db.View(func(tx *bbolt.Tx) error {
+		found = tx.Bucket(bucketEventClocks).Get([]byte(emitterID)) != nil
+		return nil
+	})
+	return found, err
+}
+
+// ForgetEventCount makes a channel's count what a store from before it
+// was kept holds: none.
+func (b *Engine) ForgetEventCount(_ context.Context, emitterID, channel string) error {
+	return b.db.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketEvents).Bucket([]byte(emitterID)).Delete(countKey(channel))
+	})
+}
 
 // DueIndex reads the due index: the deliveries due at nowMs (< 0:
 // none), in its order.
-func (b *Engine) DueIndex(nowMs int64) ([]model.Delivery, error) {
+func (b *Engine) DueIndex(_ context.Context, nowMs int64) ([]model.Delivery, error) {
 	out := []model.Delivery{}
 	err := b.db.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketDeliveryDue).ForEach(func(k, _ []byte) error {

@@ -29,6 +29,9 @@ func (b *Engine) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return b.update(ctx, func(tx *bbolt.Tx) error { return fn(boltKV{tx: tx, b: b}) })
 }
 
+// MaxRunEvents is the bound of events of one transaction of Batch.
+func (b *Engine) MaxRunEvents() int { return b.txMaxEvents }
+
 // Batch bounds a transaction by txMaxEvents and txMaxBytes: bbolt has
 // one writer, so every other write waits while it is open.
 func (b *Engine) Batch(_ context.Context, fn func(tx kv.Tx) error) error {

@@ -127,8 +127,11 @@ type EventAppender interface {
 type Engine interface {
 	View(ctx context.Context, fn func(tx Tx) error) error
 	Update(ctx context.Context, fn func(tx Tx) error) error
-	// Batch is updateKV bounded to what one commit of a batch of runs
+	// Batch is Update bounded to what one commit of a batch of runs
 	// should hold (its tx reports full), and, once begun, carried out
 	// whatever ctx says.
 	Batch(ctx context.Context, fn func(tx Tx) error) error
+	// MaxRunEvents is the most events of one run that one transaction
+	// commits: a run of more is committed in parts, as Batch bounds them.
+	MaxRunEvents() int
 }

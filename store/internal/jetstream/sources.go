@@ -1,17 +1,10 @@
-package store
+package jetstream
 
-import (
-	"context"
-
-	"github.com/fount-dev/fount/store/internal/kv"
-)
-
-// Components and sources on JetStream.
-var tblComponents = kv.Components.Subject // component id → Component
+import "context"
 
 // purgeSourceData removes what a deleted source or workflow kept beyond
 // its records: its events, its db and its queued invocations.
-func (s *JetStream) purgeSourceData(ctx context.Context, id string) error {
+func (s *Engine) purgeSourceData(ctx context.Context, id string) error {
 	// Its queued invocations first: a run of it in flight on its owner
 	// then finds its invocation gone and commits nothing after the purge
 	// of its events.

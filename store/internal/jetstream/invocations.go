@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -28,7 +28,7 @@ const tblInvocations = "inv" // source, random → Invocation (its ID is the seq
 // EnqueueInvocation stores inv and returns it with ID and EnqueuedAtMs
 // assigned. JetStream acknowledges the publish once the stream's
 // replicas stored it.
-func (s *JetStream) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
+func (s *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
 	if inv.SourceID == "" {
 		return model.Invocation{}, errors.New("store: enqueue invocation: empty source id")
 	}
@@ -57,7 +57,7 @@ func (s *JetStream) EnqueueInvocation(ctx context.Context, inv model.Invocation)
 
 // putInvocation queues inv in tx, for a run's routed events; its ID is
 // known once the batch is stored, and nobody needs it before.
-func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (int, error) {
+func (s *Engine) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (int, error) {
 	if inv.SourceID == "" {
 		return 0, errors.New("empty source id")
 	}
@@ -72,7 +72,7 @@ func (s *JetStream) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (
 
 // PendingInvocations returns up to limit (<= 0: 100) queued invocations
 // of sourceID, oldest first.
-func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
+func (s *Engine) PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error) {
 	if limit <= 0 {
 		limit = kv.DefaultQueueLimit
 	}
@@ -103,7 +103,7 @@ func (s *JetStream) PendingInvocations(ctx context.Context, sourceID string, lim
 // stream's index of subjects, which also holds, for a second or so, the
 // deletion markers of invocations that ran; each is then asked whether
 // it has one still queued.
-func (s *JetStream) SourcesWithPending(ctx context.Context) ([]string, error) {
+func (s *Engine) SourcesWithPending(ctx context.Context) ([]string, error) {
 	subjects, err := s.listSubjects(ctx, s.key(tblInvocations)+".>")
 	if err != nil {
 		return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
@@ -134,7 +134,7 @@ func (s *JetStream) SourcesWithPending(ctx context.Context) ([]string, error) {
 // message of its queue tells at once when it is an invocation, as it is
 // for a busy source; a deletion marker there leaves it to a scan, which
 // passes over the markers of the last second or so.
-func (s *JetStream) hasQueued(ctx context.Context, sourceID string) (bool, error) {
+func (s *Engine) hasQueued(ctx context.Context, sourceID string) (bool, error) {
 	filter := s.key(tblInvocations, sourceID) + ".*"
 	var last *jetstream.RawStreamMsg
 	err := s.retry(ctx, func() error {
@@ -155,14 +155,14 @@ func (s *JetStream) hasQueued(ctx context.Context, sourceID string) (bool, error
 }
 
 // invocationKey returns the subject of the queued invocation inv, read
-// in tx, or ErrNotFound when it is not queued (completed, or never was).
+// in tx, or kv.ErrNotFound when it is not queued (completed, or never was).
 // The subject of an invocation PendingInvocations read is known without
 // a read: tx then expects the revision inv.ID names, and a commit whose
 // invocation is gone by then conflicts and runs again reading it.
-func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error) {
+func (s *Engine) invocationKey(tx *jsTx, inv model.Invocation) (string, error) {
 	seq, ok := kv.ParseSeqID(inv.ID)
 	if inv.SourceID == "" || !ok {
-		return "", ErrNotFound
+		return "", kv.ErrNotFound
 	}
 	prefix := s.key(tblInvocations, inv.SourceID) + "."
 	if subject, ok := tx.invocations[seq]; ok && strings.HasPrefix(subject, prefix) {
@@ -181,7 +181,7 @@ func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error
 		return err
 	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return "", ErrNotFound
+		return "", kv.ErrNotFound
 	}
 	if err != nil {
 		return "", fmt.Errorf("read invocation %s: %w", inv.ID, err)
@@ -189,7 +189,7 @@ func (s *JetStream) invocationKey(tx *jsTx, inv model.Invocation) (string, error
 	// The message at seq is the invocation only if it is one of the
 	// source's: any other id must not alias another record.
 	if !strings.HasPrefix(msg.Subject, prefix) || msg.Header.Get(hdrOperation) == opDelete {
-		return "", ErrNotFound
+		return "", kv.ErrNotFound
 	}
 	tx.saw(msg.Subject, seq)
 	tx.invocations[seq] = msg.Subject
@@ -238,7 +238,7 @@ func (q *queuedKeys) forget(seqs []uint64) {
 }
 
 // dequeue deletes the queued invocation inv in tx.
-func (s *JetStream) dequeue(tx *jsTx, inv model.Invocation) error {
+func (s *Engine) dequeue(tx *jsTx, inv model.Invocation) error {
 	k, err := s.invocationKey(tx, inv)
 	if err != nil {
 		return err

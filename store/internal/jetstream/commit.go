@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"fmt"
@@ -7,19 +7,19 @@ import (
 	"github.com/fount-dev/fount/store/internal/kv"
 )
 
-// jsTxMaxWrites bounds the writes of one transaction of CompleteRuns,
+// txMaxWrites bounds the writes of one transaction of CompleteRuns,
 // well under the server's bound of an atomic batch (jsMaxBatch): the
 // trimming of each channel adds up to as many deletes (jsMaxTrim), and a
 // run's last writes (its channels' records, dedupe, usage...) come after.
 // A run that emits more commits its first events in transactions of their
 // own, as CompleteRuns does in bbolt.
-const jsTxMaxWrites = jsMaxBatch / 4
+const txMaxWrites = jsMaxBatch / 4
 
 // release removes the event id from the source's ChannelDelayed; false
 // when it is not there (cancelled). It finds the event by a scan of the
 // channel, which only the source's own commits change, and each of them
 // rewrites the channel's record, whose revision this transaction checks.
-func (s *JetStream) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
+func (s *Engine) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
 	if _, _, err := model.ParseEventID(id); err != nil {
 		return false, fmt.Errorf("release: %w", err)
 	}

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"bytes"
@@ -31,12 +31,12 @@ var partsPrefix = []byte(`{"fount_parts":`)
 
 // partSize is the most bytes a part holds: the servers' max_payload, less
 // room for the subject and headers.
-func (s *JetStream) partSize() int {
+func (s *Engine) partSize() int {
 	return max(int(s.nc.MaxPayload())-64<<10, 1<<20)
 }
 
 // partKey is the subject of part i of record id of table.
-func (s *JetStream) partKey(table, id string, i int) string {
+func (s *Engine) partKey(table, id string, i int) string {
 	return s.key(table+"_part", id, strconv.Itoa(i))
 }
 

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"bytes"
@@ -61,13 +61,13 @@ func parseDeliveryID(id string) (listener string, n uint64, ok bool) {
 	return listener, n, found && isSeq && listener != ""
 }
 
-func (s *JetStream) deliveryKey(listener string, n uint64) string {
+func (s *Engine) deliveryKey(listener string, n uint64) string {
 	return s.key(tblDeliveries, listener, strconv.FormatUint(n, 10))
 }
 
 func (tx *jsTx) deliveryLog(listener string) (jsDeliveryLog, error) {
 	l := jsDeliveryLog{Next: 1}
-	if err := tx.getJSON(tx.s.key(tblDeliveryLogs, listener), &l); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := tx.getJSON(tx.s.key(tblDeliveryLogs, listener), &l); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return jsDeliveryLog{}, err
 	}
 	return l, nil
@@ -75,7 +75,7 @@ func (tx *jsTx) deliveryLog(listener string) (jsDeliveryLog, error) {
 
 func (tx *jsTx) backlog(listener string) (jsBacklog, error) {
 	var b jsBacklog
-	if err := tx.getJSON(tx.s.key(tblDeliveryDue, listener), &b); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := tx.getJSON(tx.s.key(tblDeliveryDue, listener), &b); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return jsBacklog{}, err
 	}
 	return b, nil
@@ -94,7 +94,7 @@ func (tx *jsTx) putBacklog(listener string, b jsBacklog) error {
 
 // createDelivery stores d as a new delivery at clock nowMs, as
 // Bolt.createDelivery does.
-func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d model.Delivery) (model.Delivery, error) {
+func (s *Engine) createDelivery(tx *jsTx, nowMs int64, d model.Delivery) (model.Delivery, error) {
 	if d.ListenerID == "" {
 		return model.Delivery{}, errors.New("empty listener id")
 	}
@@ -129,7 +129,7 @@ func (s *JetStream) createDelivery(tx *jsTx, nowMs int64, d model.Delivery) (mod
 
 // putDeliveryLog writes a listener's log, first trimming its oldest
 // settled deliveries past the newest deliveriesKept.
-func (s *JetStream) putDeliveryLog(tx *jsTx, listener string, log jsDeliveryLog, due jsBacklog) error {
+func (s *Engine) putDeliveryLog(tx *jsTx, listener string, log jsDeliveryLog, due jsBacklog) error {
 	pending := make(map[uint64]bool, len(due.Items))
 	for _, it := range due.Items {
 		pending[it.N] = true
@@ -149,20 +149,20 @@ func (s *JetStream) putDeliveryLog(tx *jsTx, listener string, log jsDeliveryLog,
 	return tx.putJSON(s.key(tblDeliveryLogs, listener), log)
 }
 
-// getDelivery reads the delivery with id in tx; ErrNotFound when there is
+// getDelivery reads the delivery with id in tx; kv.ErrNotFound when there is
 // none.
-func (s *JetStream) getDelivery(tx *jsTx, id string) (model.Delivery, error) {
+func (s *Engine) getDelivery(tx *jsTx, id string) (model.Delivery, error) {
 	listener, n, ok := parseDeliveryID(id)
 	if !ok {
-		return model.Delivery{}, ErrNotFound
+		return model.Delivery{}, kv.ErrNotFound
 	}
 	var d model.Delivery
 	err := tx.getJSON(s.deliveryKey(listener, n), &d)
 	return d, err
 }
 
-// GetDelivery returns a delivery by id, or ErrNotFound.
-func (s *JetStream) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
+// GetDelivery returns a delivery by id, or kv.ErrNotFound.
+func (s *Engine) GetDelivery(ctx context.Context, id string) (model.Delivery, error) {
 	var d model.Delivery
 	err := s.view(ctx, func(tx *jsTx) error {
 		var err error
@@ -177,7 +177,7 @@ func (s *JetStream) GetDelivery(ctx context.Context, id string) (model.Delivery,
 
 // UpdateDelivery replaces the stored delivery d.ID with d and moves it in
 // its listener's backlog, as Bolt.UpdateDelivery does.
-func (s *JetStream) UpdateDelivery(ctx context.Context, d model.Delivery) error {
+func (s *Engine) UpdateDelivery(ctx context.Context, d model.Delivery) error {
 	err := s.update(ctx, func(tx *jsTx) error {
 		old, err := s.getDelivery(tx, d.ID)
 		if err != nil {
@@ -229,7 +229,7 @@ func (s *JetStream) UpdateDelivery(ctx context.Context, d model.Delivery) error 
 // the one after afterListener round to it, as Bolt.DueDeliveries does. It
 // reads the backlogs of the listeners with pending deliveries, and only
 // the deliveries it returns.
-func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
+func (s *Engine) DueDeliveries(ctx context.Context, nowMs int64, afterListener string, limit int, skip func(listenerID string) bool) ([]model.Delivery, error) {
 	if limit <= 0 {
 		limit = kv.DefaultQueueLimit
 	}
@@ -280,7 +280,7 @@ func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListene
 			}
 			var d model.Delivery
 			err := tx.getJSON(s.deliveryKey(h.listener, h.first.N), &d)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, kv.ErrNotFound) {
 				continue // settled since the scan
 			}
 			if err != nil {
@@ -298,16 +298,16 @@ func (s *JetStream) DueDeliveries(ctx context.Context, nowMs int64, afterListene
 
 // ListDeliveries returns one page of listenerID's deliveries, newest
 // first, with the cursors and rules of Bolt.ListDeliveries.
-func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Page) (PageOf[model.Delivery], error) {
+func (s *Engine) ListDeliveries(ctx context.Context, listenerID string, p kv.Page) (kv.PageOf[model.Delivery], error) {
 	if p.After != "" && p.Before != "" {
-		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w: after and before are mutually exclusive", listenerID, ErrBadCursor)
+		return kv.PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w: after and before are mutually exclusive", listenerID, kv.ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {
 		limit = kv.DefaultPageLimit
 	}
 	tag := kv.DeliveryList.Tag(listenerID)
-	var pg PageOf[model.Delivery]
+	var pg kv.PageOf[model.Delivery]
 	err := s.view(ctx, func(tx *jsTx) error {
 		log, err := tx.deliveryLog(listenerID)
 		if err != nil {
@@ -347,21 +347,21 @@ func (s *JetStream) ListDeliveries(ctx context.Context, listenerID string, p Pag
 		pg, err = kv.PageOfSeqs[model.Delivery](ns, len(log.Ns), p, tag, func(n uint64) ([]byte, error) {
 			data, ok, err := tx.get(s.deliveryKey(listenerID, n))
 			if err == nil && !ok {
-				err = fmt.Errorf("delivery %d: %w", n, ErrNotFound)
+				err = fmt.Errorf("delivery %d: %w", n, kv.ErrNotFound)
 			}
 			return data, err
 		})
 		return err
 	})
 	if err != nil {
-		return PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
+		return kv.PageOf[model.Delivery]{}, fmt.Errorf("store: list deliveries of %q: %w", listenerID, err)
 	}
 	return pg, nil
 }
 
 // deleteDeliveriesAfter removes every delivery to listenerID with its
 // log and backlog, as purges once the listener's delete committed.
-func (s *JetStream) deleteDeliveriesAfter(ctx context.Context, listenerID string) error {
+func (s *Engine) deleteDeliveriesAfter(ctx context.Context, listenerID string) error {
 	if err := s.purge(ctx, s.key(tblDeliveries, listenerID)+".>"); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -21,10 +21,10 @@ import (
 // channel's, not with the events the channel keeps.
 
 // PageEvents returns a page of a channel's events, newest first, with
-// each event's Size set, by the rules of EventPage.
-func (s *JetStream) PageEvents(ctx context.Context, emitterID, channel string, p EventPage) ([]model.Event, error) {
+// each event's Size set, by the rules of kv.EventPage.
+func (s *Engine) PageEvents(ctx context.Context, emitterID, channel string, p kv.EventPage) ([]model.Event, error) {
 	if p.After != "" && p.Before != "" {
-		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", ErrBadCursor)
+		return nil, fmt.Errorf("store: page events: %w: after and before are mutually exclusive", kv.ErrBadCursor)
 	}
 	var cursor eventPos
 	if c := p.After + p.Before; c != "" {
@@ -77,11 +77,11 @@ func (a eventPos) after(b eventPos) bool {
 
 // jsPager reads one page of a channel.
 type jsPager struct {
-	s                  *JetStream
+	s                  *Engine
 	ctx                context.Context
 	emitterID, channel string
 	ch                 *jsChannel
-	p                  EventPage
+	p                  kv.EventPage
 	size               int
 }
 

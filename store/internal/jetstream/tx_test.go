@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/store/internal/kv"
 )
 
 // The tests of this file are JetStream's own: its transactions (the
@@ -16,7 +16,7 @@ import (
 
 func TestJSTxWritesReadsAndDeletes(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	a, b := s.key("t", "a"), s.key("t", "b")
 	err := s.update(ctx, func(tx *jsTx) error {
 		tx.put(a, []byte("1"))
@@ -51,7 +51,7 @@ func TestJSTxWritesReadsAndDeletes(t *testing.T) {
 // under it stores none of its writes, and a retry sees the change.
 func TestJSTxConflictRefusesTheWholeBatch(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	guard, x, y := s.key("t", "guard"), s.key("t", "x"), s.key("t", "y")
 	wantErr(t, "seed", s.update(ctx, func(tx *jsTx) error { tx.put(guard, []byte("0")); return nil }), nil)
 
@@ -91,7 +91,7 @@ func TestJSTxConflictRefusesTheWholeBatch(t *testing.T) {
 // goroutines lose no update.
 func TestJSTxConcurrentIncrements(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	counter := s.key("t", "counter")
 	const workers, each = 4, 10
 	var wg sync.WaitGroup
@@ -129,7 +129,7 @@ func TestJSTxConcurrentIncrements(t *testing.T) {
 // a separator is one literal token.
 func TestJSKeysCannotBeWildcards(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	wantErr(t, "put", s.update(ctx, func(tx *jsTx) error {
 		tx.put(s.key("users", "u_alice"), []byte("alice"))
 		return nil
@@ -184,49 +184,19 @@ func FuzzToken(f *testing.F) {
 	})
 }
 
-// TestJSCompleteRunsSplitsLargeRuns: a run whose commit is more writes
-// than one atomic batch takes is committed in parts, its completion with
-// its last events.
-func TestJSCompleteRunsSplitsLargeRuns(t *testing.T) {
-	t.Parallel()
-	s := openTestJetStream(t)
-	inv := mustEnqueue(t, s, "dc_1")
-	const n = 2 * jsMaxBatch
-	var parts []int
-	commit := RunCommit{Events: evs("a", n), Keep: 10 * n, Dedupe: &model.DedupeState{Last: "final"},
-		DedupeAfter: func(stored int) *model.DedupeState {
-			parts = append(parts, stored)
-			return &model.DedupeState{Last: "part"}
-		}}
-	out, err := s.CompleteRuns(ctx, []CompletedRun{{Invocation: inv, Commit: commit}})
-	wantErr(t, "CompleteRuns", err, nil)
-	if len(out[0]) != n || len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))) != n {
-		t.Fatalf("%d events returned, %d stored; want %d", len(out[0]), len(must(s.ListEvents(ctx, "dc_1", "a", 10*n))), n)
-	}
-	if len(parts) < 2 {
-		t.Errorf("%d events committed in %d parts before the last", n, len(parts))
-	}
-	if st := must(s.GetDedupe(ctx, "dc_1")); st.Last != "final" {
-		t.Errorf("dedupe after the run: %+v", st)
-	}
-	if pending := must(s.PendingInvocations(ctx, "dc_1", 10)); len(pending) != 0 {
-		t.Errorf("still queued: %+v", pending)
-	}
-}
-
 // TestJSTooLargeIsSaid: a record past the servers' max_payload is refused
-// before anything is sent, with ErrTooLarge naming the sizes (the
+// before anything is sent, with kv.ErrTooLarge naming the sizes (the
 // connection would otherwise fail the publish with a bare error).
 func TestJSTooLargeIsSaid(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	err := s.update(ctx, func(tx *jsTx) error {
 		tx.put(s.key("big", "1"), make([]byte, 9<<20))
 		tx.put(s.key("small", "1"), []byte("x"))
 		return nil
 	})
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "max_payload") {
-		t.Fatalf("a 9 MiB record: %v, want ErrTooLarge", err)
+	if !errors.Is(err, kv.ErrTooLarge) || !strings.Contains(err.Error(), "max_payload") {
+		t.Fatalf("a 9 MiB record: %v, want kv.ErrTooLarge", err)
 	}
 	if _, found, err := s.begin(ctx).get(s.key("small", "1")); err != nil || found {
 		t.Errorf("the rest of the transaction was stored: %v, %v", found, err)

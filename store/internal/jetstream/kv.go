@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"bytes"
@@ -23,19 +23,22 @@ type jsKV struct {
 	maxWrites int // > 0: the messages a transaction of a batch holds
 }
 
-func (s *JetStream) View(ctx context.Context, fn func(tx kv.Tx) error) error {
+func (s *Engine) View(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return s.view(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
-func (s *JetStream) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
+func (s *Engine) Update(ctx context.Context, fn func(tx kv.Tx) error) error {
 	return s.update(ctx, func(tx *jsTx) error { return fn(jsKV{tx: tx}) })
 }
 
-// Batch bounds a transaction by jsTxMaxWrites messages, well under the
+// Batch bounds a transaction by txMaxWrites messages, well under the
 // server's bound of an atomic batch.
-func (s *JetStream) Batch(ctx context.Context, fn func(tx kv.Tx) error) error {
-	return s.update(context.WithoutCancel(ctx), func(tx *jsTx) error { return fn(jsKV{tx: tx, maxWrites: jsTxMaxWrites}) })
+func (s *Engine) Batch(ctx context.Context, fn func(tx kv.Tx) error) error {
+	return s.update(context.WithoutCancel(ctx), func(tx *jsTx) error { return fn(jsKV{tx: tx, maxWrites: txMaxWrites}) })
 }
+
+// MaxRunEvents is txMaxWrites: a run's events are a message each.
+func (s *Engine) MaxRunEvents() int { return txMaxWrites }
 
 // Spend counts nothing: the transaction counts its messages itself.
 func (k jsKV) Spend(int, int) {}
@@ -156,7 +159,7 @@ type jsMap struct {
 
 func (k jsKV) ownerMap(t kv.Table, owner string) (jsMap, error) {
 	m := jsMap{}
-	if err := k.tx.getJSON(k.tx.s.key(t.Subject, owner), &m); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := k.tx.getJSON(k.tx.s.key(t.Subject, owner), &m); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return jsMap{}, err
 	}
 	if m.IDs == nil {
@@ -230,7 +233,7 @@ func (k jsKV) ListInsert(ix kv.List, owner, id string, seq uint64) error {
 	return k.tx.listInsert(ix, owner, id, seq)
 }
 
-func (k jsKV) ListPage(ix kv.List, owner string, p Page) ([]string, []string, int, error) {
+func (k jsKV) ListPage(ix kv.List, owner string, p kv.Page) ([]string, []string, int, error) {
 	l, err := k.tx.list(ix, owner)
 	if err != nil {
 		return nil, nil, 0, err
@@ -276,7 +279,7 @@ func (k jsKV) Enqueue(nowMs int64, inv model.Invocation) error {
 
 func (k jsKV) Queued(inv model.Invocation) (bool, error) {
 	_, err := k.tx.s.invocationKey(k.tx, inv)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, kv.ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err

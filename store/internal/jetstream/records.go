@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"encoding/json"
@@ -18,14 +18,14 @@ const (
 
 var tblDedupe = kv.Dedupe.Subject // source id → DedupeState
 
-// getJSON decodes the record of subject into v, or returns ErrNotFound.
+// getJSON decodes the record of subject into v, or returns kv.ErrNotFound.
 func (tx *jsTx) getJSON(subject string, v any) error {
 	data, ok, err := tx.get(subject)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return ErrNotFound
+		return kv.ErrNotFound
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("decode record %s: %w", subject, err)
@@ -64,7 +64,7 @@ type jsListItem struct {
 	Seq uint64 `json:"seq"`
 }
 
-func (s *JetStream) listKey(ix kv.List, owner string) string {
+func (s *Engine) listKey(ix kv.List, owner string) string {
 	return s.key(tblLists, ix.Name, owner)
 }
 
@@ -72,7 +72,7 @@ func (s *JetStream) listKey(ix kv.List, owner string) string {
 func (tx *jsTx) list(ix kv.List, owner string) (jsList, error) {
 	var l jsList
 	err := tx.getJSON(tx.s.listKey(ix, owner), &l)
-	if err != nil && err != ErrNotFound {
+	if err != nil && err != kv.ErrNotFound {
 		return jsList{}, err
 	}
 	if l.Next == 0 {
@@ -133,10 +133,10 @@ func compareUint(a, b uint64) int {
 }
 
 // pageList picks the ids and cursors of one page of items, by the rules
-// of Page (as orderIndex.page does in bbolt).
-func pageList(ix kv.List, owner string, items []jsListItem, p Page) (ids, cursors []string, err error) {
+// of kv.Page (as orderIndex.page does in bbolt).
+func pageList(ix kv.List, owner string, items []jsListItem, p kv.Page) (ids, cursors []string, err error) {
 	if p.After != "" && p.Before != "" {
-		return nil, nil, fmt.Errorf("%w: after and before are mutually exclusive", ErrBadCursor)
+		return nil, nil, fmt.Errorf("%w: after and before are mutually exclusive", kv.ErrBadCursor)
 	}
 	limit := p.Limit
 	if limit <= 0 {

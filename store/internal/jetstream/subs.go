@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ type jsIDs struct {
 // addID adds id to the set of record k.
 func (tx *jsTx) addID(k, id string) error {
 	var set jsIDs
-	if err := tx.getJSON(k, &set); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := tx.getJSON(k, &set); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return err
 	}
 	if !slices.Contains(set.IDs, id) {
@@ -34,7 +34,7 @@ func (tx *jsTx) addID(k, id string) error {
 func (tx *jsTx) removeID(k, id string) error {
 	var set jsIDs
 	if err := tx.getJSON(k, &set); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, kv.ErrNotFound) {
 			return nil
 		}
 		return err
@@ -50,7 +50,7 @@ func (tx *jsTx) removeID(k, id string) error {
 // ids reads the set of record k (empty when none).
 func (tx *jsTx) ids(k string) ([]string, error) {
 	var set jsIDs
-	if err := tx.getJSON(k, &set); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := tx.getJSON(k, &set); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return nil, err
 	}
 	return set.IDs, nil
@@ -58,9 +58,9 @@ func (tx *jsTx) ids(k string) ([]string, error) {
 
 // nextOrder returns the next creation order, shared by sources,
 // workflows and auto-subscriptions so that they can be compared.
-func (s *JetStream) nextOrder(tx *jsTx) (uint64, error) {
+func (s *Engine) nextOrder(tx *jsTx) (uint64, error) {
 	var n uint64
-	if err := tx.getJSON(s.key(tblMeta, "order"), &n); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := tx.getJSON(s.key(tblMeta, "order"), &n); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return 0, fmt.Errorf("creation order: %w", err)
 	}
 	n++

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"slices"
@@ -15,7 +15,7 @@ import (
 // out, goes to the next node that asks.
 func TestJSLeases(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	steps := []struct {
 		holder string
 		ttl    time.Duration
@@ -47,7 +47,7 @@ func TestJSLeases(t *testing.T) {
 
 func TestJSNodes(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	for _, n := range []string{"a", "b"} {
 		wantErr(t, "Heartbeat", s.Heartbeat(ctx, n, time.Minute), nil)
 	}
@@ -71,7 +71,7 @@ func TestJSNodes(t *testing.T) {
 // and the partitions dropped waited a lease's TTL for another node.
 func TestJSNodesWhileTheyBeat(t *testing.T) {
 	t.Parallel()
-	s := openTestJetStream(t)
+	s := openTest(t)
 	names := []string{"a", "b", "c"}
 	for _, n := range names {
 		if err := s.Heartbeat(ctx, n, time.Minute); err != nil {

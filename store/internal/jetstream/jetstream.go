@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// JetStreamConfig says where a JetStream store lives. docs/nats.md maps
+// Config says where a JetStream store lives. docs/nats.md maps
 // fount's state onto it, and says why.
-type JetStreamConfig struct {
+type Config struct {
 	// URLs are the NATS servers, comma-separated nats:// URLs.
 	URLs string
 	// CredsFile is a NATS credentials file (a user JWT and its nkey);
@@ -54,12 +54,14 @@ const jsMinPayload = 8 << 20
 // reused). Scans pass over tombstones, so they should not pile up.
 const jsTombstoneTTL = time.Second
 
-// JetStream is the Store and Queues on a NATS JetStream stream. Every
-// record is the one message of its subject, and a write transaction is an
-// atomic batch whose messages carry the revisions the transaction read
-// (see tx.go, docs/nats.md).
-type JetStream struct {
-	rules
+// Engine keeps fount's state in a NATS JetStream stream: the
+// transactions the store's rules run in (kv.Engine) and what JetStream
+// lays out its own way (the event log, the queues, the db, leases and
+// heartbeats). Every record is the one message of its subject, and a
+// write transaction is an atomic batch whose messages carry the revisions
+// the transaction read (see tx.go, docs/nats.md).
+type Engine struct {
+	now    func() time.Time // the clock of event ids and queue times
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
@@ -71,15 +73,16 @@ type JetStream struct {
 	queued queuedKeys
 }
 
-// OpenJetStream connects to the NATS servers of cfg and creates the
-// stream of cfg's namespace unless it exists.
+// Open connects to the NATS servers of cfg and creates the stream of
+// cfg's namespace unless it exists. now is the clock of event ids and
+// queue times.
 //
 // # Errors
 //
-// OpenJetStream fails when no server answers within the context, when
+// Open fails when no server answers within the context, when
 // the servers have no JetStream, or when the stream exists with a
 // configuration that does not allow fount's transactions.
-func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*JetStream, error) {
+func Open(ctx context.Context, cfg Config, now func() time.Time) (*Engine, error) {
 	ns := cfg.Namespace
 	if ns == "" {
 		ns = "fount"
@@ -110,10 +113,8 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 		nc.Close()
 		return nil, fmt.Errorf("store: JetStream: %w", err)
 	}
-	s := &JetStream{nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
+	s := &Engine{now: now, nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
 		deliveriesKept: kv.DeliveriesKept, maxPendingDeliveries: kv.MaxPendingDeliveries}
-	o := applyOptions(opts)
-	s.rules = rules{kv: s, limits: o.limits, now: o.now}
 	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {
 		nc.Close()
 		return nil, err
@@ -122,7 +123,7 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 }
 
 // ensureStream creates the stream or checks the one there.
-func (s *JetStream) ensureStream(ctx context.Context, replicas int) error {
+func (s *Engine) ensureStream(ctx context.Context, replicas int) error {
 	if replicas <= 0 {
 		replicas = 1
 	}
@@ -161,7 +162,7 @@ func (s *JetStream) ensureStream(ctx context.Context, replicas int) error {
 }
 
 // Close closes the connection, after what was published is flushed.
-func (s *JetStream) Close() error {
+func (s *Engine) Close() error {
 	defer s.nc.Close()
 	if err := s.nc.FlushTimeout(5 * time.Second); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 		return fmt.Errorf("store: close NATS connection: %w", err)
@@ -169,13 +170,10 @@ func (s *JetStream) Close() error {
 	return nil
 }
 
-var (
-	_ Store  = (*JetStream)(nil)
-	_ Queues = (*JetStream)(nil)
-)
+var _ kv.Engine = (*Engine)(nil)
 
 // Ping checks that the stream's leader answers.
-func (s *JetStream) Ping(ctx context.Context) error {
+func (s *Engine) Ping(ctx context.Context) error {
 	if _, err := s.stream.Info(ctx); err != nil {
 		return fmt.Errorf("store: stream %s: %w", s.name, err)
 	}
@@ -188,7 +186,7 @@ func (s *JetStream) Ping(ctx context.Context) error {
 // marker that the server removes a second later, so the count also holds
 // the invocations run in the last second or so. Reading each queued
 // record instead costs the store as much as running them.
-func (s *JetStream) QueueDepths(ctx context.Context) (invocations, deliveries int, err error) {
+func (s *Engine) QueueDepths(ctx context.Context) (invocations, deliveries int, err error) {
 	invocations, err = s.countSubjects(ctx, s.key(tblInvocations)+".>")
 	if err != nil {
 		return 0, 0, err
@@ -211,7 +209,7 @@ func (s *JetStream) QueueDepths(ctx context.Context) (invocations, deliveries in
 // a message (deletion markers included). It asks for the page of the
 // subjects past the last one, a request nats.go does not make: the
 // answer holds their number, not them.
-func (s *JetStream) countSubjects(ctx context.Context, filter string) (int, error) {
+func (s *Engine) countSubjects(ctx context.Context, filter string) (int, error) {
 	req, err := json.Marshal(struct {
 		Filter string `json:"subjects_filter"`
 		Offset int    `json:"offset"`
@@ -247,7 +245,7 @@ func (s *JetStream) countSubjects(ctx context.Context, filter string) (int, erro
 // hold a message (deletion markers included): the server reads them from
 // its index of subjects, which costs far less than reading their
 // messages.
-func (s *JetStream) listSubjects(ctx context.Context, filter string) ([]string, error) {
+func (s *Engine) listSubjects(ctx context.Context, filter string) ([]string, error) {
 	var info *jetstream.StreamInfo
 	err := s.retry(ctx, func() error {
 		var err error

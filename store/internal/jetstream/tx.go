@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fount-dev/fount/store/internal/kv"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
@@ -62,7 +63,7 @@ func transient(err error) bool {
 
 // retry calls fn until it returns an error that is not transient, ctx
 // ends, or jsTransientWait has passed.
-func (s *JetStream) retry(ctx context.Context, fn func() error) error {
+func (s *Engine) retry(ctx context.Context, fn func() error) error {
 	deadline := time.Now().Add(jsTransientWait)
 	wait := 25 * time.Millisecond
 	for {
@@ -92,7 +93,7 @@ var errTxConflict = errors.New("store: transaction conflict")
 // is refused if any of them changed: optimistic concurrency, with no
 // read-modify-write race.
 type jsTx struct {
-	s    *JetStream
+	s    *Engine
 	ctx  context.Context
 	read map[string]uint64 // subject → revision read; 0: absent
 	// values holds what get read, so that a key read again in the
@@ -127,7 +128,7 @@ type jsWrite struct {
 // key is the subject of a record: the namespace, a table name, and each
 // part encoded so that any string (an id from a URL, a user's db key) is
 // one token that can be neither a wildcard nor a separator.
-func (s *JetStream) key(table string, parts ...string) string {
+func (s *Engine) key(table string, parts ...string) string {
 	var b strings.Builder
 	b.WriteString(s.prefix)
 	b.WriteByte('.')
@@ -175,7 +176,7 @@ func untoken(tok string) (string, error) {
 }
 
 // keyParts decodes the parts of a key of table, as key encoded them.
-func (s *JetStream) keyParts(table, subject string) ([]string, error) {
+func (s *Engine) keyParts(table, subject string) ([]string, error) {
 	rest, ok := strings.CutPrefix(subject, s.prefix+"."+table+".")
 	if !ok {
 		return nil, fmt.Errorf("store: key %q is not of %s", subject, table)
@@ -193,7 +194,7 @@ func (s *JetStream) keyParts(table, subject string) ([]string, error) {
 }
 
 // view runs fn on a transaction that writes nothing.
-func (s *JetStream) view(ctx context.Context, fn func(tx *jsTx) error) error {
+func (s *Engine) view(ctx context.Context, fn func(tx *jsTx) error) error {
 	tx := s.begin(ctx)
 	if err := fn(tx); err != nil {
 		return err
@@ -207,7 +208,7 @@ func (s *JetStream) view(ctx context.Context, fn func(tx *jsTx) error) error {
 // update runs fn on a transaction and commits what it wrote, running it
 // again while another transaction changed what it read. fn must have no
 // effect but on tx.
-func (s *JetStream) update(ctx context.Context, fn func(tx *jsTx) error) error {
+func (s *Engine) update(ctx context.Context, fn func(tx *jsTx) error) error {
 	wait := time.Millisecond
 	for attempt := 1; ; attempt++ {
 		tx := s.begin(ctx)
@@ -245,7 +246,7 @@ func (tx *jsTx) runAfterCommit(ctx context.Context) error {
 	return nil
 }
 
-func (s *JetStream) begin(ctx context.Context) *jsTx {
+func (s *Engine) begin(ctx context.Context) *jsTx {
 	return &jsTx{s: s, ctx: ctx, read: map[string]uint64{}, values: map[string]jsRead{}, write: map[string]jsWrite{},
 		invocations: map[uint64]string{}}
 }
@@ -373,7 +374,7 @@ func (tx *jsTx) commit(ctx context.Context) error {
 		for _, m := range msgs {
 			if int64(len(m.Data)) > limit {
 				return fmt.Errorf("%w: %s holds %d bytes, and the NATS servers take messages of %d at most (their max_payload)",
-					ErrTooLarge, m.Subject, len(m.Data), tx.s.nc.MaxPayload())
+					kv.ErrTooLarge, m.Subject, len(m.Data), tx.s.nc.MaxPayload())
 			}
 		}
 	}
@@ -385,7 +386,7 @@ func (tx *jsTx) commit(ctx context.Context) error {
 // commit is lost and the batch is sent again, the server, which
 // remembers ids for a while, refuses the copy as a duplicate: the first
 // one was stored.
-func (s *JetStream) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
+func (s *Engine) publishBatch(ctx context.Context, msgs []*nats.Msg) error {
 	ids := nuid.Next()
 	for i, m := range msgs {
 		m.Header.Set(jetstream.MsgIDHeader, ids+"."+strconv.Itoa(i))
@@ -433,7 +434,7 @@ func conflict(code jetstream.ErrorCode) bool {
 
 // sendBatch sends msgs as one atomic batch (one message: a plain
 // publish) and waits for the answer to its commit.
-func (s *JetStream) sendBatch(ctx context.Context, msgs []*nats.Msg) error {
+func (s *Engine) sendBatch(ctx context.Context, msgs []*nats.Msg) error {
 	last := msgs[len(msgs)-1]
 	if len(msgs) > 1 {
 		id := nuid.Next()
@@ -488,7 +489,7 @@ type jsEntry struct {
 // snapshot: a record written while it runs may be missed or seen at its
 // newest; callers that must see a fixed set check a version key (see
 // docs/nats.md).
-func (s *JetStream) scan(ctx context.Context, filter string) ([]jsEntry, error) {
+func (s *Engine) scan(ctx context.Context, filter string) ([]jsEntry, error) {
 	var out []jsEntry
 	err := s.retry(ctx, func() error {
 		var err error
@@ -513,7 +514,7 @@ const jsFirstByReads = 32
 
 // scanFirst returns the first limit records of filter, in the order they
 // were last written, read from the stream's leader.
-func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]jsEntry, error) {
+func (s *Engine) scanFirst(ctx context.Context, filter string, limit int) ([]jsEntry, error) {
 	var out []jsEntry
 	err := s.retry(ctx, func() error {
 		found := newNewest()
@@ -544,7 +545,7 @@ func (s *JetStream) scanFirst(ctx context.Context, filter string, limit int) ([]
 
 // scanOnce reads the records of filter from the stream's leader, one at a
 // time, then, past jsScanByReads of them, through a consumer.
-func (s *JetStream) scanOnce(ctx context.Context, filter string) ([]jsEntry, error) {
+func (s *Engine) scanOnce(ctx context.Context, filter string) ([]jsEntry, error) {
 	found := newNewest()
 	next := uint64(1)
 	for range jsScanByReads {
@@ -600,7 +601,7 @@ func (n *newest) entries() []jsEntry {
 
 // scanConsumer reads the records of filter from sequence from on through
 // an ordered consumer, up to limit of them (<= 0: all).
-func (s *JetStream) scanConsumer(ctx context.Context, filter string, from uint64, limit int) ([]jsEntry, error) {
+func (s *Engine) scanConsumer(ctx context.Context, filter string, from uint64, limit int) ([]jsEntry, error) {
 	// A consumer of its own, removed once read: the server bounds the
 	// consumers of a stream, and an idle one would otherwise stay for
 	// minutes. The server also removes it after a short idle time, should

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ type jsClock struct {
 // jsAppender stores events of one emitter in a transaction; close writes
 // the clock and the channels' records, trimming each to keep.
 type jsAppender struct {
-	s         *JetStream
+	s         *Engine
 	tx        *jsTx
 	now       uint64
 	emitterID string
@@ -68,7 +68,7 @@ type jsAppender struct {
 	added     map[string][]uint64 // the n of each event added, per channel
 }
 
-func (s *JetStream) newAppender(tx *jsTx, nowMs int64, emitterID string, keep int) (*jsAppender, error) {
+func (s *Engine) newAppender(tx *jsTx, nowMs int64, emitterID string, keep int) (*jsAppender, error) {
 	if emitterID == "" {
 		return nil, errors.New("empty emitter id")
 	}
@@ -81,7 +81,7 @@ func (s *JetStream) newAppender(tx *jsTx, nowMs int64, emitterID string, keep in
 	switch {
 	case err == nil:
 		a.seen = true
-	case !errors.Is(err, ErrNotFound):
+	case !errors.Is(err, kv.ErrNotFound):
 		return nil, err
 	}
 	return a, nil
@@ -102,11 +102,11 @@ func (a *jsAppender) channel(name string) (*jsChannel, error) {
 
 // readChannel reads a channel's record; a channel never written starts
 // at n = 1.
-func (s *JetStream) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, error) {
+func (s *Engine) readChannel(tx *jsTx, emitterID, name string) (*jsChannel, error) {
 	var ch jsChannel
 	err := tx.getJSON(s.key(tblEventChans, emitterID, name), &ch)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, kv.ErrNotFound):
 		return &jsChannel{First: 1, Next: 1, Bounded: true}, nil
 	case err != nil:
 		return nil, err
@@ -138,7 +138,7 @@ func (a *jsAppender) Add(e *model.Event) (int, error) {
 	return len(data), nil
 }
 
-func (s *JetStream) eventKey(emitterID, channel string, n uint64) string {
+func (s *Engine) eventKey(emitterID, channel string, n uint64) string {
 	return s.key(tblEvents, emitterID, channel, strconv.FormatUint(n, 10))
 }
 
@@ -162,7 +162,7 @@ func (a *jsAppender) Close() error {
 // record. An event added by this transaction and trimmed at once is never
 // written at all (fresh holds the n added by this appender; tx.fresh tells
 // those of the transaction's earlier runs).
-func (s *JetStream) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep uint64, fresh []uint64) error {
+func (s *Engine) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep uint64, fresh []uint64) error {
 	// At most jsMaxTrim slots a transaction, holes included, so that the
 	// batch stays in bounds; a channel left over keep is trimmed further
 	// by its next appends.
@@ -191,7 +191,7 @@ func (s *JetStream) trim(tx *jsTx, emitterID, name string, ch *jsChannel, keep u
 
 // AppendEvents stores events for emitterID and returns them with ID,
 // IndexedAtMs and EmitterID set, as Bolt.AppendEvents does.
-func (s *JetStream) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
+func (s *Engine) AppendEvents(ctx context.Context, emitterID string, events []model.Event, keep int) ([]model.Event, error) {
 	if emitterID == "" {
 		return nil, errors.New("store: append events: empty emitter id")
 	}
@@ -228,7 +228,7 @@ type jsStoredEvent struct {
 // scan of the channel's subjects, for what must see all of them
 // (DeleteEvents, a release from ChannelDelayed); pages seek instead
 // (js_events_page.go).
-func (s *JetStream) channelEvents(ctx context.Context, emitterID, channel string) ([]jsStoredEvent, error) {
+func (s *Engine) channelEvents(ctx context.Context, emitterID, channel string) ([]jsStoredEvent, error) {
 	entries, err := s.scan(ctx, s.key(tblEvents, emitterID, channel)+".*")
 	if err != nil {
 		return nil, err
@@ -251,13 +251,13 @@ func (s *JetStream) channelEvents(ctx context.Context, emitterID, channel string
 
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
 // emitterID, newest first; none for an unknown emitter or channel.
-func (s *JetStream) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
-	return s.PageEvents(ctx, emitterID, channel, EventPage{Limit: limit})
+func (s *Engine) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
+	return s.PageEvents(ctx, emitterID, channel, kv.EventPage{Limit: limit})
 }
 
 // Channels returns the names of emitterID's channels that hold events,
 // in byte order; none for an unknown emitter.
-func (s *JetStream) Channels(ctx context.Context, emitterID string) ([]string, error) {
+func (s *Engine) Channels(ctx context.Context, emitterID string) ([]string, error) {
 	out := []string{}
 	if emitterID == "" {
 		return out, nil
@@ -290,7 +290,7 @@ func (s *JetStream) Channels(ctx context.Context, emitterID string) ([]string, e
 // in [startID, endID] and returns how many it deleted, as
 // Bolt.DeleteEvents does. A range of more events than one batch holds is
 // deleted over several transactions.
-func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
+func (s *Engine) DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error) {
 	start, end, err := kv.EventBounds(startID, endID)
 	if err != nil {
 		return 0, fmt.Errorf("store: delete events of %q: %w", emitterID, err)
@@ -353,7 +353,7 @@ func (s *JetStream) DeleteEvents(ctx context.Context, emitterID, channel, startI
 // records and its clock: after the transaction that deleted the emitter
 // committed, as purges, since an emitter may keep more events than one
 // batch holds.
-func (s *JetStream) deleteEmitterAfter(ctx context.Context, emitterID string) error {
+func (s *Engine) deleteEmitterAfter(ctx context.Context, emitterID string) error {
 	for _, table := range []string{tblEvents, tblEventChans} {
 		if err := s.purge(ctx, s.key(table, emitterID)+".>"); err != nil {
 			return err

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -25,7 +25,7 @@ const (
 // seconds, at least one), or with ttl 0 gives it up if holder has it. It
 // returns who holds the lease after the call: holder, another node, or
 // "" (nobody).
-func (s *JetStream) Lease(ctx context.Context, name, holder string, ttl time.Duration) (string, error) {
+func (s *Engine) Lease(ctx context.Context, name, holder string, ttl time.Duration) (string, error) {
 	if holder == "" {
 		return "", errors.New("store: lease: empty holder")
 	}
@@ -56,7 +56,7 @@ func (s *JetStream) Lease(ctx context.Context, name, holder string, ttl time.Dur
 }
 
 // Heartbeat records that node is alive for ttl.
-func (s *JetStream) Heartbeat(ctx context.Context, node string, ttl time.Duration) error {
+func (s *Engine) Heartbeat(ctx context.Context, node string, ttl time.Duration) error {
 	err := s.update(ctx, func(tx *jsTx) error {
 		tx.putTTL(s.key(tblNodes, node), nil, ttl)
 		return nil
@@ -70,7 +70,7 @@ func (s *JetStream) Heartbeat(ctx context.Context, node string, ttl time.Duratio
 // Leave removes node from the nodes alive. Its record is purged rather
 // than deleted by a marker, so that Nodes, which reads the index of
 // subjects, stops listing it at once.
-func (s *JetStream) Leave(ctx context.Context, node string) error {
+func (s *Engine) Leave(ctx context.Context, node string) error {
 	if err := s.purge(ctx, s.key(tblNodes, node)); err != nil {
 		return fmt.Errorf("store: %s leaves: %w", node, err)
 	}
@@ -80,7 +80,7 @@ func (s *JetStream) Leave(ctx context.Context, node string) error {
 // Nodes lists the nodes alive, by name, from the stream's index of
 // subjects: one answer of the leader, where a scan of records that their
 // nodes rewrite all the time met some twice and missed others.
-func (s *JetStream) Nodes(ctx context.Context) ([]string, error) {
+func (s *Engine) Nodes(ctx context.Context) ([]string, error) {
 	subjects, err := s.listSubjects(ctx, s.key(tblNodes)+".*")
 	if err != nil {
 		return nil, fmt.Errorf("store: nodes: %w", err)
@@ -99,12 +99,12 @@ func (s *JetStream) Nodes(ctx context.Context) ([]string, error) {
 
 // Conn is the store's NATS connection, which nodes also use to tell each
 // other what changed (see BusSubject).
-func (s *JetStream) Conn() *nats.Conn { return s.nc }
+func (s *Engine) Conn() *nats.Conn { return s.nc }
 
 // BusSubject is a subject of this store's namespace for messages between
 // nodes, outside the stream: "<namespace>-bus." and parts, each one
 // token (encoded).
-func (s *JetStream) BusSubject(parts ...string) string {
+func (s *Engine) BusSubject(parts ...string) string {
 	var b strings.Builder
 	b.WriteString(s.prefix + "-bus")
 	for _, p := range parts {

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -18,20 +18,18 @@ const (
 	tblExecutionLogs = "exec_log" // workflow id → jsSeqs: the executions kept, oldest first
 )
 
-var tblWorkflows = kv.Workflows.Subject // workflow id → Workflow
-
 // jsSeqs is a record holding sequence numbers in increasing order.
 type jsSeqs struct {
 	Seqs []uint64 `json:"seqs"`
 }
 
-func (s *JetStream) executionKey(workflowID string, seq uint64) string {
+func (s *Engine) executionKey(workflowID string, seq uint64) string {
 	return s.key(tblExecutions, workflowID, strconv.FormatUint(seq, 10))
 }
 
 // putExecution stores x and trims the workflow's executions to the newest
 // keep (0: no trim).
-func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
+func (s *Engine) putExecution(tx *jsTx, x *model.Execution, keep int) error {
 	wf, seq, ok := kv.ParseExecutionID(x.ID)
 	if !ok || wf != x.WorkflowID {
 		return fmt.Errorf("execution id %q does not name workflow %q", x.ID, x.WorkflowID)
@@ -40,7 +38,7 @@ func (s *JetStream) putExecution(tx *jsTx, x *model.Execution, keep int) error {
 		return fmt.Errorf("execution: %w", err)
 	}
 	var log jsSeqs
-	if err := tx.getJSON(s.key(tblExecutionLogs, wf), &log); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := tx.getJSON(s.key(tblExecutionLogs, wf), &log); err != nil && !errors.Is(err, kv.ErrNotFound) {
 		return err
 	}
 	if i, found := slices.BinarySearch(log.Seqs, seq); !found {
@@ -63,7 +61,7 @@ func (k jsKV) Execution(workflowID string, seq uint64) ([]byte, bool, error) {
 func (k jsKV) NewestExecutions(workflowID string, limit int) ([][]byte, error) {
 	var log jsSeqs
 	if err := k.tx.getJSON(k.tx.s.key(tblExecutionLogs, workflowID), &log); err != nil {
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, kv.ErrNotFound) {
 			return nil, nil
 		}
 		return nil, err
@@ -84,7 +82,7 @@ func (k jsKV) NewestExecutions(workflowID string, limit int) ([][]byte, error) {
 
 // purgeWorkflowData removes, once its delete has committed, what a
 // workflow kept beyond its record.
-func (s *JetStream) purgeWorkflowData(ctx context.Context, id string) error {
+func (s *Engine) purgeWorkflowData(ctx context.Context, id string) error {
 	if err := s.purgeSourceData(ctx, id); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store
+package jetstream
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 // DBGet returns the value of key in the db of sourceID; found is false
 // (with a nil value and error) when it is absent.
-func (s *JetStream) DBGet(ctx context.Context, sourceID, k string) (value []byte, found bool, err error) {
+func (s *Engine) DBGet(ctx context.Context, sourceID, k string) (value []byte, found bool, err error) {
 	if sourceID == "" || k == "" {
 		return nil, false, nil
 	}
@@ -26,7 +26,7 @@ func (s *JetStream) DBGet(ctx context.Context, sourceID, k string) (value []byte
 
 // DBSet sets key to value (JSON text) in the db of sourceID. The store
 // does not check that the source exists.
-func (s *JetStream) DBSet(ctx context.Context, sourceID, k string, value []byte) error {
+func (s *Engine) DBSet(ctx context.Context, sourceID, k string, value []byte) error {
 	if sourceID == "" || k == "" {
 		return fmt.Errorf("store: db set %q of %q: %w", k, sourceID, errors.New("empty source id or key"))
 	}
@@ -43,7 +43,7 @@ func (s *JetStream) DBSet(ctx context.Context, sourceID, k string, value []byte)
 // DBClear removes sourceID's whole db; a source without one is not an
 // error. It is one purge of the db's subjects: no transaction holds a
 // source's whole db, which may be larger than one batch.
-func (s *JetStream) DBClear(ctx context.Context, sourceID string) error {
+func (s *Engine) DBClear(ctx context.Context, sourceID string) error {
 	if err := s.purge(ctx, s.key(tblDB, sourceID)+".>"); err != nil {
 		return fmt.Errorf("store: clear the db of %q: %w", sourceID, err)
 	}
@@ -51,6 +51,6 @@ func (s *JetStream) DBClear(ctx context.Context, sourceID string) error {
 }
 
 // purge removes every record whose subject matches filter.
-func (s *JetStream) purge(ctx context.Context, filter string) error {
+func (s *Engine) purge(ctx context.Context, filter string) error {
 	return s.retry(ctx, func() error { return s.stream.Purge(ctx, jetstream.WithPurgeSubject(filter)) })
 }

@@ -9,13 +9,15 @@
 // implements both on bbolt in the data directory; JetStream implements
 // both on a NATS JetStream stream that several nodes share (docs/nats.md
 // for the mapping). The rules are written once, as methods of rules,
-// which both embed, against kvTx, a transaction of either engine (kv.go).
-// Each engine implements kvTx (bolt_kv.go, js_kv.go) and what is its
-// own: the event log, the queues of invocations and deliveries,
-// executions, the db, and for bbolt group commit and migrations, for
-// JetStream transactions and leases. Files are named for it: bolt_*.go
-// and bolt.go are bbolt's, js_*.go and js.go JetStream's, the rest both
-// engines'. Both pass the same tests (eachBackend).
+// which both embed, against kv.Tx, a transaction of either engine
+// (store/internal/kv). Each engine is a package of its own,
+// store/internal/bolt and store/internal/jetstream, and implements
+// kv.Engine and what is its own: the event log, the queues of
+// invocations and deliveries, executions, the db, and for bbolt group
+// commit and migrations, for JetStream transactions, parts and leases.
+// Bolt and JetStream are the rules over one engine each, whose methods
+// they promote. Both pass the same tests (eachBackend); each engine's
+// tests of what is its alone live in its package.
 // What only one can do is an optional interface the server asks for:
 // Backuper and StatsReporter (Bolt), Shared (JetStream).
 //

@@ -29,7 +29,7 @@ const lockTimeout = 5 * time.Second
 // newer fount.
 var errSchemaTooNew = errors.New("store: schema version too new")
 
-// Bucket names. Index keys are built by key(), below.
+// Bucket names. Index keys are built by kv.Key.
 var (
 	bucketMeta = kv.Meta.Bucket // schema_version
 

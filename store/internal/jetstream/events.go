@@ -227,7 +227,7 @@ type jsStoredEvent struct {
 // channelEvents returns a channel's stored events, oldest first. It is a
 // scan of the channel's subjects, for what must see all of them
 // (DeleteEvents, a release from ChannelDelayed); pages seek instead
-// (js_events_page.go).
+// (events_page.go).
 func (s *Engine) channelEvents(ctx context.Context, emitterID, channel string) ([]jsStoredEvent, error) {
 	entries, err := s.scan(ctx, s.key(tblEvents, emitterID, channel)+".*")
 	if err != nil {

@@ -43,7 +43,7 @@ func NewDelivery(d model.Delivery, nowMs int64, maxPending int, pending func() i
 
 // Bounds of a listener's deliveries, each stored with its payload, so
 // that neither its log nor its backlog grows for as long as it lives
-// (Bolt.deliveriesKept and Bolt.maxPendingDeliveries; tests change them).
+// (the engines' SetDeliveryBounds changes them, for tests).
 const (
 	// DeliveriesKept is how many settled (delivered or failed) deliveries
 	// a listener keeps, the newest.

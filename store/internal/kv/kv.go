@@ -7,12 +7,12 @@ import (
 )
 
 // Table names one kind of record on both engines: its bbolt bucket and
-// its JetStream Table (the second token of a subject).
+// its JetStream table (the second token of a subject).
 type Table struct {
 	Bucket  []byte
 	Subject string
 	// Large records may pass what one NATS message holds: JetStream
-	// stores them in parts (js_parts.go), which costs a read of the
+	// stores them in parts (store/internal/jetstream/parts.go), which costs a read of the
 	// record before each write.
 	Large bool
 }
@@ -20,10 +20,10 @@ type Table struct {
 // Tx is one transaction of an engine, as the rules see it. Records
 // are JSON by id; a value is filed under a tuple of strings (an id: a
 // lookup); a set holds the ids filed under one string; a map the ids
-// filed under an owner and a key; a list (orderIndex) keeps an owner's
+// filed under an owner and a key; a list (List) keeps an owner's
 // ids in creation order, with cursors.
 type Tx interface {
-	// Record returns the Record id of t; found is false when there is
+	// Record returns the record id of t; found is false when there is
 	// none. The bytes are the caller's.
 	Record(t Table, id string) (data []byte, found bool, err error)
 	PutRecord(t Table, id string, data []byte) error
@@ -32,7 +32,7 @@ type Tx interface {
 	// Records returns every record of t, in no particular order.
 	Records(t Table) ([][]byte, error)
 
-	// A Value is filed under a tuple of strings: most often an id (a
+	// A value is filed under a tuple of strings: most often an id (a
 	// lookup), or a small record (an account's usage of a day).
 	Value(t Table, parts ...string) (v []byte, found bool, err error)
 	PutValue(t Table, v []byte, parts ...string) error
@@ -57,7 +57,7 @@ type Tx interface {
 	ListRemove(ix List, owner, id string) error
 	ListIDs(ix List, owner string) ([]string, error)
 	ListCount(ix List, owner string) (int, error)
-	// ListSeq returns the seq id got from listAdd; false when none.
+	// ListSeq returns the seq id got from ListAdd; false when none.
 	ListSeq(ix List, owner, id string) (uint64, bool, error)
 	// ListInsert files id at seq, in seq order: a list ordered as
 	// another (the orgs a user belongs to, in the orgs' order).
@@ -105,7 +105,7 @@ type Tx interface {
 	CreateDelivery(nowMs int64, d model.Delivery) (model.Delivery, error)
 
 	// Spend counts what the transaction wrote against the bound of one
-	// batch (kvEngine.batchKV); full reports whether it is reached. A
+	// batch (Engine.Batch); Full reports whether it is reached. A
 	// transaction not of a batch is never full.
 	Spend(events, bytes int)
 	Full() bool
@@ -122,7 +122,7 @@ type EventAppender interface {
 	Close() error
 }
 
-// Engine runs the rules' transactions: view's writes nothing, update's
+// Engine runs the rules' transactions: View's writes nothing, Update's
 // commits atomically what fn wrote, or nothing when fn fails.
 type Engine interface {
 	View(ctx context.Context, fn func(tx Tx) error) error

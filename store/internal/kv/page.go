@@ -35,8 +35,9 @@ type PageOf[T any] struct {
 const DefaultPageLimit = 10
 
 // List keeps the ids of one kind of record in creation order per
-// owner: order maps key(owner)+seq to the id, pos maps the id back to
-// its order key so removal needs no scan. list names the list in cursors.
+// owner. Name names the list in cursors (and is JetStream's record of
+// it); in bbolt, Order maps Key(owner)+seq to the id and Pos maps the id
+// back to its order key, so that removal needs no scan.
 type List struct {
 	Name       string
 	Order, Pos []byte
@@ -53,7 +54,7 @@ func EncodeCursor(tag [4]byte, seq uint64) string {
 	return base64.RawURLEncoding.EncodeToString(append(tag[:], BE8(seq)...))
 }
 
-// DecodeCursor returns the seq of a cursor made by encodeCursor with tag.
+// DecodeCursor returns the seq of a cursor made by EncodeCursor with tag.
 func DecodeCursor(tag [4]byte, cursor string) (uint64, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(b) != 12 {

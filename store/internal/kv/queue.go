@@ -16,7 +16,7 @@ func SeqID(seq uint64) string {
 	return strconv.FormatUint(seq, 10)
 }
 
-// ParseSeqID returns the sequence number of an id made by seqID, or
+// ParseSeqID returns the sequence number of an id made by SeqID, or
 // false for anything else (so no other string aliases a key).
 func ParseSeqID(id string) (uint64, bool) {
 	seq, err := strconv.ParseUint(id, 10, 64)

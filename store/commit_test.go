@@ -146,8 +146,7 @@ func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 
 // TestCompleteRunOfManyEvents: a run of more events than one JetStream
 // batch holds (1,000 messages) completes whole through CompleteRun on
-// every backend, and
-// completing it again says its invocation is gone.
+// every backend, and completing it again says its invocation is gone.
 func TestCompleteRunOfManyEvents(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
@@ -234,7 +233,8 @@ func TestChannels(t *testing.T) {
 
 // TestJSCompleteRunsSplitsLargeRuns: a run whose commit is more writes
 // than one atomic batch takes is committed in parts, its completion with
-// its last events.
+// its last events. JetStream only: its bound is in messages; bbolt's, in
+// events and bytes, has its own test (TestCompleteRunsSplitsLargeRuns).
 func TestJSCompleteRunsSplitsLargeRuns(t *testing.T) {
 	t.Parallel()
 	s := openTestJetStream(t)

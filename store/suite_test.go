@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -70,7 +69,7 @@ func eachReopenable(t *testing.T, fn func(t *testing.T, open func() testStore)) 
 	})
 	t.Run("jetstream", func(t *testing.T) {
 		t.Parallel()
-		ns := fmt.Sprintf("t%d", testNATS.n.Add(1))
+		ns := testNATS.Namespace()
 		var last *JetStream
 		t.Cleanup(func() {
 			if last == nil {

@@ -3,33 +3,20 @@ package jetstream
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/fount-dev/fount/internal/natsdev"
 )
 
-// testNATS is one embedded JetStream server per test binary, started by
-// the first test that needs it; each test has a namespace of its own on
-// it (openTest).
-var testNATS struct {
-	once    sync.Once
-	cluster *natsdev.Cluster
-	dir     string
-	err     error
-	n       atomic.Int64 // namespaces handed out
-}
+// testNATS is the test binary's NATS server; each test has a namespace
+// of its own on it (openTest).
+var testNATS natsdev.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if testNATS.cluster != nil {
-		testNATS.cluster.Shutdown()
-		_ = os.RemoveAll(testNATS.dir)
-	}
+	testNATS.Shutdown()
 	os.Exit(code)
 }
 
@@ -39,16 +26,11 @@ var ctx = context.Background()
 // binary's NATS server; on cleanup it deletes its stream and closes it.
 func openTest(t testing.TB) *Engine {
 	t.Helper()
-	testNATS.once.Do(func() {
-		if testNATS.dir, testNATS.err = os.MkdirTemp("", "fount-jetstream-"); testNATS.err == nil {
-			testNATS.cluster, testNATS.err = natsdev.Start(testNATS.dir, 1, natsdev.Ports{})
-		}
-	})
-	if testNATS.err != nil {
-		t.Fatalf("embedded NATS: %v", testNATS.err)
+	url, err := testNATS.URL()
+	if err != nil {
+		t.Fatal(err)
 	}
-	ns := fmt.Sprintf("t%d", testNATS.n.Add(1))
-	s, err := Open(ctx, Config{URLs: testNATS.cluster.URLs(), Namespace: ns, Name: t.Name()}, time.Now)
+	s, err := Open(ctx, Config{URLs: url, Namespace: testNATS.Namespace(), Name: t.Name()}, time.Now)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}

@@ -80,7 +80,7 @@ var (
 
 	bucketDB = []byte("db") // source id -> key -> JSON text
 
-	// The engine's queues (see queue.go). The invocations bucket's own
+	// The engine's queues (see store/queue.go). The invocations bucket's own
 	// sequence numbers invocations, the deliveries bucket's deliveries.
 	bucketInvocations   = []byte("invocations")              // source id -> 8-byte seq -> Invocation
 	bucketDeliveries    = []byte("deliveries")               // 8-byte seq -> Delivery

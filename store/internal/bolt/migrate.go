@@ -35,7 +35,7 @@ var migrations = map[uint64]func(tx *bbolt.Tx) error{
 func countEventsLater(*bbolt.Tx) error { return nil }
 
 // settleWorkflowDeliveries moves a version 4 file to version 5, which adds
-// the buckets of workflows and executions (OpenBolt creates them). Before
+// the buckets of workflows and executions (Open creates them). Before
 // version 5 an event routed to a workflow listener (p_...) was queued as
 // a delivery never due, waiting for workflows to exist. No workflow
 // existed then, so no p_ listener can ever take them: each is settled

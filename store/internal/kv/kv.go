@@ -95,8 +95,8 @@ type Tx interface {
 	// channel trimmed to keep; its close writes what it holds back.
 	AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error)
 	// PutExecution stores x and trims its workflow's executions to the
-	// newest keep (0: no trim); execution reads one back, and
-	// newestExecutions up to limit of them, newest first.
+	// newest keep (0: no trim); Execution reads one back, and
+	// NewestExecutions up to limit of them, newest first.
 	PutExecution(x *model.Execution, keep int) error
 	Execution(workflowID string, seq uint64) ([]byte, bool, error)
 	NewestExecutions(workflowID string, limit int) ([][]byte, error)
@@ -128,7 +128,7 @@ type Engine interface {
 	View(ctx context.Context, fn func(tx Tx) error) error
 	Update(ctx context.Context, fn func(tx Tx) error) error
 	// Batch is Update bounded to what one commit of a batch of runs
-	// should hold (its tx reports full), and, once begun, carried out
+	// should hold (its tx reports Full), and, once begun, carried out
 	// whatever ctx says.
 	Batch(ctx context.Context, fn func(tx Tx) error) error
 	// MaxRunEvents is the most events of one run that one transaction

@@ -60,7 +60,11 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID st
 	if err != nil {
 		return err
 	}
-	pg := listPage[apiv1.EventSummary]{total: len(events), before: req.Before != ""}
+	total, err := s.store.CountEvents(r.Context(), emitterID, req.EventName)
+	if err != nil {
+		return err
+	}
+	pg := listPage[apiv1.EventSummary]{total: max(total, len(events)), before: req.Before != ""}
 	for _, e := range events {
 		pg.items = append(pg.items, summarize(e, req.Expand == "event"))
 		pg.cursors = append(pg.cursors, e.ID)

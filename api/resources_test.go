@@ -342,6 +342,13 @@ func TestEventSummaries(t *testing.T) {
 	if len(r.list()) != 10 {
 		t.Fatalf("default limit: %d", len(r.list()))
 	}
+	// total_count is the channel's events, not the page's (the spec).
+	for q, want := range map[string]float64{"": 13, "?limit=3": 13, "?limit=3&after=" + stored[5].ID: 13, "?event_name=orders": 1, "?event_name=none": 0} {
+		info := h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries"+q, "owner-key", nil), 200).pageInfo()
+		if info["total_count"] != want {
+			t.Errorf("%s: total_count %v, want %v", q, info["total_count"], want)
+		}
+	}
 	newest := r.list()[0].(map[string]any)
 	if newest["id"] != stored[12].ID || newest["metadata"].(map[string]any)["emitter_id"] != id || newest["metadata"].(map[string]any)["name"] != "" {
 		t.Errorf("newest first: %v", newest)

@@ -9,8 +9,9 @@ import (
 )
 
 // TestTrimFollowsTheCountAcrossDeletes: the count that trimming relies on
-// follows appends, deletes and a channel stored before counts were kept,
-// so that a channel always holds its newest keep events, no fewer.
+// (and CountEvents answers) follows appends, deletes and a channel stored
+// before counts were kept, so that a channel always holds its newest keep
+// events, no fewer.
 func TestTrimFollowsTheCountAcrossDeletes(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, s testStore) { checkTrimFollowsTheCount(t, s) })
@@ -58,6 +59,14 @@ func checkTrimFollowsTheCount(t *testing.T, s testStore) {
 		}
 		if got := held(); got != st.want {
 			t.Fatalf("%s: the channel holds %d events, want %d", st.name, got, st.want)
+		}
+		if n, err := s.CountEvents(ctx, "dc_1", ""); err != nil || n != st.want {
+			t.Fatalf("%s: CountEvents = %d, %v; want %d", st.name, n, err, st.want)
+		}
+	}
+	for _, other := range [][2]string{{"dc_1", "orders"}, {"dc_2", ""}, {"", ""}} {
+		if n, err := s.CountEvents(ctx, other[0], other[1]); err != nil || n != 0 {
+			t.Errorf("CountEvents of %q's channel %q, which holds none: %d, %v", other[0], other[1], n, err)
 		}
 	}
 }

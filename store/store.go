@@ -110,6 +110,8 @@ type Store interface {
 	// DeleteEvents deletes a channel's events with ids in [startID,
 	// endID]; an empty bound is open.
 	DeleteEvents(ctx context.Context, emitterID, channel, startID, endID string) (int, error)
+	// CountEvents returns how many events a channel holds.
+	CountEvents(ctx context.Context, emitterID, channel string) (int, error)
 	// Channels names the channels of an emitter that hold events.
 	Channels(ctx context.Context, emitterID string) ([]string, error)
 

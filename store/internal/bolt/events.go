@@ -219,6 +219,28 @@ func countEvents(ch *bbolt.Bucket) uint64 {
 	return n
 }
 
+// CountEvents returns how many events a channel of emitterID holds: its
+// stored count, or for a channel written before counts were kept, its
+// keys counted.
+func (b *Engine) CountEvents(ctx context.Context, emitterID, channel string) (int, error) {
+	var n uint64
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
+		ch := channelBucket(tx, emitterID, channel)
+		if ch == nil {
+			return nil
+		}
+		var counted bool
+		if n, counted = eventCount(tx.Bucket(bucketEvents).Bucket([]byte(emitterID)), channel); !counted {
+			n = countEvents(ch)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count the events of %q: %w", emitterID, err)
+	}
+	return int(n), nil
+}
+
 // ListEvents returns up to limit (<= 0: 100) events of a channel of
 // emitterID, newest first; none for an unknown emitter or channel.
 func (b *Engine) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {

@@ -255,6 +255,19 @@ func (s *Engine) ListEvents(ctx context.Context, emitterID, channel string, limi
 	return s.PageEvents(ctx, emitterID, channel, kv.EventPage{Limit: limit})
 }
 
+// CountEvents returns how many events a channel of emitterID holds: the
+// count its record keeps.
+func (s *Engine) CountEvents(ctx context.Context, emitterID, channel string) (int, error) {
+	if emitterID == "" {
+		return 0, nil
+	}
+	ch, err := s.readChannel(s.begin(ctx), emitterID, channel)
+	if err != nil {
+		return 0, fmt.Errorf("store: count the events of %q: %w", emitterID, err)
+	}
+	return int(ch.Count), nil
+}
+
 // Channels returns the names of emitterID's channels that hold events,
 // in byte order; none for an unknown emitter.
 func (s *Engine) Channels(ctx context.Context, emitterID string) ([]string, error) {

@@ -41,11 +41,13 @@ func (s *Server) listSourceEvents(w http.ResponseWriter, r *http.Request, req *a
 	if err != nil {
 		return err
 	}
-	return s.listEvents(w, r, src.ID, req)
+	return s.listEvents(w, r, src.ID, req, false)
 }
 
-// listEvents answers a page of an emitter's event summaries.
-func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID string, req *apiv1.EventSummariesRequest) error {
+// listEvents answers a page of an emitter's event summaries; with
+// rawEvent each summary's event is {"raw_event": <the data>}, as the
+// specification shapes a workflow's emits.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID string, req *apiv1.EventSummariesRequest, rawEvent bool) error {
 	limit, err := readLimit(r, req.Limit)
 	if err != nil {
 		return err
@@ -66,7 +68,11 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID st
 	}
 	pg := listPage[apiv1.EventSummary]{total: max(total, len(events)), before: req.Before != ""}
 	for _, e := range events {
-		pg.items = append(pg.items, summarize(e, req.Expand == "event"))
+		sum := summarize(e, req.Expand == "event")
+		if rawEvent {
+			sum.Event, _ = json.Marshal(map[string]json.RawMessage{"raw_event": sum.Event})
+		}
+		pg.items = append(pg.items, sum)
 		pg.cursors = append(pg.cursors, e.ID)
 	}
 	writePage(s, w, r, pg)
@@ -139,7 +145,8 @@ func (s *Server) background(f func(ctx context.Context)) {
 func (s *Server) Close() { s.bg.Wait() }
 
 // listWorkflowEvents answers the events a workflow emitted with
-// $.send.emit (event holds raw_event).
+// $.send.emit: each summary's event holds raw_event, the data emitted
+// (what the workflow's subscribers receive).
 func (s *Server) listWorkflowEvents(w http.ResponseWriter, r *http.Request, req *apiv1.WorkflowEventsRequest) error {
 	return s.workflowEvents(w, r, req, "")
 }
@@ -156,5 +163,5 @@ func (s *Server) workflowEvents(w http.ResponseWriter, r *http.Request, req *api
 		return err
 	}
 	return s.listEvents(w, r, wf.ID, &apiv1.EventSummariesRequest{Common: req.Common, Limit: req.Limit,
-		After: req.After, Before: req.Before, Expand: req.Expand, EventName: channel})
+		After: req.After, Before: req.Before, Expand: req.Expand, EventName: channel}, channel == "")
 }

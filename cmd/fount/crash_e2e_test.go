@@ -348,7 +348,7 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 		}
 		_, body = s.do("GET", "/v1/workflows/"+id+"/event_summaries?limit=100", nil)
 		for _, it := range body["data"].([]any) {
-			emitted[int(it.(map[string]any)["event"].(map[string]any)["n"].(float64))] = true
+			emitted[int(it.(map[string]any)["event"].(map[string]any)["raw_event"].(map[string]any)["n"].(float64))] = true
 		}
 		missingRun, missingEmit = nil, nil
 		for n := range acked {

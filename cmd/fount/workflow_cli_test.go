@@ -28,7 +28,7 @@ func TestCLIWorkflowDeployRunExecutionsEvents(t *testing.T) {
 	url := strings.TrimSpace(e.mustFount("get", "greeter", "--endpoint"))
 	postBody(t, url, `{"name":"ada","times":2}`)
 	events := e.srv.workflowEvents(workflowID(t, e), "", 1)
-	if got := jsonOf(events[0]["event"]); got != `{"greeting":"hello ada, hello ada"}` {
+	if got := jsonOf(events[0]["event"]); got != `{"raw_event":{"greeting":"hello ada, hello ada"}}` {
 		t.Errorf("event = %s", got)
 	}
 	out = e.mustFount("executions", "greeter")

@@ -176,7 +176,7 @@ func TestWorkflowHTTPThreeSteps(t *testing.T) {
 		t.Fatalf("endpoint: %d %s", st, body)
 	}
 	ev := s.workflowEvents(id, "", 1)[0]
-	if got := jsonOf(ev["event"]); got != `{"greeting":"hello ada x3","parsed":{"n":3,"name":"ada"}}` {
+	if got := jsonOf(ev["event"]); got != `{"raw_event":{"greeting":"hello ada x3","parsed":{"n":3,"name":"ada"}}}` {
 		t.Errorf("emitted event = %s", got)
 	}
 	if md := ev["metadata"].(map[string]any); md["emitter_id"] != id || md["name"] != "" {
@@ -351,7 +351,7 @@ func TestWorkflowSourceTriggerAndRouting(t *testing.T) {
 		t.Fatal("source endpoint failed")
 	}
 	ev := s.workflowEvents(id, "", 1)[0]
-	if jsonOf(ev["event"]) != `{"relayed":{"k":1}}` {
+	if jsonOf(ev["event"]) != `{"raw_event":{"relayed":{"k":1}}}` {
 		t.Errorf("relayed event = %v", ev["event"])
 	}
 	if x := s.executions(id, 1)[0]; x["status"] != "success" {

@@ -86,11 +86,17 @@ func (s *Server) createWorkflow(w http.ResponseWriter, r *http.Request, req *api
 // checkTriggerEmitter makes a source trigger name an emitter the caller
 // can see (or a glob, which covers the owner's emitters only).
 func (s *Server) checkTriggerEmitter(ctx context.Context, t apiv1.TriggerSpec) error {
-	if t.Type != model.TriggerSource || t.EmitterID == "" || t.EmitterID == "dc_*" || t.EmitterID == "p_*" {
+	if t.Type != model.TriggerSource || t.EmitterID == "" {
 		return nil
 	}
 	if err := checkEventName(t.EventName); err != nil {
 		return err
+	}
+	if _, glob := ids.GlobOf(t.EmitterID); glob {
+		return nil
+	}
+	if kind, _ := ids.Of(t.EmitterID); kind != ids.Source && kind != ids.Workflow {
+		return errInvalid("trigger.emitter_id", "The trigger.emitter_id must be a source (dc_...) or workflow (p_...) id, or the glob dc_* or p_*; %.80q is none of them.", t.EmitterID)
 	}
 	return s.checkExists(ctx, t.EmitterID, "trigger.emitter_id", ids.Source, ids.Workflow)
 }

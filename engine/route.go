@@ -72,6 +72,11 @@ func (r *router) listeners(channel string) []string {
 		}
 	}
 	for _, s := range r.subs {
+		// A glob covers the owner's emitters but the listener itself: a
+		// workflow triggered by p_* does not run on its own emits.
+		if s.ListenerID == r.src.ID && s.EmitterID != r.src.ID {
+			continue
+		}
 		if s.EventName == channel && ids.Matches(s.EmitterID, r.src.ID) {
 			add(s.ListenerID)
 		}

@@ -868,3 +868,70 @@ func TestWorkflowActiveSwitchesItsTrigger(t *testing.T) {
 		t.Errorf("without active: %d %v", st, body)
 	}
 }
+
+// TestWorkflowGlobTriggers: a source trigger on the glob dc_* runs on the
+// events of each of the owner's sources; one on p_* on other workflows'
+// emits but not on its own; an emitter that is neither an id nor a glob
+// is refused, the message naming it.
+func TestWorkflowGlobTriggers(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	a, b := s.deploySource(echoSource, nil), s.deploySource(echoSource, nil)
+	every := s.deployWorkflow(map[string]any{
+		"name":    "Every source",
+		"trigger": map[string]any{"type": "source", "emitter_id": "dc_*"},
+		"steps":   []any{step("note", `export default defineComponent({ run({ steps }) { return steps.trigger.event.body } })`, nil)},
+	})
+	for _, src := range []map[string]any{a, b} {
+		if st, _ := postBody(t, endpointOf(src, "http"), `{"from":"`+src["id"].(string)+`"}`); st != 200 {
+			t.Fatalf("post to %s: %d", src["id"], st)
+		}
+	}
+	from := map[string]bool{}
+	for _, x := range s.executions(every["id"].(string), 2) {
+		full := s.execution(x["id"].(string))
+		from[full["event"].(map[string]any)["body"].(map[string]any)["from"].(string)] = true
+	}
+	if !from[a["id"].(string)] || !from[b["id"].(string)] {
+		t.Errorf("dc_* ran on events of %v, want both sources", from)
+	}
+
+	emitter := s.deployWorkflow(map[string]any{
+		"name":    "Emitter",
+		"trigger": map[string]any{"type": "http"},
+		"steps":   []any{step("emit", `export default defineComponent({ run({ steps, $ }) { $.send.emit({ raw_event: { n: steps.trigger.event.body.n } }) } })`, nil)},
+	})
+	follower := s.deployWorkflow(map[string]any{
+		"name":    "Follower",
+		"trigger": map[string]any{"type": "source", "emitter_id": "p_*"},
+		"steps":   []any{step("echo", `export default defineComponent({ run({ steps, $ }) { $.send.emit({ raw_event: { seen: steps.trigger.event } }) } })`, nil)},
+	})
+	post := func(n int) {
+		t.Helper()
+		if st, body := postBody(t, emitter["trigger"].(map[string]any)["endpoint_url"].(string), fmt.Sprintf(`{"n":%d}`, n)); st != 200 {
+			t.Fatalf("emitter: %d %s", st, body)
+		}
+	}
+	// The follower's first emit is committed with whatever it routes:
+	// had it routed to itself, that run would be queued before the
+	// emitter's second event, and the follower's second run would be it.
+	post(1)
+	s.workflowEvents(follower["id"].(string), "", 1)
+	post(2)
+	runs := s.executions(follower["id"].(string), 2)
+	second := s.execution(runs[len(runs)-2]["id"].(string))
+	if got := jsonOf(second["event"]); got != `{"n":2}` {
+		t.Errorf("the follower's second run had the event %s, want the emitter's second, {\"n\":2}", got)
+	}
+
+	st, body := s.do("POST", "/v1/workflows", map[string]any{"name": "Bad", "trigger": map[string]any{"type": "source", "emitter_id": "sc_x"},
+		"steps": []any{step("s", `export default defineComponent({ run() {} })`, nil)}})
+	if msg, _ := body["error"].(map[string]any)["message"].(string); st != 400 || !strings.Contains(msg, `the glob dc_* or p_*; "sc_x" is none of them`) {
+		t.Errorf("emitter sc_x: %d %v", st, body)
+	}
+	st, body = s.do("POST", "/v1/workflows", map[string]any{"name": "Bad", "trigger": map[string]any{"type": "source", "emitter_id": "dc_*", "event_name": strings.Repeat("x", 1000)},
+		"steps": []any{step("s", `export default defineComponent({ run() {} })`, nil)}})
+	if st != 400 || body["error"].(map[string]any)["param"] != "event_name" {
+		t.Errorf("a glob trigger with a bad event name: %d %v", st, body)
+	}
+}

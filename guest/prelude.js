@@ -1318,7 +1318,11 @@
       }
     }
     const on = self;
-    if (stepDollar === null) stepDollar = makeDollar(true);
+    if (stepDollar === null) {
+      stepDollar = makeDollar(true);
+      // Older Pipedream steps call $send.emit() as a global.
+      ObjectDefineProperty(globalThis, "$send", { value: stepDollar.send, configurable: true });
+    }
     return await FunctionPrototypeCall(def.run, on, { steps, $: stepDollar });
   }
 

@@ -935,3 +935,21 @@ func TestWorkflowGlobTriggers(t *testing.T) {
 		t.Errorf("a glob trigger with a bad event name: %d %v", st, body)
 	}
 }
+
+// TestWorkflowOlderSendGlobal: a step written for Pipedream's older
+// globals emits with $send.emit, as with $.send.emit.
+func TestWorkflowOlderSendGlobal(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Older",
+		"trigger": map[string]any{"type": "http"},
+		"steps":   []any{step("emit", `export default defineComponent({ run({ steps }) { $send.emit({ raw_event: { older: steps.trigger.event.body.n } }) } })`, nil)},
+	})
+	if st, body := postBody(t, wf["trigger"].(map[string]any)["endpoint_url"].(string), `{"n":7}`); st != 200 {
+		t.Fatalf("trigger: %d %s", st, body)
+	}
+	if got := jsonOf(s.workflowEvents(wf["id"].(string), "", 1)[0]["event"]); got != `{"raw_event":{"older":7}}` {
+		t.Errorf("event = %s", got)
+	}
+}

@@ -83,6 +83,10 @@ type GuestError struct {
 	Name    string `json:"name"`
 	Message string `json:"message"`
 	Stack   string `json:"stack,omitempty"`
+	// Code is the thrown error's own code property, when it has one (a
+	// string or a number, as Node's system errors and many libraries
+	// set it).
+	Code string `json:"code,omitempty"`
 	// Line and Column locate a syntax error in the component's code, when
 	// known (1-based; 0 when unknown).
 	Line   int `json:"line,omitempty"`

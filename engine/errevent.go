@@ -25,7 +25,7 @@ const (
 )
 
 // errorEvent describes a failed run on the $errors channel: the error's
-// name, message and stack, the event that triggered the run, and the
+// name, message, stack and own code (when it had one), the event that triggered the run, and the
 // kind of trigger, each within its cap.
 func errorEvent(err error, inv model.Invocation) model.Event {
 	name, message, stack := "Error", err.Error(), ""
@@ -47,6 +47,9 @@ func errorEvent(err error, inv model.Invocation) model.Event {
 	desc := map[string]any{"name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage)}
 	if se != nil {
 		desc["stack"] = capText(stack, maxErrorStack)
+		if se.Code != "" {
+			desc["code"] = capText(se.Code, maxErrorName)
+		}
 	}
 	data, _ := json.Marshal(map[string]any{"error": desc, "original_event": capEvent(inv.Event, maxOriginalEvent), "trigger": inv.Kind})
 	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(fmt.Sprint(desc["name"], ": ", desc["message"]), 120), Data: data}

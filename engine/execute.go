@@ -510,6 +510,15 @@ func stepError(err error) *model.StepError {
 	return &model.StepError{Name: name, Message: capText(message, maxErrorMessage), Stack: capText(stack, maxErrorStack)}
 }
 
+// errorCode is the code of a run's failure: the thrown error's own code
+// when it had one, else its name.
+func errorCode(err error, name string) string {
+	if se := (*sandbox.ScriptError)(nil); errors.As(err, &se) && se.Code != "" {
+		return se.Code
+	}
+	return name
+}
+
 // errorParts are the name, message and stack of a run's failure.
 func errorParts(err error) (name, message, stack string) {
 	var se *sandbox.ScriptError
@@ -577,7 +586,7 @@ func flowErrorEvent(err error, step string, inv model.Invocation, context map[st
 		stack = strings.TrimRight(head+"\n"+stack, "\n")
 	}
 	desc := map[string]any{
-		"code": capText(name, maxErrorName), "cellId": step, "ts": at.UTC().Format(time.RFC3339Nano),
+		"code": capText(errorCode(err, name), maxErrorName), "cellId": step, "ts": at.UTC().Format(time.RFC3339Nano),
 		"stack": capText(stack, maxErrorStack), "name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage),
 	}
 	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(inv.Event), maxOriginalEvent), "original_context": context, "error": desc})

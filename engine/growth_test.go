@@ -17,6 +17,31 @@ import (
 	"github.com/fount-dev/fount/store"
 )
 
+// TestErrorEventKeepsTheCode: a thrown error's own code is the $errors
+// event's error.code, capped as its name is; an error without one has
+// none.
+func TestErrorEventKeepsTheCode(t *testing.T) {
+	t.Parallel()
+	huge := strings.Repeat("E", 4<<10)
+	for _, tt := range []struct{ code, want string }{
+		{"ECONNREFUSED", "ECONNREFUSED"},
+		{huge, huge[:maxErrorName]},
+		{"", ""},
+	} {
+		ev := errorEvent(&sandbox.ScriptError{GuestError: abi.GuestError{Name: "Error", Message: "m", Code: tt.code}}, model.Invocation{Kind: kindManual})
+		var got struct {
+			Error map[string]any `json:"error"`
+		}
+		if err := json.Unmarshal(ev.Data, &got); err != nil {
+			t.Fatal(err)
+		}
+		code, has := got.Error["code"].(string)
+		if has != (tt.want != "") || !strings.HasPrefix(code, tt.want) || len(code) > maxErrorName+64 {
+			t.Errorf("code %.20q...: error.code = %.80q (present %v), want %.20q...", tt.code, code, has, tt.want)
+		}
+	}
+}
+
 // TestErrorEventCaps: what an $errors event copies of a failed run is
 // capped, marked when cut, and the event stays valid JSON far below the
 // emit cap however large the error and the original event were.

@@ -765,6 +765,8 @@
   function serializeError(e) {
     if (e instanceof Error || (e && typeof e === "object" && "message" in e)) {
       const out = record({ name: String(e.name || "Error"), message: String(e.message), stack: String(e.stack || "") });
+      const code = e.code;
+      if ((typeof code === "string" && code !== "") || typeof code === "number") out.code = String(code);
       if (e instanceof SyntaxError) {
         const m = RegExpPrototypeExec(/:(\d+)/, out.stack);
         if (m) out.line = Number(m[1]);

@@ -953,3 +953,33 @@ func TestWorkflowOlderSendGlobal(t *testing.T) {
 		t.Errorf("event = %s", got)
 	}
 }
+
+// TestWorkflowErrorKeepsItsCode: a thrown error's own code (a string or a
+// number) is the $errors event's error.code; without one, its name is.
+func TestWorkflowErrorKeepsItsCode(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Thrower",
+		"trigger": map[string]any{"type": "http"},
+		"steps": []any{step("call", `export default defineComponent({ run({ steps }) {
+			const b = steps.trigger.event.body;
+			if (b.code === undefined) throw new TypeError("no code");
+			throw Object.assign(new Error("with a code"), { code: b.code });
+		} })`, nil)},
+	})
+	url := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	bodies := []string{`{"code":"rate_limited"}`, `{"code":429}`, `{}`, `{"code":{"not":"a code"}}`}
+	for _, b := range bodies {
+		postBody(t, url, b)
+	}
+	got := map[string]bool{}
+	for _, ev := range s.workflowEvents(wf["id"].(string), "$errors", len(bodies)) {
+		got[ev["event"].(map[string]any)["error"].(map[string]any)["code"].(string)] = true
+	}
+	for _, want := range []string{"rate_limited", "429", "TypeError", "Error"} {
+		if !got[want] {
+			t.Errorf("no $errors event has code %q: %v", want, got)
+		}
+	}
+}

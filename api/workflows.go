@@ -249,7 +249,7 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 	t := wf.Trigger
 	view := apiv1.Workflow{
 		ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug, Active: wf.Active,
-		Version: wf.Version, CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, Steps: []apiv1.WorkflowStep{},
+		Version: wf.Version, DeploymentID: model.DeploymentID(wf.ID, wf.Version), CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, Steps: []apiv1.WorkflowStep{},
 		Trigger: apiv1.TriggerView{Type: t.Type, Respond: t.Respond, EmitterID: t.EmitterID, EventName: t.EventName, SubscriptionID: t.SubscriptionID},
 	}
 	if t.Endpoint != "" {
@@ -266,17 +266,17 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 			}
 			props[name] = raw
 		}
-		view.Steps = append(view.Steps, apiv1.WorkflowStep{Name: st.Name, Kind: st.Kind, Key: st.Key,
+		view.Steps = append(view.Steps, apiv1.WorkflowStep{ID: model.StepID(wf.ID, st.Name), Name: st.Name, Kind: st.Kind, Key: st.Key,
 			ComponentName: st.Metadata.Name, ComponentVersion: st.Metadata.Version, Props: props, Packages: viewPackages(st.Packages)})
 	}
 	return view
 }
 
 func viewExecutionSummary(x model.Execution) apiv1.ExecutionSummary {
-	out := apiv1.ExecutionSummary{ID: x.ID, WorkflowID: x.WorkflowID, Status: x.Status, ExitReason: x.ExitReason,
+	out := apiv1.ExecutionSummary{ID: x.ID, WorkflowID: x.WorkflowID, DeploymentID: x.DeploymentID, Status: x.Status, ExitReason: x.ExitReason,
 		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Steps: []apiv1.StepSummary{}}
 	for _, st := range x.Steps {
-		sum := apiv1.StepSummary{Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, Summary: st.Summary}
+		sum := apiv1.StepSummary{ID: model.StepID(x.WorkflowID, st.Name), Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, Summary: st.Summary}
 		if st.Error != nil {
 			sum.Error = st.Error.Name + ": " + st.Error.Message
 		}
@@ -286,13 +286,13 @@ func viewExecutionSummary(x model.Execution) apiv1.ExecutionSummary {
 }
 
 func viewExecution(x model.Execution) apiv1.Execution {
-	out := apiv1.Execution{ID: x.ID, WorkflowID: x.WorkflowID, Status: x.Status, ExitReason: x.ExitReason,
+	out := apiv1.Execution{ID: x.ID, WorkflowID: x.WorkflowID, DeploymentID: x.DeploymentID, Status: x.Status, ExitReason: x.ExitReason,
 		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Event: x.Event, Steps: []apiv1.StepExecution{}, Truncated: x.Truncated}
 	if len(out.Event) == 0 {
 		out.Event = json.RawMessage("null")
 	}
 	for _, st := range x.Steps {
-		v := apiv1.StepExecution{Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, ReturnValue: st.ReturnValue,
+		v := apiv1.StepExecution{ID: model.StepID(x.WorkflowID, st.Name), Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, ReturnValue: st.ReturnValue,
 			Exports: st.Exports, Summary: st.Summary, Truncated: st.Truncated}
 		for _, l := range st.Logs {
 			v.Logs = append(v.Logs, apiv1.StepLog{AtMs: l.AtMs, Level: l.Level, Text: l.Text})

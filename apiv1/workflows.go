@@ -68,17 +68,20 @@ type WorkflowByIDRequest struct {
 
 // Workflow is a deployed workflow.
 type Workflow struct {
-	ID        string         `json:"id" required:"true" description:"p_ id"`
-	OwnerID   string         `json:"owner_id" required:"true"`
-	UserID    string         `json:"user_id" required:"true"`
-	Name      string         `json:"name" required:"true"`
-	NameSlug  string         `json:"name_slug" required:"true"`
-	Active    bool           `json:"active" required:"true"`
-	Trigger   TriggerView    `json:"trigger" required:"true"`
-	Steps     []WorkflowStep `json:"steps" required:"true" nullable:"false"`
-	Version   uint64         `json:"version" required:"true" description:"how many times it was updated"`
-	CreatedAt int64          `json:"created_at" required:"true"`
-	UpdatedAt int64          `json:"updated_at" required:"true"`
+	ID       string         `json:"id" required:"true" description:"p_ id"`
+	OwnerID  string         `json:"owner_id" required:"true"`
+	UserID   string         `json:"user_id" required:"true"`
+	Name     string         `json:"name" required:"true"`
+	NameSlug string         `json:"name_slug" required:"true"`
+	Active   bool           `json:"active" required:"true"`
+	Trigger  TriggerView    `json:"trigger" required:"true"`
+	Steps    []WorkflowStep `json:"steps" required:"true" nullable:"false"`
+	Version  uint64         `json:"version" required:"true" description:"how many times it was updated"`
+	// DeploymentID names the version deployed (d_...): each update of
+	// the definition deploys a new one; pausing and resuming do not.
+	DeploymentID string `json:"deployment_id" required:"true" description:"d_ id of the deployed version"`
+	CreatedAt    int64  `json:"created_at" required:"true"`
+	UpdatedAt    int64  `json:"updated_at" required:"true"`
 }
 
 // TriggerView is a deployed workflow's trigger.
@@ -94,6 +97,7 @@ type TriggerView struct {
 
 // WorkflowStep is a deployed step; secret props read "[redacted]".
 type WorkflowStep struct {
+	ID               string                     `json:"id" required:"true" description:"c_ id (the specification's cell), kept across updates that keep the step's name"`
 	Name             string                     `json:"name" required:"true"`
 	Kind             string                     `json:"kind" required:"true"`
 	Key              string                     `json:"key,omitempty"`
@@ -132,17 +136,19 @@ type ExecutionByIDRequest struct {
 
 // ExecutionSummary is an execution without its values and logs.
 type ExecutionSummary struct {
-	ID          string        `json:"id" required:"true"`
-	WorkflowID  string        `json:"workflow_id" required:"true"`
-	Status      string        `json:"status" required:"true" enum:"success,exited,error"`
-	ExitReason  string        `json:"exit_reason,omitempty"`
-	StartedAtMs int64         `json:"started_at_ms" required:"true"`
-	DurationMs  int64         `json:"duration_ms" required:"true"`
-	Steps       []StepSummary `json:"steps" required:"true" nullable:"false"`
+	ID           string        `json:"id" required:"true"`
+	WorkflowID   string        `json:"workflow_id" required:"true"`
+	DeploymentID string        `json:"deployment_id,omitempty" description:"d_ id of the version that ran (absent for executions recorded before it was kept)"`
+	Status       string        `json:"status" required:"true" enum:"success,exited,error"`
+	ExitReason   string        `json:"exit_reason,omitempty"`
+	StartedAtMs  int64         `json:"started_at_ms" required:"true"`
+	DurationMs   int64         `json:"duration_ms" required:"true"`
+	Steps        []StepSummary `json:"steps" required:"true" nullable:"false"`
 }
 
 // StepSummary is a step of an execution without its values and logs.
 type StepSummary struct {
+	ID         string `json:"id" required:"true" description:"c_ id of the step"`
 	Name       string `json:"name" required:"true"`
 	Status     string `json:"status" required:"true" enum:"success,exited,error"`
 	DurationMs int64  `json:"duration_ms" required:"true"`
@@ -153,19 +159,21 @@ type StepSummary struct {
 // Execution is one run of a workflow with what each step did. Values
 // over 16 KiB read {"truncated": true, "bytes": N}.
 type Execution struct {
-	ID          string          `json:"id" required:"true"`
-	WorkflowID  string          `json:"workflow_id" required:"true"`
-	Status      string          `json:"status" required:"true" enum:"success,exited,error"`
-	ExitReason  string          `json:"exit_reason,omitempty"`
-	StartedAtMs int64           `json:"started_at_ms" required:"true"`
-	DurationMs  int64           `json:"duration_ms" required:"true"`
-	Event       json.RawMessage `json:"event" required:"true" description:"the trigger event"`
-	Steps       []StepExecution `json:"steps" required:"true" nullable:"false"`
-	Truncated   bool            `json:"truncated,omitempty" description:"values and logs were dropped to keep the record small"`
+	ID           string          `json:"id" required:"true"`
+	WorkflowID   string          `json:"workflow_id" required:"true"`
+	DeploymentID string          `json:"deployment_id,omitempty" description:"d_ id of the version that ran (absent for executions recorded before it was kept)"`
+	Status       string          `json:"status" required:"true" enum:"success,exited,error"`
+	ExitReason   string          `json:"exit_reason,omitempty"`
+	StartedAtMs  int64           `json:"started_at_ms" required:"true"`
+	DurationMs   int64           `json:"duration_ms" required:"true"`
+	Event        json.RawMessage `json:"event" required:"true" description:"the trigger event"`
+	Steps        []StepExecution `json:"steps" required:"true" nullable:"false"`
+	Truncated    bool            `json:"truncated,omitempty" description:"values and logs were dropped to keep the record small"`
 }
 
 // StepExecution is what one step of an execution did.
 type StepExecution struct {
+	ID          string                     `json:"id" required:"true" description:"c_ id of the step"`
 	Name        string                     `json:"name" required:"true"`
 	Status      string                     `json:"status" required:"true" enum:"success,exited,error"`
 	DurationMs  int64                      `json:"duration_ms" required:"true"`

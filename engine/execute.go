@@ -262,7 +262,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 	wf := lf.wf
 	start := e.clock.Now()
 	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
-		StartedAtMs: start.UnixMilli(), Status: model.ExecutionSuccess}
+		StartedAtMs: start.UnixMilli(), Status: model.ExecutionSuccess, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
 	context := triggerContext(wf, inv, rec.ID, start)
 	trigger, _ := json.Marshal(map[string]any{"event": rawOrEmpty(inv.Event), "context": context})
 	steps := &stepsContext{}
@@ -315,7 +315,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 		rec.Status, failure = model.ExecutionError, err
 	}
 	if failure != nil {
-		events = append(events[:0:0], flowErrorEvent(failure, failedStep, inv, context, e.clock.Now()))
+		events = append(events[:0:0], flowErrorEvent(failure, wf.ID, failedStep, inv, context, e.clock.Now()))
 		out.sse = nil
 		out.commit.Deliveries = nil
 	}
@@ -541,10 +541,10 @@ func errorParts(err error) (name, message, stack string) {
 func (e *Engine) failedExecution(wf model.Workflow, inv model.Invocation, step string, err error) execution {
 	now := e.clock.Now()
 	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
-		StartedAtMs: now.UnixMilli(), Status: model.ExecutionError}
+		StartedAtMs: now.UnixMilli(), Status: model.ExecutionError, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
 	ctx := triggerContext(wf, inv, rec.ID, now)
 	return execution{commit: store.RunCommit{
-		Events: []model.Event{flowErrorEvent(err, step, inv, ctx, now)}, Keep: e.cfg.EventsKept,
+		Events: []model.Event{flowErrorEvent(err, wf.ID, step, inv, ctx, now)}, Keep: e.cfg.EventsKept,
 		Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept,
 	}}
 }
@@ -554,7 +554,7 @@ func (e *Engine) failedExecution(wf model.Workflow, inv model.Invocation, step s
 func triggerContext(wf model.Workflow, inv model.Invocation, executionID string, at time.Time) map[string]any {
 	return map[string]any{
 		"id": executionID, "ts": at.UTC().Format(time.RFC3339Nano), "workflow_id": wf.ID,
-		"deployment_id": wf.ID + "-" + strconv.FormatUint(wf.Version, 10), "source_type": sourceType(inv.Kind),
+		"deployment_id": model.DeploymentID(wf.ID, wf.Version), "source_type": sourceType(inv.Kind),
 		"verified": false, "owner_id": wf.OwnerID, "platform_version": platformVersion,
 	}
 }
@@ -575,8 +575,9 @@ func sourceType(kind string) string {
 
 // flowErrorEvent is the $errors event of a failed execution, in the
 // specification's shape: original_event, original_context, and error
-// with code, cellId (the failed step), ts and stack.
-func flowErrorEvent(err error, step string, inv model.Invocation, context map[string]any, at time.Time) model.Event {
+// with code, cellId (the failed step's id; stepName its name), ts and
+// stack.
+func flowErrorEvent(err error, workflowID, step string, inv model.Invocation, context map[string]any, at time.Time) model.Event {
 	name, message, stack := errorParts(err)
 	if errors.Is(err, errQuota) {
 		name = "QuotaExceeded"
@@ -586,7 +587,7 @@ func flowErrorEvent(err error, step string, inv model.Invocation, context map[st
 		stack = strings.TrimRight(head+"\n"+stack, "\n")
 	}
 	desc := map[string]any{
-		"code": capText(errorCode(err, name), maxErrorName), "cellId": step, "ts": at.UTC().Format(time.RFC3339Nano),
+		"code": capText(errorCode(err, name), maxErrorName), "cellId": cellID(workflowID, step), "stepName": step, "ts": at.UTC().Format(time.RFC3339Nano),
 		"stack": capText(stack, maxErrorStack), "name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage),
 	}
 	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(inv.Event), maxOriginalEvent), "original_context": context, "error": desc})
@@ -595,6 +596,15 @@ func flowErrorEvent(err error, step string, inv model.Invocation, context map[st
 		summary = "step " + step + ": " + summary
 	}
 	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(summary, 120), Data: data}
+}
+
+// cellID is the id of workflowID's step named step, or "" for a failure
+// before any step (the workflow could not be loaded).
+func cellID(workflowID, step string) string {
+	if step == "" {
+		return ""
+	}
+	return model.StepID(workflowID, step)
 }
 
 // rawOrEmpty is raw, or {} when there is none.

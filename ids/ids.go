@@ -1,13 +1,17 @@
 // Package ids mints and recognises fount's resource ids. An id is its
 // kind's prefix (the specification's dc_, sc_, p_, wh_, sub_, u_, o_)
 // followed by 128 random bits in unpadded base64url, so it is URL-safe and
-// unguessable. Code that needs to know what an id names asks this package,
-// never the string's first bytes itself.
+// unguessable; the ids of a workflow's steps and deployed versions (c_,
+// d_) are derived from what names them instead (Derive). Code that needs
+// to know what an id names asks this package, never the string's first
+// bytes itself.
 package ids
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"strings"
 )
 
@@ -28,8 +32,31 @@ const (
 	Account Kind = "apn_"
 )
 
-// Kinds lists every kind.
+// Kinds lists every kind of resource.
 var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org, Account}
+
+// Parts of a workflow, named but never fetched alone (so not in Kinds):
+// a step (the specification's cell) and a deployed version of the
+// workflow. Their ids are derived (Derive), not minted.
+const (
+	Cell       Kind = "c_"
+	Deployment Kind = "d_"
+)
+
+// Derive returns the id of kind k that parts name: the same parts give
+// the same id, so what is identified by what it belongs to (a step by its
+// workflow and name) keeps its id without one being stored. It looks
+// like a minted id: 128 bits of a hash of k and parts, in unpadded
+// base64url. Derived ids are names, not secrets.
+func Derive(k Kind, parts ...string) string {
+	h := sha256.New()
+	h.Write([]byte(k))
+	for _, p := range parts {
+		h.Write(binary.AppendUvarint(nil, uint64(len(p))))
+		h.Write([]byte(p))
+	}
+	return string(k) + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:randomBytes])
+}
 
 // randomBytes is the randomness of an id: 128 bits.
 const randomBytes = 16

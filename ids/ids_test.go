@@ -65,3 +65,19 @@ func TestIsAndGlobs(t *testing.T) {
 		t.Error("nouns")
 	}
 }
+
+// TestDerive: a derived id is its kind's prefix and 22 characters, the
+// same for the same parts, and another for other parts, however they
+// are split.
+func TestDerive(t *testing.T) {
+	t.Parallel()
+	a := Derive(Cell, "p_1", "step")
+	if !Is(a, Cell) || len(a) != len(Cell)+22 || a != Derive(Cell, "p_1", "step") {
+		t.Fatalf("Derive = %q, or not stable", a)
+	}
+	for _, other := range []string{Derive(Cell, "p_1", "step2"), Derive(Cell, "p_2", "step"), Derive(Cell, "p_1s", "tep"), Derive(Deployment, "p_1", "step")} {
+		if other == a || other[len(other)-22:] == a[len(a)-22:] {
+			t.Errorf("%q and %q share their derived part", a, other)
+		}
+	}
+}

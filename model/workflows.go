@@ -2,8 +2,10 @@ package model
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
 )
 
 // Trigger types of a workflow.
@@ -35,7 +37,8 @@ type Workflow struct {
 	CreatedAt int64           `json:"created_at"`
 	UpdatedAt int64           `json:"updated_at"`
 	// Version counts the workflow's updates, so that the engine knows
-	// when the steps it has loaded are stale.
+	// when the steps it has loaded are stale. Each is a deployment
+	// (DeploymentID).
 	Version uint64 `json:"version"`
 	// Order is the store's creation order, shared with sources and
 	// auto-subscriptions (assigned by CreateWorkflow).
@@ -108,6 +111,22 @@ type Execution struct {
 	ExitReason  string          `json:"exit_reason,omitempty"`
 	Steps       []StepExecution `json:"steps"`
 	Truncated   bool            `json:"truncated,omitempty"`
+	// DeploymentID names the version of the workflow that ran (empty in
+	// records from before it was kept).
+	DeploymentID string `json:"deployment_id,omitempty"`
+}
+
+// StepID is the id of workflowID's step named name: the specification's
+// cell id (c_...), the same across updates that keep the step's name.
+func StepID(workflowID, name string) string {
+	return ids.Derive(ids.Cell, workflowID, name)
+}
+
+// DeploymentID is the id of version of workflowID (d_...): every update
+// of its definition deploys a new version; pausing or resuming it does
+// not.
+func DeploymentID(workflowID string, version uint64) string {
+	return ids.Derive(ids.Deployment, workflowID, strconv.FormatUint(version, 10))
 }
 
 // StepExecution is what one step of an execution did.

@@ -135,6 +135,16 @@ func (s *server) runWorkflow(id string, event any) string {
 	return data(body)["execution_id"].(string)
 }
 
+// getWorkflow reads a workflow's data.
+func (s *server) getWorkflow(id string) map[string]any {
+	s.t.Helper()
+	st, body := s.do("GET", "/v1/workflows/"+id, nil)
+	if st != 200 {
+		s.t.Fatalf("get workflow %s: %d %v", id, st, body)
+	}
+	return data(body)
+}
+
 func postBody(t *testing.T, url, body string) (int, string) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
@@ -267,8 +277,13 @@ func TestWorkflowErrorsAndExit(t *testing.T) {
 	errs := s.workflowEvents(id, "$errors", 1)
 	ev := errs[0]["event"].(map[string]any)
 	e, oc := ev["error"].(map[string]any), ev["original_context"].(map[string]any)
-	if e["code"] != "TypeError" || e["cellId"] != "check" || !strings.Contains(e["stack"].(string), "bad input") {
-		t.Errorf("error = %v", e)
+	wfNow := s.getWorkflow(id)
+	checkStep := wfNow["steps"].([]any)[0].(map[string]any)
+	if e["code"] != "TypeError" || e["cellId"] != checkStep["id"] || e["stepName"] != "check" || !strings.Contains(e["stack"].(string), "bad input") {
+		t.Errorf("error = %v; want cellId %v, the step check's", e, checkStep["id"])
+	}
+	if oc["deployment_id"] != wfNow["deployment_id"] || thrown["deployment_id"] != wfNow["deployment_id"] {
+		t.Errorf("original_context.deployment_id %v, the execution's %v; want the workflow's %v", oc["deployment_id"], thrown["deployment_id"], wfNow["deployment_id"])
 	}
 	if _, err := time.Parse(time.RFC3339Nano, e["ts"].(string)); err != nil {
 		t.Errorf("error.ts %v is not ISO 8601: %v", e["ts"], err)
@@ -364,7 +379,7 @@ func TestWorkflowSourceTriggerAndRouting(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		all := strings.Join(bodies, "\n")
-		return len(bodies) >= 2 && strings.Contains(all, `"relayed":{"k":1}`) && strings.Contains(all, `"cellId":"relay"`)
+		return len(bodies) >= 2 && strings.Contains(all, `"relayed":{"k":1}`) && strings.Contains(all, `"stepName":"relay"`)
 	})
 	if x := s.execution(s.executions(id, 2)[0]["id"].(string)); x["event"].(map[string]any)["body"].(map[string]any)["fail"] != true {
 		t.Errorf("trigger event of the failed execution = %v", x["event"])
@@ -817,7 +832,7 @@ func TestWorkflowRegistryActionAndErrorAutoSubscription(t *testing.T) {
 	}
 	s.runWorkflow(id, map[string]any{"url": "ftp://nowhere"})
 	got := rc.wait(t, 1)[0]
-	if md := got["metadata"].(map[string]any); md["emitter_id"] != id || md["name"] != "$errors" || got["event"].(map[string]any)["error"].(map[string]any)["cellId"] != "call" {
+	if md := got["metadata"].(map[string]any); md["emitter_id"] != id || md["name"] != "$errors" || got["event"].(map[string]any)["error"].(map[string]any)["stepName"] != "call" {
 		t.Errorf("the auto-subscribed webhook got %v", got)
 	}
 }
@@ -981,5 +996,65 @@ func TestWorkflowErrorKeepsItsCode(t *testing.T) {
 		if !got[want] {
 			t.Errorf("no $errors event has code %q: %v", want, got)
 		}
+	}
+}
+
+// TestWorkflowStepAndDeploymentIDs: each step has a c_ id that an update
+// keeping its name keeps, each deployed version a d_ id that an update
+// changes and a pause does not, and an execution names both.
+func TestWorkflowStepAndDeploymentIDs(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	noop := `export default defineComponent({ run() { return 1 } })`
+	def := func(names ...string) map[string]any {
+		var steps []any
+		for _, n := range names {
+			steps = append(steps, step(n, noop, nil))
+		}
+		return map[string]any{"name": "Ids", "trigger": map[string]any{"type": "manual"}, "steps": steps}
+	}
+	stepIDs := func(wf map[string]any) map[string]string {
+		out := map[string]string{}
+		for _, it := range wf["steps"].([]any) {
+			st := it.(map[string]any)
+			out[st["name"].(string)] = st["id"].(string)
+		}
+		return out
+	}
+	first := s.deployWorkflow(def("a", "b"))
+	id, before := first["id"].(string), stepIDs(first)
+	if !strings.HasPrefix(before["a"], "c_") || !strings.HasPrefix(before["b"], "c_") || before["a"] == before["b"] {
+		t.Fatalf("step ids %v, want two c_ ids", before)
+	}
+	if d, _ := first["deployment_id"].(string); !strings.HasPrefix(d, "d_") {
+		t.Fatalf("deployment_id %v, want a d_ id", first["deployment_id"])
+	}
+	st, body := s.do("PUT", "/v1/workflows/"+id, def("a", "c"))
+	if st != 200 {
+		t.Fatalf("update: %d %v", st, body)
+	}
+	second := data(body)
+	after := stepIDs(second)
+	if after["a"] != before["a"] || after["c"] == before["b"] || !strings.HasPrefix(after["c"], "c_") {
+		t.Errorf("step ids after the update %v, before %v: a's kept, c's new", after, before)
+	}
+	if second["deployment_id"] == first["deployment_id"] {
+		t.Errorf("the update kept the deployment id %v", first["deployment_id"])
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id+"/active", map[string]any{"active": false}); st != 200 || data(body)["deployment_id"] != second["deployment_id"] {
+		t.Errorf("pause: %d, deployment_id %v, want %v kept", st, data(body)["deployment_id"], second["deployment_id"])
+	}
+	x := s.execution(s.runWorkflow(id, map[string]any{}))
+	if x["deployment_id"] != second["deployment_id"] {
+		t.Errorf("execution deployment_id %v, want %v", x["deployment_id"], second["deployment_id"])
+	}
+	for _, it := range x["steps"].([]any) {
+		if st := it.(map[string]any); st["id"] != after[st["name"].(string)] {
+			t.Errorf("execution step %v has id %v, want %v", st["name"], st["id"], after[st["name"].(string)])
+		}
+	}
+	sum := s.executions(id, 1)[0]
+	if sum["deployment_id"] != second["deployment_id"] || sum["steps"].([]any)[0].(map[string]any)["id"] != after["a"] {
+		t.Errorf("execution summary = %v", sum)
 	}
 }

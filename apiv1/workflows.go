@@ -21,7 +21,7 @@ type TriggerSpec struct {
 	// HTTP.
 	Respond bool `json:"respond,omitempty" description:"http: the workflow answers with $.respond(); without one the request gets 502"`
 	// Timer.
-	Timer json.RawMessage `json:"timer,omitempty" description:"timer: {\"intervalSeconds\": n} or {\"cron\": \"...\"}"`
+	Timer json.RawMessage `json:"timer,omitempty" description:"timer: {\"intervalSeconds\": n} or {\"cron\": \"...\", \"timezone\": \"Europe/Paris\"} (timezone optional, an IANA name; the server's zone without it)"`
 	// Source events.
 	EmitterID string `json:"emitter_id,omitempty" description:"source: a dc_ or p_ id, or the glob dc_* or p_*"`
 	EventName string `json:"event_name,omitempty" description:"source: the channel; default the default channel"`
@@ -89,7 +89,7 @@ type TriggerView struct {
 	Type           string          `json:"type" required:"true"`
 	EndpointURL    string          `json:"endpoint_url,omitempty" description:"http: where requests start executions"`
 	Respond        bool            `json:"respond,omitempty"`
-	Timer          json.RawMessage `json:"timer,omitempty" description:"timer: {cron, interval_seconds}"`
+	Timer          json.RawMessage `json:"timer,omitempty" description:"timer: {cron, interval_seconds, timezone}"`
 	EmitterID      string          `json:"emitter_id,omitempty"`
 	EventName      string          `json:"event_name,omitempty"`
 	SubscriptionID string          `json:"subscription_id,omitempty" description:"source: the subscription that delivers the events"`

@@ -105,6 +105,10 @@ func TestCheckTimer(t *testing.T) {
 		{"zero", timer, `{"intervalSeconds":0}`, "", 0, "whole number"},
 		{"over a year", timer, `{"intervalSeconds":40000000}`, "", 0, "whole number"},
 		{"not an object", timer, `"hourly"`, "", 0, "must be an object"},
+		{"cron in a zone", timer, `{"cron":"0 9 * * *","timezone":"Europe/Paris"}`, "0 9 * * *", 0, ""},
+		{"an unknown zone", timer, `{"cron":"0 9 * * *","timezone":"Mars/Olympus"}`, "", 0, "unknown timezone \"Mars/Olympus\""},
+		{"the server's zone", timer, `{"cron":"0 9 * * *","timezone":"Local"}`, "", 0, "unknown timezone"},
+		{"a zone for an interval", timer, `{"intervalSeconds":60,"timezone":"UTC"}`, "", 0, "only a cron expression takes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +130,9 @@ func TestCheckTimer(t *testing.T) {
 			}
 			if _, err := spec.Schedule(); err != nil {
 				t.Errorf("a checked spec has no schedule: %v", err)
+			}
+			if strings.Contains(tt.value, "Europe/Paris") != (spec.Timezone == "Europe/Paris") {
+				t.Errorf("spec = %+v, from %s", spec, tt.value)
 			}
 		})
 	}
@@ -151,6 +158,23 @@ func TestSchedule(t *testing.T) {
 	}
 	if _, err := (TimerSpec{}).Schedule(); !errors.Is(err, ErrNoSchedule) {
 		t.Errorf("empty spec: %v", err)
+	}
+	// Nine o'clock in Paris is 08:00 UTC in winter and 07:00 in summer.
+	nine := "0 9 * * *"
+	sched, err = TimerSpec{Cron: &nine, Timezone: "Europe/Paris"}.Schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ after, want time.Time }{
+		{time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 15, 8, 0, 0, 0, time.UTC)},
+		{time.Date(2026, 7, 15, 7, 30, 0, 0, time.UTC), time.Date(2026, 7, 16, 7, 0, 0, 0, time.UTC)},
+	} {
+		if got := sched.Next(tt.after); !got.Equal(tt.want) {
+			t.Errorf("9:00 in Paris after %v: %v, want %v", tt.after, got.UTC(), tt.want)
+		}
+	}
+	if _, err := (TimerSpec{Cron: &nine, Timezone: "Nowhere/Else"}).Schedule(); !errors.Is(err, ErrNoSchedule) {
+		t.Errorf("an unknown zone: %v", err)
 	}
 	bad := "nope"
 	if _, err := (TimerSpec{Cron: &bad}).Schedule(); !errors.Is(err, ErrNoSchedule) {

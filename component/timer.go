@@ -6,16 +6,21 @@ import (
 	"fmt"
 	"math"
 	"time"
+	_ "time/tzdata" // the zones of timers, wherever the package runs
 
 	"github.com/robfig/cron/v3"
 )
 
 // TimerSpec is a timer prop's configured value, in the specification's
-// shape: {"cron": <expression or null>, "interval_seconds": <n or null>}.
-// Exactly one is set in a valid spec.
+// shape: {"cron": <expression or null>, "interval_seconds": <n or null>},
+// and with a cron expression, optionally, the "timezone" it is read in.
+// Exactly one of cron and interval is set in a valid spec.
 type TimerSpec struct {
 	Cron            *string `json:"cron"`
 	IntervalSeconds *int64  `json:"interval_seconds"`
+	// Timezone is the IANA zone a cron expression is read in (as
+	// Pipedream's schedule trigger takes it); empty: the server's zone.
+	Timezone string `json:"timezone,omitempty"`
 }
 
 // MaxIntervalSeconds is the longest interval: a year.
@@ -40,6 +45,15 @@ type every time.Duration
 
 func (d every) Next(t time.Time) time.Time { return t.Add(time.Duration(d)) }
 
+// zoned reads a schedule's fields in a zone: 0 9 * * * is nine o'clock
+// there, summer and winter.
+type zoned struct {
+	Schedule
+	loc *time.Location
+}
+
+func (z zoned) Next(t time.Time) time.Time { return z.Schedule.Next(t.In(z.loc)) }
+
 // ErrNoSchedule is returned by TimerSpec.Schedule for a spec with neither
 // a valid cron expression nor a positive interval.
 var ErrNoSchedule = errors.New("component: the timer has no valid schedule")
@@ -52,11 +66,27 @@ func (s TimerSpec) Schedule() (Schedule, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: cron %q: %v", ErrNoSchedule, *s.Cron, err)
 		}
-		return sched, nil
+		if s.Timezone == "" {
+			return sched, nil
+		}
+		loc, err := loadZone(s.Timezone)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoSchedule, err)
+		}
+		return zoned{sched, loc}, nil
 	case s.IntervalSeconds != nil && *s.IntervalSeconds > 0:
 		return every(time.Duration(*s.IntervalSeconds) * time.Second), nil
 	}
 	return nil, ErrNoSchedule
+}
+
+// loadZone returns the zone named name. "Local" names the server's own
+// zone, which a component cannot know, so it is refused as unknown.
+func loadZone(name string) (*time.Location, error) {
+	if name == "Local" {
+		return nil, fmt.Errorf("unknown time zone %s", name)
+	}
+	return time.LoadLocation(name)
 }
 
 // Event returns the run event of a fire at t: {timestamp, interval_seconds}.
@@ -78,6 +108,7 @@ func CheckTimer(p Prop, raw json.RawMessage) (TimerSpec, error) {
 		IntervalSeconds  *float64 `json:"intervalSeconds"`
 		IntervalSeconds2 *float64 `json:"interval_seconds"`
 		Cron             *string  `json:"cron"`
+		Timezone         string   `json:"timezone"`
 	}
 	if len(raw) > 0 && !isNull(raw) {
 		if err := json.Unmarshal(raw, &in); err != nil {
@@ -92,8 +123,16 @@ func CheckTimer(p Prop, raw json.RawMessage) (TimerSpec, error) {
 		if err := ParseCron(*in.Cron); err != nil {
 			return TimerSpec{}, propErr(p, "has an invalid cron expression (%v); use 5 fields (minute hour day month weekday), 6 with seconds first, or a descriptor such as @hourly", err)
 		}
-		return TimerSpec{Cron: in.Cron}, nil
+		if in.Timezone != "" {
+			if _, err := loadZone(in.Timezone); err != nil {
+				return TimerSpec{}, propErr(p, "has an unknown timezone %.64q; use an IANA name such as Europe/Paris or UTC", in.Timezone)
+			}
+		}
+		return TimerSpec{Cron: in.Cron, Timezone: in.Timezone}, nil
 	case in.IntervalSeconds != nil:
+		if in.Timezone != "" {
+			return TimerSpec{}, propErr(p, "has a timezone, which only a cron expression takes: an interval is the same in every zone")
+		}
 		v := *in.IntervalSeconds
 		if v != math.Trunc(v) || v < 1 || v > MaxIntervalSeconds {
 			return TimerSpec{}, propErr(p, "needs intervalSeconds to be a whole number of seconds from 1 to one year")

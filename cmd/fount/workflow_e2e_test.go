@@ -559,6 +559,7 @@ func TestWorkflowBadInput(t *testing.T) {
 		{"no steps", map[string]any{"name": "w", "trigger": map[string]any{"type": "manual"}, "steps": []any{}}, "", "step"},
 		{"an unknown source emitter", map[string]any{"name": "w", "trigger": map[string]any{"type": "source", "emitter_id": "dc_nope"}, "steps": []any{ok}}, "trigger.emitter_id", "No source"},
 		{"a bad timer", map[string]any{"name": "w", "trigger": map[string]any{"type": "timer", "timer": map[string]any{"cron": "every day"}}, "steps": []any{ok}}, "trigger", "cron"},
+		{"an unknown timezone", map[string]any{"name": "w", "trigger": map[string]any{"type": "timer", "timer": map[string]any{"cron": "0 9 * * *", "timezone": "Europe/Pariss"}}, "steps": []any{ok}}, "trigger", `unknown timezone "Europe/Pariss"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1056,5 +1057,17 @@ func TestWorkflowStepAndDeploymentIDs(t *testing.T) {
 	sum := s.executions(id, 1)[0]
 	if sum["deployment_id"] != second["deployment_id"] || sum["steps"].([]any)[0].(map[string]any)["id"] != after["a"] {
 		t.Errorf("execution summary = %v", sum)
+	}
+}
+
+// TestWorkflowTimerInAZone: a timer trigger's cron expression takes the
+// zone it is read in, which the workflow shows back.
+func TestWorkflowTimerInAZone(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Morning", "trigger": map[string]any{"type": "timer", "timer": map[string]any{"cron": "0 9 * * *", "timezone": "Europe/Paris"}},
+		"steps": []any{step("s", `export default defineComponent({ run() {} })`, nil)}})
+	if got := jsonOf(s.getWorkflow(wf["id"].(string))["trigger"].(map[string]any)["timer"]); got != `{"cron":"0 9 * * *","interval_seconds":null,"timezone":"Europe/Paris"}` {
+		t.Errorf("trigger.timer = %s", got)
 	}
 }

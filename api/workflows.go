@@ -24,7 +24,7 @@ import (
 func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefinition, owner, user string) (engine.WorkflowRequest, error) {
 	req := engine.WorkflowRequest{OwnerID: owner, UserID: user, Name: def.Name, Active: def.Active == nil || *def.Active,
 		Packages: engine.SaveOptions{UpdatePackages: def.UpdatePackages},
-		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Timer: def.Trigger.Timer,
+		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Token: def.Trigger.Token, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
 	if def.Trigger.Type == model.TriggerSource && ids.Is(owner, ids.User) {
 		// As POST /subscriptions does: an organization's source routes to
@@ -250,7 +250,7 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 	view := apiv1.Workflow{
 		ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug, Active: wf.Active,
 		Version: wf.Version, DeploymentID: model.DeploymentID(wf.ID, wf.Version), CreatedAt: wf.CreatedAt, UpdatedAt: wf.UpdatedAt, Steps: []apiv1.WorkflowStep{},
-		Trigger: apiv1.TriggerView{Type: t.Type, Respond: t.Respond, EmitterID: t.EmitterID, EventName: t.EventName, SubscriptionID: t.SubscriptionID},
+		Trigger: apiv1.TriggerView{Type: t.Type, Respond: t.Respond, Auth: triggerAuth(t), EmitterID: t.EmitterID, EventName: t.EventName, SubscriptionID: t.SubscriptionID},
 	}
 	if t.Endpoint != "" {
 		view.Trigger.EndpointURL = t.Endpoint.URL(s.publicURL)
@@ -270,6 +270,14 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 			ComponentName: st.Metadata.Name, ComponentVersion: st.Metadata.Version, Props: props, Packages: viewPackages(st.Packages)})
 	}
 	return view
+}
+
+// triggerAuth names how an HTTP trigger's requests authenticate.
+func triggerAuth(t model.WorkflowTrigger) string {
+	if t.TokenHash != "" {
+		return "bearer"
+	}
+	return ""
 }
 
 func viewExecutionSummary(x model.Execution) apiv1.ExecutionSummary {

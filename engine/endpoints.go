@@ -12,7 +12,8 @@ type endpoint struct {
 	account        string // whose quota its runs count against
 	prop           string
 	customResponse bool
-	workflow       bool // a workflow's HTTP trigger
+	workflow       bool   // a workflow's HTTP trigger
+	tokenHash      string // the hash of the bearer token requests must carry; "": none
 }
 
 // endpointRegistry maps the endpoint tokens of active sources to their

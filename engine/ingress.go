@@ -45,6 +45,14 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
+	if !authorized(r, ep.tokenHash) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="fount"`)
+		ingressError(w, http.StatusUnauthorized, "this endpoint needs Authorization: Bearer <the trigger's token>")
+		return
+	}
+	if ep.tokenHash != "" {
+		r.Header.Del("Authorization") // the token is not the event's to keep
+	}
 	// Socket deadlines are wall-clock I/O, not engine time: a slow body
 	// must not hold a connection, and a response waits at most for
 	// respond() and a little more.

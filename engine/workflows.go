@@ -44,8 +44,11 @@ type WorkflowRequest struct {
 // TriggerRequest is a workflow's trigger as the user gave it.
 type TriggerRequest struct {
 	Type string // store.TriggerHTTP, TriggerTimer, TriggerSource or TriggerManual
-	// HTTP: the workflow answers the request itself with $.respond().
+	// HTTP: the workflow answers the request itself with $.respond();
+	// Token is the bearer token requests must carry (empty: none;
+	// secret.Marker: the one stored before).
 	Respond bool
+	Token   string
 	// Timer: {"intervalSeconds": n} or {"cron": "..."}.
 	Timer json.RawMessage
 	// Source: the emitter (an id, or a glob dc_* or p_*) and channel,
@@ -248,6 +251,11 @@ func (e *Engine) prepareTrigger(wf *model.Workflow, t TriggerRequest, previous *
 		if previous != nil && previous.Trigger.Endpoint != "" {
 			out.Endpoint = previous.Trigger.Endpoint
 		}
+		hash, err := triggerTokenHash(t.Token, previous)
+		if err != nil {
+			return out, nil, err
+		}
+		out.TokenHash = hash
 	case model.TriggerTimer:
 		spec, err := component.CheckTimer(component.Prop{Name: "timer", Type: component.TypeTimer}, t.Timer)
 		if err != nil {
@@ -516,7 +524,7 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 	switch wf.Trigger.Type {
 	case model.TriggerHTTP:
 		e.endpoints.set(wf.ID, map[component.EndpointToken]endpoint{
-			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true},
+			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true, tokenHash: wf.Trigger.TokenHash},
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {

@@ -52,6 +52,9 @@ type WorkflowTrigger struct {
 	// request itself with $.respond().
 	Endpoint component.EndpointToken `json:"endpoint,omitempty"`
 	Respond  bool                    `json:"respond,omitempty"`
+	// TokenHash is the hex sha256 of the bearer token requests must
+	// carry; empty: none. The token itself is never stored.
+	TokenHash string `json:"token_hash,omitempty"`
 	// Timer: the schedule.
 	Timer *component.TimerSpec `json:"timer,omitempty"`
 	// Source: the emitter (an id or a glob) and channel whose events

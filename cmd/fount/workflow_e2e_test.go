@@ -1071,3 +1071,77 @@ func TestWorkflowTimerInAZone(t *testing.T) {
 		t.Errorf("trigger.timer = %s", got)
 	}
 }
+
+// TestWorkflowBearerToken: an HTTP trigger with a token answers 401 to a
+// request without it (or with another), queuing nothing; the token is
+// never shown nor kept in the event; an update keeps it with
+// "[redacted]" and removes it with none.
+func TestWorkflowBearerToken(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	const token = "tok_0123456789abcdef"
+	def := func(tok string) map[string]any {
+		return map[string]any{"name": "Guarded", "trigger": map[string]any{"type": "http", "token": tok},
+			"steps": []any{step("s", `export default defineComponent({ run({ steps }) { return steps.trigger.event.headers } })`, nil)}}
+	}
+	st, body := s.do("POST", "/v1/workflows", def(token))
+	if st != 200 || strings.Contains(jsonOf(body), token) {
+		t.Fatalf("create: %d %v (the token must not be shown)", st, body)
+	}
+	wf := data(body)
+	id, trigger := wf["id"].(string), wf["trigger"].(map[string]any)
+	if trigger["auth"] != "bearer" {
+		t.Errorf("trigger = %v, want auth bearer", trigger)
+	}
+	post := func(auth string) (int, http.Header) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", trigger["endpoint_url"].(string), strings.NewReader(`{"k":1}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header
+	}
+	for _, auth := range []string{"", "Bearer wrong-token-0123456789", "Basic " + token, token} {
+		if st, h := post(auth); st != 401 || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") {
+			t.Errorf("Authorization %q: %d %v, want 401 with WWW-Authenticate", auth, st, h)
+		}
+	}
+	if st, _ := post("Bearer " + token); st != 200 {
+		t.Fatalf("with the token: %d", st)
+	}
+	xs := s.executions(id, 1)
+	x := s.execution(xs[0]["id"].(string))
+	if len(xs) != 1 || strings.Contains(jsonOf(x), token) {
+		t.Errorf("%d executions (want 1, the refused requests queued nothing); the token in the execution: %v", len(xs), strings.Contains(jsonOf(x), token))
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id, def("[redacted]")); st != 200 || data(body)["trigger"].(map[string]any)["auth"] != "bearer" {
+		t.Fatalf("update keeping the token: %d %v", st, body)
+	}
+	if st, _ := post(""); st != 401 {
+		t.Errorf("after an update with [redacted]: %d, want 401", st)
+	}
+	if st, _ := post("bearer " + token); st != 200 {
+		t.Errorf("the kept token, scheme in lower case: %d", st)
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id, def("")); st != 200 || data(body)["trigger"].(map[string]any)["auth"] != nil {
+		t.Fatalf("update removing the token: %d %v", st, body)
+	}
+	if st, _ := post(""); st != 200 {
+		t.Errorf("without a token after its removal: %d", st)
+	}
+	for _, bad := range []string{"short", "has spaces in it, 0123456789", strings.Repeat("x", 257)} {
+		if st, body := s.do("POST", "/v1/workflows", def(bad)); st != 400 || !strings.Contains(jsonOf(body), "16 to 256 characters") {
+			t.Errorf("token %.20q: %d %v", bad, st, body)
+		}
+	}
+	if st, body := s.do("POST", "/v1/workflows", def("[redacted]")); st != 400 || !strings.Contains(jsonOf(body), "no token is stored") {
+		t.Errorf("[redacted] on create: %d %v", st, body)
+	}
+}

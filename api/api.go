@@ -191,6 +191,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.RunWorkflowRequest, apiv1.Data[apiv1.ExecutionQueued]](post, "/workflows/{id}/run", "Queue a manual execution with an optional trigger event", s.runWorkflow).ext().withStatus(http.StatusAccepted),
 		op[apiv1.ExecutionsRequest, apiv1.List[apiv1.ExecutionSummary]](get, "/workflows/{id}/executions", "A workflow's kept executions, newest first", s.listExecutions).ext(),
 		op[apiv1.ExecutionByIDRequest, apiv1.Data[apiv1.Execution]](get, "/executions/{id}", "An execution with each step's return value, exports, summary, logs and error", s.getExecution).ext(),
+		op[apiv1.ExecutionByIDRequest, apiv1.Data[apiv1.ExecutionQueued]](post, "/executions/{id}/replay", "Queue a new execution of the workflow with a past execution's trigger event", s.replayExecution).ext().withStatus(http.StatusAccepted),
 		op[apiv1.RunActionRequest, apiv1.Data[apiv1.ActionRun]](post, "/actions/run", "Run an action once with props and an optional steps context; nothing is stored or sent", s.runAction).ext(),
 		op[apiv1.StreamRequest, none](get, "/workflows/{id}/sse", "Stream a workflow's emits and $.send.sse messages (text/event-stream)", s.streamWorkflow).ext(),
 

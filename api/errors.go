@@ -117,6 +117,9 @@ func toAPIError(err error, param string) (*Error, bool) {
 			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
 	case errors.As(err, &limit):
 		return errLimit(limit), true
+	case errors.Is(err, engine.ErrEventNotKept):
+		return &Error{Status: http.StatusConflict, Code: "event_not_kept",
+			Message: "The execution's trigger event was too large to keep, so it cannot be replayed; run the workflow with the event instead."}, true
 	case errors.Is(err, engine.ErrStopped):
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The server is shutting down; try again in a moment."}, true
 	case errors.Is(err, store.ErrComponentDropped):

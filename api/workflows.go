@@ -210,6 +210,27 @@ func (s *Server) runWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.
 	return nil
 }
 
+// replayExecution queues a new execution with a past one's trigger event.
+func (s *Server) replayExecution(w http.ResponseWriter, r *http.Request, req *apiv1.ExecutionByIDRequest) error {
+	x, err := s.store.GetExecution(r.Context(), req.ID)
+	if isNotFound(err) {
+		return errNotFound("execution")
+	}
+	if err != nil {
+		return err
+	}
+	wf, err := s.ownedWorkflow(r.Context(), x.WorkflowID)
+	if err != nil {
+		return errNotFound("execution")
+	}
+	id, err := s.engine.ReplayExecution(r.Context(), x)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.ExecutionQueued]{Data: apiv1.ExecutionQueued{WorkflowID: wf.ID, ExecutionID: id, Queued: true}})
+	return nil
+}
+
 func (s *Server) listExecutions(w http.ResponseWriter, r *http.Request, req *apiv1.ExecutionsRequest) error {
 	wf, err := s.ownedWorkflow(r.Context(), req.ID)
 	if err != nil {

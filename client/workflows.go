@@ -62,6 +62,14 @@ func (c *Client) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	return q.ExecutionID, err
 }
 
+// ReplayExecution queues a new execution with the trigger event of
+// execution id, and returns the new one's id.
+func (c *Client) ReplayExecution(ctx context.Context, id string) (string, error) {
+	var q apiv1.ExecutionQueued
+	_, err := c.Do(ctx, http.MethodPost, "/executions/"+url.PathEscape(id)+"/replay", nil, nil, &q)
+	return q.ExecutionID, err
+}
+
 // Executions lists a workflow's newest n executions, newest first.
 func (c *Client) Executions(ctx context.Context, id string, n int) ([]apiv1.ExecutionSummary, []byte, error) {
 	var xs []apiv1.ExecutionSummary

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fount-dev/fount/component"
@@ -206,6 +207,32 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	}
 	e.kick(id)
 	return store.ExecutionID(id, inv.ID), nil
+}
+
+// ErrEventNotKept is returned by ReplayExecution for an execution whose
+// trigger event was larger than an execution keeps.
+var ErrEventNotKept = errors.New("engine: the execution's trigger event was too large to keep")
+
+// ReplayExecution queues a new execution of x's workflow with x's
+// trigger event (a manual one: its context's source_type is MANUAL) and
+// returns the id it will have.
+func (e *Engine) ReplayExecution(ctx context.Context, x model.Execution) (string, error) {
+	if eventCut(x.Event) {
+		return "", ErrEventNotKept
+	}
+	return e.RunWorkflow(ctx, x.WorkflowID, x.Event)
+}
+
+// eventCut reports whether an execution's event is the marker capValue
+// left in place of one too large to keep (byte for byte, and of a size
+// past the cap: an event of the same shape sent by a user is replayed).
+func eventCut(event json.RawMessage) bool {
+	var marker struct {
+		Truncated bool `json:"truncated"`
+		Bytes     int  `json:"bytes"`
+	}
+	return json.Unmarshal(event, &marker) == nil && marker.Truncated && marker.Bytes > maxRecordedValue &&
+		string(event) == `{"truncated":true,"bytes":`+strconv.Itoa(marker.Bytes)+`}`
 }
 
 // workflowStoreError maps a failed workflow write to what the caller

@@ -177,15 +177,18 @@ func executionsCommand() command {
 	var n int
 	var follow bool
 	return command{
-		name: "executions", summary: "Show a workflow's latest executions, newest last, each step's status and summary; --follow shows new ones.",
-		usage: "<workflow> [-n N] [--follow]", example: "fount executions greeter --follow",
+		name: "executions", summary: "Show a workflow's latest executions, newest last, each step's status and summary; --follow shows new ones. 'replay ID' runs an execution's trigger event again.",
+		usage: "<workflow> [-n N] [--follow] | replay <execution id>", example: "fount executions greeter --follow",
 		flags: func(fs *flag.FlagSet) {
 			fs.IntVar(&n, "n", 10, "how many recent executions (1-1000)")
 			fs.BoolVar(&follow, "follow", false, "keep showing new executions until Ctrl-C")
 		},
 		run: func(ctx context.Context, c *cli, _ *flag.FlagSet, args []string) error {
+			if len(args) == 2 && args[0] == "replay" {
+				return c.replayExecution(ctx, args[1])
+			}
 			if len(args) != 1 {
-				return usagef("executions takes one workflow")
+				return usagef("executions takes one workflow, or replay and an execution id")
 			}
 			if n < 1 || n > 1000 {
 				return usagef("-n must be from 1 to 1000")
@@ -217,6 +220,26 @@ func executionsCommand() command {
 			return c.followExecutions(ctx, api, w.ID, seen)
 		},
 	}
+}
+
+// replayExecution queues a new execution with the trigger event of
+// execution id and prints the new one's id.
+func (c *cli) replayExecution(ctx context.Context, id string) error {
+	api, err := c.client()
+	if err != nil {
+		return err
+	}
+	newID, err := api.ReplayExecution(ctx, id)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		b, _ := json.Marshal(apiv1.ExecutionQueued{ExecutionID: newID, Queued: true})
+		fmt.Fprintln(c.stdout, string(b))
+		return nil
+	}
+	fmt.Fprintln(c.stdout, newID)
+	return nil
 }
 
 // followExecutions prints each new execution of a workflow once, oldest

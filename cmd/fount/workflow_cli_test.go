@@ -56,6 +56,19 @@ func TestCLIWorkflowDeployRunExecutionsEvents(t *testing.T) {
 	if err := json.Unmarshal([]byte(e.mustFount("executions", "greeter", "--json")), &listed); err != nil || len(listed.Data) != 2 {
 		t.Errorf("executions --json: %v %v", err, listed)
 	}
+	// Replay: a new execution with the same trigger event.
+	first := listed.Data[len(listed.Data)-1]
+	replayed := strings.TrimSpace(e.mustFount("executions", "replay", first["id"].(string)))
+	if replayed == "" || replayed == first["id"] {
+		t.Fatalf("executions replay printed %q", replayed)
+	}
+	again, original := e.srv.execution(replayed), e.srv.execution(first["id"].(string))
+	if jsonOf(again["event"]) != jsonOf(original["event"]) || again["status"] != "success" {
+		t.Errorf("replayed execution %v, of %v", again, original)
+	}
+	if code, _, stderr := e.fount("executions", "replay", "ex_nope-1"); code != 1 || !strings.Contains(stderr, "No execution with that id") {
+		t.Errorf("replay of an unknown execution: exit %d, %s", code, stderr)
+	}
 }
 
 func workflowID(t *testing.T, e *cliEnv) string {

@@ -1145,3 +1145,41 @@ func TestWorkflowBearerToken(t *testing.T) {
 		t.Errorf("[redacted] on create: %d %v", st, body)
 	}
 }
+
+// TestWorkflowReplay: replaying an execution runs its trigger event again
+// as a new execution; an execution whose event was too large to keep is
+// refused with 409, an event that only looks like that marker is not,
+// and another user's execution is not found.
+func TestWorkflowReplay(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Replayed", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("s", `export default defineComponent({ run({ steps }) { return steps.trigger.event } })`, nil)}})
+	id := wf["id"].(string)
+	replay := func(key, execID string) (int, map[string]any) {
+		t.Helper()
+		return s.doAs(key, "POST", "/v1/executions/"+execID+"/replay", nil)
+	}
+	for _, event := range []any{map[string]any{"n": 1}, map[string]any{"truncated": true, "bytes": 99999999999}} {
+		first := s.execution(s.runWorkflow(id, event))
+		st, body := replay(s.key, first["id"].(string))
+		if st != 202 {
+			t.Fatalf("replay of %v: %d %v", event, st, body)
+		}
+		again := s.execution(data(body)["execution_id"].(string))
+		if again["id"] == first["id"] || jsonOf(again["event"]) != jsonOf(first["event"]) {
+			t.Errorf("replay of %v: %v", first["event"], again)
+		}
+	}
+	big := s.execution(s.runWorkflow(id, map[string]any{"pad": strings.Repeat("x", 20<<10)}))
+	if st, body := replay(s.key, big["id"].(string)); st != 409 || body["error"].(map[string]any)["code"] != "event_not_kept" {
+		t.Errorf("replay of an execution whose event was not kept: %d %v", st, body)
+	}
+	st, body := s.do("POST", "/v1/users", map[string]any{"username": "mallory", "email": "mallory@example.com"})
+	if st != 200 {
+		t.Fatalf("create user: %d %v", st, body)
+	}
+	if st, _ := replay(data(body)["api_key"].(string), big["id"].(string)); st != 404 {
+		t.Errorf("another user's replay: %d, want 404", st)
+	}
+}

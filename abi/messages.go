@@ -81,6 +81,9 @@ type Response struct {
 	Headers      map[string]string `json:"headers,omitempty"`
 	Body         string            `json:"body,omitempty"`
 	BodyEncoding string            `json:"body_encoding,omitempty"` // "" or "utf8", or "base64" for a buffer
+	// Immediate, in a workflow, answers the request at once; without it
+	// the execution's first response answers when the execution ends.
+	Immediate bool `json:"immediate,omitempty"`
 }
 
 // DecodeResponse decodes and validates a Response: status 100-599, a

@@ -19,7 +19,7 @@ type WorkflowDefinition struct {
 type TriggerSpec struct {
 	Type string `json:"type" required:"true" enum:"http,timer,source,manual"`
 	// HTTP.
-	Respond bool `json:"respond,omitempty" description:"http: the workflow answers with $.respond(); without one the request gets 502"`
+	Respond bool   `json:"respond,omitempty" description:"http: the workflow answers with $.respond(); without one the request gets 502"`
 	Token   string `json:"token,omitempty" description:"http: a static bearer token (16 to 256 characters of A-Z a-z 0-9 - . _ ~ + /, then = padding); a request without Authorization: Bearer <token> gets 401 and queues nothing. On update, \"[redacted]\" keeps the stored token and an empty one removes it"`
 	// Timer.
 	Timer json.RawMessage `json:"timer,omitempty" description:"timer: {\"intervalSeconds\": n} or {\"cron\": \"...\", \"timezone\": \"Europe/Paris\"} (timezone optional, an IANA name; the server's zone without it)"`

@@ -272,8 +272,13 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 	deadline := start.Add(e.cfg.ExecutionTimeout)
 	var failure error
 	failedStep := ""
+	var respond sandbox.RespondSink
+	held := &heldResponse{w: w}
+	if w != nil {
+		respond = held
+	}
 	for i, step := range wf.Steps {
-		sx, res, err := e.runStepWith(ctx, lf, i, steps, c, w, deadline, sourceDB{e.store, wf.ID})
+		sx, res, err := e.runStepWith(ctx, lf, i, steps, c, respond, deadline, sourceDB{e.store, wf.ID})
 		if err != nil {
 			return execution{}, err
 		}
@@ -309,6 +314,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 		}
 		steps.add(step.Name, res.data)
 	}
+	held.flush()
 	rec.DurationMs = e.clock.Now().Sub(start).Milliseconds()
 	events, err := flowEvents(c, e.clock.Now())
 	if err != nil && failure == nil {
@@ -372,7 +378,7 @@ type stepResult struct {
 
 // runStepWith runs step i of lf with db as its $.service.db and records
 // it.
-func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, w *waiter, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
+func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, respond sandbox.RespondSink, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
 	step := lf.wf.Steps[i]
 	sx := model.StepExecution{Name: step.Name, Status: model.ExecutionSuccess}
 	limits := e.cfg.Limits
@@ -392,8 +398,8 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}
-	if w != nil {
-		caps.Respond = w
+	if respond != nil {
+		caps.Respond = respond
 	}
 	start := e.clock.Now()
 	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)

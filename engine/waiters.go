@@ -121,3 +121,40 @@ func (s *waiterSet) deliver(key string, r *abi.Response) {
 	}
 	_ = w.Respond(context.Background(), *r)
 }
+
+// heldResponse is a workflow's HTTP response as Pipedream gives it: the
+// execution's first $.respond() answers the request when the execution
+// ends (flush), or at once when it says immediate; calls of later steps
+// are ignored, as a request has one response (within a step, the
+// sandbox refuses a second call).
+type heldResponse struct {
+	w     *waiter
+	mu    sync.Mutex
+	given bool
+	held  *abi.Response
+}
+
+func (h *heldResponse) Respond(ctx context.Context, r abi.Response) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.given {
+		return nil
+	}
+	h.given = true
+	if r.Immediate {
+		return h.w.Respond(ctx, r)
+	}
+	h.held = &r
+	return nil
+}
+
+// flush sends the held response, if any: the execution has ended, well
+// or not (a response was given either way).
+func (h *heldResponse) flush() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held != nil {
+		_ = h.w.Respond(context.Background(), *h.held)
+		h.held = nil
+	}
+}

@@ -1000,6 +1000,7 @@
       throw new RangeError("respond() status must be an integer from 100 to 599, got " + JSONStringify(status));
     }
     const out = { status, headers: stringValues(r.headers) };
+    if (r.immediate === true) out.immediate = true;
     const body = r.body;
     if (body === undefined || body === null) {
       // no body

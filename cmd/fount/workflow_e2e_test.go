@@ -1183,3 +1183,94 @@ func TestWorkflowReplay(t *testing.T) {
 		t.Errorf("another user's replay: %d, want 404", st)
 	}
 }
+
+// TestWorkflowRespondWhenAndOnce: the first $.respond() answers when the
+// execution ends, or at once with immediate: true (the request is
+// answered while a later step still runs); a later step's call changes
+// nothing.
+func TestWorkflowRespondWhenAndOnce(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	// The slow step waits at a gate of its request's own until the test
+	// opens it.
+	entered := make(chan string, 4)
+	gates := map[string]chan struct{}{"now": make(chan struct{}), "end": make(chan struct{})}
+	gate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/")
+		entered <- name
+		<-gates[name]
+		_, _ = io.WriteString(w, "{}")
+	}))
+	defer gate.Close()
+	opened := map[string]bool{}
+	open := func(name string) {
+		if !opened[name] {
+			opened[name] = true
+			close(gates[name])
+		}
+	}
+	defer func() { open("now"); open("end") }()
+	wf := s.deployWorkflow(map[string]any{
+		"name":    "Answers",
+		"trigger": map[string]any{"type": "http", "respond": true},
+		"steps": []any{
+			step("answer", `export default defineComponent({ async run({ steps, $ }) {
+				const b = steps.trigger.event.body;
+				await $.respond({ status: 200, body: "first", immediate: b.immediate === true });
+			} })`, nil),
+			step("slow", `export default defineComponent({ async run({ steps, $ }) {
+				await $.respond({ status: 500, body: "second", immediate: true });
+				await fetch(steps.trigger.event.body.gate);
+			} })`, nil),
+		},
+	})
+	url := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	type answer struct {
+		status int
+		body   string
+	}
+	ask := func(immediate bool, gateName string) chan answer {
+		got := make(chan answer, 1)
+		go func() {
+			st, body := postBody(t, url, fmt.Sprintf(`{"immediate":%v,"gate":%q}`, immediate, gate.URL+"/"+gateName))
+			got <- answer{st, strings.TrimSpace(body)}
+		}()
+		return got
+	}
+	wait := func(name string) {
+		t.Helper()
+		select {
+		case got := <-entered:
+			if got != name {
+				t.Fatalf("the slow step reached gate %q, want %q", got, name)
+			}
+		case <-time.After(eventsDeadline):
+			_, body := s.do("GET", "/v1/workflows/"+wf["id"].(string)+"/$errors/event_summaries?expand=event", nil)
+			t.Fatalf("the slow step never reached gate %q; errors: %v", name, body["data"])
+		}
+	}
+	// immediate: answered while the slow step waits at its gate.
+	got := ask(true, "now")
+	wait("now")
+	select {
+	case a := <-got:
+		if a.status != 200 || a.body != "first" {
+			t.Errorf("immediate answer: %d %q, want 200 first", a.status, a.body)
+		}
+	case <-time.After(eventsDeadline):
+		t.Fatal("an immediate $.respond() did not answer while a later step ran")
+	}
+	open("now")
+	// Without: not answered before the slow step is let go.
+	got = ask(false, "end")
+	wait("end")
+	select {
+	case a := <-got:
+		t.Fatalf("answered %d %q before the execution ended", a.status, a.body)
+	default:
+	}
+	open("end")
+	if a := <-got; a.status != 200 || a.body != "first" {
+		t.Errorf("answer at the end: %d %q, want 200 first", a.status, a.body)
+	}
+}

@@ -25,8 +25,8 @@ const (
 )
 
 // errorEvent describes a failed run on the $errors channel: the error's
-// name, message, stack and own code (when it had one), the event that triggered the run, and the
-// kind of trigger, each within its cap.
+// name, message, stack and own code (when it had one), the event that
+// triggered the run, and the kind of trigger, each within its cap.
 func errorEvent(err error, inv model.Invocation) model.Event {
 	name, message, stack := "Error", err.Error(), ""
 	var se *sandbox.ScriptError

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
 )
@@ -99,7 +101,7 @@ func BenchmarkCommitStall(b *testing.B) {
 func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawMessage) ([]time.Duration, time.Duration) {
 	s := openTestBolt(b)
 	if !split {
-		s.SetTxBounds(0, 0)
+		boltengine.Inspect(s.Engine).SetTxBounds(0, 0)
 	}
 	var batch []CompletedRun
 	for range runs {
@@ -148,7 +150,7 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 // bound, or with a larger one.)
 func BenchmarkDueDeliveriesPastABacklog(b *testing.B) {
 	s := openTestBolt(b)
-	s.SetDeliveryBounds(kv.DeliveriesKept, 0)
+	boltengine.Inspect(s.Engine).SetDeliveryBounds(kv.DeliveriesKept, 0)
 	err := s.Update(ctx, func(tx kv.Tx) error {
 		for range 100_000 {
 			if _, err := tx.CreateDelivery(1, model.Delivery{ListenerID: "wh_dead", Payload: json.RawMessage(`{}`)}); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+
 	"github.com/fount-dev/fount/model"
 )
 
@@ -50,7 +52,7 @@ func TestCompleteRunsSplitsLargeRuns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			b := openTestBolt(t)
-			b.SetTxBounds(tt.maxEvents, tt.maxBytes)
+			boltengine.Inspect(b.Engine).SetTxBounds(tt.maxEvents, tt.maxBytes)
 			inv := mustEnqueue(t, b, "dc_1")
 			commit := RunCommit{Events: tt.events, Keep: 1000, Route: failAt(tt.failAt), Dedupe: &model.DedupeState{Last: "final"}, DedupeAfter: dedupeAfter,
 				UsageAccount: "u_1", UsageDay: "2024-01-01", Invocations: 1}
@@ -116,8 +118,8 @@ func bigEvents(n int, data string) []model.Event {
 func TestCompleteRunsPacksSmallRuns(t *testing.T) {
 	t.Parallel()
 	b := openTestBolt(t)
-	_, maxBytes := b.TxBounds()
-	b.SetTxBounds(10, maxBytes)
+	_, maxBytes := boltengine.Inspect(b.Engine).TxBounds()
+	boltengine.Inspect(b.Engine).SetTxBounds(10, maxBytes)
 	var runs []CompletedRun
 	for i := range 6 {
 		runs = append(runs, CompletedRun{Invocation: mustEnqueue(t, b, "dc_1"), Commit: RunCommit{Events: evs(fmt.Sprint("r", i), 4), Keep: 100}})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	jsengine "github.com/fount-dev/fount/store/internal/jetstream"
+
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
@@ -95,14 +97,14 @@ func TestLargeComponents(t *testing.T) {
 			return
 		}
 		// JetStream only: the parts are records of its own.
-		if found, err := js.HasPart(ctx, kv.Components, "sc_big", 0); err != nil || !found {
+		if found, err := jsengine.Inspect(js.Engine).HasPart(ctx, kv.Components, "sc_big", 0); err != nil || !found {
 			t.Fatalf("the first part is not stored: %v, %v", found, err)
 		}
 		err := js.Update(ctx, func(tx kv.Tx) error { return tx.DeleteRecord(kv.Components, "sc_big") })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if found, err := js.HasPart(ctx, kv.Components, "sc_big", 0); err != nil || found {
+		if found, err := jsengine.Inspect(js.Engine).HasPart(ctx, kv.Components, "sc_big", 0); err != nil || found {
 			t.Errorf("a part outlived its component: %v, %v", found, err)
 		}
 	})

@@ -39,7 +39,7 @@ func deliveryIDs(list []model.Delivery) []string {
 // entries: bbolt's index buckets must hold as many keys as the records.
 func deliveryRecords(t *testing.T, st testStore) int {
 	t.Helper()
-	n, err := st.(beneath).DeliveryRecords(ctx)
+	n, err := beneathOf(st).DeliveryRecords(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func deliveryRecords(t *testing.T, st testStore) int {
 // order (listener, then due order): what DueDeliveries serves from.
 func dueIndex(t *testing.T, st testStore, nowMs int64) []model.Delivery {
 	t.Helper()
-	out, err := st.(beneath).DueIndex(ctx, nowMs)
+	out, err := beneathOf(st).DueIndex(ctx, nowMs)
 	if err != nil {
 		t.Fatalf("read the due index: %v", err)
 	}
@@ -255,7 +255,7 @@ func TestDeliveriesAreBounded(t *testing.T) {
 		}
 	})
 	bs, js := openTestBolt(t), openTestJetStream(t)
-	for _, st := range []beneath{bs, js} {
+	for _, st := range []beneath{beneathOf(bs), beneathOf(js)} {
 		if kept, pending := st.DeliveryBounds(); kept != 1000 || pending != 10_000 {
 			t.Errorf("bounds of a store: %d settled, %d pending; SECURITY.md says 1,000 and 10,000", kept, pending)
 		}
@@ -264,7 +264,7 @@ func TestDeliveriesAreBounded(t *testing.T) {
 
 // setDeliveryBounds changes the bounds of a store's deliveries.
 func setDeliveryBounds(st testStore, kept, maxPending int) {
-	st.(beneath).SetDeliveryBounds(kept, maxPending)
+	beneathOf(st).SetDeliveryBounds(kept, maxPending)
 }
 
 // deliveryByID is the stored delivery id of listener.

@@ -75,7 +75,7 @@ func checkTrimFollowsTheCount(t *testing.T, s testStore) {
 // kept holds: none on bbolt; on JetStream, a channel record without the
 // bound of its holes.
 func forgetCount(s testStore, emitterID, channel string) error {
-	return s.(beneath).ForgetEventCount(ctx, emitterID, channel)
+	return beneathOf(s).ForgetEventCount(ctx, emitterID, channel)
 }
 
 // TestTrimPassesOverHoles: events deleted from the middle of a channel

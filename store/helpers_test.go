@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+	jsengine "github.com/fount-dev/fount/store/internal/jetstream"
+
 	"github.com/fount-dev/fount/model"
 )
 
@@ -42,7 +45,7 @@ func mustFixtureComponent(t testing.TB, b testStore) {
 // checkBolt fails t when bbolt finds the file inconsistent.
 func checkBolt(t testing.TB, b *Bolt) {
 	t.Helper()
-	if err := b.Check(); err != nil {
+	if err := boltengine.Inspect(b.Engine).Check(); err != nil {
 		t.Errorf("bbolt check: %v", err)
 	}
 }
@@ -72,18 +75,18 @@ func withClock(st any, ms int64) *fakeClock {
 	switch st := st.(type) {
 	case *Bolt:
 		st.now = c.now
-		st.SetClock(c.now)
+		boltengine.Inspect(st.Engine).SetClock(c.now)
 	case *JetStream:
 		st.now = c.now
-		st.SetClock(c.now)
+		jsengine.Inspect(st.Engine).SetClock(c.now)
 	default:
 		panic(fmt.Sprintf("withClock of a %T", st))
 	}
 	return c
 }
 
-// beneath is what both engines offer the tests beneath the rules
-// (inspect.go of each).
+// beneath is what both engines offer the tests beneath the rules (the
+// Inspector of each, in its inspect.go).
 type beneath interface {
 	SetClock(now func() time.Time)
 	SetDeliveryBounds(kept, maxPending int)
@@ -95,9 +98,20 @@ type beneath interface {
 }
 
 var (
-	_ beneath = (*Bolt)(nil)
-	_ beneath = (*JetStream)(nil)
+	_ beneath = boltengine.Inspector{}
+	_ beneath = jsengine.Inspector{}
 )
+
+// beneathOf is what st's engine offers the tests beneath the rules.
+func beneathOf(st any) beneath {
+	switch st := st.(type) {
+	case *Bolt:
+		return boltengine.Inspect(st.Engine)
+	case *JetStream:
+		return jsengine.Inspect(st.Engine)
+	}
+	panic(fmt.Sprintf("beneathOf a %T", st))
+}
 
 // wantErr fails t unless err matches want (nil: no error).
 func wantErr(t testing.TB, what string, err, want error) {

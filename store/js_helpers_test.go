@@ -4,6 +4,8 @@ import (
 	"os"
 	"testing"
 
+	jsengine "github.com/fount-dev/fount/store/internal/jetstream"
+
 	"github.com/fount-dev/fount/internal/natsdev"
 )
 
@@ -40,7 +42,7 @@ func openTestJetStream(t testing.TB, opts ...Option) *JetStream {
 	}
 	mustFixtureComponent(t, s)
 	t.Cleanup(func() {
-		if err := s.DeleteStream(ctx); err != nil {
+		if err := jsengine.Inspect(s.Engine).DeleteStream(ctx); err != nil {
 			t.Error(err)
 		}
 		if err := s.Close(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	boltengine "github.com/fount-dev/fount/store/internal/bolt"
+
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/component"
@@ -263,7 +265,7 @@ func TestMigrateSchema3(t *testing.T) {
 		{ID: "sc_new", OwnerID: "u_a", Code: "x", CodeHash: "hx", CreatedAt: 2},
 		{ID: "sc_b", OwnerID: "u_b", Code: "y", CodeHash: "hy", CreatedAt: 1},
 	}
-	err = b.File().Update(func(tx *bolt.Tx) error { // the file as version 3 wrote it
+	err = boltengine.Inspect(b.Engine).File().Update(func(tx *bolt.Tx) error { // the file as version 3 wrote it
 		for _, c := range v3 {
 			if err := putTestJSON(tx.Bucket(kv.Components.Bucket), c.ID, c); err != nil {
 				return err

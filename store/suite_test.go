@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 
+	jsengine "github.com/fount-dev/fount/store/internal/jetstream"
+
 	"github.com/fount-dev/fount/store/internal/kv"
 
 	"github.com/fount-dev/fount/model"
@@ -75,7 +77,7 @@ func eachReopenable(t *testing.T, fn func(t *testing.T, open func() testStore)) 
 			if last == nil {
 				return
 			}
-			if err := last.DeleteStream(ctx); err != nil {
+			if err := jsengine.Inspect(last.Engine).DeleteStream(ctx); err != nil {
 				t.Error(err)
 			}
 			_ = last.Close()
@@ -156,7 +158,7 @@ type (
 // hasEventClock reports whether st keeps an id clock for emitterID.
 func hasEventClock(t *testing.T, st testStore, emitterID string) bool {
 	t.Helper()
-	found, err := st.(beneath).HasEventClock(ctx, emitterID)
+	found, err := beneathOf(st).HasEventClock(ctx, emitterID)
 	if err != nil {
 		t.Fatal(err)
 	}

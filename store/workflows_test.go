@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	jsengine "github.com/fount-dev/fount/store/internal/jetstream"
+
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
 )
@@ -112,7 +114,7 @@ func TestLargeWorkflows(t *testing.T) {
 		}
 		js, isJS := b.(*JetStream)
 		if isJS {
-			if found, err := js.HasPart(ctx, kv.Workflows, "p_big", 1); err != nil || !found {
+			if found, err := jsengine.Inspect(js.Engine).HasPart(ctx, kv.Workflows, "p_big", 1); err != nil || !found {
 				t.Fatalf("the second part is not stored: %v, %v", found, err)
 			}
 		}
@@ -124,7 +126,7 @@ func TestLargeWorkflows(t *testing.T) {
 			t.Fatalf("after the update: %d bytes of bundle, %v; want none", len(got.Steps[0].Bundle), err)
 		}
 		if isJS {
-			if found, err := js.HasPart(ctx, kv.Workflows, "p_big", 1); err != nil || found {
+			if found, err := jsengine.Inspect(js.Engine).HasPart(ctx, kv.Workflows, "p_big", 1); err != nil || found {
 				t.Errorf("a part outlived the bytes that needed it: %v, %v", found, err)
 			}
 		}

@@ -19,7 +19,7 @@ func TestOpenWritesSchemaVersion(t *testing.T) {
 	t.Parallel()
 	b := openTest(t)
 	var v string
-	if err := b.File().View(func(tx *bbolt.Tx) error {
+	if err := Inspect(b).File().View(func(tx *bbolt.Tx) error {
 		v = string(tx.Bucket(bucketMeta).Get(keySchemaVersion))
 		return nil
 	}); err != nil {

@@ -28,7 +28,7 @@ func openTest(t testing.TB) *Engine {
 // checkFile fails t when bbolt finds e's file inconsistent.
 func checkFile(t testing.TB, e *Engine) {
 	t.Helper()
-	if err := e.Check(); err != nil {
+	if err := Inspect(e).Check(); err != nil {
 		t.Errorf("bbolt check: %v", err)
 	}
 }

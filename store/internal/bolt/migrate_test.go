@@ -79,13 +79,13 @@ func TestMigrateSchema2(t *testing.T) {
 
 	check := func(t *testing.T, b *Engine) {
 		t.Helper()
-		if got := deliveryIDs(must(b.DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"2", "1", "3"}) {
+		if got := deliveryIDs(must(Inspect(b).DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"2", "1", "3"}) {
 			t.Errorf("due index = %v, want [2 1 3] (wh_a by due, then wh_b; p_w settled by version 5)", got)
 		}
 		if got := deliveryIDs(must(b.DueDeliveries(ctx, 1000, "", 0, nil))); !slices.Equal(got, []string{"2", "3"}) {
 			t.Errorf("DueDeliveries = %v, want [2 3]", got)
 		}
-		err := b.File().View(func(tx *bbolt.Tx) error {
+		err := Inspect(b).File().View(func(tx *bbolt.Tx) error {
 			if tx.Bucket(bucketDeliveryDueV2) != nil {
 				return fmt.Errorf("the version 2 due index is still there")
 			}
@@ -118,12 +118,12 @@ func TestMigrateSchema2(t *testing.T) {
 	d := got.Items[0]
 	d.Status = model.DeliveryDelivered
 	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, d), nil)
-	if got := deliveryIDs(must(b.DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
+	if got := deliveryIDs(must(Inspect(b).DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after delivering 2 = %v, want [1 3]", got)
 	}
 	// Running the migration again changes nothing.
-	wantErr(t, "migrate again", b.File().Update(migrateDueIndexByListener), nil)
-	if got := deliveryIDs(must(b.DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
+	wantErr(t, "migrate again", Inspect(b).File().Update(migrateDueIndexByListener), nil)
+	if got := deliveryIDs(must(Inspect(b).DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after a second migration = %v, want [1 3]", got)
 	}
 	checkFile(t, b)
@@ -136,7 +136,7 @@ func TestMigrateSchema2(t *testing.T) {
 	}
 	defer b.Close()
 	defer checkFile(t, b)
-	if got := deliveryIDs(must(b.DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
+	if got := deliveryIDs(must(Inspect(b).DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after reopening = %v, want [1 3]", got)
 	}
 }

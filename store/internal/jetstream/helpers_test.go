@@ -35,7 +35,7 @@ func openTest(t testing.TB) *Engine {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := s.DeleteStream(ctx); err != nil {
+		if err := Inspect(s).DeleteStream(ctx); err != nil {
 			t.Error(err)
 		}
 		if err := s.Close(); err != nil {

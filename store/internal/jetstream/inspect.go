@@ -16,43 +16,52 @@ import (
 // clock and the bounds they change, and the removal of a test's stream.
 // Only store imports this package.
 
+// Inspector offers an Engine's internals to the store's tests. It is a
+// type of its own, not methods of Engine, so that the store, which
+// promotes Engine's methods, does not offer them.
+type Inspector struct{ e *Engine }
+
+// Inspect returns e's Inspector.
+func Inspect(e *Engine) Inspector { return Inspector{e} }
+
 // DeleteStream deletes the stream of this store's namespace, and with it
 // everything stored.
-func (s *Engine) DeleteStream(ctx context.Context) error {
-	if err := s.js.DeleteStream(ctx, s.name); err != nil {
-		return fmt.Errorf("delete stream %s: %w", s.name, err)
+func (i Inspector) DeleteStream(ctx context.Context) error {
+	if err := i.e.js.DeleteStream(ctx, i.e.name); err != nil {
+		return fmt.Errorf("delete stream %s: %w", i.e.name, err)
 	}
 	return nil
 }
 
 // SetClock replaces the clock of event ids and queue times.
-func (s *Engine) SetClock(now func() time.Time) { s.now = now }
+func (i Inspector) SetClock(now func() time.Time) { i.e.now = now }
 
 // SetDeliveryBounds replaces the bounds of a listener's deliveries
 // (kv.DeliveriesKept, kv.MaxPendingDeliveries; 0: none).
-func (s *Engine) SetDeliveryBounds(kept, maxPending int) {
-	s.deliveriesKept, s.maxPendingDeliveries = kept, maxPending
+func (i Inspector) SetDeliveryBounds(kept, maxPending int) {
+	i.e.deliveriesKept, i.e.maxPendingDeliveries = kept, maxPending
 }
 
 // DeliveryBounds returns the bounds of a listener's deliveries.
-func (s *Engine) DeliveryBounds() (kept, maxPending int) {
-	return s.deliveriesKept, s.maxPendingDeliveries
+func (i Inspector) DeliveryBounds() (kept, maxPending int) {
+	return i.e.deliveriesKept, i.e.maxPendingDeliveries
 }
 
 // HasPart reports whether part n of record id of t is stored.
-func (s *Engine) HasPart(ctx context.Context, t kv.Table, id string, n int) (bool, error) {
-	return s.begin(ctx).has(s.partKey(t.Subject, id, n))
+func (i Inspector) HasPart(ctx context.Context, t kv.Table, id string, n int) (bool, error) {
+	return i.e.begin(ctx).has(i.e.partKey(t.Subject, id, n))
 }
 
 // DeliveryRecords counts the deliveries stored.
-func (s *Engine) DeliveryRecords(ctx context.Context) (int, error) {
-	entries, err := s.scan(ctx, s.key(tblDeliveries)+".>")
+func (i Inspector) DeliveryRecords(ctx context.Context) (int, error) {
+	entries, err := i.e.scan(ctx, i.e.key(tblDeliveries)+".>")
 	return len(entries), err
 }
 
 // DueIndex reads every listener's backlog: the deliveries due at nowMs
 // (< 0: none), by listener (in the order of their keys), then by due.
-func (s *Engine) DueIndex(ctx context.Context, nowMs int64) ([]model.Delivery, error) {
+func (i Inspector) DueIndex(ctx context.Context, nowMs int64) ([]model.Delivery, error) {
+	s := i.e
 	entries, err := s.scan(ctx, s.key(tblDeliveryDue)+".*")
 	if err != nil {
 		return nil, err
@@ -90,15 +99,15 @@ func (s *Engine) DueIndex(ctx context.Context, nowMs int64) ([]model.Delivery, e
 }
 
 // HasEventClock reports whether an id clock of emitterID is stored.
-func (s *Engine) HasEventClock(ctx context.Context, emitterID string) (bool, error) {
-	return s.begin(ctx).has(s.key(tblEventClocks, emitterID))
+func (i Inspector) HasEventClock(ctx context.Context, emitterID string) (bool, error) {
+	return i.e.begin(ctx).has(i.e.key(tblEventClocks, emitterID))
 }
 
 // ForgetEventCount makes a channel's record what a store from before the
 // count of its events was kept holds: no bound of its holes.
-func (s *Engine) ForgetEventCount(ctx context.Context, emitterID, channel string) error {
-	return s.update(ctx, func(tx *jsTx) error {
-		k := s.key(tblEventChans, emitterID, channel)
+func (i Inspector) ForgetEventCount(ctx context.Context, emitterID, channel string) error {
+	return i.e.update(ctx, func(tx *jsTx) error {
+		k := i.e.key(tblEventChans, emitterID, channel)
 		var ch jsChannel
 		if err := tx.getJSON(k, &ch); err != nil {
 			return err

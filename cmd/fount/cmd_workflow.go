@@ -19,7 +19,7 @@ import (
 // workflow, or updates the one of the same name (slug) in the account.
 func (c *cli) deployWorkflowFile(ctx context.Context, api *client.Client, path, org string, updatePackages bool) (apiv1.Workflow, bool, []byte, error) {
 	stop := c.spinner("bundling " + path)
-	wf, err := loadWorkflowFile(path)
+	wf, err := loadWorkflowFile(path, c.env.getenv)
 	stop()
 	if err != nil {
 		return apiv1.Workflow{}, false, nil, err
@@ -422,7 +422,7 @@ func (c *cli) devWorkflow(ctx context.Context, api *client.Client, path string, 
 		stopFollowing()
 		<-done
 	}()
-	loaded, err := loadWorkflowFile(path)
+	loaded, err := loadWorkflowFile(path, c.env.getenv)
 	if err != nil {
 		return err
 	}
@@ -440,7 +440,7 @@ func (c *cli) devWorkflow(ctx context.Context, api *client.Client, path string, 
 			continue
 		}
 		mtimes = fileTimes(inputs)
-		if l, err := loadWorkflowFile(path); err == nil {
+		if l, err := loadWorkflowFile(path, c.env.getenv); err == nil {
 			inputs, mtimes = l.inputs, fileTimes(l.inputs)
 		}
 		if _, _, _, err := c.deployWorkflowFile(ctx, api, path, "", false); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,7 @@ func TestCLIWorkflowFileErrors(t *testing.T) {
 		{"missing step in an expression", "name: w\ntrigger: {type: manual}\nsteps:\n  - name: a\n    code: ./ok.mjs\n  - name: b\n    action: " +
 			filepath.Join(mustAbs(t, "../../testdata/workflows/greeter"), "greet.mjs") + "\n    props: {who: \"{{steps.nope.x}}\"}\n", "steps.nope"},
 		{"not a workflow", "[1, 2]", "not a workflow definition"},
+		{"a token variable not set", "name: w\ntrigger: {type: http, token_env: FOUNT_TEST_UNSET_TOKEN}\nsteps:\n  - name: a\n    code: ./ok.mjs\n", "names FOUNT_TEST_UNSET_TOKEN, which is not set"},
 	}
 	for _, tt := range tests {
 		code, out, errOut := e.fount("deploy", write(strings.ReplaceAll(tt.name, " ", "-")+".yaml", tt.body))
@@ -211,5 +213,36 @@ func TestCLIRunActionAppAndRequestProps(t *testing.T) {
 	}
 	if code, _, errOut := e.fount("run-action", action, "--prop", "github=not-an-account"); code == exitOK || !strings.Contains(errOut, "apn_") {
 		t.Errorf("a bad account id: exit %d, %s", code, errOut)
+	}
+}
+
+// TestCLIWorkflowTokenFromEnv: a workflow file's trigger.token_env names
+// the variable that holds the bearer token, which each deploy sends; the
+// endpoint then refuses requests without it.
+func TestCLIWorkflowTokenFromEnv(t *testing.T) {
+	const token = "tok_from_the_environment_1"
+	e := newCLIEnv(t).with(map[string]string{"HOOK_TOKEN": token})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ok.mjs"), []byte(`export default defineComponent({ run() { return 1 } })`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "guarded.yaml")
+	if err := os.WriteFile(file, []byte("name: guarded\ntrigger: {type: http, token_env: HOOK_TOKEN}\nsteps:\n  - name: a\n    code: ./ok.mjs\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.mustFount("deploy", file)
+	url := strings.TrimSpace(e.mustFount("get", "guarded", "--endpoint"))
+	if st, _ := postBody(t, url, `{}`); st != 401 {
+		t.Errorf("without the token: %d, want 401", st)
+	}
+	req, _ := http.NewRequest("POST", url, strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("with the token: %d, want 200", resp.StatusCode)
 	}
 }

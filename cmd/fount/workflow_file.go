@@ -38,6 +38,7 @@ type workflowFile struct {
 type fileTrigger struct {
 	Type      string         `yaml:"type"`
 	Respond   bool           `yaml:"respond"`
+	TokenEnv  string         `yaml:"token_env"` // the environment variable holding the bearer token, kept out of the file
 	Timer     map[string]any `yaml:"timer"`
 	Source    string         `yaml:"source"` // a source's name or id; the CLI finds its id
 	EmitterID string         `yaml:"emitter_id"`
@@ -70,8 +71,9 @@ type loadedWorkflow struct {
 }
 
 // loadWorkflowFile reads and checks a workflow file and bundles each
-// step's file. Errors name the step at fault.
-func loadWorkflowFile(path string) (loadedWorkflow, error) {
+// step's file; getenv reads the environment (trigger.token_env). Errors
+// name the step at fault.
+func loadWorkflowFile(path string, getenv func(string) string) (loadedWorkflow, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return loadedWorkflow{}, usagef("read %s: %v", path, err)
@@ -95,6 +97,11 @@ func loadWorkflowFile(path string) (loadedWorkflow, error) {
 	}}
 	if f.Trigger.Timer != nil {
 		out.def.Trigger.Timer, _ = json.Marshal(f.Trigger.Timer)
+	}
+	if name := f.Trigger.TokenEnv; name != "" {
+		if out.def.Trigger.Token = getenv(name); out.def.Trigger.Token == "" {
+			return loadedWorkflow{}, usagef("%s: trigger.token_env names %s, which is not set in the environment", path, name)
+		}
 	}
 	if f.Trigger.Source != "" && f.Trigger.EmitterID != "" {
 		return loadedWorkflow{}, usagef("%s: the trigger has both source and emitter_id; give one", path)

@@ -26,6 +26,9 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 		Packages: engine.SaveOptions{UpdatePackages: def.UpdatePackages},
 		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Token: def.Trigger.Token, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
+	if t := def.Throttle; t != nil {
+		req.Throttle = &model.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
+	}
 	if def.Trigger.Type == model.TriggerSource && ids.Is(owner, ids.User) {
 		// As POST /subscriptions does: an organization's source routes to
 		// its organization's subscriptions.
@@ -275,6 +278,9 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 	}
 	if t.Endpoint != "" {
 		view.Trigger.EndpointURL = t.Endpoint.URL(s.publicURL)
+	}
+	if th := wf.Throttle; th != nil {
+		view.Throttle = &apiv1.Throttle{Limit: th.Limit, IntervalSeconds: th.IntervalSeconds}
 	}
 	if t.Timer != nil {
 		view.Trigger.Timer, _ = json.Marshal(t.Timer)

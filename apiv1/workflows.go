@@ -13,6 +13,13 @@ type WorkflowDefinition struct {
 	Trigger        TriggerSpec `json:"trigger" required:"true"`
 	Steps          []StepSpec  `json:"steps" required:"true" minItems:"1" maxItems:"50"`
 	UpdatePackages bool        `json:"update_packages,omitempty" description:"resolve the steps' npm imports to the newest matching versions, instead of keeping the versions of unchanged steps"`
+	Throttle       *Throttle   `json:"throttle,omitempty" description:"at most limit executions start per interval_seconds; the rest wait in the queue, in order"`
+}
+
+// Throttle bounds how many executions of a workflow start per interval.
+type Throttle struct {
+	Limit           int `json:"limit" required:"true" minimum:"1" maximum:"10000"`
+	IntervalSeconds int `json:"interval_seconds" required:"true" minimum:"1" maximum:"86400"`
 }
 
 // TriggerSpec is what starts a workflow's executions.
@@ -78,6 +85,7 @@ type Workflow struct {
 	Trigger  TriggerView    `json:"trigger" required:"true"`
 	Steps    []WorkflowStep `json:"steps" required:"true" nullable:"false"`
 	Version  uint64         `json:"version" required:"true" description:"how many times it was updated"`
+	Throttle *Throttle      `json:"throttle,omitempty"`
 	// DeploymentID names the version deployed (d_...): each update of
 	// the definition deploys a new one; pausing and resuming do not.
 	DeploymentID string `json:"deployment_id" required:"true" description:"d_ id of the deployed version"`

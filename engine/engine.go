@@ -180,6 +180,7 @@ type Engine struct {
 
 	live      *liveSet
 	flows     *flowSet
+	throttles throttles // of workflows with a throttle
 	maps      *mapCache // parsed source maps
 	endpoints *endpointRegistry
 	timers    *timerSet

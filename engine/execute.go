@@ -174,6 +174,19 @@ func flowSource(wf model.Workflow) model.Source {
 // processFlowBatch runs queued executions of a workflow in order and
 // commits them, as processBatch does for a source.
 func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.Invocation) error {
+	wf, err := e.store.GetWorkflow(ctx, id)
+	// A throttle holds back the rest of the batch, and the waiters of its
+	// requests with it: they are answered when their executions run.
+	var throttled error
+	if err == nil && wf.Throttle != nil {
+		allowed, wait := e.throttles.allow(id, *wf.Throttle, e.clock.Now(), len(invs))
+		if allowed < len(invs) {
+			invs, throttled = invs[:allowed], &throttledError{wait: wait}
+		}
+		if len(invs) == 0 {
+			return throttled
+		}
+	}
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
 		waiters[i] = e.waiterOf(inv)
@@ -183,9 +196,9 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 			w.finish()
 		}
 	}()
-	wf, err := e.store.GetWorkflow(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		e.flows.forget(id)
+		e.throttles.forget(id)
 		runs := make([]store.CompletedRun, len(invs)) // the workflow is gone: drop its work
 		for i, inv := range invs {
 			runs[i] = store.CompletedRun{Invocation: inv}
@@ -245,6 +258,9 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	}
 	err = e.commit(ctx, flowSource(wf), runs)
 	e.publish(sse)
+	if err == nil {
+		err = throttled
+	}
 	return err
 }
 

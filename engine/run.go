@@ -66,10 +66,13 @@ func (e *Engine) drain(ctx context.Context, sourceID string) {
 	if err != nil || ctx.Err() != nil {
 		e.ahead.drop(sourceID) // its invocations are read again, in order
 	}
+	var throttled *throttledError
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, errSwapped):
 		e.workers.kick(sourceID)
+	case errors.As(err, &throttled):
+		e.workers.kickAfter(sourceID, throttled.wait)
 	case err != nil:
 		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
 		e.workers.kickAfter(sourceID, retryDelay)

@@ -40,6 +40,8 @@ type WorkflowRequest struct {
 	Steps   []StepRequest
 	// Packages says how the npm packages steps import are resolved.
 	Packages SaveOptions
+	// Throttle bounds how many executions start per interval (nil: none).
+	Throttle *model.Throttle
 }
 
 // TriggerRequest is a workflow's trigger as the user gave it.
@@ -187,6 +189,7 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 	e.stopTriggers(id)
 	e.changed(id)
 	e.flows.forget(id)
+	e.throttles.forget(id)
 	return nil
 }
 
@@ -259,6 +262,10 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *model.Workflow, req Wo
 		return nil, err
 	}
 	wf.Trigger = trigger
+	if t := req.Throttle; t != nil && (t.Limit < 1 || t.Limit > maxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > maxThrottleInterval) {
+		return nil, &WorkflowError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
+	}
+	wf.Throttle = req.Throttle
 	steps, err := e.prepareSteps(ctx, *wf, req.Steps, previous, req.Packages)
 	if err != nil {
 		return nil, err

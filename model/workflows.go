@@ -26,16 +26,19 @@ const (
 // the record, so that a workflow never depends on a saved component the
 // component limit could drop.
 type Workflow struct {
-	ID        string          `json:"id"`       // p_...
-	OwnerID   string          `json:"owner_id"` // user or org
-	UserID    string          `json:"user_id"`  // who created it
-	Name      string          `json:"name"`
-	NameSlug  string          `json:"name_slug"` // unique per owner among workflows
-	Active    bool            `json:"active"`
-	Trigger   WorkflowTrigger `json:"trigger"`
-	Steps     []WorkflowStep  `json:"steps"`
-	CreatedAt int64           `json:"created_at"`
-	UpdatedAt int64           `json:"updated_at"`
+	ID       string          `json:"id"`       // p_...
+	OwnerID  string          `json:"owner_id"` // user or org
+	UserID   string          `json:"user_id"`  // who created it
+	Name     string          `json:"name"`
+	NameSlug string          `json:"name_slug"` // unique per owner among workflows
+	Active   bool            `json:"active"`
+	Trigger  WorkflowTrigger `json:"trigger"`
+	Steps    []WorkflowStep  `json:"steps"`
+	// Throttle bounds how many executions start per interval; nil: no
+	// bound.
+	Throttle  *Throttle `json:"throttle,omitempty"`
+	CreatedAt int64     `json:"created_at"`
+	UpdatedAt int64     `json:"updated_at"`
 	// Version counts the workflow's updates, so that the engine knows
 	// when the steps it has loaded are stale. Each is a deployment
 	// (DeploymentID).
@@ -117,6 +120,13 @@ type Execution struct {
 	// DeploymentID names the version of the workflow that ran (empty in
 	// records from before it was kept).
 	DeploymentID string `json:"deployment_id,omitempty"`
+}
+
+// Throttle is at most Limit executions started per IntervalSeconds; the
+// rest wait in the workflow's queue, in order.
+type Throttle struct {
+	Limit           int `json:"limit"`
+	IntervalSeconds int `json:"interval_seconds"`
 }
 
 // StepID is the id of workflowID's step named name: the specification's

@@ -218,7 +218,8 @@ func TestCLIRunActionAppAndRequestProps(t *testing.T) {
 
 // TestCLIWorkflowTokenFromEnv: a workflow file's trigger.token_env names
 // the variable that holds the bearer token, which each deploy sends; the
-// endpoint then refuses requests without it.
+// endpoint then refuses requests without it. The file's throttle is the
+// workflow's.
 func TestCLIWorkflowTokenFromEnv(t *testing.T) {
 	const token = "tok_from_the_environment_1"
 	e := newCLIEnv(t).with(map[string]string{"HOOK_TOKEN": token})
@@ -227,10 +228,13 @@ func TestCLIWorkflowTokenFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "guarded.yaml")
-	if err := os.WriteFile(file, []byte("name: guarded\ntrigger: {type: http, token_env: HOOK_TOKEN}\nsteps:\n  - name: a\n    code: ./ok.mjs\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("name: guarded\ntrigger: {type: http, token_env: HOOK_TOKEN}\nthrottle: {limit: 5, interval_seconds: 60}\nsteps:\n  - name: a\n    code: ./ok.mjs\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.mustFount("deploy", file)
+	if got := jsonOf(e.srv.getWorkflow(workflowID(t, e))["throttle"]); got != `{"interval_seconds":60,"limit":5}` {
+		t.Errorf("the file's throttle: %s", got)
+	}
 	url := strings.TrimSpace(e.mustFount("get", "guarded", "--endpoint"))
 	if st, _ := postBody(t, url, `{}`); st != 401 {
 		t.Errorf("without the token: %d, want 401", st)

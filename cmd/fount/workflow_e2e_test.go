@@ -1274,3 +1274,33 @@ func TestWorkflowRespondWhenAndOnce(t *testing.T) {
 		t.Errorf("answer at the end: %d %q, want 200 first", a.status, a.body)
 	}
 }
+
+// TestWorkflowThrottle: a workflow throttled to 2 executions per 3 s
+// runs the first two of three queued runs at once and the third once
+// the window has closed; a throttle out of bounds is refused.
+func TestWorkflowThrottle(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Throttled", "trigger": map[string]any{"type": "manual"},
+		"throttle": map[string]any{"limit": 2, "interval_seconds": 3},
+		"steps":    []any{step("s", `export default defineComponent({ run() { return 1 } })`, nil)}})
+	id := wf["id"].(string)
+	if got := jsonOf(wf["throttle"]); got != `{"interval_seconds":3,"limit":2}` {
+		t.Errorf("throttle = %s", got)
+	}
+	var runs []string
+	for range 3 {
+		runs = append(runs, s.runWorkflow(id, nil))
+	}
+	first, third := s.execution(runs[0]), s.execution(runs[2])
+	if gap := third["started_at_ms"].(float64) - first["started_at_ms"].(float64); gap < 1500 {
+		t.Errorf("the third execution started %v ms after the first, within the 3 s window that allows two", gap)
+	}
+	for _, bad := range []map[string]any{{"limit": 0, "interval_seconds": 3}, {"limit": 2, "interval_seconds": 100000}} {
+		st, body := s.do("POST", "/v1/workflows", map[string]any{"name": "Bad", "trigger": map[string]any{"type": "manual"}, "throttle": bad,
+			"steps": []any{step("s", `export default defineComponent({ run() {} })`, nil)}})
+		if st != 400 || !strings.Contains(jsonOf(body), "the throttle needs a limit from 1 to") {
+			t.Errorf("throttle %v: %d %v", bad, st, body)
+		}
+	}
+}

@@ -29,10 +29,16 @@ import (
 //	    action: ./greet.mjs          # an action (type: "action"); or key: a published action
 //	    props: { who: "{{steps.parse.$return_value.name}}" }
 type workflowFile struct {
-	Name    string      `yaml:"name"`
-	Active  *bool       `yaml:"active"`
-	Trigger fileTrigger `yaml:"trigger"`
-	Steps   []fileStep  `yaml:"steps"`
+	Name     string        `yaml:"name"`
+	Active   *bool         `yaml:"active"`
+	Trigger  fileTrigger   `yaml:"trigger"`
+	Steps    []fileStep    `yaml:"steps"`
+	Throttle *fileThrottle `yaml:"throttle"`
+}
+
+type fileThrottle struct {
+	Limit           int `yaml:"limit"`
+	IntervalSeconds int `yaml:"interval_seconds"`
 }
 
 type fileTrigger struct {
@@ -97,6 +103,9 @@ func loadWorkflowFile(path string, getenv func(string) string) (loadedWorkflow, 
 	}}
 	if f.Trigger.Timer != nil {
 		out.def.Trigger.Timer, _ = json.Marshal(f.Trigger.Timer)
+	}
+	if t := f.Throttle; t != nil {
+		out.def.Throttle = &apiv1.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
 	}
 	if name := f.Trigger.TokenEnv; name != "" {
 		if out.def.Trigger.Token = getenv(name); out.def.Trigger.Token == "" {

@@ -209,28 +209,42 @@ func (s *Server) runWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.ExecutionQueued]{Data: apiv1.ExecutionQueued{WorkflowID: wf.ID, ExecutionID: id, Queued: true}})
+	writeQueued(w, wf.ID, id)
 	return nil
+}
+
+// writeQueued answers 202 with the id a queued execution will have.
+func writeQueued(w http.ResponseWriter, workflowID, executionID string) {
+	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.ExecutionQueued]{Data: apiv1.ExecutionQueued{WorkflowID: workflowID, ExecutionID: executionID, Queued: true}})
+}
+
+// ownedExecution returns the execution id of a workflow the caller can
+// see; not found (404) otherwise, whoever's it is.
+func (s *Server) ownedExecution(ctx context.Context, id string) (model.Execution, error) {
+	x, err := s.store.GetExecution(ctx, id)
+	if isNotFound(err) {
+		return x, errNotFound("execution")
+	}
+	if err != nil {
+		return x, err
+	}
+	if _, err := s.ownedWorkflow(ctx, x.WorkflowID); err != nil {
+		return x, errNotFound("execution")
+	}
+	return x, nil
 }
 
 // replayExecution queues a new execution with a past one's trigger event.
 func (s *Server) replayExecution(w http.ResponseWriter, r *http.Request, req *apiv1.ExecutionByIDRequest) error {
-	x, err := s.store.GetExecution(r.Context(), req.ID)
-	if isNotFound(err) {
-		return errNotFound("execution")
-	}
+	x, err := s.ownedExecution(r.Context(), req.ID)
 	if err != nil {
 		return err
-	}
-	wf, err := s.ownedWorkflow(r.Context(), x.WorkflowID)
-	if err != nil {
-		return errNotFound("execution")
 	}
 	id, err := s.engine.ReplayExecution(r.Context(), x)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, apiv1.Data[apiv1.ExecutionQueued]{Data: apiv1.ExecutionQueued{WorkflowID: wf.ID, ExecutionID: id, Queued: true}})
+	writeQueued(w, x.WorkflowID, id)
 	return nil
 }
 
@@ -255,15 +269,9 @@ func (s *Server) listExecutions(w http.ResponseWriter, r *http.Request, req *api
 }
 
 func (s *Server) getExecution(w http.ResponseWriter, r *http.Request, req *apiv1.ExecutionByIDRequest) error {
-	x, err := s.store.GetExecution(r.Context(), req.ID)
-	if isNotFound(err) {
-		return errNotFound("execution")
-	}
+	x, err := s.ownedExecution(r.Context(), req.ID)
 	if err != nil {
 		return err
-	}
-	if _, err := s.ownedWorkflow(r.Context(), x.WorkflowID); err != nil {
-		return errNotFound("execution")
 	}
 	s.writeData(w, r, viewExecution(x))
 	return nil

@@ -67,7 +67,7 @@ func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommi
 }
 
 // CompleteRuns is CompleteRun for several runs, in order, in as few
-// transactions as the bounds of one allow (kvEngine.batchKV), so that a
+// transactions as the bounds of one allow (kv.Engine.Batch), so that a
 // worker that ran a batch pays for few commits: the records the runs
 // share (the source's channels and clock, the account's usage) are read
 // once per transaction. A run whose invocation is no longer queued is

@@ -13,7 +13,7 @@ import (
 )
 
 // The store's rules (limits, cascades, lookups by tuple, pages) are
-// written once, in methods of rules, against kvTx: what every engine's
+// written once, in methods of rules, against kv.Tx: what every engine's
 // transaction offers. An engine lays each shape out its own way: bbolt in
 // buckets whose index keys are scanned by prefix, JetStream in subjects
 // whose sets and lists are records rewritten with their revision checked

@@ -128,7 +128,7 @@ func (r rules) UpdateSource(ctx context.Context, s model.Source, hooks RunCommit
 // invocations are queued, and then removes the source, its index entries,
 // every subscription naming it as emitter or listener, the
 // auto-subscriptions naming it as listener, and what it keeps beyond its
-// record (kvTx.deleteRunnerData). It returns the hooks' events as they
+// record (kv.Tx.DeleteRunnerData). It returns the hooks' events as they
 // were stored before the removal.
 //
 // # Errors

@@ -168,7 +168,7 @@ func deleteTriggerSub(tx kv.Tx, w model.Workflow) error {
 // subscription naming it (as emitter or listener) plus the
 // auto-subscriptions naming it as listener, and what it keeps beyond its
 // record (events, executions, db, queued invocations, timer and dedupe
-// state, deliveries: see kvTx.deleteRunnerData).
+// state, deliveries: see kv.Tx.DeleteRunnerData).
 //
 // # Errors
 //

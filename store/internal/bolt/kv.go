@@ -14,7 +14,7 @@ import (
 // boltKV is a bbolt transaction as the rules see it. A record's key is
 // its id; a value's key is key(parts...); a set is the keys key(of, id),
 // found by a scan of the prefix key(of); a map's keys are key(owner) and
-// the map's key after it; a list is orderIndex's two buckets.
+// the map's key after it; a list is boltList's two buckets.
 type boltKV struct {
 	tx     *bbolt.Tx
 	b      *Engine

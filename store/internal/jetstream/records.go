@@ -50,7 +50,7 @@ func (tx *jsTx) putJSON(subject string, v any) error {
 }
 
 // jsList is an ordered list of ids, one key per owner and list: what
-// orderIndex is in bbolt. A create or delete rewrites it with the revision
+// a kv.List is in bbolt. A create or delete rewrites it with the revision
 // read, so counts (for Limits) are exact and two creates cannot both pass
 // a limit. Its size bounds how many records of a kind one owner may hold
 // (about 20,000 ids in the 1 MiB of one message); docs/nats.md says so.
@@ -133,7 +133,7 @@ func compareUint(a, b uint64) int {
 }
 
 // pageList picks the ids and cursors of one page of items, by the rules
-// of kv.Page (as orderIndex.page does in bbolt).
+// of kv.Page (as boltList.page does in bbolt).
 func pageList(ix kv.List, owner string, items []jsListItem, p kv.Page) (ids, cursors []string, err error) {
 	if p.After != "" && p.Before != "" {
 		return nil, nil, fmt.Errorf("%w: after and before are mutually exclusive", kv.ErrBadCursor)

@@ -130,6 +130,7 @@ func TestDecodeFetchRequest(t *testing.T) {
 
 func TestDecodeResult(t *testing.T) {
 	t.Parallel()
+	secret := strings.Repeat("aB3-_", 6) + "xy"
 	tests := []struct{ name, in, wantErr string }{
 		{"ok", `{"ok":true,"value":{"a":1},"exports":{"x":1},"exit":"r","dropped":2}`, ""},
 		{"error", `{"ok":false,"error":{"name":"TypeError","message":"m","stack":"s"}}`, ""},
@@ -137,6 +138,15 @@ func TestDecodeResult(t *testing.T) {
 		{"unknown field", `{"ok":true,"x":1}`, "unknown field"},
 		{"over MaxMessage but within MaxResultBytes", `{"ok":true,"value":"` + strings.Repeat("r", MaxMessage) + `"}`, ""},
 		{"over MaxResultBytes", `{"ok":true,"value":"` + strings.Repeat("r", MaxResultBytes) + `"}`, "over the"},
+		{"delay", `{"ok":true,"flow":{"kind":"delay","ms":1000,"secret":"` + secret + `"}}`, ""},
+		{"rerun", `{"ok":true,"flow":{"kind":"rerun","ms":0,"secret":"` + secret + `","context":{"n":1},"max_reruns":3}}`, ""},
+		{"flow of unknown kind", `{"ok":true,"flow":{"kind":"sleep","ms":1,"secret":"` + secret + `"}}`, "unknown kind"},
+		{"negative delay", `{"ok":true,"flow":{"kind":"delay","ms":-1,"secret":"` + secret + `"}}`, "outside"},
+		{"delay past a year", `{"ok":true,"flow":{"kind":"delay","ms":40000000000,"secret":"` + secret + `"}}`, "outside"},
+		{"short secret", `{"ok":true,"flow":{"kind":"suspend","ms":1,"secret":"abc"}}`, "secret"},
+		{"secret with a slash", `{"ok":true,"flow":{"kind":"suspend","ms":1,"secret":"` + secret[:31] + `/"}}`, "secret"},
+		{"context of a delay", `{"ok":true,"flow":{"kind":"delay","ms":1,"secret":"` + secret + `","context":1}}`, "only a rerun"},
+		{"too many reruns", `{"ok":true,"flow":{"kind":"rerun","ms":1,"secret":"` + secret + `","max_reruns":10001}}`, "max_reruns"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -72,6 +72,9 @@ type Result struct {
 	// Sends are a workflow step's $.send.http and $.send.sse requests,
 	// which the engine carries out after the step.
 	Sends []Send `json:"sends,omitempty"`
+	// Flow is a workflow step's $.flow.delay, $.flow.suspend or
+	// $.flow.rerun: the execution pauses after the step.
+	Flow *Flow `json:"flow,omitempty"`
 	// Unsettled is set when the call's promise never settled; work it
 	// left pending could otherwise run in a later call, so the host
 	// discards the instance.
@@ -131,7 +134,76 @@ func DecodeResult(b []byte) (Result, error) {
 			return r, fmt.Errorf("send %d: %w", i, err)
 		}
 	}
+	if r.Flow != nil {
+		if err := r.Flow.validate(); err != nil {
+			return r, fmt.Errorf("flow: %w", err)
+		}
+	}
 	return r, nil
+}
+
+// Kinds of a Flow.
+const (
+	FlowDelay   = "delay"   // $.flow.delay(ms): the next step runs after ms
+	FlowSuspend = "suspend" // $.flow.suspend(timeout): the next step runs on the resume URL
+	FlowRerun   = "rerun"   // $.flow.rerun(delay, context, max): the same step runs again
+)
+
+// Bounds of a Flow.
+const (
+	MaxFlowMs     = 366 * 24 * 3600 * 1000 // a year, and a day to spare
+	MaxFlowReruns = 10_000
+	// FlowSecretLen is the length of a flow's secret: 32 base64url
+	// characters (24 bytes of the host's randomness, as
+	// crypto.getRandomValues draws them).
+	FlowSecretLen = 32
+)
+
+// Flow pauses a workflow's execution after the step that asked for it.
+type Flow struct {
+	Kind string `json:"kind"`
+	// Ms is the delay, the suspend's timeout, or the delay before the
+	// rerun.
+	Ms int64 `json:"ms"`
+	// Secret is the last path segment of the execution's resume and
+	// cancel URLs, which the step was given before it paused. The host
+	// keeps only its hash.
+	Secret string `json:"secret"`
+	// A rerun's context (the step's $.context.run.context when it runs
+	// again) and its most reruns.
+	Context   json.RawMessage `json:"context,omitempty"`
+	MaxReruns int             `json:"max_reruns,omitempty"`
+}
+
+func (f *Flow) validate() error {
+	switch f.Kind {
+	case FlowDelay, FlowSuspend, FlowRerun:
+	default:
+		return fmt.Errorf("%w: unknown kind %q", ErrDecode, f.Kind)
+	}
+	if f.Ms < 0 || f.Ms > MaxFlowMs {
+		return fmt.Errorf("%w: %d ms is outside 0 to %d", ErrDecode, f.Ms, MaxFlowMs)
+	}
+	if len(f.Secret) != FlowSecretLen || !base64URL(f.Secret) {
+		return fmt.Errorf("%w: the secret is not %d base64url characters", ErrDecode, FlowSecretLen)
+	}
+	if f.MaxReruns < 0 || f.MaxReruns > MaxFlowReruns {
+		return fmt.Errorf("%w: max_reruns %d is outside 0 to %d", ErrDecode, f.MaxReruns, MaxFlowReruns)
+	}
+	if f.Kind != FlowRerun && (len(f.Context) > 0 || f.MaxReruns != 0) {
+		return fmt.Errorf("%w: only a rerun has a context and max_reruns", ErrDecode)
+	}
+	return nil
+}
+
+// base64URL reports whether s holds base64url characters only.
+func base64URL(s string) bool {
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // Kinds of a Send.

@@ -67,6 +67,7 @@ func FuzzDecodeFetchRequest(f *testing.F) {
 func FuzzDecodeResult(f *testing.F) {
 	f.Add([]byte(`{"ok":true,"value":1}`))
 	f.Add([]byte(`{"ok":false,"error":{"name":"E","message":"m"}}`))
+	f.Add([]byte(`{"ok":true,"flow":{"kind":"delay","ms":5,"secret":"aB3-_aB3-_aB3-_aB3-_aB3-_aB3-_xy"}}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := DecodeResult(b)
 		if err != nil {
@@ -74,6 +75,9 @@ func FuzzDecodeResult(f *testing.F) {
 		}
 		if !r.OK && r.Error == nil {
 			t.Fatalf("accepted a failure without an error")
+		}
+		if f := r.Flow; f != nil && (len(f.Secret) != FlowSecretLen || strings.ContainsAny(f.Secret, "/.%") || f.Ms < 0 || f.Ms > MaxFlowMs) {
+			t.Fatalf("accepted the flow %+v", f)
 		}
 	})
 }

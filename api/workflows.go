@@ -315,9 +315,16 @@ func triggerAuth(t model.WorkflowTrigger) string {
 	return ""
 }
 
+func viewPause(p *model.ExecutionPause) *apiv1.Pause {
+	if p == nil {
+		return nil
+	}
+	return &apiv1.Pause{Kind: p.Kind, Step: p.Step, UntilMs: p.UntilMs}
+}
+
 func viewExecutionSummary(x model.Execution) apiv1.ExecutionSummary {
 	out := apiv1.ExecutionSummary{ID: x.ID, WorkflowID: x.WorkflowID, DeploymentID: x.DeploymentID, Status: x.Status, ExitReason: x.ExitReason,
-		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Steps: []apiv1.StepSummary{}}
+		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Steps: []apiv1.StepSummary{}, Pause: viewPause(x.Pause)}
 	for _, st := range x.Steps {
 		sum := apiv1.StepSummary{ID: model.StepID(x.WorkflowID, st.Name), Name: st.Name, Status: st.Status, DurationMs: st.DurationMs, Summary: st.Summary}
 		if st.Error != nil {
@@ -330,7 +337,7 @@ func viewExecutionSummary(x model.Execution) apiv1.ExecutionSummary {
 
 func viewExecution(x model.Execution) apiv1.Execution {
 	out := apiv1.Execution{ID: x.ID, WorkflowID: x.WorkflowID, DeploymentID: x.DeploymentID, Status: x.Status, ExitReason: x.ExitReason,
-		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Event: x.Event, Steps: []apiv1.StepExecution{}, Truncated: x.Truncated}
+		StartedAtMs: x.StartedAtMs, DurationMs: x.DurationMs, Event: x.Event, Steps: []apiv1.StepExecution{}, Truncated: x.Truncated, Pause: viewPause(x.Pause)}
 	if len(out.Event) == 0 {
 		out.Event = json.RawMessage("null")
 	}

@@ -149,11 +149,20 @@ type ExecutionSummary struct {
 	ID           string        `json:"id" required:"true"`
 	WorkflowID   string        `json:"workflow_id" required:"true"`
 	DeploymentID string        `json:"deployment_id,omitempty" description:"d_ id of the version that ran (absent for executions recorded before it was kept)"`
-	Status       string        `json:"status" required:"true" enum:"success,exited,error"`
-	ExitReason   string        `json:"exit_reason,omitempty"`
+	Status       string        `json:"status" required:"true" enum:"success,exited,error,paused,cancelled"`
+	ExitReason   string        `json:"exit_reason,omitempty" description:"$.flow.exit's reason, or why a paused execution was cancelled"`
+	Pause        *Pause        `json:"pause,omitempty" description:"what a paused execution waits for"`
 	StartedAtMs  int64         `json:"started_at_ms" required:"true"`
 	DurationMs   int64         `json:"duration_ms" required:"true"`
 	Steps        []StepSummary `json:"steps" required:"true" nullable:"false"`
+}
+
+// Pause is what a paused execution waits for: its delay, a call of its
+// resume URL (a suspend), or the rerun of a step.
+type Pause struct {
+	Kind    string `json:"kind" required:"true" enum:"delay,suspend,rerun"`
+	Step    string `json:"step" required:"true" description:"the step that paused it; a rerun runs it again"`
+	UntilMs int64  `json:"until_ms" required:"true" description:"when it goes on by itself; a suspend is cancelled then"`
 }
 
 // StepSummary is a step of an execution without its values and logs.
@@ -172,8 +181,9 @@ type Execution struct {
 	ID           string          `json:"id" required:"true"`
 	WorkflowID   string          `json:"workflow_id" required:"true"`
 	DeploymentID string          `json:"deployment_id,omitempty" description:"d_ id of the version that ran (absent for executions recorded before it was kept)"`
-	Status       string          `json:"status" required:"true" enum:"success,exited,error"`
-	ExitReason   string          `json:"exit_reason,omitempty"`
+	Status       string          `json:"status" required:"true" enum:"success,exited,error,paused,cancelled"`
+	ExitReason   string          `json:"exit_reason,omitempty" description:"$.flow.exit's reason, or why a paused execution was cancelled"`
+	Pause        *Pause          `json:"pause,omitempty" description:"what a paused execution waits for"`
 	StartedAtMs  int64           `json:"started_at_ms" required:"true"`
 	DurationMs   int64           `json:"duration_ms" required:"true"`
 	Event        json.RawMessage `json:"event" required:"true" description:"the trigger event"`

@@ -25,6 +25,12 @@ func NewEndpointToken() EndpointToken {
 // EndpointPath is the path under which every HTTP interface is served.
 const EndpointPath = "/h/"
 
+// FlowPath is where the resume and cancel URLs of paused workflow
+// executions are served, beside the endpoints: FlowPath + <execution
+// id>/<secret>/resume or /cancel. No token is "flow" (tokens are 24
+// characters long).
+const FlowPath = EndpointPath + "flow/"
+
 // URL is the endpoint's URL under publicURL (with or without a trailing
 // slash).
 func (t EndpointToken) URL(publicURL string) string {

@@ -73,18 +73,36 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 	return c, nil
 }
 
-// loadDelayed rebuilds the due times of every source's delayed events.
-func (e *Engine) loadDelayed(ctx context.Context, sources []model.Source) error {
-	for _, src := range sources {
-		events, err := e.store.ListEvents(ctx, src.ID, model.ChannelDelayed, maxDelayedScan)
+// loadDelayed rebuilds the due times of the delayed events of every
+// source, and of the paused executions of every workflow, of emitters.
+func (e *Engine) loadDelayed(ctx context.Context, emitters []string) error {
+	for _, id := range emitters {
+		events, err := e.store.ListEvents(ctx, id, model.ChannelDelayed, maxDelayedScan)
 		if err != nil {
 			return err
 		}
 		for _, ev := range events {
 			if rec, err := decodeDelayed(ev.Data); err == nil {
-				e.delayed.note(src.ID, rec.DueMs)
+				e.delayed.note(id, rec.DueMs)
 			}
 		}
 	}
 	return nil
+}
+
+// emitterIDs are the ids of sources and workflows for which owns is
+// true.
+func emitterIDs(sources []model.Source, flows []model.Workflow, owns func(string) bool) []string {
+	var out []string
+	for _, src := range sources {
+		if owns(src.ID) {
+			out = append(out, src.ID)
+		}
+	}
+	for _, wf := range flows {
+		if owns(wf.ID) {
+			out = append(out, wf.ID)
+		}
+	}
+	return out
 }

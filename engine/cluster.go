@@ -172,13 +172,12 @@ func (e *Engine) resumeOwned(gained bool) {
 		e.log.Error("resume owned work: list sources", "err", err)
 		return
 	}
-	var owned []model.Source
-	for _, src := range sources {
-		if e.owns(src.ID) {
-			owned = append(owned, src)
-		}
+	flows, err := e.queues.AllWorkflows(ctx)
+	if err != nil {
+		e.log.Error("resume owned work: list workflows", "err", err)
+		return
 	}
-	if err := e.loadDelayed(ctx, owned); err != nil {
+	if err := e.loadDelayed(ctx, emitterIDs(sources, flows, e.owns)); err != nil {
 		e.log.Error("resume owned work: delayed emits", "err", err)
 	}
 }

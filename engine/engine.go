@@ -96,6 +96,10 @@ type Config struct {
 	// ExecutionsKept is how many executions each workflow keeps. Default
 	// 100.
 	ExecutionsKept int
+	// MaxPausedExecutions bounds the executions of one workflow that wait
+	// on $.flow.delay, suspend or rerun at once; a step that would pause
+	// one more fails its execution. Default 10,000.
+	MaxPausedExecutions int
 	// QuotaInvocations and QuotaComputeMs are the daily quotas of free
 	// accounts. Defaults DefaultQuotaInvocations and DefaultQuotaComputeMs.
 	QuotaInvocations int64
@@ -124,6 +128,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
+	}
+	if c.MaxPausedExecutions <= 0 {
+		c.MaxPausedExecutions = 10_000
 	}
 	if c.MaxChannels <= 0 {
 		c.MaxChannels = DefaultMaxChannels
@@ -272,7 +279,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	for _, wf := range flows {
 		e.startWorkflowTriggers(wf)
 	}
-	if err := e.loadDelayed(ctx, sources); err != nil {
+	if err := e.loadDelayed(ctx, emitterIDs(sources, flows, func(string) bool { return true })); err != nil {
 		return err
 	}
 	e.workers.Start(e.cfg.Workers)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -179,11 +180,9 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	// requests with it: they are answered when their executions run.
 	var throttled error
 	if err == nil && wf.Throttle != nil {
-		allowed, wait := e.throttles.allow(id, *wf.Throttle, e.clock.Now(), len(invs))
-		if allowed < len(invs) {
-			invs, throttled = invs[:allowed], &throttledError{wait: wait}
-		}
-		if len(invs) == 0 {
+		var kept int
+		kept, throttled = e.throttle(wf, invs)
+		if invs = invs[:kept]; len(invs) == 0 {
 			return throttled
 		}
 	}
@@ -199,6 +198,7 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	if errors.Is(err, store.ErrNotFound) {
 		e.flows.forget(id)
 		e.throttles.forget(id)
+		e.delayed.forget(id)
 		runs := make([]store.CompletedRun, len(invs)) // the workflow is gone: drop its work
 		for i, inv := range invs {
 			runs[i] = store.CompletedRun{Invocation: inv}
@@ -221,47 +221,147 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	if loadErr == nil {
 		defer release()
 	}
-	runs := make([]store.CompletedRun, 0, len(invs))
-	var sse []model.Event
-	held := 0
+	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today}
 	for i, inv := range invs {
-		var x execution
-		switch {
-		case inv.Kind == kindRelease:
-			runs = append(runs, store.CompletedRun{Invocation: inv}) // a workflow delays no emit: nothing to release
-			continue
-		case !wf.Active && inv.Kind != kindManual:
-			runs = append(runs, store.CompletedRun{Invocation: inv}) // queued before it was switched off
-			continue
-		case over:
-			x = e.failedExecution(wf, inv, "", errQuota)
-		case loadErr != nil:
-			e.log.Warn("workflow failed to load", "workflow", id, "err", loadErr)
-			x = e.failedExecution(wf, inv, "", loadErr)
-		default:
-			if x, err = e.execute(ctx, lf, inv, waiters[i]); err != nil {
-				if cerr := e.commit(context.WithoutCancel(ctx), flowSource(wf), runs); cerr != nil {
-					return cerr
-				}
-				return err
+		if err := b.run(ctx, inv, waiters[i]); err != nil {
+			if cerr := e.commit(context.WithoutCancel(ctx), flowSource(wf), b.runs); cerr != nil {
+				return cerr
 			}
-		}
-		x.commit.UsageAccount, x.commit.UsageDay = wf.UserID, today
-		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: x.commit})
-		sse = append(sse, x.sse...)
-		if held += commitBytes(x.commit) + recordSize(x.commit.Execution); held >= maxBatchBytes {
-			if err := e.commit(ctx, flowSource(wf), runs); err != nil {
-				return err
-			}
-			runs, held = runs[:0], 0
+			return err
 		}
 	}
-	err = e.commit(ctx, flowSource(wf), runs)
-	e.publish(sse)
+	err = e.commit(ctx, flowSource(wf), b.runs)
+	e.publish(b.sse)
 	if err == nil {
 		err = throttled
 	}
 	return err
+}
+
+// throttle is how many of invs the workflow's throttle lets run now,
+// and the error that holds back the rest. Only new executions count:
+// paused ones going on were counted when they started.
+func (e *Engine) throttle(wf model.Workflow, invs []model.Invocation) (int, error) {
+	fresh := 0
+	for _, inv := range invs {
+		if inv.Kind != kindRelease && inv.Kind != kindResume {
+			fresh++
+		}
+	}
+	allowed, wait := e.throttles.allow(wf.ID, *wf.Throttle, e.clock.Now(), fresh)
+	if allowed == fresh {
+		return len(invs), nil
+	}
+	for i, inv := range invs {
+		if inv.Kind != kindRelease && inv.Kind != kindResume {
+			if allowed == 0 {
+				return i, &throttledError{wait: wait}
+			}
+			allowed--
+		}
+	}
+	return len(invs), nil
+}
+
+// flowBatch is one batch of a workflow's invocations as it runs: the
+// runs to commit, flushed when they hold enough bytes.
+type flowBatch struct {
+	e       *Engine
+	wf      model.Workflow
+	lf      *liveFlow
+	loadErr error
+	over    bool
+	today   string
+	runs    []store.CompletedRun
+	sse     []model.Event
+	held    int
+}
+
+// run runs one invocation: a new execution, or paused ones going on.
+func (b *flowBatch) run(ctx context.Context, inv model.Invocation, w *waiter) error {
+	e, wf := b.e, b.wf
+	switch {
+	case inv.Kind == kindRelease:
+		acts, paused, err := e.dueFlows(ctx, wf.ID)
+		if err != nil {
+			return err
+		}
+		for i, act := range acts { // each commits with its record's removal: no invocation of its own
+			if err := b.goOn(ctx, model.Invocation{SourceID: wf.ID}, paused[i], act); err != nil {
+				return err
+			}
+		}
+		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+	case inv.Kind == kindResume:
+		var act flowAction
+		var rec delayedRecord
+		if json.Unmarshal(inv.Event, &act) != nil || json.Unmarshal(act.Paused, &rec) != nil || rec.Paused == nil {
+			e.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
+			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+		}
+		return b.goOn(ctx, inv, rec.Paused, act)
+	case !wf.Active && inv.Kind != kindManual:
+		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // queued before it was switched off
+	}
+	var x execution
+	switch {
+	case b.over:
+		x = e.failedExecution(wf, inv, "", errQuota)
+	case b.loadErr != nil:
+		e.log.Warn("workflow failed to load", "workflow", wf.ID, "err", b.loadErr)
+		x = e.failedExecution(wf, inv, "", b.loadErr)
+	default:
+		var err error
+		if x, err = e.execute(ctx, b.lf, inv, w); err != nil {
+			return err
+		}
+	}
+	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
+}
+
+// goOn runs a paused execution on, or fails it when the workflow cannot
+// run (over its quota, or not loaded).
+func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExecution, act flowAction) error {
+	var x execution
+	switch failure := cmp.Or(b.loadErr, quotaErr(b.over)); {
+	case failure != nil && act.Action != flowCancel:
+		rec := p.Execution
+		rec.Status, rec.Pause = model.ExecutionError, nil
+		x.commit = store.RunCommit{Execution: rec, ExecutionsKept: b.e.cfg.ExecutionsKept, Keep: b.e.cfg.EventsKept,
+			Events: []model.Event{flowErrorEvent(failure, b.wf.ID, "", p.Event, p.Context, b.e.clock.Now())}}
+	default:
+		var err error
+		if x, err = b.e.resumeFlow(ctx, b.lf, p, act); err != nil {
+			return err
+		}
+	}
+	x.commit.Resume = act.PausedID
+	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
+}
+
+// quotaErr is errQuota when over.
+func quotaErr(over bool) error {
+	if over {
+		return errQuota
+	}
+	return nil
+}
+
+// add queues run for the batch's commit, committing what is held once it
+// is large.
+func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model.Event) error {
+	if run.Commit.Execution != nil || len(run.Commit.Events) > 0 {
+		run.Commit.UsageAccount, run.Commit.UsageDay = b.wf.UserID, b.today
+	}
+	b.runs = append(b.runs, run)
+	b.sse = append(b.sse, sse...)
+	if b.held += commitBytes(run.Commit) + recordSize(run.Commit.Execution); b.held >= maxBatchBytes {
+		if err := b.e.commit(ctx, flowSource(b.wf), b.runs); err != nil {
+			return err
+		}
+		b.runs, b.held = b.runs[:0], 0
+	}
+	return nil
 }
 
 // execution is what running one invocation of a workflow produced.
@@ -270,34 +370,62 @@ type execution struct {
 	sse    []model.Event // $.send.sse messages, published after the commit
 }
 
+// flowState is an execution in progress: its record, its steps' values
+// so far, and the step it goes on with. A paused execution is stored as
+// one (pausedExecution) and rebuilt to go on.
+type flowState struct {
+	rec     *model.Execution
+	context json.RawMessage // steps.trigger.context
+	event   json.RawMessage // the trigger event
+	steps   *stepsContext
+	next    int // the step to run
+	runs    int // how many times step next ran before: a rerun's count
+	start   time.Time
+}
+
 // execute runs a workflow's steps on one trigger event. A step that
 // throws, times out or runs out of memory ends the execution with an
-// $errors event; $.flow.exit ends it early. The error returned is the
-// engine's (stopping, or the workflow replaced), not the steps'.
+// $errors event; $.flow.exit ends it early; $.flow.delay, suspend and
+// rerun pause it. The error returned is the engine's (stopping, or the
+// workflow replaced), not the steps'.
 func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation, w *waiter) (execution, error) {
 	wf := lf.wf
 	start := e.clock.Now()
 	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
 		StartedAtMs: start.UnixMilli(), Status: model.ExecutionSuccess, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
-	context := triggerContext(wf, inv, rec.ID, start)
-	trigger, _ := json.Marshal(map[string]any{"event": rawOrEmpty(inv.Event), "context": context})
+	context, _ := json.Marshal(triggerContext(wf, inv, rec.ID, start))
+	trigger := &jsonObject{}
+	trigger.add("event", rawOrEmpty(inv.Event))
+	trigger.add("context", context)
 	steps := &stepsContext{}
-	steps.add(stepTrigger, trigger)
+	steps.add(stepTrigger, trigger.close())
+	return e.runFlow(ctx, lf, &flowState{rec: rec, context: context, event: inv.Event, steps: steps, start: start}, w)
+}
+
+// runFlow runs st's steps from st.next on, until the last, a failure,
+// an exit or a pause.
+func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *waiter) (execution, error) {
+	wf, rec := lf.wf, st.rec
+	st.steps.flowURL = e.flowURL(rec.ID)
 	c := &collector{channels: e.channelBudget(wf.ID)}
 	var out execution
-	deadline := start.Add(e.cfg.ExecutionTimeout)
+	deadline := st.start.Add(e.cfg.ExecutionTimeout)
 	var failure error
 	failedStep := ""
+	var paused *model.Event
 	var respond sandbox.RespondSink
 	held := &heldResponse{w: w}
 	if w != nil {
 		respond = held
 	}
-	for i, step := range wf.Steps {
-		sx, res, err := e.runStepWith(ctx, lf, i, steps, c, respond, deadline, sourceDB{e.store, wf.ID})
+	for i := st.next; i < len(wf.Steps); i++ {
+		step := wf.Steps[i]
+		sx, res, err := e.runStepWith(ctx, lf, i, st.steps, c, respond, deadline, sourceDB{e.store, wf.ID})
 		if err != nil {
 			return execution{}, err
 		}
+		runs := st.runs + 1
+		st.runs, st.steps.run = 0, nil // a rerun's count is its step's only
 		rec.Steps = append(rec.Steps, sx)
 		if res.err != nil {
 			rec.Status, failure, failedStep = model.ExecutionError, res.err, step.Name
@@ -311,7 +439,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 			case abi.SendSSE:
 				out.sse = append(out.sse, model.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
 			case abi.SendS3:
-				dl, err := e.s3Delivery(wf, rec.ID, len(out.commit.Deliveries), s, start)
+				dl, err := e.s3Delivery(wf, rec.ID, len(out.commit.Deliveries), s, st.start)
 				if err != nil {
 					last := &rec.Steps[len(rec.Steps)-1]
 					last.Status, last.Error = model.ExecutionError, stepError(err)
@@ -328,18 +456,32 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 			rec.Status, rec.ExitReason = model.ExecutionExited, *res.exit
 			break
 		}
-		steps.add(step.Name, res.data)
+		if res.flow != nil {
+			ev, err := e.pause(ctx, lf, st, i, runs, res)
+			if err != nil {
+				last := &rec.Steps[len(rec.Steps)-1]
+				last.Status, last.Error = model.ExecutionError, stepError(err)
+				rec.Status, failure, failedStep = model.ExecutionError, err, step.Name
+			}
+			paused = &ev
+			break
+		}
+		st.steps.add(step.Name, res.data)
 	}
 	held.flush()
-	rec.DurationMs = e.clock.Now().Sub(start).Milliseconds()
+	rec.DurationMs += e.clock.Now().Sub(st.start).Milliseconds()
 	events, err := flowEvents(c, e.clock.Now())
 	if err != nil && failure == nil {
 		rec.Status, failure = model.ExecutionError, err
 	}
 	if failure != nil {
-		events = append(events[:0:0], flowErrorEvent(failure, wf.ID, failedStep, inv, context, e.clock.Now()))
+		rec.Pause = nil
+		events = append(events[:0:0], flowErrorEvent(failure, wf.ID, failedStep, st.event, st.context, e.clock.Now()))
 		out.sse = nil
 		out.commit.Deliveries = nil
+	} else if paused != nil {
+		events = append(events, *paused)
+		out.commit.KeepDelayed = e.cfg.MaxPausedExecutions
 	}
 	capExecution(rec)
 	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept
@@ -388,6 +530,7 @@ func flowEvents(c *collector, now time.Time) ([]model.Event, error) {
 type stepResult struct {
 	data  json.RawMessage // steps.<name>: $return_value and exports
 	exit  *string
+	flow  *abi.Flow // $.flow.delay, suspend or rerun
 	sends []abi.Send
 	err   error // the step failed
 }
@@ -465,7 +608,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	if len(o.Value) > 0 {
 		data.add("$return_value", o.Value)
 	}
-	res := stepResult{exit: o.Exit, sends: o.Sends, data: data.close()}
+	res := stepResult{exit: o.Exit, flow: o.Flow, sends: o.Sends, data: data.close()}
 	if o.Exit != nil {
 		sx.Status = model.ExecutionExited
 	}
@@ -495,8 +638,14 @@ func (o *jsonObject) close() json.RawMessage {
 	return append(o.buf[:len(o.buf):len(o.buf)], '}')
 }
 
-// stepsContext is steps.* of an execution so far.
-type stepsContext struct{ obj jsonObject }
+// stepsContext is steps.* of an execution so far, with what the next
+// step's call carries besides: the base of its resume and cancel URLs,
+// and a rerun's count and context.
+type stepsContext struct {
+	obj     jsonObject
+	flowURL json.RawMessage // a JSON string; none outside an execution
+	run     json.RawMessage // $.context.run of a rerun; nil: a first run
+}
 
 func (s *stepsContext) add(name string, data json.RawMessage) { s.obj.add(name, data) }
 
@@ -508,7 +657,23 @@ func (s *stepsContext) event(templates json.RawMessage) json.RawMessage {
 	if len(templates) > 0 {
 		ev.add("templates", templates)
 	}
+	if len(s.flowURL) > 0 {
+		ev.add("flow_url", s.flowURL)
+	}
+	if len(s.run) > 0 {
+		ev.add("run", s.run)
+	}
 	return ev.close()
+}
+
+// restoreSteps is a stepsContext from its JSON object, as a paused
+// execution stored it.
+func restoreSteps(obj json.RawMessage) *stepsContext {
+	s := &stepsContext{}
+	if inner := bytes.TrimSpace(obj); len(inner) > 2 {
+		s.obj.buf = append([]byte(nil), inner[:len(inner)-1]...) // without its closing brace
+	}
+	return s
 }
 
 // stepLogs keeps a step's console lines within the record's caps.
@@ -564,9 +729,9 @@ func (e *Engine) failedExecution(wf model.Workflow, inv model.Invocation, step s
 	now := e.clock.Now()
 	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
 		StartedAtMs: now.UnixMilli(), Status: model.ExecutionError, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
-	ctx := triggerContext(wf, inv, rec.ID, now)
+	ctx, _ := json.Marshal(triggerContext(wf, inv, rec.ID, now))
 	return execution{commit: store.RunCommit{
-		Events: []model.Event{flowErrorEvent(err, wf.ID, step, inv, ctx, now)}, Keep: e.cfg.EventsKept,
+		Events: []model.Event{flowErrorEvent(err, wf.ID, step, inv.Event, ctx, now)}, Keep: e.cfg.EventsKept,
 		Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept,
 	}}
 }
@@ -599,7 +764,7 @@ func sourceType(kind string) string {
 // specification's shape: original_event, original_context, and error
 // with code, cellId (the failed step's id; stepName its name), ts and
 // stack.
-func flowErrorEvent(err error, workflowID, step string, inv model.Invocation, context map[string]any, at time.Time) model.Event {
+func flowErrorEvent(err error, workflowID, step string, event, context json.RawMessage, at time.Time) model.Event {
 	name, message, stack := errorParts(err)
 	if errors.Is(err, errQuota) {
 		name = "QuotaExceeded"
@@ -612,7 +777,7 @@ func flowErrorEvent(err error, workflowID, step string, inv model.Invocation, co
 		"code": capText(errorCode(err, name), maxErrorName), "cellId": cellID(workflowID, step), "stepName": step, "ts": at.UTC().Format(time.RFC3339Nano),
 		"stack": capText(stack, maxErrorStack), "name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage),
 	}
-	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(inv.Event), maxOriginalEvent), "original_context": context, "error": desc})
+	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(event), maxOriginalEvent), "original_context": rawOrEmpty(context), "error": desc})
 	summary := name + ": " + message
 	if step != "" {
 		summary = "step " + step + ": " + summary

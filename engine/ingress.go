@@ -33,6 +33,10 @@ func ingressError(w http.ResponseWriter, status int, msg string) {
 }
 
 func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, component.FlowPath) {
+		e.serveFlowURL(w, r)
+		return
+	}
 	rest := strings.TrimPrefix(r.URL.Path, component.EndpointPath)
 	token, sub, _ := strings.Cut(rest, "/")
 	ep, ok := e.endpoints.lookup(component.EndpointToken(token))
@@ -53,24 +57,8 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	if ep.tokenHash != "" {
 		r.Header.Del("Authorization") // the token is not the event's to keep
 	}
-	// Socket deadlines are wall-clock I/O, not engine time: a slow body
-	// must not hold a connection, and a response waits at most for
-	// respond() and a little more.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(e.cfg.BodyTimeout))
-	_ = rc.SetWriteDeadline(time.Now().Add(e.cfg.BodyTimeout + e.cfg.RespondTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.cfg.MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		var netErr net.Error
-		switch {
-		case errors.As(err, &tooBig):
-			ingressError(w, http.StatusRequestEntityTooLarge, "the request body is over the endpoint's size limit")
-		case errors.As(err, &netErr) && netErr.Timeout():
-			ingressError(w, http.StatusRequestTimeout, "the request body did not arrive in time")
-		default:
-			ingressError(w, http.StatusBadRequest, "the request body could not be read")
-		}
+	body, ok := e.readIngressBody(w, r)
+	if !ok {
 		return
 	}
 	// Only active sources have endpoints registered, so the map answers
@@ -111,6 +99,32 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		cookiePath = ""
 	}
 	e.awaitResponse(w, r, wt, ep.workflow, cookiePath)
+}
+
+// readIngressBody reads an endpoint request's body within the size and
+// time limits, or answers the request with why not (false).
+func (e *Engine) readIngressBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	// Socket deadlines are wall-clock I/O, not engine time: a slow body
+	// must not hold a connection, and a response waits at most for
+	// respond() and a little more.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(e.cfg.BodyTimeout))
+	_ = rc.SetWriteDeadline(time.Now().Add(e.cfg.BodyTimeout + e.cfg.RespondTimeout))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, e.cfg.MaxBody))
+	if err == nil {
+		return body, true
+	}
+	var tooBig *http.MaxBytesError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &tooBig):
+		ingressError(w, http.StatusRequestEntityTooLarge, "the request body is over the endpoint's size limit")
+	case errors.As(err, &netErr) && netErr.Timeout():
+		ingressError(w, http.StatusRequestTimeout, "the request body did not arrive in time")
+	default:
+		ingressError(w, http.StatusBadRequest, "the request body could not be read")
+	}
+	return nil, false
 }
 
 // awaitResponse answers a request with its run's respond(). A workflow's

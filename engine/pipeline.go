@@ -26,7 +26,8 @@ const (
 	kindTimer   = "timer"
 	kindManual  = "manual"
 	kindEvent   = "event"
-	kindRelease = "release" // emit delayed events whose time has come
+	kindRelease = "release" // emit delayed events, or go on with paused executions, whose time has come
+	kindResume  = "resume"  // go on with, or cancel, a paused execution (its URL was called)
 	kindHook    = "hook:"   // + the hook's name; never queued
 )
 

@@ -36,7 +36,7 @@
   const { BigInt } = globalThis;
   // NODE_VERSION is the Node release fount's runtime answers to.
   const NODE_VERSION = "v20.18.1";
-  const NumberIsInteger = Number.isInteger, NumberIsSafeInteger = Number.isSafeInteger;
+  const NumberIsInteger = Number.isInteger, NumberIsSafeInteger = Number.isSafeInteger, NumberIsFinite = Number.isFinite;
   const ArrayPrototypeJoin = uncurry(Array.prototype.join), ArrayPrototypePush = uncurry(Array.prototype.push),
     ArrayPrototypeSort = uncurry(Array.prototype.sort);
   const StringPrototypeEndsWith = uncurry(String.prototype.endsWith), StringPrototypeIndexOf = uncurry(String.prototype.indexOf),
@@ -1172,6 +1172,34 @@
   let sendsOut = null; // this call's $.send.http and $.send.sse requests
   let stepMode = false; // loaded as a workflow step
   let configuredProps = {};
+  let flowOut = null; // this call's $.flow.delay, suspend or rerun
+  let stepCall = null; // the run event of the step call in progress
+
+  const MAX_FLOW_MS = 366 * 24 * 3600 * 1000; // abi.MaxFlowMs
+  const SUSPEND_TIMEOUT_MS = 24 * 3600 * 1000;
+  const DEFAULT_MAX_RERUNS = 10;
+
+  function flowMs(what, ms) {
+    const n = Number(ms);
+    if (!NumberIsFinite(n) || n < 0 || n > MAX_FLOW_MS) throw new RangeError("$.flow." + what + " needs a time in milliseconds from 0 to " + MAX_FLOW_MS + " (a year), not " + String(ms));
+    return MathFloor(n);
+  }
+
+  // pause ends the execution's run after this step: the engine keeps it
+  // and goes on when its time comes or its resume URL is called. The
+  // URLs' secret comes from the host's randomness.
+  function pause(flow) {
+    if (!stepMode) throw new Error("$.flow." + flow.kind + " is only available in workflow steps");
+    if (flowOut !== null) throw new Error("a step pauses its execution once: it called $.flow." + flowOut.kind + " already");
+    if (!stepCall || typeof stepCall.flow_url !== "string") throw new Error("$.flow." + flow.kind + " pauses a workflow's execution: it does nothing in a test run of a step");
+    const b64 = base64(hostCrypto({ op: "random", size: 24 })); // 24 bytes: no padding
+    let secret = "";
+    for (let i = 0; i < b64.length; i++) secret += b64[i] === "+" ? "-" : b64[i] === "/" ? "_" : b64[i];
+    flow.secret = secret;
+    flowOut = flow;
+    const base = String(stepCall.flow_url) + "/" + secret;
+    return { resume_url: base + "/resume", cancel_url: base + "/cancel" };
+  }
 
   function send(kind, x) {
     if (x === null || typeof x !== "object") throw new TypeError("$.send." + kind + "() needs an object");
@@ -1281,6 +1309,22 @@
         exit(reason) {
           throw new FlowExit(reason === undefined ? "" : String(reason));
         },
+        delay(ms) {
+          return pause(record({ kind: "delay", ms: flowMs("delay", ms) }));
+        },
+        suspend(timeout) {
+          return pause(record({ kind: "suspend", ms: timeout === undefined ? SUSPEND_TIMEOUT_MS : flowMs("suspend", timeout) }));
+        },
+        rerun(delay, context, maxReruns) {
+          const max = maxReruns === undefined ? DEFAULT_MAX_RERUNS : Number(maxReruns);
+          if (!NumberIsInteger(max) || max < 0 || max > 10000) throw new RangeError("$.flow.rerun's maxReruns must be an integer from 0 to 10000");
+          const run = (stepCall && stepCall.run) || { runs: 1 };
+          if (run.runs > max) throw new Error("$.flow.rerun: the step ran " + run.runs + " times, past its maxReruns of " + max);
+          const flow = record({ kind: "rerun", ms: flowMs("rerun", delay === undefined ? 0 : delay) });
+          if (context !== undefined) flow.context = JSONParse(toJSON("the $.flow.rerun context", context));
+          flow.max_reruns = max;
+          return pause(flow);
+        },
       },
       respond,
       send: {
@@ -1321,10 +1365,22 @@
       }
     }
     const on = self;
+    stepCall = ev;
     if (stepDollar === null) {
       stepDollar = makeDollar(true);
       // Older Pipedream steps call $send.emit() as a global.
       ObjectDefineProperty(globalThis, "$send", { value: stepDollar.send, configurable: true });
+      // $.context is the trigger's context with this run's count, a
+      // rerun's context and the request that called its resume URL; made
+      // when read, as few steps read it.
+      ObjectDefineProperty(stepDollar, "context", {
+        enumerable: true,
+        get() {
+          const c = ObjectAssign({}, (stepCall.steps && stepCall.steps.trigger && stepCall.steps.trigger.context) || {});
+          c.run = ObjectAssign({ runs: 1 }, stepCall.run || {});
+          return c;
+        },
+      });
     }
     return await FunctionPrototypeCall(def.run, on, { steps, $: stepDollar });
   }
@@ -1435,6 +1491,7 @@
     outcome = null;
     exportsOut = {};
     sendsOut = [];
+    flowOut = null;
     if (msg.memory_limit) host.setMemoryLimit(msg.memory_limit);
     open = true;
     const ok = (value) => {
@@ -1537,8 +1594,9 @@
     }
     if (keysOf(exportsOut).length > 0) o.exports = exportsOut;
     if (sendsOut && sendsOut.length > 0) o.sends = sendsOut;
+    if (flowOut !== null && o.ok) o.flow = flowOut;
     // Most runs return nothing: their result needs no JSON.stringify.
-    if (o.ok && o.value === undefined && o.exit === undefined && o.dropped === undefined && o.exports === undefined && o.sends === undefined) {
+    if (o.ok && o.value === undefined && o.exit === undefined && o.dropped === undefined && o.exports === undefined && o.sends === undefined && o.flow === undefined) {
       return '{"ok":true}';
     }
     try {

@@ -139,7 +139,7 @@ func (s *Source) Invoke(ctx context.Context, req sandbox.Request, caps sandbox.C
 		return nil, err
 	}
 	return &sandbox.Outcome{
-		Value: res.Value, Exports: res.Exports, Exit: res.Exit, Sends: res.Sends,
+		Value: res.Value, Exports: res.Exports, Exit: res.Exit, Sends: res.Sends, Flow: res.Flow,
 		DroppedTimers: res.Dropped, Duration: time.Since(start),
 	}, nil
 }

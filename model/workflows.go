@@ -103,7 +103,22 @@ const (
 	ExecutionSuccess = "success"
 	ExecutionExited  = "exited" // a step returned $.flow.exit(reason)
 	ExecutionError   = "error"  // a step threw, timed out or ran out of memory
+	// ExecutionPaused waits on $.flow.delay, suspend or rerun (Pause).
+	ExecutionPaused = "paused"
+	// ExecutionCancelled was paused and cancelled: by its cancel URL, or
+	// a suspend that was not resumed in time.
+	ExecutionCancelled = "cancelled"
 )
+
+// ExecutionPause is what a paused execution waits for.
+type ExecutionPause struct {
+	Kind string `json:"kind"` // delay, suspend or rerun
+	// Step is the step that paused it; a rerun runs it again.
+	Step string `json:"step"`
+	// UntilMs is when it goes on by itself (a suspend: when it is
+	// cancelled), epoch ms.
+	UntilMs int64 `json:"until_ms"`
+}
 
 // Execution is one run of a workflow: its trigger event and what each
 // step did. Values are capped in size by the engine; Truncated says so.
@@ -113,10 +128,14 @@ type Execution struct {
 	Event       json.RawMessage `json:"event"` // the trigger event
 	StartedAtMs int64           `json:"started_at_ms"`
 	DurationMs  int64           `json:"duration_ms"`
-	Status      string          `json:"status"` // ExecutionSuccess, ExecutionExited or ExecutionError
-	ExitReason  string          `json:"exit_reason,omitempty"`
-	Steps       []StepExecution `json:"steps"`
-	Truncated   bool            `json:"truncated,omitempty"`
+	Status      string          `json:"status"` // one of the Execution states
+	// ExitReason is $.flow.exit's reason, or why a paused execution was
+	// cancelled.
+	ExitReason string `json:"exit_reason,omitempty"`
+	// Pause is what a paused execution waits for.
+	Pause     *ExecutionPause `json:"pause,omitempty"`
+	Steps     []StepExecution `json:"steps"`
+	Truncated bool            `json:"truncated,omitempty"`
 	// DeploymentID names the version of the workflow that ran (empty in
 	// records from before it was kept).
 	DeploymentID string `json:"deployment_id,omitempty"`

@@ -78,6 +78,7 @@ type Outcome struct {
 	Exports       map[string]json.RawMessage // action $.export(name, value)
 	Exit          *string                    // action $.flow.exit(reason)
 	Sends         []abi.Send                 // a workflow step's $.send.http and $.send.sse
+	Flow          *abi.Flow                  // a workflow step's $.flow.delay, suspend or rerun
 	DroppedTimers int                        // timers still pending when the call settled
 	Duration      time.Duration              // wall-clock time inside the guest
 }

@@ -120,21 +120,35 @@ type commitPos struct{ run, event int }
 // runs[at.run], runs[at.run+1], ...
 func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
 	var stored [][]model.Event
+	var err error
 	for at.run < len(runs) && (len(stored) == 0 || !tx.Full()) {
 		run := runs[at.run]
-		queued, err := tx.Queued(run.Invocation)
-		if err != nil {
+		if err := checkRun(run); err != nil {
 			return at, nil, err
+		}
+		resumed := run.Invocation.ID == "" // its paused record stands for its invocation
+		queued := resumed
+		if !resumed {
+			if queued, err = tx.Queued(run.Invocation); err != nil {
+				return at, nil, err
+			}
+		}
+		sourceID := run.Invocation.SourceID
+		if queued && at.event == 0 {
+			if queued, err = consumePaused(tx, r.now().UnixMilli(), sourceID, run.Commit); err != nil {
+				return at, nil, err
+			}
+			if !queued && !resumed { // resumed elsewhere: the invocation goes, with nothing of its run
+				if err := tx.Dequeue(run.Invocation); err != nil {
+					return at, nil, fmt.Errorf("invocation %q: %w", run.Invocation.ID, err)
+				}
+			}
 		}
 		if !queued {
 			stored = append(stored, nil)
 			at = commitPos{run: at.run + 1}
 			continue
 		}
-		if err := checkRelease(run.Commit); err != nil {
-			return at, nil, err
-		}
-		sourceID := run.Invocation.SourceID
 		events, end, err := applyEvents(tx, r.now().UnixMilli(), sourceID, run.Commit, at.event, true)
 		if err != nil {
 			return at, nil, err
@@ -148,8 +162,10 @@ func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commit
 			}
 			return commitPos{run: at.run, event: end}, stored, nil
 		}
-		if err := tx.Dequeue(run.Invocation); err != nil {
-			return at, nil, fmt.Errorf("invocation %q: %w", run.Invocation.ID, err)
+		if !resumed {
+			if err := tx.Dequeue(run.Invocation); err != nil {
+				return at, nil, fmt.Errorf("invocation %q: %w", run.Invocation.ID, err)
+			}
 		}
 		if err := r.finishCommit(tx, sourceID, run.Commit); err != nil {
 			return at, nil, err
@@ -185,11 +201,42 @@ func (r rules) applyCommit(tx kv.Tx, sourceID string, c RunCommit) ([]model.Even
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
+	if ok, err := consumePaused(tx, r.now().UnixMilli(), sourceID, c); err != nil || !ok {
+		return nil, err
+	}
 	out, _, err := applyEvents(tx, r.now().UnixMilli(), sourceID, c, 0, false)
 	if err != nil {
 		return nil, err
 	}
 	return out, r.finishCommit(tx, sourceID, c)
+}
+
+// checkRun refuses a run that cannot be committed as it is: one without
+// an invocation that resumes no paused execution, or whose Release does
+// not pair with its Events.
+func checkRun(run CompletedRun) error {
+	if run.Invocation.ID == "" && run.Commit.Resume == "" {
+		return fmt.Errorf("a run of %q has neither an invocation nor a paused execution it resumes", run.Invocation.SourceID)
+	}
+	return checkRelease(run.Commit)
+}
+
+// consumePaused removes the paused execution c resumes, if any, from
+// the source's ChannelDelayed; false when it is gone already, and c must
+// then apply nothing.
+func consumePaused(tx kv.Tx, nowMs int64, sourceID string, c RunCommit) (bool, error) {
+	if c.Resume == "" {
+		return true, nil
+	}
+	a, err := tx.AppendEvents(nowMs, sourceID, c.Keep)
+	if err != nil {
+		return false, fmt.Errorf("resume %s: %w", c.Resume, err)
+	}
+	ok, err := a.Release(c.Resume)
+	if err != nil {
+		return false, fmt.Errorf("resume %s: %w", c.Resume, err)
+	}
+	return ok, a.Close()
 }
 
 // checkRelease refuses a commit whose Release does not pair with Events.
@@ -212,6 +259,7 @@ func applyEvents(tx kv.Tx, nowMs int64, sourceID string, c RunCommit, from int, 
 	if err != nil {
 		return nil, from, fmt.Errorf("append events: %w", err)
 	}
+	a.KeepDelayed(c.KeepDelayed)
 	var out []model.Event
 	i := from
 	for ; i < len(c.Events) && (i == from || !bounded || !tx.Full()); i++ {

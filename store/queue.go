@@ -19,6 +19,10 @@ type RunCommit struct {
 	// Keep per channel.
 	Events []model.Event
 	Keep   int
+	// KeepDelayed, when larger than Keep, is how many events the
+	// source's ChannelDelayed keeps: the bound of a workflow's paused
+	// executions.
+	KeepDelayed int
 	// Route is called inside the transaction for each stored event, with
 	// its id assigned; what it returns is enqueued in the same
 	// transaction. It must not do I/O.
@@ -28,6 +32,15 @@ type RunCommit struct {
 	// ChannelDelayed in the same transaction; one that is gone by then
 	// (cancelled) is not emitted.
 	Release []string
+	// Resume names the event of the target's ChannelDelayed that holds
+	// the paused workflow execution this run continues. The commit
+	// removes it first; when it is gone already (the execution was
+	// resumed or cancelled by another run, or deleted), the commit
+	// applies nothing but the removal of its invocation. A CompletedRun
+	// that resumes an execution may have no invocation of its own (an
+	// empty Invocation.ID, its SourceID the workflow): the paused record
+	// stands for it, so that one release runs many waiting executions.
+	Resume string
 	// Dedupe, when not nil, replaces the source's dedupe state.
 	Dedupe *model.DedupeState
 	// DedupeAfter, when not nil, is the dedupe state once the first n of

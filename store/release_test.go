@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/fount-dev/fount/model"
@@ -86,6 +87,88 @@ func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
 		due := dueIndex(t, b, 1<<62)
 		if len(due) != 1 || due[0].ListenerID != "wh_here" {
 			t.Fatalf("due = %+v, want only wh_here's", due)
+		}
+	})
+}
+
+// TestResumeConsumesThePausedRecordOnce: a run that resumes a paused
+// execution commits only while its record is on $in, so that two runs
+// resuming the same execution (a timer and a resume URL, or a release
+// retried after a crash) commit it once, with or without an invocation of
+// their own.
+func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		paused, err := b.AppendEvents(ctx, "p_w", []model.Event{
+			{Name: model.ChannelDelayed, Data: json.RawMessage(`{"x":1}`)},
+			{Name: model.ChannelDelayed, Data: json.RawMessage(`{"x":2}`)},
+		}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resumed := func(n int, id string) CompletedRun {
+			return CompletedRun{Invocation: model.Invocation{SourceID: "p_w"}, Commit: RunCommit{
+				Resume: id, Events: []model.Event{{Name: "done", Data: json.RawMessage(strconv.Itoa(n))}},
+				Execution: &model.Execution{ID: ExecutionID("p_w", strconv.Itoa(n)), WorkflowID: "p_w"},
+			}}
+		}
+		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_w", Kind: "release"})
+		out, err := b.CompleteRuns(ctx, []CompletedRun{resumed(1, paused[0].ID), resumed(2, paused[0].ID), {Invocation: rel}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out[0]) != 1 || out[1] != nil {
+			t.Fatalf("results %+v: want the first resume stored and the second, of the same record, not", out)
+		}
+		// A resume URL's invocation for a record already resumed: it goes
+		// with nothing of its run.
+		late, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_w", Kind: "resume"})
+		if _, err := b.CompleteRun(ctx, late, resumed(3, paused[0].ID).Commit); err != nil {
+			t.Fatal(err)
+		}
+		other, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_w", Kind: "resume"})
+		if _, err := b.CompleteRun(ctx, other, resumed(4, paused[1].ID).Commit); err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := b.ListEvents(ctx, "p_w", "done", 10)
+		if len(evs) != 2 || string(evs[0].Data)+string(evs[1].Data) != "41" && string(evs[0].Data)+string(evs[1].Data) != "14" {
+			t.Errorf("done events %+v, want runs 1 and 4 only", evs)
+		}
+		if left, _ := b.ListEvents(ctx, "p_w", model.ChannelDelayed, 10); len(left) != 0 {
+			t.Errorf("$in still holds %d paused records", len(left))
+		}
+		if pending, _ := b.PendingInvocations(ctx, "p_w", 10); len(pending) != 0 {
+			t.Errorf("%d invocations still queued", len(pending))
+		}
+		if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{SourceID: "p_w"}}}); err == nil {
+			t.Error("a run with neither an invocation nor a resumed execution was accepted")
+		}
+	})
+}
+
+// TestKeepDelayedBoundsOnlyTheDelayedChannel: a workflow's paused
+// executions on $in are kept to their own bound, while its other
+// channels are trimmed to Keep in the same commit.
+func TestKeepDelayedBoundsOnlyTheDelayedChannel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		for i := range 4 {
+			inv, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_k", Kind: "manual"})
+			_, err := b.CompleteRun(ctx, inv, RunCommit{Keep: 2, KeepDelayed: 3, Events: []model.Event{
+				{Name: model.ChannelDelayed, Data: json.RawMessage(strconv.Itoa(i))},
+				{Name: "out", Data: json.RawMessage(strconv.Itoa(i))},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if evs, _ := b.ListEvents(ctx, "p_k", model.ChannelDelayed, 10); len(evs) != 3 {
+			t.Errorf("$in keeps %d, want its own bound of 3", len(evs))
+		}
+		if evs, _ := b.ListEvents(ctx, "p_k", "out", 10); len(evs) != 2 {
+			t.Errorf("out keeps %d, want Keep's 2", len(evs))
 		}
 	})
 }

@@ -37,3 +37,10 @@ var (
 func ExecutionID(workflowID, invocationID string) string {
 	return kv.ExecutionID(workflowID, invocationID)
 }
+
+// WorkflowOfExecution is the workflow id an execution id made by
+// ExecutionID names, or false.
+func WorkflowOfExecution(id string) (string, bool) {
+	wf, _, ok := kv.ParseExecutionID(id)
+	return wf, ok
+}

@@ -390,3 +390,85 @@ func TestVersionOfABuiltBinary(t *testing.T) {
 		t.Errorf("version = %q", human)
 	}
 }
+
+// TestCrashKeepsPausedExecutions kills the server with SIGKILL while
+// executions wait on $.flow.delay and $.flow.suspend, restarts it, and
+// checks that each goes on once: the delayed ones at their time, the
+// suspended ones on their resume URLs (called on the restarted server),
+// each with its step after the pause run once and its emit stored once.
+func TestCrashKeepsPausedExecutions(t *testing.T) {
+	t.Parallel()
+	warmCache(t)
+	bin := buildFount(t)
+	dir := t.TempDir()
+	p := startProcess(t, bin, dir)
+	s := &server{t: t, base: p.base, key: "crash-key-0123456789abcdef0123456789"}
+	after := `export default defineComponent({ run({ steps, $ }) {
+		$.send.emit({ raw_event: { execution: $.context.id } });
+		return { at: Date.now(), resumed: steps.wait.$resume_data === undefined ? null : steps.wait.$resume_data };
+	} })`
+	deploy := func(name, wait string) string {
+		return s.deployWorkflow(map[string]any{"name": name, "trigger": map[string]any{"type": "manual"},
+			"steps": []any{step("wait", wait, nil), step("after", after, nil)}})["id"].(string)
+	}
+	delayed := deploy("Delayed", `export default defineComponent({ run({ $ }) { $.flow.delay(4000); return { at: Date.now() } } })`)
+	suspended := deploy("Suspended", `export default defineComponent({ run({ $ }) { return $.flow.suspend() } })`)
+	var waits, approvals []string
+	for range 4 {
+		waits = append(waits, s.runWorkflow(delayed, nil))
+	}
+	for range 3 {
+		approvals = append(approvals, s.runWorkflow(suspended, nil))
+	}
+	resumeURLs := map[string]string{}
+	for _, id := range append(append([]string{}, waits...), approvals...) {
+		x := s.waitStatus(id, "paused")
+		if v := stepValue(x, 0); v["resume_url"] != nil {
+			resumeURLs[id] = v["resume_url"].(string)
+		}
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+
+	p2 := startProcess(t, bin, dir)
+	s.base = p2.base
+	for i, id := range approvals {
+		if st := callFlowURL(t, "POST", resumeURLs[id], p2.endpoints, fmt.Sprintf(`{"n":%d}`, i)); st != 202 {
+			t.Fatalf("resume %s after the restart: %d", id, st)
+		}
+	}
+	for i, id := range approvals {
+		x := s.waitStatus(id, "success")
+		if got := jsonOf(stepValue(x, 1)["resumed"]); got != fmt.Sprintf(`{"n":%d}`, i) {
+			t.Errorf("%s resumed with %s", id, got)
+		}
+	}
+	for _, id := range waits {
+		x := s.waitStatus(id, "success")
+		if gap := stepValue(x, 1)["at"].(float64) - stepValue(x, 0)["at"].(float64); gap < 3900 {
+			t.Errorf("%s went on %v ms after its step, before its 4 s delay", id, gap)
+		}
+	}
+	for _, id := range append(waits, approvals...) {
+		if n := len(s.waitStatus(id, "success")["steps"].([]any)); n != 2 {
+			t.Errorf("%s ran %d steps, want each once", id, n)
+		}
+	}
+	for _, wf := range []string{delayed, suspended} {
+		_, body := s.do("GET", "/v1/workflows/"+wf+"/event_summaries?limit=100", nil)
+		seen := map[string]int{}
+		for _, it := range body["data"].([]any) {
+			seen[it.(map[string]any)["event"].(map[string]any)["raw_event"].(map[string]any)["execution"].(string)]++
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Errorf("%s emitted %d times after the restart, want once", id, n)
+			}
+		}
+		if want := map[string]int{delayed: len(waits), suspended: len(approvals)}[wf]; len(seen) != want {
+			t.Errorf("workflow %s: %d executions emitted, want %d", wf, len(seen), want)
+		}
+	}
+}

@@ -54,6 +54,7 @@ type serveConfig struct {
 	quotaComputeMs     int64
 	eventsKept         int
 	executionsKept     int
+	maxPaused          int
 	executionTimeout   time.Duration
 	channelsPerSource  int
 	maxWarm            int // warm sandbox instances of all sources together
@@ -118,6 +119,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
 	fs.IntVar(&cfg.executionsKept, "executions-kept", int(env.int("FOUNT_EXECUTIONS_KEPT", 100)),
 		"executions kept per workflow, with each step's values and logs (FOUNT_EXECUTIONS_KEPT)")
+	fs.IntVar(&cfg.maxPaused, "max-paused-executions", int(env.int("FOUNT_MAX_PAUSED_EXECUTIONS", 10_000)),
+		"executions of one workflow that may wait on $.flow.delay, suspend or rerun at once (FOUNT_MAX_PAUSED_EXECUTIONS)")
 	fs.DurationVar(&cfg.executionTimeout, "execution-timeout", env.duration("FOUNT_EXECUTION_TIMEOUT", 5*time.Minute),
 		"how long a workflow execution may take, all its steps together; each step also has --run-timeout (FOUNT_EXECUTION_TIMEOUT)")
 	fs.IntVar(&cfg.channelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
@@ -194,6 +197,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	cfg.caps = limits
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 || cfg.maxWarm < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept, --channels-per-source and --max-warm-instances must be at least 1")
+	}
+	if cfg.maxPaused < 1 || cfg.maxPaused > 100_000 {
+		return cfg, fmt.Errorf("--max-paused-executions must be from 1 to 100000, got %d", cfg.maxPaused)
 	}
 	if cfg.executionsKept < 1 || cfg.executionsKept > 10_000 {
 		return cfg, fmt.Errorf("--executions-kept must be from 1 to 10000, got %d", cfg.executionsKept)
@@ -390,7 +396,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		EndpointsShareSite: shareSite,
 		Limits:             limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
-		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, ExecutionTimeout: cfg.executionTimeout,
+		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, MaxPausedExecutions: cfg.maxPaused, ExecutionTimeout: cfg.executionTimeout,
 		Packages: newNpmPackages(exe, cfg, logger), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
 		Objects: objects,
 	})

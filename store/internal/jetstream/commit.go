@@ -46,6 +46,7 @@ func (s *Engine) release(tx *jsTx, a *jsAppender, id string) (bool, error) {
 		tx.del(k)
 		ch.hole(st.n)
 		ch.Count -= min(ch.Count, 1)
+		a.released = true
 		return true, nil // the appender writes the channel's record
 	}
 	return false, nil

@@ -62,10 +62,15 @@ type jsAppender struct {
 	now       uint64
 	emitterID string
 	keep      uint64
-	clock     jsClock
-	seen      bool
-	chans     map[string]*jsChannel
-	added     map[string][]uint64 // the n of each event added, per channel
+	// keepDelayed, when larger, is ChannelDelayed's keep (KeepDelayed).
+	keepDelayed int
+	// released: a delayed event left; its channel's record is written
+	// even when nothing was added.
+	released bool
+	clock    jsClock
+	seen     bool
+	chans    map[string]*jsChannel
+	added    map[string][]uint64 // the n of each event added, per channel
 }
 
 func (s *Engine) newAppender(tx *jsTx, nowMs int64, emitterID string, keep int) (*jsAppender, error) {
@@ -142,16 +147,20 @@ func (s *Engine) eventKey(emitterID, channel string, n uint64) string {
 	return s.key(tblEvents, emitterID, channel, strconv.FormatUint(n, 10))
 }
 
+// KeepDelayed sets ChannelDelayed's keep, when larger than keep.
+func (a *jsAppender) KeepDelayed(keep int) { a.keepDelayed = keep }
+
 // Close writes the clock and trims every channel touched to keep.
 func (a *jsAppender) Close() error {
-	if len(a.added) == 0 {
+	if len(a.added) == 0 && !a.released {
 		return nil
 	}
 	if err := a.tx.putJSON(a.s.key(tblEventClocks, a.emitterID), a.clock); err != nil {
 		return err
 	}
 	for name, ch := range a.chans {
-		if err := a.s.trim(a.tx, a.emitterID, name, ch, a.keep, a.added[name]); err != nil {
+		keep := uint64(kv.ChannelKeep(name, int(a.keep), a.keepDelayed))
+		if err := a.s.trim(a.tx, a.emitterID, name, ch, keep, a.added[name]); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Steps that pause their execution.
+const (
+	delayStep = `export default defineComponent({ run({ $ }) {
+		const urls = $.flow.delay(1200);
+		return { urls, at: Date.now() };
+	} })`
+	suspendStep = `export default defineComponent({ run({ $ }) {
+		const urls = $.flow.suspend(%TIMEOUT%);
+		return urls;
+	} })`
+	afterStep = `export default defineComponent({ run({ steps }) {
+		return { at: Date.now(), resumed: steps.wait.$resume_data === undefined ? "none" : steps.wait.$resume_data };
+	} })`
+	rerunStep = `export default defineComponent({ run({ $ }) {
+		const run = $.context.run;
+		if (run.runs < 3) {
+			$.flow.rerun(150, { previous: run.runs, callback: run.callback_request ? run.callback_request.body : null }, 5);
+			return "again";
+		}
+		return { runs: run.runs, context: run.context, workflow: $.context.workflow_id };
+	} })`
+)
+
+// waitStatus polls an execution until its status is want.
+func (s *server) waitStatus(id, want string) map[string]any {
+	s.t.Helper()
+	deadline := time.Now().Add(eventsDeadline)
+	var x map[string]any
+	for time.Now().Before(deadline) {
+		if st, body := s.do("GET", "/v1/executions/"+id, nil); st == 200 {
+			if x = data(body); x["status"] == want {
+				return x
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.t.Fatalf("execution %s: status %v, want %s (%v)", id, x["status"], want, jsonOf(x))
+	return nil
+}
+
+// callFlowURL sends an HTTP request to a resume or cancel URL; base,
+// when set, replaces the URL's origin (a restarted server's new port).
+func callFlowURL(t *testing.T, method, u, base, body string) int {
+	t.Helper()
+	if base != "" {
+		parsed, err := url.Parse(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u = base + parsed.Path
+	}
+	req, _ := http.NewRequest(method, u, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func stepValue(x map[string]any, i int) map[string]any {
+	v, _ := x["steps"].([]any)[i].(map[string]any)["$return_value"].(map[string]any)
+	return v
+}
+
+// TestWorkflowFlowDelay: $.flow.delay pauses the execution after its
+// step, records it as paused, and runs the next step after the delay
+// with the earlier steps' values.
+func TestWorkflowFlowDelay(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Delayed", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("wait", delayStep, nil), step("after", afterStep, nil)}})
+	id := s.runWorkflow(wf["id"].(string), map[string]any{"n": 1})
+	paused := s.waitStatus(id, "paused")
+	if p := paused["pause"].(map[string]any); p["kind"] != "delay" || p["step"] != "wait" {
+		t.Errorf("pause = %v", p)
+	}
+	urls := stepValue(paused, 0)["urls"].(map[string]any)
+	if r := urls["resume_url"].(string); !strings.Contains(r, "/h/flow/"+id+"/") || !strings.HasSuffix(r, "/resume") {
+		t.Errorf("resume_url = %s", r)
+	}
+	done := s.waitStatus(id, "success")
+	steps := done["steps"].([]any)
+	if len(steps) != 2 {
+		t.Fatalf("steps = %v", jsonOf(steps))
+	}
+	if gap := stepValue(done, 1)["at"].(float64) - stepValue(done, 0)["at"].(float64); gap < 1100 {
+		t.Errorf("the step after the delay ran %v ms after it, before the 1200 ms delay", gap)
+	}
+	if done["pause"] != nil {
+		t.Errorf("a finished execution still shows its pause: %v", done["pause"])
+	}
+	// The URL of an execution that went on finds nothing.
+	if st := callFlowURL(t, "POST", urls["resume_url"].(string), "", ""); st != 404 {
+		t.Errorf("resume after the end: %d", st)
+	}
+}
+
+// TestWorkflowFlowSuspend: a suspended execution goes on when its resume
+// URL is called, with the request's body as the step's $resume_data; a
+// wrong secret finds nothing; the cancel URL ends another; a third is
+// cancelled at its timeout.
+func TestWorkflowFlowSuspend(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	deploy := func(name, timeout string) string {
+		wf := s.deployWorkflow(map[string]any{"name": name, "trigger": map[string]any{"type": "manual"},
+			"steps": []any{step("wait", strings.ReplaceAll(suspendStep, "%TIMEOUT%", timeout), nil), step("after", afterStep, nil)}})
+		return wf["id"].(string)
+	}
+	approval := deploy("Approval", "")
+	id := s.runWorkflow(approval, nil)
+	paused := s.waitStatus(id, "paused")
+	urls := stepValue(paused, 0)
+	if until := paused["pause"].(map[string]any)["until_ms"].(float64) - paused["started_at_ms"].(float64); until < 23*3600e3 {
+		t.Errorf("a suspend without a timeout waits %v ms, want 24 h", until)
+	}
+	resume := urls["resume_url"].(string)
+	wrong := resume[:strings.LastIndex(resume, "/")-4] + "AAAA/resume"
+	if st := callFlowURL(t, "POST", wrong, "", `{}`); st != 404 {
+		t.Errorf("a wrong secret: %d, want 404", st)
+	}
+	if st := callFlowURL(t, "POST", resume, "", `{"approved":true}`); st != 202 {
+		t.Fatalf("resume: %d", st)
+	}
+	done := s.waitStatus(id, "success")
+	if got := jsonOf(stepValue(done, 1)["resumed"]); got != `{"approved":true}` {
+		t.Errorf("the next step saw $resume_data %s", got)
+	}
+	if got := jsonOf(done["steps"].([]any)[0].(map[string]any)["exports"].(map[string]any)["$resume_data"]); got != `{"approved":true}` {
+		t.Errorf("the suspended step's exports show $resume_data %s", got)
+	}
+
+	id = s.runWorkflow(approval, nil)
+	urls = stepValue(s.waitStatus(id, "paused"), 0)
+	if st := callFlowURL(t, "GET", urls["cancel_url"].(string), "", ""); st != 202 {
+		t.Fatalf("cancel: %d", st)
+	}
+	cancelled := s.waitStatus(id, "cancelled")
+	if n := len(cancelled["steps"].([]any)); n != 1 || !strings.Contains(cancelled["exit_reason"].(string), "cancel URL") {
+		t.Errorf("cancelled execution: %d steps, exit_reason %v", n, cancelled["exit_reason"])
+	}
+
+	timed := deploy("Short approval", "300")
+	id = s.runWorkflow(timed, nil)
+	if x := s.waitStatus(id, "cancelled"); !strings.Contains(x["exit_reason"].(string), "timeout") {
+		t.Errorf("timed-out suspend: exit_reason %v", x["exit_reason"])
+	}
+}
+
+// TestWorkflowFlowRerun: $.flow.rerun runs the same step again with its
+// run count and context, up to its most reruns, then the workflow goes
+// on; a step that reruns past its most fails the execution.
+func TestWorkflowFlowRerun(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Poller", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("poll", rerunStep, nil),
+			step("after", `export default defineComponent({ run({ steps }) { return steps.poll.$return_value } })`, nil)}})
+	id := s.runWorkflow(wf["id"].(string), nil)
+	done := s.waitStatus(id, "success")
+	steps := done["steps"].([]any)
+	if len(steps) != 4 {
+		t.Fatalf("steps %s: want poll three times, then after", jsonOf(steps))
+	}
+	got := stepValue(done, 3)
+	if got["runs"] != 3.0 || jsonOf(got["context"]) != `{"callback":null,"previous":2}` || got["workflow"] != wf["id"] {
+		t.Errorf("the last run saw %s", jsonOf(got))
+	}
+
+	over := s.deployWorkflow(map[string]any{"name": "Forever", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("poll", `export default defineComponent({ run({ $ }) { $.flow.rerun(50, null, 1) } })`, nil)}})
+	id = s.runWorkflow(over["id"].(string), nil)
+	failed := s.waitStatus(id, "error")
+	last := failed["steps"].([]any)[1].(map[string]any)
+	if msg := jsonOf(last["error"]); !strings.Contains(msg, "past its maxReruns of 1") {
+		t.Errorf("the second run's error: %s", msg)
+	}
+}
+
+// TestWorkflowFlowRefusals: flow control outside an execution and bad
+// arguments fail with errors that say why.
+func TestWorkflowFlowRefusals(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	for _, tt := range []struct{ name, code, want string }{
+		{"negative delay", `$.flow.delay(-5)`, "a time in milliseconds"},
+		{"two pauses", `$.flow.delay(10); $.flow.suspend()`, "pauses its execution once"},
+		{"bad maxReruns", `$.flow.rerun(10, null, -1)`, "maxReruns"},
+	} {
+		wf := s.deployWorkflow(map[string]any{"name": tt.name, "trigger": map[string]any{"type": "manual"},
+			"steps": []any{step("s", `export default defineComponent({ run({ $ }) { `+tt.code+` } })`, nil)}})
+		x := s.waitStatus(s.runWorkflow(wf["id"].(string), nil), "error")
+		if msg := jsonOf(x["steps"].([]any)[0].(map[string]any)["error"]); !strings.Contains(msg, tt.want) {
+			t.Errorf("%s: error %s, want %q", tt.name, msg, tt.want)
+		}
+	}
+	for _, path := range []string{"/h/flow/e_x/short/resume", "/h/flow/nope/" + strings.Repeat("a", 32) + "/resume", "/h/flow/a/b/c/d"} {
+		if st := callFlowURL(t, "POST", s.endpoints+path, "", ""); st != 404 {
+			t.Errorf("%s: %d, want 404", path, st)
+		}
+	}
+}

@@ -63,17 +63,18 @@ var (
 // carried the component, for errors about its code.
 func toAPIError(err error, param string) (*Error, bool) {
 	var (
-		e     *Error
-		pe    *component.PropError
-		ce    *engine.CodeError
-		he    *engine.HookError
-		cfe   *engine.ConfigureError
-		taken *engine.NameTakenError
-		limit *store.LimitError
-		we    *engine.WorkflowError
-		ae    *engine.AccountError
-		inUse *engine.AccountInUseError
-		busy  *engine.BusyError
+		e         *Error
+		pe        *component.PropError
+		ce        *engine.CodeError
+		he        *engine.HookError
+		cfe       *engine.ConfigureError
+		taken     *engine.NameTakenError
+		limit     *store.LimitError
+		we        *engine.WorkflowError
+		ae        *engine.AccountError
+		inUse     *engine.AccountInUseError
+		busy      *engine.BusyError
+		queueFull *engine.QueueFullError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -117,6 +118,9 @@ func toAPIError(err error, param string) (*Error, bool) {
 			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
 	case errors.As(err, &limit):
 		return errLimit(limit), true
+	case errors.As(err, &queueFull):
+		return &Error{Status: http.StatusTooManyRequests, Code: "queue_full", RetryAfter: 1,
+			Message: fmt.Sprintf("The workflow's queue is full: %d executions wait to start, its queue_size; nothing was queued. Try again when it has drained, or raise its queue_size.", queueFull.Size)}, true
 	case errors.Is(err, engine.ErrEventNotKept):
 		return &Error{Status: http.StatusConflict, Code: "event_not_kept",
 			Message: "The execution's trigger event was too large to keep, so it cannot be replayed; run the workflow with the event instead."}, true

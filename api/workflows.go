@@ -29,6 +29,10 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 	if t := def.Throttle; t != nil {
 		req.Throttle = &model.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
 	}
+	req.Concurrency, req.QueueSize = def.Concurrency, def.QueueSize
+	if r := def.Retry; r != nil {
+		req.Retry = &model.Retry{Attempts: r.Attempts}
+	}
 	if def.Trigger.Type == model.TriggerSource && ids.Is(owner, ids.User) {
 		// As POST /subscriptions does: an organization's source routes to
 		// its organization's subscriptions.
@@ -289,6 +293,10 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 	}
 	if th := wf.Throttle; th != nil {
 		view.Throttle = &apiv1.Throttle{Limit: th.Limit, IntervalSeconds: th.IntervalSeconds}
+	}
+	view.Concurrency, view.QueueSize = wf.Concurrency, wf.QueueSize
+	if r := wf.Retry; r != nil {
+		view.Retry = &apiv1.Retry{Attempts: r.Attempts}
 	}
 	if t.Timer != nil {
 		view.Trigger.Timer, _ = json.Marshal(t.Timer)

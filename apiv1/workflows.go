@@ -14,6 +14,14 @@ type WorkflowDefinition struct {
 	Steps          []StepSpec  `json:"steps" required:"true" minItems:"1" maxItems:"50"`
 	UpdatePackages bool        `json:"update_packages,omitempty" description:"resolve the steps' npm imports to the newest matching versions, instead of keeping the versions of unchanged steps"`
 	Throttle       *Throttle   `json:"throttle,omitempty" description:"at most limit executions start per interval_seconds; the rest wait in the queue, in order"`
+	Concurrency    int         `json:"concurrency,omitempty" minimum:"0" maximum:"50" description:"executions that run at once (0 or 1: one at a time, in arrival order)"`
+	QueueSize      int         `json:"queue_size,omitempty" minimum:"0" maximum:"10000" description:"most executions waiting to start; an HTTP request or a run past it gets 429 (0: no bound)"`
+	Retry          *Retry      `json:"retry,omitempty" description:"rerun a failed execution's failed step, with exponential backoff, before it counts as failed"`
+}
+
+// Retry reruns a failed execution's failed step.
+type Retry struct {
+	Attempts int `json:"attempts" required:"true" minimum:"1" maximum:"8" description:"reruns after the first failure"`
 }
 
 // Throttle bounds how many executions of a workflow start per interval.
@@ -76,16 +84,19 @@ type WorkflowByIDRequest struct {
 
 // Workflow is a deployed workflow.
 type Workflow struct {
-	ID       string         `json:"id" required:"true" description:"p_ id"`
-	OwnerID  string         `json:"owner_id" required:"true"`
-	UserID   string         `json:"user_id" required:"true"`
-	Name     string         `json:"name" required:"true"`
-	NameSlug string         `json:"name_slug" required:"true"`
-	Active   bool           `json:"active" required:"true"`
-	Trigger  TriggerView    `json:"trigger" required:"true"`
-	Steps    []WorkflowStep `json:"steps" required:"true" nullable:"false"`
-	Version  uint64         `json:"version" required:"true" description:"how many times it was updated"`
-	Throttle *Throttle      `json:"throttle,omitempty"`
+	ID          string         `json:"id" required:"true" description:"p_ id"`
+	OwnerID     string         `json:"owner_id" required:"true"`
+	UserID      string         `json:"user_id" required:"true"`
+	Name        string         `json:"name" required:"true"`
+	NameSlug    string         `json:"name_slug" required:"true"`
+	Active      bool           `json:"active" required:"true"`
+	Trigger     TriggerView    `json:"trigger" required:"true"`
+	Steps       []WorkflowStep `json:"steps" required:"true" nullable:"false"`
+	Version     uint64         `json:"version" required:"true" description:"how many times it was updated"`
+	Throttle    *Throttle      `json:"throttle,omitempty"`
+	Concurrency int            `json:"concurrency,omitempty"`
+	QueueSize   int            `json:"queue_size,omitempty"`
+	Retry       *Retry         `json:"retry,omitempty"`
 	// DeploymentID names the version deployed (d_...): each update of
 	// the definition deploys a new one; pausing and resuming do not.
 	DeploymentID string `json:"deployment_id" required:"true" description:"d_ id of the deployed version"`
@@ -160,7 +171,7 @@ type ExecutionSummary struct {
 // Pause is what a paused execution waits for: its delay, a call of its
 // resume URL (a suspend), or the rerun of a step.
 type Pause struct {
-	Kind    string `json:"kind" required:"true" enum:"delay,suspend,rerun"`
+	Kind    string `json:"kind" required:"true" enum:"delay,suspend,rerun,retry"`
 	Step    string `json:"step" required:"true" description:"the step that paused it; a rerun runs it again"`
 	UntilMs int64  `json:"until_ms" required:"true" description:"when it goes on by itself; a suspend is cancelled then"`
 }

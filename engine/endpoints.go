@@ -14,6 +14,7 @@ type endpoint struct {
 	customResponse bool
 	workflow       bool   // a workflow's HTTP trigger
 	tokenHash      string // the hash of the bearer token requests must carry; "": none
+	queueSize      int    // a workflow's bound of waiting executions; 0: none
 }
 
 // endpointRegistry maps the endpoint tokens of active sources to their

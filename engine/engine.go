@@ -96,6 +96,10 @@ type Config struct {
 	// ExecutionsKept is how many executions each workflow keeps. Default
 	// 100.
 	ExecutionsKept int
+	// ExecutionRetryBase is the first wait before a failed execution's
+	// step is retried (model.Retry); each next one doubles it, with
+	// jitter, up to an hour. Default 30 s.
+	ExecutionRetryBase time.Duration
 	// MaxPausedExecutions bounds the executions of one workflow that wait
 	// on $.flow.delay, suspend or rerun at once; a step that would pause
 	// one more fails its execution. Default 10,000.
@@ -128,6 +132,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
+	}
+	if c.ExecutionRetryBase <= 0 {
+		c.ExecutionRetryBase = 30 * time.Second
 	}
 	if c.MaxPausedExecutions <= 0 {
 		c.MaxPausedExecutions = 10_000

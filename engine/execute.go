@@ -222,13 +222,11 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 		defer release()
 	}
 	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today}
-	for i, inv := range invs {
-		if err := b.run(ctx, inv, waiters[i]); err != nil {
-			if cerr := e.commit(context.WithoutCancel(ctx), flowSource(wf), b.runs); cerr != nil {
-				return cerr
-			}
-			return err
+	if err := b.runAll(ctx, invs, waiters); err != nil {
+		if cerr := e.commit(context.WithoutCancel(ctx), flowSource(wf), b.runs); cerr != nil {
+			return cerr
 		}
+		return err
 	}
 	err = e.commit(ctx, flowSource(wf), b.runs)
 	e.publish(b.sse)
@@ -275,6 +273,57 @@ type flowBatch struct {
 	runs    []store.CompletedRun
 	sse     []model.Event
 	held    int
+}
+
+// runAll runs invs in order; with a concurrency above one, the new
+// executions in a row run up to that many at once (each next one starts
+// when one ends), each on an instance of its own, and are committed in
+// their order. A group holds 4n executions at most, so that the results
+// held before their commit stay bounded.
+func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters []*waiter) error {
+	n := max(1, b.wf.Concurrency)
+	for i := 0; i < len(invs); {
+		j := i
+		for j < len(invs) && n > 1 && j-i < 4*n && b.startsNew(invs[j]) {
+			j++
+		}
+		if j-i <= 1 {
+			if err := b.run(ctx, invs[i], waiters[i]); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		xs := make([]execution, j-i)
+		errs := make([]error, j-i)
+		slots := make(chan struct{}, n)
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				xs[k-i], errs[k-i] = b.e.execute(ctx, b.lf, invs[k], waiters[k])
+			}()
+		}
+		wg.Wait()
+		for k := i; k < j; k++ {
+			if err := errs[k-i]; err != nil {
+				return err
+			}
+			if err := b.add(ctx, store.CompletedRun{Invocation: invs[k], Commit: xs[k-i].commit}, xs[k-i].sse); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// startsNew reports whether inv runs a new execution's steps.
+func (b *flowBatch) startsNew(inv model.Invocation) bool {
+	return inv.Kind != kindRelease && inv.Kind != kindResume && (b.wf.Active || inv.Kind == kindManual) && !b.over && b.loadErr == nil
 }
 
 // run runs one invocation: a new execution, or paused ones going on.
@@ -380,6 +429,7 @@ type flowState struct {
 	steps   *stepsContext
 	next    int // the step to run
 	runs    int // how many times step next ran before: a rerun's count
+	retries int // how many times a failed step was retried (model.Retry)
 	start   time.Time
 }
 
@@ -412,6 +462,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 	deadline := st.start.Add(e.cfg.ExecutionTimeout)
 	var failure error
 	failedStep := ""
+	retryable := true // a failure of the pause itself is not
 	var paused *model.Event
 	var respond sandbox.RespondSink
 	held := &heldResponse{w: w}
@@ -461,7 +512,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 			if err != nil {
 				last := &rec.Steps[len(rec.Steps)-1]
 				last.Status, last.Error = model.ExecutionError, stepError(err)
-				rec.Status, failure, failedStep = model.ExecutionError, err, step.Name
+				rec.Status, failure, failedStep, retryable = model.ExecutionError, err, step.Name, false
 			}
 			paused = &ev
 			break
@@ -473,6 +524,12 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 	events, err := flowEvents(c, e.clock.Now())
 	if err != nil && failure == nil {
 		rec.Status, failure = model.ExecutionError, err
+	}
+	if failure != nil && retryable && failedStep != "" {
+		if ev, ok := e.retryLater(ctx, lf, st, failedStep); ok {
+			failure, paused, events = nil, &ev, events[:0]
+			out.sse, out.commit.Deliveries = nil, nil // the step runs again: what the failed part sent goes
+		}
 	}
 	if failure != nil {
 		rec.Pause = nil

@@ -43,7 +43,7 @@ const (
 
 // pausedExecution is a paused execution as the engine stores it.
 type pausedExecution struct {
-	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend or FlowRerun
+	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend, FlowRerun, or flowRetry
 	// Step is the step that paused; Next the one to run after a delay or
 	// a suspend ("" when Step was the last). A rerun runs Step again.
 	Step string `json:"step"`
@@ -56,7 +56,8 @@ type pausedExecution struct {
 	Execution *model.Execution `json:"execution"`
 	// SecretHash is the SHA-256 of the resume and cancel URLs' secret.
 	SecretHash string `json:"secret_hash"`
-	// A rerun's count of runs so far, its context, its most reruns.
+	// A rerun's count of runs so far (a retry's: of retries), its
+	// context, its most reruns.
 	Runs       int             `json:"runs,omitempty"`
 	RunContext json.RawMessage `json:"run_context,omitempty"`
 	MaxReruns  int             `json:"max_reruns,omitempty"`
@@ -156,7 +157,10 @@ func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecutio
 		names[i] = s.Name
 	}
 	next := p.Next
-	if p.Kind == abi.FlowRerun {
+	switch p.Kind {
+	case flowRetry:
+		next, st.retries = p.Step, p.Runs
+	case abi.FlowRerun:
 		next = p.Step
 		run := map[string]any{"runs": p.Runs + 1}
 		if len(p.RunContext) > 0 {
@@ -167,7 +171,7 @@ func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecutio
 		}
 		st.runs = p.Runs
 		st.steps.run, _ = json.Marshal(run)
-	} else {
+	default:
 		data := p.StepData
 		if p.Kind == abi.FlowSuspend {
 			resumeData := rawOrNull(act.Data)
@@ -324,4 +328,32 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusAccepted)
 	_ = json.NewEncoder(w).Encode(map[string]string{"execution_id": executionID, "action": action})
+}
+
+// flowRetry is the pause of a failed execution until its failed step is
+// retried (model.Retry); it has no URLs.
+const flowRetry = "retry"
+
+// retryLater pauses st, failed at its step named step, until that step
+// is retried, when the workflow retries and has attempts left; false
+// otherwise (the execution fails).
+func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, step string) (model.Event, bool) {
+	wf := lf.wf
+	if wf.Retry == nil || st.retries >= wf.Retry.Attempts {
+		return model.Event{}, false
+	}
+	if waiting, err := e.store.CountEvents(ctx, wf.ID, model.ChannelDelayed); err != nil || waiting >= e.cfg.MaxPausedExecutions {
+		return model.Event{}, false
+	}
+	until := e.clock.Now().Add(backoff(e.cfg.ExecutionRetryBase, st.retries+1))
+	st.rec.Status = model.ExecutionPaused
+	st.rec.Pause = &model.ExecutionPause{Kind: flowRetry, Step: step, UntilMs: until.UnixMilli()}
+	p := pausedExecution{Kind: flowRetry, Step: step, Steps: st.steps.obj.close(), Context: st.context, Event: st.event,
+		Execution: st.rec, Runs: st.retries + 1}
+	data, err := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p})
+	if err != nil || len(data) > maxPausedState {
+		st.rec.Status, st.rec.Pause = model.ExecutionError, nil
+		return model.Event{}, false
+	}
+	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: "execution " + st.rec.ID + " retries step " + step, Data: data}, true
 }

@@ -70,6 +70,15 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		ingressError(w, http.StatusTooManyRequests, errQuota.Error())
 		return
 	}
+	var full *QueueFullError
+	if err := e.checkQueue(r.Context(), ep.sourceID, ep.queueSize); errors.As(err, &full) {
+		w.Header().Set("Retry-After", "1")
+		ingressError(w, http.StatusTooManyRequests, err.Error())
+		return
+	} else if err != nil {
+		ingressError(w, http.StatusServiceUnavailable, "the server could not read the workflow's queue; try again")
+		return
+	}
 	event, _ := json.Marshal(httpEvent(r, "/"+sub, body))
 	inv := model.Invocation{SourceID: ep.sourceID, Kind: kindHTTP, Event: event}
 	var wt *waiter

@@ -42,7 +42,19 @@ type WorkflowRequest struct {
 	Packages SaveOptions
 	// Throttle bounds how many executions start per interval (nil: none).
 	Throttle *model.Throttle
+	// Concurrency, QueueSize and Retry are the other execution controls
+	// (model.Workflow's).
+	Concurrency int
+	QueueSize   int
+	Retry       *model.Retry
 }
+
+// Bounds of the execution controls.
+const (
+	maxConcurrency   = 50
+	maxQueueSize     = 10_000
+	maxRetryAttempts = 8
+)
 
 // TriggerRequest is a workflow's trigger as the user gave it.
 type TriggerRequest struct {
@@ -204,12 +216,43 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	if len(event) == 0 {
 		event = json.RawMessage("{}")
 	}
+	wf, err := e.store.GetWorkflow(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if err := e.checkQueue(ctx, id, wf.QueueSize); err != nil {
+		return "", err
+	}
 	inv, err := e.queues.EnqueueInvocation(ctx, model.Invocation{SourceID: id, Kind: kindManual, Event: event})
 	if err != nil {
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}
 	e.kick(id)
 	return store.ExecutionID(id, inv.ID), nil
+}
+
+// QueueFullError refuses an execution of a workflow whose queue holds
+// its queue_size already.
+type QueueFullError struct{ Size int }
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("the workflow's queue is full: %d executions wait to start, its queue_size", e.Size)
+}
+
+// checkQueue returns a *QueueFullError when workflow id's queue holds
+// size executions or more (size 0: no bound).
+func (e *Engine) checkQueue(ctx context.Context, id string, size int) error {
+	if size <= 0 {
+		return nil
+	}
+	n, err := e.queues.CountPending(ctx, id, size)
+	if err != nil {
+		return err
+	}
+	if n >= size {
+		return &QueueFullError{Size: size}
+	}
+	return nil
 }
 
 // ErrEventNotKept is returned by ReplayExecution for an execution whose
@@ -266,6 +309,15 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *model.Workflow, req Wo
 		return nil, &WorkflowError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
 	}
 	wf.Throttle = req.Throttle
+	switch {
+	case req.Concurrency < 0 || req.Concurrency > maxConcurrency:
+		return nil, &WorkflowError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, req.Concurrency)}
+	case req.QueueSize < 0 || req.QueueSize > maxQueueSize:
+		return nil, &WorkflowError{Reason: fmt.Sprintf("queue_size must be from 1 to %d (0: no bound), not %d", maxQueueSize, req.QueueSize)}
+	case req.Retry != nil && (req.Retry.Attempts < 1 || req.Retry.Attempts > maxRetryAttempts):
+		return nil, &WorkflowError{Reason: fmt.Sprintf("retry.attempts must be from 1 to %d, not %d", maxRetryAttempts, req.Retry.Attempts)}
+	}
+	wf.Concurrency, wf.QueueSize, wf.Retry = req.Concurrency, req.QueueSize, req.Retry
 	steps, err := e.prepareSteps(ctx, *wf, req.Steps, previous, req.Packages)
 	if err != nil {
 		return nil, err
@@ -558,7 +610,7 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 	switch wf.Trigger.Type {
 	case model.TriggerHTTP:
 		e.endpoints.set(wf.ID, map[component.EndpointToken]endpoint{
-			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true, tokenHash: wf.Trigger.TokenHash},
+			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true, tokenHash: wf.Trigger.TokenHash, queueSize: wf.QueueSize},
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {

@@ -36,9 +36,17 @@ type Workflow struct {
 	Steps    []WorkflowStep  `json:"steps"`
 	// Throttle bounds how many executions start per interval; nil: no
 	// bound.
-	Throttle  *Throttle `json:"throttle,omitempty"`
-	CreatedAt int64     `json:"created_at"`
-	UpdatedAt int64     `json:"updated_at"`
+	Throttle *Throttle `json:"throttle,omitempty"`
+	// Concurrency is how many executions run at once (0 or 1: one at a
+	// time, in arrival order).
+	Concurrency int `json:"concurrency,omitempty"`
+	// QueueSize bounds the executions waiting to start: a request past
+	// it is refused (0: no bound).
+	QueueSize int `json:"queue_size,omitempty"`
+	// Retry reruns a failed execution from its failed step (nil: none).
+	Retry     *Retry `json:"retry,omitempty"`
+	CreatedAt int64  `json:"created_at"`
+	UpdatedAt int64  `json:"updated_at"`
 	// Version counts the workflow's updates, so that the engine knows
 	// when the steps it has loaded are stale. Each is a deployment
 	// (DeploymentID).
@@ -146,6 +154,12 @@ type Execution struct {
 type Throttle struct {
 	Limit           int `json:"limit"`
 	IntervalSeconds int `json:"interval_seconds"`
+}
+
+// Retry reruns a failed execution's failed step up to Attempts more
+// times, with exponential backoff, before it counts as failed.
+type Retry struct {
+	Attempts int `json:"attempts"`
 }
 
 // StepID is the id of workflowID's step named name: the specification's

@@ -83,6 +83,9 @@ type Queues interface {
 	PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error)
 	// SourcesWithPending lists the sources that have queued invocations.
 	SourcesWithPending(ctx context.Context) ([]string, error)
+	// CountPending counts a source's queued invocations, up to limit: a
+	// bound is checked without counting past it.
+	CountPending(ctx context.Context, sourceID string, limit int) (int, error)
 	// CompleteRun removes inv from the queue and applies c, atomically;
 	// it returns the stored events. An invocation already removed gives
 	// ErrNotFound and changes nothing.

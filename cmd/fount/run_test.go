@@ -132,6 +132,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
 		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
 		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c serveConfig) any { return c.executionsKept }, 9},
+		{"execution-retry-base", "FOUNT_EXECUTION_RETRY_BASE", "2s", func(c serveConfig) any { return c.executionRetryBase }, 2 * time.Second},
 		{"max-paused-executions", "FOUNT_MAX_PAUSED_EXECUTIONS", "11", func(c serveConfig) any { return c.maxPaused }, 11},
 		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c serveConfig) any { return c.executionTimeout }, 3 * time.Second},
 		{"npm-cache-size", "FOUNT_NPM_CACHE_SIZE", "16777216", func(c serveConfig) any { return c.npmCacheBytes }, int64(16 << 20)},
@@ -176,7 +177,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com", "--endpoint-url", "https://e"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
-		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"}, {"--max-paused-executions", "0"},
+		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"}, {"--max-paused-executions", "0"}, {"--execution-retry-base", "1ms"},
 		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"}, {"--npm-cache-size", "1000"},
 		{"--pprof", "--allow-private-egress"}, // the profiler would be in reach of tenants' fetch
 	} {

@@ -55,6 +55,7 @@ type serveConfig struct {
 	eventsKept         int
 	executionsKept     int
 	maxPaused          int
+	executionRetryBase time.Duration
 	executionTimeout   time.Duration
 	channelsPerSource  int
 	maxWarm            int // warm sandbox instances of all sources together
@@ -119,6 +120,8 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
 	fs.IntVar(&cfg.executionsKept, "executions-kept", int(env.int("FOUNT_EXECUTIONS_KEPT", 100)),
 		"executions kept per workflow, with each step's values and logs (FOUNT_EXECUTIONS_KEPT)")
+	fs.DurationVar(&cfg.executionRetryBase, "execution-retry-base", env.duration("FOUNT_EXECUTION_RETRY_BASE", 30*time.Second),
+		"the first wait before a failed execution's step is retried (a workflow's retry); each next wait doubles (FOUNT_EXECUTION_RETRY_BASE)")
 	fs.IntVar(&cfg.maxPaused, "max-paused-executions", int(env.int("FOUNT_MAX_PAUSED_EXECUTIONS", 10_000)),
 		"executions of one workflow that may wait on $.flow.delay, suspend or rerun at once (FOUNT_MAX_PAUSED_EXECUTIONS)")
 	fs.DurationVar(&cfg.executionTimeout, "execution-timeout", env.duration("FOUNT_EXECUTION_TIMEOUT", 5*time.Minute),
@@ -197,6 +200,9 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	cfg.caps = limits
 	if cfg.quotaInvocations < 1 || cfg.quotaComputeMs < 1 || cfg.eventsKept < 1 || cfg.channelsPerSource < 1 || cfg.maxWarm < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept, --channels-per-source and --max-warm-instances must be at least 1")
+	}
+	if cfg.executionRetryBase < 100*time.Millisecond || cfg.executionRetryBase > time.Hour {
+		return cfg, fmt.Errorf("--execution-retry-base must be from 100ms to 1h, got %s", cfg.executionRetryBase)
 	}
 	if cfg.maxPaused < 1 || cfg.maxPaused > 100_000 {
 		return cfg, fmt.Errorf("--max-paused-executions must be from 1 to 100000, got %d", cfg.maxPaused)
@@ -396,7 +402,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		EndpointsShareSite: shareSite,
 		Limits:             limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
-		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, MaxPausedExecutions: cfg.maxPaused, ExecutionTimeout: cfg.executionTimeout,
+		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, MaxPausedExecutions: cfg.maxPaused, ExecutionRetryBase: cfg.executionRetryBase, ExecutionTimeout: cfg.executionTimeout,
 		Packages: newNpmPackages(exe, cfg, logger), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
 		Objects: objects,
 	})

@@ -29,11 +29,16 @@ import (
 //	    action: ./greet.mjs          # an action (type: "action"); or key: a published action
 //	    props: { who: "{{steps.parse.$return_value.name}}" }
 type workflowFile struct {
-	Name     string        `yaml:"name"`
-	Active   *bool         `yaml:"active"`
-	Trigger  fileTrigger   `yaml:"trigger"`
-	Steps    []fileStep    `yaml:"steps"`
-	Throttle *fileThrottle `yaml:"throttle"`
+	Name        string        `yaml:"name"`
+	Active      *bool         `yaml:"active"`
+	Trigger     fileTrigger   `yaml:"trigger"`
+	Steps       []fileStep    `yaml:"steps"`
+	Throttle    *fileThrottle `yaml:"throttle"`
+	Concurrency int           `yaml:"concurrency"`
+	QueueSize   int           `yaml:"queue_size"`
+	Retry       *struct {
+		Attempts int `yaml:"attempts"`
+	} `yaml:"retry"`
 }
 
 type fileThrottle struct {
@@ -106,6 +111,10 @@ func loadWorkflowFile(path string, getenv func(string) string) (loadedWorkflow, 
 	}
 	if t := f.Throttle; t != nil {
 		out.def.Throttle = &apiv1.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
+	}
+	out.def.Concurrency, out.def.QueueSize = f.Concurrency, f.QueueSize
+	if r := f.Retry; r != nil {
+		out.def.Retry = &apiv1.Retry{Attempts: r.Attempts}
 	}
 	if name := f.Trigger.TokenEnv; name != "" {
 		if out.def.Trigger.Token = getenv(name); out.def.Trigger.Token == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -211,5 +212,138 @@ func TestWorkflowFlowRefusals(t *testing.T) {
 		if st := callFlowURL(t, "POST", s.endpoints+path, "", ""); st != 404 {
 			t.Errorf("%s: %d, want 404", path, st)
 		}
+	}
+}
+
+// TestWorkflowConcurrency: with concurrency 4, executions queued
+// together run at once; with the default of one, none overlaps another
+// and they start in their arrival order.
+func TestWorkflowConcurrency(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	slow := `export default defineComponent({ async run({ steps }) {
+		const start = Date.now();
+		await new Promise((r) => setTimeout(r, 300));
+		return { start, end: Date.now(), n: steps.trigger.event.n };
+	} })`
+	spans := func(concurrency int) [][3]float64 {
+		wf := s.deployWorkflow(map[string]any{"name": fmt.Sprintf("Concurrent %d", concurrency), "trigger": map[string]any{"type": "manual"},
+			"concurrency": concurrency, "steps": []any{step("slow", slow, nil)}})
+		if got := wf["concurrency"]; concurrency > 1 && got != float64(concurrency) {
+			t.Errorf("concurrency = %v", got)
+		}
+		var ids []string
+		for n := range 8 {
+			ids = append(ids, s.runWorkflow(wf["id"].(string), map[string]any{"n": n}))
+		}
+		var out [][3]float64
+		for _, id := range ids {
+			v := stepValue(s.waitStatus(id, "success"), 0)
+			out = append(out, [3]float64{v["start"].(float64), v["end"].(float64), v["n"].(float64)})
+		}
+		return out
+	}
+	overlaps := func(spans [][3]float64) int {
+		most := 0
+		for _, a := range spans {
+			n := 0
+			for _, b := range spans {
+				if b[0] <= a[0] && a[0] < b[1] {
+					n++
+				}
+			}
+			most = max(most, n)
+		}
+		return most
+	}
+	if got := overlaps(spans(4)); got < 2 || got > 4 {
+		t.Errorf("at concurrency 4, at most %d executions ran at once; want 2 to 4", got)
+	}
+	one := spans(1)
+	if got := overlaps(one); got != 1 {
+		t.Errorf("at concurrency 1, %d executions ran at once", got)
+	}
+	for i := 1; i < len(one); i++ {
+		if one[i][0] < one[i-1][1] {
+			t.Errorf("execution %v started before %v ended", one[i][2], one[i-1][2])
+		}
+	}
+}
+
+// TestWorkflowQueueSize: past its queue_size, a manual run and an HTTP
+// request are refused with 429, and nothing is queued for them.
+func TestWorkflowQueueSize(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Bounded", "trigger": map[string]any{"type": "http"}, "queue_size": 2,
+		"steps": []any{step("slow", `export default defineComponent({ async run() { await new Promise((r) => setTimeout(r, 1500)) } })`, nil)}})
+	id := wf["id"].(string)
+	s.runWorkflow(id, nil)
+	s.runWorkflow(id, nil)
+	st, body := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{})
+	if st != 429 || !strings.Contains(jsonOf(body), "queue_full") {
+		t.Errorf("a third run: %d %v", st, body)
+	}
+	endpoint := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	if st, b := postBody(t, endpoint, `{}`); st != 429 || !strings.Contains(b, "queue is full") {
+		t.Errorf("an HTTP request past the bound: %d %s", st, b)
+	}
+	// Once they ran, there is room again.
+	deadline := time.Now().Add(eventsDeadline)
+	for {
+		st, _ := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{})
+		if st == 202 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue never drained: %d", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := len(s.executions(id, 3)); got != 3 {
+		t.Errorf("%d executions, want the 3 accepted", got)
+	}
+	for _, bad := range []map[string]any{{"queue_size": -1}, {"concurrency": 51}, {"retry": map[string]any{"attempts": 9}}} {
+		def := map[string]any{"name": "Bad controls", "trigger": map[string]any{"type": "manual"},
+			"steps": []any{step("s", `export default defineComponent({ run() {} })`, nil)}}
+		for k, v := range bad {
+			def[k] = v
+		}
+		if st, body := s.do("POST", "/v1/workflows", def); st != 400 {
+			t.Errorf("%v: %d %v", bad, st, body)
+		}
+	}
+}
+
+// TestWorkflowRetry: a workflow with retries reruns its failed step with
+// backoff: an execution that fails twice, then passes, succeeds with
+// its failed runs recorded; one that always fails is an error once its
+// attempts are spent, with one $errors event.
+func TestWorkflowRetry(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, executionRetryBase: 100 * time.Millisecond})
+	flaky := s.deployWorkflow(map[string]any{"name": "Flaky", "trigger": map[string]any{"type": "manual"}, "retry": map[string]any{"attempts": 3},
+		"steps": []any{
+			step("first", `export default defineComponent({ run() { return Date.now() } })`, nil),
+			step("flaky", `export default defineComponent({ run({ steps }) {
+				if (Date.now() - steps.first.$return_value < 250) throw new Error("not yet");
+				return "passed";
+			} })`, nil)}})
+	x := s.waitStatus(s.runWorkflow(flaky["id"].(string), nil), "success")
+	steps := x["steps"].([]any)
+	if n := len(steps); n < 3 || n > 5 {
+		t.Fatalf("steps %s: want first, then flaky failing then passing", jsonOf(steps))
+	}
+	if steps[1].(map[string]any)["status"] != "error" || steps[len(steps)-1].(map[string]any)["$return_value"] != "passed" {
+		t.Errorf("steps %s", jsonOf(steps))
+	}
+	broken := s.deployWorkflow(map[string]any{"name": "Broken", "trigger": map[string]any{"type": "manual"}, "retry": map[string]any{"attempts": 1},
+		"steps": []any{step("fail", `export default defineComponent({ run() { throw new Error("always") } })`, nil)}})
+	x = s.waitStatus(s.runWorkflow(broken["id"].(string), nil), "error")
+	if n := len(x["steps"].([]any)); n != 2 {
+		t.Errorf("%d runs of the failing step, want the first and one retry", n)
+	}
+	if errs := s.workflowEvents(broken["id"].(string), "$errors", 1); len(errs) != 1 {
+		t.Errorf("%d $errors events, want one", len(errs))
 	}
 }

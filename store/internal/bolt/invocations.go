@@ -91,6 +91,27 @@ func (b *Engine) PendingInvocations(ctx context.Context, sourceID string, limit 
 	return out, nil
 }
 
+// CountPending counts sourceID's queued invocations, up to limit; it
+// reads their keys only.
+func (b *Engine) CountPending(ctx context.Context, sourceID string, limit int) (int, error) {
+	n := 0
+	err := b.view(ctx, func(tx *bbolt.Tx) error {
+		queue := tx.Bucket(bucketInvocations).Bucket([]byte(sourceID))
+		if queue == nil || sourceID == "" {
+			return nil
+		}
+		c := queue.Cursor()
+		for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count pending invocations of %q: %w", sourceID, err)
+	}
+	return n, nil
+}
+
 // SourcesWithPending lists the ids of the sources that have queued
 // invocations, in byte order of the id.
 func (b *Engine) SourcesWithPending(ctx context.Context) ([]string, error) {

@@ -98,6 +98,20 @@ func (s *Engine) PendingInvocations(ctx context.Context, sourceID string, limit 
 	return out, nil
 }
 
+// CountPending counts sourceID's queued invocations, up to limit. It
+// reads them, as PendingInvocations does: JetStream keeps no count of a
+// subject wildcard's messages.
+func (s *Engine) CountPending(ctx context.Context, sourceID string, limit int) (int, error) {
+	if sourceID == "" || limit <= 0 {
+		return 0, nil
+	}
+	entries, err := s.scanFirst(ctx, s.key(tblInvocations, sourceID)+".*", limit)
+	if err != nil {
+		return 0, fmt.Errorf("store: count pending invocations of %q: %w", sourceID, err)
+	}
+	return len(entries), nil
+}
+
 // SourcesWithPending lists the ids of the sources that have queued
 // invocations, in byte order of the id. The sources come from the
 // stream's index of subjects, which also holds, for a second or so, the

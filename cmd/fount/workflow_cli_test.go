@@ -218,8 +218,8 @@ func TestCLIRunActionAppAndRequestProps(t *testing.T) {
 
 // TestCLIWorkflowTokenFromEnv: a workflow file's trigger.token_env names
 // the variable that holds the bearer token, which each deploy sends; the
-// endpoint then refuses requests without it. The file's throttle is the
-// workflow's.
+// endpoint then refuses requests without it. The file's throttle,
+// concurrency, queue_size and retry are the workflow's.
 func TestCLIWorkflowTokenFromEnv(t *testing.T) {
 	const token = "tok_from_the_environment_1"
 	e := newCLIEnv(t).with(map[string]string{"HOOK_TOKEN": token})
@@ -228,12 +228,16 @@ func TestCLIWorkflowTokenFromEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "guarded.yaml")
-	if err := os.WriteFile(file, []byte("name: guarded\ntrigger: {type: http, token_env: HOOK_TOKEN}\nthrottle: {limit: 5, interval_seconds: 60}\nsteps:\n  - name: a\n    code: ./ok.mjs\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte("name: guarded\ntrigger: {type: http, token_env: HOOK_TOKEN}\nthrottle: {limit: 5, interval_seconds: 60}\nconcurrency: 3\nqueue_size: 40\nretry: {attempts: 2}\nsteps:\n  - name: a\n    code: ./ok.mjs\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.mustFount("deploy", file)
-	if got := jsonOf(e.srv.getWorkflow(workflowID(t, e))["throttle"]); got != `{"interval_seconds":60,"limit":5}` {
+	wf := e.srv.getWorkflow(workflowID(t, e))
+	if got := jsonOf(wf["throttle"]); got != `{"interval_seconds":60,"limit":5}` {
 		t.Errorf("the file's throttle: %s", got)
+	}
+	if got := jsonOf([]any{wf["concurrency"], wf["queue_size"], wf["retry"]}); got != `[3,40,{"attempts":2}]` {
+		t.Errorf("the file's concurrency, queue_size and retry: %s", got)
 	}
 	url := strings.TrimSpace(e.mustFount("get", "guarded", "--endpoint"))
 	if st, _ := postBody(t, url, `{}`); st != 401 {

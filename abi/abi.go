@@ -47,8 +47,13 @@ const (
 	// JSON; the reply is a NetReply as JSON. Sockets and DNS, under the
 	// same egress policy as fetch.
 	FuncNet = "net"
+	// FuncStore(ptr, len) -> replyLen | code. ptr/len hold a StoreRequest
+	// as JSON; the reply is a StoreReply as JSON: an operation on the
+	// account's data store that a data_store prop names.
+	FuncStore = "store"
 	// FuncTake(ptr, cap) -> copied | code. Copies the pending reply of the
-	// last db_get, auth, fetch, crypto or net into guest memory and clears it.
+	// last db_get, auth, fetch, crypto, net or store into guest memory and
+	// clears it.
 	FuncTake = "take"
 	// FuncSleep(ms) -> 0 | ErrTimeout. Blocks until ms have passed or the
 	// invocation's deadline, whichever is first. Used for setTimeout.
@@ -62,7 +67,7 @@ const (
 // documents them.
 var HostFuncs = []string{
 	FuncLog, FuncEmit, FuncDBGet, FuncDBSet, FuncRespond, FuncAuth,
-	FuncFetch, FuncCrypto, FuncCompress, FuncTZ, FuncNet, FuncTake, FuncSleep, FuncInterrupted,
+	FuncFetch, FuncCrypto, FuncCompress, FuncTZ, FuncNet, FuncStore, FuncTake, FuncSleep, FuncInterrupted,
 }
 
 // WASIModule is the only other import module the guest may use.

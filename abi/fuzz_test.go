@@ -194,3 +194,23 @@ func FuzzDecodeCompressRequest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeStoreRequest: guest bytes decode into a request the host can
+// serve (a known op, a prop, a valid key where one is needed, a bounded
+// JSON value on set only) or are refused; they never panic.
+func FuzzDecodeStoreRequest(f *testing.F) {
+	f.Add([]byte(`{"op":"set","prop":"data","key":"k","value":{"a":1},"ttl":60}`))
+	f.Add([]byte(`{"op":"entries","prop":"data"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeStoreRequest(b)
+		if err != nil {
+			return
+		}
+		if r.Prop == "" || (r.Op == StoreSet && (!json.Valid(r.Value) || len(r.Value) > MaxStoreValue)) || (r.Op != StoreSet && len(r.Value) > 0) {
+			t.Fatalf("accepted %+v", r)
+		}
+		if r.Op == StoreGet && ValidStoreKey(r.Key) != nil {
+			t.Fatalf("accepted the key %q", r.Key)
+		}
+	})
+}

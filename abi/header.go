@@ -20,6 +20,7 @@ var hostFuncSignatures = map[string]string{
 	FuncCompress:    "int32_t fount_host_compress(const char *ptr, int32_t len)",
 	FuncNet:         "int32_t fount_host_net(const char *ptr, int32_t len)",
 	FuncTZ:          "int32_t fount_host_tz(const char *ptr, int32_t len)",
+	FuncStore:       "int32_t fount_host_store(const char *ptr, int32_t len)",
 	FuncTake:        "int32_t fount_host_take(char *ptr, int32_t cap)",
 	FuncSleep:       "int32_t fount_host_sleep(int32_t ms)",
 	FuncInterrupted: "int32_t fount_host_interrupted(void)",

@@ -75,6 +75,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		inUse     *engine.AccountInUseError
 		busy      *engine.BusyError
 		queueFull *engine.QueueFullError
+		dataErr   *engine.DataStoreError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -118,6 +119,8 @@ func toAPIError(err error, param string) (*Error, bool) {
 			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
 	case errors.As(err, &limit):
 		return errLimit(limit), true
+	case errors.As(err, &dataErr):
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_data", Message: "The data store refused it: " + dataErr.Reason + "."}, true
 	case errors.As(err, &queueFull):
 		return &Error{Status: http.StatusTooManyRequests, Code: "queue_full", RetryAfter: 1,
 			Message: fmt.Sprintf("The workflow's queue is full: %d executions wait to start, its queue_size; nothing was queued. Try again when it has drained, or raise its queue_size.", queueFull.Size)}, true

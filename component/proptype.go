@@ -49,12 +49,18 @@ const (
 	// the prop an HTTP endpoint, as TypeHTTP, for the app's webhooks to
 	// be pointed at, and each request runs the source (docs/runtime.md).
 	TypeAppHook PropType = "$.interface.apphook"
+	// TypeDataStore is one of the account's data stores, by its id or
+	// name (or {"data_store_id": id}, as Pipedream configures it): the
+	// component reads and writes it with get, set, has, delete, keys,
+	// entries and clear.
+	TypeDataStore PropType = "data_store"
 )
 
 // PropTypes lists every known type, in the specification's order.
 var PropTypes = []PropType{
 	TypeApp, TypeBoolean, TypeBooleanArray, TypeInteger, TypeIntegerArray,
 	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest, TypeAlert, TypeAppHook,
+	TypeDataStore,
 }
 
 // Known reports whether t is one of PropTypes.

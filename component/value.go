@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 )
 
 // MaxPropValue is the specification's limit on a prop value entered as
@@ -93,8 +94,25 @@ func (p Prop) checkScalar(typ PropType, v any, where string) error {
 		}
 	case TypeHTTPRequest:
 		return p.checkHTTPRequest(v)
+	case TypeDataStore:
+		if DataStoreRef(v) == "" {
+			return propErr(p, `must name one of the account's data stores: its id or name, or {"data_store_id": id}`)
+		}
 	}
 	return nil // any, app: any JSON value
+}
+
+// DataStoreRef is the data store a data_store prop's decoded value
+// names (an id or a name), or "".
+func DataStoreRef(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strings.TrimSpace(v)
+	case map[string]any:
+		s, _ := v["data_store_id"].(string)
+		return strings.TrimSpace(s)
+	}
+	return ""
 }
 
 // checkOption enforces static options: the value must be one of them,

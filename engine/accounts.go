@@ -182,12 +182,21 @@ func (e *Engine) checkAppProp(ctx context.Context, p component.Prop, raw json.Ra
 	return nil
 }
 
-// checkAppProps checks every app prop props configure.
-func (e *Engine) checkAppProps(ctx context.Context, meta *component.Metadata, props map[string]json.RawMessage, owner string) error {
+// checkOwnedProps checks every prop props configure with one of the
+// owner's resources: an app prop's connected account, a data_store
+// prop's store.
+func (e *Engine) checkOwnedProps(ctx context.Context, meta *component.Metadata, props map[string]json.RawMessage, owner string) error {
 	for _, p := range meta.PropsOfType(component.TypeApp) {
 		if raw, ok := props[p.Name]; ok && !isNull(raw) {
 			if err := e.checkAppProp(ctx, p, raw, owner); err != nil {
 				return err
+			}
+		}
+	}
+	for _, p := range meta.PropsOfType(component.TypeDataStore) {
+		if raw, ok := props[p.Name]; ok && !isNull(raw) && !isTemplate(raw) {
+			if _, err := e.dataStoreOf(ctx, owner, raw); err != nil {
+				return &component.PropError{Prop: p.Name, Reason: err.Error()}
 			}
 		}
 	}

@@ -79,7 +79,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 	if err := e.prepareStepProps(model.Workflow{}, &step, req.Props, nil); err != nil {
 		return ActionResult{}, err
 	}
-	if err := e.checkAppProps(ctx, meta, step.Props, req.UserID); err != nil { // the user's own accounts
+	if err := e.checkOwnedProps(ctx, meta, step.Props, req.UserID); err != nil { // the user's own accounts
 		return ActionResult{}, stepErr(stepName, "%v", err)
 	}
 	templates := map[string]string{}

@@ -30,7 +30,8 @@ func (e *Engine) capabilities(l *live, c *collector) sandbox.Capabilities {
 	if c.channels == nil {
 		c.channels = e.channelBudget(l.src.ID)
 	}
-	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: accountAuth{e, l.src.OwnerID, l.src.ConfiguredProps, &c.goneAccounts}}
+	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: accountAuth{e, l.src.OwnerID, l.src.ConfiguredProps, &c.goneAccounts},
+		Stores: dataStores{e, l.src.OwnerID, l.src.ConfiguredProps}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}

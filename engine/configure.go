@@ -218,7 +218,7 @@ func (e *Engine) configureCall(ctx context.Context, req ConfigureRequest, call s
 	}
 	defer end()
 	meta := &req.Component.Metadata
-	if err := e.checkAppProps(ctx, meta, req.Props, req.OwnerID); err != nil {
+	if err := e.checkOwnedProps(ctx, meta, req.Props, req.OwnerID); err != nil {
 		return err
 	}
 	props, err := json.Marshal(req.Props)

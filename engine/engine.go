@@ -100,6 +100,11 @@ type Config struct {
 	// step is retried (model.Retry); each next one doubles it, with
 	// jitter, up to an hour. Default 30 s.
 	ExecutionRetryBase time.Duration
+	// DataStoreMaxKeys and DataStoreMaxBytes bound one data store: its
+	// keys, and the bytes of its keys and values. Defaults 10,000 and
+	// 2 MiB (so that entries() fits one message to the guest).
+	DataStoreMaxKeys  int
+	DataStoreMaxBytes int64
 	// MaxPausedExecutions bounds the executions of one workflow that wait
 	// on $.flow.delay, suspend or rerun at once; a step that would pause
 	// one more fails its execution. Default 10,000.
@@ -132,6 +137,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
+	}
+	if c.DataStoreMaxKeys <= 0 {
+		c.DataStoreMaxKeys = 10_000
+	}
+	if c.DataStoreMaxBytes <= 0 {
+		c.DataStoreMaxBytes = 2 << 20
 	}
 	if c.ExecutionRetryBase <= 0 {
 		c.ExecutionRetryBase = 30 * time.Second

@@ -610,7 +610,8 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	ev := steps.event(lf.templatesJSON[i])
 	logs := &stepLogs{}
 	gone := &goneAccounts{}
-	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: accountAuth{e, lf.wf.OwnerID, step.Props, gone}}
+	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: accountAuth{e, lf.wf.OwnerID, step.Props, gone},
+		Stores: dataStores{e, lf.wf.OwnerID, step.Props}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}

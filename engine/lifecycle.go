@@ -116,7 +116,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 	if err != nil {
 		return model.Source{}, err
 	}
-	if err := e.checkAppProps(ctx, meta, props.values, src.OwnerID); err != nil {
+	if err := e.checkOwnedProps(ctx, meta, props.values, src.OwnerID); err != nil {
 		return model.Source{}, err
 	}
 	if src.Name, src.NameSlug, err = e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, ""); err != nil {
@@ -220,7 +220,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if err != nil {
 		return model.Source{}, err
 	}
-	if err := e.checkAppProps(ctx, meta, props.values, old.OwnerID); err != nil {
+	if err := e.checkOwnedProps(ctx, meta, props.values, old.OwnerID); err != nil {
 		return model.Source{}, err
 	}
 	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)

@@ -435,7 +435,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf model.Workflow, reqs []Ste
 		if err := e.prepareStepProps(wf, &step, r.Props, prev); err != nil {
 			return nil, err
 		}
-		if err := e.checkAppProps(ctx, &step.Metadata, step.Props, wf.OwnerID); err != nil {
+		if err := e.checkOwnedProps(ctx, &step.Metadata, step.Props, wf.OwnerID); err != nil {
 			return nil, stepErr(step.Name, "%v", err)
 		}
 		out = append(out, step)
@@ -504,7 +504,7 @@ func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, g
 			}
 			continue
 		case p.Type == component.TypeApp:
-			if ok { // its account is checked with the store by checkAppProps
+			if ok { // its account is checked with the store by checkOwnedProps
 				step.Props[p.Name] = raw
 			}
 			continue

@@ -106,7 +106,7 @@
   const KNOWN_TYPES = new Set([
     "app", "boolean", "boolean[]", "integer", "integer[]", "string", "string[]",
     "object", "any", "$.interface.http", "$.interface.timer", "$.service.db", "http_request", "alert",
-    "$.interface.apphook",
+    "$.interface.apphook", "data_store",
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
   const DEDUPE = ["unique", "greatest", "last"];
@@ -1034,6 +1034,63 @@
     };
   }
 
+  // makeDataStore is a data_store prop: the account's data store the
+  // prop is configured with, which the host picks (the guest only names
+  // the prop). Its methods are async, as Pipedream's are.
+  function makeDataStore(propName) {
+    const call = (req) => {
+      req.prop = propName;
+      const reply = JSONParse(hostCall("data store " + propName, () => host.store(JSONStringify(req))));
+      if (reply.error) throw new Error(reply.error);
+      return reply;
+    };
+    const valueOf = (v) => {
+      const s = toJSON("the data store value", v);
+      if (s === undefined) throw new TypeError("data store " + propName + ": the value is not JSON-serializable");
+      return JSONParse(s);
+    };
+    const ttlOf = (ttl) => {
+      const n = Number(ttl);
+      if (!NumberIsFinite(n) || n <= 0) throw new RangeError("data store " + propName + ": ttl is a number of seconds above 0");
+      return MathMax(1, MathFloor(n));
+    };
+    const store = {
+      async get(key) {
+        const r = call({ op: "get", key: String(key) });
+        return r.found ? r.value : undefined;
+      },
+      async set(key, value, opts) {
+        const req = { op: "set", key: String(key), value: valueOf(value) };
+        if (opts && opts.ttl !== undefined && opts.ttl !== null) req.ttl = ttlOf(opts.ttl);
+        call(req);
+      },
+      async setTtl(key, ttl) {
+        const r = call({ op: "get", key: String(key) });
+        if (!r.found) return false;
+        const req = { op: "set", key: String(key), value: r.value };
+        if (ttl !== undefined && ttl !== null) req.ttl = ttlOf(ttl);
+        call(req);
+        return true;
+      },
+      async has(key) {
+        return !!call({ op: "has", key: String(key) }).found;
+      },
+      async delete(key) {
+        call({ op: "delete", key: String(key) });
+      },
+      async keys() {
+        return call({ op: "keys" }).keys || [];
+      },
+      async entries() {
+        return call({ op: "entries" }).entries || [];
+      },
+      async clear() {
+        call({ op: "clear" });
+      },
+    };
+    return store;
+  }
+
   function makeApp(propName, prop) {
     const app = { app: prop.app, propDefinitions: prop.propDefinitions || {} };
     bindMethods(app, prop.methods, app);
@@ -1124,6 +1181,8 @@
         return makeApp(name, prop);
       case "$.service.db":
         return makeDB();
+      case "data_store":
+        return makeDataStore(name);
       case "http_request":
         return makeHTTPRequest(ObjectAssign({}, prop.default || {}, configured || {}));
       case "$.interface.apphook": // an endpoint for the app's webhooks (docs/runtime.md)

@@ -62,7 +62,7 @@ func FuzzRawABI(f *testing.F) {
 	mod := probe(f)
 	// net is called without an egress (denied once its bytes are read):
 	// with one, a fuzzed host name would reach DNS.
-	names := []string{"log", "emit", "db_get", "db_set", "respond", "auth", "fetch", "take", "crypto", "compress", "net"}
+	names := []string{"log", "emit", "db_get", "db_set", "respond", "auth", "fetch", "take", "crypto", "compress", "net", "store"}
 	f.Fuzz(func(t *testing.T, which uint8, ptr, length uint32, data []byte) {
 		if len(data) > 1<<16 {
 			data = data[:1<<16]

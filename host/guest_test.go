@@ -37,6 +37,7 @@ func TestGuestImportList(t *testing.T) {
 		"fount.compress(i32,i32)->(i32)",
 		"fount.tz(i32,i32)->(i32)",
 		"fount.net(i32,i32)->(i32)",
+		"fount.store(i32,i32)->(i32)",
 		"wasi_snapshot_preview1.clock_time_get(i32,i64,i32)->(i32)",
 		"wasi_snapshot_preview1.random_get(i32,i32)->(i32)",
 	}

@@ -32,6 +32,7 @@ type recorder struct {
 	responses []abi.Response
 	db        map[string][]byte
 	auth      map[string]json.RawMessage
+	stores    []abi.StoreRequest
 }
 
 func newRecorder() *recorder {
@@ -39,7 +40,18 @@ func newRecorder() *recorder {
 }
 
 func (r *recorder) caps() sandbox.Capabilities {
-	return sandbox.Capabilities{Emit: r, DB: r, Auth: r, Respond: r, Log: r}
+	return sandbox.Capabilities{Emit: r, DB: r, Auth: r, Respond: r, Log: r, Stores: r}
+}
+
+// Do records a data store request and answers a get of "k" with 1.
+func (r *recorder) Do(_ context.Context, req abi.StoreRequest) (abi.StoreReply, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stores = append(r.stores, req)
+	if req.Op == abi.StoreGet && req.Key == "k" {
+		return abi.StoreReply{Found: true, Value: json.RawMessage("1")}, nil
+	}
+	return abi.StoreReply{}, nil
 }
 
 func (r *recorder) Emit(_ context.Context, e abi.Emit) error {

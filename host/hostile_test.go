@@ -162,6 +162,7 @@ func TestRawABIBogusArguments(t *testing.T) {
 				call{"crypto", []uint64{pp, nn}},
 				call{"compress", []uint64{pp, nn}},
 				call{"net", []uint64{pp, nn}},
+				call{"store", []uint64{pp, nn}},
 				call{"take", []uint64{pp, nn}},
 			)
 		}
@@ -176,7 +177,7 @@ func TestRawABIBogusArguments(t *testing.T) {
 			t.Errorf("%s%v = %d, want a negative error code", c.fn, c.args, code)
 		}
 	}
-	if len(rec.emits)+len(rec.logs)+len(rec.responses)+len(rec.db) != 0 {
+	if len(rec.emits)+len(rec.logs)+len(rec.responses)+len(rec.db)+len(rec.stores) != 0 {
 		t.Errorf("bogus calls reached the capabilities: %+v", rec)
 	}
 }
@@ -221,6 +222,14 @@ func TestRawABIMessages(t *testing.T) {
 			"net", `{"op":"connect","host":"example.com","port":443}`, abi.ErrDenied},
 		{"net unknown op", sandbox.Capabilities{Egress: egress.New(false, time.Second, 1)}, "net", `{"op":"listen","port":80}`, abi.ErrInvalid},
 		{"net port out of range", sandbox.Capabilities{Egress: egress.New(false, time.Second, 1)}, "net", `{"op":"connect","host":"h","port":70000}`, abi.ErrInvalid},
+		{"store get", rec.caps(), "store", `{"op":"get","prop":"data","key":"k"}`, int32(len(`{"found":true,"value":1}`))},
+		{"store denied", sandbox.Capabilities{}, "store", `{"op":"get","prop":"data","key":"k"}`, abi.ErrDenied},
+		{"store unknown op", rec.caps(), "store", `{"op":"drop","prop":"data"}`, abi.ErrInvalid},
+		{"store empty key", rec.caps(), "store", `{"op":"get","prop":"data","key":""}`, abi.ErrInvalid},
+		{"store key with a control character", rec.caps(), "store", "{\"op\":\"has\",\"prop\":\"data\",\"key\":\"a\\u0000b\"}", abi.ErrInvalid},
+		{"store set without a value", rec.caps(), "store", `{"op":"set","prop":"data","key":"k"}`, abi.ErrInvalid},
+		{"store ttl on a get", rec.caps(), "store", `{"op":"get","prop":"data","key":"k","ttl":5}`, abi.ErrInvalid},
+		{"store without a prop", rec.caps(), "store", `{"op":"keys"}`, abi.ErrInvalid},
 		{"compress unknown op", rec.caps(), "compress", `{"op":"brotli","data":""}`, abi.ErrInvalid},
 		{"compress bad data answers an error", rec.caps(), "compress", `{"op":"gunzip","data":"bm90IGd6aXA="}`,
 			int32(len(`{"error":{"code":"Z_DATA_ERROR","errno":-3,"message":"incorrect header check"}}`))},

@@ -52,6 +52,7 @@ func fountImports() []hostFunc {
 		{abi.FuncCompress, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostCompress},
 		{abi.FuncTZ, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostTZ},
 		{abi.FuncNet, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostNet},
+		{abi.FuncStore, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostStore},
 		{abi.FuncTake, []api.ValueType{i32, i32}, []api.ValueType{i32}, hostTake},
 		{abi.FuncSleep, []api.ValueType{i32}, []api.ValueType{i32}, hostSleep},
 		{abi.FuncInterrupted, nil, []api.ValueType{i32}, hostInterrupted},

@@ -30,10 +30,13 @@ const (
 	// Account is a connected account of an app (a fount extension, with
 	// Pipedream's prefix): credentials behind an app prop's $auth.
 	Account Kind = "apn_"
+	// DataStore is a data store of an account (a fount extension, with
+	// Pipedream's prefix).
+	DataStore Kind = "ds_"
 )
 
 // Kinds lists every kind of resource.
-var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org, Account}
+var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org, Account, DataStore}
 
 // Parts of a workflow, named but never fetched alone (so not in Kinds):
 // a step (the specification's cell) and a deployed version of the
@@ -132,6 +135,8 @@ func (k Kind) Noun() string {
 		return "organization"
 	case Account:
 		return "connected account"
+	case DataStore:
+		return "data store"
 	}
 	return "resource"
 }

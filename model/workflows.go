@@ -156,6 +156,26 @@ type Throttle struct {
 	IntervalSeconds int `json:"interval_seconds"`
 }
 
+// DataStore is a named key-value store of an account, shared by its
+// sources and workflows through data_store props. Keys and Bytes count
+// what it holds (keys and values, expired ones until they are swept).
+type DataStore struct {
+	ID        string `json:"id"` // ds_...
+	OwnerID   string `json:"owner_id"`
+	Name      string `json:"name"`
+	CreatedAt int64  `json:"created_at"`
+	Keys      int    `json:"keys"`
+	Bytes     int64  `json:"bytes"`
+}
+
+// DataEntry is a key of a data store with its JSON value; ExpiresAtMs,
+// when not 0, is when it stops being there.
+type DataEntry struct {
+	Key         string          `json:"k"`
+	Value       json.RawMessage `json:"v"`
+	ExpiresAtMs int64           `json:"e,omitempty"`
+}
+
 // Retry reruns a failed execution's failed step up to Attempts more
 // times, with exponential backoff, before it counts as failed.
 type Retry struct {

@@ -20,6 +20,15 @@ type Capabilities struct {
 	Respond RespondSink
 	Log     LogSink
 	Egress  Egress
+	// Stores are the data stores the invocation's data_store props name.
+	Stores DataStores
+}
+
+// DataStores performs a data store prop's operations. A refusal the
+// component should see (a limit, a prop that names no store) is the
+// reply's Error; an error is the host's failure.
+type DataStores interface {
+	Do(ctx context.Context, req abi.StoreRequest) (abi.StoreReply, error)
 }
 
 // EmitSink receives each emit of an invocation, already decoded and

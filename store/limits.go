@@ -19,6 +19,7 @@ const (
 	CountWebhooks   Counted = "webhooks"
 	CountWorkflows  Counted = "workflows"
 	CountAccounts   Counted = "connected accounts"
+	CountDataStores Counted = "data stores"
 	// CountSubscriptions counts subscriptions and auto-subscriptions
 	// together.
 	CountSubscriptions Counted = "subscriptions"
@@ -86,6 +87,7 @@ var countedLists = map[Counted][]kv.List{
 	CountWebhooks:      {kv.WebhookList},
 	CountWorkflows:     {kv.WorkflowList},
 	CountAccounts:      {kv.AccountList},
+	CountDataStores:    {kv.DataStoreList},
 	CountSubscriptions: {kv.SubList, kv.AutoList},
 	CountOrgs:          {kv.OrgMemberList},
 }

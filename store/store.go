@@ -31,6 +31,19 @@ type Store interface {
 	ListConnectedAccounts(ctx context.Context, ownerID string, p Page) (PageOf[model.ConnectedAccount], error)
 	DeleteConnectedAccount(ctx context.Context, id string) error
 
+	// Data stores: an account's named key-value stores, shared by its
+	// sources and workflows.
+	CreateDataStore(ctx context.Context, ds model.DataStore) (model.DataStore, error)
+	GetDataStore(ctx context.Context, id string) (model.DataStore, error)
+	DataStoreByName(ctx context.Context, owner, name string) (model.DataStore, error)
+	ListDataStores(ctx context.Context, owner string, p Page) (PageOf[model.DataStore], error)
+	DeleteDataStore(ctx context.Context, id string) error
+	DataGet(ctx context.Context, id, key string) (model.DataEntry, bool, error)
+	DataEntries(ctx context.Context, id string) ([]model.DataEntry, error)
+	DataSet(ctx context.Context, id string, e model.DataEntry, bounds DataBounds) error
+	DataDelete(ctx context.Context, id, key string) (bool, error)
+	DataClear(ctx context.Context, id string) error
+
 	// Components. A component's (OwnerID, Key) points at the newest
 	// component saved with that key. CreateComponent returns the stored
 	// component: an equal one saved before, when there is one.

@@ -26,6 +26,8 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	secretive := s.deploySource(`export default { name: "secretive", version: "1", props: { token: { type: "string", secret: true } },
 		run() { this.$emit({ token: this.token }) } }`, map[string]any{"token": "s3cret"})
 	id := counter["id"].(string)
+	e.mustFount("data-stores", "create", "kept")
+	e.mustFount("data-stores", "set", "kept", "greeting", `{"hello":"world"}`)
 	for i := range 20 {
 		s.run(id, map[string]any{"n": i})
 	}
@@ -76,6 +78,14 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	for n, count := range got {
 		if count > 1 || original[n] == 0 {
 			t.Errorf("the restored source has %d events of run %v, the original %d", count, n, original[n])
+		}
+	}
+	if st, body := r.do("GET", "/v1/users/me/data_stores", nil); st != 200 || !strings.Contains(jsonOf(body), `"name":"kept"`) {
+		t.Errorf("the restored server's data stores: %d %v", st, body)
+	} else {
+		dsID := body["data"].([]any)[0].(map[string]any)["id"].(string)
+		if st, rec := r.do("GET", "/v1/data_stores/"+dsID+"/records/greeting", nil); st != 200 || jsonOf(data(rec)["value"]) != `{"hello":"world"}` {
+			t.Errorf("the restored data store's key: %d %v", st, rec)
 		}
 	}
 	r.run(secretive["id"].(string), nil)

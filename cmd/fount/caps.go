@@ -22,7 +22,8 @@ type capFlag struct {
 // memory), 1000 saved components (each version of code saved; saving
 // unchanged code again adds none), 100 webhooks, 500 workflows (as many as
 // sources: each step is a live sandbox), 2000 subscriptions (four per
-// source at the source limit) and 20 organizations per user.
+// source at the source limit), 50 data stores and 20 organizations per
+// user.
 func capFlags() []capFlag {
 	return []capFlag{
 		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", store.CountSources, 500, "sources an account (user or organization) may have"},
@@ -30,6 +31,7 @@ func capFlags() []capFlag {
 		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", store.CountWebhooks, 100, "webhooks an account may have"},
 		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", store.CountWorkflows, 500, "workflows an account may have"},
 		{"max-connected-accounts-per-account", "FOUNT_MAX_CONNECTED_ACCOUNTS_PER_ACCOUNT", store.CountAccounts, 200, "connected accounts (apps' credentials) an account may have"},
+		{"max-data-stores-per-account", "FOUNT_MAX_DATA_STORES_PER_ACCOUNT", store.CountDataStores, 50, "data stores an account may have"},
 		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", store.CountSubscriptions, 2000, "subscriptions and auto-subscriptions an account may have"},
 		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", store.CountOrgs, 20, "organizations a user may belong to"},
 	}

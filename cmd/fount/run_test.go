@@ -133,6 +133,8 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
 		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c serveConfig) any { return c.executionsKept }, 9},
 		{"execution-retry-base", "FOUNT_EXECUTION_RETRY_BASE", "2s", func(c serveConfig) any { return c.executionRetryBase }, 2 * time.Second},
+		{"data-store-max-keys", "FOUNT_DATA_STORE_MAX_KEYS", "12", func(c serveConfig) any { return c.dataStoreKeys }, 12},
+		{"data-store-max-bytes", "FOUNT_DATA_STORE_MAX_BYTES", "4096", func(c serveConfig) any { return c.dataStoreBytes }, int64(4096)},
 		{"max-paused-executions", "FOUNT_MAX_PAUSED_EXECUTIONS", "11", func(c serveConfig) any { return c.maxPaused }, 11},
 		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c serveConfig) any { return c.executionTimeout }, 3 * time.Second},
 		{"npm-cache-size", "FOUNT_NPM_CACHE_SIZE", "16777216", func(c serveConfig) any { return c.npmCacheBytes }, int64(16 << 20)},
@@ -177,7 +179,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	for _, bad := range [][]string{
 		{"--events-kept", "0"}, {"--channels-per-source", "0"}, {"--max-connections", "-1"}, {"--workers", "-1"}, {"--run-timeout", "10ms"}, {"--public-url", "fount.example.com", "--endpoint-url", "https://e"},
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
-		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"}, {"--max-paused-executions", "0"}, {"--execution-retry-base", "1ms"},
+		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"}, {"--max-paused-executions", "0"}, {"--execution-retry-base", "1ms"}, {"--data-store-max-bytes", "10"},
 		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"}, {"--npm-cache-size", "1000"},
 		{"--pprof", "--allow-private-egress"}, // the profiler would be in reach of tenants' fetch
 	} {
@@ -194,7 +196,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if want := (store.Limits{store.CountSources: 500, store.CountComponents: 1000, store.CountWebhooks: 100,
-		store.CountSubscriptions: 2000, store.CountOrgs: 20, store.CountWorkflows: 500, store.CountAccounts: 200}); !maps.Equal(cfg.caps, want) {
+		store.CountSubscriptions: 2000, store.CountOrgs: 20, store.CountWorkflows: 500, store.CountAccounts: 200, store.CountDataStores: 50}); !maps.Equal(cfg.caps, want) {
 		t.Errorf("default limits %v, want %v", cfg.caps, want)
 	}
 }

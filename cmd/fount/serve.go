@@ -55,6 +55,8 @@ type serveConfig struct {
 	eventsKept         int
 	executionsKept     int
 	maxPaused          int
+	dataStoreKeys      int
+	dataStoreBytes     int64
 	executionRetryBase time.Duration
 	executionTimeout   time.Duration
 	channelsPerSource  int
@@ -122,6 +124,10 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 		"executions kept per workflow, with each step's values and logs (FOUNT_EXECUTIONS_KEPT)")
 	fs.DurationVar(&cfg.executionRetryBase, "execution-retry-base", env.duration("FOUNT_EXECUTION_RETRY_BASE", 30*time.Second),
 		"the first wait before a failed execution's step is retried (a workflow's retry); each next wait doubles (FOUNT_EXECUTION_RETRY_BASE)")
+	fs.IntVar(&cfg.dataStoreKeys, "data-store-max-keys", int(env.int("FOUNT_DATA_STORE_MAX_KEYS", 10_000)),
+		"keys one data store may hold (FOUNT_DATA_STORE_MAX_KEYS)")
+	fs.Int64Var(&cfg.dataStoreBytes, "data-store-max-bytes", env.int("FOUNT_DATA_STORE_MAX_BYTES", 2<<20),
+		"bytes of keys and values one data store may hold, at most 3 MiB so that entries() fits one message (FOUNT_DATA_STORE_MAX_BYTES)")
 	fs.IntVar(&cfg.maxPaused, "max-paused-executions", int(env.int("FOUNT_MAX_PAUSED_EXECUTIONS", 10_000)),
 		"executions of one workflow that may wait on $.flow.delay, suspend or rerun at once (FOUNT_MAX_PAUSED_EXECUTIONS)")
 	fs.DurationVar(&cfg.executionTimeout, "execution-timeout", env.duration("FOUNT_EXECUTION_TIMEOUT", 5*time.Minute),
@@ -203,6 +209,12 @@ func parseServeFlags(args []string, env environment) (serveConfig, error) {
 	}
 	if cfg.executionRetryBase < 100*time.Millisecond || cfg.executionRetryBase > time.Hour {
 		return cfg, fmt.Errorf("--execution-retry-base must be from 100ms to 1h, got %s", cfg.executionRetryBase)
+	}
+	if cfg.dataStoreKeys < 1 || cfg.dataStoreKeys > 100_000 {
+		return cfg, fmt.Errorf("--data-store-max-keys must be from 1 to 100000, got %d", cfg.dataStoreKeys)
+	}
+	if cfg.dataStoreBytes < 1<<10 || cfg.dataStoreBytes > 3<<20 {
+		return cfg, fmt.Errorf("--data-store-max-bytes must be from 1024 to 3145728, got %d", cfg.dataStoreBytes)
 	}
 	if cfg.maxPaused < 1 || cfg.maxPaused > 100_000 {
 		return cfg, fmt.Errorf("--max-paused-executions must be from 1 to 100000, got %d", cfg.maxPaused)
@@ -402,7 +414,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 		EndpointsShareSite: shareSite,
 		Limits:             limitsOf(cfg), Workers: cfg.workers, AccountWorkers: cfg.accountWorkers,
 		QuotaInvocations: cfg.quotaInvocations, QuotaComputeMs: cfg.quotaComputeMs, EventsKept: cfg.eventsKept,
-		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, MaxPausedExecutions: cfg.maxPaused, ExecutionRetryBase: cfg.executionRetryBase, ExecutionTimeout: cfg.executionTimeout,
+		MaxChannels: cfg.channelsPerSource, ExecutionsKept: cfg.executionsKept, MaxPausedExecutions: cfg.maxPaused, DataStoreMaxKeys: cfg.dataStoreKeys, DataStoreMaxBytes: cfg.dataStoreBytes, ExecutionRetryBase: cfg.executionRetryBase, ExecutionTimeout: cfg.executionTimeout,
 		Packages: newNpmPackages(exe, cfg, logger), DisableWebhookAfter: cfg.disableFailures, DisableWebhookAge: cfg.disableAge,
 		Objects: objects,
 	})

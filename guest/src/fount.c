@@ -228,6 +228,10 @@ static JSValue h_tz(JSContext *c, JSValueConst this, int argc, JSValueConst *arg
     return call_host(c, argv[0], "tz", fount_host_tz, 1);
 }
 
+static JSValue h_store(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
+    return call_host(c, argv[0], "store", fount_host_store, 1);
+}
+
 static JSValue h_net(JSContext *c, JSValueConst this, int argc, JSValueConst *argv) {
     return call_host(c, argv[0], "net", fount_host_net, 1);
 }
@@ -349,6 +353,7 @@ static const JSCFunctionListEntry host_funcs[] = {
     JS_CFUNC_DEF("compress", 1, h_compress),
     JS_CFUNC_DEF("tz", 1, h_tz),
     JS_CFUNC_DEF("net", 1, h_net),
+    JS_CFUNC_DEF("store", 1, h_store),
     JS_CFUNC_DEF("evalScript", 2, h_eval_script),
     JS_CFUNC_DEF("evalModule", 2, h_eval_module),
     JS_CFUNC_DEF("setModules", 1, h_set_modules),

@@ -49,6 +49,8 @@ __attribute__((import_module("fount"), import_name("tz")))
 int32_t fount_host_tz(const char *ptr, int32_t len);
 __attribute__((import_module("fount"), import_name("net")))
 int32_t fount_host_net(const char *ptr, int32_t len);
+__attribute__((import_module("fount"), import_name("store")))
+int32_t fount_host_store(const char *ptr, int32_t len);
 __attribute__((import_module("fount"), import_name("take")))
 int32_t fount_host_take(char *ptr, int32_t cap);
 __attribute__((import_module("fount"), import_name("sleep")))

@@ -19,6 +19,7 @@ EXPORT("fetch") int32_t p_fetch(int32_t p, int32_t n) { return fount_host_fetch(
 EXPORT("crypto") int32_t p_crypto(int32_t p, int32_t n) { return fount_host_crypto((const char *)p, n); }
 EXPORT("compress") int32_t p_compress(int32_t p, int32_t n) { return fount_host_compress((const char *)p, n); }
 EXPORT("net") int32_t p_net(int32_t p, int32_t n) { return fount_host_net((const char *)p, n); }
+EXPORT("store") int32_t p_store(int32_t p, int32_t n) { return fount_host_store((const char *)p, n); }
 EXPORT("take") int32_t p_take(int32_t p, int32_t n) { return fount_host_take((char *)p, n); }
 EXPORT("sleep") int32_t p_sleep(int32_t ms) { return fount_host_sleep(ms); }
 EXPORT("interrupted") int32_t p_interrupted(void) { return fount_host_interrupted(); }

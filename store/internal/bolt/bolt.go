@@ -94,6 +94,12 @@ var (
 	bucketAccountOrder = kv.AccountList.Order // key(owner)+seq -> connected account id
 	bucketAccountPos   = kv.AccountList.Pos   // connected account id -> its account_order key
 
+	bucketDataStores     = kv.DataStores.Bucket    // data store id -> DataStore
+	bucketDataStoreOrder = kv.DataStoreList.Order  // key(owner)+seq -> data store id
+	bucketDataStorePos   = kv.DataStoreList.Pos    // data store id -> its data_store_order key
+	bucketDataStoreNames = kv.DataStoreKeys.Bucket // key(owner, name) -> data store id
+	bucketDataEntries    = kv.DataEntries.Bucket   // key(data store id, key) -> entry
+
 	keySchemaVersion = []byte("schema_version")
 )
 
@@ -113,6 +119,7 @@ var allBuckets = [][]byte{
 	bucketInvocations, bucketDeliveries, bucketDeliveryOrder, bucketDeliveryDue,
 	bucketDedupe, bucketUsage, bucketTimers,
 	bucketAccounts, bucketAccountOrder, bucketAccountPos,
+	bucketDataStores, bucketDataStoreOrder, bucketDataStorePos, bucketDataStoreNames, bucketDataEntries,
 }
 
 // Engine keeps fount's state in a bbolt file: the transactions the

@@ -21,6 +21,7 @@ var (
 	// lists them yet.
 	ComponentList = List{Name: "components", Order: []byte("component_order"), Pos: []byte("component_pos")}
 	WorkflowList  = List{Name: "workflows", Order: []byte("workflow_order"), Pos: []byte("workflow_pos")}
+	DataStoreList = List{Name: "data_stores", Order: []byte("data_store_order"), Pos: []byte("data_store_pos")}
 	// DeliveryList names the delivery lists in their cursors; each
 	// engine keeps deliveries its own way.
 	DeliveryList = List{Name: "deliveries"}
@@ -50,4 +51,7 @@ var (
 	ComponentUses = Table{Bucket: []byte("component_uses"), Subject: "comp_uses"}     // set: component id → the sources running it
 	ComponentKeys = Table{Bucket: []byte("component_keys"), Subject: "comp_key"}      // owner, key → component id
 	ComponentCode = Table{Bucket: []byte("component_code"), Subject: "comp_code"}     // map: owner → code → component id
+	DataStores    = Table{Bucket: []byte("data_stores"), Subject: "ds"}               // data store id → DataStore
+	DataStoreKeys = Table{Bucket: []byte("data_store_names"), Subject: "ds_name"}     // owner, name → data store id
+	DataEntries   = Table{Bucket: []byte("data_entries"), Subject: "ds_entry"}        // data store id, key → entry
 )

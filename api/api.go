@@ -187,6 +187,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.WorkflowByIDRequest, workflowData](get, "/workflows/{id}", "A workflow", s.getWorkflow).ext(),
 		op[apiv1.UpdateWorkflowRequest, workflowData](put, "/workflows/{id}", "Replace a workflow's definition (its id and endpoint stay)", s.updateWorkflow).ext(),
 		op[apiv1.SetWorkflowActiveRequest, workflowData](put, "/workflows/{id}/active", "Switch a workflow's trigger on or off, keeping its definition", s.setWorkflowActive).ext(),
+		op[apiv1.SetWorkflowControlsRequest, workflowData](put, "/workflows/{id}/controls", "Replace a workflow's execution controls (throttle, concurrency, queue_size, retry), keeping its definition and version", s.setWorkflowControls).ext(),
 		op[apiv1.WorkflowByIDRequest, none](del, "/workflows/{id}", "Delete a workflow, its events, executions and subscriptions", s.deleteWorkflow).ext().withStatus(http.StatusNoContent),
 		op[apiv1.RunWorkflowRequest, apiv1.Data[apiv1.ExecutionQueued]](post, "/workflows/{id}/run", "Queue a manual execution with an optional trigger event", s.runWorkflow).ext().withStatus(http.StatusAccepted),
 		op[apiv1.ExecutionsRequest, apiv1.List[apiv1.ExecutionSummary]](get, "/workflows/{id}/executions", "A workflow's kept executions, newest first", s.listExecutions).ext(),

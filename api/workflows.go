@@ -26,13 +26,7 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 		Packages: engine.SaveOptions{UpdatePackages: def.UpdatePackages},
 		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Token: def.Trigger.Token, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
-	if t := def.Throttle; t != nil {
-		req.Throttle = &model.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
-	}
-	req.Concurrency, req.QueueSize = def.Concurrency, def.QueueSize
-	if r := def.Retry; r != nil {
-		req.Retry = &model.Retry{Attempts: r.Attempts}
-	}
+	req.Controls = controlsOf(def.Throttle, def.Concurrency, def.QueueSize, def.Retry)
 	if def.Trigger.Type == model.TriggerSource && ids.Is(owner, ids.User) {
 		// As POST /subscriptions does: an organization's source routes to
 		// its organization's subscriptions.
@@ -321,6 +315,30 @@ func triggerAuth(t model.WorkflowTrigger) string {
 		return "bearer"
 	}
 	return ""
+}
+
+// controlsOf are the execution controls of a definition or a request.
+func controlsOf(t *apiv1.Throttle, concurrency, queueSize int, retry *apiv1.Retry) model.Controls {
+	c := model.Controls{Concurrency: concurrency, QueueSize: queueSize}
+	if t != nil {
+		c.Throttle = &model.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
+	}
+	if retry != nil {
+		c.Retry = &model.Retry{Attempts: retry.Attempts}
+	}
+	return c
+}
+
+func (s *Server) setWorkflowControls(w http.ResponseWriter, r *http.Request, req *apiv1.SetWorkflowControlsRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	if wf, err = s.engine.SetWorkflowControls(r.Context(), wf.ID, controlsOf(req.Throttle, req.Concurrency, req.QueueSize, req.Retry)); err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewWorkflow(wf))
+	return nil
 }
 
 func viewPause(p *model.ExecutionPause) *apiv1.Pause {

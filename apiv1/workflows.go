@@ -76,6 +76,17 @@ type SetWorkflowActiveRequest struct {
 	Active *bool `json:"active" required:"true" description:"false stops its trigger (manual runs still work); true starts it"`
 }
 
+// SetWorkflowControlsRequest replaces a workflow's execution controls:
+// what it leaves out is off.
+type SetWorkflowControlsRequest struct {
+	Common
+	ByID
+	Throttle    *Throttle `json:"throttle,omitempty" description:"at most limit executions start per interval_seconds (absent: none)"`
+	Concurrency int       `json:"concurrency,omitempty" minimum:"0" maximum:"50" description:"executions that run at once (0 or 1: one at a time, in arrival order)"`
+	QueueSize   int       `json:"queue_size,omitempty" minimum:"0" maximum:"10000" description:"most executions waiting to start (0: no bound)"`
+	Retry       *Retry    `json:"retry,omitempty" description:"rerun a failed step with backoff (absent: no retries)"`
+}
+
 // WorkflowByIDRequest names a workflow.
 type WorkflowByIDRequest struct {
 	Common

@@ -40,13 +40,8 @@ type WorkflowRequest struct {
 	Steps   []StepRequest
 	// Packages says how the npm packages steps import are resolved.
 	Packages SaveOptions
-	// Throttle bounds how many executions start per interval (nil: none).
-	Throttle *model.Throttle
-	// Concurrency, QueueSize and Retry are the other execution controls
-	// (model.Workflow's).
-	Concurrency int
-	QueueSize   int
-	Retry       *model.Retry
+	// Controls are its execution controls.
+	Controls model.Controls
 }
 
 // Bounds of the execution controls.
@@ -290,6 +285,46 @@ func workflowStoreError(err error, slug string) error {
 	return err
 }
 
+// checkControls says what is wrong with execution controls.
+func checkControls(c model.Controls) error {
+	switch t := c.Throttle; {
+	case t != nil && (t.Limit < 1 || t.Limit > maxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > maxThrottleInterval):
+		return &WorkflowError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
+	case c.Concurrency < 0 || c.Concurrency > maxConcurrency:
+		return &WorkflowError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, c.Concurrency)}
+	case c.QueueSize < 0 || c.QueueSize > maxQueueSize:
+		return &WorkflowError{Reason: fmt.Sprintf("queue_size must be from 1 to %d (0: no bound), not %d", maxQueueSize, c.QueueSize)}
+	case c.Retry != nil && (c.Retry.Attempts < 1 || c.Retry.Attempts > maxRetryAttempts):
+		return &WorkflowError{Reason: fmt.Sprintf("retry.attempts must be from 1 to %d, not %d", maxRetryAttempts, c.Retry.Attempts)}
+	}
+	return nil
+}
+
+// SetWorkflowControls replaces a workflow's execution controls, keeping
+// its definition and version (no new deployment).
+func (e *Engine) SetWorkflowControls(ctx context.Context, id string, c model.Controls) (model.Workflow, error) {
+	if err := checkControls(c); err != nil {
+		return model.Workflow{}, err
+	}
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	wf, err := e.store.SetWorkflowControls(ctx, id, c, e.clock.Now().Unix())
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	e.throttles.forget(id)
+	e.stopTriggers(id)
+	e.startWorkflowTriggers(wf)
+	e.changed(id)
+	e.kick(id) // a looser control may let waiting executions start
+	return wf, nil
+}
+
 // prepareWorkflow fills wf from req: name, trigger and steps, each step
 // loaded in the sandbox to check it. previous is the stored workflow on
 // update. It returns the subscription of a source trigger.
@@ -305,19 +340,10 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *model.Workflow, req Wo
 		return nil, err
 	}
 	wf.Trigger = trigger
-	if t := req.Throttle; t != nil && (t.Limit < 1 || t.Limit > maxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > maxThrottleInterval) {
-		return nil, &WorkflowError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
+	if err := checkControls(req.Controls); err != nil {
+		return nil, err
 	}
-	wf.Throttle = req.Throttle
-	switch {
-	case req.Concurrency < 0 || req.Concurrency > maxConcurrency:
-		return nil, &WorkflowError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, req.Concurrency)}
-	case req.QueueSize < 0 || req.QueueSize > maxQueueSize:
-		return nil, &WorkflowError{Reason: fmt.Sprintf("queue_size must be from 1 to %d (0: no bound), not %d", maxQueueSize, req.QueueSize)}
-	case req.Retry != nil && (req.Retry.Attempts < 1 || req.Retry.Attempts > maxRetryAttempts):
-		return nil, &WorkflowError{Reason: fmt.Sprintf("retry.attempts must be from 1 to %d, not %d", maxRetryAttempts, req.Retry.Attempts)}
-	}
-	wf.Concurrency, wf.QueueSize, wf.Retry = req.Concurrency, req.QueueSize, req.Retry
+	wf.Controls = req.Controls
 	steps, err := e.prepareSteps(ctx, *wf, req.Steps, previous, req.Packages)
 	if err != nil {
 		return nil, err

@@ -34,19 +34,10 @@ type Workflow struct {
 	Active   bool            `json:"active"`
 	Trigger  WorkflowTrigger `json:"trigger"`
 	Steps    []WorkflowStep  `json:"steps"`
-	// Throttle bounds how many executions start per interval; nil: no
-	// bound.
-	Throttle *Throttle `json:"throttle,omitempty"`
-	// Concurrency is how many executions run at once (0 or 1: one at a
-	// time, in arrival order).
-	Concurrency int `json:"concurrency,omitempty"`
-	// QueueSize bounds the executions waiting to start: a request past
-	// it is refused (0: no bound).
-	QueueSize int `json:"queue_size,omitempty"`
-	// Retry reruns a failed execution from its failed step (nil: none).
-	Retry     *Retry `json:"retry,omitempty"`
-	CreatedAt int64  `json:"created_at"`
-	UpdatedAt int64  `json:"updated_at"`
+	// Controls shape how its executions run.
+	Controls
+	CreatedAt int64 `json:"created_at"`
+	UpdatedAt int64 `json:"updated_at"`
 	// Version counts the workflow's updates, so that the engine knows
 	// when the steps it has loaded are stale. Each is a deployment
 	// (DeploymentID).
@@ -147,6 +138,21 @@ type Execution struct {
 	// DeploymentID names the version of the workflow that ran (empty in
 	// records from before it was kept).
 	DeploymentID string `json:"deployment_id,omitempty"`
+}
+
+// Controls are a workflow's execution controls.
+type Controls struct {
+	// Throttle bounds how many executions start per interval; nil: no
+	// bound.
+	Throttle *Throttle `json:"throttle,omitempty"`
+	// Concurrency is how many executions run at once (0 or 1: one at a
+	// time, in arrival order).
+	Concurrency int `json:"concurrency,omitempty"`
+	// QueueSize bounds the executions waiting to start: a request past
+	// it is refused (0: no bound).
+	QueueSize int `json:"queue_size,omitempty"`
+	// Retry reruns a failed execution from its failed step (nil: none).
+	Retry *Retry `json:"retry,omitempty"`
 }
 
 // Throttle is at most Limit executions started per IntervalSeconds; the

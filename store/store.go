@@ -90,6 +90,9 @@ type Store interface {
 	// SetWorkflowActive switches a workflow on or off, changing nothing
 	// else (its version stays: its steps are the same).
 	SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error)
+	// SetWorkflowControls replaces a workflow's execution controls,
+	// changing nothing else but UpdatedAt.
+	SetWorkflowControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Workflow, error)
 	DeleteWorkflow(ctx context.Context, id string) error
 	ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error)
 	// Executions of workflows, stored by the commit of their run

@@ -151,6 +151,24 @@ func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, up
 	return w, nil
 }
 
+// SetWorkflowControls replaces a workflow's execution controls, changing
+// nothing else but UpdatedAt; ErrNotFound when it does not exist.
+func (r rules) SetWorkflowControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Workflow, error) {
+	var w model.Workflow
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		w = model.Workflow{}
+		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
+			return err
+		}
+		w.Controls, w.UpdatedAt = c, updatedAt
+		return putRecord(tx, kv.Workflows, id, w)
+	})
+	if err != nil {
+		return model.Workflow{}, fmt.Errorf("store: set workflow %q controls: %w", id, err)
+	}
+	return w, nil
+}
+
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
 func deleteTriggerSub(tx kv.Tx, w model.Workflow) error {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -458,5 +459,70 @@ func TestDashboardActsForAnOrganization(t *testing.T) {
 	}
 	if !slices.Contains(names, "team-source") || slices.Contains(names, mine["name"].(string)) || !slices.Contains(names, theirs["name"].(string)) {
 		t.Fatalf("the organization's sources: %v", names)
+	}
+}
+
+// TestDashboardExecutionInspector: an execution's page shows each step's
+// status, value, exports, logs and error, and what a suspended execution
+// waits for; it goes on after its resume URL is called, replays as a new
+// execution, and the workflow page sets the execution controls.
+func TestDashboardExecutionInspector(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345", allowPrivateEgress: true})
+	wf := s.deployWorkflow(map[string]any{"name": "approvals", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{
+			step("parse", `export default defineComponent({ run({ steps, $ }) {
+				console.log("parsing order", steps.trigger.event.order);
+				$.export("order", steps.trigger.event.order);
+				return { total: 42 };
+			} })`, nil),
+			step("wait", `export default defineComponent({ run({ $ }) { return $.flow.suspend() } })`, nil),
+			step("after", `export default defineComponent({ run({ steps }) { return { approved: steps.wait.$resume_data.ok } } })`, nil),
+		}})
+	id := wf["id"].(string)
+	execID := s.runWorkflow(id, map[string]any{"order": "A-17"})
+	resumeURL := stepValue(s.waitStatus(execID, "paused"), 1)["resume_url"].(string)
+	ctx := newBrowser(t)
+	shots := newScreenshots(t)
+	steps(t, ctx, s, "open the suspended execution", append(signInAt(s, "#/workflows/"+id+"/executions"),
+		chromedp.WaitVisible(chromedp.CSS(`a.execution-link`)),
+		chromedp.Click(chromedp.CSS(`a.execution-link`)),
+		waitJS(`document.getElementById('pause-state')?.textContent.startsWith('suspended after wait')`),
+	)...)
+	page := value(t, ctx, s, "the execution page", chromedp.Evaluate[string](`document.querySelector('main').innerText`))
+	for _, want := range []string{execID, "1. parse", `"total": 42`, `"order": "A-17"`, "parsing order A-17", "2. wait", "resume_url"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the execution page lacks %q:\n%s", want, page)
+		}
+	}
+	if st := callFlowURL(t, "POST", resumeURL, "", `{"ok":true}`); st != 202 {
+		t.Fatalf("resume: %d", st)
+	}
+	s.waitStatus(execID, "success")
+	steps(t, ctx, s, "see it go on, and replay it",
+		chromedp.Click(chromedp.CSS(`main button:not(#replay)`)), // Refresh
+		waitJS(`[...document.querySelectorAll('main section h3')].some(h => h.textContent === '3. after')`),
+		waitJS(`document.querySelector('main').innerText.includes('"approved": true')`),
+		shots.take("execution"),
+		chromedp.Click(chromedp.ID("replay")),
+		waitJS(`!location.hash.includes(`+strconv.Quote(execID)+`) && location.hash.startsWith('#/executions/')`),
+	)
+	replayed := value(t, ctx, s, "the replay's page", chromedp.Evaluate[string](`decodeURIComponent(location.hash.split('/')[2])`))
+	if x := s.waitStatus(replayed, "paused"); jsonOf(x["event"]) != `{"order":"A-17"}` {
+		t.Errorf("the replay's event: %s", jsonOf(x["event"]))
+	}
+	steps(t, ctx, s, "set the execution controls",
+		chromedp.Navigate(s.base+"/#/workflows/"+id),
+		chromedp.WaitVisible(chromedp.ID("ctl-concurrency")),
+		chromedp.SendKeys(chromedp.ID("ctl-concurrency"), "3"),
+		chromedp.SendKeys(chromedp.ID("ctl-retry"), "2"),
+		chromedp.Click(chromedp.ID("save-controls")),
+		waitJS(`document.getElementById('flash').textContent === 'Execution controls saved.'`),
+	)
+	if got := s.getWorkflow(id); got["concurrency"] != 3.0 || jsonOf(got["retry"]) != `{"attempts":2}` {
+		t.Errorf("after saving the controls: concurrency %v, retry %v", got["concurrency"], got["retry"])
+	}
+	if missing := value(t, ctx, s, "labels", chromedp.Evaluate[string](unlabelledControls)); missing != "" {
+		t.Errorf("controls without a label: %s", missing)
 	}
 }

@@ -347,3 +347,30 @@ func TestWorkflowRetry(t *testing.T) {
 		t.Errorf("%d $errors events, want one", len(errs))
 	}
 }
+
+// TestWorkflowControlsEndpoint: PUT /v1/workflows/{id}/controls replaces
+// the execution controls without a new deployment; what it leaves out is
+// off, and bad values are refused, saying which.
+func TestWorkflowControlsEndpoint(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	wf := s.deployWorkflow(map[string]any{"name": "Controlled", "trigger": map[string]any{"type": "manual"}, "retry": map[string]any{"attempts": 2},
+		"steps": []any{step("s", `export default defineComponent({ run() { return 1 } })`, nil)}})
+	id := wf["id"].(string)
+	st, body := s.do("PUT", "/v1/workflows/"+id+"/controls", map[string]any{"concurrency": 4, "queue_size": 30,
+		"throttle": map[string]any{"limit": 5, "interval_seconds": 10}})
+	if st != 200 {
+		t.Fatalf("controls: %d %v", st, body)
+	}
+	got := data(body)
+	if got["concurrency"] != 4.0 || got["queue_size"] != 30.0 || jsonOf(got["throttle"]) != `{"interval_seconds":10,"limit":5}` || got["retry"] != nil {
+		t.Errorf("after the update: %s", jsonOf(got))
+	}
+	if got["deployment_id"] != wf["deployment_id"] || got["version"] != wf["version"] {
+		t.Errorf("the controls made a new deployment: %v → %v", wf["deployment_id"], got["deployment_id"])
+	}
+	if st, body := s.do("PUT", "/v1/workflows/"+id+"/controls", map[string]any{"concurrency": 99}); st != 400 || !strings.Contains(jsonOf(body), "concurrency") {
+		t.Errorf("concurrency 99: %d %v", st, body)
+	}
+	s.waitStatus(s.runWorkflow(id, nil), "success")
+}

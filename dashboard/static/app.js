@@ -211,6 +211,7 @@
   const routes = {
     sources: (id, sub) => (id === 'new' ? newSourcePage() : id ? sourcePage(id, sub) : sourcesPage()),
     workflows: (id, sub) => (id === 'new' ? newWorkflowPage() : id ? workflowPage(id, sub) : workflowsPage()),
+    executions: (id) => executionPage(id),
     webhooks: (id) => (id ? webhookPage(id) : webhooksPage()),
     accounts: () => accountsPage(),
     usage: () => usagePage(),
@@ -726,6 +727,7 @@
       h('div', { class: 'panel' }, h('h2', { text: 'Steps' }), wf.steps.map((st) => h('div', {},
         h('h3', { text: `${st.name} · ${st.component_name} ${st.component_version}` }),
         Object.keys(st.props).length ? kv(Object.entries(st.props).map(([k, v]) => [k, showProp(v)])) : h('p', { class: 'muted', text: 'No props.' })))),
+      controlsForm(wf),
       ...tabs(base, [
         { id: 'executions', label: 'Executions', render: () => executionsList(id) },
         { id: 'events', label: 'Events', render: (stop) => eventLog(`/workflows/${enc(id)}/event_summaries`, `/workflows/${enc(id)}/sse`, stop, 'No events: steps emit with $.send.emit.') },
@@ -736,19 +738,99 @@
   async function executionsList(id) {
     const res = await api('GET', `/workflows/${enc(id)}/executions?limit=100`);
     const rows = res.data.map((x) => {
-      const detail = h('pre', { hidden: true });
-      const open = h('button', { type: 'button', class: 'link', 'aria-expanded': 'false', text: fmtTime(x.started_at_ms) });
-      open.addEventListener('click', async () => {
-        if (!detail.textContent) detail.textContent = pretty((await api('GET', `/executions/${enc(x.id)}`)).data);
-        detail.hidden = !detail.hidden;
-        open.setAttribute('aria-expanded', String(!detail.hidden));
-      });
-      const badge = h('span', { class: x.status === 'error' ? 'badge bad' : 'badge ok', text: x.status });
       const failed = x.steps.find((s) => s.error);
-      return h('tr', {}, h('td', {}, open, detail), h('td', {}, badge), h('td', { text: `${x.duration_ms} ms` }),
-        h('td', { class: 'hide-narrow', text: failed ? `${failed.name}: ${failed.error}` : x.steps.map((s) => s.$summary).filter(Boolean).join('; ') }));
+      const notes = x.pause ? pauseText(x.pause) : failed ? `${failed.name}: ${failed.error}` : x.steps.map((s) => s.$summary).filter(Boolean).join('; ');
+      return h('tr', {}, h('td', {}, h('a', { href: `#/executions/${enc(x.id)}`, class: 'execution-link', text: fmtTime(x.started_at_ms) })),
+        h('td', {}, executionBadge(x.status)), h('td', { text: `${x.duration_ms} ms` }),
+        h('td', { class: 'hide-narrow', text: notes }));
     });
     return table(['Started', 'Status', 'Duration', '~Notes'], rows, 'No executions yet.');
+  }
+
+  function executionBadge(status) {
+    const kind = { success: 'ok', exited: 'ok', error: 'bad', cancelled: 'bad', paused: 'off' }[status] || 'off';
+    return h('span', { class: `badge ${kind}`, text: status });
+  }
+
+  // pauseText says what a paused execution waits for.
+  function pauseText(p) {
+    const until = fmtTime(p.until_ms);
+    switch (p.kind) {
+      case 'delay': return `delayed after ${p.step} until ${until}`;
+      case 'suspend': return `suspended after ${p.step}: waits for its resume URL until ${until}`;
+      case 'rerun': return `reruns ${p.step} at ${until}`;
+      case 'retry': return `retries ${p.step} at ${until}`;
+    }
+    return `paused at ${p.step} until ${until}`;
+  }
+
+  // executionPage shows one execution step by step, and replays it.
+  async function executionPage(id) {
+    const x = (await api('GET', `/executions/${enc(id)}`)).data;
+    const replay = h('button', { type: 'button', id: 'replay', text: 'Replay' });
+    replay.addEventListener('click', () => busy(replay, async () => {
+      const res = await api('POST', `/executions/${enc(id)}/replay`, {});
+      flash(`Replayed as ${res.data.execution_id}.`, 'info');
+      location.hash = `#/executions/${enc(res.data.execution_id)}`;
+    }));
+    const refresh = h('button', { type: 'button', text: 'Refresh' });
+    refresh.addEventListener('click', () => route());
+    const block = (label, value) => (value === undefined || value === null ? null
+      : h('div', {}, h('h4', { text: label }), h('pre', { class: 'value', text: pretty(value) })));
+    const stepPanels = x.steps.map((st, i) => h('section', { class: 'panel step', 'aria-label': `Step ${st.name}` },
+      h('div', { class: 'row spread' },
+        h('h3', { text: `${i + 1}. ${st.name}` }),
+        h('div', { class: 'row' }, executionBadge(st.status), h('span', { class: 'muted', text: `${st.duration_ms} ms` }))),
+      st.$summary ? h('p', { text: st.$summary }) : null,
+      st.error ? h('div', { class: 'step-error', role: 'note' },
+        h('p', { class: 'error-text', text: `${st.error.name}: ${st.error.message}` }),
+        st.error.stack ? h('pre', { class: 'value', text: st.error.stack }) : null) : null,
+      block('Return value', st.$return_value),
+      st.exports && Object.keys(st.exports).length ? block('Exports', st.exports) : null,
+      st.logs && st.logs.length ? h('div', {}, h('h4', { text: 'Logs' }),
+        h('pre', { class: 'value logs', text: st.logs.map((l) => `${new Date(l.at_ms).toISOString().slice(11, 23)} ${l.level.padEnd(5)} ${l.text}`).join('\n') })) : null,
+      st.truncated ? h('p', { class: 'hint', text: 'Values and logs of this step were dropped to keep the record small.' }) : null));
+    page(`Execution ${x.id}`,
+      h('div', { class: 'row spread' },
+        h('div', {}, h('h1', { text: 'Execution' }), h('div', { class: 'row' }, h('code', { text: x.id }), executionBadge(x.status))),
+        h('div', { class: 'row' }, refresh, replay)),
+      h('div', { class: 'panel' }, kv([
+        ['Workflow', h('a', { href: `#/workflows/${enc(x.workflow_id)}`, text: x.workflow_id })],
+        ['Started', fmtTime(x.started_at_ms)],
+        ['Duration', `${x.duration_ms} ms${x.status === 'paused' ? ' so far (time paused is not counted)' : ''}`],
+        x.deployment_id && ['Deployment', h('code', { text: x.deployment_id })],
+        x.pause && ['Waiting', h('span', { id: 'pause-state', text: pauseText(x.pause) })],
+        x.exit_reason && ['Ended', x.exit_reason],
+      ])),
+      h('section', { class: 'panel', 'aria-label': 'Trigger event' }, h('h3', { text: 'Trigger event' }), h('pre', { class: 'value', text: pretty(x.event) })),
+      ...stepPanels,
+      x.truncated ? h('p', { class: 'hint', text: 'Values and logs were dropped to keep this record small.' }) : null);
+  }
+
+  // controlsForm edits a workflow's execution controls.
+  function controlsForm(wf) {
+    const num = (id, label, value, min, max, hint) => {
+      const input = h('input', { type: 'number', id, min, max, value: value ? String(value) : '' });
+      return [h('label', { for: id, text: label }), input, h('p', { class: 'hint', text: hint })];
+    };
+    const [cl, concurrency, ch] = num('ctl-concurrency', 'Concurrency', wf.concurrency, 1, 50, 'Executions that run at once; empty: one at a time, in arrival order.');
+    const [ql, queue, qh] = num('ctl-queue', 'Queue size', wf.queue_size, 1, 10000, 'Most executions waiting to start; past it, requests get 429. Empty: no bound.');
+    const [rl, retry, rh] = num('ctl-retry', 'Retry attempts', wf.retry && wf.retry.attempts, 1, 8, 'Reruns of a failed step, with backoff. Empty: none.');
+    const [tl, limit, th] = num('ctl-throttle-limit', 'Throttle: executions', wf.throttle && wf.throttle.limit, 1, 10000, 'At most this many start per interval. Empty: no throttle.');
+    const [il, interval, ih] = num('ctl-throttle-interval', 'Throttle: interval (seconds)', wf.throttle && wf.throttle.interval_seconds, 1, 86400, '');
+    const save = h('button', { type: 'submit', id: 'save-controls', text: 'Save controls' });
+    const form = h('form', { class: 'panel', 'aria-labelledby': 'controls-title' },
+      h('h2', { id: 'controls-title', text: 'Execution controls' }), cl, concurrency, ch, ql, queue, qh, rl, retry, rh, tl, limit, th, il, interval, ih, h('p', {}, save));
+    const n = (input) => (input.value === '' ? 0 : Number(input.value));
+    onSubmit(form, save, async () => {
+      const body = { concurrency: n(concurrency), queue_size: n(queue) };
+      if (n(retry)) body.retry = { attempts: n(retry) };
+      if (n(limit) || n(interval)) body.throttle = { limit: n(limit), interval_seconds: n(interval) };
+      await api('PUT', `/workflows/${enc(wf.id)}/controls`, body);
+      flash('Execution controls saved.', 'info');
+      route();
+    });
+    return form;
   }
 
   function newWorkflowPage() {

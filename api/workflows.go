@@ -119,7 +119,12 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.
 	if err != nil {
 		return err
 	}
-	s.writeData(w, r, s.viewWorkflow(wf))
+	view := s.viewWorkflow(wf)
+	// Paused executions wait on the workflow's $in channel, each one event.
+	if view.PausedExecutions, err = s.store.CountEvents(r.Context(), wf.ID, model.ChannelDelayed); err != nil {
+		return err
+	}
+	s.writeData(w, r, view)
 	return nil
 }
 

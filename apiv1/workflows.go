@@ -108,6 +108,8 @@ type Workflow struct {
 	Concurrency int            `json:"concurrency,omitempty"`
 	QueueSize   int            `json:"queue_size,omitempty"`
 	Retry       *Retry         `json:"retry,omitempty"`
+	// PausedExecutions is read by GET /v1/workflows/{id} only.
+	PausedExecutions int `json:"paused_executions,omitempty" description:"executions waiting on $.flow.delay, suspend, rerun or a retry (GET of one workflow only)"`
 	// DeploymentID names the version deployed (d_...): each update of
 	// the definition deploys a new one; pausing and resuming do not.
 	DeploymentID string `json:"deployment_id" required:"true" description:"d_ id of the deployed version"`

@@ -210,29 +210,7 @@ func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *serve
 
 // loadTargets is loadTarget over several endpoints, with a stream each.
 func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *server) (urls, streams []string)) loadResult {
-	s := &server{t: &testing.T{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stdout := &lockedBuffer{}
-	done := make(chan int, 1)
-	stderr := &lockedBuffer{}
-	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": ownerKey}, stdout, stderr)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, env)
-	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(stdout.String(), "listening on") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	m := listeningLine.FindStringSubmatch(stdout.String())
-	if m == nil {
-		b.Fatalf("serve did not say where it listens:\n%s%s", stdout, stderr)
-	}
-	s.base = "http://" + m[1]
-	s.key = ownerKey
-	// A paid account: the free plan's daily quota would stop the run.
-	_, user := s.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
-	s.key = data(user)["api_key"].(string)
+	s, ctx, stopServer := startLoadServer(b)
 	urls, streams := deploy(s)
 
 	var mu sync.Mutex
@@ -258,8 +236,7 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 	elapsed := time.Since(start)
 	stopStream()
 	streaming.Wait()
-	cancel()
-	<-done
+	stopServer()
 	mu.Lock()
 	defer mu.Unlock()
 	b.Logf("fount: %d acknowledged, %d seen stored, in %v", acked, len(lat), elapsed)
@@ -268,6 +245,35 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 	}
 	p50, p99 := percentiles(lat)
 	return loadResult{stored: len(lat), perSecond: float64(len(lat)) / elapsed.Seconds(), p50: p50, p99: p99}
+}
+
+// startLoadServer starts `fount serve` in this process with extra flags,
+// and a paid user (the free plan's daily quota would stop a run) as the
+// server's key. stop ends the server and waits for it; ctx ends with it.
+func startLoadServer(b *testing.B, flags ...string) (s *server, ctx context.Context, stop func()) {
+	s = &server{t: &testing.T{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout := &lockedBuffer{}
+	done := make(chan int, 1)
+	stderr := &lockedBuffer{}
+	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": ownerKey}, stdout, stderr)
+	go func() {
+		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, flags...), env)
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(stdout.String(), "listening on") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	m := listeningLine.FindStringSubmatch(stdout.String())
+	if m == nil {
+		cancel()
+		b.Fatalf("serve did not say where it listens:\n%s%s", stdout, stderr)
+	}
+	s.base = "http://" + m[1]
+	s.key = ownerKey
+	_, user := s.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
+	s.key = data(user)["api_key"].(string)
+	return s, ctx, func() { cancel(); <-done }
 }
 
 // readStream adds to lat, until ctx ends, the time-to-stored of each event

@@ -1,42 +1,178 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // BenchmarkWorkflowLoad is BenchmarkLoad for a 3-step workflow triggered
 // over HTTP: a code step that parses the body, an action whose prop is
 // templated from it, and a step that calls $.send.emit. An execution
 // counts once its emit arrives on the workflow's SSE stream, which
-// publishes it after the execution's commit. Figures in
+// publishes it after the execution's commit. max and max-concurrency-8
+// are the same workflow at concurrency 1 and 8. Figures in
 // docs/benchmarks.md.
 func BenchmarkWorkflowLoad(b *testing.B) {
-	deploy := func(s *server) (string, string) {
-		st, body := s.do("POST", "/v1/workflows", map[string]any{
-			"name": "load", "trigger": map[string]any{"type": "http"},
-			"steps": []any{
-				step("parse", readFixture(b, "parse.mjs"), nil),
-				action("check", readFixture(b, "check.mjs"), map[string]any{"sent": "{{steps.parse.$return_value.sent}}"}),
-				step("emit", readFixture(b, "emit.mjs"), nil),
-			},
-		})
-		if st != 200 {
-			b.Fatalf("deploy workflow: %d %v", st, body)
+	deployAt := func(concurrency int) func(s *server) (string, string) {
+		return func(s *server) (string, string) {
+			st, body := s.do("POST", "/v1/workflows", map[string]any{
+				"name": "load", "trigger": map[string]any{"type": "http"}, "concurrency": concurrency,
+				"steps": []any{
+					step("parse", readFixture(b, "parse.mjs"), nil),
+					action("check", readFixture(b, "check.mjs"), map[string]any{"sent": "{{steps.parse.$return_value.sent}}"}),
+					step("emit", readFixture(b, "emit.mjs"), nil),
+				},
+			})
+			if st != 200 {
+				b.Fatalf("deploy workflow: %d %v", st, body)
+			}
+			wf := data(body)
+			return wf["trigger"].(map[string]any)["endpoint_url"].(string), "/v1/workflows/" + wf["id"].(string) + "/sse"
 		}
-		wf := data(body)
-		return wf["trigger"].(map[string]any)["endpoint_url"].(string), "/v1/workflows/" + wf["id"].(string) + "/sse"
 	}
 	b.Run("max", func(b *testing.B) { // closed loop: as fast as it goes
 		for b.Loop() {
-			loadTarget(b, hammer, deploy).report(b)
+			loadTarget(b, hammer, deployAt(1)).report(b)
+		}
+	})
+	b.Run("max-concurrency-8", func(b *testing.B) {
+		for b.Loop() {
+			loadTarget(b, hammer, deployAt(8)).report(b)
 		}
 	})
 	b.Run("at-2000", func(b *testing.B) { // open loop at the target rate
 		for b.Loop() {
-			loadTarget(b, func(url string) int64 { return paced(url, 2000) }, deploy).report(b)
+			loadTarget(b, func(url string) int64 { return paced(url, 2000) }, deployAt(1)).report(b)
 		}
 	})
+}
+
+// pausedCount is how many executions BenchmarkPausedExecutions pauses.
+const pausedCount = 10_000
+
+// BenchmarkPausedExecutions pauses 10,000 executions of one workflow on
+// $.flow.delay, all due within 10 s of each other some seconds later,
+// and reports the memory they hold while they wait (the process's RSS
+// and the Go heap after a GC, server and client together, over what an
+// idle server holds) and how late each goes on: from its due time to its
+// next step's emit arriving on the workflow's SSE stream. Figures in
+// docs/benchmarks.md.
+func BenchmarkPausedExecutions(b *testing.B) {
+	for b.Loop() {
+		runPausedExecutions(b)
+	}
+}
+
+func runPausedExecutions(b *testing.B) {
+	s, ctx, stop := startLoadServer(b, "--max-paused-executions", strconv.Itoa(2*pausedCount))
+	defer stop()
+	st, body := s.do("POST", "/v1/workflows", map[string]any{
+		"name": "delays", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{
+			step("wait", `export default defineComponent({ run({ steps, $ }) {
+				$.flow.delay(Math.max(0, steps.trigger.event.due - Date.now()));
+			} })`, nil),
+			step("after", `export default defineComponent({ run({ steps, $ }) {
+				$.send.emit({ raw_event: { sent: steps.trigger.event.due * 1e6 } });
+			} })`, nil),
+		},
+	})
+	if st != 200 {
+		b.Fatalf("deploy: %d %v", st, body)
+	}
+	id := data(body)["id"].(string)
+	idleRSS, idleHeap := memoryNow()
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	var streaming sync.WaitGroup
+	streaming.Go(func() { readStream(ctx, s, "/v1/workflows/"+id+"/sse", &mu, &lat) })
+
+	start := time.Now()
+	first := start.Add(45 * time.Second).UnixMilli() // room to queue and pause them all first
+	var next sync.Mutex
+	n := 0
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for {
+				next.Lock()
+				i := n
+				n++
+				next.Unlock()
+				if i >= pausedCount {
+					return
+				}
+				due := first + int64(i)*10_000/pausedCount // spread over 10 s
+				if st, body := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{"event": map[string]any{"due": due}}); st != 202 {
+					b.Errorf("run %d: %d %v", i, st, body)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	queued := time.Since(start)
+	paused := 0
+	for time.Now().UnixMilli() < first-1000 {
+		_, body := s.do("GET", "/v1/workflows/"+id, nil)
+		if n, ok := data(body)["paused_executions"].(float64); ok {
+			paused = int(n)
+		}
+		if paused == pausedCount {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if paused != pausedCount {
+		b.Fatalf("%d executions paused before the first was due, want %d", paused, pausedCount)
+	}
+	allPaused := time.Since(start)
+	rss, heap := memoryNow()
+	for time.Since(time.UnixMilli(first)) < 80*time.Second {
+		mu.Lock()
+		got := len(lat)
+		mu.Unlock()
+		if got >= pausedCount {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(lat) < pausedCount {
+		b.Errorf("%d of %d paused executions went on", len(lat), pausedCount)
+	}
+	p50, p99 := percentiles(lat)
+	b.Logf("queued %d in %v, all paused by %v; RSS %d MiB over idle, heap %d MiB over idle; lateness p50 %v p99 %v",
+		pausedCount, queued, allPaused, (rss-idleRSS)>>20, (heap-idleHeap)>>20, p50, p99)
+	b.ReportMetric(float64(rss-idleRSS)/pausedCount, "rss-B/paused")
+	b.ReportMetric(float64(heap-idleHeap)/pausedCount, "heap-B/paused")
+	b.ReportMetric(float64(p50.Milliseconds()), "late-p50-ms")
+	b.ReportMetric(float64(p99.Milliseconds()), "late-p99-ms")
+}
+
+// memoryNow is the process's resident set and its Go heap in use after a
+// collection, in bytes.
+func memoryNow() (rss, heap int64) {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	status, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			rss = kb << 10
+		}
+	}
+	return rss, int64(ms.HeapInuse)
 }
 
 // readFixture reads a step of testdata/workflows/bench.

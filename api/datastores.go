@@ -108,21 +108,22 @@ func (s *Server) listDataRecords(w http.ResponseWriter, r *http.Request, req *ap
 	return nil
 }
 
-// recordKey is a path's key, unescaped: chi matches escaped paths.
-func recordKey(raw string) (string, error) {
-	key, err := url.PathUnescape(raw)
+// ownedRecord is the data store id, when the caller may see it, and the
+// path's key, unescaped (chi matches escaped paths).
+func (s *Server) ownedRecord(ctx context.Context, id, rawKey string) (model.DataStore, string, error) {
+	ds, err := s.ownedDataStore(ctx, id)
 	if err != nil {
-		return "", errInvalid("key", "The key is not a valid URL-escaped string.")
+		return ds, "", err
 	}
-	return key, nil
+	key, err := url.PathUnescape(rawKey)
+	if err != nil {
+		return ds, "", errInvalid("key", "The key is not a valid URL-escaped string.")
+	}
+	return ds, key, nil
 }
 
 func (s *Server) getDataRecord(w http.ResponseWriter, r *http.Request, req *apiv1.DataRecordRequest) error {
-	ds, err := s.ownedDataStore(r.Context(), req.ID)
-	if err != nil {
-		return err
-	}
-	key, err := recordKey(req.Key)
+	ds, key, err := s.ownedRecord(r.Context(), req.ID, req.Key)
 	if err != nil {
 		return err
 	}
@@ -138,11 +139,7 @@ func (s *Server) getDataRecord(w http.ResponseWriter, r *http.Request, req *apiv
 }
 
 func (s *Server) putDataRecord(w http.ResponseWriter, r *http.Request, req *apiv1.PutDataRecordRequest) error {
-	ds, err := s.ownedDataStore(r.Context(), req.ID)
-	if err != nil {
-		return err
-	}
-	key, err := recordKey(req.Key)
+	ds, key, err := s.ownedRecord(r.Context(), req.ID, req.Key)
 	if err != nil {
 		return err
 	}
@@ -161,11 +158,7 @@ func (s *Server) putDataRecord(w http.ResponseWriter, r *http.Request, req *apiv
 }
 
 func (s *Server) deleteDataRecord(w http.ResponseWriter, r *http.Request, req *apiv1.DataRecordRequest) error {
-	ds, err := s.ownedDataStore(r.Context(), req.ID)
-	if err != nil {
-		return err
-	}
-	key, err := recordKey(req.Key)
+	ds, key, err := s.ownedRecord(r.Context(), req.ID, req.Key)
 	if err != nil {
 		return err
 	}

@@ -241,7 +241,7 @@ func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction,
 		}
 		rec, err := decodeDelayed(ev.Data)
 		switch {
-		case err != nil || rec.Paused == nil:
+		case err != nil || rec.Paused == nil || rec.Paused.Execution == nil:
 			e.log.Warn("a paused execution cannot be read; it stays on $in", "workflow", workflowID, "event", ev.ID, "err", err)
 		case rec.DueMs <= now:
 			ready = append(ready, due{ev.ID, rec})

@@ -163,6 +163,15 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 // everything else, without loading its steps again. Manual runs work
 // either way.
 func (e *Engine) SetWorkflowActive(ctx context.Context, id string, active bool) (model.Workflow, error) {
+	return e.rewriteWorkflow(id, func(at int64) (model.Workflow, error) {
+		return e.store.SetWorkflowActive(ctx, id, active, at)
+	})
+}
+
+// rewriteWorkflow changes workflow id's record with write (given the
+// time of the change) under its lifecycle lock, and starts its trigger
+// again as the record now says.
+func (e *Engine) rewriteWorkflow(id string, write func(at int64) (model.Workflow, error)) (model.Workflow, error) {
 	end, err := e.beginOp()
 	if err != nil {
 		return model.Workflow{}, err
@@ -170,7 +179,7 @@ func (e *Engine) SetWorkflowActive(ctx context.Context, id string, active bool) 
 	defer end()
 	unlock := e.lifecycle.lock(id)
 	defer unlock()
-	wf, err := e.store.SetWorkflowActive(ctx, id, active, e.clock.Now().Unix())
+	wf, err := write(e.clock.Now().Unix())
 	if err != nil {
 		return model.Workflow{}, err
 	}
@@ -306,23 +315,14 @@ func (e *Engine) SetWorkflowControls(ctx context.Context, id string, c model.Con
 	if err := checkControls(c); err != nil {
 		return model.Workflow{}, err
 	}
-	end, err := e.beginOp()
-	if err != nil {
-		return model.Workflow{}, err
+	wf, err := e.rewriteWorkflow(id, func(at int64) (model.Workflow, error) {
+		return e.store.SetWorkflowControls(ctx, id, c, at)
+	})
+	if err == nil {
+		e.throttles.forget(id)
+		e.kick(id) // a looser control may let waiting executions start
 	}
-	defer end()
-	unlock := e.lifecycle.lock(id)
-	defer unlock()
-	wf, err := e.store.SetWorkflowControls(ctx, id, c, e.clock.Now().Unix())
-	if err != nil {
-		return model.Workflow{}, err
-	}
-	e.throttles.forget(id)
-	e.stopTriggers(id)
-	e.startWorkflowTriggers(wf)
-	e.changed(id)
-	e.kick(id) // a looser control may let waiting executions start
-	return wf, nil
+	return wf, err
 }
 
 // prepareWorkflow fills wf from req: name, trigger and steps, each step

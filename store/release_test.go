@@ -172,3 +172,29 @@ func TestKeepDelayedBoundsOnlyTheDelayedChannel(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeTrimsNothing: resuming one of many paused executions, with a
+// commit whose Keep is far below how many wait, leaves the others on $in.
+func TestResumeTrimsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		var waiting []model.Event
+		for range 8 {
+			waiting = append(waiting, model.Event{Name: model.ChannelDelayed, Data: json.RawMessage(`{}`)})
+		}
+		paused, err := b.AppendEvents(ctx, "p_t", waiting, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{SourceID: "p_t"}, Commit: RunCommit{
+			Resume: paused[0].ID, Keep: 2, Events: []model.Event{{Name: "done", Data: json.RawMessage(`1`)}},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := b.ListEvents(ctx, "p_t", model.ChannelDelayed, 100); len(left) != 7 {
+			t.Errorf("$in holds %d after one resume, want the 7 others", len(left))
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 
@@ -160,6 +161,9 @@ func (a *jsAppender) Close() error {
 	}
 	for name, ch := range a.chans {
 		keep := uint64(kv.ChannelKeep(name, int(a.keep), a.keepDelayed))
+		if len(a.added[name]) == 0 {
+			keep = math.MaxUint64 // only released from: nothing came to trim, only its record to write
+		}
 		if err := a.s.trim(a.tx, a.emitterID, name, ch, keep, a.added[name]); err != nil {
 			return err
 		}

@@ -174,6 +174,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.SourceByIDRequest, source](get, "/sources/{id}", "A source", s.getSource).ext(),
 		op[apiv1.UpdateSourceRequest, source](put, "/sources/{id}", "Update a source (code, props, name, active)", s.updateSource),
 		op[apiv1.SourceByIDRequest, none](del, "/sources/{id}", "Delete a source, its events and subscriptions", s.deleteSource).withStatus(http.StatusNoContent),
+		op[apiv1.SetSourceControlsRequest, source](put, "/sources/{id}/controls", "Replace a source's controls (throttle, queue_size), keeping its component and props", s.setSourceControls).ext(),
 		op[apiv1.EventSummariesRequest, eventsPage](get, "/sources/{id}/event_summaries", "The last events of a source, newest first", s.listSourceEvents),
 		op[apiv1.DeleteEventsRequest, none](del, "/sources/{id}/events", "Delete events of a source (asynchronous)", s.deleteSourceEvents).withStatus(http.StatusAccepted),
 		op[apiv1.RunSourceRequest, apiv1.Data[apiv1.RunQueued]](post, "/sources/{id}/run", "Queue a manual run of a source with an optional JSON event", s.runSource).ext().withStatus(http.StatusAccepted),

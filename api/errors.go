@@ -76,6 +76,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		busy      *engine.BusyError
 		queueFull *engine.QueueFullError
 		dataErr   *engine.DataStoreError
+		ctlErr    *engine.ControlsError
 	)
 	switch {
 	case errors.As(err, &e):
@@ -119,11 +120,13 @@ func toAPIError(err error, param string) (*Error, bool) {
 			Message: "Your daily quota of invocations or compute time is used up, and this request would run your code; it resets at midnight UTC."}, true
 	case errors.As(err, &limit):
 		return errLimit(limit), true
+	case errors.As(err, &ctlErr):
+		return &Error{Status: http.StatusBadRequest, Code: "invalid_controls", Message: "The execution controls are refused: " + ctlErr.Reason + "."}, true
 	case errors.As(err, &dataErr):
 		return &Error{Status: http.StatusBadRequest, Code: "invalid_data", Message: "The data store refused it: " + dataErr.Reason + "."}, true
 	case errors.As(err, &queueFull):
 		return &Error{Status: http.StatusTooManyRequests, Code: "queue_full", RetryAfter: 1,
-			Message: fmt.Sprintf("The workflow's queue is full: %d executions wait to start, its queue_size; nothing was queued. Try again when it has drained, or raise its queue_size.", queueFull.Size)}, true
+			Message: fmt.Sprintf("The queue is full: %d runs wait to start, its queue_size; nothing was queued. Try again when it has drained, or raise its queue_size.", queueFull.Size)}, true
 	case errors.Is(err, engine.ErrEventNotKept):
 		return &Error{Status: http.StatusConflict, Code: "event_not_kept",
 			Message: "The execution's trigger event was too large to keep, so it cannot be replayed; run the workflow with the event instead."}, true

@@ -23,10 +23,14 @@ func (s *Server) viewSource(src model.Source) apiv1.Source {
 	for name, tok := range src.Endpoints {
 		props[name], _ = json.Marshal(map[string]string{"endpoint_url": tok.URL(s.publicURL)})
 	}
-	return apiv1.Source{
+	out := apiv1.Source{
 		ID: src.ID, UserID: src.UserID, ComponentID: src.ComponentID, ConfiguredProps: props, Active: src.Active,
-		CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt, Name: src.Name, NameSlug: src.NameSlug,
+		CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt, Name: src.Name, NameSlug: src.NameSlug, QueueSize: src.QueueSize,
 	}
+	if t := src.Throttle; t != nil {
+		out.Throttle = &apiv1.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
+	}
+	return out
 }
 
 func viewProps(in []component.Prop) []apiv1.Prop {

@@ -334,6 +334,18 @@ func controlsOf(t *apiv1.Throttle, concurrency, queueSize int, retry *apiv1.Retr
 	return c
 }
 
+func (s *Server) setSourceControls(w http.ResponseWriter, r *http.Request, req *apiv1.SetSourceControlsRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	if src, err = s.engine.SetSourceControls(r.Context(), src.ID, controlsOf(req.Throttle, 0, req.QueueSize, nil)); err != nil {
+		return err
+	}
+	s.writeData(w, r, s.viewSource(src))
+	return nil
+}
+
 func (s *Server) setWorkflowControls(w http.ResponseWriter, r *http.Request, req *apiv1.SetWorkflowControlsRequest) error {
 	wf, err := s.ownedWorkflow(r.Context(), req.ID)
 	if err != nil {

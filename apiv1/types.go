@@ -143,6 +143,18 @@ type Source struct {
 	UpdatedAt       int64                      `json:"updated_at" required:"true"`
 	Name            string                     `json:"name" required:"true"`
 	NameSlug        string                     `json:"name_slug" required:"true"`
+	// Throttle and QueueSize are fount's controls of a source's runs.
+	Throttle  *Throttle `json:"throttle,omitempty" description:"at most limit runs start per interval_seconds; the rest wait, in order"`
+	QueueSize int       `json:"queue_size,omitempty" description:"most runs waiting; past it an HTTP request or a manual run gets 429"`
+}
+
+// SetSourceControlsRequest replaces a source's controls: what it leaves
+// out is off.
+type SetSourceControlsRequest struct {
+	Common
+	ByID
+	Throttle  *Throttle `json:"throttle,omitempty" description:"at most limit runs start per interval_seconds (absent: none)"`
+	QueueSize int       `json:"queue_size,omitempty" minimum:"0" maximum:"10000" description:"most runs waiting to start (0: no bound)"`
 }
 
 // SourceRequest is the body of a source create or update.

@@ -20,7 +20,7 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	var throttled error
 	if err == nil && wf.Throttle != nil {
 		var kept int
-		kept, throttled = e.throttle(wf, invs)
+		kept, throttled = e.throttle(id, *wf.Throttle, invs)
 		if invs = invs[:kept]; len(invs) == 0 {
 			return throttled
 		}
@@ -75,17 +75,17 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	return err
 }
 
-// throttle is how many of invs the workflow's throttle lets run now,
-// and the error that holds back the rest. Only new executions count:
-// paused ones going on were counted when they started.
-func (e *Engine) throttle(wf model.Workflow, invs []model.Invocation) (int, error) {
+// throttle is how many of invs the throttle t of source or workflow id
+// lets run now, and the error that holds back the rest. Releases and
+// resumes do not count: they carry on what was counted when it started.
+func (e *Engine) throttle(id string, t model.Throttle, invs []model.Invocation) (int, error) {
 	fresh := 0
 	for _, inv := range invs {
 		if inv.Kind != kindRelease && inv.Kind != kindResume {
 			fresh++
 		}
 	}
-	allowed, wait := e.throttles.allow(wf.ID, *wf.Throttle, e.clock.Now(), fresh)
+	allowed, wait := e.throttles.allow(id, t, e.clock.Now(), fresh)
 	if allowed == fresh {
 		return len(invs), nil
 	}

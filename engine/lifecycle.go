@@ -468,7 +468,7 @@ func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 	eps := map[component.EndpointToken]endpoint{}
 	for name, tok := range src.Endpoints {
 		p, _ := meta.Prop(name)
-		eps[tok] = endpoint{sourceID: src.ID, account: src.UserID, prop: name, customResponse: p.CustomResponse}
+		eps[tok] = endpoint{sourceID: src.ID, account: src.UserID, prop: name, customResponse: p.CustomResponse, queueSize: src.QueueSize}
 	}
 	e.endpoints.set(src.ID, eps)
 	specs := map[string]component.TimerSpec{}
@@ -508,6 +508,37 @@ func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due,
 	}
 }
 
+// SetSourceControls replaces a source's controls: its throttle and queue
+// size. A source's runs are one at a time and never retried, so
+// concurrency and retry are refused.
+func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Controls) (model.Source, error) {
+	switch {
+	case c.Concurrency > 1:
+		return model.Source{}, &ControlsError{Reason: "a source's runs are one at a time, in order (its dedupe and db rely on it): concurrency is for workflows"}
+	case c.Retry != nil:
+		return model.Source{}, &ControlsError{Reason: "a source's failed run is an $errors event, not retried: retry is for workflows"}
+	}
+	if err := checkControls(c); err != nil {
+		return model.Source{}, err
+	}
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Source{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	src, err := e.store.SetSourceControls(ctx, id, c, e.clock.Now().Unix())
+	if err != nil {
+		return model.Source{}, err
+	}
+	e.throttles.forget(id)
+	e.reloadTriggers(id) // its endpoints' queue size, and a live source with the new record
+	e.changed(id)
+	e.kick(id)
+	return src, nil
+}
+
 // RunNow queues a manual run of a source with event ({} when empty).
 func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMessage) error {
 	end, err := e.beginOp()
@@ -517,6 +548,13 @@ func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMess
 	defer end()
 	if len(event) == 0 {
 		event = json.RawMessage("{}")
+	}
+	src, err := e.store.GetSource(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	if err := e.checkQueue(ctx, sourceID, src.QueueSize); err != nil {
+		return err
 	}
 	if _, err := e.queues.EnqueueInvocation(ctx, model.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
 		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)

@@ -152,6 +152,17 @@ func (e *Engine) build(ctx context.Context, src model.Source, comp model.Compone
 // processBatch runs invocations of one source in order and commits all
 // their results at once. Dedupe state carries from one run to the next.
 func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model.Invocation) error {
+	l, err := e.load(ctx, sourceID)
+	// A throttle holds back the rest of the batch, waiters included, as a
+	// workflow's does.
+	var throttled error
+	if err == nil && l.src.Throttle != nil {
+		var kept int
+		kept, throttled = e.throttle(sourceID, *l.src.Throttle, invs)
+		if invs = invs[:kept]; len(invs) == 0 {
+			return throttled
+		}
+	}
 	waiters := make([]*waiter, len(invs))
 	for i, inv := range invs {
 		waiters[i] = e.waiterOf(inv)
@@ -161,7 +172,6 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model
 			w.finish()
 		}
 	}()
-	l, err := e.load(ctx, sourceID)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		runs := make([]store.CompletedRun, len(invs)) // the source is gone: drop its work
@@ -217,7 +227,10 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model
 			runs, held = runs[:0], 0
 		}
 	}
-	return e.commit(ctx, l.src, runs)
+	if err := e.commit(ctx, l.src, runs); err != nil {
+		return err
+	}
+	return throttled
 }
 
 // runOne runs an invocation and returns what to commit for it. The quota

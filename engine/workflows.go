@@ -235,16 +235,16 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	return store.ExecutionID(id, inv.ID), nil
 }
 
-// QueueFullError refuses an execution of a workflow whose queue holds
-// its queue_size already.
+// QueueFullError refuses a run of a source, or an execution of a
+// workflow, whose queue holds its queue_size already.
 type QueueFullError struct{ Size int }
 
 func (e *QueueFullError) Error() string {
-	return fmt.Sprintf("the workflow's queue is full: %d executions wait to start, its queue_size", e.Size)
+	return fmt.Sprintf("the queue is full: %d runs wait to start, its queue_size", e.Size)
 }
 
-// checkQueue returns a *QueueFullError when workflow id's queue holds
-// size executions or more (size 0: no bound).
+// checkQueue returns a *QueueFullError when source or workflow id's
+// queue holds size invocations or more (size 0: no bound).
 func (e *Engine) checkQueue(ctx context.Context, id string, size int) error {
 	if size <= 0 {
 		return nil
@@ -294,17 +294,22 @@ func workflowStoreError(err error, slug string) error {
 	return err
 }
 
+// ControlsError is execution controls out of their bounds.
+type ControlsError struct{ Reason string }
+
+func (e *ControlsError) Error() string { return e.Reason }
+
 // checkControls says what is wrong with execution controls.
 func checkControls(c model.Controls) error {
 	switch t := c.Throttle; {
 	case t != nil && (t.Limit < 1 || t.Limit > maxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > maxThrottleInterval):
-		return &WorkflowError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
+		return &ControlsError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
 	case c.Concurrency < 0 || c.Concurrency > maxConcurrency:
-		return &WorkflowError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, c.Concurrency)}
+		return &ControlsError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, c.Concurrency)}
 	case c.QueueSize < 0 || c.QueueSize > maxQueueSize:
-		return &WorkflowError{Reason: fmt.Sprintf("queue_size must be from 1 to %d (0: no bound), not %d", maxQueueSize, c.QueueSize)}
+		return &ControlsError{Reason: fmt.Sprintf("queue_size must be from 1 to %d (0: no bound), not %d", maxQueueSize, c.QueueSize)}
 	case c.Retry != nil && (c.Retry.Attempts < 1 || c.Retry.Attempts > maxRetryAttempts):
-		return &WorkflowError{Reason: fmt.Sprintf("retry.attempts must be from 1 to %d, not %d", maxRetryAttempts, c.Retry.Attempts)}
+		return &ControlsError{Reason: fmt.Sprintf("retry.attempts must be from 1 to %d, not %d", maxRetryAttempts, c.Retry.Attempts)}
 	}
 	return nil
 }

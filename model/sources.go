@@ -30,9 +30,12 @@ type Source struct {
 	// props: an update that keeps the props keeps them without running
 	// the method again.
 	AddedProps []component.Prop `json:"added_props,omitempty"`
-	Active     bool             `json:"active"`
-	CreatedAt  int64            `json:"created_at"`
-	UpdatedAt  int64            `json:"updated_at"`
+	// Controls bound its runs: a throttle and a queue size (a source's
+	// runs are one at a time, in order, and never retried).
+	Controls
+	Active    bool  `json:"active"`
+	CreatedAt int64 `json:"created_at"`
+	UpdatedAt int64 `json:"updated_at"`
 	// Order is the store's creation order, shared with auto-subscriptions
 	// (assigned by CreateSource; 0 for sources stored before it existed).
 	Order uint64 `json:"order,omitempty"`

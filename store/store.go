@@ -93,6 +93,9 @@ type Store interface {
 	// SetWorkflowControls replaces a workflow's execution controls,
 	// changing nothing else but UpdatedAt.
 	SetWorkflowControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Workflow, error)
+	// SetSourceControls replaces a source's controls, changing nothing
+	// else but UpdatedAt.
+	SetSourceControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Source, error)
 	DeleteWorkflow(ctx context.Context, id string) error
 	ListWorkflows(ctx context.Context, ownerID string, p Page) (PageOf[model.Workflow], error)
 	// Executions of workflows, stored by the commit of their run

@@ -169,6 +169,24 @@ func (r rules) SetWorkflowControls(ctx context.Context, id string, c model.Contr
 	return w, nil
 }
 
+// SetSourceControls replaces a source's controls, changing nothing else
+// but UpdatedAt; ErrNotFound when it does not exist.
+func (r rules) SetSourceControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Source, error) {
+	var src model.Source
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		src = model.Source{}
+		if err := getRecord(tx, kv.Sources, id, &src); err != nil {
+			return err
+		}
+		src.Controls, src.UpdatedAt = c, updatedAt
+		return putRecord(tx, kv.Sources, id, src)
+	})
+	if err != nil {
+		return model.Source{}, fmt.Errorf("store: set source %q controls: %w", id, err)
+	}
+	return src, nil
+}
+
 // deleteTriggerSub removes the subscription of w's source trigger, if it
 // is still stored.
 func deleteTriggerSub(tx kv.Tx, w model.Workflow) error {

@@ -374,3 +374,54 @@ func TestWorkflowControlsEndpoint(t *testing.T) {
 	}
 	s.waitStatus(s.runWorkflow(id, nil), "success")
 }
+
+// TestSourceControls: a source's throttle spaces its runs, its queue
+// size refuses requests and manual runs past it with 429, and the
+// controls that make no sense for a source (concurrency, retry) are
+// refused, saying why.
+func TestSourceControls(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	src := s.deploySource(`export default { name: "paced", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ n: e.body.n, at: Date.now() }) } }`, nil)
+	id := src["id"].(string)
+	st, body := s.do("PUT", "/v1/sources/"+id+"/controls", map[string]any{"queue_size": 2, "throttle": map[string]any{"limit": 1, "interval_seconds": 2}})
+	if st != 200 || data(body)["queue_size"] != 2.0 || jsonOf(data(body)["throttle"]) != `{"interval_seconds":2,"limit":1}` {
+		t.Fatalf("controls: %d %v", st, body)
+	}
+	url := endpointOf(src, "http")
+	if st, b := postBody(t, url, `{"n":1}`); st != 200 {
+		t.Fatalf("request 1: %d %s", st, b)
+	}
+	s.events(id, "", 1) // the first run opened the throttle's window
+	for n := 2; n <= 3; n++ { // both wait on the throttle, filling the queue
+		if st, b := postBody(t, url, fmt.Sprintf(`{"n":%d}`, n)); st != 200 {
+			t.Fatalf("request %d: %d %s", n, st, b)
+		}
+	}
+	if st, b := postBody(t, url, `{"n":4}`); st != 429 || !strings.Contains(b, "queue is full") {
+		t.Errorf("a fourth request while two wait: %d %s", st, b)
+	}
+	if st, body := s.do("POST", "/v1/sources/"+id+"/run", map[string]any{"event": map[string]any{"body": map[string]any{"n": 5}}}); st != 429 {
+		t.Errorf("a manual run past the queue size: %d %v", st, body)
+	}
+	events := s.events(id, "", 3)
+	var at []float64
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := events[i]["event"].(map[string]any)
+		if ev["n"] != float64(len(at)+1) {
+			t.Fatalf("events out of order: %v", events)
+		}
+		at = append(at, ev["at"].(float64))
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i] - at[i-1]; gap < 1500 {
+			t.Errorf("run %d came %v ms after run %d, inside the 2 s window that allows one", i+1, gap, i)
+		}
+	}
+	for _, bad := range []map[string]any{{"concurrency": 2}, {"retry": map[string]any{"attempts": 1}}, {"queue_size": -3}} {
+		if st, body := s.do("PUT", "/v1/sources/"+id+"/controls", bad); st != 400 {
+			t.Errorf("%v: %d %v", bad, st, body)
+		}
+	}
+}

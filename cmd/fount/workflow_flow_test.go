@@ -393,7 +393,7 @@ func TestSourceControls(t *testing.T) {
 	if st, b := postBody(t, url, `{"n":1}`); st != 200 {
 		t.Fatalf("request 1: %d %s", st, b)
 	}
-	s.events(id, "", 1) // the first run opened the throttle's window
+	s.events(id, "", 1)       // the first run opened the throttle's window
 	for n := 2; n <= 3; n++ { // both wait on the throttle, filling the queue
 		if st, b := postBody(t, url, fmt.Sprintf(`{"n":%d}`, n)); st != 200 {
 			t.Fatalf("request %d: %d %s", n, st, b)

@@ -107,7 +107,7 @@ func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs
 	until := now.Add(time.Duration(f.Ms) * time.Millisecond)
 	st.rec.Status = model.ExecutionPaused
 	st.rec.Pause = &model.ExecutionPause{Kind: f.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
-	p.Execution = st.rec
+	p.Execution = st.pausedRecord(now)
 	rec := delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p}
 	data, err := json.Marshal(rec)
 	if err != nil {
@@ -117,6 +117,15 @@ func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs
 		return model.Event{}, fmt.Errorf("$.flow.%s: the execution's state (the steps' values so far) is %d bytes, over the %d a paused execution keeps", f.Kind, len(data), maxPausedState)
 	}
 	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: "paused execution " + st.rec.ID, Data: data}, nil
+}
+
+// pausedRecord is the execution's record as its pause keeps it: with the
+// time its part so far took, which runFlow adds to the record it commits
+// only once the part ends.
+func (st *flowState) pausedRecord(now time.Time) *model.Execution {
+	rec := *st.rec
+	rec.DurationMs += now.Sub(st.start).Milliseconds()
+	return &rec
 }
 
 // flowAction is what goes on with a paused execution.
@@ -371,7 +380,7 @@ func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, st
 	st.rec.Status = model.ExecutionPaused
 	st.rec.Pause = &model.ExecutionPause{Kind: flowRetry, Step: step, UntilMs: until.UnixMilli()}
 	p := pausedExecution{Kind: flowRetry, Step: step, Steps: st.steps.obj.close(), Context: st.context, Event: st.event,
-		Execution: st.rec, Runs: st.retries + 1}
+		Execution: st.pausedRecord(e.clock.Now()), Runs: st.retries + 1}
 	data, err := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p})
 	if err != nil || len(data) > maxPausedState {
 		st.rec.Status, st.rec.Pause = model.ExecutionError, nil

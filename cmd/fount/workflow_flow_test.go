@@ -12,6 +12,7 @@ import (
 // Steps that pause their execution.
 const (
 	delayStep = `export default defineComponent({ run({ $ }) {
+		for (const start = Date.now(); Date.now() - start < 40;) {} // a part that takes time
 		const urls = $.flow.delay(1200);
 		return { urls, at: Date.now() };
 	} })`
@@ -102,6 +103,9 @@ func TestWorkflowFlowDelay(t *testing.T) {
 	}
 	if done["pause"] != nil {
 		t.Errorf("a finished execution still shows its pause: %v", done["pause"])
+	}
+	if d := done["duration_ms"].(float64); d < 40 || d >= 1200 {
+		t.Errorf("duration_ms %v: want the 40 ms its parts ran, not the time it waited", d)
 	}
 	// The URL of an execution that went on finds nothing.
 	if st := callFlowURL(t, "POST", urls["resume_url"].(string), "", ""); st != 404 {

@@ -2,8 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,6 +12,7 @@ import (
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/webhook"
 )
 
 // validateWebhookURL accepts an http or https URL with a hostname and an
@@ -90,7 +89,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	now := s.engine.Now().Unix()
 	h := model.Webhook{
 		ID: ids.New(ids.Webhook), OwnerID: owner, UserID: caller(r.Context()).ID, Name: req.Name, Description: req.Description,
-		URL: req.URL, Active: true, SigningSecret: newSigningSecret(), CreatedAt: now, UpdatedAt: now,
+		URL: req.URL, Active: true, SigningSecret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now,
 	}
 	if err := s.store.CreateWebhook(r.Context(), h); err != nil {
 		return err
@@ -203,7 +202,7 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	}
 	now := s.engine.Now()
 	h.PreviousSecret, h.PreviousUntilMs = h.SigningSecret, now.Add(overlap).UnixMilli()
-	h.SigningSecret = newSigningSecret()
+	h.SigningSecret = webhook.NewSecret()
 	h.UpdatedAt = now.Unix()
 	if err := s.store.UpdateWebhook(r.Context(), h); err != nil {
 		return err
@@ -212,13 +211,6 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	v.SigningSecret = h.SigningSecret
 	s.writeData(w, r, v)
 	return nil
-}
-
-// newSigningSecret is a Standard Webhooks whsec_ key of 24 random bytes.
-func newSigningSecret() string {
-	secret := make([]byte, 24)
-	_, _ = rand.Read(secret)
-	return "whsec_" + base64.StdEncoding.EncodeToString(secret)
 }
 
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request, req *apiv1.ResendDeliveryRequest) error {

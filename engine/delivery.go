@@ -2,9 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,6 +17,7 @@ import (
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/webhook"
 )
 
 // Headers of a webhook delivery besides the Standard Webhooks ones.
@@ -347,14 +345,14 @@ func webhookSender(fetch deliveryFetch, objects ObjectSink) deliverySender {
 			return sendRequest(ctx, fetch, *dl.Request)
 		}
 		ts := strconv.FormatInt(at.Unix(), 10)
-		sig, err := Sign(hook.SigningSecret, dl.ID, ts, dl.Payload)
+		sig, err := webhook.Sign(hook.SigningSecret, dl.ID, ts, dl.Payload)
 		if err != nil {
 			return 0, err
 		}
 		if hook.PreviousSecret != "" && at.UnixMilli() < hook.PreviousUntilMs {
 			// Both keys sign while a rotation overlaps, space-separated as
 			// Standard Webhooks allows; a receiver accepts either.
-			if prev, err := Sign(hook.PreviousSecret, dl.ID, ts, dl.Payload); err == nil {
+			if prev, err := webhook.Sign(hook.PreviousSecret, dl.ID, ts, dl.Payload); err == nil {
 				sig += " " + prev
 			}
 		}
@@ -394,20 +392,6 @@ func sendRequest(ctx context.Context, fetch deliveryFetch, req model.DeliveryReq
 		return 0, err
 	}
 	return res.Status, nil
-}
-
-// Sign computes the Standard Webhooks signature header value, "v1,<base64
-// HMAC-SHA256>", over "<id>.<timestamp>.<body>", keyed by the secret's
-// bytes (the base64 after "whsec_").
-func Sign(signingSecret, id, timestamp string, body []byte) (string, error) {
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(signingSecret, "whsec_"))
-	if err != nil {
-		return "", fmt.Errorf("engine: signing secret: %w", err)
-	}
-	mac := hmac.New(sha256.New, key)
-	fmt.Fprintf(mac, "%s.%s.", id, timestamp)
-	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
 }
 
 // recordOutcome counts a webhook's settled delivery toward deactivating

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 func TestConfigureListsRemoteOptionsByPage(t *testing.T) {
@@ -108,12 +109,10 @@ func TestDeployTakesAdditionalProps(t *testing.T) {
 		t.Fatalf("the source's props: %v", src["configured_props"])
 	}
 	h.must(h.call("POST", "/v1/sources/"+id+"/run", h.ownerKey, map[string]any{}), 202)
-	var events []any
-	deadline := time.Now().Add(time.Minute)
-	for len(events) == 0 && time.Now().Before(deadline) {
-		events = h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries?expand=event", h.ownerKey, nil), 200).list()
-		time.Sleep(20 * time.Millisecond)
-	}
+	events := wait.For(t, "the run's event", wait.Long, func() ([]any, bool) {
+		events := h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries?expand=event", h.ownerKey, nil), 200).list()
+		return events, len(events) > 0
+	})
 	if len(events) == 0 {
 		t.Fatal("the run emitted nothing")
 	}

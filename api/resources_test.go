@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/model"
@@ -449,20 +451,14 @@ func TestDeleteEventsRules(t *testing.T) {
 			for i := len(tt.remaining) - 1; i >= 0; i-- {
 				want = append(want, stored[tt.remaining[i]].ID)
 			}
-			deadline := time.Now().Add(5 * time.Second)
-			var got []string
-			for time.Now().Before(deadline) {
+			wait.For(t, fmt.Sprintf("the events %v to remain", want), wait.Short, func() ([]string, bool) {
 				r := h.must(h.call("GET", "/v1/sources/"+id+"/event_summaries?limit=100", "owner-key", nil), 200)
-				got = nil
+				var got []string
 				for _, it := range r.list() {
 					got = append(got, it.(map[string]any)["id"].(string))
 				}
-				if strings.Join(got, ",") == strings.Join(want, ",") {
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-			t.Fatalf("remaining %v, want %v", got, want)
+				return got, strings.Join(got, ",") == strings.Join(want, ",")
+			})
 		})
 	}
 	id := h.must(h.deploy("owner-key", "http-request.mjs", nil, nil), 200).data()["id"].(string)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/internal/natsdev"
@@ -51,13 +53,7 @@ func startNode(t *testing.T, urls, ns, name string) *node {
 // waitFor polls cond until it holds, for a generous while.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Until(t, what, wait.Long, cond)
 }
 
 // owners counts, for ids, how many of nodes own each, and how many each

@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
@@ -251,13 +252,7 @@ func rawProps(props map[string]any) map[string]json.RawMessage {
 // waitFor polls cond until it holds, or fails after a generous deadline.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	wait.Until(t, what, wait.Short, cond)
 }
 
 // events returns a channel's stored events, newest first.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/fount-dev/fount/model"
 )
 
@@ -421,17 +423,10 @@ func TestQueueDepths(t *testing.T) {
 		// few.
 		check := func(wantInv, wantDel int) {
 			t.Helper()
-			deadline := time.Now().Add(10 * time.Second)
-			for {
+			wait.For(t, fmt.Sprintf("QueueDepths to be %d, %d", wantInv, wantDel), wait.Short, func() (string, bool) {
 				inv, del, err := st.QueueDepths(ctx)
-				if err == nil && inv == wantInv && del == wantDel {
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("QueueDepths = %d, %d, %v; want %d, %d", inv, del, err, wantInv, wantDel)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+				return fmt.Sprintf("%d, %d, %v", inv, del, err), err == nil && inv == wantInv && del == wantDel
+			})
 		}
 		check(0, 0)
 		var first model.Invocation

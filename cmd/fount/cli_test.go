@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // cliEnv is a real fount serve plus the environment a CLI user has: its
@@ -94,14 +97,10 @@ func (e *cliEnv) background(args ...string) (out *lockedBuffer, stop func() int)
 
 func waitFor(t *testing.T, out *lockedBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
-		if strings.Contains(out.String(), want) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("output never contained %q:\n%s", want, out.String())
+	wait.For(t, fmt.Sprintf("the output to contain %q", want), eventsDeadline, func() (string, bool) {
+		s := out.String()
+		return s, strings.Contains(s, want)
+	})
 }
 
 func post(t *testing.T, url, body string) {
@@ -165,18 +164,15 @@ func TestCLIDeployTwoFilesEventsLogsUpdateDelete(t *testing.T) {
 	}
 }
 
-// mustWatch polls a command until its output settles into a buffer.
+// mustWatch polls a command until its output says "again", and returns
+// that output.
 func mustWatch(e *cliEnv, args ...string) *lockedBuffer {
-	buf := &lockedBuffer{}
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
+	out := wait.For(e.t, "the output of fount "+strings.Join(args, " ")+" to say again", eventsDeadline, func() (string, bool) {
 		_, out, _ := e.fount(args...)
-		if strings.Contains(out, "again") {
-			buf.Write([]byte(out))
-			return buf
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return out, strings.Contains(out, "again")
+	})
+	buf := &lockedBuffer{}
+	buf.Write([]byte(out))
 	return buf
 }
 
@@ -188,13 +184,7 @@ func TestCLITypeScript(t *testing.T) {
 		t.Fatalf("deploy --quiet: %q", out)
 	}
 	e.mustFount("run", id, "--event", `{"body":{"word":"ts"}}`)
-	deadline := time.Now().Add(eventsDeadline)
-	for !strings.Contains(e.mustFount("events", id), `"loud":"TS!"`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the TypeScript component's event never came")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	wait.Until(t, "the TypeScript component's event", eventsDeadline, func() bool { return strings.Contains(e.mustFount("events", id), `"loud":"TS!"`) })
 	comps := e.mustFount("list", "components")
 	if !strings.Contains(comps, "Shouter") {
 		t.Errorf("list components: %s", comps)
@@ -452,13 +442,7 @@ func TestCLIReviewCases(t *testing.T) {
 		t.Fatalf("deploy with two secrets: %d %s", code, errOut)
 	}
 	e.mustFount("run", "secrets")
-	deadline := time.Now().Add(eventsDeadline)
-	for !strings.Contains(e.mustFount("events", "secrets"), `"first|second"`) {
-		if time.Now().After(deadline) {
-			t.Fatal("the two secrets did not both arrive")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	wait.Until(t, "the two secrets to arrive", eventsDeadline, func() bool { return strings.Contains(e.mustFount("events", "secrets"), `"first|second"`) })
 	if code, _, errOut := e.fountWithStdin("", "deploy", secretComponent, "--prop", "a=-", "--prop", "b=x"); code != exitUsage || !strings.Contains(errOut, "is empty") {
 		t.Errorf("an empty secret: %d %s", code, errOut)
 	}

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/bundle/npmtest"
 )
@@ -56,18 +57,20 @@ func (s *server) emittedOrFailed(id string) any {
 // first $errors event, and fails the test when neither comes.
 func (s *server) firstOutcome(id string) (event any, failed bool) {
 	s.t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
+	type outcome struct {
+		event  any
+		failed bool
+	}
+	o := wait.For(s.t, "source "+id+" to emit or fail", eventsDeadline, func() (outcome, bool) {
 		for _, channel := range []string{"", "$errors"} {
 			_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=1&expand=event&event_name="+channel, nil)
 			if items, _ := body["data"].([]any); len(items) > 0 {
-				return items[0].(map[string]any)["event"], channel != ""
+				return outcome{items[0].(map[string]any)["event"], channel != ""}, true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.t.Fatalf("source %s emitted nothing and failed with nothing", id)
-	return nil, false
+		return outcome{}, false
+	})
+	return o.event, o.failed
 }
 
 // smtpServer is an SMTP server on loopback: STARTTLS with ca's

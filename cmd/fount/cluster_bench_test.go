@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/fount-dev/fount/cluster"
 )
 
@@ -69,20 +71,14 @@ func measureIngest(b *testing.B, nodes []*server, sources int) {
 		}
 	}
 	for _, u := range urls { // every node knows every endpoint before the load
-		deadline := time.Now().Add(time.Minute)
-		for {
+		wait.Until(b, u+" to answer", time.Minute, func() bool {
 			resp, err := http.Post(u, "application/json", strings.NewReader(`{"warm":1}`))
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					break
-				}
+			if err != nil {
+				return false
 			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%s does not answer", u)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+			resp.Body.Close()
+			return resp.StatusCode == 200
+		})
 	}
 	waitDrained(b, nodes)
 	cpu0 := cpuTime()
@@ -99,20 +95,13 @@ func measureIngest(b *testing.B, nodes []*server, sources int) {
 
 // waitDrained waits until no node's metrics count a queued invocation.
 func waitDrained(b *testing.B, nodes []*server) {
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
+	wait.For(b, "no invocation queued", 5*time.Minute, func() (int, bool) {
 		queued := 0
 		for _, s := range nodes {
 			queued += queuedInvocations(b, s)
 		}
-		if queued == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%d invocations still queued", queued)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return queued, queued == 0
+	})
 }
 
 // queuedInvocations reads fount_queued_invocations from a node's metrics.
@@ -135,21 +124,15 @@ func metricOf(b *testing.B, s *server, name string) float64 {
 // leases run out, and a load before that measures the hand-over.
 func waitBalanced(b *testing.B, nodes []*server) {
 	share := (cluster.DefaultPartitions + len(nodes) - 1) / len(nodes)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
+	wait.For(b, "the nodes to share the partitions", 2*time.Minute, func() (string, bool) {
 		total, least := 0, cluster.DefaultPartitions
 		for _, s := range nodes {
 			n := int(metricOf(b, s, "fount_cluster_partitions_owned"))
 			total, least = total+n, min(least, n)
 		}
-		if total == cluster.DefaultPartitions && least >= cluster.DefaultPartitions/len(nodes) && least <= share {
-			return
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the nodes own %d partitions, the least %d, after 2 minutes", total, least)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return fmt.Sprintf("%d owned, the least %d", total, least),
+			total == cluster.DefaultPartitions && least >= cluster.DefaultPartitions/len(nodes) && least <= share
+	})
 }
 
 // cpuTime is the process's user and system CPU time so far.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // startFountCluster starts a 3-server JetStream cluster and three fount
@@ -60,14 +62,15 @@ func postTo(t *testing.T, s *server, path, body string) (int, string) {
 // the endpoint (another node deployed it and told this one).
 func postWhenKnown(t *testing.T, s *server, path, body string) (int, string) {
 	t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for {
-		st, b := postTo(t, s, path, body)
-		if st != 404 || time.Now().After(deadline) {
-			return st, b
-		}
-		time.Sleep(20 * time.Millisecond)
+	type answer struct {
+		status int
+		body   string
 	}
+	a := wait.For(t, "the node to know the endpoint "+path, eventsDeadline, func() (answer, bool) {
+		st, b := postTo(t, s, path, body)
+		return answer{st, b}, st != 404
+	})
+	return a.status, a.body
 }
 
 // TestClusterOfThree: three fount nodes on a three-server JetStream
@@ -94,10 +97,15 @@ func TestClusterOfThree(t *testing.T) {
 	const perNode = 3
 	want := perNode * len(nodes)
 	streamed := make(chan []sseEvent, len(nodes))
+	var opened []chan struct{}
 	for _, node := range nodes { // one of them owns the source: the others see its events through NATS
-		go func() { streamed <- readSSE(t, node, "/v1/sources/"+id+"/sse", "", want) }()
+		open := make(chan struct{})
+		opened = append(opened, open)
+		go func() { streamed <- readSSEOpened(t, node, "/v1/sources/"+id+"/sse", "", want, eventsDeadline, open) }()
 	}
-	time.Sleep(200 * time.Millisecond) // the streams are open before the first event
+	for _, open := range opened { // the streams are open before the first event
+		<-open
+	}
 
 	for i := range perNode {
 		for j, node := range nodes {

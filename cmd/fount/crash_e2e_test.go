@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // process is a `fount serve` child process, so that it can be killed -9.
@@ -198,15 +200,11 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 			}
 		}
 	}()
-	for {
+	wait.Until(t, "40 requests acknowledged", eventsDeadline, func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 40 {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 40
+	})
 	var heldID string
 	select {
 	case heldID = <-rr.held:
@@ -225,9 +223,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 
 	p2 := startProcess(t, bin, dir)
 	s.base = p2.base
-	deadline := time.Now().Add(eventsDeadline)
-	var missingStored, missingDelivered []int
-	for time.Now().Before(deadline) {
+	missing := wait.For(t, fmt.Sprintf("the %d acknowledged requests stored and delivered", want), eventsDeadline, func() (string, bool) {
 		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
 		stored := map[int]bool{}
 		for _, it := range body["data"].([]any) {
@@ -240,7 +236,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 			delivered[int(d["event"].(map[string]any)["n"].(float64))] = true
 		}
 		rc.mu.Unlock()
-		missingStored, missingDelivered = nil, nil
+		var missingStored, missingDelivered []int
 		for n := range acked {
 			if !stored[n] {
 				missingStored = append(missingStored, n)
@@ -249,17 +245,13 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 				missingDelivered = append(missingDelivered, n)
 			}
 		}
-		if len(missingStored) == 0 && len(missingDelivered) == 0 {
-			redelivered := rr.checkRedeliveries(t)
-			if redelivered == 0 {
-				t.Fatalf("delivery %s, unanswered at the kill, was not sent again", heldID)
-			}
-			t.Logf("%d acknowledged requests before the kill: all stored and delivered; %d redelivered with the same webhook-id and body", want, redelivered)
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+		return fmt.Sprintf("not stored: %v; not delivered: %v", missingStored, missingDelivered), len(missingStored) == 0 && len(missingDelivered) == 0
+	})
+	redelivered := rr.checkRedeliveries(t)
+	if redelivered == 0 {
+		t.Fatalf("delivery %s, unanswered at the kill, was not sent again", heldID)
 	}
-	t.Fatalf("of %d acknowledged requests, not stored: %v; not delivered: %v", want, missingStored, missingDelivered)
+	t.Logf("%d acknowledged requests before the kill: all stored and delivered (%s); %d redelivered with the same webhook-id and body", want, missing, redelivered)
 }
 
 // TestCrashLosesNoWorkflowExecution kills the server with SIGKILL while a
@@ -310,19 +302,11 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 			}
 		}
 	}()
-	deadline := time.Now().Add(eventsDeadline)
-	for {
+	wait.Until(t, "40 requests acknowledged", eventsDeadline, func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 40 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d requests acknowledged", n)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 40
+	})
 	if err := p.cmd.Process.Kill(); err != nil { // SIGKILL, mid-stream
 		t.Fatal(err)
 	}
@@ -335,9 +319,7 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 
 	p2 := startProcess(t, bin, dir)
 	s.base = p2.base
-	deadline = time.Now().Add(eventsDeadline)
-	var missingRun, missingEmit []int
-	for time.Now().Before(deadline) {
+	wait.For(t, fmt.Sprintf("the %d acknowledged requests executed and emitted", want), eventsDeadline, func() (string, bool) {
 		ran, emitted := map[int]bool{}, map[int]bool{}
 		_, body := s.do("GET", "/v1/workflows/"+id+"/executions?limit=1000", nil)
 		for _, it := range body["data"].([]any) {
@@ -350,7 +332,7 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 		for _, it := range body["data"].([]any) {
 			emitted[int(it.(map[string]any)["event"].(map[string]any)["raw_event"].(map[string]any)["n"].(float64))] = true
 		}
-		missingRun, missingEmit = nil, nil
+		var missingRun, missingEmit []int
 		for n := range acked {
 			if !ran[n] {
 				missingRun = append(missingRun, n)
@@ -359,13 +341,9 @@ func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 				missingEmit = append(missingEmit, n)
 			}
 		}
-		if len(missingRun) == 0 && len(missingEmit) == 0 {
-			t.Logf("%d acknowledged requests before the kill: every one executed and its emit stored", want)
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("of %d acknowledged requests, no execution: %v; no emit: %v", want, missingRun, missingEmit)
+		return fmt.Sprintf("no execution: %v; no emit: %v", missingRun, missingEmit), len(missingRun) == 0 && len(missingEmit) == 0
+	})
+	t.Logf("%d acknowledged requests before the kill: every one executed and its emit stored", want)
 }
 
 // TestVersionOfABuiltBinary: a binary built as `make build` builds it

@@ -3,7 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // storeStep counts its runs in the data store its prop names, and says
@@ -66,17 +67,10 @@ func TestDataStores(t *testing.T) {
 	if st, body := s.do("PUT", "/v1/data_stores/"+id+"/records/a%2Fb%20c", map[string]any{"value": []int{1, 2}, "ttl_seconds": 1}); st != 200 || data(body)["key"] != "a/b c" {
 		t.Errorf("put a/b c: %d %v", st, body)
 	}
-	deadline := time.Now().Add(eventsDeadline)
-	for {
+	wait.Until(t, "the key with a ttl of 1 s to expire", eventsDeadline, func() bool {
 		st, _ := s.do("GET", "/v1/data_stores/"+id+"/records/a%2Fb%20c", nil)
-		if st == 404 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a key with a ttl of 1 s is still there: %d", st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return st == 404
+	})
 	// The bound of 4 keys: the step's set throws, the API refuses.
 	for _, k := range []string{"x", "y"} {
 		if st, body := s.do("PUT", "/v1/data_stores/"+id+"/records/"+k, map[string]any{"value": 1}); st != 200 {

@@ -6,7 +6,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // hangingEndpoint accepts webhook requests and never answers them (until
@@ -75,13 +76,10 @@ func attackDeliveries(s *server, dead *hangingEndpoint, hooks, events int) {
 		s.subscribe(src["id"].(string), data(hook)["id"].(string))
 	}
 	s.run(src["id"].(string), nil)
-	deadline := time.Now().Add(eventsDeadline)
-	for _, total := dead.counts(); total == 0; _, total = dead.counts() {
-		if time.Now().After(deadline) {
-			s.t.Fatal("no delivery reached the dead endpoint")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Until(s.t, "a delivery to reach the dead endpoint", eventsDeadline, func() bool {
+		_, total := dead.counts()
+		return total > 0
+	})
 }
 
 // TestDeadWebhookCannotDelayOtherAccounts: an account whose webhooks never
@@ -115,11 +113,12 @@ func TestDeadWebhookCannotDelayOtherAccounts(t *testing.T) {
 			victim.run(src["id"].(string), nil)
 
 			backlog := tt.hooks * tt.events
-			deadline := time.Now().Add(eventsDeadline)
-			for {
+			var total int
+			wait.Until(t, "the victim's delivery", eventsDeadline, func() bool {
 				// Read the dead endpoint's counts first: when the delivery
 				// has arrived, they are at most what they were at its arrival.
-				most, total := dead.counts()
+				most, seen := dead.counts()
+				total = seen
 				if most > tt.most {
 					t.Fatalf("the dead endpoint had %d requests in flight at once, want at most %d", most, tt.most)
 				}
@@ -132,15 +131,9 @@ func TestDeadWebhookCannotDelayOtherAccounts(t *testing.T) {
 				if total > backlog/10 {
 					t.Fatalf("%d of the %d deliveries queued before the victim's were tried first (arrived: %v)", total, backlog, arrived > 0)
 				}
-				if arrived > 0 {
-					t.Logf("delivered after %d of the %d deliveries of the dead webhooks were tried", total, backlog)
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the victim's delivery did not arrive in %v; the dead endpoint got %d requests", eventsDeadline, total)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+				return arrived > 0
+			})
+			t.Logf("delivered after %d of the %d deliveries of the dead webhooks were tried", total, backlog)
 		})
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 const echoSource = `export default { name: "Echo", version: "1.0.0",
@@ -263,21 +265,15 @@ func (s *server) webhookServing(h http.Handler, rc *receiver) string {
 
 func (rc *receiver) wait(t *testing.T, n int) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
+	return wait.For(t, fmt.Sprintf("%d deliveries", n), eventsDeadline, func() ([]map[string]any, bool) {
 		rc.mu.Lock()
 		got, bad := append([]map[string]any(nil), rc.got...), len(rc.bad)
 		rc.mu.Unlock()
 		if bad > 0 {
 			t.Fatalf("%d deliveries had a bad signature", bad)
 		}
-		if len(got) >= n {
-			return got
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("received %d deliveries, want %d", len(rc.got), n)
-	return nil
+		return got, len(got) >= n
+	})
 }
 
 func TestDeliveryToSourcesAndWebhooks(t *testing.T) {
@@ -304,14 +300,12 @@ func TestDeliveryToSourcesAndWebhooks(t *testing.T) {
 		t.Errorf("webhook got %v", got)
 	}
 	// The receiver has the event; the record of the attempt follows it.
-	var d map[string]any
-	for deadline := time.Now().Add(eventsDeadline); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	d := wait.For(t, "the delivery's record", eventsDeadline, func() (map[string]any, bool) {
 		_, dl := s.do("GET", "/v1/webhooks/"+wh+"/deliveries", nil)
-		if d = dl["data"].([]any)[0].(map[string]any); d["status"] == "delivered" {
-			break
-		}
-	}
-	if d["status"] != "delivered" || len(d["attempts"].([]any)) != 2 {
+		d := dl["data"].([]any)[0].(map[string]any)
+		return d, d["status"] == "delivered"
+	})
+	if len(d["attempts"].([]any)) != 2 {
 		t.Errorf("delivery after a 500 then a 200: %v", d)
 	}
 }
@@ -361,18 +355,15 @@ func TestQuota(t *testing.T) {
 	if u := data(me); u["daily_invocations_used"] != float64(3) || u["daily_invocations_quota"] != float64(3) || u["daily_compute_time_used"].(float64) < 3 {
 		t.Errorf("users/me = %v", u)
 	}
-	deadline := time.Now().Add(eventsDeadline) // the ingress trusts a quota check for a second
-	for {
-		resp, _ := http.Post(url, "text/plain", nil)
+	// The ingress trusts a quota check for a second.
+	wait.For(t, "429 over the quota", eventsDeadline, func() (int, bool) {
+		resp, err := http.Post(url, "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusTooManyRequests {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("over quota: %d, want 429", resp.StatusCode)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return resp.StatusCode, resp.StatusCode == http.StatusTooManyRequests
+	})
 }
 
 func TestSelfSubscriptionLoopIsBounded(t *testing.T) {

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // startNode starts a fount node process on the NATS store at urls, so
@@ -157,13 +159,11 @@ func TestFailoverLosesNothing(t *testing.T) {
 	// Each phase lasts d and acknowledges at least a hundred requests.
 	phase := func(d time.Duration) {
 		t.Helper()
-		target, end, deadline := ackedNow()+100, time.Now().Add(d), time.Now().Add(eventsDeadline)
-		for time.Now().Before(end) || ackedNow() < target {
-			if time.Now().After(deadline) {
-				t.Fatalf("load stalled at %d acknowledged requests", ackedNow())
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		target, end := ackedNow()+100, time.Now().Add(d)
+		wait.For(t, fmt.Sprintf("a phase of %v with %d requests acknowledged", d, target), eventsDeadline, func() (int, bool) {
+			n := ackedNow()
+			return n, n >= target && time.Now().After(end)
+		})
 	}
 	phase(2 * time.Second)
 	alive.Delete(1)
@@ -190,23 +190,19 @@ func TestFailoverLosesNothing(t *testing.T) {
 			}
 		}
 		var got map[int]int
-		for {
+		wait.Poll(time.Until(deadline), func() bool {
 			got = map[int]int{}
 			for _, ev := range allEvents(t, survivor, id) {
 				body, _ := ev["event"].(map[string]any)
 				got[int(body["n"].(float64))]++
 			}
-			complete := true
 			for n := range want {
 				if got[n] == 0 {
-					complete = false
+					return false
 				}
 			}
-			if complete || time.Now().After(deadline) {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+			return true
+		})
 		for n := range want {
 			if got[n] == 0 {
 				lost++

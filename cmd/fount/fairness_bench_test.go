@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // The fairness benchmark: one account's request latency on a real `fount
@@ -124,13 +126,7 @@ func startBenchServer(b *testing.B) (*server, func()) {
 	done := make(chan int, 1)
 	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "bench-key", "FOUNT_CACHE_DIR": cacheDir}, stdout, io.Discard)
 	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, env) }()
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(stdout.String(), "listening on") {
-		if time.Now().After(deadline) {
-			b.Fatalf("serve did not start: %s", stdout)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Until(b, "serve to start", time.Minute, func() bool { return strings.Contains(stdout.String(), "listening on") })
 	s := &server{t: &testing.T{}, base: "http://" + listeningLine.FindStringSubmatch(stdout.String())[1], key: "bench-key"}
 	return s, func() { cancel(); <-done }
 }

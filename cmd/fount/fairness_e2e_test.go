@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/sandbox"
 )
@@ -79,13 +81,7 @@ func TestRunawayAccountLeavesOthersTheirShare(t *testing.T) {
 		post(t, url, "{}")
 		post(t, url, "{}")
 	}
-	deadline := time.Now().Add(eventsDeadline)
-	for spinning.Load() < 2 {
-		if time.Now().After(deadline) {
-			t.Fatal("the attacking sources never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Until(t, "the attacking sources to start", eventsDeadline, func() bool { return spinning.Load() >= 2 })
 
 	victim := s.newUser("victim", "paid")
 	src := victim.deploySource(`export default { name: "Answer", version: "1",

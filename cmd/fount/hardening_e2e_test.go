@@ -12,7 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/host"
@@ -182,20 +183,15 @@ func TestDeliveryErrorsShowNoServerAddresses(t *testing.T) {
 	src := s.deploySource(`export default { name: "E", version: "1", run() { this.$emit(1) } }`, nil)
 	s.do("POST", "/v1/subscriptions?emitter_id="+src["id"].(string)+"&listener_id="+wh, nil)
 	s.run(src["id"].(string), nil)
-	var attempt map[string]any
-	deadline := time.Now().Add(eventsDeadline)
-	for attempt == nil && time.Now().Before(deadline) {
+	attempt := wait.For(t, "a delivery attempt recorded", eventsDeadline, func() (map[string]any, bool) {
 		_, dl := s.do("GET", "/v1/webhooks/"+wh+"/deliveries", nil)
 		if list := dl["data"].([]any); len(list) > 0 {
 			if atts := list[0].(map[string]any)["attempts"].([]any); len(atts) > 0 {
-				attempt = atts[0].(map[string]any)
+				return atts[0].(map[string]any), true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if attempt == nil {
-		t.Fatal("no delivery attempt was recorded")
-	}
+		return nil, false
+	})
 	if msg, _ := attempt["error"].(string); msg != "connection refused" {
 		t.Errorf("the attempt's error is %q, want just %q", msg, "connection refused")
 	}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/fount-dev/fount/host"
 )
 
@@ -257,22 +259,15 @@ const eventsDeadline = time.Minute
 // events polls a source's channel until want events are there.
 func (s *server) events(id, channel string, want int) []map[string]any {
 	s.t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	var got []map[string]any
-	for time.Now().Before(deadline) {
+	return wait.For(s.t, fmt.Sprintf("source %s channel %q to have %d events", id, channel, want), eventsDeadline, func() ([]map[string]any, bool) {
 		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100&expand=event&event_name="+channel, nil)
-		got = nil
+		var got []map[string]any
 		items, _ := body["data"].([]any) // none yet on an answer that is not a list
 		for _, it := range items {
 			got = append(got, it.(map[string]any))
 		}
-		if len(got) >= want {
-			return got
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.t.Fatalf("source %s channel %q has %d events, want %d", id, channel, len(got), want)
-	return nil
+		return got, len(got) >= want
+	})
 }
 
 func (s *server) run(id string, event any) {

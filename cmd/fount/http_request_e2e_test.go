@@ -9,7 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // httpRequestSource sends its http_request prop and emits the answer.
@@ -100,10 +101,7 @@ func TestEgressIsLoggedAtDebug(t *testing.T) {
 	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, logLevel: slog.LevelDebug})
 	src := s.deploySource(`export default { name: "f", version: "1", async run(e) { await fetch(e.url, { method: "PUT" }) } }`, nil)
 	s.run(src["id"].(string), map[string]any{"url": receiver.URL + "/hook?token=SECRET123"})
-	deadline := time.Now().Add(eventsDeadline)
-	for !strings.Contains(s.log.String(), "msg=egress") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Poll(eventsDeadline, func() bool { return strings.Contains(s.log.String(), "msg=egress") }) // the check below says what is missing
 	log := s.log.String()
 	if !strings.Contains(log, "msg=egress method=PUT url="+receiver.URL+"/hook") || !strings.Contains(log, "status=202") || strings.Contains(log, "SECRET123") {
 		t.Errorf("log:\n%s", log)

@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/api"
 )
@@ -25,19 +27,15 @@ func TestLargeEventsComeInPages(t *testing.T) {
 		s.run(id, map[string]any{"i": i, "n": 3 << 19}) // 1.5 MiB
 	}
 	path := "/v1/sources/" + id + "/event_summaries?limit=100"
-	var want []string // newest first, from the previews, which fit in one page
-	deadline := time.Now().Add(eventsDeadline)
-	for len(want) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d events, want %d", len(want), n)
-		}
+	// Newest first, from the previews, which fit in one page.
+	want := wait.For(t, fmt.Sprintf("%d events", n), eventsDeadline, func() ([]string, bool) {
 		_, body := s.do("GET", path, nil)
-		want = want[:0]
+		var ids []string
 		for _, it := range body["data"].([]any) {
-			want = append(want, it.(map[string]any)["id"].(string))
+			ids = append(ids, it.(map[string]any)["id"].(string))
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return ids, len(ids) >= n
+	})
 	var got []string
 	after, pages := "", 0
 	for ; pages <= n; pages++ {

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/go-chi/chi/v5"
 
 	"github.com/fount-dev/fount/model"
@@ -217,22 +219,24 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 	var lat []time.Duration
 	streamCtx, stopStream := context.WithCancel(ctx)
 	var streaming sync.WaitGroup
+	var opened []chan struct{}
 	for _, stream := range streams {
-		streaming.Go(func() { readStream(streamCtx, s, stream, &mu, &lat) })
+		open := make(chan struct{})
+		opened = append(opened, open)
+		streaming.Go(func() { readStream(streamCtx, s, stream, &mu, &lat, open) })
 	}
-	time.Sleep(200 * time.Millisecond)
+	for _, open := range opened {
+		<-open
+	}
 	start := time.Now()
 	acked := drive(urls)
-	// Wait for the backlog to drain: every acknowledged event stored.
-	for time.Since(start) < loadDuration+60*time.Second {
+	// Wait for the backlog to drain: every acknowledged event stored; the
+	// count below says when it did not.
+	wait.Poll(time.Until(start.Add(loadDuration+60*time.Second)), func() bool {
 		mu.Lock()
-		n := len(lat)
-		mu.Unlock()
-		if int64(n) >= acked {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return int64(len(lat)) >= acked
+	})
 	elapsed := time.Since(start)
 	stopStream()
 	streaming.Wait()
@@ -260,10 +264,7 @@ func startLoadServer(b *testing.B, flags ...string) (s *server, ctx context.Cont
 	go func() {
 		done <- run(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, flags...), env)
 	}()
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(stdout.String(), "listening on") && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Poll(time.Minute, func() bool { return strings.Contains(stdout.String(), "listening on") })
 	m := listeningLine.FindStringSubmatch(stdout.String())
 	if m == nil {
 		cancel()
@@ -277,11 +278,14 @@ func startLoadServer(b *testing.B, flags ...string) (s *server, ctx context.Cont
 }
 
 // readStream adds to lat, until ctx ends, the time-to-stored of each event
-// on an SSE stream: from its "sent" to its arrival.
-func readStream(ctx context.Context, s *server, stream string, mu *sync.Mutex, lat *[]time.Duration) {
+// on an SSE stream: from its "sent" to its arrival. It closes opened once
+// the stream is open (the server subscribes before it answers), or could
+// not be.
+func readStream(ctx context.Context, s *server, stream string, mu *sync.Mutex, lat *[]time.Duration, opened chan<- struct{}) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+stream, nil)
 	req.Header.Set("Authorization", "Bearer "+s.key)
 	resp, err := http.DefaultClient.Do(req)
+	close(opened)
 	if err != nil {
 		return
 	}
@@ -361,13 +365,7 @@ func loadNode(b *testing.B) loadResult {
 		b.Fatal(err)
 	}
 	defer func() { cancel(); _ = cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(stdout.String(), "listening on") {
-		if time.Now().After(deadline) {
-			b.Fatalf("node host did not start: %q", stdout.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	wait.Until(b, "the node host to start", time.Minute, func() bool { return strings.Contains(stdout.String(), "listening on") })
 	base := "http://" + listeningLine.FindStringSubmatch(stdout.String())[1]
 	start := time.Now()
 	acked := hammer(base + "/h/node")

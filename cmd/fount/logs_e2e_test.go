@@ -8,7 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // TestJSONLogsCarryRequestIDs: with --log-format json every log line is a
@@ -57,9 +58,8 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 	s.run(src["id"].(string), nil)
 	s.events(src["id"].(string), "$errors", 1)
 
-	deadline := time.Now().Add(eventsDeadline)
 	var access, warned bool
-	for time.Now().Before(deadline) && !(access && warned) {
+	wait.Poll(eventsDeadline, func() bool { // the check below says what is missing
 		sc := bufio.NewScanner(strings.NewReader(stderr.String()))
 		for sc.Scan() {
 			var line map[string]any
@@ -73,8 +73,8 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 				warned = true
 			}
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return access && warned
+	})
 	if !access || !warned {
 		t.Errorf("access line %v, run warning %v in:\n%s", access, warned, stderr)
 	}

@@ -6,7 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -86,16 +87,12 @@ func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
 	s.run(id, map[string]any{"fail": true})
 	s.events(id, "$errors", 1)
 
-	deadline := time.Now().Add(eventsDeadline)
 	var after map[string]*dto.MetricFamily
 	var raw string
-	for time.Now().Before(deadline) {
+	wait.Poll(eventsDeadline, func() bool { // the checks below say what is missing
 		after, raw = scrape(t, s.base+"/metrics")
-		if counter(after, "fount_deliveries_total", map[string]string{"outcome": "delivered"}) >= 1 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return counter(after, "fount_deliveries_total", map[string]string{"outcome": "delivered"}) >= 1
+	})
 	checks := []struct {
 		name   string
 		labels map[string]string

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // startPostgres runs Debian's PostgreSQL on loopback for the test, with
@@ -71,23 +73,22 @@ func startPostgres(t *testing.T, ca testCA) int {
 		srv.Wait()
 		logf.Close()
 	})
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-		if err == nil {
-			c.Close()
-			// Listening comes before accepting logins; psql would tell,
-			// but the server's own line is enough.
-			if b, _ := os.ReadFile(filepath.Join(dir, "log")); strings.Contains(string(b), "database system is ready to accept connections") {
-				return port
-			}
+	ready := wait.Poll(time.Minute, func() bool {
+		var c net.Conn
+		if c, err = net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(filepath.Join(dir, "log"))
-			t.Fatalf("postgres did not start: %v\n%s", err, b)
-		}
-		time.Sleep(50 * time.Millisecond)
+		c.Close()
+		// Listening comes before accepting logins; psql would tell, but
+		// the server's own line is enough.
+		b, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return strings.Contains(string(b), "database system is ready to accept connections")
+	})
+	if !ready {
+		b, _ := os.ReadFile(filepath.Join(dir, "log"))
+		t.Fatalf("postgres did not start: %v\n%s", err, b)
 	}
+	return port
 }
 
 // writeServerCert writes ca's leaf certificate and key for a server,

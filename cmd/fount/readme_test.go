@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // TestReadmeMakeCommands: every `make <target>` the README shows is a real
@@ -103,12 +105,9 @@ func TestReadmeWalkthrough(t *testing.T) {
 		_ = syscall.Kill(-server.Process.Pid, syscall.SIGTERM)
 		_ = server.Wait()
 	}()
-	deadline := time.Now().Add(3 * time.Minute) // make run builds the binary first
-	for !strings.Contains(out.String(), "listening on") {
-		if time.Now().After(deadline) {
-			t.Fatalf("make run did not start the server:\n%s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	// make run builds the binary first.
+	if !wait.Poll(3*time.Minute, func() bool { return strings.Contains(out.String(), "listening on") }) {
+		t.Fatalf("make run did not start the server:\n%s", out)
 	}
 
 	steps := blocks[1]
@@ -232,27 +231,22 @@ func TestReadmeCluster(t *testing.T) {
 		_ = cluster.Wait()
 	}()
 	deadline := time.Now().Add(3 * time.Minute) // it builds the binaries first
-	for !strings.Contains(out.String(), "owner key:") {
-		if time.Now().After(deadline) {
-			t.Fatalf("make run-cluster did not start:\n%s", out)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !wait.Poll(time.Until(deadline), func() bool { return strings.Contains(out.String(), "owner key:") }) {
+		t.Fatalf("make run-cluster did not start:\n%s", out)
 	}
 	for i := range 3 { // each node answers once it has joined
 		url := fmt.Sprintf("http://127.0.0.1:%d/readyz", fountPort+i)
-		for {
+		ready := wait.Poll(time.Until(deadline), func() bool {
 			resp, err := http.Get(url)
-			if err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == 200 {
-					break
-				}
+			if err != nil {
+				return false
 			}
-			if time.Now().After(deadline) {
-				logs, _ := os.ReadFile(fmt.Sprintf("%s/node%d.log", dir, i+1))
-				t.Fatalf("node %d is not ready:\n%s\n%s", i+1, out, logs)
-			}
-			time.Sleep(50 * time.Millisecond)
+			resp.Body.Close()
+			return resp.StatusCode == 200
+		})
+		if !ready {
+			logs, _ := os.ReadFile(fmt.Sprintf("%s/node%d.log", dir, i+1))
+			t.Fatalf("node %d is not ready:\n%s\n%s", i+1, out, logs)
 		}
 	}
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/fount-dev/fount/store"
 )
 
@@ -94,15 +96,13 @@ var listeningLine = regexp.MustCompile(`listening on http://(\S+)`)
 
 func waitForListening(t *testing.T, out *lockedBuffer) string {
 	t.Helper()
-	deadline := time.Now().Add(startupDeadline)
-	for time.Now().Before(deadline) {
-		if m := listeningLine.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
+	return wait.For(t, "the server to print its address", startupDeadline, func() (string, bool) {
+		m := listeningLine.FindStringSubmatch(out.String())
+		if m == nil {
+			return out.String(), false
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("server never printed its address; output so far: %q", out.String())
-	return ""
+		return m[1], true
+	})
 }
 
 // TestServeFlagsAndEnvironment: every flag has an environment variable,

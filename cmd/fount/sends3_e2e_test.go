@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/aws/smithy-go/aws-http-auth/credentials"
 	"github.com/aws/smithy-go/aws-http-auth/sigv4"
 	v4 "github.com/aws/smithy-go/aws-http-auth/v4"
@@ -106,8 +108,7 @@ func TestWorkflowSendS3(t *testing.T) {
 		t.Fatalf("execution = %v", ok)
 	}
 	var key string
-	deadline := time.Now().Add(eventsDeadline)
-	for key == "" && time.Now().Before(deadline) {
+	wait.Poll(eventsDeadline, func() bool { // the check below says what is missing
 		list, err := store.backend.ListBucket(bucket, &gofakes3.Prefix{}, gofakes3.ListBucketPage{})
 		if err != nil {
 			t.Fatal(err)
@@ -115,8 +116,8 @@ func TestWorkflowSendS3(t *testing.T) {
 		if len(list.Contents) > 0 {
 			key = list.Contents[0].Key
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return key != ""
+	})
 	if key == "" {
 		store.mu.Lock()
 		t.Fatalf("no object arrived; refused requests: %v", store.bad)

@@ -21,6 +21,14 @@ func readSSE(t testing.TB, s *server, path, lastID string, n int) []sseEvent {
 // readSSEWithin is readSSE with its own deadline.
 func readSSEWithin(t testing.TB, s *server, path, lastID string, n int, within time.Duration) []sseEvent {
 	t.Helper()
+	return readSSEOpened(t, s, path, lastID, n, within, nil)
+}
+
+// readSSEOpened is readSSEWithin that closes opened, when not nil, once
+// the stream is open: the server subscribes before it answers, so no
+// event stored after that is missed.
+func readSSEOpened(t testing.TB, s *server, path, lastID string, n int, within time.Duration, opened chan<- struct{}) []sseEvent {
+	t.Helper()
 	req, _ := http.NewRequest("GET", s.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+s.key)
 	if lastID != "" {
@@ -33,6 +41,9 @@ func readSSEWithin(t testing.TB, s *server, path, lastID string, n int, within t
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("sse: %d %v", resp.StatusCode, resp.Header)
+	}
+	if opened != nil {
+		close(opened)
 	}
 	out := make(chan []sseEvent, 1)
 	go func() {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // sshServer is Debian's OpenSSH server running for a test on loopback:
@@ -119,17 +121,16 @@ func startSSHD(t *testing.T) sshServer {
 // server's log if it does not.
 func awaitServer(t *testing.T, server, network, address, logFile string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		c, err := net.DialTimeout(network, address, time.Second)
-		if err == nil {
+	var err error
+	if wait.Poll(time.Minute, func() bool {
+		var c net.Conn
+		if c, err = net.DialTimeout(network, address, time.Second); err == nil {
 			c.Close()
-			return
 		}
-		if time.Now().After(deadline) {
-			b, _ := os.ReadFile(logFile)
-			t.Fatalf("%s did not start: %v\n%s", server, err, b)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil
+	}) {
+		return
 	}
+	b, _ := os.ReadFile(logFile)
+	t.Fatalf("%s did not start: %v\n%s", server, err, b)
 }

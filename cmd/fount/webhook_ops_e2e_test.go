@@ -2,13 +2,15 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/webhook"
 )
@@ -121,15 +123,13 @@ func TestResendDelivery(t *testing.T) {
 	s.run(src["id"].(string), map[string]any{"n": 1})
 	waitN := func(n int) []received { return waitReceived(t, got, n) }
 	first := waitN(1)[0]
-	var delivery string
-	deadline := time.Now().Add(eventsDeadline)
-	for delivery == "" && time.Now().Before(deadline) {
-		_, body = s.do("GET", "/v1/webhooks/"+id+"/deliveries", nil)
+	delivery := wait.For(t, "the delivery's record", eventsDeadline, func() (string, bool) {
+		_, body := s.do("GET", "/v1/webhooks/"+id+"/deliveries", nil)
 		if items := body["data"].([]any); len(items) > 0 && items[0].(map[string]any)["status"] == "delivered" {
-			delivery = items[0].(map[string]any)["id"].(string)
+			return items[0].(map[string]any)["id"].(string), true
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return "", false
+	})
 	if st, body := s.do("POST", "/v1/webhooks/"+id+"/deliveries/"+delivery+"/resend", nil); st != 202 {
 		t.Fatalf("resend: %d %v", st, body)
 	}
@@ -158,21 +158,16 @@ func TestWebhooksCLI(t *testing.T) {
 	if code := stopFollow(); code != exitOK {
 		t.Errorf("deliveries --follow exited %d", code)
 	}
-	var delivery string
-	deadline := time.Now().Add(eventsDeadline)
-	for delivery == "" && time.Now().Before(deadline) {
+	delivery := wait.For(t, "the delivery in fount webhooks deliveries", eventsDeadline, func() (string, bool) {
 		if out := e.mustFount("webhooks", "deliveries", hook); strings.Contains(out, "delivered") {
-			delivery = strings.Fields(strings.Split(out, "\n")[1])[0]
+			return strings.Fields(strings.Split(out, "\n")[1])[0], true
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return "", false
+	})
 	if got := strings.TrimSpace(e.mustFount("webhooks", "resend", hook, delivery, "--quiet")); got != delivery {
 		t.Errorf("resend --quiet = %q, want %s", got, delivery)
 	}
-	for len(got()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := len(got()); n != 2 {
+	if n := len(waitReceived(t, got, 2)); n != 2 {
 		t.Errorf("%d deliveries received, want the first and its resend", n)
 	}
 	if out := e.mustFount("webhooks", "rotate", hook, "--overlap", "1h"); !strings.Contains(out, "new signing secret (shown once): whsec_") || !strings.Contains(out, "1h0m0s") {
@@ -183,15 +178,10 @@ func TestWebhooksCLI(t *testing.T) {
 // waitReceived waits until the receiver got n deliveries.
 func waitReceived(t *testing.T, got func() []received, n int) []received {
 	t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
-		if g := got(); len(g) >= n {
-			return g
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("%d deliveries, want %d", len(got()), n)
-	return nil
+	return wait.For(t, fmt.Sprintf("%d deliveries", n), eventsDeadline, func() ([]received, bool) {
+		g := got()
+		return g, len(g) >= n
+	})
 }
 
 // TestReplayToWebhook: a time range of a source's kept events is

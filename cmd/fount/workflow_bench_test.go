@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // BenchmarkWorkflowLoad is BenchmarkLoad for a 3-step workflow triggered
@@ -92,7 +94,9 @@ func runPausedExecutions(b *testing.B) {
 	var mu sync.Mutex
 	var lat []time.Duration
 	var streaming sync.WaitGroup
-	streaming.Go(func() { readStream(ctx, s, "/v1/workflows/"+id+"/sse", &mu, &lat) })
+	open := make(chan struct{})
+	streaming.Go(func() { readStream(ctx, s, "/v1/workflows/"+id+"/sse", &mu, &lat, open) })
+	<-open
 
 	start := time.Now()
 	first := start.Add(45 * time.Second).UnixMilli() // room to queue and pause them all first
@@ -120,30 +124,23 @@ func runPausedExecutions(b *testing.B) {
 	wg.Wait()
 	queued := time.Since(start)
 	paused := 0
-	for time.Now().UnixMilli() < first-1000 {
+	wait.Poll(time.Until(time.UnixMilli(first-1000)), func() bool {
 		_, body := s.do("GET", "/v1/workflows/"+id, nil)
 		if n, ok := data(body)["paused_executions"].(float64); ok {
 			paused = int(n)
 		}
-		if paused == pausedCount {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return paused == pausedCount
+	})
 	if paused != pausedCount {
 		b.Fatalf("%d executions paused before the first was due, want %d", paused, pausedCount)
 	}
 	allPaused := time.Since(start)
 	rss, heap := memoryNow()
-	for time.Since(time.UnixMilli(first)) < 80*time.Second {
+	wait.Poll(time.Until(time.UnixMilli(first).Add(80*time.Second)), func() bool { // the count below says when they did not
 		mu.Lock()
-		got := len(lat)
-		mu.Unlock()
-		if got >= pausedCount {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(lat) >= pausedCount
+	})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(lat) < pausedCount {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // Steps of the workflows below.
@@ -60,42 +62,32 @@ func (s *server) deployWorkflow(def map[string]any) map[string]any {
 // first.
 func (s *server) executions(id string, want int) []map[string]any {
 	s.t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	var got []map[string]any
-	for time.Now().Before(deadline) {
+	return wait.For(s.t, fmt.Sprintf("workflow %s to have %d executions", id, want), eventsDeadline, func() ([]map[string]any, bool) {
 		st, body := s.do("GET", "/v1/workflows/"+id+"/executions", nil)
 		if st != 200 {
 			s.t.Fatalf("executions: %d %v", st, body)
 		}
-		got = nil
+		var got []map[string]any
 		for _, it := range body["data"].([]any) {
 			got = append(got, it.(map[string]any))
 		}
-		if len(got) >= want {
-			return got
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.t.Fatalf("workflow %s has %d executions, want %d", id, len(got), want)
-	return nil
+		return got, len(got) >= want
+	})
 }
 
 // execution waits for an execution to be recorded and returns it.
 func (s *server) execution(id string) map[string]any {
 	s.t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for time.Now().Before(deadline) {
+	return wait.For(s.t, "execution "+id+" to be recorded", eventsDeadline, func() (map[string]any, bool) {
 		st, body := s.do("GET", "/v1/executions/"+id, nil)
-		if st == 200 {
-			return data(body)
-		}
-		if st != 404 {
+		if st != 200 && st != 404 {
 			s.t.Fatalf("execution %s: %d %v", id, st, body)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.t.Fatalf("execution %s was never recorded", id)
-	return nil
+		if st != 200 {
+			return nil, false
+		}
+		return data(body), true
+	})
 }
 
 // workflowEvents polls a workflow's events (channel "" or "$errors").
@@ -105,24 +97,17 @@ func (s *server) workflowEvents(id, channel string, want int) []map[string]any {
 	if channel == "$errors" {
 		path = "/v1/workflows/" + id + "/$errors/event_summaries?limit=100&expand=event"
 	}
-	deadline := time.Now().Add(eventsDeadline)
-	var got []map[string]any
-	for time.Now().Before(deadline) {
+	return wait.For(s.t, fmt.Sprintf("workflow %s channel %q to have %d events", id, channel, want), eventsDeadline, func() ([]map[string]any, bool) {
 		st, body := s.do("GET", path, nil)
 		if st != 200 {
 			s.t.Fatalf("%s: %d %v", path, st, body)
 		}
-		got = nil
+		var got []map[string]any
 		for _, it := range body["data"].([]any) {
 			got = append(got, it.(map[string]any))
 		}
-		if len(got) >= want {
-			return got
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.t.Fatalf("workflow %s channel %q has %d events, want %d", id, channel, len(got), want)
-	return nil
+		return got, len(got) >= want
+	})
 }
 
 // runWorkflow queues a manual execution and returns its id.
@@ -389,13 +374,7 @@ func TestWorkflowSourceTriggerAndRouting(t *testing.T) {
 // waitUntil polls cond until it holds, failing after eventsDeadline.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	wait.Until(t, what, eventsDeadline, cond)
 }
 
 // TestWorkflowSendHTTPAndSSE: $.send.http is delivered through the

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // Steps that pause their execution.
@@ -36,18 +38,14 @@ const (
 // waitStatus polls an execution until its status is want.
 func (s *server) waitStatus(id, want string) map[string]any {
 	s.t.Helper()
-	deadline := time.Now().Add(eventsDeadline)
-	var x map[string]any
-	for time.Now().Before(deadline) {
-		if st, body := s.do("GET", "/v1/executions/"+id, nil); st == 200 {
-			if x = data(body); x["status"] == want {
-				return x
-			}
+	return wait.For(s.t, "execution "+id+" to be "+want, eventsDeadline, func() (map[string]any, bool) {
+		st, body := s.do("GET", "/v1/executions/"+id, nil)
+		if st != 200 {
+			return nil, false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	s.t.Fatalf("execution %s: status %v, want %s (%v)", id, x["status"], want, jsonOf(x))
-	return nil
+		x := data(body)
+		return x, x["status"] == want
+	})
 }
 
 // callFlowURL sends an HTTP request to a resume or cancel URL; base,
@@ -293,17 +291,10 @@ func TestWorkflowQueueSize(t *testing.T) {
 		t.Errorf("an HTTP request past the bound: %d %s", st, b)
 	}
 	// Once they ran, there is room again.
-	deadline := time.Now().Add(eventsDeadline)
-	for {
+	wait.Until(t, "the queue to drain and take a run", eventsDeadline, func() bool {
 		st, _ := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{})
-		if st == 202 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the queue never drained: %d", st)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return st == 202
+	})
 	if got := len(s.executions(id, 3)); got != 3 {
 		t.Errorf("%d executions, want the 3 accepted", got)
 	}

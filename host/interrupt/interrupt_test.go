@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/wait"
+
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
@@ -72,11 +74,7 @@ func instantiate(t *testing.T, module []byte, p *poller) api.Module {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for %s", what)
-		}
-	}
+	wait.Until(t, what, wait.Short, cond)
 }
 
 // TestPollStopsARunningLoop: a loop that would never end polls, lets a

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // The tests of this file are JetStream's own: leases and node
@@ -33,13 +35,7 @@ func TestJSLeases(t *testing.T) {
 			t.Fatalf("step %d: %s asks for %v: held by %q, want %q", i, st.holder, st.ttl, got, st.want)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for must(s.Lease(ctx, "p1", "c", time.Minute)) != "c" {
-		if time.Now().After(deadline) {
-			t.Fatal("b's lease of a second did not run out")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	wait.Until(t, "b's lease of a second to run out", wait.Short, func() bool { return must(s.Lease(ctx, "p1", "c", time.Minute)) == "c" })
 	if got := must(s.Lease(ctx, "p2", "a", time.Minute)); got != "a" {
 		t.Errorf("another lease: %q", got)
 	}

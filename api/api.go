@@ -41,7 +41,6 @@ type Server struct {
 	keyThrottle *keyThrottle
 	siteURL     string // the API's own external base URL
 
-	bg        sync.WaitGroup
 	closing   chan struct{} // closed by CloseStreams
 	closeOnce sync.Once
 }

@@ -1,10 +1,8 @@
 package api
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/model"
@@ -120,29 +118,12 @@ func (s *Server) deleteSourceEvents(w http.ResponseWriter, r *http.Request, req 
 	if err := checkEventName(req.EventName); err != nil {
 		return err
 	}
-	s.background(func(ctx context.Context) {
-		if _, err := s.store.DeleteEvents(ctx, src.ID, req.EventName, req.StartID, req.EndID); err != nil {
-			s.log.Error("delete events", "source", src.ID, "err", err)
-		}
-	})
+	if err := s.engine.DeleteEvents(src.ID, req.EventName, req.StartID, req.EndID); err != nil {
+		return err
+	}
 	w.WriteHeader(http.StatusAccepted)
 	return nil
 }
-
-// background runs f after the response, owned by the server: Close waits
-// for it.
-func (s *Server) background(f func(ctx context.Context)) {
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		f(ctx)
-	}()
-}
-
-// Close waits for background work started by requests.
-func (s *Server) Close() { s.bg.Wait() }
 
 // listWorkflowEvents answers the events a workflow emitted with
 // $.send.emit: each summary's event holds raw_event, the data emitted

@@ -78,7 +78,6 @@ func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 	h.srv = httptest.NewServer(h.server.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()
-		h.server.Close()
 		eng.Stop()
 		st.Close()
 	})

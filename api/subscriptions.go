@@ -6,7 +6,6 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/model"
 )
 
 // maxEventName bounds a channel name, as the ABI bounds an emit's.
@@ -103,10 +102,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
-	sub, err := s.store.PutSubscription(ctx, model.Subscription{
-		ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: req.EmitterID, ListenerID: req.ListenerID,
-		EventName: req.EventName, CreatedAt: s.engine.Now().Unix(),
-	})
+	sub, err := s.engine.CreateSubscription(ctx, owner, req.EmitterID, req.ListenerID, req.EventName)
 	if err != nil {
 		return err
 	}
@@ -122,7 +118,7 @@ func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteSubscription(r.Context(), owner, req.EmitterID, req.ListenerID, req.EventName); err != nil {
+	if err := s.engine.DeleteSubscription(r.Context(), owner, req.EmitterID, req.ListenerID, req.EventName); err != nil {
 		if isNotFound(err) {
 			return errNotFound("subscription")
 		}
@@ -202,9 +198,7 @@ func (s *Server) createAutoSubscription(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	a, err := s.store.PutAutoSubscription(r.Context(), model.AutoSubscription{
-		ID: ids.New(ids.Subscription), OwnerID: owner, ListenerID: req.ListenerID, EventName: req.EventName, CreatedAt: s.engine.Now().Unix(),
-	})
+	a, err := s.engine.CreateAutoSubscription(r.Context(), owner, req.ListenerID, req.EventName)
 	if err != nil {
 		return err
 	}

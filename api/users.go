@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 )
 
@@ -92,8 +91,8 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, req *apiv1.C
 		return errInvalid("plan", "The plan must be %q or %q.", model.PlanFree, model.PlanPaid)
 	}
 	key := NewAPIKey()
-	u := model.User{ID: ids.New(ids.User), Username: req.Username, Email: req.Email, Plan: plan, CreatedAt: s.engine.Now().Unix()}
-	if err := s.store.CreateUser(r.Context(), u, HashKey(key)); err != nil {
+	u, err := s.engine.CreateUser(r.Context(), req.Username, req.Email, plan, HashKey(key))
+	if err != nil {
 		return err
 	}
 	s.writeData(w, r, apiv1.CreatedUser{ID: u.ID, Username: u.Username, Email: u.Email, Plan: u.Plan, APIKey: key})
@@ -126,10 +125,10 @@ func (s *Server) createOrg(w http.ResponseWriter, r *http.Request, req *apiv1.Cr
 	if err := checkEmail("email", req.Email); err != nil {
 		return err
 	}
-	// The creator becomes the first member, so the organization is usable
-	// at once; more members are added with POST /orgs/{org_id}/members.
-	o := model.Org{ID: ids.New(ids.Org), Orgname: req.Orgname, Name: name, Email: req.Email, Members: []string{caller(r.Context()).ID}, CreatedAt: s.engine.Now().Unix()}
-	if err := s.store.CreateOrg(r.Context(), o); err != nil {
+	// The creator becomes the first member; more are added with POST
+	// /orgs/{org_id}/members.
+	o, err := s.engine.CreateOrg(r.Context(), req.Orgname, name, req.Email, caller(r.Context()).ID)
+	if err != nil {
 		return err
 	}
 	s.writeData(w, r, viewOrg(o))
@@ -146,7 +145,7 @@ func (s *Server) addOrgMember(w http.ResponseWriter, r *http.Request, req *apiv1
 		}
 		return err
 	}
-	o, err := s.store.AddOrgMember(r.Context(), req.Org, req.UserID)
+	o, err := s.engine.AddOrgMember(r.Context(), req.Org, req.UserID)
 	if err != nil {
 		if isNotFound(err) {
 			return errNotFound("organization")

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/webhook"
 )
 
 // validateWebhookURL accepts an http or https URL with a hostname and an
@@ -86,12 +86,9 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	now := s.engine.Now().Unix()
-	h := model.Webhook{
-		ID: ids.New(ids.Webhook), OwnerID: owner, UserID: caller(r.Context()).ID, Name: req.Name, Description: req.Description,
-		URL: req.URL, Active: true, SigningSecret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now,
-	}
-	if err := s.store.CreateWebhook(r.Context(), h); err != nil {
+	h, err := s.engine.CreateWebhook(r.Context(), engine.WebhookRequest{OwnerID: owner, UserID: caller(r.Context()).ID,
+		URL: req.URL, Name: req.Name, Description: req.Description})
+	if err != nil {
 		return err
 	}
 	v := viewWebhook(h)
@@ -131,7 +128,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	if err := s.store.DeleteWebhook(r.Context(), h.ID); err != nil {
+	if err := s.engine.DeleteWebhook(r.Context(), h.ID); err != nil {
 		return err
 	}
 	return noContent(w)
@@ -163,22 +160,9 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 		if err := s.checkWebhookURL(r.Context(), *req.URL); err != nil {
 			return err
 		}
-		h.URL = *req.URL
 	}
-	if req.Name != nil {
-		h.Name = req.Name
-	}
-	if req.Description != nil {
-		h.Description = req.Description
-	}
-	if req.Active != nil {
-		if *req.Active && !h.Active { // a fresh start: its failures no longer count
-			h.ConsecutiveFailures, h.FailingSinceMs, h.DisabledReason = 0, 0, ""
-		}
-		h.Active = *req.Active
-	}
-	h.UpdatedAt = s.engine.Now().Unix()
-	if err := s.store.UpdateWebhook(r.Context(), h); err != nil {
+	h, err = s.engine.UpdateWebhook(r.Context(), h.ID, engine.WebhookChange{URL: req.URL, Name: req.Name, Description: req.Description, Active: req.Active})
+	if err != nil {
 		return err
 	}
 	s.writeData(w, r, viewWebhook(h))
@@ -200,11 +184,7 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 			return errInvalid("overlap_seconds", "The overlap must be from 0 to %d seconds (7 days).", int64(maxRotationOverlap/time.Second))
 		}
 	}
-	now := s.engine.Now()
-	h.PreviousSecret, h.PreviousUntilMs = h.SigningSecret, now.Add(overlap).UnixMilli()
-	h.SigningSecret = webhook.NewSecret()
-	h.UpdatedAt = now.Unix()
-	if err := s.store.UpdateWebhook(r.Context(), h); err != nil {
+	if h, err = s.engine.RotateWebhookSecret(r.Context(), h.ID, overlap); err != nil {
 		return err
 	}
 	v := viewWebhook(h)

@@ -440,7 +440,6 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 			return eng.Running()
 		},
 	})
-	defer server.Close()
 	mux := http.NewServeMux()
 	mux.Handle("/", withDeadlines(server.Handler(), limits.request))
 	apiServer, apiLn := newHTTPServer(mux, ln, limits, logger, "api")

@@ -61,7 +61,7 @@ func (s *stepper) webhook(id, user string) {
 // returns their ids in creation order.
 func (s *stepper) queue(webhook string, n int) []string {
 	s.t.Helper()
-	inv, err := s.st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_a", Kind: kindManual})
+	inv, err := s.st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_a", Kind: kindManual})
 	if err != nil {
 		s.t.Fatal(err)
 	}

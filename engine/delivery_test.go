@@ -39,7 +39,7 @@ func (s *scriptedSender) send(_ context.Context, _ model.Webhook, _ model.Delive
 // queueDelivery routes one delivery to listener through a run commit.
 func queueDelivery(t *testing.T, st *store.Bolt, listener string) {
 	t.Helper()
-	inv, err := st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_a", Kind: kindManual})
+	inv, err := st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_a", Kind: kindManual})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindManual})
+		inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindManual})
 		if err != nil {
 			t.Fatal(err)
 		}

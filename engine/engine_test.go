@@ -31,7 +31,7 @@ func TestQuotaCaching(t *testing.T) {
 		t.Fatal(err)
 	}
 	use := func(account string, n int64) {
-		inv, _ := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_x", Kind: kindManual})
+		inv, _ := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_x", Kind: kindManual})
 		if _, err := te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{UsageAccount: account, UsageDay: day(te.clock.Now()), Invocations: n}}}); err != nil {
 			t.Fatal(err)
 		}

@@ -67,7 +67,7 @@ func BenchmarkWorkflowSteps(b *testing.B) {
 		var ds []time.Duration
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
-			x, err := e.execute(ctx, lf, model.Invocation{ID: "1", SourceID: wf.ID, Kind: kindHTTP, Event: event}, nil)
+			x, err := e.execute(ctx, lf, model.Invocation{ID: "1", TargetID: wf.ID, Kind: kindHTTP, Event: event}, nil)
 			if err != nil || x.commit.Execution.Status != model.ExecutionSuccess {
 				b.Fatalf("execute: %v %+v", err, x.commit.Execution)
 			}

@@ -175,7 +175,7 @@ func (b *flowBatch) run(ctx context.Context, inv model.Invocation, w *waiter) er
 			return err
 		}
 		for i, act := range acts { // each commits with its record's removal: no invocation of its own
-			if err := b.goOn(ctx, model.Invocation{SourceID: wf.ID}, paused[i], act); err != nil {
+			if err := b.goOn(ctx, model.Invocation{TargetID: wf.ID}, paused[i], act); err != nil {
 				return err
 			}
 		}

@@ -348,7 +348,7 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 	}
 	act.Request, _ = json.Marshal(httpEvent(r, "/", body))
 	event, _ := json.Marshal(act)
-	if _, err := e.queues.EnqueueInvocation(r.Context(), model.Invocation{SourceID: workflowID, Kind: kindResume, Event: event}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(r.Context(), model.Invocation{TargetID: workflowID, Kind: kindResume, Event: event}); err != nil {
 		e.log.Error("enqueue a resume", "execution", executionID, "err", err)
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return

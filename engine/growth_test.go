@@ -254,7 +254,7 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 	// Queued together, so that one batch runs them.
 	for i := range 4 {
 		ev, _ := json.Marshal(map[string]any{"prefix": fmt.Sprint("b", i, "-"), "from": 0, "to": 20})
-		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindManual, Event: ev}); err != nil {
+		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindManual, Event: ev}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -320,7 +320,7 @@ func TestBatchIsBoundedInBytes(t *testing.T) {
 		return emit(ctx, caps, "", strings.Repeat("x", perRun))
 	}}), nil)
 	for range runs - 1 {
-		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindManual}); err != nil {
+		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindManual}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -80,7 +80,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	event, _ := json.Marshal(httpEvent(r, "/"+sub, body))
-	inv := model.Invocation{SourceID: ep.sourceID, Kind: kindHTTP, Event: event}
+	inv := model.Invocation{TargetID: ep.sourceID, Kind: kindHTTP, Event: event}
 	var wt *waiter
 	if ep.customResponse {
 		inv.ReplyTo = e.replyAddress(ids.Random())

@@ -497,7 +497,7 @@ func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due,
 	if !e.owns(sourceID) {
 		return
 	}
-	inv := model.Invocation{SourceID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
+	inv := model.Invocation{TargetID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
 	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
 	if err != nil {
 		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
@@ -556,7 +556,7 @@ func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMess
 	if err := e.checkQueue(ctx, sourceID, src.QueueSize); err != nil {
 		return err
 	}
-	if _, err := e.queues.EnqueueInvocation(ctx, model.Invocation{SourceID: sourceID, Kind: kindManual, Event: event}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(ctx, model.Invocation{TargetID: sourceID, Kind: kindManual, Event: event}); err != nil {
 		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
 	}
 	e.kick(sourceID)
@@ -568,7 +568,7 @@ func (e *Engine) releaseDelayed(sourceID string) error {
 	if !e.owns(sourceID) {
 		return nil // its owner releases them (resumeOwned loads them there)
 	}
-	if _, err := e.queues.EnqueueInvocation(context.Background(), model.Invocation{SourceID: sourceID, Kind: kindRelease}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(context.Background(), model.Invocation{TargetID: sourceID, Kind: kindRelease}); err != nil {
 		return err
 	}
 	e.workers.kick(sourceID)

@@ -134,7 +134,7 @@ func TestADeepQueueIsReadAhead(t *testing.T) {
 	})
 	src := te.deploy(te.saveComponent("echo", echo(component.Metadata{})), nil)
 	for i := range n {
-		inv := model.Invocation{SourceID: src.ID, Kind: kindManual, Event: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}
+		inv := model.Invocation{TargetID: src.ID, Kind: kindManual, Event: json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))}
 		if _, err := te.st.EnqueueInvocation(ctx, inv); err != nil {
 			t.Fatal(err)
 		}

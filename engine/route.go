@@ -102,7 +102,7 @@ func (r *router) route(ev model.Event, hops int) store.Routed {
 			if hops+1 > r.maxHops {
 				continue // a loop: the commit reports it on $errors
 			}
-			out.Invocations = append(out.Invocations, model.Invocation{SourceID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
+			out.Invocations = append(out.Invocations, model.Invocation{TargetID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
 			r.kicked[id] = true
 		case ids.Webhook:
 			out.Deliveries = append(out.Deliveries, model.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})

@@ -56,7 +56,7 @@ func TestRouteByListenerKind(t *testing.T) {
 	out := r.route(ev, 0)
 	var got []string
 	for _, inv := range out.Invocations {
-		got = append(got, inv.SourceID)
+		got = append(got, inv.TargetID)
 		if inv.Hops != 1 || inv.Kind != kindEvent || string(inv.Event) != `{"a":1}` {
 			t.Errorf("invocation %+v", inv)
 		}

@@ -108,11 +108,11 @@ func TestInactiveSources(t *testing.T) {
 	if _, ok := te.endpoints.lookup(tok); ok || te.timers.count() != 0 {
 		t.Fatal("an inactive source kept its triggers")
 	}
-	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{SourceID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
+	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	te.workers.kick(inv.SourceID)
+	te.workers.kick(inv.TargetID)
 	te.runAll(src.ID, `"manual"`)
 	te.waitEvents(src.ID, "", 1)
 	waitFor(t, "both invocations", te.workers.idle)

@@ -227,7 +227,7 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	if err := e.checkQueue(ctx, id, wf.QueueSize); err != nil {
 		return "", err
 	}
-	inv, err := e.queues.EnqueueInvocation(ctx, model.Invocation{SourceID: id, Kind: kindManual, Event: event})
+	inv, err := e.queues.EnqueueInvocation(ctx, model.Invocation{TargetID: id, Kind: kindManual, Event: event})
 	if err != nil {
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}

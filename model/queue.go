@@ -9,9 +9,11 @@ import (
 // stays queued until the run's results are committed with CompleteRun, in
 // the same transaction, so a crash never loses an acknowledged request.
 type Invocation struct {
-	ID       string          `json:"id"` // assigned by EnqueueInvocation; increasing per store
-	SourceID string          `json:"source_id"`
-	Kind     string          `json:"kind"` // set by the engine: "http", "timer", "manual", "event", "release"
+	ID string `json:"id"` // assigned by EnqueueInvocation; increasing per store
+	// TargetID is the source or workflow that runs it (stored as
+	// source_id, its name from before workflows).
+	TargetID string          `json:"source_id"`
+	Kind     string          `json:"kind"` // set by the engine: "http", "timer", "manual", "event", "release", "resume"
 	Event    json.RawMessage `json:"event"`
 	Hops     int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
 	// ReplyTo names the in-memory waiter of a customResponse request; it

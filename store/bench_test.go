@@ -105,7 +105,7 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 	}
 	var batch []CompletedRun
 	for range runs {
-		inv, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_big", Kind: "manual"})
+		inv, err := s.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_big", Kind: "manual"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func commitStall(b *testing.B, split bool, runs, events, chs int, data json.RawM
 			default:
 			}
 			start := time.Now()
-			if _, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_other", Kind: "http"}); err != nil {
+			if _, err := s.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_other", Kind: "http"}); err != nil {
 				b.Error(err)
 			}
 			lat = append(lat, time.Since(start))
@@ -187,7 +187,7 @@ func BenchmarkEnqueueInvocation(b *testing.B) {
 		var took []time.Duration
 		for b.Loop() {
 			start := time.Now()
-			if _, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http"}); err != nil {
+			if _, err := s.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_1", Kind: "http"}); err != nil {
 				b.Fatal(err)
 			}
 			took = append(took, time.Since(start))
@@ -200,7 +200,7 @@ func BenchmarkEnqueueInvocation(b *testing.B) {
 		b.SetParallelism(16) // 32 goroutines on 2 cores
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http"}); err != nil {
+				if _, err := s.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_1", Kind: "http"}); err != nil {
 					b.Error(err)
 					return
 				}
@@ -222,7 +222,7 @@ func BenchmarkCompleteBatch(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				for range runs {
-					if _, err := st.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http", Event: json.RawMessage(`{"n":1}`)}); err != nil {
+					if _, err := st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_1", Kind: "http", Event: json.RawMessage(`{"n":1}`)}); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -17,8 +17,8 @@ const routedOverhead = 256
 
 // CompleteRun commits a finished run of inv:
 //
-//  1. it removes inv (by SourceID and ID) from the queue;
-//  2. it appends c.Events to the log of inv.SourceID exactly as
+//  1. it removes inv (by TargetID and ID) from the queue;
+//  2. it appends c.Events to the log of inv.TargetID exactly as
 //     AppendEvents does (ids continue the emitter's sequence, each
 //     channel trimmed to c.Keep, <= 0: 100);
 //  3. for each stored event, in order, it calls c.Route (when not nil) and
@@ -47,7 +47,7 @@ func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommi
 			err = fmt.Errorf("invocation %q: %w", inv.ID, ErrNotFound)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
+			return nil, fmt.Errorf("store: complete run of %q: %w", inv.TargetID, err)
 		}
 		return out[0], nil
 	}
@@ -57,11 +57,11 @@ func (r rules) CompleteRun(ctx context.Context, inv model.Invocation, c RunCommi
 			return fmt.Errorf("invocation %q: %w", inv.ID, err)
 		}
 		var err error
-		out, err = r.applyCommit(tx, inv.SourceID, c)
+		out, err = r.applyCommit(tx, inv.TargetID, c)
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: complete run of %q: %w", inv.SourceID, err)
+		return nil, fmt.Errorf("store: complete run of %q: %w", inv.TargetID, err)
 	}
 	return out, nil
 }
@@ -133,7 +133,7 @@ func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commit
 				return at, nil, err
 			}
 		}
-		sourceID := run.Invocation.SourceID
+		sourceID := run.Invocation.TargetID
 		if queued && at.event == 0 {
 			if queued, err = consumePaused(tx, r.now().UnixMilli(), sourceID, run.Commit); err != nil {
 				return at, nil, err
@@ -216,7 +216,7 @@ func (r rules) applyCommit(tx kv.Tx, sourceID string, c RunCommit) ([]model.Even
 // not pair with its Events.
 func checkRun(run CompletedRun) error {
 	if run.Invocation.ID == "" && run.Commit.Resume == "" {
-		return fmt.Errorf("a run of %q has neither an invocation nor a paused execution it resumes", run.Invocation.SourceID)
+		return fmt.Errorf("a run of %q has neither an invocation nor a paused execution it resumes", run.Invocation.TargetID)
 	}
 	return checkRelease(run.Commit)
 }
@@ -324,7 +324,7 @@ func (r rules) finishCommit(tx kv.Tx, sourceID string, c RunCommit) error {
 func enqueueRouted(tx kv.Tx, nowMs int64, r Routed) error {
 	for _, inv := range r.Invocations {
 		if err := tx.Enqueue(nowMs, inv); err != nil {
-			return fmt.Errorf("enqueue invocation for %q: %w", inv.SourceID, err)
+			return fmt.Errorf("enqueue invocation for %q: %w", inv.TargetID, err)
 		}
 		tx.Spend(0, len(inv.Event)+routedOverhead)
 	}

@@ -171,7 +171,7 @@ func TestCompleteRunOfManyEvents(t *testing.T) {
 func TestCompleteRunsSkipsGoneInvocations(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		gone := model.Invocation{ID: "12345", SourceID: "dc_1"}
+		gone := model.Invocation{ID: "12345", TargetID: "dc_1"}
 		inv := mustEnqueue(t, b, "dc_1")
 		out, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: gone, Commit: RunCommit{Events: evs("", 3)}}, {Invocation: inv, Commit: RunCommit{Events: evs("", 2)}}})
 		if err != nil {

@@ -19,7 +19,7 @@ import (
 // mustEnqueue enqueues an invocation of kind "http" for source.
 func mustEnqueue(t *testing.T, b testStore, source string) model.Invocation {
 	t.Helper()
-	inv, err := b.EnqueueInvocation(ctx, model.Invocation{SourceID: source, Kind: "http", Event: json.RawMessage(`{"n":1}`)})
+	inv, err := b.EnqueueInvocation(ctx, model.Invocation{TargetID: source, Kind: "http", Event: json.RawMessage(`{"n":1}`)})
 	if err != nil {
 		t.Fatalf("EnqueueInvocation(%s): %v", source, err)
 	}
@@ -42,7 +42,7 @@ func TestEnqueueInvocationOrder(t *testing.T) {
 		var all []model.Invocation
 		for i, src := range order {
 			clock.set(time.UnixMilli(5000 + int64(i)))
-			in := model.Invocation{SourceID: src, Kind: "timer", Event: json.RawMessage(fmt.Sprint(i)), Hops: i}
+			in := model.Invocation{TargetID: src, Kind: "timer", Event: json.RawMessage(fmt.Sprint(i)), Hops: i}
 			got, err := b.EnqueueInvocation(ctx, in)
 			wantErr(t, "EnqueueInvocation", err, nil)
 			want := in
@@ -104,7 +104,7 @@ func TestEnqueueInvocationConcurrent(t *testing.T) {
 		for g := range 8 {
 			wg.Go(func() {
 				for range 10 {
-					inv, err := b.EnqueueInvocation(ctx, model.Invocation{SourceID: fmt.Sprint("dc_", g%3), Kind: "http"})
+					inv, err := b.EnqueueInvocation(ctx, model.Invocation{TargetID: fmt.Sprint("dc_", g%3), Kind: "http"})
 					if err != nil {
 						t.Error(err)
 						return
@@ -179,7 +179,7 @@ func routeTo(listener, hook string, seen *[]model.Event) func(model.Event) Route
 	return func(e model.Event) Routed {
 		*seen = append(*seen, e)
 		return Routed{
-			Invocations: []model.Invocation{{SourceID: listener, Kind: "event", Event: e.Data, Hops: 1}},
+			Invocations: []model.Invocation{{TargetID: listener, Kind: "event", Event: e.Data, Hops: 1}},
 			Deliveries: []model.Delivery{{ListenerID: hook, EmitterID: e.EmitterID, EventID: e.ID, Channel: e.Name,
 				Payload: e.Data}},
 		}
@@ -306,11 +306,11 @@ func TestCompleteRunNotQueued(t *testing.T) {
 			name string
 			inv  model.Invocation
 		}{
-			{"other source", model.Invocation{ID: inv.ID, SourceID: "dc_2"}},
-			{"unknown id", model.Invocation{ID: "99", SourceID: "dc_1"}},
-			{"not a number", model.Invocation{ID: "x1", SourceID: "dc_1"}},
-			{"not canonical", model.Invocation{ID: "0" + inv.ID, SourceID: "dc_1"}},
-			{"empty id", model.Invocation{SourceID: "dc_1"}},
+			{"other source", model.Invocation{ID: inv.ID, TargetID: "dc_2"}},
+			{"unknown id", model.Invocation{ID: "99", TargetID: "dc_1"}},
+			{"not a number", model.Invocation{ID: "x1", TargetID: "dc_1"}},
+			{"not canonical", model.Invocation{ID: "0" + inv.ID, TargetID: "dc_1"}},
+			{"empty id", model.Invocation{TargetID: "dc_1"}},
 			{"empty source", model.Invocation{ID: inv.ID}},
 		}
 		for _, tt := range tests {
@@ -376,7 +376,7 @@ func TestCompleteRunFailureChangesNothing(t *testing.T) {
 		inv := mustEnqueue(t, b, "dc_1")
 		bad := func(model.Event) Routed {
 			return Routed{
-				Invocations: []model.Invocation{{SourceID: "dc_2", Kind: "event"}},
+				Invocations: []model.Invocation{{TargetID: "dc_2", Kind: "event"}},
 				Deliveries:  []model.Delivery{{ListenerID: "wh_1", Status: "lost"}},
 			}
 		}
@@ -431,7 +431,7 @@ func TestQueueDepths(t *testing.T) {
 		check(0, 0)
 		var first model.Invocation
 		for i, src := range []string{"dc_1", "dc_1", "dc_1", "dc_2"} {
-			inv, err := st.EnqueueInvocation(ctx, model.Invocation{SourceID: src, Kind: "http"})
+			inv, err := st.EnqueueInvocation(ctx, model.Invocation{TargetID: src, Kind: "http"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -23,7 +23,7 @@ func TestSourceWritesCommitHookEvents(t *testing.T) {
 		toWebhook := func(ev model.Event) Routed {
 			return Routed{
 				Deliveries:  []model.Delivery{{ListenerID: "wh_1", EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: ev.Data}},
-				Invocations: []model.Invocation{{SourceID: "dc_listener", Kind: "event", Event: ev.Data}},
+				Invocations: []model.Invocation{{TargetID: "dc_listener", Kind: "event", Event: ev.Data}},
 			}
 		}
 		hooks := func(data string) RunCommit {

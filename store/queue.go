@@ -38,7 +38,7 @@ type RunCommit struct {
 	// resumed or cancelled by another run, or deleted), the commit
 	// applies nothing but the removal of its invocation. A CompletedRun
 	// that resumes an execution may have no invocation of its own (an
-	// empty Invocation.ID, its SourceID the workflow): the paused record
+	// empty Invocation.ID, its TargetID the workflow): the paused record
 	// stands for it, so that one release runs many waiting executions.
 	Resume string
 	// Dedupe, when not nil, replaces the source's dedupe state.
@@ -135,7 +135,7 @@ type Queues interface {
 	TimerLastFire(ctx context.Context, sourceID string) (int64, error)
 	SetTimerLastFire(ctx context.Context, sourceID string, ms int64) error
 	// FireTimer enqueues inv, the run of the tick due at dueMs of the
-	// timer prop of a source or workflow (inv.SourceID), and records dueMs
+	// timer prop of a source or workflow (inv.TargetID), and records dueMs
 	// as that timer's last fire (and its source's, unless later),
 	// atomically, unless the timer already fired at or after dueMs: then
 	// it changes nothing and returns false. Nodes sharing a store thus run

@@ -29,9 +29,9 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 		if _, err := b.DeleteEvents(ctx, "dc_r", model.ChannelDelayed, stored[1].ID, stored[1].ID); err != nil {
 			t.Fatal(err)
 		}
-		a, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_r", Kind: "release"})
-		gone := model.Invocation{ID: "999999", SourceID: "dc_r"}
-		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_r", Kind: "release"})
+		a, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_r", Kind: "release"})
+		gone := model.Invocation{ID: "999999", TargetID: "dc_r"}
+		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_r", Kind: "release"})
 		out, err := b.CompleteRuns(ctx, []CompletedRun{
 			{Invocation: a, Commit: RunCommit{Events: []model.Event{{Name: "x", Data: json.RawMessage(`1`)}}}},
 			{Invocation: gone, Commit: RunCommit{Events: []model.Event{{Name: "x", Data: json.RawMessage(`2`)}}}},
@@ -55,7 +55,7 @@ func TestCompleteRunsAndRelease(t *testing.T) {
 		if pending, _ := b.PendingInvocations(ctx, "dc_r", 10); len(pending) != 0 {
 			t.Errorf("%d invocations still queued", len(pending))
 		}
-		fresh, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_r", Kind: "release"})
+		fresh, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_r", Kind: "release"})
 		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: fresh, Commit: RunCommit{Events: []model.Event{{}}, Release: []string{"a", "b"}}}})
 		if err == nil || errors.Is(err, ErrNotFound) {
 			t.Errorf("mismatched release ids: %v", err)
@@ -77,7 +77,7 @@ func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		mustWebhook(t, b, "wh_here")
-		inv, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_s", Kind: "manual"})
+		inv, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_s", Kind: "manual"})
 		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []model.Event{{Data: json.RawMessage(`1`)}}, Route: func(model.Event) Routed {
 			return Routed{Deliveries: []model.Delivery{{ListenerID: "wh_here"}, {ListenerID: "wh_gone"}}}
 		}})
@@ -108,12 +108,12 @@ func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		resumed := func(n int, id string) CompletedRun {
-			return CompletedRun{Invocation: model.Invocation{SourceID: "p_w"}, Commit: RunCommit{
+			return CompletedRun{Invocation: model.Invocation{TargetID: "p_w"}, Commit: RunCommit{
 				Resume: id, Events: []model.Event{{Name: "done", Data: json.RawMessage(strconv.Itoa(n))}},
 				Execution: &model.Execution{ID: ExecutionID("p_w", strconv.Itoa(n)), WorkflowID: "p_w"},
 			}}
 		}
-		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_w", Kind: "release"})
+		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "release"})
 		out, err := b.CompleteRuns(ctx, []CompletedRun{resumed(1, paused[0].ID), resumed(2, paused[0].ID), {Invocation: rel}})
 		if err != nil {
 			t.Fatal(err)
@@ -123,11 +123,11 @@ func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
 		}
 		// A resume URL's invocation for a record already resumed: it goes
 		// with nothing of its run.
-		late, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_w", Kind: "resume"})
+		late, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "resume"})
 		if _, err := b.CompleteRun(ctx, late, resumed(3, paused[0].ID).Commit); err != nil {
 			t.Fatal(err)
 		}
-		other, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_w", Kind: "resume"})
+		other, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "resume"})
 		if _, err := b.CompleteRun(ctx, other, resumed(4, paused[1].ID).Commit); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
 		if pending, _ := b.PendingInvocations(ctx, "p_w", 10); len(pending) != 0 {
 			t.Errorf("%d invocations still queued", len(pending))
 		}
-		if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{SourceID: "p_w"}}}); err == nil {
+		if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{TargetID: "p_w"}}}); err == nil {
 			t.Error("a run with neither an invocation nor a resumed execution was accepted")
 		}
 	})
@@ -155,7 +155,7 @@ func TestKeepDelayedBoundsOnlyTheDelayedChannel(t *testing.T) {
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		for i := range 4 {
-			inv, _ := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_k", Kind: "manual"})
+			inv, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_k", Kind: "manual"})
 			_, err := b.CompleteRun(ctx, inv, RunCommit{Keep: 2, KeepDelayed: 3, Events: []model.Event{
 				{Name: model.ChannelDelayed, Data: json.RawMessage(strconv.Itoa(i))},
 				{Name: "out", Data: json.RawMessage(strconv.Itoa(i))},
@@ -187,7 +187,7 @@ func TestResumeTrimsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{SourceID: "p_t"}, Commit: RunCommit{
+		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{TargetID: "p_t"}, Commit: RunCommit{
 			Resume: paused[0].ID, Keep: 2, Events: []model.Event{{Name: "done", Data: json.RawMessage(`1`)}},
 		}}})
 		if err != nil {

@@ -147,36 +147,36 @@ func (r rules) SetTimerLastFire(ctx context.Context, sourceID string, ms int64) 
 // rewritten with the invocation in one transaction, so two nodes firing
 // one tick enqueue it once.
 func (r rules) FireTimer(ctx context.Context, inv model.Invocation, prop string, dueMs int64) (bool, error) {
-	if inv.SourceID == "" {
+	if inv.TargetID == "" {
 		return false, errors.New("store: fire timer: empty source id")
 	}
 	records := kv.Sources
-	if ids.Is(inv.SourceID, ids.Workflow) { // a workflow's timer trigger
+	if ids.Is(inv.TargetID, ids.Workflow) { // a workflow's timer trigger
 		records = kv.Workflows
 	}
 	fired := false
 	err := r.kv.Update(ctx, func(tx kv.Tx) error {
 		fired = false
-		if ok, err := hasRecord(tx, records, inv.SourceID); err != nil || !ok {
+		if ok, err := hasRecord(tx, records, inv.TargetID); err != nil || !ok {
 			return err // deleted while its timer fired
 		}
-		if ms, err := tx.LastFire(inv.SourceID, prop); err != nil || ms >= dueMs {
+		if ms, err := tx.LastFire(inv.TargetID, prop); err != nil || ms >= dueMs {
 			return err
 		}
 		if err := tx.Enqueue(r.now().UnixMilli(), inv); err != nil {
 			return err
 		}
-		if err := tx.SetLastFire(inv.SourceID, prop, dueMs); err != nil {
+		if err := tx.SetLastFire(inv.TargetID, prop, dueMs); err != nil {
 			return err
 		}
 		fired = true
-		if ms, err := tx.LastFire(inv.SourceID, ""); err != nil || ms >= dueMs {
+		if ms, err := tx.LastFire(inv.TargetID, ""); err != nil || ms >= dueMs {
 			return err
 		}
-		return tx.SetLastFire(inv.SourceID, "", dueMs)
+		return tx.SetLastFire(inv.TargetID, "", dueMs)
 	})
 	if err != nil {
-		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.SourceID, err)
+		return false, fmt.Errorf("store: fire the timer of %q: %w", inv.TargetID, err)
 	}
 	return fired, nil
 }

@@ -266,7 +266,7 @@ func TestFireTimerOncePerTick(t *testing.T) {
 		fired := 0
 		for range 4 {
 			wg.Go(func() {
-				ok, err := b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 60_000)
+				ok, err := b.FireTimer(ctx, model.Invocation{TargetID: "dc_1", Kind: "timer"}, "t", 60_000)
 				if err != nil {
 					t.Error(err)
 				}
@@ -281,23 +281,23 @@ func TestFireTimerOncePerTick(t *testing.T) {
 		if fired != 1 || len(must(b.PendingInvocations(ctx, "dc_1", 0))) != 1 || must(b.TimerLastFire(ctx, "dc_1")) != 60_000 {
 			t.Fatalf("4 fires of one tick: %d fired, %d queued", fired, len(must(b.PendingInvocations(ctx, "dc_1", 0))))
 		}
-		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 30_000)); ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{TargetID: "dc_1", Kind: "timer"}, "t", 30_000)); ok {
 			t.Error("an earlier tick fired after a later one")
 		}
-		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "t", 120_000)); !ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{TargetID: "dc_1", Kind: "timer"}, "t", 120_000)); !ok {
 			t.Error("the next tick did not fire")
 		}
-		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_1", Kind: "timer"}, "other", 120_000)); !ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{TargetID: "dc_1", Kind: "timer"}, "other", 120_000)); !ok {
 			t.Error("another timer prop's tick at the same time did not fire")
 		}
 		if last := must(b.TimerLastFire(ctx, "dc_1")); last != 120_000 {
 			t.Errorf("the source's last fire is %d, want 120000", last)
 		}
-		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: "dc_gone", Kind: "timer"}, "t", 120_000)); ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{TargetID: "dc_gone", Kind: "timer"}, "t", 120_000)); ok {
 			t.Error("the timer of a deleted source fired")
 		}
 		wf := must(b.CreateWorkflow(ctx, model.Workflow{ID: "p_tick", OwnerID: "u_a", NameSlug: "tick"}, nil))
-		if ok := must(b.FireTimer(ctx, model.Invocation{SourceID: wf.ID, Kind: "timer"}, "trigger", 60_000)); !ok {
+		if ok := must(b.FireTimer(ctx, model.Invocation{TargetID: wf.ID, Kind: "timer"}, "trigger", 60_000)); !ok {
 			t.Error("a workflow's timer did not fire")
 		}
 	})

@@ -156,7 +156,7 @@ func TestExecutionsKeptAndFound(t *testing.T) {
 		const keep = 3
 		var want []string
 		for i := range 5 {
-			inv, err := b.EnqueueInvocation(ctx, model.Invocation{SourceID: "p_1", Kind: "manual", Event: json.RawMessage(fmt.Sprint(i))})
+			inv, err := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_1", Kind: "manual", Event: json.RawMessage(fmt.Sprint(i))})
 			if err != nil {
 				t.Fatal(err)
 			}

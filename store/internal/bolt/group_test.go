@@ -31,7 +31,7 @@ func TestGroupedWritesAllLand(t *testing.T) {
 			if i == writers/2 {
 				src = "" // refused: its error must be its own
 			}
-			inv, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: src, Kind: "http"})
+			inv, err := s.EnqueueInvocation(ctx, model.Invocation{TargetID: src, Kind: "http"})
 			errs[i], ids[i] = err, inv.ID
 		})
 	}
@@ -103,7 +103,7 @@ func TestGroupedWriteThatPanicsFailsAlone(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.EnqueueInvocation(ctx, model.Invocation{SourceID: "dc_1", Kind: "http"})
+		_, err := s.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_1", Kind: "http"})
 		done <- err
 	}()
 	select {

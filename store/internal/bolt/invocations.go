@@ -33,14 +33,14 @@ func (b *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (m
 		return err
 	})
 	if err != nil {
-		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.SourceID, err)
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.TargetID, err)
 	}
 	return inv, nil
 }
 
 // enqueueInvocation is EnqueueInvocation inside tx at clock nowMs.
 func enqueueInvocation(tx *bbolt.Tx, nowMs int64, inv model.Invocation) (model.Invocation, error) {
-	if inv.SourceID == "" {
+	if inv.TargetID == "" {
 		return model.Invocation{}, errors.New("empty source id")
 	}
 	all := tx.Bucket(bucketInvocations)
@@ -53,7 +53,7 @@ func enqueueInvocation(tx *bbolt.Tx, nowMs int64, inv model.Invocation) (model.I
 	if err != nil {
 		return model.Invocation{}, fmt.Errorf("encode invocation: %w", err)
 	}
-	queue, err := all.CreateBucketIfNotExists([]byte(inv.SourceID))
+	queue, err := all.CreateBucketIfNotExists([]byte(inv.TargetID))
 	if err != nil {
 		return model.Invocation{}, err
 	}
@@ -134,10 +134,10 @@ func (b *Engine) SourcesWithPending(ctx context.Context) ([]string, error) {
 // queued reports whether inv (found by SourceID and ID) is queued.
 func queued(tx *bbolt.Tx, inv model.Invocation) bool {
 	seq, ok := kv.ParseSeqID(inv.ID)
-	if inv.SourceID == "" || !ok {
+	if inv.TargetID == "" || !ok {
 		return false
 	}
-	queue := tx.Bucket(bucketInvocations).Bucket([]byte(inv.SourceID))
+	queue := tx.Bucket(bucketInvocations).Bucket([]byte(inv.TargetID))
 	return queue != nil && has(queue, kv.BE8(seq))
 }
 
@@ -145,11 +145,11 @@ func queued(tx *bbolt.Tx, inv model.Invocation) bool {
 // and its source's queue once empty. kv.ErrNotFound when it is not queued.
 func dequeue(tx *bbolt.Tx, inv model.Invocation) error {
 	seq, ok := kv.ParseSeqID(inv.ID)
-	if inv.SourceID == "" || !ok {
+	if inv.TargetID == "" || !ok {
 		return kv.ErrNotFound
 	}
 	all := tx.Bucket(bucketInvocations)
-	queue := all.Bucket([]byte(inv.SourceID))
+	queue := all.Bucket([]byte(inv.TargetID))
 	if queue == nil || !has(queue, kv.BE8(seq)) {
 		return kv.ErrNotFound
 	}
@@ -157,7 +157,7 @@ func dequeue(tx *bbolt.Tx, inv model.Invocation) error {
 		return err
 	}
 	if k, _ := queue.Cursor().First(); k == nil {
-		return all.DeleteBucket([]byte(inv.SourceID))
+		return all.DeleteBucket([]byte(inv.TargetID))
 	}
 	return nil
 }

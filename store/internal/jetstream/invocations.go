@@ -29,17 +29,17 @@ const tblInvocations = "inv" // source, random → Invocation (its ID is the seq
 // assigned. JetStream acknowledges the publish once the stream's
 // replicas stored it.
 func (s *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
-	if inv.SourceID == "" {
+	if inv.TargetID == "" {
 		return model.Invocation{}, errors.New("store: enqueue invocation: empty source id")
 	}
 	inv.ID, inv.EnqueuedAtMs = "", s.now().UnixMilli()
 	data, err := json.Marshal(inv)
 	if err != nil {
-		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.TargetID, err)
 	}
 	// The message's id lets a publish whose answer was lost be sent
 	// again: the server answers the copy with the first one's sequence.
-	msg := nats.NewMsg(s.key(tblInvocations, inv.SourceID, nuid.Next()))
+	msg := nats.NewMsg(s.key(tblInvocations, inv.TargetID, nuid.Next()))
 	msg.Data = data
 	msg.Header.Set(jetstream.MsgIDHeader, nuid.Next())
 	var ack *jetstream.PubAck
@@ -49,7 +49,7 @@ func (s *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (m
 		return err
 	})
 	if err != nil {
-		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.SourceID, err)
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.TargetID, err)
 	}
 	inv.ID = kv.SeqID(ack.Sequence)
 	return inv, nil
@@ -58,7 +58,7 @@ func (s *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (m
 // putInvocation queues inv in tx, for a run's routed events; its ID is
 // known once the batch is stored, and nobody needs it before.
 func (s *Engine) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (int, error) {
-	if inv.SourceID == "" {
+	if inv.TargetID == "" {
 		return 0, errors.New("empty source id")
 	}
 	inv.ID, inv.EnqueuedAtMs = "", nowMs
@@ -66,7 +66,7 @@ func (s *Engine) putInvocation(tx *jsTx, nowMs int64, inv model.Invocation) (int
 	if err != nil {
 		return 0, fmt.Errorf("encode invocation: %w", err)
 	}
-	tx.put(s.key(tblInvocations, inv.SourceID, nuid.Next()), data)
+	tx.put(s.key(tblInvocations, inv.TargetID, nuid.Next()), data)
 	return len(data), nil
 }
 
@@ -175,10 +175,10 @@ func (s *Engine) hasQueued(ctx context.Context, sourceID string) (bool, error) {
 // invocation is gone by then conflicts and runs again reading it.
 func (s *Engine) invocationKey(tx *jsTx, inv model.Invocation) (string, error) {
 	seq, ok := kv.ParseSeqID(inv.ID)
-	if inv.SourceID == "" || !ok {
+	if inv.TargetID == "" || !ok {
 		return "", kv.ErrNotFound
 	}
-	prefix := s.key(tblInvocations, inv.SourceID) + "."
+	prefix := s.key(tblInvocations, inv.TargetID) + "."
 	if subject, ok := tx.invocations[seq]; ok && strings.HasPrefix(subject, prefix) {
 		return subject, nil // found before in tx: a run's commit asks twice
 	}

@@ -166,12 +166,6 @@ func (e *Engine) loadFlow(ctx context.Context, wf model.Workflow) (lf *liveFlow,
 	return lf, func() { lf.close(context.WithoutCancel(ctx)) }, nil
 }
 
-// flowSource is the emitter form of a workflow, for routing its events.
-func flowSource(wf model.Workflow) model.Source {
-	return model.Source{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Name: wf.Name, NameSlug: wf.NameSlug,
-		Active: wf.Active, CreatedAt: wf.CreatedAt, Order: wf.Order}
-}
-
 // execution is what running one invocation of a workflow produced.
 type execution struct {
 	commit store.RunCommit

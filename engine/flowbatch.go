@@ -62,12 +62,12 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	}
 	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today}
 	if err := b.runAll(ctx, invs, waiters); err != nil {
-		if cerr := e.commit(context.WithoutCancel(ctx), flowSource(wf), b.runs); cerr != nil {
+		if cerr := e.commit(context.WithoutCancel(ctx), wf.Emitter(), b.runs); cerr != nil {
 			return cerr
 		}
 		return err
 	}
-	err = e.commit(ctx, flowSource(wf), b.runs)
+	err = e.commit(ctx, wf.Emitter(), b.runs)
 	e.publish(b.sse)
 	if err == nil {
 		err = throttled
@@ -244,7 +244,7 @@ func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model
 	b.runs = append(b.runs, run)
 	b.sse = append(b.sse, sse...)
 	if b.held += commitBytes(run.Commit) + recordSize(run.Commit.Execution); b.held >= maxBatchBytes {
-		if err := b.e.commit(ctx, flowSource(b.wf), b.runs); err != nil {
+		if err := b.e.commit(ctx, b.wf.Emitter(), b.runs); err != nil {
 			return err
 		}
 		b.runs, b.held = b.runs[:0], 0

@@ -153,7 +153,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 	// Every auto-subscription stored so far predates the new source.
 	routing := src
 	routing.Order = newestOrder
-	r, err := newRouter(ctx, e.store, routing, e.cfg.MaxHops)
+	r, err := newRouter(ctx, e.store, routing.Emitter(), e.cfg.MaxHops)
 	var stored model.Source
 	var evs []model.Event
 	if err == nil {
@@ -268,7 +268,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		next.box.Close(ctx)
 		return model.Source{}, err
 	}
-	r, err := newRouter(ctx, e.store, updated, e.cfg.MaxHops)
+	r, err := newRouter(ctx, e.store, updated.Emitter(), e.cfg.MaxHops)
 	if err == nil {
 		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
 	}
@@ -358,7 +358,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 		return err
 	}
 	ctx = begun(ctx) // the hook has run: go on to the end
-	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
+	r, err := newRouter(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
@@ -443,7 +443,7 @@ func (e *Engine) commitEvents(ctx context.Context, src model.Source, events []mo
 	if len(events) == 0 {
 		return nil
 	}
-	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
+	r, err := newRouter(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // router matches an emitter's events against subscriptions. It is built
 // before a commit (reading subscriptions) and called inside it (no I/O).
 type router struct {
-	src       model.Source
+	src       model.Emitter
 	maxHops   int
 	subs      []model.Subscription // the owner's, and the creator's exact ones
 	autos     []model.AutoSubscription
@@ -28,7 +28,7 @@ const newestOrder = math.MaxUint64
 // newRouter reads the subscriptions that can match src's events.
 // Subscriptions live in the account that made them: the source's owner,
 // and its creator when the owner is an organization.
-func newRouter(ctx context.Context, st store.Store, src model.Source, maxHops int) (*router, error) {
+func newRouter(ctx context.Context, st store.Store, src model.Emitter, maxHops int) (*router, error) {
 	r := &router{src: src, maxHops: maxHops, kicked: map[string]bool{}}
 	owners := []string{src.OwnerID}
 	if src.UserID != "" && src.UserID != src.OwnerID {

@@ -23,7 +23,7 @@ func TestRouterListeners(t *testing.T) {
 		{ListenerID: "wh_new_errors", EventName: "$errors", Order: 11},
 		{ListenerID: "wh_logs", EventName: "$logs", Order: 1},
 	}
-	r := &router{src: src, maxHops: 8, subs: subs, autos: autos, kicked: map[string]bool{}}
+	r := &router{src: src.Emitter(), maxHops: 8, subs: subs, autos: autos, kicked: map[string]bool{}}
 	tests := []struct {
 		channel string
 		want    []string
@@ -41,7 +41,7 @@ func TestRouterListeners(t *testing.T) {
 	}
 	created := src
 	created.Order = newestOrder // a source being created: every stored auto-subscription applies
-	r.src = created
+	r.src = created.Emitter()
 	if got := r.listeners("$errors"); !slices.Equal(got, []string{"wh_old_errors", "wh_new_errors"}) {
 		t.Errorf("listeners of a new source's $errors = %v", got)
 	}
@@ -49,7 +49,7 @@ func TestRouterListeners(t *testing.T) {
 
 func TestRouteByListenerKind(t *testing.T) {
 	t.Parallel()
-	r := &router{src: model.Source{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []model.Subscription{
+	r := &router{src: model.Emitter{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []model.Subscription{
 		{EmitterID: "dc_me", ListenerID: "dc_next"}, {EmitterID: "dc_me", ListenerID: "wh_1"}, {EmitterID: "dc_me", ListenerID: "p_flow"},
 	}}
 	ev := model.Event{ID: "1-0", EmitterID: "dc_me", Data: []byte(`{"a":1}`)}
@@ -93,7 +93,7 @@ func TestOrgSourceRouting(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := newRouter(ctx, te.st, model.Source{ID: "dc_orgsrc", OwnerID: "o_team", UserID: "u_member"}, 8)
+	r, err := newRouter(ctx, te.st, model.Emitter{ID: "dc_orgsrc", OwnerID: "o_team", UserID: "u_member"}, 8)
 	if err != nil {
 		t.Fatal(err)
 	}

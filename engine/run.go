@@ -194,7 +194,7 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model
 		for i, inv := range invs {
 			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
 		}
-		return e.commit(ctx, src, runs)
+		return e.commit(ctx, src.Emitter(), runs)
 	}
 	dedupe, err := e.queues.GetDedupe(ctx, sourceID)
 	if err != nil {
@@ -214,20 +214,20 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model
 			// Keep what finished: its side effects (db writes, responses)
 			// have happened, so running it again would repeat them. The
 			// commit must outlive a cancelled ctx for that.
-			if cerr := e.commit(context.WithoutCancel(ctx), l.src, runs); cerr != nil {
+			if cerr := e.commit(context.WithoutCancel(ctx), l.src.Emitter(), runs); cerr != nil {
 				return cerr
 			}
 			return err
 		}
 		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: c})
 		if held += commitBytes(c); held >= maxBatchBytes {
-			if err := e.commit(ctx, l.src, runs); err != nil {
+			if err := e.commit(ctx, l.src.Emitter(), runs); err != nil {
 				return err
 			}
 			runs, held = runs[:0], 0
 		}
 	}
-	if err := e.commit(ctx, l.src, runs); err != nil {
+	if err := e.commit(ctx, l.src.Emitter(), runs); err != nil {
 		return err
 	}
 	return throttled
@@ -286,7 +286,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *w
 
 // commit stores a batch of a source's runs, routing each event, then wakes
 // whoever the commit gave work to.
-func (e *Engine) commit(ctx context.Context, src model.Source, runs []store.CompletedRun) error {
+func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.CompletedRun) error {
 	if len(runs) == 0 {
 		return nil
 	}

@@ -63,11 +63,27 @@ type AutoSubscription struct {
 	Order uint64 `json:"order,omitempty"`
 }
 
+// Emitter is what routing needs to know of a source or a workflow whose
+// events it routes: who it is, whose, and when it was created.
+type Emitter struct {
+	ID      string
+	OwnerID string
+	UserID  string // who created it
+	// Order and CreatedAt place it among auto-subscriptions (AppliesTo).
+	Order     uint64
+	CreatedAt int64
+}
+
+// Emitter is src as an emitter of events.
+func (src Source) Emitter() Emitter {
+	return Emitter{ID: src.ID, OwnerID: src.OwnerID, UserID: src.UserID, Order: src.Order, CreatedAt: src.CreatedAt}
+}
+
 // AppliesTo reports whether a covers src: src was created after a. When
 // both records are from before creation orders existed, they compare by
 // their creation second as fount did then (a tie applies), so that an
 // upgrade changes no delivery.
-func (a AutoSubscription) AppliesTo(src Source) bool {
+func (a AutoSubscription) AppliesTo(src Emitter) bool {
 	if a.Order != 0 && src.Order != 0 {
 		return src.Order > a.Order
 	}

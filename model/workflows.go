@@ -140,6 +140,11 @@ type Execution struct {
 	DeploymentID string `json:"deployment_id,omitempty"`
 }
 
+// Emitter is wf as an emitter of events: its steps' emits and errors.
+func (wf Workflow) Emitter() Emitter {
+	return Emitter{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Order: wf.Order, CreatedAt: wf.CreatedAt}
+}
+
 // Controls are a workflow's execution controls.
 type Controls struct {
 	// Throttle bounds how many executions start per interval; nil: no

@@ -91,8 +91,8 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 		if !(before.Order < auto.Order && auto.Order < after.Order) {
 			t.Fatalf("orders %d, %d, %d are not increasing", before.Order, auto.Order, after.Order)
 		}
-		if auto.AppliesTo(before) || !auto.AppliesTo(after) {
-			t.Errorf("the auto-subscription applies to before=%v after=%v; want only the later source", auto.AppliesTo(before), auto.AppliesTo(after))
+		if auto.AppliesTo(before.Emitter()) || !auto.AppliesTo(after.Emitter()) {
+			t.Errorf("the auto-subscription applies to before=%v after=%v; want only the later source", auto.AppliesTo(before.Emitter()), auto.AppliesTo(after.Emitter()))
 		}
 		again, err := b.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_b", OwnerID: "u_a", ListenerID: "wh_1", EventName: "$errors"})
 		wantErr(t, "PutAutoSubscription again", err, nil)
@@ -117,7 +117,7 @@ func TestCreationOrderAndAutoSubscriptions(t *testing.T) {
 		for _, tt := range tests {
 			a := model.AutoSubscription{Order: tt.auto, CreatedAt: tt.autoS}
 			s := model.Source{Order: tt.src, CreatedAt: tt.srS}
-			if got := a.AppliesTo(s); got != tt.want {
+			if got := a.AppliesTo(s.Emitter()); got != tt.want {
 				t.Errorf("%s: AppliesTo = %v", tt.name, got)
 			}
 		}

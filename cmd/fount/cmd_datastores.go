@@ -6,8 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/fount-dev/fount/ids"
 
 	"github.com/fount-dev/fount/client"
 )
@@ -99,7 +100,7 @@ func dataStoresCommand() command {
 // dataStoreID is the id of the caller's data store named ref, or ref
 // itself when it is an id.
 func dataStoreID(ctx context.Context, api *client.Client, ref string) (string, error) {
-	if strings.HasPrefix(ref, "ds_") {
+	if ids.Is(ref, ids.DataStore) {
 		return ref, nil
 	}
 	stores, _, err := api.DataStores(ctx)

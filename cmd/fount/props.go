@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fount-dev/fount/ids"
+
 	"github.com/fount-dev/fount/apiv1"
 	"golang.org/x/term"
 )
@@ -227,7 +229,7 @@ func convertScalar(p apiv1.Prop, typ, value string) (json.RawMessage, error) {
 			}
 			return json.RawMessage(value), nil
 		}
-		if !strings.HasPrefix(value, "apn_") {
+		if !ids.Is(value, ids.Account) {
 			return nil, bad(`a connected account's id (apn_...) or {"authProvisionId": "apn_..."}`)
 		}
 		return json.Marshal(map[string]string{"authProvisionId": value})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/store"
@@ -194,7 +195,7 @@ type flowState struct {
 func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation, w *waiter) (execution, error) {
 	wf := lf.wf
 	start := e.clock.Now()
-	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+	rec := &model.Execution{ID: ids.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
 		StartedAtMs: start.UnixMilli(), Status: model.ExecutionSuccess, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
 	context, _ := json.Marshal(triggerContext(wf, inv, rec.ID, start))
 	trigger := &jsonObject{}
@@ -538,7 +539,7 @@ func errorParts(err error) (name, message, stack string) {
 // the workflow cannot be loaded, or its account is over its quota.
 func (e *Engine) failedExecution(wf model.Workflow, inv model.Invocation, step string, err error) execution {
 	now := e.clock.Now()
-	rec := &model.Execution{ID: store.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+	rec := &model.Execution{ID: ids.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
 		StartedAtMs: now.UnixMilli(), Status: model.ExecutionError, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
 	ctx, _ := json.Marshal(triggerContext(wf, inv, rec.ID, now))
 	return execution{commit: store.RunCommit{

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/component"
+	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
@@ -323,7 +324,7 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	executionID, secret, action := parts[0], parts[1], parts[2]
-	workflowID, ok := store.WorkflowOfExecution(executionID)
+	workflowID, _, ok := ids.ParseExecutionID(executionID)
 	if !ok {
 		ingressError(w, http.StatusNotFound, errNoPausedExecution.Error())
 		return

@@ -232,7 +232,7 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}
 	e.kick(id)
-	return store.ExecutionID(id, inv.ID), nil
+	return ids.ExecutionID(id, inv.ID), nil
 }
 
 // QueueFullError refuses a run of a source, or an execution of a

@@ -44,7 +44,31 @@ var Kinds = []Kind{Source, Component, Workflow, Webhook, Subscription, User, Org
 const (
 	Cell       Kind = "c_"
 	Deployment Kind = "d_"
+	// Execution is a workflow's execution: its id names its workflow and
+	// the invocation it ran (ExecutionID).
+	Execution Kind = "ex_"
 )
+
+// ExecutionID is the id of the execution of a workflow's invocation: the
+// workflow's random part and the invocation's id, so that a retried
+// invocation records the same execution and finding one needs no index.
+func ExecutionID(workflowID, invocationID string) string {
+	return string(Execution) + strings.TrimPrefix(workflowID, string(Workflow)) + "-" + invocationID
+}
+
+// ParseExecutionID returns the workflow and invocation ids an execution
+// id made by ExecutionID names, or false.
+func ParseExecutionID(id string) (workflowID, invocationID string, ok bool) {
+	rest, ok := strings.CutPrefix(id, string(Execution))
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i <= 0 || i == len(rest)-1 {
+		return "", "", false
+	}
+	return string(Workflow) + rest[:i], rest[i+1:], true
+}
 
 // Derive returns the id of kind k that parts name: the same parts give
 // the same id, so what is identified by what it belongs to (a step by its

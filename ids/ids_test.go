@@ -81,3 +81,18 @@ func TestDerive(t *testing.T) {
 		}
 	}
 }
+
+// TestExecutionID: an execution id names its workflow and invocation, and
+// only an id made so parses.
+func TestExecutionID(t *testing.T) {
+	t.Parallel()
+	id := ExecutionID("p_abc-def", "42")
+	if wf, inv, ok := ParseExecutionID(id); !ok || wf != "p_abc-def" || inv != "42" {
+		t.Errorf("ParseExecutionID(%q) = %q, %q, %v", id, wf, inv, ok)
+	}
+	for _, bad := range []string{"", "ex_", "ex_abc", "ex_-1", "ex_abc-", "p_abc-1", "dc_x"} {
+		if _, _, ok := ParseExecutionID(bad); ok {
+			t.Errorf("ParseExecutionID(%q) parsed", bad)
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/fount-dev/fount/ids"
+
 	"github.com/fount-dev/fount/model"
 )
 
@@ -110,7 +112,7 @@ func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
 		resumed := func(n int, id string) CompletedRun {
 			return CompletedRun{Invocation: model.Invocation{TargetID: "p_w"}, Commit: RunCommit{
 				Resume: id, Events: []model.Event{{Name: "done", Data: json.RawMessage(strconv.Itoa(n))}},
-				Execution: &model.Execution{ID: ExecutionID("p_w", strconv.Itoa(n)), WorkflowID: "p_w"},
+				Execution: &model.Execution{ID: ids.ExecutionID("p_w", strconv.Itoa(n)), WorkflowID: "p_w"},
 			}}
 		}
 		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "release"})

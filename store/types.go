@@ -31,16 +31,3 @@ var (
 	// store holds: on JetStream, one message of the servers' max_payload.
 	ErrTooLarge = kv.ErrTooLarge
 )
-
-// ExecutionID is the id of the execution of a workflow's invocation (see
-// kv.ExecutionID).
-func ExecutionID(workflowID, invocationID string) string {
-	return kv.ExecutionID(workflowID, invocationID)
-}
-
-// WorkflowOfExecution is the workflow id an execution id made by
-// ExecutionID names, or false.
-func WorkflowOfExecution(id string) (string, bool) {
-	wf, _, ok := kv.ParseExecutionID(id)
-	return wf, ok
-}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/ids"
+
 	jsengine "github.com/fount-dev/fount/store/internal/jetstream"
 
 	"github.com/fount-dev/fount/model"
@@ -160,7 +162,7 @@ func TestExecutionsKeptAndFound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := &model.Execution{ID: ExecutionID("p_1", inv.ID), WorkflowID: "p_1", Status: model.ExecutionSuccess}
+			x := &model.Execution{ID: ids.ExecutionID("p_1", inv.ID), WorkflowID: "p_1", Status: model.ExecutionSuccess}
 			if _, err := b.CompleteRun(ctx, inv, RunCommit{Execution: x, ExecutionsKept: keep}); err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +201,7 @@ func FuzzParseExecutionID(f *testing.F) {
 	f.Add("ex_-1")
 	f.Fuzz(func(t *testing.T, id string) {
 		wf, seq, ok := kv.ParseExecutionID(id)
-		if ok && ExecutionID(wf, kv.SeqID(seq)) != id {
+		if ok && ids.ExecutionID(wf, kv.SeqID(seq)) != id {
 			t.Errorf("parse(%q) = %q, %d does not make the id again", id, wf, seq)
 		}
 	})

@@ -2,7 +2,6 @@ package kv
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/fount-dev/fount/ids"
 )
@@ -26,27 +25,13 @@ func ParseSeqID(id string) (uint64, bool) {
 	return seq, true
 }
 
-// executionPrefix starts every execution id.
-const executionPrefix = "ex_"
-
-// ExecutionID is the id of the execution of a workflow's invocation: the
-// workflow's random part and the invocation's id, so that a retried
-// invocation records the same execution and a lookup needs no index.
-func ExecutionID(workflowID, invocationID string) string {
-	return executionPrefix + strings.TrimPrefix(workflowID, string(ids.Workflow)) + "-" + invocationID
-}
-
 // ParseExecutionID returns the workflow id and invocation sequence of an
-// id made by ExecutionID, or false.
+// execution id (ids.ExecutionID of a queued invocation), or false.
 func ParseExecutionID(id string) (workflowID string, seq uint64, ok bool) {
-	rest, ok := strings.CutPrefix(id, executionPrefix)
+	workflowID, inv, ok := ids.ParseExecutionID(id)
 	if !ok {
 		return "", 0, false
 	}
-	i := strings.LastIndexByte(rest, '-')
-	if i <= 0 {
-		return "", 0, false
-	}
-	seq, ok = ParseSeqID(rest[i+1:])
-	return string(ids.Workflow) + rest[:i], seq, ok
+	seq, ok = ParseSeqID(inv)
+	return workflowID, seq, ok
 }

@@ -1,9 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/egress"
-	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 	"github.com/fount-dev/fount/webhook"
@@ -41,7 +40,7 @@ const maxPollPasses = 4
 
 // deliverySender makes one attempt of a delivery (a signed POST through
 // the egress policy) and returns the status it got.
-type deliverySender func(ctx context.Context, hook model.Webhook, d model.Delivery, at time.Time) (int, error)
+type deliverySender func(ctx context.Context, hook *model.Webhook, d model.Delivery, at time.Time) (int, error)
 
 // deliverer sends due webhook deliveries, up to deliveryWorkers at a time
 // and fairly between webhooks and accounts: each poll takes the earliest
@@ -200,16 +199,12 @@ func (d *deliverer) retire(now time.Time) {
 // is at its cap, which was not known before the webhook was read. The
 // error is the store's, reading the webhook.
 func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery) error {
-	hook, err := d.listener(ctx, dl)
+	dest, err := d.destination(ctx, dl)
 	found := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	account := hook.UserID
-	if account == "" {
-		account = hook.OwnerID
-	}
-	if !d.gate.admit(now, dl.ListenerID, account) {
+	if !d.gate.admit(now, dl.ListenerID, dest.account) {
 		return nil
 	}
 	d.wg.Add(1)
@@ -222,33 +217,41 @@ func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery)
 			d.wg.Done()
 			d.poke()
 		}()
-		o = d.attempt(ctx, dl, hook, found)
+		o = d.attempt(ctx, dl, dest, found)
 	}()
 	return nil
 }
 
-// listener is the webhook a delivery goes to. A workflow's $.send.http
-// goes to the URL of its request, as a webhook of the workflow that is
-// never inactive: the send was made while the workflow ran.
-func (d *deliverer) listener(ctx context.Context, dl model.Delivery) (model.Webhook, error) {
-	if !ids.Is(dl.ListenerID, ids.Workflow) {
-		return d.store.GetWebhook(ctx, dl.ListenerID)
+// destination is where a delivery goes: a webhook, or the request a
+// workflow's step made ($.send.http, $.send.s3), which has no webhook.
+type destination struct {
+	hook    *model.Webhook // nil for a workflow's request
+	account string         // whose share of the deliverer it takes
+	active  bool           // a webhook switched off takes none
+}
+
+// destination reads where dl goes. A workflow's request is always
+// active: the send was made while the workflow ran.
+func (d *deliverer) destination(ctx context.Context, dl model.Delivery) (destination, error) {
+	if dl.Request == nil {
+		hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
+		if err != nil {
+			return destination{}, err
+		}
+		return destination{hook: &hook, account: cmp.Or(hook.UserID, hook.OwnerID), active: hook.Active}, nil
 	}
 	wf, err := d.store.GetWorkflow(ctx, dl.ListenerID)
 	if err != nil {
-		return model.Webhook{}, err
+		return destination{}, err
 	}
-	if dl.Request == nil {
-		return model.Webhook{}, fmt.Errorf("engine: delivery %s to workflow %s has no request: %w", dl.ID, wf.ID, store.ErrNotFound)
-	}
-	return model.Webhook{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, URL: dl.Request.URL, Active: true}, nil
+	return destination{account: cmp.Or(wf.UserID, wf.OwnerID), active: true}, nil
 }
 
 // attempt makes one attempt and records it: delivered on 2xx, otherwise a
 // retry after backoff, or failed after the last attempt. Inactive or
 // deleted (not found) webhooks receive nothing. It returns what the
 // attempt told about the endpoint.
-func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, hook model.Webhook, found bool) outcome {
+func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, dest destination, found bool) outcome {
 	now := d.clock.Now()
 	switch {
 	case !found:
@@ -256,11 +259,11 @@ func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, hook model.W
 		// due forever.
 		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"}, model.DeliveryFailed)
 		return outcomeNone
-	case !hook.Active:
+	case !dest.active:
 		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"}, model.DeliveryFailed)
 		return outcomeNone
 	}
-	status, sendErr := d.send(ctx, hook, dl, now)
+	status, sendErr := d.send(ctx, dest.hook, dl, now)
 	if ctx.Err() != nil {
 		return outcomeNone // stopping: the attempt is not counted; it runs again on start
 	}
@@ -272,14 +275,14 @@ func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, hook model.W
 	case sendErr == nil && status >= 200 && status < 300:
 		d.settle(ctx, dl, att, model.DeliveryDelivered)
 		d.observe.DeliveryFinished("delivered")
-		if hook.ConsecutiveFailures > 0 {
-			d.recordOutcome(ctx, hook, dl, true)
+		if dest.hook != nil && dest.hook.ConsecutiveFailures > 0 {
+			d.recordOutcome(ctx, dest.hook, dl, true)
 		}
 	case len(dl.Attempts)+1 >= d.maxAttempts:
 		d.log.Warn("webhook delivery failed", "delivery", dl.ID, "webhook", dl.ListenerID, "attempts", len(dl.Attempts)+1, "status", status, "err", att.Error)
 		d.settle(ctx, dl, att, model.DeliveryFailed)
 		d.observe.DeliveryFinished("failed")
-		d.recordOutcome(ctx, hook, dl, false)
+		d.recordOutcome(ctx, dest.hook, dl, false)
 	default:
 		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
 		d.settle(ctx, dl, att, model.DeliveryPending)
@@ -329,7 +332,7 @@ const channelSendS3 = "$send.s3"
 // workflow's $.send.http request as it was given; a $.send.s3 object
 // written to objects.
 func webhookSender(fetch deliveryFetch, objects ObjectSink) deliverySender {
-	return func(ctx context.Context, hook model.Webhook, dl model.Delivery, at time.Time) (int, error) {
+	return func(ctx context.Context, hook *model.Webhook, dl model.Delivery, at time.Time) (int, error) {
 		if dl.Request != nil && dl.Channel == channelSendS3 {
 			if objects == nil {
 				return 0, errors.New("$.send.s3: the server no longer has a bucket configured (--s3-endpoint)")
@@ -395,10 +398,10 @@ func sendRequest(ctx context.Context, fetch deliveryFetch, req model.DeliveryReq
 }
 
 // recordOutcome counts a webhook's settled delivery toward deactivating
-// it, and reports a deactivation. Workflows' $.send.http requests are no
+// it, and reports a deactivation. Workflows' requests (hook nil) are no
 // webhook's.
-func (d *deliverer) recordOutcome(ctx context.Context, hook model.Webhook, dl model.Delivery, delivered bool) {
-	if dl.Request != nil || !ids.Is(dl.ListenerID, ids.Webhook) {
+func (d *deliverer) recordOutcome(ctx context.Context, hook *model.Webhook, dl model.Delivery, delivered bool) {
+	if hook == nil {
 		return
 	}
 	w, disabled, err := d.store.RecordWebhookOutcome(ctx, hook.ID, delivered, d.clock.Now().UnixMilli(), d.disableAfter, d.disableAge)

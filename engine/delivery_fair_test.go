@@ -150,7 +150,7 @@ func newHeldSender() *heldSender {
 	return &heldSender{inFlight: map[string]int{}, most: map[string]int{}}
 }
 
-func (h *heldSender) send(ctx context.Context, hook model.Webhook, d model.Delivery, _ time.Time) (int, error) {
+func (h *heldSender) send(ctx context.Context, hook *model.Webhook, d model.Delivery, _ time.Time) (int, error) {
 	a := &heldAttempt{webhook: hook.ID, user: hook.UserID, delivery: d.ID, release: make(chan struct{})}
 	h.mu.Lock()
 	h.arrived = append(h.arrived, a)
@@ -315,7 +315,7 @@ type failingSender struct {
 	sends  map[string]int
 }
 
-func (f *failingSender) send(_ context.Context, hook model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
+func (f *failingSender) send(_ context.Context, hook *model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sends[hook.ID]++

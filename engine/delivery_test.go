@@ -21,7 +21,7 @@ type scriptedSender struct {
 	attempts atomic.Int32
 }
 
-func (s *scriptedSender) send(_ context.Context, _ model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
+func (s *scriptedSender) send(_ context.Context, _ *model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
 	s.attempts.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()

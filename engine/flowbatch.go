@@ -18,32 +18,18 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	// A throttle holds back the rest of the batch, and the waiters of its
 	// requests with it: they are answered when their executions run.
 	var throttled error
-	if err == nil && wf.Throttle != nil {
-		var kept int
-		kept, throttled = e.throttle(id, *wf.Throttle, invs)
-		if invs = invs[:kept]; len(invs) == 0 {
+	if err == nil {
+		if invs, throttled = e.admit(id, wf.Throttle, invs); len(invs) == 0 {
 			return throttled
 		}
 	}
-	waiters := make([]*waiter, len(invs))
-	for i, inv := range invs {
-		waiters[i] = e.waiterOf(inv)
-	}
-	defer func() {
-		for _, w := range waiters {
-			w.finish()
-		}
-	}()
+	waiters := e.waitersOf(invs)
+	defer finishWaiters(waiters)
 	if errors.Is(err, store.ErrNotFound) {
 		e.flows.forget(id)
 		e.throttles.forget(id)
 		e.delayed.forget(id)
-		runs := make([]store.CompletedRun, len(invs)) // the workflow is gone: drop its work
-		for i, inv := range invs {
-			runs[i] = store.CompletedRun{Invocation: inv}
-		}
-		_, err = e.queues.CompleteRuns(ctx, runs)
-		return err
+		return e.dropQueued(ctx, invs) // the workflow is gone
 	}
 	if err != nil {
 		return err
@@ -60,14 +46,11 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	if loadErr == nil {
 		defer release()
 	}
-	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today}
+	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today, pending: pendingRuns{e: e, emitter: wf.Emitter()}}
 	if err := b.runAll(ctx, invs, waiters); err != nil {
-		if cerr := e.commit(context.WithoutCancel(ctx), wf.Emitter(), b.runs); cerr != nil {
-			return cerr
-		}
-		return err
+		return b.pending.keepAfter(ctx, err)
 	}
-	err = e.commit(ctx, wf.Emitter(), b.runs)
+	err = b.pending.commit(ctx)
 	e.publish(b.sse)
 	if err == nil {
 		err = throttled
@@ -109,9 +92,8 @@ type flowBatch struct {
 	loadErr error
 	over    bool
 	today   string
-	runs    []store.CompletedRun
+	pending pendingRuns
 	sse     []model.Event
-	held    int
 }
 
 // runAll runs invs in order; with a concurrency above one, the new
@@ -241,13 +223,6 @@ func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model
 	if run.Commit.Execution != nil || len(run.Commit.Events) > 0 {
 		run.Commit.UsageAccount, run.Commit.UsageDay = b.wf.UserID, b.today
 	}
-	b.runs = append(b.runs, run)
 	b.sse = append(b.sse, sse...)
-	if b.held += commitBytes(run.Commit) + recordSize(run.Commit.Execution); b.held >= maxBatchBytes {
-		if err := b.e.commit(ctx, b.wf.Emitter(), b.runs); err != nil {
-			return err
-		}
-		b.runs, b.held = b.runs[:0], 0
-	}
-	return nil
+	return b.pending.add(ctx, run, commitBytes(run.Commit)+recordSize(run.Commit.Execution))
 }

@@ -153,33 +153,18 @@ func (e *Engine) build(ctx context.Context, src model.Source, comp model.Compone
 // their results at once. Dedupe state carries from one run to the next.
 func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model.Invocation) error {
 	l, err := e.load(ctx, sourceID)
-	// A throttle holds back the rest of the batch, waiters included, as a
-	// workflow's does.
+	// A throttle holds back the rest of the batch, waiters included.
 	var throttled error
-	if err == nil && l.src.Throttle != nil {
-		var kept int
-		kept, throttled = e.throttle(sourceID, *l.src.Throttle, invs)
-		if invs = invs[:kept]; len(invs) == 0 {
+	if err == nil {
+		if invs, throttled = e.admit(sourceID, l.src.Throttle, invs); len(invs) == 0 {
 			return throttled
 		}
 	}
-	waiters := make([]*waiter, len(invs))
-	for i, inv := range invs {
-		waiters[i] = e.waiterOf(inv)
-	}
-	defer func() {
-		for _, w := range waiters {
-			w.finish()
-		}
-	}()
+	waiters := e.waitersOf(invs)
+	defer finishWaiters(waiters)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		runs := make([]store.CompletedRun, len(invs)) // the source is gone: drop its work
-		for i, inv := range invs {
-			runs[i] = store.CompletedRun{Invocation: inv}
-		}
-		_, err = e.queues.CompleteRuns(ctx, runs)
-		return err
+		return e.dropQueued(ctx, invs) // the source is gone
 	case errors.Is(err, errSwapped), ctx.Err() != nil:
 		return err
 	case err != nil:
@@ -206,28 +191,17 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model
 		return err
 	}
 	channels := e.channelBudget(sourceID)
-	runs := make([]store.CompletedRun, 0, len(invs))
-	held := 0 // bytes of the runs not yet committed
+	pending := &pendingRuns{e: e, emitter: l.src.Emitter()}
 	for i, inv := range invs {
 		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, channels, today, over)
 		if err != nil {
-			// Keep what finished: its side effects (db writes, responses)
-			// have happened, so running it again would repeat them. The
-			// commit must outlive a cancelled ctx for that.
-			if cerr := e.commit(context.WithoutCancel(ctx), l.src.Emitter(), runs); cerr != nil {
-				return cerr
-			}
+			return pending.keepAfter(ctx, err)
+		}
+		if err := pending.add(ctx, store.CompletedRun{Invocation: inv, Commit: c}, commitBytes(c)); err != nil {
 			return err
 		}
-		runs = append(runs, store.CompletedRun{Invocation: inv, Commit: c})
-		if held += commitBytes(c); held >= maxBatchBytes {
-			if err := e.commit(ctx, l.src.Emitter(), runs); err != nil {
-				return err
-			}
-			runs, held = runs[:0], 0
-		}
 	}
-	if err := e.commit(ctx, l.src.Emitter(), runs); err != nil {
+	if err := pending.commit(ctx); err != nil {
 		return err
 	}
 	return throttled

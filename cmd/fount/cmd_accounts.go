@@ -110,19 +110,11 @@ func (c *cli) listAccounts(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case c.json:
-		c.printJSON(raw)
-	case c.quiet:
-		for _, a := range as {
-			fmt.Fprintln(c.stdout, a.ID)
-		}
-	default:
-		rows := make([][]string, 0, len(as))
-		for _, a := range as {
-			rows = append(rows, []string{a.ID, a.App, a.Name, strings.Join(a.FieldsSet, ",")})
-		}
-		c.table([]string{"ID", "APP", "NAME", "FIELDS"}, rows)
+	ids := make([]string, 0, len(as))
+	rows := make([][]string, 0, len(as))
+	for _, a := range as {
+		ids = append(ids, a.ID)
+		rows = append(rows, []string{a.ID, a.App, a.Name, strings.Join(a.FieldsSet, ",")})
 	}
-	return nil
+	return c.output(raw, ids, []string{"ID", "APP", "NAME", "FIELDS"}, rows)
 }

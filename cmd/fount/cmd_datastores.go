@@ -120,21 +120,13 @@ func (c *cli) listDataStores(ctx context.Context, api *client.Client) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case c.json:
-		c.printJSON(raw)
-	case c.quiet:
-		for _, ds := range stores {
-			fmt.Fprintln(c.stdout, ds.ID)
-		}
-	default:
-		rows := make([][]string, 0, len(stores))
-		for _, ds := range stores {
-			rows = append(rows, []string{ds.ID, ds.Name, fmt.Sprintf("%d/%d", ds.Keys, ds.MaxKeys), fmt.Sprintf("%d/%d", ds.Bytes, ds.MaxBytes)})
-		}
-		c.table([]string{"ID", "NAME", "KEYS", "BYTES"}, rows)
+	storeIDs := make([]string, 0, len(stores))
+	rows := make([][]string, 0, len(stores))
+	for _, ds := range stores {
+		storeIDs = append(storeIDs, ds.ID)
+		rows = append(rows, []string{ds.ID, ds.Name, fmt.Sprintf("%d/%d", ds.Keys, ds.MaxKeys), fmt.Sprintf("%d/%d", ds.Bytes, ds.MaxBytes)})
 	}
-	return nil
+	return c.output(raw, storeIDs, []string{"ID", "NAME", "KEYS", "BYTES"}, rows)
 }
 
 func (c *cli) listDataRecords(ctx context.Context, api *client.Client, id string) error {
@@ -142,25 +134,17 @@ func (c *cli) listDataRecords(ctx context.Context, api *client.Client, id string
 	if err != nil {
 		return err
 	}
-	switch {
-	case c.json:
-		c.printJSON(raw)
-	case c.quiet:
-		for _, r := range recs {
-			fmt.Fprintln(c.stdout, r.Key)
+	keys := make([]string, 0, len(recs))
+	rows := make([][]string, 0, len(recs))
+	for _, r := range recs {
+		expires := "never"
+		if r.ExpiresAtMs > 0 {
+			expires = time.UnixMilli(r.ExpiresAtMs).UTC().Format(time.RFC3339)
 		}
-	default:
-		rows := make([][]string, 0, len(recs))
-		for _, r := range recs {
-			expires := "never"
-			if r.ExpiresAtMs > 0 {
-				expires = time.UnixMilli(r.ExpiresAtMs).UTC().Format(time.RFC3339)
-			}
-			rows = append(rows, []string{r.Key, truncateCell(string(r.Value), 60), expires})
-		}
-		c.table([]string{"KEY", "VALUE", "EXPIRES"}, rows)
+		keys = append(keys, r.Key)
+		rows = append(rows, []string{r.Key, truncateCell(string(r.Value), 60), expires})
 	}
-	return nil
+	return c.output(raw, keys, []string{"KEY", "VALUE", "EXPIRES"}, rows)
 }
 
 // truncateCell shortens s to n runes for a table cell.

@@ -27,9 +27,7 @@ func (s *Server) viewSource(src model.Source) apiv1.Source {
 		ID: src.ID, UserID: src.UserID, ComponentID: src.ComponentID, ConfiguredProps: props, Active: src.Active,
 		CreatedAt: src.CreatedAt, UpdatedAt: src.UpdatedAt, Name: src.Name, NameSlug: src.NameSlug, QueueSize: src.QueueSize,
 	}
-	if t := src.Throttle; t != nil {
-		out.Throttle = &apiv1.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
-	}
+	out.Throttle = viewControls(src.Controls).Throttle
 	return out
 }
 

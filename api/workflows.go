@@ -26,7 +26,7 @@ func (s *Server) workflowRequest(ctx context.Context, def apiv1.WorkflowDefiniti
 		Packages: engine.SaveOptions{UpdatePackages: def.UpdatePackages},
 		Trigger: engine.TriggerRequest{Type: def.Trigger.Type, Respond: def.Trigger.Respond, Token: def.Trigger.Token, Timer: def.Trigger.Timer,
 			EmitterID: def.Trigger.EmitterID, EventName: def.Trigger.EventName}}
-	req.Controls = controlsOf(def.Throttle, def.Concurrency, def.QueueSize, def.Retry)
+	req.Controls = controlsOf(def.Controls)
 	if def.Trigger.Type == model.TriggerSource && ids.Is(owner, ids.User) {
 		// As POST /subscriptions does: an organization's source routes to
 		// its organization's subscriptions.
@@ -290,13 +290,7 @@ func (s *Server) viewWorkflow(wf model.Workflow) apiv1.Workflow {
 	if t.Endpoint != "" {
 		view.Trigger.EndpointURL = t.Endpoint.URL(s.publicURL)
 	}
-	if th := wf.Throttle; th != nil {
-		view.Throttle = &apiv1.Throttle{Limit: th.Limit, IntervalSeconds: th.IntervalSeconds}
-	}
-	view.Concurrency, view.QueueSize = wf.Concurrency, wf.QueueSize
-	if r := wf.Retry; r != nil {
-		view.Retry = &apiv1.Retry{Attempts: r.Attempts}
-	}
+	view.Controls = viewControls(wf.Controls)
 	if t.Timer != nil {
 		view.Trigger.Timer, _ = json.Marshal(t.Timer)
 	}
@@ -323,13 +317,26 @@ func triggerAuth(t model.WorkflowTrigger) string {
 }
 
 // controlsOf are the execution controls of a definition or a request.
-func controlsOf(t *apiv1.Throttle, concurrency, queueSize int, retry *apiv1.Retry) model.Controls {
-	c := model.Controls{Concurrency: concurrency, QueueSize: queueSize}
-	if t != nil {
+func controlsOf(in apiv1.Controls) model.Controls {
+	c := model.Controls{Concurrency: in.Concurrency, QueueSize: in.QueueSize}
+	if t := in.Throttle; t != nil {
 		c.Throttle = &model.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
 	}
-	if retry != nil {
-		c.Retry = &model.Retry{Attempts: retry.Attempts}
+	if r := in.Retry; r != nil {
+		c.Retry = &model.Retry{Attempts: r.Attempts}
+	}
+	return c
+}
+
+// viewControls are a workflow's or a source's controls as the API shows
+// them.
+func viewControls(in model.Controls) apiv1.Controls {
+	c := apiv1.Controls{Concurrency: in.Concurrency, QueueSize: in.QueueSize}
+	if t := in.Throttle; t != nil {
+		c.Throttle = &apiv1.Throttle{Limit: t.Limit, IntervalSeconds: t.IntervalSeconds}
+	}
+	if r := in.Retry; r != nil {
+		c.Retry = &apiv1.Retry{Attempts: r.Attempts}
 	}
 	return c
 }
@@ -339,7 +346,7 @@ func (s *Server) setSourceControls(w http.ResponseWriter, r *http.Request, req *
 	if err != nil {
 		return err
 	}
-	if src, err = s.engine.SetSourceControls(r.Context(), src.ID, controlsOf(req.Throttle, 0, req.QueueSize, nil)); err != nil {
+	if src, err = s.engine.SetSourceControls(r.Context(), src.ID, controlsOf(apiv1.Controls{Throttle: req.Throttle, QueueSize: req.QueueSize})); err != nil {
 		return err
 	}
 	s.writeData(w, r, s.viewSource(src))
@@ -351,7 +358,7 @@ func (s *Server) setWorkflowControls(w http.ResponseWriter, r *http.Request, req
 	if err != nil {
 		return err
 	}
-	if wf, err = s.engine.SetWorkflowControls(r.Context(), wf.ID, controlsOf(req.Throttle, req.Concurrency, req.QueueSize, req.Retry)); err != nil {
+	if wf, err = s.engine.SetWorkflowControls(r.Context(), wf.ID, controlsOf(req.Controls)); err != nil {
 		return err
 	}
 	s.writeData(w, r, s.viewWorkflow(wf))

@@ -13,10 +13,15 @@ type WorkflowDefinition struct {
 	Trigger        TriggerSpec `json:"trigger" required:"true"`
 	Steps          []StepSpec  `json:"steps" required:"true" minItems:"1" maxItems:"50"`
 	UpdatePackages bool        `json:"update_packages,omitempty" description:"resolve the steps' npm imports to the newest matching versions, instead of keeping the versions of unchanged steps"`
-	Throttle       *Throttle   `json:"throttle,omitempty" description:"at most limit executions start per interval_seconds; the rest wait in the queue, in order"`
-	Concurrency    int         `json:"concurrency,omitempty" minimum:"0" maximum:"50" description:"executions that run at once (0 or 1: one at a time, in arrival order)"`
-	QueueSize      int         `json:"queue_size,omitempty" minimum:"0" maximum:"10000" description:"most executions waiting to start; an HTTP request or a run past it gets 429 (0: no bound)"`
-	Retry          *Retry      `json:"retry,omitempty" description:"rerun a failed execution's failed step, with exponential backoff, before it counts as failed"`
+	Controls
+}
+
+// Controls are a workflow's execution controls; each left out is off.
+type Controls struct {
+	Throttle    *Throttle `json:"throttle,omitempty" description:"at most limit executions start per interval_seconds; the rest wait in the queue, in order"`
+	Concurrency int       `json:"concurrency,omitempty" minimum:"0" maximum:"50" description:"executions that run at once (0 or 1: one at a time, in arrival order)"`
+	QueueSize   int       `json:"queue_size,omitempty" minimum:"0" maximum:"10000" description:"most executions waiting to start; an HTTP request or a run past it gets 429 (0: no bound)"`
+	Retry       *Retry    `json:"retry,omitempty" description:"rerun a failed execution's failed step, with exponential backoff, before it counts as failed"`
 }
 
 // Retry reruns a failed execution's failed step.
@@ -81,10 +86,7 @@ type SetWorkflowActiveRequest struct {
 type SetWorkflowControlsRequest struct {
 	Common
 	ByID
-	Throttle    *Throttle `json:"throttle,omitempty" description:"at most limit executions start per interval_seconds (absent: none)"`
-	Concurrency int       `json:"concurrency,omitempty" minimum:"0" maximum:"50" description:"executions that run at once (0 or 1: one at a time, in arrival order)"`
-	QueueSize   int       `json:"queue_size,omitempty" minimum:"0" maximum:"10000" description:"most executions waiting to start (0: no bound)"`
-	Retry       *Retry    `json:"retry,omitempty" description:"rerun a failed step with backoff (absent: no retries)"`
+	Controls
 }
 
 // WorkflowByIDRequest names a workflow.
@@ -95,19 +97,16 @@ type WorkflowByIDRequest struct {
 
 // Workflow is a deployed workflow.
 type Workflow struct {
-	ID          string         `json:"id" required:"true" description:"p_ id"`
-	OwnerID     string         `json:"owner_id" required:"true"`
-	UserID      string         `json:"user_id" required:"true"`
-	Name        string         `json:"name" required:"true"`
-	NameSlug    string         `json:"name_slug" required:"true"`
-	Active      bool           `json:"active" required:"true"`
-	Trigger     TriggerView    `json:"trigger" required:"true"`
-	Steps       []WorkflowStep `json:"steps" required:"true" nullable:"false"`
-	Version     uint64         `json:"version" required:"true" description:"how many times it was updated"`
-	Throttle    *Throttle      `json:"throttle,omitempty"`
-	Concurrency int            `json:"concurrency,omitempty"`
-	QueueSize   int            `json:"queue_size,omitempty"`
-	Retry       *Retry         `json:"retry,omitempty"`
+	ID       string         `json:"id" required:"true" description:"p_ id"`
+	OwnerID  string         `json:"owner_id" required:"true"`
+	UserID   string         `json:"user_id" required:"true"`
+	Name     string         `json:"name" required:"true"`
+	NameSlug string         `json:"name_slug" required:"true"`
+	Active   bool           `json:"active" required:"true"`
+	Trigger  TriggerView    `json:"trigger" required:"true"`
+	Steps    []WorkflowStep `json:"steps" required:"true" nullable:"false"`
+	Version  uint64         `json:"version" required:"true" description:"how many times it was updated"`
+	Controls
 	// PausedExecutions is read by GET /v1/workflows/{id} only.
 	PausedExecutions int `json:"paused_executions,omitempty" description:"executions waiting on $.flow.delay, suspend, rerun or a retry (GET of one workflow only)"`
 	// DeploymentID names the version deployed (d_...): each update of

@@ -40,10 +40,24 @@ func buildFount(t *testing.T) string {
 
 var addrLine = regexp.MustCompile(`listening on http://(\S+)`)
 
+// crashKey is the owner's key of the servers started as processes.
+const crashKey = "crash-key-0123456789abcdef0123456789"
+
+// startKillable builds fount and starts it as a process on a fresh data
+// dir, for a test that kills it; it returns the binary and the dir, to
+// start it again, the process, and the server as its owner.
+func startKillable(t *testing.T) (bin, dir string, p *process, s *server) {
+	t.Helper()
+	warmCache(t)
+	bin, dir = buildFount(t), t.TempDir()
+	p = startProcess(t, bin, dir)
+	return bin, dir, p, &server{t: t, base: p.base, key: crashKey}
+}
+
 func startProcess(t *testing.T, bin, dataDir string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--allow-private-egress")
-	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY=crash-key-0123456789abcdef0123456789", "FOUNT_CACHE_DIR="+cacheDir)
+	cmd.Env = append(os.Environ(), "FOUNT_BOOTSTRAP_API_KEY="+crashKey, "FOUNT_CACHE_DIR="+cacheDir)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -159,11 +173,7 @@ func (rr *recordingReceiver) checkRedeliveries(t *testing.T) (redelivered int) {
 // delivery unanswered across the kill, so there is at least one).
 func TestCrashLosesNothingAcknowledged(t *testing.T) {
 	t.Parallel()
-	warmCache(t)
-	bin := buildFount(t)
-	dir := t.TempDir()
-	p := startProcess(t, bin, dir)
-	s := &server{t: t, base: p.base, key: "crash-key-0123456789abcdef0123456789"}
+	bin, dir, p, s := startKillable(t)
 
 	rc := &receiver{}
 	rr := &recordingReceiver{receiver: rc, holdAt: 5, held: make(chan string, 1)}
@@ -260,11 +270,7 @@ func TestCrashLosesNothingAcknowledged(t *testing.T) {
 // with its trigger event, and the event its last step emitted stored.
 func TestCrashLosesNoWorkflowExecution(t *testing.T) {
 	t.Parallel()
-	warmCache(t)
-	bin := buildFount(t)
-	dir := t.TempDir()
-	p := startProcess(t, bin, dir)
-	s := &server{t: t, base: p.base, key: "crash-key-0123456789abcdef0123456789"}
+	bin, dir, p, s := startKillable(t)
 	wf := s.deployWorkflow(map[string]any{
 		"name": "Crash flow", "trigger": map[string]any{"type": "http"},
 		"steps": []any{
@@ -376,11 +382,7 @@ func TestVersionOfABuiltBinary(t *testing.T) {
 // each with its step after the pause run once and its emit stored once.
 func TestCrashKeepsPausedExecutions(t *testing.T) {
 	t.Parallel()
-	warmCache(t)
-	bin := buildFount(t)
-	dir := t.TempDir()
-	p := startProcess(t, bin, dir)
-	s := &server{t: t, base: p.base, key: "crash-key-0123456789abcdef0123456789"}
+	bin, dir, p, s := startKillable(t)
 	after := `export default defineComponent({ run({ steps, $ }) {
 		$.send.emit({ raw_event: { execution: $.context.id } });
 		return { at: Date.now(), resumed: steps.wait.$resume_data === undefined ? null : steps.wait.$resume_data };

@@ -83,16 +83,7 @@ func secretHash(secret string) string {
 // pause is the $in record of st paused by step i's res.flow.
 func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (model.Event, error) {
 	wf, f := lf.wf, res.flow
-	waiting, err := e.store.CountEvents(ctx, wf.ID, model.ChannelDelayed)
-	if err != nil {
-		return model.Event{}, fmt.Errorf("count the workflow's paused executions: %w", err)
-	}
-	if waiting >= e.cfg.MaxPausedExecutions {
-		return model.Event{}, fmt.Errorf("$.flow.%s: the workflow has %d paused executions, the most this server keeps (--max-paused-executions)", f.Kind, waiting)
-	}
-	now := e.clock.Now()
-	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, Steps: st.steps.obj.close(), Context: st.context, Event: st.event,
-		SecretHash: secretHash(f.Secret)}
+	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, SecretHash: secretHash(f.Secret)}
 	switch f.Kind {
 	case abi.FlowRerun:
 		p.Runs, p.RunContext, p.MaxReruns = runs, f.Context, f.MaxReruns
@@ -105,19 +96,39 @@ func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs
 			p.TimeoutMs = f.Ms
 		}
 	}
-	until := now.Add(time.Duration(f.Ms) * time.Millisecond)
-	st.rec.Status = model.ExecutionPaused
-	st.rec.Pause = &model.ExecutionPause{Kind: f.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
-	p.Execution = st.pausedRecord(now)
-	rec := delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p}
-	data, err := json.Marshal(rec)
+	until := e.clock.Now().Add(time.Duration(f.Ms) * time.Millisecond)
+	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "paused execution "+st.rec.ID)
 	if err != nil {
 		return model.Event{}, fmt.Errorf("$.flow.%s: %w", f.Kind, err)
 	}
-	if len(data) > maxPausedState {
-		return model.Event{}, fmt.Errorf("$.flow.%s: the execution's state (the steps' values so far) is %d bytes, over the %d a paused execution keeps", f.Kind, len(data), maxPausedState)
+	return ev, nil
+}
+
+// pausedEvent is st paused as p until until: the record on the
+// workflow's $in that keeps it, summarised as summary; st's record says
+// it is paused. It fails, changing nothing, when the workflow holds its
+// most paused executions or the state is too large to keep.
+func (e *Engine) pausedEvent(ctx context.Context, workflowID string, st *flowState, p pausedExecution, until time.Time, summary string) (model.Event, error) {
+	waiting, err := e.store.CountEvents(ctx, workflowID, model.ChannelDelayed)
+	if err != nil {
+		return model.Event{}, fmt.Errorf("count the workflow's paused executions: %w", err)
 	}
-	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: "paused execution " + st.rec.ID, Data: data}, nil
+	if waiting >= e.cfg.MaxPausedExecutions {
+		return model.Event{}, fmt.Errorf("the workflow has %d paused executions, the most this server keeps (--max-paused-executions)", waiting)
+	}
+	pause := &model.ExecutionPause{Kind: p.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
+	p.Steps, p.Context, p.Event = st.steps.obj.close(), st.context, st.event
+	p.Execution = st.pausedRecord(e.clock.Now())
+	p.Execution.Status, p.Execution.Pause = model.ExecutionPaused, pause
+	data, err := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p})
+	if err != nil {
+		return model.Event{}, err
+	}
+	if len(data) > maxPausedState {
+		return model.Event{}, fmt.Errorf("the execution's state (the steps' values so far) is %d bytes, over the %d a paused execution keeps", len(data), maxPausedState)
+	}
+	st.rec.Status, st.rec.Pause = model.ExecutionPaused, pause
+	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: summary, Data: data}, nil
 }
 
 // pausedRecord is the execution's record as its pause keeps it: with the
@@ -374,18 +385,8 @@ func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, st
 	if wf.Retry == nil || st.retries >= wf.Retry.Attempts {
 		return model.Event{}, false
 	}
-	if waiting, err := e.store.CountEvents(ctx, wf.ID, model.ChannelDelayed); err != nil || waiting >= e.cfg.MaxPausedExecutions {
-		return model.Event{}, false
-	}
 	until := e.clock.Now().Add(backoff(e.cfg.ExecutionRetryBase, st.retries+1))
-	st.rec.Status = model.ExecutionPaused
-	st.rec.Pause = &model.ExecutionPause{Kind: flowRetry, Step: step, UntilMs: until.UnixMilli()}
-	p := pausedExecution{Kind: flowRetry, Step: step, Steps: st.steps.obj.close(), Context: st.context, Event: st.event,
-		Execution: st.pausedRecord(e.clock.Now()), Runs: st.retries + 1}
-	data, err := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p})
-	if err != nil || len(data) > maxPausedState {
-		st.rec.Status, st.rec.Pause = model.ExecutionError, nil
-		return model.Event{}, false
-	}
-	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: "execution " + st.rec.ID + " retries step " + step, Data: data}, true
+	p := pausedExecution{Kind: flowRetry, Step: step, Runs: st.retries + 1}
+	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "execution "+st.rec.ID+" retries step "+step)
+	return ev, err == nil
 }

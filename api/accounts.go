@@ -48,7 +48,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, req *apiv
 
 // ownedAccount is the connected account id, when the caller may see it.
 func (s *Server) ownedAccount(ctx context.Context, id string) (model.ConnectedAccount, error) {
-	a, err := s.store.GetConnectedAccount(ctx, id)
+	a, err := s.records.GetConnectedAccount(ctx, id)
 	if isNotFound(err) {
 		return a, errNotFound("connected account")
 	}
@@ -83,7 +83,7 @@ func (s *Server) listAccountsOf(w http.ResponseWriter, r *http.Request, owner st
 	if err != nil {
 		return err
 	}
-	pg, err := s.store.ListConnectedAccounts(r.Context(), owner, page)
+	pg, err := s.records.ListConnectedAccounts(r.Context(), owner, page)
 	if err != nil {
 		return err
 	}

@@ -15,12 +15,11 @@ import (
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
 )
 
 // Server holds the API's dependencies; its handlers are methods on it.
 type Server struct {
-	store     store.Store
+	records   engine.Records // reads; every change goes through engine
 	engine    *engine.Engine
 	fetch     CodeFetcher
 	log       *slog.Logger
@@ -51,9 +50,8 @@ type CodeFetcher interface {
 	FetchCode(ctx context.Context, url string) (string, error)
 }
 
-// Config configures a Server. Store and Engine are required.
+// Config configures a Server. Engine is required.
 type Config struct {
-	Store  store.Store
 	Engine *engine.Engine
 	// CodeFetcher fetches component_url; nil refuses component_url.
 	CodeFetcher CodeFetcher
@@ -100,11 +98,14 @@ func New(cfg Config) *Server {
 		logger = slog.Default()
 	}
 	s := &Server{
-		store: cfg.Store, engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
+		engine: cfg.Engine, fetch: cfg.CodeFetcher, log: logger,
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
 		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup, checkDest: cfg.CheckDestination,
 		dashboard: cfg.Dashboard, sessions: newSessions(cfg.Now), siteURL: strings.TrimRight(cfg.SiteURL, "/"),
 		keyThrottle: newKeyThrottle(cfg.Now),
+	}
+	if cfg.Engine != nil { // without one, a Server still lists its routes and OpenAPI document
+		s.records = cfg.Engine.Records()
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes

@@ -10,7 +10,6 @@ import (
 
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
 )
 
 type callerKey struct{}
@@ -50,8 +49,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if s.throttled(w, r, key) {
 			return
 		}
-		u, err := s.store.UserByKeyHash(r.Context(), HashKey(key))
-		if errors.Is(err, store.ErrNotFound) {
+		u, err := s.records.UserByKeyHash(r.Context(), HashKey(key))
+		if errors.Is(err, model.ErrNotFound) {
 			s.keyThrottle.failed(r, key)
 			s.writeError(w, r, errUnauthorized)
 			return
@@ -74,8 +73,8 @@ func (s *Server) canAccess(ctx context.Context, ownerID string) (bool, error) {
 	if !ids.Is(ownerID, ids.Org) {
 		return false, nil
 	}
-	org, err := s.store.GetOrg(ctx, ownerID)
-	if errors.Is(err, store.ErrNotFound) {
+	org, err := s.records.GetOrg(ctx, ownerID)
+	if errors.Is(err, model.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {

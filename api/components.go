@@ -108,9 +108,9 @@ func (s *Server) findComponentOf(ctx context.Context, keyOrID, owner string) (mo
 	var c model.Component
 	var err error
 	if ids.Is(keyOrID, ids.Component) {
-		c, err = s.store.GetComponent(ctx, keyOrID)
+		c, err = s.records.GetComponent(ctx, keyOrID)
 	} else {
-		c, err = s.store.ComponentByKey(ctx, owner, keyOrID)
+		c, err = s.records.ComponentByKey(ctx, owner, keyOrID)
 	}
 	if isNotFound(err) {
 		return c, errNotFound("component")

@@ -36,7 +36,7 @@ func (s *Server) createDataStore(w http.ResponseWriter, r *http.Request, req *ap
 
 // ownedDataStore is the data store id, when the caller may see it.
 func (s *Server) ownedDataStore(ctx context.Context, id string) (model.DataStore, error) {
-	ds, err := s.store.GetDataStore(ctx, id)
+	ds, err := s.records.GetDataStore(ctx, id)
 	if isNotFound(err) {
 		return ds, errNotFound("data store")
 	}
@@ -71,7 +71,7 @@ func (s *Server) listDataStoresOf(w http.ResponseWriter, r *http.Request, owner 
 	if err != nil {
 		return err
 	}
-	pg, err := s.store.ListDataStores(r.Context(), owner, page)
+	pg, err := s.records.ListDataStores(r.Context(), owner, page)
 	if err != nil {
 		return err
 	}
@@ -96,7 +96,7 @@ func (s *Server) listDataRecords(w http.ResponseWriter, r *http.Request, req *ap
 	if err != nil {
 		return err
 	}
-	entries, err := s.store.DataEntries(r.Context(), ds.ID)
+	entries, err := s.records.DataEntries(r.Context(), ds.ID)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Server) getDataRecord(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	e, found, err := s.store.DataGet(r.Context(), ds.ID, key)
+	e, found, err := s.records.DataGet(r.Context(), ds.ID, key)
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (s *Server) putDataRecord(w http.ResponseWriter, r *http.Request, req *apiv
 	if err := s.engine.SetData(r.Context(), ds.ID, key, req.Value, time.Duration(req.TTLSeconds)*time.Second); err != nil {
 		return err
 	}
-	e, _, err := s.store.DataGet(r.Context(), ds.ID, key)
+	e, _, err := s.records.DataGet(r.Context(), ds.ID, key)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/engine"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Error is an API error: the one shape every failure is answered with,
@@ -69,7 +69,7 @@ func toAPIError(err error, param string) (*Error, bool) {
 		he        *engine.HookError
 		cfe       *engine.ConfigureError
 		taken     *engine.NameTakenError
-		limit     *store.LimitError
+		limit     *model.LimitError
 		we        *engine.WorkflowError
 		ae        *engine.AccountError
 		inUse     *engine.AccountInUseError
@@ -132,17 +132,17 @@ func toAPIError(err error, param string) (*Error, bool) {
 			Message: "The execution's trigger event was too large to keep, so it cannot be replayed; run the workflow with the event instead."}, true
 	case errors.Is(err, engine.ErrStopped):
 		return &Error{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "The server is shutting down; try again in a moment."}, true
-	case errors.Is(err, store.ErrComponentDropped):
+	case errors.Is(err, model.ErrComponentDropped):
 		return &Error{Status: http.StatusConflict, Code: "conflict", Param: "component_id",
 			Message: "The component was dropped to make room for newer ones while this request ran (the account is at its limit of components, all others in use); send the request again."}, true
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		return errNotFound("resource"), true
-	case errors.Is(err, store.ErrConflict):
+	case errors.Is(err, model.ErrConflict):
 		return &Error{Status: http.StatusConflict, Code: "conflict", Message: "That name or key is already taken; choose another."}, true
-	case errors.Is(err, store.ErrTooLarge):
+	case errors.Is(err, model.ErrTooLarge):
 		return &Error{Status: http.StatusRequestEntityTooLarge, Code: "too_large",
 			Message: "The record is larger than this server's store holds (on a NATS store, one message of the servers' max_payload); nothing was stored. A component's record holds its code, its bundle and their source maps."}, true
-	case errors.Is(err, store.ErrBadCursor):
+	case errors.Is(err, model.ErrBadCursor):
 		return errInvalid("after", "The page cursor is not valid for this list; use a cursor from page_info."), true
 	}
 	return errInternal, false
@@ -170,4 +170,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 }
 
-func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+func isNotFound(err error) bool { return errors.Is(err, model.ErrNotFound) }

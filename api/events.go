@@ -6,7 +6,6 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
 )
 
 // truncateAt is the spec's 1 KB: larger events are truncated in summaries
@@ -15,7 +14,7 @@ const truncateAt = 1024
 
 // summarize builds an event summary. A truncated event is replaced by
 // {"$truncated": true, "size": <bytes>, "preview": "<first 1 KB of its JSON>"}.
-// e may come from a page read with a preview (store.EventPage): e.Size
+// e may come from a page read with a preview (model.EventPage): e.Size
 // is then the length of the whole event.
 func summarize(e model.Event, expand bool) apiv1.EventSummary {
 	sum := apiv1.EventSummary{ID: e.ID, IndexedAtMs: e.IndexedAtMs, Event: e.Data,
@@ -60,7 +59,7 @@ func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, emitterID st
 	if err != nil {
 		return err
 	}
-	total, err := s.store.CountEvents(r.Context(), emitterID, req.EventName)
+	total, err := s.records.CountEvents(r.Context(), emitterID, req.EventName)
 	if err != nil {
 		return err
 	}
@@ -91,11 +90,11 @@ func (s *Server) pageOfEvents(r *http.Request, sourceID string, req *apiv1.Event
 			return nil, errInvalid(name, "The %s cursor must be an event id like 1700000000000-0, as page_info gives.", name)
 		}
 	}
-	p := store.EventPage{Limit: limit, After: req.After, Before: req.Before, MaxBytes: s.pageBytes}
+	p := model.EventPage{Limit: limit, After: req.After, Before: req.Before, MaxBytes: s.pageBytes}
 	if req.Expand != "event" {
 		p.Preview = truncateAt
 	}
-	return s.store.PageEvents(r.Context(), sourceID, req.EventName, p)
+	return s.records.PageEvents(r.Context(), sourceID, req.EventName, p)
 }
 
 // deleteSourceEvents applies the spec's five rules: no bound deletes all;

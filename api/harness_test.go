@@ -74,7 +74,7 @@ func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 		t.Fatal(err)
 	}
 	h.engine = eng
-	h.server = New(Config{Store: st, Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes, StreamHeartbeat: cfg.StreamHeartbeat})
+	h.server = New(Config{Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes, StreamHeartbeat: cfg.StreamHeartbeat})
 	h.srv = httptest.NewServer(h.server.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()

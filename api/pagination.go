@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/model"
 )
 
 // Pagination bounds from the specification.
@@ -25,15 +25,15 @@ const DefaultPageBytes = 4 << 20
 // readPage checks the pagination parameters: limit from 1 to 100 (10 when
 // not given), and after or before, not both. The page asks the store to
 // stop at the byte budget as well.
-func (s *Server) readPage(r *http.Request, p apiv1.PageParams) (store.Page, error) {
+func (s *Server) readPage(r *http.Request, p apiv1.PageParams) (model.Page, error) {
 	limit, err := readLimit(r, p.Limit)
 	if err != nil {
-		return store.Page{}, err
+		return model.Page{}, err
 	}
 	if p.After != "" && p.Before != "" {
-		return store.Page{}, errInvalid("before", "Pass either after or before, not both.")
+		return model.Page{}, errInvalid("before", "Pass either after or before, not both.")
 	}
-	return store.Page{Limit: limit, After: p.After, Before: p.Before, MaxBytes: s.pageBytes}, nil
+	return model.Page{Limit: limit, After: p.After, Before: p.Before, MaxBytes: s.pageBytes}, nil
 }
 
 // readLimit checks a limit parameter (decoded as n): from 1 to 100, 10
@@ -60,7 +60,7 @@ type listPage[V any] struct {
 }
 
 // pageFrom makes the listPage of a page the store read with p.
-func pageFrom[T, V any](pg store.PageOf[T], p store.Page, view func(T) V) listPage[V] {
+func pageFrom[T, V any](pg model.PageOf[T], p model.Page, view func(T) V) listPage[V] {
 	return listPage[V]{items: viewAll(pg.Items, view), cursors: pg.Cursors, total: pg.TotalCount, before: p.Before != ""}
 }
 

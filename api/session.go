@@ -16,7 +16,6 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
 )
 
 // The dashboard signs a browser in with an API key once; after that the
@@ -158,8 +157,8 @@ func (s *Server) cookieSession(r *http.Request, token string) (model.User, sessi
 			return model.User{}, session{}, errCSRF
 		}
 	}
-	u, err := s.store.UserByKeyHash(r.Context(), sess.keyHash)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && u.ID != sess.userID) {
+	u, err := s.records.UserByKeyHash(r.Context(), sess.keyHash)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && u.ID != sess.userID) {
 		s.sessions.close(token)
 		return model.User{}, session{}, errUnauthorized
 	}
@@ -226,8 +225,8 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 	if s.throttled(w, r, key) {
 		return
 	}
-	u, err := s.store.UserByKeyHash(r.Context(), HashKey(key))
-	if errors.Is(err, store.ErrNotFound) {
+	u, err := s.records.UserByKeyHash(r.Context(), HashKey(key))
+	if errors.Is(err, model.ErrNotFound) {
 		s.keyThrottle.failed(r, key)
 		s.writeError(w, r, errKeyRefused)
 		return

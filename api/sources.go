@@ -9,7 +9,6 @@ import (
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/engine"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
 )
 
 // sourceComponent resolves the component of a source create or update,
@@ -18,7 +17,7 @@ import (
 // of the three is required.
 func (s *Server) sourceComponent(ctx context.Context, req apiv1.SourceRequest, owner string) (model.Component, error) {
 	if req.ComponentID != "" {
-		c, err := s.store.GetComponent(ctx, req.ComponentID)
+		c, err := s.records.GetComponent(ctx, req.ComponentID)
 		if isNotFound(err) {
 			return c, notVisible("component "+req.ComponentID, "component_id")
 		}
@@ -64,7 +63,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, req *apiv1
 	}
 	// The store refuses a source past the limit when it writes it; asking
 	// first saves saving its component and running its hooks for nothing.
-	if err := s.store.CheckLimit(ctx, store.CountSources, owner); err != nil {
+	if err := s.records.CheckLimit(ctx, model.CountSources, owner); err != nil {
 		return err
 	}
 	comp, err := s.sourceComponent(ctx, req.SourceRequest, owner)
@@ -83,7 +82,7 @@ func (s *Server) createSource(w http.ResponseWriter, r *http.Request, req *apiv1
 
 // ownedSource loads a source, 404 unless the caller can see it.
 func (s *Server) ownedSource(ctx context.Context, id string) (model.Source, error) {
-	src, err := s.store.GetSource(ctx, id)
+	src, err := s.records.GetSource(ctx, id)
 	if isNotFound(err) {
 		return src, errNotFound("source")
 	}
@@ -142,7 +141,7 @@ func (s *Server) listSourcesOf(w http.ResponseWriter, r *http.Request, owner str
 	if err != nil {
 		return err
 	}
-	pg, err := s.store.ListSources(r.Context(), owner, page)
+	pg, err := s.records.ListSources(r.Context(), owner, page)
 	if err != nil {
 		return err
 	}

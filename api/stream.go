@@ -11,7 +11,6 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
 )
 
 // DefaultStreamHeartbeat is how often an idle event stream gets a comment
@@ -92,7 +91,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, emitterID string
 	// Replay page by page, oldest first, so that a replay of many large
 	// events holds one page of them at a time.
 	for cursor := last; cursor != ""; {
-		events, err := s.store.PageEvents(r.Context(), emitterID, channel, store.EventPage{Before: cursor, Limit: maxLimit, MaxBytes: s.pageBytes})
+		events, err := s.records.PageEvents(r.Context(), emitterID, channel, model.EventPage{Before: cursor, Limit: maxLimit, MaxBytes: s.pageBytes})
 		if err != nil {
 			return nil // the stream has started; the client reconnects
 		}

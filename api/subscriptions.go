@@ -33,19 +33,19 @@ func (s *Server) checkExists(ctx context.Context, id, param string, kinds ...ids
 	var owner string
 	switch kind {
 	case ids.Source:
-		src, err := s.store.GetSource(ctx, id)
+		src, err := s.records.GetSource(ctx, id)
 		if err != nil {
 			return s.missing(err, "source "+id, param)
 		}
 		owner = src.OwnerID
 	case ids.Webhook:
-		h, err := s.store.GetWebhook(ctx, id)
+		h, err := s.records.GetWebhook(ctx, id)
 		if err != nil {
 			return s.missing(err, "webhook "+id, param)
 		}
 		owner = h.OwnerID
 	case ids.Workflow:
-		wf, err := s.store.GetWorkflow(ctx, id)
+		wf, err := s.records.GetWorkflow(ctx, id)
 		if err != nil {
 			return s.missing(err, "workflow "+id, param)
 		}
@@ -128,7 +128,7 @@ func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, req 
 }
 
 func (s *Server) listSubscriptionsOf(w http.ResponseWriter, r *http.Request, owner string) error {
-	subs, err := s.store.ListSubscriptions(r.Context(), owner)
+	subs, err := s.records.ListSubscriptions(r.Context(), owner)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (s *Server) subscriptionOwner(ctx context.Context, orgID, emitter string) (
 		return s.ownerFor(ctx, orgID)
 	}
 	if ids.Is(emitter, ids.Source) {
-		src, err := s.store.GetSource(ctx, emitter)
+		src, err := s.records.GetSource(ctx, emitter)
 		if err == nil && ids.Is(src.OwnerID, ids.Org) {
 			if ok, err := s.canAccess(ctx, src.OwnerID); err != nil || ok {
 				return src.OwnerID, err
@@ -163,7 +163,7 @@ func (s *Server) subscriptionOwner(ctx context.Context, orgID, emitter string) (
 // orgMember checks an {org_id} path parameter: 404 for an unknown
 // organization, 403 for one the caller is not a member of.
 func (s *Server) orgMember(r *http.Request, orgID string) (string, error) {
-	if _, err := s.store.GetOrg(r.Context(), orgID); err != nil {
+	if _, err := s.records.GetOrg(r.Context(), orgID); err != nil {
 		if isNotFound(err) {
 			return "", errNotFound("organization")
 		}

@@ -16,7 +16,7 @@ func ptr[T any](v T) *T { return &v }
 
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request, _ *apiv1.Empty) error {
 	u := caller(r.Context())
-	orgs, err := s.store.OrgsOfUser(r.Context(), u.ID)
+	orgs, err := s.records.OrgsOfUser(r.Context(), u.ID)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (s *Server) addOrgMember(w http.ResponseWriter, r *http.Request, req *apiv1
 	if err := requireOwner(r); err != nil {
 		return err
 	}
-	if _, err := s.store.GetUser(r.Context(), req.UserID); err != nil {
+	if _, err := s.records.GetUser(r.Context(), req.UserID); err != nil {
 		if isNotFound(err) {
 			return errInvalid("user_id", "No user %s exists.", req.UserID)
 		}

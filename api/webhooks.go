@@ -103,7 +103,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1
 	if err != nil {
 		return err
 	}
-	pg, err := s.store.ListWebhooks(r.Context(), caller(r.Context()).ID, page)
+	pg, err := s.records.ListWebhooks(r.Context(), caller(r.Context()).ID, page)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1
 
 // ownedWebhook loads a webhook, 404 unless the caller can see it.
 func (s *Server) ownedWebhook(ctx context.Context, id string) (model.Webhook, error) {
-	h, err := s.store.GetWebhook(ctx, id)
+	h, err := s.records.GetWebhook(ctx, id)
 	if isNotFound(err) {
 		return h, errNotFound("webhook")
 	}

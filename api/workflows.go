@@ -13,7 +13,6 @@ import (
 	"github.com/fount-dev/fount/ids"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/secret"
-	"github.com/fount-dev/fount/store"
 )
 
 // Workflows are fount's extension of the API: the specification leaves
@@ -66,7 +65,7 @@ func (s *Server) createWorkflow(w http.ResponseWriter, r *http.Request, req *api
 	if err != nil {
 		return err
 	}
-	if err := s.store.CheckLimit(ctx, store.CountWorkflows, owner); err != nil {
+	if err := s.records.CheckLimit(ctx, model.CountWorkflows, owner); err != nil {
 		return err
 	}
 	if err := s.checkTriggerEmitter(ctx, req.Trigger); err != nil {
@@ -104,7 +103,7 @@ func (s *Server) checkTriggerEmitter(ctx context.Context, t apiv1.TriggerSpec) e
 
 // ownedWorkflow loads a workflow, 404 unless the caller can see it.
 func (s *Server) ownedWorkflow(ctx context.Context, id string) (model.Workflow, error) {
-	wf, err := s.store.GetWorkflow(ctx, id)
+	wf, err := s.records.GetWorkflow(ctx, id)
 	if isNotFound(err) {
 		return wf, errNotFound("workflow")
 	}
@@ -121,7 +120,7 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.
 	}
 	view := s.viewWorkflow(wf)
 	// Paused executions wait on the workflow's $in channel, each one event.
-	if view.PausedExecutions, err = s.store.CountEvents(r.Context(), wf.ID, model.ChannelDelayed); err != nil {
+	if view.PausedExecutions, err = s.records.CountEvents(r.Context(), wf.ID, model.ChannelDelayed); err != nil {
 		return err
 	}
 	s.writeData(w, r, view)
@@ -180,7 +179,7 @@ func (s *Server) listWorkflowsOf(w http.ResponseWriter, r *http.Request, owner s
 	if err != nil {
 		return err
 	}
-	pg, err := s.store.ListWorkflows(r.Context(), owner, page)
+	pg, err := s.records.ListWorkflows(r.Context(), owner, page)
 	if err != nil {
 		return err
 	}
@@ -224,7 +223,7 @@ func writeQueued(w http.ResponseWriter, workflowID, executionID string) {
 // ownedExecution returns the execution id of a workflow the caller can
 // see; not found (404) otherwise, whoever's it is.
 func (s *Server) ownedExecution(ctx context.Context, id string) (model.Execution, error) {
-	x, err := s.store.GetExecution(ctx, id)
+	x, err := s.records.GetExecution(ctx, id)
 	if isNotFound(err) {
 		return x, errNotFound("execution")
 	}
@@ -263,7 +262,7 @@ func (s *Server) listExecutions(w http.ResponseWriter, r *http.Request, req *api
 	if limit < 1 || limit > 1000 {
 		return errInvalid("limit", "The limit must be from 1 to 1000.")
 	}
-	xs, err := s.store.ListExecutions(r.Context(), wf.ID, limit)
+	xs, err := s.records.ListExecutions(r.Context(), wf.ID, limit)
 	if err != nil {
 		return err
 	}

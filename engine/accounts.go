@@ -15,7 +15,6 @@ import (
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
-	"github.com/fount-dev/fount/store"
 )
 
 // Limits of a connected account's request.
@@ -104,7 +103,7 @@ func (e *Engine) DeleteAccount(ctx context.Context, a model.ConnectedAccount, fo
 // checkAppProp), so only theirs are read.
 func (e *Engine) accountUsers(ctx context.Context, a model.ConnectedAccount) ([]string, error) {
 	var users []string
-	for p := (store.Page{Limit: 500}); ; {
+	for p := (model.Page{Limit: 500}); ; {
 		pg, err := e.store.ListSources(ctx, a.OwnerID, p)
 		if err != nil {
 			return nil, err
@@ -119,7 +118,7 @@ func (e *Engine) accountUsers(ctx context.Context, a model.ConnectedAccount) ([]
 		}
 		p.After = pg.EndCursor
 	}
-	for p := (store.Page{Limit: 500}); ; {
+	for p := (model.Page{Limit: 500}); ; {
 		pg, err := e.store.ListWorkflows(ctx, a.OwnerID, p)
 		if err != nil {
 			return nil, err
@@ -172,7 +171,7 @@ func (e *Engine) checkAppProp(ctx context.Context, p component.Prop, raw json.Ra
 	}
 	a, err := e.store.GetConnectedAccount(ctx, id)
 	switch {
-	case errors.Is(err, store.ErrNotFound) || (err == nil && a.OwnerID != owner):
+	case errors.Is(err, model.ErrNotFound) || (err == nil && a.OwnerID != owner):
 		return &component.PropError{Prop: p.Name, Reason: fmt.Sprintf("names the connected account %s, which does not exist or is not this source's owner's", id)}
 	case err != nil:
 		return err
@@ -250,7 +249,7 @@ func (a accountAuth) Auth(ctx context.Context, propName string) (json.RawMessage
 		return json.RawMessage(`{}`), nil
 	}
 	acct, err := a.e.store.GetConnectedAccount(ctx, id)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && acct.OwnerID != a.owner) {
+	if errors.Is(err, model.ErrNotFound) || (err == nil && acct.OwnerID != a.owner) {
 		if a.gone != nil {
 			a.gone.add(fmt.Sprintf("the connected account %s that prop %s is configured with was deleted; configure the prop with another account", id, propName))
 		}

@@ -41,7 +41,7 @@ func (e *Engine) CreateDataStore(ctx context.Context, owner, name string) (model
 	}
 	ds := model.DataStore{ID: ids.New(ids.DataStore), OwnerID: owner, Name: name, CreatedAt: e.clock.Now().Unix()}
 	ds, err := e.store.CreateDataStore(ctx, ds)
-	if errors.Is(err, store.ErrConflict) {
+	if errors.Is(err, model.ErrConflict) {
 		return model.DataStore{}, &DataStoreError{Reason: "a data store named " + name + " already exists"}
 	}
 	return ds, err
@@ -113,7 +113,7 @@ func (e *Engine) dataStoreOf(ctx context.Context, owner string, raw json.RawMess
 		ds, err = e.store.DataStoreByName(ctx, owner, ref)
 	}
 	switch {
-	case errors.Is(err, store.ErrNotFound) || (err == nil && ds.OwnerID != owner):
+	case errors.Is(err, model.ErrNotFound) || (err == nil && ds.OwnerID != owner):
 		return model.DataStore{}, fmt.Errorf("names the data store %q, which the account does not have (fount data-stores create %s)", ref, ref)
 	case err != nil:
 		return model.DataStore{}, err

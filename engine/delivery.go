@@ -201,7 +201,7 @@ func (d *deliverer) retire(now time.Time) {
 func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery) error {
 	dest, err := d.destination(ctx, dl)
 	found := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err != nil && !errors.Is(err, model.ErrNotFound) {
 		return err
 	}
 	if !d.gate.admit(now, dl.ListenerID, dest.account) {
@@ -298,7 +298,7 @@ func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, dest destina
 func (d *deliverer) settle(ctx context.Context, dl model.Delivery, att model.Attempt, status string) {
 	dl.Attempts = append(dl.Attempts, att)
 	dl.Status = status
-	if err := d.queues.UpdateDelivery(ctx, dl); err != nil && !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+	if err := d.queues.UpdateDelivery(ctx, dl); err != nil && !errors.Is(err, model.ErrNotFound) && ctx.Err() == nil {
 		d.log.Error("record a delivery attempt", "delivery", dl.ID, "err", err)
 	}
 }
@@ -406,7 +406,7 @@ func (d *deliverer) recordOutcome(ctx context.Context, hook *model.Webhook, dl m
 	}
 	w, disabled, err := d.store.RecordWebhookOutcome(ctx, hook.ID, delivered, d.clock.Now().UnixMilli(), d.disableAfter, d.disableAge)
 	if err != nil {
-		if !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {
+		if !errors.Is(err, model.ErrNotFound) && ctx.Err() == nil {
 			d.log.Error("record a webhook's delivery outcome", "webhook", hook.ID, "err", err)
 		}
 		return

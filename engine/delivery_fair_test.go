@@ -87,7 +87,7 @@ func (s *stepper) queue(webhook string, n int) []string {
 // deliveries lists webhook's deliveries, oldest first.
 func (s *stepper) deliveries(webhook string) []model.Delivery {
 	s.t.Helper()
-	pg, err := s.st.ListDeliveries(ctx, webhook, store.Page{Limit: 1000})
+	pg, err := s.st.ListDeliveries(ctx, webhook, model.Page{Limit: 1000})
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func queueDelivery(t *testing.T, st *store.Bolt, listener string) {
 
 func deliveryOf(t *testing.T, st *store.Bolt, listener string) model.Delivery {
 	t.Helper()
-	pg, err := st.ListDeliveries(ctx, listener, store.Page{Limit: 10})
+	pg, err := st.ListDeliveries(ctx, listener, model.Page{Limit: 10})
 	if err != nil || len(pg.Items) != 1 {
 		t.Fatalf("deliveries of %s: %+v, %v", listener, pg.Items, err)
 	}
@@ -121,7 +121,7 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 type goneWebhooks struct{ *store.Bolt }
 
 func (goneWebhooks) GetWebhook(context.Context, string) (model.Webhook, error) {
-	return model.Webhook{}, store.ErrNotFound
+	return model.Webhook{}, model.ErrNotFound
 }
 
 func TestDelivererStop(t *testing.T) {
@@ -204,7 +204,7 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 		// of its own: wait for both before the clock moves on.
 		failuresAfter := []int{1, 0, 1, 2, 3}[i]
 		waitFor(t, "the delivery to settle and count", func() bool {
-			pg, err := te.st.ListDeliveries(ctx, "wh_1", store.Page{Limit: 10})
+			pg, err := te.st.ListDeliveries(ctx, "wh_1", model.Page{Limit: 10})
 			if err != nil || len(pg.Items) != i+1 || pg.Items[0].Status == model.DeliveryPending {
 				return false
 			}

@@ -385,7 +385,7 @@ func (e *Engine) Quotas() (invocations, computeMs int64) {
 }
 
 // Deliveries lists a webhook's deliveries, newest first.
-func (e *Engine) Deliveries(ctx context.Context, listenerID string, p store.Page) (store.PageOf[model.Delivery], error) {
+func (e *Engine) Deliveries(ctx context.Context, listenerID string, p model.Page) (model.PageOf[model.Delivery], error) {
 	return e.queues.ListDeliveries(ctx, listenerID, p)
 }
 
@@ -465,7 +465,7 @@ func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID stri
 		return model.Delivery{}, err
 	}
 	if dl.ListenerID != listenerID {
-		return model.Delivery{}, fmt.Errorf("delivery %s: %w", deliveryID, store.ErrNotFound)
+		return model.Delivery{}, fmt.Errorf("delivery %s: %w", deliveryID, model.ErrNotFound)
 	}
 	if dl.Status == model.DeliveryPending {
 		return dl, nil

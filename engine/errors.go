@@ -12,7 +12,7 @@ import (
 // Errors of the lifecycle operations, for callers (the API) to map to
 // answers. Besides these, a configured value that does not fit its prop is
 // a *component.PropError, and a missing source or component wraps
-// store.ErrNotFound.
+// model.ErrNotFound.
 var (
 	// ErrStopped is returned when the engine is not running.
 	ErrStopped = errors.New("engine: stopped")

@@ -25,7 +25,7 @@ func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.I
 	}
 	waiters := e.waitersOf(invs)
 	defer finishWaiters(waiters)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		e.flows.forget(id)
 		e.throttles.forget(id)
 		e.delayed.forget(id)

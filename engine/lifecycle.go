@@ -55,7 +55,7 @@ type UpdateRequest struct {
 // component of owner, or returns the equal one owner saved before (see
 // store.CreateComponent). Describing it evaluates it, as user's work (see
 // inPool). Code that cannot be loaded is a *CodeError; a new component
-// past owner's limit a *store.LimitError.
+// past owner's limit a *model.LimitError.
 func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string, opts SaveOptions) (model.Component, error) {
 	end, err := e.beginOp()
 	if err != nil {
@@ -165,7 +165,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 		}
 		e.undeploy(ctx, l)
 		l.box.Close(ctx)
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, model.ErrConflict) {
 			return model.Source{}, &NameTakenError{Slug: slug}
 		}
 		return model.Source{}, err
@@ -280,7 +280,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		}
 		e.reactivate(ctx, prev, append(events, undo...))
 		next.box.Close(ctx)
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, model.ErrConflict) {
 			return model.Source{}, &NameTakenError{Slug: slug}
 		}
 		return model.Source{}, err
@@ -383,7 +383,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 func (e *Engine) deactivateForDelete(ctx context.Context, src model.Source) ([]model.Event, error) {
 	comp, err := e.store.GetComponent(ctx, src.ComponentID)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		return nil, nil // a component that is gone has no hook to run
 	case err != nil:
 		return nil, err

@@ -81,10 +81,10 @@ func TestDeleteWithThrowingDeactivate(t *testing.T) {
 	if err := te.DeleteSource(ctx, src.ID); err != nil {
 		t.Fatalf("DeleteSource = %v; a throwing deactivate hook must not stop a delete", err)
 	}
-	if _, err := te.st.GetSource(ctx, src.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := te.st.GetSource(ctx, src.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Fatalf("the source is still stored: %v", err)
 	}
-	pg, err := te.st.ListDeliveries(ctx, "wh_errors", store.Page{Limit: 10})
+	pg, err := te.st.ListDeliveries(ctx, "wh_errors", model.Page{Limit: 10})
 	if err != nil || len(pg.Items) != 1 || !strings.Contains(string(pg.Items[0].Payload), "cannot unregister") ||
 		!strings.Contains(string(pg.Items[0].Payload), `"name":"$errors"`) {
 		t.Fatalf("deliveries to the $errors listener: %+v, %v", pg.Items, err)
@@ -321,7 +321,7 @@ func TestHookEventsAreRouted(t *testing.T) {
 	if evs := te.events(src.ID, ""); len(evs) != 2 || string(evs[0].Data) != `"activated"` {
 		t.Fatalf("stored hook events %+v", evs)
 	}
-	pg, err := te.st.ListDeliveries(ctx, "wh_all", store.Page{Limit: 10})
+	pg, err := te.st.ListDeliveries(ctx, "wh_all", model.Page{Limit: 10})
 	if err != nil || len(pg.Items) != 2 {
 		t.Fatalf("deliveries of the hook events: %+v, %v", pg.Items, err)
 	}
@@ -422,10 +422,10 @@ func TestUpdateOfADeletedSource(t *testing.T) {
 	if err := te.DeleteSource(ctx, src.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.UpdateSource(ctx, src.ID, UpdateRequest{Component: comp, Active: true}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := te.UpdateSource(ctx, src.ID, UpdateRequest{Component: comp, Active: true}); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("UpdateSource of a deleted source = %v", err)
 	}
-	if err := te.DeleteSource(ctx, src.ID); !errors.Is(err, store.ErrNotFound) {
+	if err := te.DeleteSource(ctx, src.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("a second delete = %v", err)
 	}
 	if len(te.box.open()) != 0 {
@@ -463,7 +463,7 @@ func TestCancelledRequestsFinishTheirLifecycle(t *testing.T) {
 	if err := te.DeleteSource(delCtx, src.ID); err != nil {
 		t.Fatalf("DeleteSource = %v; once its hook runs, a delete goes on to the end", err)
 	}
-	if _, err := te.st.GetSource(ctx, src.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := te.st.GetSource(ctx, src.ID); !errors.Is(err, model.ErrNotFound) {
 		t.Errorf("the source is still stored: %v", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/fount-dev/fount/component"
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
 )
 
 // Packages resolves the npm packages code imports and bundles them into
@@ -101,7 +100,7 @@ func (e *Engine) savedLock(ctx context.Context, owner, code, codeURL string, opt
 	switch {
 	case err == nil:
 		return prev.Packages, nil
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		return nil, nil
 	}
 	return nil, err

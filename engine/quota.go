@@ -58,7 +58,7 @@ func (q *quotas) over(ctx context.Context, account, day string) (bool, error) {
 		return false, nil
 	}
 	u, err := q.store.GetUser(ctx, account)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, model.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil || u.Plan != model.PlanFree {

@@ -105,7 +105,7 @@ func (e *Engine) nextBatch(ctx context.Context, sourceID string) ([]model.Invoca
 
 // load returns the live source, loading it from the store on first use.
 // It returns errSwapped when a lifecycle change of the source raced the
-// load (the caller tries again), and an error wrapping store.ErrNotFound
+// load (the caller tries again), and an error wrapping model.ErrNotFound
 // for a source that is gone.
 func (e *Engine) load(ctx context.Context, id string) (*live, error) {
 	if l := e.live.get(id); l != nil {
@@ -163,7 +163,7 @@ func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model
 	waiters := e.waitersOf(invs)
 	defer finishWaiters(waiters)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, model.ErrNotFound):
 		return e.dropQueued(ctx, invs) // the source is gone
 	case errors.Is(err, errSwapped), ctx.Err() != nil:
 		return err

@@ -20,7 +20,7 @@ func (e *Engine) CreateSubscription(ctx context.Context, owner, emitter, listene
 }
 
 // DeleteSubscription removes owner's subscription of listener to emitter's
-// channel event; store.ErrNotFound when there is none.
+// channel event; model.ErrNotFound when there is none.
 func (e *Engine) DeleteSubscription(ctx context.Context, owner, emitter, listener, event string) error {
 	return e.store.DeleteSubscription(ctx, owner, emitter, listener, event)
 }

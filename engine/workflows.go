@@ -15,7 +15,6 @@ import (
 	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/sandbox"
 	"github.com/fount-dev/fount/secret"
-	"github.com/fount-dev/fount/store"
 )
 
 // Limits of a workflow definition.
@@ -288,7 +287,7 @@ func eventCut(event json.RawMessage) bool {
 // workflowStoreError maps a failed workflow write to what the caller
 // should hear.
 func workflowStoreError(err error, slug string) error {
-	if errors.Is(err, store.ErrConflict) {
+	if errors.Is(err, model.ErrConflict) {
 		return &WorkflowError{Reason: "a workflow named " + slug + " already exists"}
 	}
 	return err

@@ -20,7 +20,7 @@ func (r rules) CreateConnectedAccount(ctx context.Context, a model.ConnectedAcco
 		return model.ConnectedAccount{}, errors.New("store: create connected account: empty id")
 	}
 	err := r.kv.Update(ctx, func(tx kv.Tx) error {
-		return r.createRecord(tx, kv.Accounts, kv.AccountList, CountAccounts, a.OwnerID, a.ID, a)
+		return r.createRecord(tx, kv.Accounts, kv.AccountList, model.CountAccounts, a.OwnerID, a.ID, a)
 	})
 	if err != nil {
 		return model.ConnectedAccount{}, fmt.Errorf("store: create connected account %q: %w", a.ID, err)

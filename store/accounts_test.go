@@ -24,7 +24,7 @@ func TestConnectedAccounts(t *testing.T) {
 			t.Errorf("a taken id: %v, want ErrConflict", err)
 		}
 		var le *LimitError
-		if _, err := b.CreateConnectedAccount(ctx, acct("apn_4", "u_a")); !errors.As(err, &le) || le.Kind != CountAccounts {
+		if _, err := b.CreateConnectedAccount(ctx, acct("apn_4", "u_a")); !errors.As(err, &le) || le.Kind != model.CountAccounts {
 			t.Errorf("past the limit: %v, want a *LimitError", err)
 		}
 		got, err := b.GetConnectedAccount(ctx, "apn_2")
@@ -43,7 +43,7 @@ func TestConnectedAccounts(t *testing.T) {
 		if _, err := b.CreateConnectedAccount(ctx, acct("apn_5", "u_a")); err != nil {
 			t.Errorf("a delete frees room under the limit: %v", err)
 		}
-	}, WithLimits(Limits{CountAccounts: 2}))
+	}, WithLimits(Limits{model.CountAccounts: 2}))
 }
 
 // TestAccountLimitIsAtomic: concurrent creates never pass the limit on
@@ -79,8 +79,8 @@ func TestAccountLimitIsAtomic(t *testing.T) {
 			t.Fatalf("%d concurrent creates: %d succeeded, %d listed; want %d", tries, created, pg.TotalCount, limit)
 		}
 		var le *LimitError
-		if err := b.CheckLimit(ctx, CountAccounts, "u_a"); !errors.As(err, &le) {
+		if err := b.CheckLimit(ctx, model.CountAccounts, "u_a"); !errors.As(err, &le) {
 			t.Errorf("CheckLimit at the limit: %v", err)
 		}
-	}, WithLimits(Limits{CountAccounts: limit}))
+	}, WithLimits(Limits{model.CountAccounts: limit}))
 }

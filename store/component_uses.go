@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
 )
 
@@ -62,7 +63,7 @@ func unuseComponent(tx kv.Tx, componentID, sourceID string) error {
 // of checkRoom when none is left to drop.
 func (r rules) makeRoomForComponent(tx kv.Tx, owner string) error {
 	for {
-		err := r.checkRoom(tx, CountComponents, owner)
+		err := r.checkRoom(tx, model.CountComponents, owner)
 		var le *LimitError
 		if !errors.As(err, &le) {
 			return err

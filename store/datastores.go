@@ -53,7 +53,7 @@ func (r rules) CreateDataStore(ctx context.Context, ds model.DataStore) (model.D
 		if err := claimSlug(tx, kv.DataStoreKeys, ds.OwnerID, ds.Name, ds.ID); err != nil {
 			return err
 		}
-		return r.createRecord(tx, kv.DataStores, kv.DataStoreList, CountDataStores, ds.OwnerID, ds.ID, ds)
+		return r.createRecord(tx, kv.DataStores, kv.DataStoreList, model.CountDataStores, ds.OwnerID, ds.ID, ds)
 	})
 	if err != nil {
 		return model.DataStore{}, fmt.Errorf("store: create data store %q: %w", ds.Name, err)

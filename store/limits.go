@@ -2,31 +2,15 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"maps"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store/internal/kv"
 )
 
-// Counted names a kind of record that Limits caps per account.
-type Counted string
-
-// The kinds Limits caps. All but CountOrgs are counted per owner (a user
-// or an organization).
-const (
-	CountSources    Counted = "sources"
-	CountComponents Counted = "components"
-	CountWebhooks   Counted = "webhooks"
-	CountWorkflows  Counted = "workflows"
-	CountAccounts   Counted = "connected accounts"
-	CountDataStores Counted = "data stores"
-	// CountSubscriptions counts subscriptions and auto-subscriptions
-	// together.
-	CountSubscriptions Counted = "subscriptions"
-	// CountOrgs counts the organizations a user belongs to: each is one
-	// more account the user's resources can spread over.
-	CountOrgs Counted = "organizations"
-)
+// Counted names a kind of record that Limits caps per account (the
+// model's, with its constants).
+type Counted = model.Counted
 
 // Limits caps how many records of each kind one account may hold. A kind
 // that is missing, or 0, is not capped.
@@ -34,15 +18,7 @@ type Limits map[Counted]int
 
 // LimitError is returned by a write that would take an account past its
 // limit; nothing is stored then.
-type LimitError struct {
-	Kind    Counted
-	Account string // the owner; for CountOrgs, the user
-	Max     int
-}
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("store: %s already has %d %s, the limit", e.Account, e.Max, e.Kind)
-}
+type LimitError = model.LimitError
 
 // WithLimits caps what one account may hold. Each write that adds a
 // record checks its account's count in the write transaction itself, and
@@ -82,14 +58,14 @@ func (r rules) checkRoom(tx kv.Tx, kind Counted, account string) error {
 
 // countedLists are the lists whose sizes count each kind.
 var countedLists = map[Counted][]kv.List{
-	CountSources:       {kv.SourceList},
-	CountComponents:    {kv.ComponentList},
-	CountWebhooks:      {kv.WebhookList},
-	CountWorkflows:     {kv.WorkflowList},
-	CountAccounts:      {kv.AccountList},
-	CountDataStores:    {kv.DataStoreList},
-	CountSubscriptions: {kv.SubList, kv.AutoList},
-	CountOrgs:          {kv.OrgMemberList},
+	model.CountSources:       {kv.SourceList},
+	model.CountComponents:    {kv.ComponentList},
+	model.CountWebhooks:      {kv.WebhookList},
+	model.CountWorkflows:     {kv.WorkflowList},
+	model.CountAccounts:      {kv.AccountList},
+	model.CountDataStores:    {kv.DataStoreList},
+	model.CountSubscriptions: {kv.SubList, kv.AutoList},
+	model.CountOrgs:          {kv.OrgMemberList},
 }
 
 // countKind returns how many records of kind account holds: the size of

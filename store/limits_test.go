@@ -27,14 +27,14 @@ type limited struct {
 
 func limitedKinds() []limited {
 	return []limited{
-		{CountSources,
+		{model.CountSources,
 			func(b testStore, acc string, n int) error {
 				return createSource(ctx, b, source(fmt.Sprintf("dc_%s_%d", acc, n), acc, fmt.Sprint("s", n)))
 			},
 			func(b testStore, acc string, n int) error {
 				return deleteSource(ctx, b, fmt.Sprintf("dc_%s_%d", acc, n))
 			}},
-		{CountComponents, // each run by a source: the limit drops components no source uses
+		{model.CountComponents, // each run by a source: the limit drops components no source uses
 			func(b testStore, acc string, n int) error {
 				id := fmt.Sprintf("sc_%s_%d", acc, n)
 				if err := createComponent(ctx, b, model.Component{ID: id, OwnerID: acc, CodeHash: fmt.Sprint("h", n)}); err != nil {
@@ -47,14 +47,14 @@ func limitedKinds() []limited {
 			func(b testStore, acc string, n int) error {
 				return deleteSource(ctx, b, fmt.Sprintf("dc_%s_%d", acc, n))
 			}},
-		{CountWebhooks,
+		{model.CountWebhooks,
 			func(b testStore, acc string, n int) error {
 				return b.CreateWebhook(ctx, model.Webhook{ID: fmt.Sprintf("wh_%s_%d", acc, n), OwnerID: acc})
 			},
 			func(b testStore, acc string, n int) error {
 				return b.DeleteWebhook(ctx, fmt.Sprintf("wh_%s_%d", acc, n))
 			}},
-		{CountSubscriptions, // subscriptions and auto-subscriptions, alternately: one count
+		{model.CountSubscriptions, // subscriptions and auto-subscriptions, alternately: one count
 			func(b testStore, acc string, n int) error {
 				if n%2 == 1 {
 					_, err := b.PutAutoSubscription(ctx, model.AutoSubscription{ID: fmt.Sprintf("sub_%s_%d", acc, n), OwnerID: acc, ListenerID: fmt.Sprint("wh_", n), EventName: "$errors"})
@@ -66,7 +66,7 @@ func limitedKinds() []limited {
 			func(b testStore, acc string, n int) error {
 				return b.DeleteSubscription(ctx, acc, "dc_1", fmt.Sprint("wh_", n), "")
 			}},
-		{CountOrgs, // a new organization, or being added to one: one count
+		{model.CountOrgs, // a new organization, or being added to one: one count
 			func(b testStore, acc string, n int) error {
 				id := fmt.Sprintf("o_%s_%d", acc, n)
 				if n%2 == 1 {
@@ -172,7 +172,7 @@ func TestLimitsAreAtomic(t *testing.T) {
 		if created != limit || pg.TotalCount != limit {
 			t.Fatalf("%d concurrent creates: %d succeeded, %d stored; want %d", tries, created, pg.TotalCount, limit)
 		}
-	}, WithLimits(Limits{CountWebhooks: limit}))
+	}, WithLimits(Limits{model.CountWebhooks: limit}))
 }
 
 // TestNoOpWritesPassALimit: writes that add nothing (an existing
@@ -198,7 +198,7 @@ func TestNoOpWritesPassALimit(t *testing.T) {
 				t.Errorf("CreateComponent %s = %s, want the existing sc_1", id, got.ID)
 			}
 		}
-	}, WithLimits(Limits{CountSubscriptions: 1, CountComponents: 1}))
+	}, WithLimits(Limits{model.CountSubscriptions: 1, model.CountComponents: 1}))
 }
 
 // TestComponentsOfEqualCode: saving a component equal to one the owner
@@ -291,7 +291,7 @@ func TestMigrateSchema3(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b, err = OpenBolt(path, WithLimits(Limits{CountComponents: 3}))
+	b, err = OpenBolt(path, WithLimits(Limits{model.CountComponents: 3}))
 	if err != nil {
 		t.Fatalf("OpenBolt of a version 3 file: %v", err)
 	}
@@ -391,7 +391,7 @@ func TestComponentsPastTheLimitDropTheUnreachable(t *testing.T) {
 		}
 		dropped("sc_10")
 		has("sc_k2", "sc_7", "sc_8", "sc_9")
-	}, WithLimits(Limits{CountComponents: 4}))
+	}, WithLimits(Limits{model.CountComponents: 4}))
 }
 
 // TestSourceOfADroppedComponent: a component dropped for room after it
@@ -415,7 +415,7 @@ func TestSourceOfADroppedComponent(t *testing.T) {
 		if got, _ := b.GetSource(ctx, "dc_1"); got.ComponentID != "sc_b" {
 			t.Errorf("the refused update was stored: %+v", got)
 		}
-	}, WithLimits(Limits{CountComponents: 1}))
+	}, WithLimits(Limits{model.CountComponents: 1}))
 }
 
 // putTestJSON stores v as JSON under key in bk, as bbolt's engine does.

@@ -60,7 +60,7 @@ func (r rules) addMembership(tx kv.Tx, orgID string, seq uint64, userID string) 
 	if ok, err := hasRecord(tx, kv.Users, userID); err != nil || !ok {
 		return errors.Join(err, fmt.Errorf("user %q: %w", userID, kv.NotFound(ok)))
 	}
-	if err := r.checkRoom(tx, CountOrgs, userID); err != nil {
+	if err := r.checkRoom(tx, model.CountOrgs, userID); err != nil {
 		return err
 	}
 	return tx.ListInsert(kv.OrgMemberList, userID, orgID, seq)

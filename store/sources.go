@@ -31,7 +31,7 @@ func (r rules) CreateSource(ctx context.Context, s model.Source, hooks RunCommit
 		if ok, err := hasRecord(tx, kv.Sources, s.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		if err := r.checkRoom(tx, CountSources, s.OwnerID); err != nil {
+		if err := r.checkRoom(tx, model.CountSources, s.OwnerID); err != nil {
 			return err
 		}
 		if err := componentExists(tx, s.ComponentID); err != nil {

@@ -47,7 +47,7 @@ func (r rules) putSubscription(tx kv.Tx, s model.Subscription) (model.Subscripti
 	if ok, err := hasRecord(tx, kv.Subs, s.ID); err != nil || ok {
 		return out, errors.Join(err, idTaken(ok))
 	}
-	if err := r.checkRoom(tx, CountSubscriptions, s.OwnerID); err != nil {
+	if err := r.checkRoom(tx, model.CountSubscriptions, s.OwnerID); err != nil {
 		return out, err
 	}
 	if _, err := tx.ListAdd(kv.SubList, s.OwnerID, s.ID); err != nil {
@@ -177,7 +177,7 @@ func (r rules) PutAutoSubscription(ctx context.Context, a model.AutoSubscription
 		if ok, err := hasRecord(tx, kv.AutoSubs, a.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		if err := r.checkRoom(tx, CountSubscriptions, a.OwnerID); err != nil {
+		if err := r.checkRoom(tx, model.CountSubscriptions, a.OwnerID); err != nil {
 			return err
 		}
 		if _, err := tx.ListAdd(kv.AutoList, a.OwnerID, a.ID); err != nil {

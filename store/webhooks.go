@@ -21,7 +21,7 @@ func (r rules) CreateWebhook(ctx context.Context, w model.Webhook) error {
 		return errors.New("store: create webhook: empty id")
 	}
 	err := r.kv.Update(ctx, func(tx kv.Tx) error {
-		return r.createRecord(tx, kv.Webhooks, kv.WebhookList, CountWebhooks, w.OwnerID, w.ID, w)
+		return r.createRecord(tx, kv.Webhooks, kv.WebhookList, model.CountWebhooks, w.OwnerID, w.ID, w)
 	})
 	if err != nil {
 		return fmt.Errorf("store: create webhook %q: %w", w.ID, err)

@@ -28,7 +28,7 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if ok, err := hasRecord(tx, kv.Workflows, w.ID); err != nil || ok {
 			return errors.Join(err, idTaken(ok))
 		}
-		if err := r.checkRoom(tx, CountWorkflows, w.OwnerID); err != nil {
+		if err := r.checkRoom(tx, model.CountWorkflows, w.OwnerID); err != nil {
 			return err
 		}
 		if err := claimSlug(tx, kv.WorkflowSlugs, w.OwnerID, w.NameSlug, w.ID); err != nil {

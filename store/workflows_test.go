@@ -143,10 +143,10 @@ func TestWorkflowLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var le *LimitError
-		if _, err := b.CreateWorkflow(ctx, workflow("p_2", "u_a", "b"), nil); !errors.As(err, &le) || le.Kind != CountWorkflows {
+		if _, err := b.CreateWorkflow(ctx, workflow("p_2", "u_a", "b"), nil); !errors.As(err, &le) || le.Kind != model.CountWorkflows {
 			t.Errorf("past the limit: err = %v", err)
 		}
-	}, WithLimits(Limits{CountWorkflows: 1}))
+	}, WithLimits(Limits{model.CountWorkflows: 1}))
 }
 
 func TestExecutionsKeptAndFound(t *testing.T) {

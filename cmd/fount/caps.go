@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/fount-dev/fount/model"
 	"github.com/fount-dev/fount/store"
 )
 
@@ -11,7 +12,7 @@ import (
 // variable, default and what it caps. 0 is no limit.
 type capFlag struct {
 	name, env string
-	kind      store.Counted
+	kind      model.Counted
 	def       int64
 	usage     string
 }
@@ -26,14 +27,14 @@ type capFlag struct {
 // user.
 func capFlags() []capFlag {
 	return []capFlag{
-		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", store.CountSources, 500, "sources an account (user or organization) may have"},
-		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", store.CountComponents, 1000, "saved components (versions of code) an account may have"},
-		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", store.CountWebhooks, 100, "webhooks an account may have"},
-		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", store.CountWorkflows, 500, "workflows an account may have"},
-		{"max-connected-accounts-per-account", "FOUNT_MAX_CONNECTED_ACCOUNTS_PER_ACCOUNT", store.CountAccounts, 200, "connected accounts (apps' credentials) an account may have"},
-		{"max-data-stores-per-account", "FOUNT_MAX_DATA_STORES_PER_ACCOUNT", store.CountDataStores, 50, "data stores an account may have"},
-		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", store.CountSubscriptions, 2000, "subscriptions and auto-subscriptions an account may have"},
-		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", store.CountOrgs, 20, "organizations a user may belong to"},
+		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", model.CountSources, 500, "sources an account (user or organization) may have"},
+		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", model.CountComponents, 1000, "saved components (versions of code) an account may have"},
+		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", model.CountWebhooks, 100, "webhooks an account may have"},
+		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", model.CountWorkflows, 500, "workflows an account may have"},
+		{"max-connected-accounts-per-account", "FOUNT_MAX_CONNECTED_ACCOUNTS_PER_ACCOUNT", model.CountAccounts, 200, "connected accounts (apps' credentials) an account may have"},
+		{"max-data-stores-per-account", "FOUNT_MAX_DATA_STORES_PER_ACCOUNT", model.CountDataStores, 50, "data stores an account may have"},
+		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", model.CountSubscriptions, 2000, "subscriptions and auto-subscriptions an account may have"},
+		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", model.CountOrgs, 20, "organizations a user may belong to"},
 	}
 }
 

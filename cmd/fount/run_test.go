@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/wait"
+	"github.com/fount-dev/fount/model"
 
 	"github.com/fount-dev/fount/store"
 )
@@ -138,12 +139,12 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"max-paused-executions", "FOUNT_MAX_PAUSED_EXECUTIONS", "11", func(c serveConfig) any { return c.maxPaused }, 11},
 		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c serveConfig) any { return c.executionTimeout }, 3 * time.Second},
 		{"npm-cache-size", "FOUNT_NPM_CACHE_SIZE", "16777216", func(c serveConfig) any { return c.npmCacheBytes }, int64(16 << 20)},
-		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", "13", func(c serveConfig) any { return c.caps[store.CountWorkflows] }, 13},
-		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c serveConfig) any { return c.caps[store.CountSources] }, 8},
-		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c serveConfig) any { return c.caps[store.CountComponents] }, 0},
-		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c serveConfig) any { return c.caps[store.CountWebhooks] }, 10},
-		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", "11", func(c serveConfig) any { return c.caps[store.CountSubscriptions] }, 11},
-		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", "12", func(c serveConfig) any { return c.caps[store.CountOrgs] }, 12},
+		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", "13", func(c serveConfig) any { return c.caps[model.CountWorkflows] }, 13},
+		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c serveConfig) any { return c.caps[model.CountSources] }, 8},
+		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c serveConfig) any { return c.caps[model.CountComponents] }, 0},
+		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c serveConfig) any { return c.caps[model.CountWebhooks] }, 10},
+		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", "11", func(c serveConfig) any { return c.caps[model.CountSubscriptions] }, 11},
+		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", "12", func(c serveConfig) any { return c.caps[model.CountOrgs] }, 12},
 	}
 	vars := map[string]string{"FOUNT_ALLOW_PRIVATE_EGRESS": "1"}
 	for _, s := range settings {
@@ -195,8 +196,8 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.channelsPerSource != 100 || cfg.maxConnections != 0 {
 		t.Errorf("defaults: %+v", cfg)
 	}
-	if want := (store.Limits{store.CountSources: 500, store.CountComponents: 1000, store.CountWebhooks: 100,
-		store.CountSubscriptions: 2000, store.CountOrgs: 20, store.CountWorkflows: 500, store.CountAccounts: 200, store.CountDataStores: 50}); !maps.Equal(cfg.caps, want) {
+	if want := (store.Limits{model.CountSources: 500, model.CountComponents: 1000, model.CountWebhooks: 100,
+		model.CountSubscriptions: 2000, model.CountOrgs: 20, model.CountWorkflows: 500, model.CountAccounts: 200, model.CountDataStores: 50}); !maps.Equal(cfg.caps, want) {
 		t.Errorf("default limits %v, want %v", cfg.caps, want)
 	}
 }

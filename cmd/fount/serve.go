@@ -426,7 +426,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, logger *slog.
 	}
 	defer eng.Stop()
 	server := api.New(api.Config{
-		Store: st, Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
+		Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
 		StreamHeartbeat:  cfg.heartbeat,
 		OnRequest:        meters.Request,
 		Dashboard:        dashboard.Handler(),
@@ -528,7 +528,7 @@ func bootstrapOwner(ctx context.Context, st store.Store, cfg serveConfig, stdout
 	// plan has none); the users it creates get the plan it gives them.
 	owner := model.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: model.PlanPaid, Owner: true, CreatedAt: time.Now().Unix()}
 	err = st.CreateUser(ctx, owner, api.HashKey(key))
-	if errors.Is(err, store.ErrConflict) {
+	if errors.Is(err, model.ErrConflict) {
 		// Another node sharing the store created the owner meanwhile
 		// (with FOUNT_BOOTSTRAP_API_KEY, the same key).
 		fmt.Fprintln(stdout, "the owner was created by another node sharing the store")

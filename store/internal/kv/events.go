@@ -48,22 +48,8 @@ func EventBounds(startID, endID string) (start, end []byte, err error) {
 	return start, end, nil
 }
 
-// EventPage asks PageEvents for a page of a channel's events. After and
-// Before are event ids, mutually exclusive.
-type EventPage struct {
-	Limit  int    // at most this many events (<= 0: 100)
-	After  string // only events older than this id: the newest of them
-	Before string // only events newer than this id: the oldest of them, those nearest it
-	// MaxBytes, when above 0, ends the page before its events' data (as
-	// kept, see Preview) would pass it. A page always holds at least one
-	// event, and keeps those nearest its cursor (the newest without one),
-	// so that paging on from it misses none.
-	MaxBytes int
-	// Preview, when above 0, keeps only the first Preview bytes of each
-	// event's data (which is then no longer JSON when it was longer);
-	// Event.Size says how long the whole data is.
-	Preview int
-}
+// EventPage asks PageEvents for a page of a channel's events.
+type EventPage = model.EventPage
 
 // DecodeEvent decodes a stored event, keeping only the first preview
 // bytes of its data when preview is above 0.

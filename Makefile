@@ -29,7 +29,7 @@ test: check-tracked fmt-check vet staticcheck unit
 ## check-tracked: nothing built is committed. Binary files are refused except
 ## the guest (checked by guest-verify) and wasm test fixtures kept beside
 ## their C source, as wazero keeps its own.
-ALLOWED_BINARIES := guest/fount.wasm host/testdata/abiprobe.wasm $(wildcard docs/screenshots/*.png)
+ALLOWED_BINARIES := guest/fount.wasm internal/host/testdata/abiprobe.wasm $(wildcard docs/screenshots/*.png)
 check-tracked:
 	@bad=""; for f in $$(git ls-files -z | xargs -0 -r grep -IL '' --); do \
 		[ -s "$$f" ] || continue; \
@@ -102,12 +102,12 @@ openapi-check:
 
 ## bench: the benchmarks whose figures go in docs/benchmarks.md.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./host/
-	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./engine/
+	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/host/
+	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./internal/engine/
 	$(GO) test -run '^$$' -bench 'Load|Fairness|Restart' -skip 'Load/node-vm' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
 	$(GO) test -run '^$$' -bench NpmDeploy -count 3 ./cmd/fount/
-	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./store/
-	$(GO) test -run '^$$' -bench StreamResume -count 3 ./api/
+	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./internal/store/
+	$(GO) test -run '^$$' -bench StreamResume -count 3 ./internal/api/
 
 ## bench-compare: fount beside its peers, in one run: the warm sandbox
 ## call beside goja's and Node vm's on the same run() (bench/goja is a

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/internal/ids"
 )
 
 // Endpoints returns a source's HTTP endpoint URLs by prop name.

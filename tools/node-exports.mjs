@@ -1,9 +1,9 @@
 // Prints, as JSON, the names each of Node's public built-in modules
-// exports: the list bundle/node/node20-exports.json holds, from which the
+// exports: the list internal/bundle/node/node20-exports.json holds, from which the
 // bundler gives an ES module importing a built-in every name Node's has
-// (bundle/builtins.go, builtinFace). Run it with Node 20:
+// (internal/bundle/builtins.go, builtinFace). Run it with Node 20:
 //
-//	node tools/node-exports.mjs > bundle/node/node20-exports.json
+//	node tools/node-exports.mjs > internal/bundle/node/node20-exports.json
 import { builtinModules, createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);

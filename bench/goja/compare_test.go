@@ -12,11 +12,11 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/host"
-	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/sandbox"
 )
 
-// The component of fount's BenchmarkWarmInvoke (host/bench_test.go): one
+// The component of fount's BenchmarkWarmInvoke (internal/host/bench_test.go): one
 // run() that emits one event with a summary.
 const fountComponent = `export default {
   name: "bench", version: "1.0.0",

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/host"
 	"github.com/fount-dev/fount/internal/confine"
-	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/sandbox"
 )
 
 // Component code is parsed with esbuild before the sandbox loads it, and

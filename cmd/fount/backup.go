@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // A backup is a tar archive: a manifest saying what it holds, the store

@@ -4,8 +4,8 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // capFlag is a per-account limit of `fount serve`: its flag, environment

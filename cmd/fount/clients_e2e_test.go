@@ -12,7 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/internal/wait"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // clientFixtures holds components that drive real servers through real

@@ -11,7 +11,7 @@ import (
 
 	"github.com/fount-dev/fount/internal/wait"
 
-	"github.com/fount-dev/fount/cluster"
+	"github.com/fount-dev/fount/internal/cluster"
 )
 
 // BenchmarkCluster: ingest across 1, 2 and 3 fount nodes on one

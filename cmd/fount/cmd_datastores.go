@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/internal/ids"
 
 	"github.com/fount-dev/fount/client"
 )

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/bundle"
 	"github.com/fount-dev/fount/client"
+	"github.com/fount-dev/fount/internal/bundle"
 )
 
 // saveFile bundles a component file and saves it on the server.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/client"
-	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/internal/ids"
 )
 
 func listCommand() command {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/client"
-	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/internal/ids"
 )
 
 // deployWorkflowFile bundles a workflow file's steps and creates the

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // TestPropDefinitionInputsReachOptions: the third element of a

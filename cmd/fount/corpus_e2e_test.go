@@ -17,7 +17,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // corpusComponents holds one component per library of the corpus: each

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // corpusList names the real npm packages the tests deploy, one

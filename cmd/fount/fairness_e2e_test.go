@@ -13,8 +13,8 @@ import (
 
 	"github.com/fount-dev/fount/internal/wait"
 
-	"github.com/fount-dev/fount/host"
-	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/sandbox"
 )
 
 // as is the server seen with another API key.

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // The attacks of unbounded growth inside one run or source, each against

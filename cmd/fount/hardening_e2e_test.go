@@ -15,10 +15,10 @@ import (
 
 	"github.com/fount-dev/fount/internal/wait"
 
-	"github.com/fount-dev/fount/component"
-	"github.com/fount-dev/fount/host"
-	"github.com/fount-dev/fount/sandbox"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // startProductionServer is a server whose sandbox parses code as `fount

@@ -18,7 +18,7 @@ import (
 
 	"github.com/fount-dev/fount/internal/wait"
 
-	"github.com/fount-dev/fount/host"
+	"github.com/fount-dev/fount/internal/host"
 )
 
 // The tests of this package share one compiled guest: sharedSandbox for

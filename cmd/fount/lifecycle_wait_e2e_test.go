@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fount-dev/fount/host"
-	"github.com/fount-dev/fount/sandbox"
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/sandbox"
 )
 
 // TestConcurrentLoopingDeploysAllGetAnAnswer: six concurrent deploys of

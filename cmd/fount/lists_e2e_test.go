@@ -10,7 +10,7 @@ import (
 
 	"github.com/fount-dev/fount/internal/wait"
 
-	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/internal/api"
 )
 
 // TestLargeEventsComeInPages: a source whose events are megabytes each

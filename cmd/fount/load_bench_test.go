@@ -22,8 +22,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // The load benchmark: POSTs to one HTTP source whose run() emits one event,

@@ -19,11 +19,11 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/bundle"
-	"github.com/fount-dev/fount/egress"
-	"github.com/fount-dev/fount/engine"
+	"github.com/fount-dev/fount/internal/bundle"
 	"github.com/fount-dev/fount/internal/confine"
-	"github.com/fount-dev/fount/model"
+	"github.com/fount-dev/fount/internal/egress"
+	"github.com/fount-dev/fount/internal/engine"
+	"github.com/fount-dev/fount/internal/model"
 )
 
 // npm packages are bundled with esbuild, whose parser recurses without

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // BenchmarkNpmDeploy is the time of POST /v1/components for a component

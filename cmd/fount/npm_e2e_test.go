@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // npmFixtures is the folder of the real-world-shaped packages and the

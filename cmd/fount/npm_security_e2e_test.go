@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/bundle/npmtest"
 )
 
 // TestNpmResolutionNeverReadsTheHost deploys components whose imports,

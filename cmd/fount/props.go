@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fount-dev/fount/ids"
+	"github.com/fount-dev/fount/internal/ids"
 
 	"github.com/fount-dev/fount/apiv1"
 	"golang.org/x/term"

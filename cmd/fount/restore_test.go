@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // TestRestoreRefusesCraftedArchives: an archive whose store is a link,

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fount-dev/fount/api"
+	"github.com/fount-dev/fount/internal/api"
 )
 
 // Exit codes shared by every subcommand.

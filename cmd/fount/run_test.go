@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/wait"
-	"github.com/fount-dev/fount/model"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 func TestRunDispatch(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
-	"github.com/fount-dev/fount/s3"
+	"github.com/fount-dev/fount/internal/s3"
 )
 
 // s3Server is an S3-compatible server on loopback (gofakes3, in memory)

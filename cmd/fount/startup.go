@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // pidFile names, in the data dir, the process that serves it: a second

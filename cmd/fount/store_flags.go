@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fount-dev/fount/store"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // servedStore is what serve needs of a store, whichever backend.

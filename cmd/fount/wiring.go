@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/egress"
-	"github.com/fount-dev/fount/host"
-	"github.com/fount-dev/fount/ids"
-	"github.com/fount-dev/fount/metrics"
-	"github.com/fount-dev/fount/model"
-	"github.com/fount-dev/fount/registry"
+	"github.com/fount-dev/fount/internal/egress"
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/metrics"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/registry"
 )
 
 // codeFetcher fetches component_url through the egress policy.

@@ -13,7 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/bundle"
+	"github.com/fount-dev/fount/internal/bundle"
 )
 
 // workflowFile is a workflow as a file defines it, in YAML (JSON is YAML

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"slices"
+
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// sourceDB is a source's $.service.db in the store.
+type sourceDB struct {
+	st store.Store
+	id string
+}
+
+func (d sourceDB) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	return d.st.DBGet(ctx, d.id, key)
+}
+
+func (d sourceDB) Set(ctx context.Context, key string, value []byte) error {
+	return d.st.DBSet(ctx, d.id, key, value)
+}
+
+// capabilities are what a run or hook of l may reach: emits and logs into
+// c, the source's db, $auth, and fetch through the egress policy. A
+// collector without a channel budget (a hook's) gets one of its own.
+func (e *Engine) capabilities(l *live, c *collector) sandbox.Capabilities {
+	if c.channels == nil {
+		c.channels = e.channelBudget(l.src.ID)
+	}
+	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: accountAuth{e, l.src.OwnerID, l.src.ConfiguredProps, &c.goneAccounts},
+		Stores: dataStores{e, l.src.OwnerID, l.src.ConfiguredProps}}
+	if e.cfg.Egress != nil {
+		caps.Egress = e.cfg.Egress
+	}
+	return caps
+}
+
+// maxDelayedScan bounds how many waiting events one release reads.
+const maxDelayedScan = 100_000
+
+// releaseCommit moves the source's due delayed events to their channels,
+// oldest due first, and notes when the next one is due.
+func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunCommit, error) {
+	waiting, err := e.store.ListEvents(ctx, sourceID, model.ChannelDelayed, maxDelayedScan)
+	if err != nil {
+		return store.RunCommit{}, err
+	}
+	type due struct {
+		id  string
+		rec delayedRecord
+	}
+	var ready []due
+	now := e.clock.Now().UnixMilli()
+	for _, ev := range waiting {
+		rec, err := decodeDelayed(ev.Data)
+		switch {
+		case err != nil:
+			e.log.Warn("a delayed event cannot be read; it stays on $in", "source", sourceID, "event", ev.ID, "err", err)
+		case rec.DueMs <= now:
+			ready = append(ready, due{ev.ID, rec})
+		default:
+			e.delayed.note(sourceID, rec.DueMs)
+		}
+	}
+	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
+	c := store.RunCommit{Keep: e.cfg.EventsKept}
+	for _, d := range ready {
+		c.Events = append(c.Events, d.rec.event())
+		c.Release = append(c.Release, d.id)
+	}
+	return c, nil
+}
+
+// loadDelayed rebuilds the due times of the delayed events of every
+// source, and of the paused executions of every workflow, of emitters.
+func (e *Engine) loadDelayed(ctx context.Context, emitters []string) error {
+	for _, id := range emitters {
+		events, err := e.store.ListEvents(ctx, id, model.ChannelDelayed, maxDelayedScan)
+		if err != nil {
+			return err
+		}
+		for _, ev := range events {
+			if rec, err := decodeDelayed(ev.Data); err == nil {
+				e.delayed.note(id, rec.DueMs)
+			}
+		}
+	}
+	return nil
+}
+
+// emitterIDs are the ids of sources and workflows for which owns is
+// true.
+func emitterIDs(sources []model.Source, flows []model.Workflow, owns func(string) bool) []string {
+	var out []string
+	for _, src := range sources {
+		if owns(src.ID) {
+			out = append(out, src.ID)
+		}
+	}
+	for _, wf := range flows {
+		if owns(wf.ID) {
+			out = append(out, wf.ID)
+		}
+	}
+	return out
+}

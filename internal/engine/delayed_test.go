@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
+)
+
+func TestDecodeDelayed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		data    string
+		due     int64
+		event   string
+		wantErr string
+	}{
+		{"a record", `{"v":1,"due_ms":5,"name":"n","summary":"s","event":{"a":1}}`, 5, `{"a":1}`, ""},
+		{"the ABI's emit, stored before records", `{"event":[1],"name":"n","delivery_ts":7}`, 7, `[1]`, ""},
+		{"an emit without a delivery time", `{"event":1}`, 0, "", "without a version"},
+		{"a newer version", `{"v":2,"due_ms":1}`, 0, "", "unknown version 2"},
+		{"not JSON", `{`, 0, "", "delayed emit"},
+	}
+	for _, tt := range tests {
+		r, err := decodeDelayed([]byte(tt.data))
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%s: err %v, want %q", tt.name, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || r.DueMs != tt.due || string(r.event().Data) != tt.event || r.event().Name != "n" {
+			t.Errorf("%s: %+v, %v", tt.name, r, err)
+		}
+	}
+}
+
+func TestDelayedSchedulerStops(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	var mu sync.Mutex
+	var released []string
+	failOnce := true
+	d := newDelayedScheduler(clock, quiet, func(id string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failOnce {
+			failOnce = false
+			return errors.New("store down")
+		}
+		released = append(released, id)
+		return nil
+	})
+	d.Start()
+	d.note("dc_a", clock.Now().Add(time.Second).UnixMilli())
+	d.note("dc_a", clock.Now().Add(time.Hour).UnixMilli()) // the earliest time is kept
+	d.releaseDue(clock.Now().Add(time.Second))             // fails: tried again
+	d.releaseDue(clock.Now().Add(time.Second + delayTick))
+	mu.Lock()
+	if len(released) != 1 {
+		t.Fatalf("released %v, want dc_a once after the retry", released)
+	}
+	mu.Unlock()
+	d.note("dc_b", clock.Now().UnixMilli())
+	d.Stop()
+	d.Stop()
+	clock.Advance(time.Hour) // Stop waited for the loop to end: nothing is left to read the tick
+	mu.Lock()
+	defer mu.Unlock()
+	if len(released) != 1 {
+		t.Errorf("released after Stop: %v", released[1:])
+	}
+}
+
+// delayer emits its event with the delivery time the run event asks for.
+func delayer() *fakeComponent {
+	return &fakeComponent{run: func(ctx context.Context, f *fakeSource, event json.RawMessage, caps sandbox.Capabilities) error {
+		var e struct {
+			Due  int64  `json:"due"`
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(event, &e)
+		return caps.Emit.Emit(ctx, abi.Emit{Event: json.RawMessage(`"` + e.Name + `"`), Name: "", DeliveryTS: &e.Due})
+	}}
+}
+
+// TestDelayedEmitReleaseAndCancel: a delayed emit waits on $in until its
+// time, then moves to its channel; one deleted from $in before its time
+// is never released.
+func TestDelayedEmitReleaseAndCancel(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	src := te.deploy(te.saveComponent("delayer", delayer()), nil)
+	now := te.clock.Now()
+	for _, e := range []struct {
+		name string
+		due  time.Time
+	}{{"soon", now.Add(time.Minute)}, {"cancelled", now.Add(2 * time.Minute)}, {"later", now.Add(time.Hour)}} {
+		ev, _ := json.Marshal(map[string]any{"due": e.due.UnixMilli(), "name": e.name})
+		if err := te.RunNow(ctx, src.ID, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := te.waitEvents(src.ID, model.ChannelDelayed, 3)
+	if len(te.events(src.ID, "")) != 0 {
+		t.Fatal("a delayed emit was emitted at once")
+	}
+	var cancelled string
+	for _, ev := range waiting {
+		if strings.Contains(string(ev.Data), "cancelled") {
+			cancelled = ev.ID
+		}
+	}
+	if _, err := te.st.DeleteEvents(ctx, src.ID, model.ChannelDelayed, cancelled, cancelled); err != nil {
+		t.Fatal(err)
+	}
+	// The due time is noted just after the commit that stored the events.
+	waitFor(t, "the first due time to be noted", func() bool { return te.delayed.dueOf(src.ID) == now.Add(time.Minute).UnixMilli() })
+	te.clock.Advance(3 * time.Minute)
+	waitFor(t, "the release", func() bool {
+		te.clock.Advance(delayTick) // a tick the loop was not ready for is dropped, as time.Ticker's are
+		return len(te.events(src.ID, "")) >= 1 && te.workers.idle()
+	})
+	evs := te.events(src.ID, "")
+	if len(evs) != 1 || string(evs[0].Data) != `"soon"` {
+		t.Fatalf("released %+v, want only soon", evs)
+	}
+	if left := te.events(src.ID, model.ChannelDelayed); len(left) != 1 || !strings.Contains(string(left[0].Data), "later") {
+		t.Errorf("left on $in: %+v", left)
+	}
+}
+
+// TestDelayedEmitsSurviveARestart: the due times are rebuilt from $in.
+func TestDelayedEmitsSurviveARestart(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	src := te.deploy(te.saveComponent("delayer", delayer()), nil)
+	ev, _ := json.Marshal(map[string]any{"due": te.clock.Now().Add(time.Minute).UnixMilli(), "name": "after-restart"})
+	if err := te.RunNow(ctx, src.ID, ev); err != nil {
+		t.Fatal(err)
+	}
+	te.waitEvents(src.ID, model.ChannelDelayed, 1)
+	te.Stop()
+	te.restart()
+	te.clock.Advance(2 * time.Minute)
+	var evs []model.Event
+	waitFor(t, "the release after the restart", func() bool {
+		te.clock.Advance(delayTick)
+		evs = te.events(src.ID, "")
+		return len(evs) >= 1
+	})
+	if string(evs[0].Data) != `"after-restart"` {
+		t.Errorf("released %s", evs[0].Data)
+	}
+}
+
+// dueOf is the earliest due time noted for a source, 0 for none.
+func (d *delayedScheduler) dueOf(sourceID string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.due[sourceID]
+}
+
+// TestDueOfReadsTheHeadOfARecord: the shortcut that skips records not
+// yet due reads the due time this code writes, and gives up on any
+// other shape rather than guess.
+func TestDueOfReadsTheHeadOfARecord(t *testing.T) {
+	t.Parallel()
+	rec, _ := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: 1234, Paused: &pausedExecution{Kind: "delay"}})
+	if at, ok := dueOf(rec); !ok || at != 1234 {
+		t.Errorf("dueOf(%s) = %d, %v", rec, at, ok)
+	}
+	for _, other := range []string{`{"due_ms":5,"v":1}`, `{"v":1,"due_ms":x,`, `{"v":1,"due_ms":7}`, `{"v":2,"due_ms":7,"a":1}`, ``} {
+		if at, ok := dueOf([]byte(other)); ok {
+			t.Errorf("dueOf(%s) = %d, want no answer", other, at)
+		}
+	}
+}

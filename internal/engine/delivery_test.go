@@ -1,0 +1,234 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// scriptedSender answers each attempt with the next status of its script
+// (0: a network error), then 200.
+type scriptedSender struct {
+	mu       sync.Mutex
+	script   []int
+	attempts atomic.Int32
+}
+
+func (s *scriptedSender) send(_ context.Context, _ *model.Webhook, _ model.Delivery, _ time.Time) (int, error) {
+	s.attempts.Add(1)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.script) == 0 {
+		return 200, nil
+	}
+	status := s.script[0]
+	s.script = s.script[1:]
+	if status == 0 {
+		return 0, errors.New("connection refused")
+	}
+	return status, nil
+}
+
+// queueDelivery routes one delivery to listener through a run commit.
+func queueDelivery(t *testing.T, st *store.Bolt, listener string) {
+	t.Helper()
+	inv, err := st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_a", Kind: kindManual})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
+		Events: []model.Event{{EmitID: "e1", Data: []byte(`{}`)}},
+		Route: func(ev model.Event) store.Routed {
+			return store.Routed{Deliveries: []model.Delivery{{ListenerID: listener, EmitterID: "dc_a", EventID: ev.ID, Payload: []byte(`{}`)}}}
+		},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func deliveryOf(t *testing.T, st *store.Bolt, listener string) model.Delivery {
+	t.Helper()
+	pg, err := st.ListDeliveries(ctx, listener, model.Page{Limit: 10})
+	if err != nil || len(pg.Items) != 1 {
+		t.Fatalf("deliveries of %s: %+v, %v", listener, pg.Items, err)
+	}
+	return pg.Items[0]
+}
+
+func TestDelivererRetriesThenSettles(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		script     []int
+		webhook    *model.Webhook // nil: deleted after the event was routed
+		want       string
+		wantTries  int
+		wantStatus []int
+	}{
+		{"delivered at once", nil, &model.Webhook{Active: true}, model.DeliveryDelivered, 1, []int{200}},
+		{"retried after failures", []int{500, 0}, &model.Webhook{Active: true}, model.DeliveryDelivered, 3, []int{500, 0, 200}},
+		{"failed after the last attempt", []int{500, 502, 503}, &model.Webhook{Active: true}, model.DeliveryFailed, 3, []int{500, 502, 503}},
+		{"an inactive webhook gets nothing", nil, &model.Webhook{Active: false}, model.DeliveryFailed, 0, []int{0}},
+		{"a deleted webhook gets nothing", nil, nil, model.DeliveryFailed, 0, []int{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			te := newTestEngine(t, func(c *Config) {
+				c.MaxAttempts, c.RetryBase = 3, time.Second
+				if tt.webhook == nil {
+					c.Store = goneWebhooks{c.Store.(*store.Bolt)}
+				}
+			})
+			sender := &scriptedSender{script: tt.script}
+			te.deliverer.send = sender.send
+			h := model.Webhook{Active: true}
+			if tt.webhook != nil {
+				h = *tt.webhook
+			}
+			h.ID, h.OwnerID = "wh_1", "u_owner"
+			if err := te.st.CreateWebhook(ctx, h); err != nil {
+				t.Fatal(err)
+			}
+			queueDelivery(t, te.st, "wh_1")
+			te.deliverer.poke()
+			waitFor(t, "the delivery to settle", func() bool {
+				te.clock.Advance(time.Minute) // past any backoff
+				return deliveryOf(t, te.st, "wh_1").Status != model.DeliveryPending
+			})
+			d := deliveryOf(t, te.st, "wh_1")
+			if d.Status != tt.want || int(sender.attempts.Load()) != tt.wantTries || len(d.Attempts) != len(tt.wantStatus) {
+				t.Fatalf("status %s after %d sends, attempts %+v; want %s after %d", d.Status, sender.attempts.Load(), d.Attempts, tt.want, tt.wantTries)
+			}
+			for i, a := range d.Attempts {
+				if a.Status != tt.wantStatus[i] {
+					t.Errorf("attempt %d status %d, want %d", i, a.Status, tt.wantStatus[i])
+				}
+			}
+		})
+	}
+}
+
+// goneWebhooks is a store whose webhooks have all just been deleted: the
+// window between routing an event and its webhook's deletion.
+type goneWebhooks struct{ *store.Bolt }
+
+func (goneWebhooks) GetWebhook(context.Context, string) (model.Webhook, error) {
+	return model.Webhook{}, model.ErrNotFound
+}
+
+func TestDelivererStop(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	sender := &scriptedSender{}
+	te.deliverer.send = sender.send
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_owner", Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	queueDelivery(t, te.st, "wh_1")
+	te.deliverer.poke()
+	waitFor(t, "a delivery while running", func() bool { return sender.attempts.Load() == 1 })
+	te.deliverer.Stop()
+	te.deliverer.Stop()
+	queueDelivery(t, te.st, "dc_other") // a second delivery, to another listener
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_2", OwnerID: "u_owner", Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	queueDelivery(t, te.st, "wh_2")
+	te.deliverer.poke()
+	te.clock.Advance(time.Minute)
+	// Stop waited for the loop to end, so nothing is left to take the
+	// poke or the tick; a loop that survived would send within this window.
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if n := sender.attempts.Load(); n != 1 {
+			t.Fatalf("%d sends after Stop", n-1)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d := deliveryOf(t, te.st, "wh_2"); d.Status != model.DeliveryPending {
+		t.Errorf("a delivery was settled after Stop: %+v", d)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	t.Parallel()
+	for attempt, base := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 30: time.Hour} {
+		for range 20 {
+			d := backoff(time.Second, attempt)
+			if d < base*3/4 || d > base*5/4 {
+				t.Fatalf("backoff(%d) = %v, want %v ± 25%%", attempt, d, base)
+			}
+		}
+	}
+}
+
+// TestDeadWebhookIsDeactivated: failed deliveries in a row, spanning the
+// minimum age, deactivate a webhook with a reason and an $errors event on
+// the source; a delivery in between resets the count.
+func TestDeadWebhookIsDeactivated(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, func(c *Config) {
+		c.MaxAttempts, c.RetryBase = 1, time.Second
+		c.DisableWebhookAfter, c.DisableWebhookAge = 3, time.Hour
+	})
+	sender := &scriptedSender{script: []int{500, 200, 500, 500, 500}}
+	te.deliverer.send = sender.send
+	src := te.deploy(te.saveComponent("s", &fakeComponent{}), nil)
+	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_owner", URL: "https://h.example/", Active: true}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindManual})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{
+			Events: []model.Event{{EmitID: "e" + string(rune('a'+i)), Data: []byte(`{}`)}},
+			Route: func(ev model.Event) store.Routed {
+				return store.Routed{Deliveries: []model.Delivery{{ListenerID: "wh_1", EmitterID: src.ID, EventID: ev.ID, Payload: []byte(`{}`)}}}
+			},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		te.deliverer.poke()
+		// The outcome is counted after the delivery settles, in a write
+		// of its own: wait for both before the clock moves on.
+		failuresAfter := []int{1, 0, 1, 2, 3}[i]
+		waitFor(t, "the delivery to settle and count", func() bool {
+			pg, err := te.st.ListDeliveries(ctx, "wh_1", model.Page{Limit: 10})
+			if err != nil || len(pg.Items) != i+1 || pg.Items[0].Status == model.DeliveryPending {
+				return false
+			}
+			h, err := te.st.GetWebhook(ctx, "wh_1")
+			return err == nil && h.ConsecutiveFailures == failuresAfter
+		})
+		te.clock.Advance(40 * time.Minute)
+	}
+	h, err := te.st.GetWebhook(ctx, "wh_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 500 (1), 200 (reset), 500, 500, 500: three in a row over 80 minutes.
+	if h.Active || h.ConsecutiveFailures != 3 || !strings.Contains(h.DisabledReason, "3 deliveries in a row failed") {
+		t.Errorf("webhook %+v, want deactivated after 3 failures", h)
+	}
+	// The $errors event is stored after the delivery settles, in a
+	// transaction of its own.
+	var errs []model.Event
+	waitFor(t, "the $errors event of the deactivation", func() bool {
+		errs, err = te.st.ListEvents(ctx, src.ID, "$errors", 10)
+		return err == nil && len(errs) > 0
+	})
+	if len(errs) != 1 || !strings.Contains(string(errs[0].Data), "wh_1") {
+		t.Errorf("$errors of the source: %v", errs)
+	}
+}

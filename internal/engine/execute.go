@@ -1,0 +1,662 @@
+package engine
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// Caps of what an execution record keeps, so that a workflow's kept
+// executions stay small whatever its steps return or print.
+const (
+	maxRecordedValue   = 16 << 10  // a $return_value, an export, the trigger event
+	maxRecordedLogs    = 100       // console lines per step
+	maxRecordedLogLine = 1 << 10   // bytes of one console line
+	maxExecutionRecord = 512 << 10 // the whole record; past it, values and logs go
+)
+
+// platformVersion is original_context.platform_version: the version of
+// the execution context fount gives steps.
+const platformVersion = "fount-1"
+
+// channelSSE names, in the live event stream only, a message of
+// $.send.sse: its EmitID carries the SSE channel. It is never stored.
+const channelSSE = "$sse"
+
+// liveFlow is a workflow with its steps loaded, one sandbox source per
+// step, none shared with another workflow.
+type liveFlow struct {
+	wf        model.Workflow
+	boxes     []sandbox.Source
+	templates []map[string]string // per step: the props evaluated at each execution
+	// templatesJSON is templates encoded, once per load.
+	templatesJSON []json.RawMessage
+}
+
+// addTemplates appends the next step's templates.
+func (lf *liveFlow) addTemplates(t map[string]string) {
+	lf.templates = append(lf.templates, t)
+	var raw json.RawMessage
+	if len(t) > 0 {
+		raw, _ = json.Marshal(t)
+	}
+	lf.templatesJSON = append(lf.templatesJSON, raw)
+}
+
+func (lf *liveFlow) close(ctx context.Context) {
+	for _, b := range lf.boxes {
+		b.Close(ctx)
+	}
+}
+
+// flowSet holds the loaded workflows. A load that a delete overtook is
+// not kept (gen).
+type flowSet struct {
+	mu    sync.Mutex
+	flows map[string]*liveFlow
+	gen   uint64 // bumped by every forget
+}
+
+func newFlowSet() *flowSet { return &flowSet{flows: map[string]*liveFlow{}} }
+
+// get returns the loaded version of wf, or nil.
+func (s *flowSet) get(wf model.Workflow) *liveFlow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lf := s.flows[wf.ID]
+	if lf == nil || lf.wf.Version != wf.Version || lf.wf.UpdatedAt != wf.UpdatedAt {
+		return nil
+	}
+	return lf
+}
+
+// account returns the user a loaded workflow's executions count against.
+func (s *flowSet) account(id string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lf := s.flows[id]; lf != nil {
+		return lf.wf.UserID, true
+	}
+	return "", false
+}
+
+// generation is the value put needs to keep a load begun now.
+func (s *flowSet) generation() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
+
+// put keeps lf unless a forget came after gen, and closes the version it
+// replaces. It reports whether lf was kept.
+func (s *flowSet) put(lf *liveFlow, gen uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen != gen {
+		return false
+	}
+	if old := s.flows[lf.wf.ID]; old != nil && old != lf {
+		old.close(context.Background())
+	}
+	s.flows[lf.wf.ID] = lf
+	return true
+}
+
+// forget closes and drops a workflow's loaded steps.
+func (s *flowSet) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	if lf := s.flows[id]; lf != nil {
+		lf.close(context.Background())
+		delete(s.flows, id)
+	}
+}
+
+func (s *flowSet) closeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	for id, lf := range s.flows {
+		lf.close(context.Background())
+		delete(s.flows, id)
+	}
+}
+
+// loadFlow returns wf with its steps loaded; release must be called when
+// the batch is done with it (it closes a load that was not kept).
+func (e *Engine) loadFlow(ctx context.Context, wf model.Workflow) (lf *liveFlow, release func(), err error) {
+	if lf := e.flows.get(wf); lf != nil {
+		return lf, func() {}, nil
+	}
+	gen := e.flows.generation()
+	lf = &liveFlow{wf: wf}
+	for _, step := range wf.Steps {
+		static, templates, err := e.stepTemplates(wf, step)
+		if err != nil {
+			lf.close(ctx)
+			return nil, nil, err
+		}
+		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.RunCode(), Filename: step.Filename, Modules: step.Modules,
+			Props: static, Format: step.Metadata.Format, Step: true})
+		if err != nil {
+			lf.close(ctx)
+			return nil, nil, fmt.Errorf("step %q: %w", step.Name, codeError(err))
+		}
+		lf.boxes = append(lf.boxes, box)
+		lf.addTemplates(templates)
+	}
+	if e.flows.put(lf, gen) {
+		return lf, func() {}, nil
+	}
+	return lf, func() { lf.close(context.WithoutCancel(ctx)) }, nil
+}
+
+// execution is what running one invocation of a workflow produced.
+type execution struct {
+	commit store.RunCommit
+	sse    []model.Event // $.send.sse messages, published after the commit
+}
+
+// flowState is an execution in progress: its record, its steps' values
+// so far, and the step it goes on with. A paused execution is stored as
+// one (pausedExecution) and rebuilt to go on.
+type flowState struct {
+	rec     *model.Execution
+	context json.RawMessage // steps.trigger.context
+	event   json.RawMessage // the trigger event
+	steps   *stepsContext
+	next    int // the step to run
+	runs    int // how many times step next ran before: a rerun's count
+	retries int // how many times a failed step was retried (model.Retry)
+	start   time.Time
+}
+
+// execute runs a workflow's steps on one trigger event. A step that
+// throws, times out or runs out of memory ends the execution with an
+// $errors event; $.flow.exit ends it early; $.flow.delay, suspend and
+// rerun pause it. The error returned is the engine's (stopping, or the
+// workflow replaced), not the steps'.
+func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation, w *waiter) (execution, error) {
+	wf := lf.wf
+	start := e.clock.Now()
+	rec := &model.Execution{ID: ids.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+		StartedAtMs: start.UnixMilli(), Status: model.ExecutionSuccess, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
+	context, _ := json.Marshal(triggerContext(wf, inv, rec.ID, start))
+	trigger := &jsonObject{}
+	trigger.add("event", rawOrEmpty(inv.Event))
+	trigger.add("context", context)
+	steps := &stepsContext{}
+	steps.add(stepTrigger, trigger.close())
+	return e.runFlow(ctx, lf, &flowState{rec: rec, context: context, event: inv.Event, steps: steps, start: start}, w)
+}
+
+// runFlow runs st's steps from st.next on, until the last, a failure,
+// an exit or a pause.
+func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *waiter) (execution, error) {
+	wf, rec := lf.wf, st.rec
+	st.steps.flowURL = e.flowURL(rec.ID)
+	c := &collector{channels: e.channelBudget(wf.ID)}
+	var out execution
+	deadline := st.start.Add(e.cfg.ExecutionTimeout)
+	var failure error
+	failedStep := ""
+	retryable := true // a failure of the pause itself is not
+	var paused *model.Event
+	var respond sandbox.RespondSink
+	held := &heldResponse{w: w}
+	if w != nil {
+		respond = held
+	}
+	for i := st.next; i < len(wf.Steps); i++ {
+		step := wf.Steps[i]
+		sx, res, err := e.runStepWith(ctx, lf, i, st.steps, c, respond, deadline, sourceDB{e.store, wf.ID})
+		if err != nil {
+			return execution{}, err
+		}
+		runs := st.runs + 1
+		st.runs, st.steps.run = 0, nil // a rerun's count is its step's only
+		rec.Steps = append(rec.Steps, sx)
+		if res.err != nil {
+			rec.Status, failure, failedStep = model.ExecutionError, res.err, step.Name
+			break
+		}
+		for _, s := range res.sends {
+			switch s.Kind {
+			case abi.SendHTTP:
+				out.commit.Deliveries = append(out.commit.Deliveries, model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
+					Request: &model.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
+			case abi.SendSSE:
+				out.sse = append(out.sse, model.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
+			case abi.SendS3:
+				dl, err := e.s3Delivery(wf, rec.ID, len(out.commit.Deliveries), s, st.start)
+				if err != nil {
+					last := &rec.Steps[len(rec.Steps)-1]
+					last.Status, last.Error = model.ExecutionError, stepError(err)
+					rec.Status, failure, failedStep = model.ExecutionError, err, step.Name
+					break
+				}
+				out.commit.Deliveries = append(out.commit.Deliveries, dl)
+			}
+		}
+		if failure != nil {
+			break
+		}
+		if res.exit != nil {
+			rec.Status, rec.ExitReason = model.ExecutionExited, *res.exit
+			break
+		}
+		if res.flow != nil {
+			ev, err := e.pause(ctx, lf, st, i, runs, res)
+			if err != nil {
+				last := &rec.Steps[len(rec.Steps)-1]
+				last.Status, last.Error = model.ExecutionError, stepError(err)
+				rec.Status, failure, failedStep, retryable = model.ExecutionError, err, step.Name, false
+			}
+			paused = &ev
+			break
+		}
+		st.steps.add(step.Name, res.data)
+	}
+	held.flush()
+	rec.DurationMs += e.clock.Now().Sub(st.start).Milliseconds()
+	events, err := flowEvents(c, e.clock.Now())
+	if err != nil && failure == nil {
+		rec.Status, failure = model.ExecutionError, err
+	}
+	if failure != nil && retryable && failedStep != "" {
+		if ev, ok := e.retryLater(ctx, lf, st, failedStep); ok {
+			failure, paused, events = nil, &ev, events[:0]
+			out.sse, out.commit.Deliveries = nil, nil // the step runs again: what the failed part sent goes
+		}
+	}
+	if failure != nil {
+		rec.Pause = nil
+		events = append(events[:0:0], flowErrorEvent(failure, wf.ID, failedStep, st.event, st.context, e.clock.Now()))
+		out.sse = nil
+		out.commit.Deliveries = nil
+	} else if paused != nil {
+		events = append(events, *paused)
+		out.commit.KeepDelayed = e.cfg.MaxPausedExecutions
+	}
+	capExecution(rec)
+	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept
+	out.commit.Execution, out.commit.ExecutionsKept = rec, e.cfg.ExecutionsKept
+	out.commit.Invocations, out.commit.ComputeMs = 1, max(1, rec.DurationMs)
+	return out, nil
+}
+
+// s3Delivery is a $.send.s3 object as the delivery that writes it: in
+// the operator's bucket, under the workflow's owner and the workflow
+// (so no tenant writes over another's objects), then the step's prefix,
+// the hour, and the execution; the same key on a retry.
+func (e *Engine) s3Delivery(wf model.Workflow, execution string, n int, s abi.Send, at time.Time) (model.Delivery, error) {
+	if e.cfg.Objects == nil {
+		return model.Delivery{}, errors.New("$.send.s3 is not available: this server has no bucket configured (the operator sets --s3-endpoint); upload with an action that calls your storage provider's API")
+	}
+	if s.Bucket != "" && s.Bucket != e.cfg.Objects.Name() {
+		return model.Delivery{}, fmt.Errorf("$.send.s3 writes to this server's bucket %q, not %q", e.cfg.Objects.Name(), s.Bucket)
+	}
+	key := fmt.Sprintf("%s/%s/%s%s/%s-%d.json", wf.OwnerID, wf.ID, s.Prefix, at.UTC().Format("2006/01/02/15"), execution, n)
+	return model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: channelSendS3,
+		Request: &model.DeliveryRequest{Method: http.MethodPut, URL: key, Body: string(s.Payload)}}, nil
+}
+
+// flowEvents are the events an execution's steps emitted, each stored
+// at once: a workflow has no $in channel to delay one on, so an emit
+// with a future delivery_ts fails the execution, saying so. Emits past the
+// channel limits fail it too.
+func flowEvents(c *collector, now time.Time) ([]model.Event, error) {
+	if dropped := c.dropped(); dropped != nil {
+		return nil, dropped
+	}
+	for _, em := range c.emits {
+		if em.DeliveryTS != nil && *em.DeliveryTS > now.UnixMilli() {
+			return nil, errors.New("a workflow cannot delay an emit: delivery_ts is for sources; emit at once, or emit to a source that delays it")
+		}
+	}
+	out := make([]model.Event, 0, len(c.emits))
+	for _, em := range c.emits {
+		out = append(out, emitEvent(em))
+	}
+	return out, nil
+}
+
+// stepResult is what one step gave the execution.
+type stepResult struct {
+	data  json.RawMessage // steps.<name>: $return_value and exports
+	exit  *string
+	flow  *abi.Flow // $.flow.delay, suspend or rerun
+	sends []abi.Send
+	err   error // the step failed
+}
+
+// runStepWith runs step i of lf with db as its $.service.db and records
+// it.
+func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, respond sandbox.RespondSink, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
+	step := lf.wf.Steps[i]
+	sx := model.StepExecution{Name: step.Name, Status: model.ExecutionSuccess}
+	limits := e.cfg.Limits
+	remaining := deadline.Sub(e.clock.Now())
+	if remaining <= 0 {
+		err := fmt.Errorf("%w: the execution ran past its time limit of %s before this step", sandbox.ErrTimeout, e.cfg.ExecutionTimeout)
+		sx.Status, sx.Error = model.ExecutionError, stepError(err)
+		return sx, stepResult{err: err}, nil
+	}
+	if limits.Timeout <= 0 || limits.Timeout > remaining {
+		limits.Timeout = remaining
+	}
+	ev := steps.event(lf.templatesJSON[i])
+	logs := &stepLogs{}
+	gone := &goneAccounts{}
+	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: accountAuth{e, lf.wf.OwnerID, step.Props, gone},
+		Stores: dataStores{e, lf.wf.OwnerID, step.Props}}
+	if e.cfg.Egress != nil {
+		caps.Egress = e.cfg.Egress
+	}
+	if respond != nil {
+		caps.Respond = respond
+	}
+	start := e.clock.Now()
+	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
+	if ctx.Err() == nil {
+		outcome := "ok"
+		if err != nil {
+			outcome = errorClass(err)
+		}
+		e.cfg.Observer.RunFinished("step", outcome, e.clock.Now().Sub(start))
+	}
+	err = gone.explain(err)
+	if err != nil && (step.BundleMap != "" || step.SourceMap != "") {
+		err = mapStack(err, cmp.Or(step.Filename, entryFile), func() []*component.SourceMap { return e.stepMaps(lf, step) })
+	}
+	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
+	sx.Logs = logs.lines
+	switch {
+	case ctx.Err() != nil:
+		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
+	case errors.Is(err, sandbox.ErrLost):
+		e.flows.forget(lf.wf.ID) // its steps load anew from the store
+		return sx, stepResult{}, errSwapped
+	case errors.Is(err, sandbox.ErrClosed):
+		return sx, stepResult{}, errSwapped
+	case err != nil:
+		sx.Status, sx.Error = model.ExecutionError, stepError(err)
+		return sx, stepResult{err: err}, nil
+	}
+	sx.ReturnValue = capValue(o.Value)
+	sx.Exports = map[string]json.RawMessage{}
+	data := &jsonObject{}
+	for name, v := range o.Exports {
+		if name == "$summary" {
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				s = string(v)
+			}
+			sx.Summary = capText(s, maxRecordedLogLine)
+			continue
+		}
+		sx.Exports[name] = capValue(v)
+		data.add(name, v)
+	}
+	if len(sx.Exports) == 0 {
+		sx.Exports = nil
+	}
+	if len(o.Value) > 0 {
+		data.add("$return_value", o.Value)
+	}
+	res := stepResult{exit: o.Exit, flow: o.Flow, sends: o.Sends, data: data.close()}
+	if o.Exit != nil {
+		sx.Status = model.ExecutionExited
+	}
+	return sx, res, nil
+}
+
+// jsonObject builds a JSON object from values that are valid JSON
+// already (the sandbox's decoded results, stored events), without
+// re-encoding them: a step's context grows with each step, and
+// encoding/json would check and compact every value again for each.
+type jsonObject struct{ buf []byte }
+
+func (o *jsonObject) add(name string, value json.RawMessage) {
+	if len(o.buf) == 0 {
+		o.buf = append(o.buf, '{')
+	} else {
+		o.buf = append(o.buf, ',')
+	}
+	key, _ := json.Marshal(name)
+	o.buf = append(append(append(o.buf, key...), ':'), value...)
+}
+
+func (o *jsonObject) close() json.RawMessage {
+	if len(o.buf) == 0 {
+		return json.RawMessage("{}")
+	}
+	return append(o.buf[:len(o.buf):len(o.buf)], '}')
+}
+
+// stepsContext is steps.* of an execution so far, with what the next
+// step's call carries besides: the base of its resume and cancel URLs,
+// and a rerun's count and context.
+type stepsContext struct {
+	obj     jsonObject
+	flowURL json.RawMessage // a JSON string; none outside an execution
+	run     json.RawMessage // $.context.run of a rerun; nil: a first run
+}
+
+func (s *stepsContext) add(name string, data json.RawMessage) { s.obj.add(name, data) }
+
+// event is a step's run event: the steps so far and the step's
+// templates (JSON, or empty for none).
+func (s *stepsContext) event(templates json.RawMessage) json.RawMessage {
+	ev := &jsonObject{}
+	ev.add("steps", s.obj.close())
+	if len(templates) > 0 {
+		ev.add("templates", templates)
+	}
+	if len(s.flowURL) > 0 {
+		ev.add("flow_url", s.flowURL)
+	}
+	if len(s.run) > 0 {
+		ev.add("run", s.run)
+	}
+	return ev.close()
+}
+
+// restoreSteps is a stepsContext from its JSON object, as a paused
+// execution stored it.
+func restoreSteps(obj json.RawMessage) *stepsContext {
+	s := &stepsContext{}
+	if inner := bytes.TrimSpace(obj); len(inner) > 2 {
+		s.obj.buf = append([]byte(nil), inner[:len(inner)-1]...) // without its closing brace
+	}
+	return s
+}
+
+// stepLogs keeps a step's console lines within the record's caps.
+type stepLogs struct {
+	mu    sync.Mutex
+	lines []model.StepLog
+}
+
+func (l *stepLogs) Log(_ context.Context, e sandbox.LogEntry) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) < maxRecordedLogs {
+		l.lines = append(l.lines, model.StepLog{AtMs: e.Time.UnixMilli(), Level: e.Level, Text: capText(e.Text, maxRecordedLogLine)})
+	}
+	return nil
+}
+
+// stepError describes a step's failure for its record.
+func stepError(err error) *model.StepError {
+	name, message, stack := errorParts(err)
+	return &model.StepError{Name: name, Message: capText(message, maxErrorMessage), Stack: capText(stack, maxErrorStack)}
+}
+
+// errorCode is the code of a run's failure: the thrown error's own code
+// when it had one, else its name.
+func errorCode(err error, name string) string {
+	if se := (*sandbox.ScriptError)(nil); errors.As(err, &se) && se.Code != "" {
+		return se.Code
+	}
+	return name
+}
+
+// errorParts are the name, message and stack of a run's failure.
+func errorParts(err error) (name, message, stack string) {
+	var se *sandbox.ScriptError
+	var ce *CodeError
+	switch {
+	case errors.As(err, &se):
+		return se.Name, se.Message, se.Stack
+	case errors.As(err, &ce):
+		return ce.Name, ce.Message, ""
+	case errors.Is(err, sandbox.ErrTimeout):
+		return "TimeoutError", "the step did not finish within its time limit", ""
+	case errors.Is(err, sandbox.ErrOutOfMemory):
+		return "OutOfMemoryError", "the step ran out of memory", ""
+	}
+	return "Error", err.Error(), ""
+}
+
+// failedExecution records an execution that could not run its steps:
+// the workflow cannot be loaded, or its account is over its quota.
+func (e *Engine) failedExecution(wf model.Workflow, inv model.Invocation, step string, err error) execution {
+	now := e.clock.Now()
+	rec := &model.Execution{ID: ids.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
+		StartedAtMs: now.UnixMilli(), Status: model.ExecutionError, DeploymentID: model.DeploymentID(wf.ID, wf.Version)}
+	ctx, _ := json.Marshal(triggerContext(wf, inv, rec.ID, now))
+	return execution{commit: store.RunCommit{
+		Events: []model.Event{flowErrorEvent(err, wf.ID, step, inv.Event, ctx, now)}, Keep: e.cfg.EventsKept,
+		Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept,
+	}}
+}
+
+// triggerContext is steps.trigger.context, and original_context of an
+// $errors event.
+func triggerContext(wf model.Workflow, inv model.Invocation, executionID string, at time.Time) map[string]any {
+	return map[string]any{
+		"id": executionID, "ts": at.UTC().Format(time.RFC3339Nano), "workflow_id": wf.ID,
+		"deployment_id": model.DeploymentID(wf.ID, wf.Version), "source_type": sourceType(inv.Kind),
+		"verified": false, "owner_id": wf.OwnerID, "platform_version": platformVersion,
+	}
+}
+
+// sourceType names what triggered an execution, as original_context
+// does.
+func sourceType(kind string) string {
+	switch kind {
+	case kindHTTP:
+		return "HTTP"
+	case kindTimer:
+		return "TIMER"
+	case kindEvent:
+		return "COMPONENT"
+	}
+	return "MANUAL"
+}
+
+// flowErrorEvent is the $errors event of a failed execution, in the
+// specification's shape: original_event, original_context, and error
+// with code, cellId (the failed step's id; stepName its name), ts and
+// stack.
+func flowErrorEvent(err error, workflowID, step string, event, context json.RawMessage, at time.Time) model.Event {
+	name, message, stack := errorParts(err)
+	if errors.Is(err, errQuota) {
+		name = "QuotaExceeded"
+	}
+	// As Node prints a stack: the error's name and message first.
+	if head := name + ": " + message; !strings.HasPrefix(stack, head) {
+		stack = strings.TrimRight(head+"\n"+stack, "\n")
+	}
+	desc := map[string]any{
+		"code": capText(errorCode(err, name), maxErrorName), "cellId": cellID(workflowID, step), "stepName": step, "ts": at.UTC().Format(time.RFC3339Nano),
+		"stack": capText(stack, maxErrorStack), "name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage),
+	}
+	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(event), maxOriginalEvent), "original_context": rawOrEmpty(context), "error": desc})
+	summary := name + ": " + message
+	if step != "" {
+		summary = "step " + step + ": " + summary
+	}
+	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(summary, 120), Data: data}
+}
+
+// cellID is the id of workflowID's step named step, or "" for a failure
+// before any step (the workflow could not be loaded).
+func cellID(workflowID, step string) string {
+	if step == "" {
+		return ""
+	}
+	return model.StepID(workflowID, step)
+}
+
+// rawOrEmpty is raw, or {} when there is none.
+func rawOrEmpty(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
+// capValue is raw within maxRecordedValue, or a marker of its size.
+func capValue(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= maxRecordedValue {
+		return raw
+	}
+	return json.RawMessage(`{"truncated":true,"bytes":` + strconv.Itoa(len(raw)) + `}`)
+}
+
+// recordSize estimates the encoded size of rec from its values, so that
+// the common small record is not encoded twice: fields and escaping add
+// a little, which the cap's margin covers.
+func recordSize(rec *model.Execution) int {
+	if rec == nil {
+		return 0
+	}
+	n := len(rec.Event) + 256
+	for _, s := range rec.Steps {
+		n += len(s.Name) + len(s.ReturnValue) + len(s.Summary) + 128
+		for k, v := range s.Exports {
+			n += len(k) + len(v) + 8
+		}
+		for _, l := range s.Logs {
+			n += len(l.Text) + 64
+		}
+		if s.Error != nil {
+			n += len(s.Error.Name) + len(s.Error.Message) + len(s.Error.Stack) + 64
+		}
+	}
+	return n
+}
+
+// capExecution drops the values and logs of a record that is still over
+// maxExecutionRecord with each value capped (many steps, many exports).
+func capExecution(rec *model.Execution) {
+	if recordSize(rec) <= maxExecutionRecord {
+		return
+	}
+	rec.Truncated = true
+	for i := range rec.Steps {
+		s := &rec.Steps[i]
+		if s.ReturnValue != nil || s.Exports != nil || s.Logs != nil {
+			s.Truncated = true
+		}
+		s.ReturnValue, s.Exports, s.Logs = nil, nil, nil
+	}
+}

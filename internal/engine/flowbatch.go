@@ -1,0 +1,228 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// processFlowBatch runs queued executions of a workflow in order and
+// commits them, as processBatch does for a source.
+func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.Invocation) error {
+	wf, err := e.store.GetWorkflow(ctx, id)
+	// A throttle holds back the rest of the batch, and the waiters of its
+	// requests with it: they are answered when their executions run.
+	var throttled error
+	if err == nil {
+		if invs, throttled = e.admit(id, wf.Throttle, invs); len(invs) == 0 {
+			return throttled
+		}
+	}
+	waiters := e.waitersOf(invs)
+	defer finishWaiters(waiters)
+	if errors.Is(err, model.ErrNotFound) {
+		e.flows.forget(id)
+		e.throttles.forget(id)
+		e.delayed.forget(id)
+		return e.dropQueued(ctx, invs) // the workflow is gone
+	}
+	if err != nil {
+		return err
+	}
+	today := day(e.clock.Now())
+	over, err := e.quotas.over(ctx, wf.UserID, today)
+	if err != nil {
+		return err
+	}
+	lf, release, loadErr := e.loadFlow(ctx, wf)
+	if loadErr != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if loadErr == nil {
+		defer release()
+	}
+	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today, pending: pendingRuns{e: e, emitter: wf.Emitter()}}
+	if err := b.runAll(ctx, invs, waiters); err != nil {
+		return b.pending.keepAfter(ctx, err)
+	}
+	err = b.pending.commit(ctx)
+	e.publish(b.sse)
+	if err == nil {
+		err = throttled
+	}
+	return err
+}
+
+// throttle is how many of invs the throttle t of source or workflow id
+// lets run now, and the error that holds back the rest. Releases and
+// resumes do not count: they carry on what was counted when it started.
+func (e *Engine) throttle(id string, t model.Throttle, invs []model.Invocation) (int, error) {
+	fresh := 0
+	for _, inv := range invs {
+		if inv.Kind != kindRelease && inv.Kind != kindResume {
+			fresh++
+		}
+	}
+	allowed, wait := e.throttles.allow(id, t, e.clock.Now(), fresh)
+	if allowed == fresh {
+		return len(invs), nil
+	}
+	for i, inv := range invs {
+		if inv.Kind != kindRelease && inv.Kind != kindResume {
+			if allowed == 0 {
+				return i, &throttledError{wait: wait}
+			}
+			allowed--
+		}
+	}
+	return len(invs), nil
+}
+
+// flowBatch is one batch of a workflow's invocations as it runs: the
+// runs to commit, flushed when they hold enough bytes.
+type flowBatch struct {
+	e       *Engine
+	wf      model.Workflow
+	lf      *liveFlow
+	loadErr error
+	over    bool
+	today   string
+	pending pendingRuns
+	sse     []model.Event
+}
+
+// runAll runs invs in order; with a concurrency above one, the new
+// executions in a row run up to that many at once (each next one starts
+// when one ends), each on an instance of its own, and are committed in
+// their order. A group holds 4n executions at most, so that the results
+// held before their commit stay bounded.
+func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters []*waiter) error {
+	n := max(1, b.wf.Concurrency)
+	for i := 0; i < len(invs); {
+		j := i
+		for j < len(invs) && n > 1 && j-i < 4*n && b.startsNew(invs[j]) {
+			j++
+		}
+		if j-i <= 1 {
+			if err := b.run(ctx, invs[i], waiters[i]); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		xs := make([]execution, j-i)
+		errs := make([]error, j-i)
+		slots := make(chan struct{}, n)
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			slots <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				xs[k-i], errs[k-i] = b.e.execute(ctx, b.lf, invs[k], waiters[k])
+			}()
+		}
+		wg.Wait()
+		for k := i; k < j; k++ {
+			if err := errs[k-i]; err != nil {
+				return err
+			}
+			if err := b.add(ctx, store.CompletedRun{Invocation: invs[k], Commit: xs[k-i].commit}, xs[k-i].sse); err != nil {
+				return err
+			}
+		}
+		i = j
+	}
+	return nil
+}
+
+// startsNew reports whether inv runs a new execution's steps.
+func (b *flowBatch) startsNew(inv model.Invocation) bool {
+	return inv.Kind != kindRelease && inv.Kind != kindResume && (b.wf.Active || inv.Kind == kindManual) && !b.over && b.loadErr == nil
+}
+
+// run runs one invocation: a new execution, or paused ones going on.
+func (b *flowBatch) run(ctx context.Context, inv model.Invocation, w *waiter) error {
+	e, wf := b.e, b.wf
+	switch {
+	case inv.Kind == kindRelease:
+		acts, paused, err := e.dueFlows(ctx, wf.ID)
+		if err != nil {
+			return err
+		}
+		for i, act := range acts { // each commits with its record's removal: no invocation of its own
+			if err := b.goOn(ctx, model.Invocation{TargetID: wf.ID}, paused[i], act); err != nil {
+				return err
+			}
+		}
+		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+	case inv.Kind == kindResume:
+		var act flowAction
+		var rec delayedRecord
+		if json.Unmarshal(inv.Event, &act) != nil || json.Unmarshal(act.Paused, &rec) != nil || rec.Paused == nil || rec.Paused.Execution == nil {
+			e.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
+			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+		}
+		return b.goOn(ctx, inv, rec.Paused, act)
+	case !wf.Active && inv.Kind != kindManual:
+		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // queued before it was switched off
+	}
+	var x execution
+	switch {
+	case b.over:
+		x = e.failedExecution(wf, inv, "", errQuota)
+	case b.loadErr != nil:
+		e.log.Warn("workflow failed to load", "workflow", wf.ID, "err", b.loadErr)
+		x = e.failedExecution(wf, inv, "", b.loadErr)
+	default:
+		var err error
+		if x, err = e.execute(ctx, b.lf, inv, w); err != nil {
+			return err
+		}
+	}
+	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
+}
+
+// goOn runs a paused execution on, or fails it when the workflow cannot
+// run (over its quota, or not loaded).
+func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExecution, act flowAction) error {
+	var x execution
+	switch failure := cmp.Or(b.loadErr, quotaErr(b.over)); {
+	case failure != nil && act.Action != flowCancel:
+		rec := p.Execution
+		rec.Status, rec.Pause = model.ExecutionError, nil
+		x.commit = store.RunCommit{Execution: rec, ExecutionsKept: b.e.cfg.ExecutionsKept, Keep: b.e.cfg.EventsKept,
+			Events: []model.Event{flowErrorEvent(failure, b.wf.ID, "", p.Event, p.Context, b.e.clock.Now())}}
+	default:
+		var err error
+		if x, err = b.e.resumeFlow(ctx, b.lf, p, act); err != nil {
+			return err
+		}
+	}
+	x.commit.Resume, x.commit.KeepDelayed = act.PausedID, max(x.commit.KeepDelayed, b.e.cfg.MaxPausedExecutions)
+	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
+}
+
+// quotaErr is errQuota when over.
+func quotaErr(over bool) error {
+	if over {
+		return errQuota
+	}
+	return nil
+}
+
+// add queues run for the batch's commit, committing what is held once it
+// is large.
+func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model.Event) error {
+	if run.Commit.Execution != nil || len(run.Commit.Events) > 0 {
+		run.Commit.UsageAccount, run.Commit.UsageDay = b.wf.UserID, b.today
+	}
+	b.sse = append(b.sse, sse...)
+	return b.pending.add(ctx, run, commitBytes(run.Commit)+recordSize(run.Commit.Execution))
+}

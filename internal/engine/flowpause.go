@@ -1,0 +1,392 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// A step's $.flow.delay, $.flow.suspend or $.flow.rerun pauses its
+// execution once the step ends. The execution is then a record on the
+// workflow's $in channel (a delayedRecord whose Paused is set), committed
+// with the step, and the delayedScheduler notes when it is due, as for a
+// source's delayed emits: after a restart, loadDelayed finds it again.
+// When it is due, a release invocation of the workflow runs every due
+// execution on; a call of its resume or cancel URL queues a resume
+// invocation for it. Either commits the execution's next part with the
+// removal of its record (store.RunCommit.Resume), so that whichever
+// comes first goes on and the other finds nothing: no part runs twice.
+
+// maxPausedState bounds a paused execution's stored state: the steps'
+// values so far are kept whole, unlike the execution's record.
+const maxPausedState = 1 << 20
+
+// Actions on a paused execution.
+const (
+	flowDue    = "due"    // its time came
+	flowResume = "resume" // its resume URL was called
+	flowCancel = "cancel" // its cancel URL was called
+)
+
+// pausedExecution is a paused execution as the engine stores it.
+type pausedExecution struct {
+	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend, FlowRerun, or flowRetry
+	// Step is the step that paused; Next the one to run after a delay or
+	// a suspend ("" when Step was the last). A rerun runs Step again.
+	Step string `json:"step"`
+	Next string `json:"next,omitempty"`
+	// Steps are steps.* before Step, and StepData Step's own values.
+	Steps     json.RawMessage  `json:"steps"`
+	StepData  json.RawMessage  `json:"step_data,omitempty"`
+	Context   json.RawMessage  `json:"context"` // steps.trigger.context
+	Event     json.RawMessage  `json:"event"`   // the trigger event
+	Execution *model.Execution `json:"execution"`
+	// SecretHash is the SHA-256 of the resume and cancel URLs' secret.
+	SecretHash string `json:"secret_hash"`
+	// A rerun's count of runs so far (a retry's: of retries), its
+	// context, its most reruns.
+	Runs       int             `json:"runs,omitempty"`
+	RunContext json.RawMessage `json:"run_context,omitempty"`
+	MaxReruns  int             `json:"max_reruns,omitempty"`
+	TimeoutMs  int64           `json:"timeout_ms,omitempty"` // a suspend's
+}
+
+// flowURL is the base of an execution's resume and cancel URLs, as a
+// JSON string: the step adds its secret and the action.
+func (e *Engine) flowURL(executionID string) json.RawMessage {
+	b, _ := json.Marshal(strings.TrimRight(e.cfg.PublicURL, "/") + component.FlowPath + executionID)
+	return b
+}
+
+// secretHash is how a paused execution keeps its URLs' secret.
+func secretHash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// pause is the $in record of st paused by step i's res.flow.
+func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (model.Event, error) {
+	wf, f := lf.wf, res.flow
+	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, SecretHash: secretHash(f.Secret)}
+	switch f.Kind {
+	case abi.FlowRerun:
+		p.Runs, p.RunContext, p.MaxReruns = runs, f.Context, f.MaxReruns
+	default:
+		p.StepData = res.data
+		if i+1 < len(wf.Steps) {
+			p.Next = wf.Steps[i+1].Name
+		}
+		if f.Kind == abi.FlowSuspend {
+			p.TimeoutMs = f.Ms
+		}
+	}
+	until := e.clock.Now().Add(time.Duration(f.Ms) * time.Millisecond)
+	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "paused execution "+st.rec.ID)
+	if err != nil {
+		return model.Event{}, fmt.Errorf("$.flow.%s: %w", f.Kind, err)
+	}
+	return ev, nil
+}
+
+// pausedEvent is st paused as p until until: the record on the
+// workflow's $in that keeps it, summarised as summary; st's record says
+// it is paused. It fails, changing nothing, when the workflow holds its
+// most paused executions or the state is too large to keep.
+func (e *Engine) pausedEvent(ctx context.Context, workflowID string, st *flowState, p pausedExecution, until time.Time, summary string) (model.Event, error) {
+	waiting, err := e.store.CountEvents(ctx, workflowID, model.ChannelDelayed)
+	if err != nil {
+		return model.Event{}, fmt.Errorf("count the workflow's paused executions: %w", err)
+	}
+	if waiting >= e.cfg.MaxPausedExecutions {
+		return model.Event{}, fmt.Errorf("the workflow has %d paused executions, the most this server keeps (--max-paused-executions)", waiting)
+	}
+	pause := &model.ExecutionPause{Kind: p.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
+	p.Steps, p.Context, p.Event = st.steps.obj.close(), st.context, st.event
+	p.Execution = st.pausedRecord(e.clock.Now())
+	p.Execution.Status, p.Execution.Pause = model.ExecutionPaused, pause
+	data, err := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p})
+	if err != nil {
+		return model.Event{}, err
+	}
+	if len(data) > maxPausedState {
+		return model.Event{}, fmt.Errorf("the execution's state (the steps' values so far) is %d bytes, over the %d a paused execution keeps", len(data), maxPausedState)
+	}
+	st.rec.Status, st.rec.Pause = model.ExecutionPaused, pause
+	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: summary, Data: data}, nil
+}
+
+// pausedRecord is the execution's record as its pause keeps it: with the
+// time its part so far took, which runFlow adds to the record it commits
+// only once the part ends.
+func (st *flowState) pausedRecord(now time.Time) *model.Execution {
+	rec := *st.rec
+	rec.DurationMs += now.Sub(st.start).Milliseconds()
+	return &rec
+}
+
+// flowAction is what goes on with a paused execution.
+type flowAction struct {
+	Action string `json:"action"` // flowDue, flowResume or flowCancel
+	// PausedID is the id of the execution's record on $in, and Paused
+	// the record as the URL's check read it.
+	PausedID string          `json:"paused_id"`
+	Paused   json.RawMessage `json:"paused,omitempty"`
+	// Data is the resume request's body ($resume_data), Request the
+	// whole request ($.context.run.callback_request of a rerun).
+	Data    json.RawMessage `json:"data,omitempty"`
+	Request json.RawMessage `json:"request,omitempty"`
+}
+
+// resumeFlow runs the paused execution p on after act: its next step, or
+// its paused step again, or its end when cancelled. The commit removes
+// its record.
+func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecution, act flowAction) (execution, error) {
+	rec := p.Execution
+	rec.Pause = nil
+	now := e.clock.Now()
+	end := func() (execution, error) {
+		x := execution{commit: store.RunCommit{Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept, Invocations: 1, ComputeMs: 1}}
+		x.commit.Resume = act.PausedID
+		return x, nil
+	}
+	switch {
+	case act.Action == flowCancel:
+		rec.Status, rec.ExitReason = model.ExecutionCancelled, "cancelled by its cancel URL"
+		return end()
+	case act.Action == flowDue && p.Kind == abi.FlowSuspend:
+		rec.Status, rec.ExitReason = model.ExecutionCancelled, fmt.Sprintf("not resumed within its timeout of %s", time.Duration(p.TimeoutMs)*time.Millisecond)
+		return end()
+	}
+	rec.Status = model.ExecutionSuccess
+	st := &flowState{rec: rec, context: p.Context, event: p.Event, steps: restoreSteps(p.Steps), start: now}
+	names := make([]string, len(lf.wf.Steps))
+	for i, s := range lf.wf.Steps {
+		names[i] = s.Name
+	}
+	next := p.Next
+	switch p.Kind {
+	case flowRetry:
+		next, st.retries = p.Step, p.Runs
+	case abi.FlowRerun:
+		next = p.Step
+		run := map[string]any{"runs": p.Runs + 1}
+		if len(p.RunContext) > 0 {
+			run["context"] = p.RunContext
+		}
+		if act.Action == flowResume && len(act.Request) > 0 {
+			run["callback_request"] = act.Request
+		}
+		st.runs = p.Runs
+		st.steps.run, _ = json.Marshal(run)
+	default:
+		data := p.StepData
+		if p.Kind == abi.FlowSuspend {
+			resumeData := rawOrNull(act.Data)
+			data = withValue(data, "$resume_data", resumeData)
+			if n := len(rec.Steps); n > 0 {
+				last := &rec.Steps[n-1]
+				if last.Exports == nil {
+					last.Exports = map[string]json.RawMessage{}
+				}
+				last.Exports["$resume_data"] = capValue(resumeData)
+			}
+		}
+		st.steps.add(p.Step, data)
+	}
+	switch st.next = slices.Index(names, next); {
+	case next == "":
+		st.next = len(names) // it paused after the last step: nothing is left
+	case st.next < 0:
+		err := fmt.Errorf("the workflow was changed while this execution was paused: its step %q is gone", next)
+		rec.Status = model.ExecutionError
+		x, _ := end()
+		x.commit.Events = []model.Event{flowErrorEvent(err, lf.wf.ID, next, p.Event, p.Context, now)}
+		x.commit.Keep = e.cfg.EventsKept
+		return x, nil
+	}
+	x, err := e.runFlow(ctx, lf, st, nil)
+	x.commit.Resume = act.PausedID
+	return x, err
+}
+
+// withValue is the JSON object obj with name set to value.
+func withValue(obj json.RawMessage, name string, value json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	_ = json.Unmarshal(obj, &m)
+	m[name] = value
+	out, _ := json.Marshal(m)
+	return out
+}
+
+// rawOrNull is raw, or null when there is none.
+func rawOrNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// dueFlows returns the workflow's paused executions whose time has come,
+// oldest due first, and notes when the next one is due.
+func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction, []*pausedExecution, error) {
+	waiting, err := e.store.ListEvents(ctx, workflowID, model.ChannelDelayed, maxDelayedScan)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := e.clock.Now().UnixMilli()
+	type due struct {
+		id  string
+		rec delayedRecord
+	}
+	var ready []due
+	for _, ev := range waiting {
+		if at, ok := dueOf(ev.Data); ok && at > now {
+			e.delayed.note(workflowID, at) // not due: not decoded whole
+			continue
+		}
+		rec, err := decodeDelayed(ev.Data)
+		switch {
+		case err != nil || rec.Paused == nil || rec.Paused.Execution == nil:
+			e.log.Warn("a paused execution cannot be read; it stays on $in", "workflow", workflowID, "event", ev.ID, "err", err)
+		case rec.DueMs <= now:
+			ready = append(ready, due{ev.ID, rec})
+		default:
+			e.delayed.note(workflowID, rec.DueMs)
+		}
+	}
+	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
+	acts := make([]flowAction, len(ready))
+	paused := make([]*pausedExecution, len(ready))
+	for i, d := range ready {
+		acts[i], paused[i] = flowAction{Action: flowDue, PausedID: d.id}, d.rec.Paused
+	}
+	return acts, paused, nil
+}
+
+// dueOf reads the due time at the head of a delayedRecord as this code
+// writes it ({"v":1,"due_ms":...}) without decoding the rest; false for
+// any other shape, which the caller then decodes whole.
+func dueOf(data []byte) (int64, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"v":1,"due_ms":`))
+	if !ok {
+		return 0, false
+	}
+	end := bytes.IndexByte(rest, ',')
+	if end < 0 {
+		return 0, false
+	}
+	at, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+	return at, err == nil
+}
+
+// errNoPausedExecution: no paused execution has this id and secret.
+var errNoPausedExecution = errors.New("no paused execution has this URL: it went on already, or was cancelled, or the URL is wrong")
+
+// findPaused returns the $in record of the paused execution id whose
+// secret is secret.
+func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) (string, json.RawMessage, error) {
+	waiting, err := e.store.ListEvents(ctx, workflowID, model.ChannelDelayed, maxDelayedScan)
+	if err != nil {
+		return "", nil, err
+	}
+	want := secretHash(secret)
+	for _, ev := range waiting {
+		rec, err := decodeDelayed(ev.Data)
+		if err != nil || rec.Paused == nil || rec.Paused.Execution == nil || rec.Paused.Execution.ID != executionID {
+			continue
+		}
+		if subtle.ConstantTimeCompare([]byte(rec.Paused.SecretHash), []byte(want)) != 1 {
+			return "", nil, errNoPausedExecution
+		}
+		return ev.ID, ev.Data, nil
+	}
+	return "", nil, errNoPausedExecution
+}
+
+// serveFlowURL serves a paused execution's resume and cancel URLs:
+// FlowPath + <execution id>/<secret>/resume or /cancel, any method, no
+// API key (the secret is the key). It checks the secret, then queues the
+// action for the workflow's worker, and answers 202.
+func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, component.FlowPath), "/")
+	if r.Method == http.MethodOptions {
+		cors(w, r)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if len(parts) != 3 || (parts[2] != flowResume && parts[2] != flowCancel) || len(parts[1]) != abi.FlowSecretLen {
+		ingressError(w, http.StatusNotFound, "not a resume or cancel URL: they end in /<secret>/resume or /<secret>/cancel")
+		return
+	}
+	executionID, secret, action := parts[0], parts[1], parts[2]
+	workflowID, _, ok := ids.ParseExecutionID(executionID)
+	if !ok {
+		ingressError(w, http.StatusNotFound, errNoPausedExecution.Error())
+		return
+	}
+	body, ok := e.readIngressBody(w, r)
+	if !ok {
+		return
+	}
+	pausedID, paused, err := e.findPaused(r.Context(), workflowID, executionID, secret)
+	switch {
+	case errors.Is(err, errNoPausedExecution):
+		ingressError(w, http.StatusNotFound, err.Error())
+		return
+	case err != nil:
+		e.log.Error("find a paused execution", "execution", executionID, "err", err)
+		ingressError(w, http.StatusInternalServerError, "the server could not read the paused execution; try again")
+		return
+	}
+	act := flowAction{Action: action, PausedID: pausedID, Paused: paused}
+	if len(body) > 0 {
+		act.Data, _ = json.Marshal(parseBody(r.Header.Get("Content-Type"), body))
+	}
+	act.Request, _ = json.Marshal(httpEvent(r, "/", body))
+	event, _ := json.Marshal(act)
+	if _, err := e.queues.EnqueueInvocation(r.Context(), model.Invocation{TargetID: workflowID, Kind: kindResume, Event: event}); err != nil {
+		e.log.Error("enqueue a resume", "execution", executionID, "err", err)
+		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
+		return
+	}
+	e.kick(workflowID)
+	cors(w, r)
+	tenantContent(w.Header())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_ = json.NewEncoder(w).Encode(map[string]string{"execution_id": executionID, "action": action})
+}
+
+// flowRetry is the pause of a failed execution until its failed step is
+// retried (model.Retry); it has no URLs.
+const flowRetry = "retry"
+
+// retryLater pauses st, failed at its step named step, until that step
+// is retried, when the workflow retries and has attempts left; false
+// otherwise (the execution fails).
+func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, step string) (model.Event, bool) {
+	wf := lf.wf
+	if wf.Retry == nil || st.retries >= wf.Retry.Attempts {
+		return model.Event{}, false
+	}
+	until := e.clock.Now().Add(backoff(e.cfg.ExecutionRetryBase, st.retries+1))
+	p := pausedExecution{Kind: flowRetry, Step: step, Runs: st.retries + 1}
+	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "execution "+st.rec.ID+" retries step "+step)
+	return ev, err == nil
+}

@@ -1,0 +1,576 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// The lifecycle of a source is four operations, each one call: deploy,
+// update (which also switches it on or off), delete, and saving the
+// component they start from. Each writes the store once, in one
+// transaction that also commits what the hooks emitted, and brings the
+// source's triggers up or down only after that write, so the engine is
+// never ahead of the store. The order of each, and why, is in the package
+// documentation ("Lifecycle").
+
+// DeployRequest asks for a new source.
+type DeployRequest struct {
+	OwnerID   string // the user or organization that owns it
+	UserID    string // who deploys it; its runs count against this user's quota
+	Component model.Component
+	// Name is the source's name; empty takes the component's name slug,
+	// made unique in the owner's account with a numeric suffix.
+	Name string
+	// Props are the configured values, as the user gave them.
+	Props map[string]json.RawMessage
+}
+
+// UpdateRequest asks to replace a source's component, props, name and
+// state.
+type UpdateRequest struct {
+	Component model.Component
+	// Name is the new name; empty keeps the current one.
+	Name string
+	// Props are the configured values; nil keeps the current values of the
+	// props the component still has.
+	Props map[string]json.RawMessage
+	// Active switches the source's triggers on or off.
+	Active bool
+}
+
+// SaveComponent describes code in the sandbox and stores it as a saved
+// component of owner, or returns the equal one owner saved before (see
+// store.CreateComponent). Describing it evaluates it, as user's work (see
+// inPool). Code that cannot be loaded is a *CodeError; a new component
+// past owner's limit a *model.LimitError.
+func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string, opts SaveOptions) (model.Component, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Component{}, err
+	}
+	defer end()
+	lock, err := e.savedLock(ctx, owner, code, codeURL, opts)
+	if err != nil {
+		return model.Component{}, err
+	}
+	c := model.Component{Code: code, SourceMap: opts.SourceMap}
+	meta, bundled, err := e.describeWithPackages(ctx, user, code, lock, func(code string) (*component.Metadata, error) {
+		var meta *component.Metadata
+		err := e.inPool(ctx, user, 0, func(ctx context.Context) error {
+			var err error
+			meta, err = e.sandbox.Introspect(ctx, code, "", nil)
+			return err
+		})
+		return meta, err
+	})
+	if err != nil {
+		return model.Component{}, codeError(err)
+	}
+	c.Bundle, c.BundleMap, c.Packages = bundled.Code, bundled.Map, bundled.Packages
+	sum := sha256.Sum256([]byte(code))
+	now := e.clock.Now().Unix()
+	c.ID, c.OwnerID, c.Key, c.Name, c.Version = ids.New(ids.Component), owner, meta.Key, meta.Name, meta.Version
+	c.CodeHash, c.ComponentURL, c.Metadata, c.CreatedAt, c.UpdatedAt = hex.EncodeToString(sum[:]), codeURL, *meta, now, now
+	return e.store.CreateComponent(ctx, c)
+}
+
+// DeploySource deploys a source: it validates the props, loads the
+// component, runs its deploy and then activate hooks, stores the source
+// with what the hooks emitted (routed like any emit), and only then
+// brings its endpoints and timers up. A hook that throws fails the deploy
+// with a *HookError and leaves nothing behind; so does a store write that
+// fails, after the deactivate hook has undone what activate did upstream.
+//
+// Once the first hook has run, the operation goes on to the end even if
+// ctx is cancelled (a client that hangs up must not leave hooks half
+// undone); so do UpdateSource and DeleteSource.
+func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Source, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Source{}, err
+	}
+	defer end()
+	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, nil, req.OwnerID, req.UserID)
+	if err != nil {
+		return model.Source{}, err
+	}
+	now := e.clock.Now().Unix()
+	src := model.Source{
+		ID: ids.New(ids.Source), OwnerID: req.OwnerID, UserID: req.UserID, ComponentID: req.Component.ID,
+		Active: true, CreatedAt: now, UpdatedAt: now,
+	}
+	props, err := e.prepareProps(meta, req.Props, nil, src)
+	if err != nil {
+		return model.Source{}, err
+	}
+	if err := e.checkOwnedProps(ctx, meta, props.values, src.OwnerID); err != nil {
+		return model.Source{}, err
+	}
+	if src.Name, src.NameSlug, err = e.sourceName(ctx, req.OwnerID, req.Name, meta.Name, ""); err != nil {
+		return model.Source{}, err
+	}
+	slug := src.NameSlug
+	props.apply(&src)
+	src.AddedProps = added
+	// Held until the triggers are up: a delete of the new id, visible as
+	// soon as it is stored, waits for them and then takes them down.
+	unlock := e.lifecycle.lock(src.ID)
+	defer unlock()
+	l, err := e.buildInPool(ctx, src, req.Component)
+	if err != nil {
+		return model.Source{}, err
+	}
+	// A hook that starts goes on to the end, whatever the caller does;
+	// until one has run, the operation may give up for want of a worker
+	// (a *BusyError), having done nothing.
+	ctx = context.WithoutCancel(ctx)
+	var events []model.Event
+	for _, hook := range []string{component.HookDeploy, component.HookActivate} {
+		evs, err := e.runHook(ctx, l, hook)
+		if err != nil {
+			e.undeploy(ctx, l)
+			l.box.Close(ctx)
+			return model.Source{}, err
+		}
+		events = append(events, evs...)
+		if l.meta().HasHook(hook) {
+			ctx = begun(ctx)
+		}
+	}
+	// Every auto-subscription stored so far predates the new source.
+	routing := src
+	routing.Order = newestOrder
+	r, err := newRouter(ctx, e.store, routing.Emitter(), e.cfg.MaxHops)
+	var stored model.Source
+	var evs []model.Event
+	if err == nil {
+		stored, evs, err = e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	}
+	if err != nil {
+		if _, herr := e.runHook(ctx, l, component.HookDeactivate); herr != nil {
+			e.log.Warn("deactivate hook of a source that could not be stored failed", "source", src.ID, "err", herr)
+		}
+		e.undeploy(ctx, l)
+		l.box.Close(ctx)
+		if errors.Is(err, model.ErrConflict) {
+			return model.Source{}, &NameTakenError{Slug: slug}
+		}
+		return model.Source{}, err
+	}
+	l.src = stored
+	e.live.install(l)
+	e.startTriggers(stored, meta)
+	e.changed(stored.ID)
+	e.afterCommit(r, evs)
+	return stored, nil
+}
+
+// undeploy removes what the hooks of a source that was never stored wrote
+// to its db.
+func (e *Engine) undeploy(ctx context.Context, l *live) {
+	if err := e.store.DBClear(ctx, l.src.ID); err != nil {
+		e.log.Error("clear the db of a source that was not deployed", "source", l.src.ID, "err", err)
+	}
+}
+
+// UpdateSource replaces a source's component, props and name, and
+// switches it on or off. In the specification's order, the running
+// version's deactivate hook runs, then the new version's activate hook;
+// then the store is written (with what both hooks emitted), and only then
+// are the triggers and the sandbox swapped.
+//
+// If the old version's deactivate hook throws, nothing changes (a
+// *HookError). If the new version's activate hook throws, or the store
+// write fails, the hooks are undone (the new version's deactivate when it
+// had activated, then the old version's activate again; a failure of
+// those is recorded on $errors) and nothing else changes: the old version
+// keeps running, as stored. A running version whose code no longer loads
+// (a *CodeError) is replaced without its deactivate hook; any other
+// failure to load it fails the update.
+func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (model.Source, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Source{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	old, err := e.store.GetSource(ctx, id)
+	if err != nil {
+		return model.Source{}, err
+	}
+	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
+	if err != nil {
+		return model.Source{}, err
+	}
+	props, err := e.prepareProps(meta, req.Props, &old, old)
+	if err != nil {
+		return model.Source{}, err
+	}
+	if err := e.checkOwnedProps(ctx, meta, props.values, old.OwnerID); err != nil {
+		return model.Source{}, err
+	}
+	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)
+	if err != nil {
+		return model.Source{}, err
+	}
+	if name == "" {
+		name = old.Name
+	}
+	updated := old
+	updated.ComponentID, updated.Name, updated.NameSlug = req.Component.ID, name, slug
+	updated.Active, updated.UpdatedAt = req.Active, e.clock.Now().Unix()
+	props.apply(&updated)
+	updated.AddedProps = added
+	next, err := e.buildInPool(ctx, updated, req.Component)
+	if err != nil {
+		return model.Source{}, err
+	}
+	prev, err := e.loadForHook(ctx, id)
+	if err != nil {
+		next.box.Close(ctx)
+		return model.Source{}, err
+	}
+	ctx = context.WithoutCancel(ctx) // as in DeploySource
+	var events []model.Event
+	if prev != nil {
+		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
+		if err != nil {
+			next.box.Close(ctx)
+			return model.Source{}, err
+		}
+		events = append(events, evs...)
+		if prev.meta().HasHook(component.HookDeactivate) {
+			ctx = begun(ctx)
+		}
+	}
+	evs, err := e.runHook(ctx, next, component.HookActivate)
+	if busy := (*BusyError)(nil); errors.As(err, &busy) {
+		next.box.Close(ctx) // no hook has run: nothing to undo
+		return model.Source{}, err
+	}
+	events = append(events, evs...)
+	if err != nil {
+		e.reactivate(ctx, prev, events)
+		next.box.Close(ctx)
+		return model.Source{}, err
+	}
+	r, err := newRouter(ctx, e.store, updated.Emitter(), e.cfg.MaxHops)
+	if err == nil {
+		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	}
+	if err != nil {
+		// Undo the hooks: the new version goes, the old one comes back.
+		undo, herr := e.runHook(ctx, next, component.HookDeactivate)
+		if herr != nil {
+			e.log.Warn("deactivate hook of a version that could not be stored failed", "source", id, "err", herr)
+		}
+		e.reactivate(ctx, prev, append(events, undo...))
+		next.box.Close(ctx)
+		if errors.Is(err, model.ErrConflict) {
+			return model.Source{}, &NameTakenError{Slug: slug}
+		}
+		return model.Source{}, err
+	}
+	e.live.install(next)
+	if updated.Active {
+		e.startTriggers(updated, meta) // replaces the old ones: no moment without an endpoint
+	} else {
+		e.stopTriggers(id)
+	}
+	e.changed(id)
+	e.afterCommit(r, evs)
+	return updated, nil
+}
+
+// loadForHook loads a source's running version to run a hook of it. A
+// version whose code no longer loads (a *CodeError: its component broke
+// under a new guest, say) gives nil: an update or delete is how it gets
+// replaced, so it goes on without that hook. Any other failure is
+// returned.
+func (e *Engine) loadForHook(ctx context.Context, id string) (*live, error) {
+	l, err := e.loadInPool(ctx, id)
+	var ce *CodeError
+	if errors.As(err, &ce) {
+		e.log.Warn("the running version of a source does not load; its deactivate hook is skipped", "source", id, "err", err)
+		return nil, nil
+	}
+	return l, err
+}
+
+// reactivate runs prev's activate hook again after an update failed past
+// its deactivate hook, so that the version that stays stored is running
+// as it was. earlier are the events the update's hooks emitted so far;
+// they are committed with what this hook emits, since those hooks did run.
+func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []model.Event) {
+	var evs []model.Event
+	src := model.Source{}
+	if prev != nil {
+		var err error
+		evs, err = e.runHook(ctx, prev, component.HookActivate)
+		if err != nil {
+			e.log.Warn("re-activating a source after a failed update failed", "source", prev.src.ID, "err", err)
+		}
+		src = prev.src
+	}
+	if src.ID == "" {
+		return // nothing ran that is stored
+	}
+	if err := e.commitEvents(ctx, src, append(earlier, evs...)); err != nil {
+		e.log.Error("record the hooks of a failed update", "source", src.ID, "err", err)
+	}
+}
+
+// DeleteSource deletes a source: its deactivate hook runs, then the store
+// removes the source with its events, db and subscriptions, and then its
+// triggers and sandbox go. A deactivate hook that throws does not stop
+// the delete: its failure is logged and recorded as an $errors event,
+// routed to the source's $errors listeners before the source is gone. So
+// is a running version whose code no longer loads; any other failure to
+// load it fails the delete.
+func (e *Engine) DeleteSource(ctx context.Context, id string) error {
+	end, err := e.beginOp()
+	if err != nil {
+		return err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	src, err := e.store.GetSource(ctx, id)
+	if err != nil {
+		return err
+	}
+	events, err := e.deactivateForDelete(ctx, src)
+	if err != nil {
+		return err
+	}
+	ctx = begun(ctx) // the hook has run: go on to the end
+	r, err := newRouter(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
+	if err != nil {
+		return err
+	}
+	stored, err := e.store.DeleteSource(ctx, id, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	if err != nil {
+		return err
+	}
+	e.stopTriggers(id)
+	e.changed(id)
+	e.live.forget(id)
+	e.delayed.forget(id)
+	e.afterCommit(r, stored)
+	return nil
+}
+
+// deactivateForDelete runs the deactivate hook of a source being deleted,
+// if its component has one, and returns the events to commit with the
+// delete. The hook failing does not stop the delete, nor does its
+// component not loading or the account's quota being used up: each is
+// logged and recorded as an $errors event. A source without the hook
+// needs no worker, so deleting it never waits for the account's runs.
+func (e *Engine) deactivateForDelete(ctx context.Context, src model.Source) ([]model.Event, error) {
+	comp, err := e.store.GetComponent(ctx, src.ComponentID)
+	switch {
+	case errors.Is(err, model.ErrNotFound):
+		return nil, nil // a component that is gone has no hook to run
+	case err != nil:
+		return nil, err
+	case !comp.Metadata.HasHook(component.HookDeactivate):
+		return nil, nil
+	}
+	l, err := e.loadInPool(ctx, src.ID)
+	var ce *CodeError
+	switch {
+	case errors.As(err, &ce):
+		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", src.ID, "err", err)
+		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+	case errors.Is(err, ErrQuota):
+		// Removing a source must stay possible: only its hook is skipped.
+		notRun := fmt.Errorf("the deactivate hook did not run: %w", err)
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+	case err != nil:
+		return nil, err
+	}
+	events, err := e.runHook(begun(ctx), l, component.HookDeactivate)
+	if err != nil {
+		e.log.Warn("deactivate hook failed; the source is deleted anyway", "source", src.ID, "err", err)
+	}
+	return events, nil
+}
+
+// runHook runs a lifecycle hook of l and returns the events to commit for
+// it: its emits and console lines, or, when it fails, an $errors event
+// and its console lines together with a *HookError. A component without
+// the hook runs nothing.
+func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Event, error) {
+	if !l.meta().HasHook(hook) {
+		return nil, nil
+	}
+	c := &collector{}
+	var err error
+	poolErr := e.inPool(ctx, l.src.UserID, 1, func(ctx context.Context) error {
+		_, err = l.box.Invoke(ctx, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
+		return nil
+	})
+	if poolErr != nil {
+		notRun := fmt.Errorf("the %s hook did not run: %w", hook, poolErr)
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + hook})}, notRun
+	}
+	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
+	out := pipeline("", model.Invocation{Kind: kindHook + hook}, c, err, model.DedupeState{}, e.clock.Now())
+	if err != nil {
+		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", errorClass(err))
+		return out.events, hookError(hook, err)
+	}
+	return out.events, nil
+}
+
+// commitEvents stores and routes events of a source outside a run.
+func (e *Engine) commitEvents(ctx context.Context, src model.Source, events []model.Event) error {
+	if len(events) == 0 {
+		return nil
+	}
+	r, err := newRouter(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
+	if err != nil {
+		return err
+	}
+	stored, err := e.queues.CommitEvents(ctx, src.ID, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	if err != nil {
+		return err
+	}
+	e.afterCommit(r, stored)
+	return nil
+}
+
+// withAddedProps is a source's component metadata with the props its
+// additionalProps method added when it was configured (timers among
+// them).
+func withAddedProps(meta component.Metadata, src model.Source) *component.Metadata {
+	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), src.AddedProps...)
+	return &meta
+}
+
+// startTriggers registers a source's endpoints and arms its timers.
+func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
+	eps := map[component.EndpointToken]endpoint{}
+	for name, tok := range src.Endpoints {
+		p, _ := meta.Prop(name)
+		eps[tok] = endpoint{sourceID: src.ID, account: src.UserID, prop: name, customResponse: p.CustomResponse, queueSize: src.QueueSize}
+	}
+	e.endpoints.set(src.ID, eps)
+	specs := map[string]component.TimerSpec{}
+	for _, p := range meta.PropsOfType(component.TypeTimer) {
+		var spec component.TimerSpec
+		if err := json.Unmarshal(src.ConfiguredProps[p.Name], &spec); err != nil {
+			e.log.Warn("a stored timer value cannot be read", "source", src.ID, "prop", p.Name, "err", err)
+			continue
+		}
+		specs[p.Name] = spec
+	}
+	e.timers.set(src.ID, specs)
+}
+
+// stopTriggers removes a source's endpoints and stops its timers.
+func (e *Engine) stopTriggers(id string) {
+	e.endpoints.remove(id)
+	e.timers.remove(id)
+}
+
+// fireTimer queues the run of a timer's tick due at due, fired at at:
+// event {timestamp, interval_seconds}. Only the source's owner fires, and
+// the store enqueues each tick once (Queues.FireTimer), so that a tick
+// fires once however ownership moves.
+func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due, at time.Time) {
+	if !e.owns(sourceID) {
+		return
+	}
+	inv := model.Invocation{TargetID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
+	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
+	if err != nil {
+		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
+		return
+	}
+	if fired {
+		e.workers.kick(sourceID)
+	}
+}
+
+// SetSourceControls replaces a source's controls: its throttle and queue
+// size. A source's runs are one at a time and never retried, so
+// concurrency and retry are refused.
+func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Controls) (model.Source, error) {
+	switch {
+	case c.Concurrency > 1:
+		return model.Source{}, &ControlsError{Reason: "a source's runs are one at a time, in order (its dedupe and db rely on it): concurrency is for workflows"}
+	case c.Retry != nil:
+		return model.Source{}, &ControlsError{Reason: "a source's failed run is an $errors event, not retried: retry is for workflows"}
+	}
+	if err := checkControls(c); err != nil {
+		return model.Source{}, err
+	}
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Source{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	src, err := e.store.SetSourceControls(ctx, id, c, e.clock.Now().Unix())
+	if err != nil {
+		return model.Source{}, err
+	}
+	e.throttles.forget(id)
+	e.reloadTriggers(id) // its endpoints' queue size, and a live source with the new record
+	e.changed(id)
+	e.kick(id)
+	return src, nil
+}
+
+// RunNow queues a manual run of a source with event ({} when empty).
+func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMessage) error {
+	end, err := e.beginOp()
+	if err != nil {
+		return err
+	}
+	defer end()
+	if len(event) == 0 {
+		event = json.RawMessage("{}")
+	}
+	src, err := e.store.GetSource(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	if err := e.checkQueue(ctx, sourceID, src.QueueSize); err != nil {
+		return err
+	}
+	if _, err := e.queues.EnqueueInvocation(ctx, model.Invocation{TargetID: sourceID, Kind: kindManual, Event: event}); err != nil {
+		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
+	}
+	e.kick(sourceID)
+	return nil
+}
+
+// releaseDelayed queues the release of a source's due delayed emits.
+func (e *Engine) releaseDelayed(sourceID string) error {
+	if !e.owns(sourceID) {
+		return nil // its owner releases them (resumeOwned loads them there)
+	}
+	if _, err := e.queues.EnqueueInvocation(context.Background(), model.Invocation{TargetID: sourceID, Kind: kindRelease}); err != nil {
+		return err
+	}
+	e.workers.kick(sourceID)
+	return nil
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/fount-dev/fount/internal/model"
+)
+
+func TestRouterListeners(t *testing.T) {
+	t.Parallel()
+	src := model.Source{ID: "dc_me", OwnerID: "u_a", UserID: "u_a", Order: 10}
+	subs := []model.Subscription{
+		{EmitterID: "dc_me", ListenerID: "wh_exact"},
+		{EmitterID: "dc_me", ListenerID: "dc_orders", EventName: "orders"},
+		{EmitterID: "dc_*", ListenerID: "wh_glob"},
+		{EmitterID: "p_*", ListenerID: "wh_workflows_only"},
+		{EmitterID: "dc_other", ListenerID: "wh_other"},
+		{EmitterID: "dc_me", ListenerID: "wh_exact"}, // a duplicate listener is listed once
+	}
+	autos := []model.AutoSubscription{
+		{ListenerID: "wh_old_errors", EventName: "$errors", Order: 5},
+		{ListenerID: "wh_new_errors", EventName: "$errors", Order: 11},
+		{ListenerID: "wh_logs", EventName: "$logs", Order: 1},
+	}
+	r := &router{src: src.Emitter(), maxHops: 8, subs: subs, autos: autos, kicked: map[string]bool{}}
+	tests := []struct {
+		channel string
+		want    []string
+	}{
+		{"", []string{"wh_exact", "wh_glob"}},
+		{"orders", []string{"dc_orders"}},
+		{"$errors", []string{"wh_old_errors"}}, // the auto-subscription made after the source does not apply
+		{"$logs", []string{"wh_logs"}},
+		{"other", nil},
+	}
+	for _, tt := range tests {
+		if got := r.listeners(tt.channel); !slices.Equal(got, tt.want) {
+			t.Errorf("listeners(%q) = %v, want %v", tt.channel, got, tt.want)
+		}
+	}
+	created := src
+	created.Order = newestOrder // a source being created: every stored auto-subscription applies
+	r.src = created.Emitter()
+	if got := r.listeners("$errors"); !slices.Equal(got, []string{"wh_old_errors", "wh_new_errors"}) {
+		t.Errorf("listeners of a new source's $errors = %v", got)
+	}
+}
+
+func TestRouteByListenerKind(t *testing.T) {
+	t.Parallel()
+	r := &router{src: model.Emitter{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []model.Subscription{
+		{EmitterID: "dc_me", ListenerID: "dc_next"}, {EmitterID: "dc_me", ListenerID: "wh_1"}, {EmitterID: "dc_me", ListenerID: "p_flow"},
+	}}
+	ev := model.Event{ID: "1-0", EmitterID: "dc_me", Data: []byte(`{"a":1}`)}
+	out := r.route(ev, 0)
+	var got []string
+	for _, inv := range out.Invocations {
+		got = append(got, inv.TargetID)
+		if inv.Hops != 1 || inv.Kind != kindEvent || string(inv.Event) != `{"a":1}` {
+			t.Errorf("invocation %+v", inv)
+		}
+	}
+	if !slices.Equal(got, []string{"dc_next", "p_flow"}) {
+		t.Errorf("invocations of %v, want the source and the workflow listener", got)
+	}
+	if len(out.Deliveries) != 1 || out.Deliveries[0].ListenerID != "wh_1" {
+		t.Errorf("deliveries %+v", out.Deliveries)
+	}
+	if !r.kicked["dc_next"] || !r.kicked["p_flow"] || !r.delivered {
+		t.Error("route did not note whom it gave work")
+	}
+	if out := r.route(ev, 2); len(out.Invocations) != 0 {
+		t.Errorf("an event at the hop limit reached a source: %+v", out.Invocations)
+	}
+	if !r.wouldLoop([]model.Event{ev}) {
+		t.Error("wouldLoop missed a source listener")
+	}
+}
+
+// TestOrgSourceRouting: an org's source is routed by the org's
+// subscriptions and by its creator's exact ones, never by a member's
+// personal glob.
+func TestOrgSourceRouting(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	for _, s := range []model.Subscription{
+		{ID: "sub_1", OwnerID: "o_team", EmitterID: "dc_*", ListenerID: "wh_team"},
+		{ID: "sub_2", OwnerID: "u_member", EmitterID: "dc_*", ListenerID: "wh_member_glob"},
+		{ID: "sub_3", OwnerID: "u_member", EmitterID: "dc_orgsrc", ListenerID: "wh_member_exact"},
+	} {
+		if _, err := te.st.PutSubscription(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := newRouter(ctx, te.st, model.Emitter{ID: "dc_orgsrc", OwnerID: "o_team", UserID: "u_member"}, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.listeners("")
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"wh_member_exact", "wh_team"}) {
+		t.Errorf("listeners %v", got)
+	}
+}

@@ -1,0 +1,307 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// batchSize is how many queued invocations of a source run before their
+// results are committed together.
+const batchSize = 256
+
+// maxBatchBytes bounds the results a batch holds in memory: once its runs
+// have produced this much, they are committed before the next one runs.
+// A run may emit up to the sandbox's emit cap (4 MiB by default), so 256
+// of them would hold a gigabyte.
+const maxBatchBytes = 8 << 20
+
+// eventOverhead estimates what a stored event weighs besides its name,
+// summary and data: ids, times and the encoding.
+const eventOverhead = 128
+
+// commitBytes estimates the bytes of the events of c.
+func commitBytes(c store.RunCommit) int {
+	n := 0
+	for _, ev := range c.Events {
+		n += len(ev.Name) + len(ev.Summary) + len(ev.Data) + eventOverhead
+	}
+	return n
+}
+
+// retryDelay is how long a source whose invocations failed to run (the
+// store or the sandbox failing, not the component) waits to try again.
+const retryDelay = time.Second
+
+// errSwapped ends a batch whose sandbox was replaced by an update or
+// delete while it ran: the rest of the batch runs again with what is now
+// stored.
+var errSwapped = errors.New("engine: the source was updated or deleted during the batch")
+
+// drain runs one batch of a source's queued invocations, oldest first, and
+// commits it in one transaction. When more may be queued it asks for
+// another turn at the back of the scheduler's queue. A failure leaves the
+// invocations queued and retries the source after retryDelay.
+func (e *Engine) drain(ctx context.Context, sourceID string) {
+	if !e.owns(sourceID) {
+		e.ahead.drop(sourceID)
+		return // another node owns it now: it drains it
+	}
+	invs, err := e.nextBatch(ctx, sourceID)
+	switch {
+	case err != nil || len(invs) == 0:
+	case ids.Is(sourceID, ids.Workflow):
+		err = e.processFlowBatch(ctx, sourceID, invs)
+	default:
+		err = e.processBatch(ctx, sourceID, invs)
+	}
+	if err != nil || ctx.Err() != nil {
+		e.ahead.drop(sourceID) // its invocations are read again, in order
+	}
+	var throttled *throttledError
+	switch {
+	case ctx.Err() != nil:
+	case errors.Is(err, errSwapped):
+		e.workers.kick(sourceID)
+	case errors.As(err, &throttled):
+		e.workers.kickAfter(sourceID, throttled.wait)
+	case err != nil:
+		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
+		e.workers.kickAfter(sourceID, retryDelay)
+	case len(invs) > 0:
+		e.workers.kick(sourceID) // there may be more
+	}
+}
+
+// nextBatch returns the source's next batchSize queued invocations,
+// oldest first: those read ahead by an earlier turn, or a read of the
+// queue, which for a deep queue reads readAhead and keeps the rest for
+// the next turns.
+func (e *Engine) nextBatch(ctx context.Context, sourceID string) ([]model.Invocation, error) {
+	if invs := e.ahead.take(sourceID, batchSize); len(invs) > 0 {
+		return invs, nil
+	}
+	at := e.clock.Now()
+	limit := e.ahead.limit(sourceID, batchSize)
+	invs, err := e.queues.PendingInvocations(ctx, sourceID, limit)
+	if err != nil {
+		return nil, err
+	}
+	e.ahead.read(sourceID, len(invs), limit)
+	if len(invs) <= batchSize {
+		return invs, nil
+	}
+	e.ahead.keep(sourceID, invs[batchSize:], at)
+	return invs[:batchSize:batchSize], nil
+}
+
+// load returns the live source, loading it from the store on first use.
+// It returns errSwapped when a lifecycle change of the source raced the
+// load (the caller tries again), and an error wrapping model.ErrNotFound
+// for a source that is gone.
+func (e *Engine) load(ctx context.Context, id string) (*live, error) {
+	if l := e.live.get(id); l != nil {
+		return l, nil
+	}
+	ticket := e.live.begin(id)
+	l, err := e.loadStored(ctx, id)
+	if err != nil {
+		e.live.finish(id, ticket, nil)
+		return nil, err
+	}
+	if cur := e.live.finish(id, ticket, l); cur != nil {
+		return cur, nil
+	}
+	return nil, errSwapped
+}
+
+// loadStored builds the live form of a stored source.
+func (e *Engine) loadStored(ctx context.Context, id string) (*live, error) {
+	src, err := e.store.GetSource(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	comp, err := e.store.GetComponent(ctx, src.ComponentID)
+	if err != nil {
+		return nil, fmt.Errorf("engine: component of %s: %w", id, err)
+	}
+	return e.build(ctx, src, comp)
+}
+
+// build loads a source's component with its props in a new sandbox.
+func (e *Engine) build(ctx context.Context, src model.Source, comp model.Component) (*live, error) {
+	props, err := e.sandboxProps(src)
+	if err != nil {
+		return nil, err
+	}
+	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: src.ID, Code: comp.RunCode(), Props: props, Format: comp.Metadata.Format})
+	if err != nil {
+		return nil, codeError(err)
+	}
+	return &live{src: src, comp: comp, box: box}, nil
+}
+
+// processBatch runs invocations of one source in order and commits all
+// their results at once. Dedupe state carries from one run to the next.
+func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model.Invocation) error {
+	l, err := e.load(ctx, sourceID)
+	// A throttle holds back the rest of the batch, waiters included.
+	var throttled error
+	if err == nil {
+		if invs, throttled = e.admit(sourceID, l.src.Throttle, invs); len(invs) == 0 {
+			return throttled
+		}
+	}
+	waiters := e.waitersOf(invs)
+	defer finishWaiters(waiters)
+	switch {
+	case errors.Is(err, model.ErrNotFound):
+		return e.dropQueued(ctx, invs) // the source is gone
+	case errors.Is(err, errSwapped), ctx.Err() != nil:
+		return err
+	case err != nil:
+		// The source cannot be loaded (its code no longer loads, a secret
+		// cannot be opened): each invocation ends with an $errors event.
+		e.log.Warn("source failed to load", "source", sourceID, "err", err)
+		src, gerr := e.store.GetSource(ctx, sourceID)
+		if gerr != nil {
+			return gerr
+		}
+		runs := make([]store.CompletedRun, len(invs))
+		for i, inv := range invs {
+			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
+		}
+		return e.commit(ctx, src.Emitter(), runs)
+	}
+	dedupe, err := e.queues.GetDedupe(ctx, sourceID)
+	if err != nil {
+		return err
+	}
+	today := day(e.clock.Now())
+	over, err := e.quotas.over(ctx, l.src.UserID, today)
+	if err != nil {
+		return err
+	}
+	channels := e.channelBudget(sourceID)
+	pending := &pendingRuns{e: e, emitter: l.src.Emitter()}
+	for i, inv := range invs {
+		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, channels, today, over)
+		if err != nil {
+			return pending.keepAfter(ctx, err)
+		}
+		if err := pending.add(ctx, store.CompletedRun{Invocation: inv, Commit: c}, commitBytes(c)); err != nil {
+			return err
+		}
+	}
+	if err := pending.commit(ctx); err != nil {
+		return err
+	}
+	return throttled
+}
+
+// runOne runs an invocation and returns what to commit for it. The quota
+// was checked once for the batch (over); usage is counted per run.
+func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *waiter, dedupe *model.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
+	keep := e.cfg.EventsKept
+	if inv.Kind == kindRelease {
+		return e.releaseCommit(ctx, l.src.ID)
+	}
+	if !l.src.Active && inv.Kind != kindManual {
+		return store.RunCommit{}, nil // queued before the source was deactivated
+	}
+	if over {
+		return store.RunCommit{Events: []model.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
+	}
+	c := &collector{channels: channels}
+	caps := e.capabilities(l, c)
+	if w != nil {
+		caps.Respond = w
+	}
+	start := e.clock.Now()
+	_, runErr := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
+	runErr = mapStack(c.goneAccounts.explain(runErr), entryFile, func() []*component.SourceMap { return e.sourceMaps(l) })
+	elapsed := e.clock.Now().Sub(start)
+	if ctx.Err() != nil {
+		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again
+	}
+	if errors.Is(runErr, sandbox.ErrLost) {
+		// Its snapshot is gone: load the source anew from the store, and
+		// run the invocation again on that.
+		e.live.forgetIf(l)
+		return store.RunCommit{}, errSwapped
+	}
+	if errors.Is(runErr, sandbox.ErrClosed) {
+		return store.RunCommit{}, errSwapped
+	}
+	outcome := "ok"
+	if runErr != nil {
+		outcome = errorClass(runErr)
+		// The class only: a message may carry the component's data.
+		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", outcome)
+	}
+	e.cfg.Observer.RunFinished(inv.Kind, outcome, elapsed)
+	out := pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
+	if out.dedupe != nil {
+		*dedupe = *out.dedupe
+	}
+	return store.RunCommit{
+		Events: out.events, Keep: keep, Dedupe: out.dedupe, DedupeAfter: out.dedupeAfter,
+		UsageAccount: l.src.UserID, UsageDay: today, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
+	}, nil
+}
+
+// commit stores a batch of a source's runs, routing each event, then wakes
+// whoever the commit gave work to.
+func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.CompletedRun) error {
+	if len(runs) == 0 {
+		return nil
+	}
+	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
+	if err != nil {
+		return err
+	}
+	for i := range runs {
+		run := &runs[i]
+		hops := run.Invocation.Hops
+		if hops >= e.cfg.MaxHops && r.wouldLoop(run.Commit.Events) {
+			run.Commit.Events = append(run.Commit.Events, errorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), run.Invocation))
+			run.Commit.Keep = e.cfg.EventsKept
+		}
+		run.Commit.Route = r.at(hops)
+	}
+	stored, err := e.queues.CompleteRuns(ctx, runs)
+	var all []model.Event
+	for _, events := range stored {
+		all = append(all, events...)
+	}
+	e.afterCommit(r, all) // what was stored, even when a later part failed
+	return err
+}
+
+// afterCommit wakes whoever a commit gave work to, notes delayed emits and
+// publishes the stored events to live streams.
+func (e *Engine) afterCommit(r *router, events []model.Event) {
+	for _, ev := range events {
+		if ev.Name != model.ChannelDelayed {
+			continue
+		}
+		if rec, err := decodeDelayed(ev.Data); err == nil {
+			e.delayed.note(ev.EmitterID, rec.DueMs)
+		}
+	}
+	for id := range r.kicked {
+		e.kick(id)
+	}
+	if r.delivered {
+		e.deliverer.poke()
+	}
+	e.publish(events)
+}

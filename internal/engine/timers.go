@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fount-dev/fount/internal/component"
+)
+
+// timerSet fires the timer props of active sources. Each fire calls fire,
+// which queues the run; the set then arms the next one. After a restart, a
+// fire that came due while the server was down runs once at once (missed
+// fires are not replayed one by one) and the schedule continues from
+// there; lastFire tells when the source's timer last fired.
+//
+// Stop stops every timer and waits for a fire in progress, so that nothing
+// fires, and nothing touches the store, after it returns.
+type timerSet struct {
+	clock    Clock
+	log      *slog.Logger
+	fire     func(sourceID, prop string, spec component.TimerSpec, due, at time.Time)
+	lastFire func(sourceID string) (int64, error)
+
+	mu      sync.Mutex
+	timers  map[string]map[string]*armed // by source id, then prop
+	running bool
+	firing  sync.WaitGroup
+}
+
+// armed is one timer prop's schedule and its pending fire.
+type armed struct {
+	spec  component.TimerSpec
+	sched component.Schedule
+	next  Timer
+}
+
+func newTimerSet(clock Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *timerSet {
+	return &timerSet{clock: clock, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
+}
+
+// Start lets the set arm timers.
+func (s *timerSet) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running = true
+}
+
+// Stop stops every timer and waits for fires in progress. It is safe to
+// call twice.
+func (s *timerSet) Stop() {
+	s.mu.Lock()
+	s.running = false
+	for id := range s.timers {
+		s.removeLocked(id)
+	}
+	s.mu.Unlock()
+	s.firing.Wait()
+}
+
+// set replaces the timers of a source with one per entry of specs (by
+// prop name). A spec without a valid schedule is logged and skipped.
+func (s *timerSet) set(sourceID string, specs map[string]component.TimerSpec) {
+	s.remove(sourceID)
+	if len(specs) == 0 {
+		return
+	}
+	now := s.clock.Now()
+	last, err := s.lastFire(sourceID)
+	if err != nil {
+		s.log.Error("read the last timer fire", "source", sourceID, "err", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.running {
+		return
+	}
+	for prop, spec := range specs {
+		sched, err := spec.Schedule()
+		if err != nil {
+			s.log.Warn("timer prop has no valid schedule", "source", sourceID, "prop", prop, "err", err)
+			continue
+		}
+		a := &armed{spec: spec, sched: sched}
+		if s.timers[sourceID] == nil {
+			s.timers[sourceID] = map[string]*armed{}
+		}
+		s.timers[sourceID][prop] = a
+		s.arm(sourceID, prop, a, firstFire(sched, now, last))
+	}
+}
+
+// firstFire is the tick a timer first fires for after a start at now,
+// given when its source's timer last fired (epoch ms, 0 for never). A
+// tick missed while down is in the past: it fires at once, one catch-up
+// fire, and every node that arms the timer names it alike, so that the
+// store enqueues it once.
+func firstFire(sched component.Schedule, now time.Time, lastMs int64) time.Time {
+	if lastMs <= 0 {
+		return sched.Next(now)
+	}
+	return sched.Next(time.UnixMilli(lastMs))
+}
+
+// arm schedules a's fire of the tick due at due (at once when past);
+// s.mu is held.
+func (s *timerSet) arm(sourceID, prop string, a *armed, due time.Time) {
+	a.next = s.clock.AfterFunc(max(0, due.Sub(s.clock.Now())), func() {
+		s.mu.Lock()
+		if !s.running || s.timers[sourceID][prop] != a {
+			s.mu.Unlock()
+			return // stopped, or removed or replaced meanwhile
+		}
+		s.firing.Add(1)
+		s.mu.Unlock()
+		defer s.firing.Done()
+
+		fired := s.clock.Now()
+		s.fire(sourceID, prop, a.spec, due, fired)
+
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.running && s.timers[sourceID][prop] == a {
+			// The tick after the one due, as every node names it, unless
+			// that is past already (a catch-up fire): then from now, so
+			// that missed ticks do not fire in a burst.
+			next := a.sched.Next(due)
+			if !next.After(fired) {
+				next = a.sched.Next(fired)
+			}
+			s.arm(sourceID, prop, a, next)
+		}
+	})
+}
+
+// remove stops every timer of a source.
+func (s *timerSet) remove(sourceID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.removeLocked(sourceID)
+}
+
+func (s *timerSet) removeLocked(sourceID string) {
+	for _, a := range s.timers[sourceID] {
+		a.next.Stop()
+	}
+	delete(s.timers, sourceID)
+}
+
+// count reports how many timers are armed.
+func (s *timerSet) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, props := range s.timers {
+		n += len(props)
+	}
+	return n
+}

@@ -1,0 +1,92 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/webhook"
+)
+
+// Webhooks are written here, as every state change is: the API checks a
+// request and who may make it, the engine makes it.
+
+// WebhookRequest is a new webhook. Its URL is checked by the caller
+// against the egress policy.
+type WebhookRequest struct {
+	OwnerID, UserID   string
+	URL               string
+	Name, Description *string
+}
+
+// CreateWebhook creates a webhook with a fresh signing secret.
+func (e *Engine) CreateWebhook(ctx context.Context, req WebhookRequest) (model.Webhook, error) {
+	now := e.clock.Now().Unix()
+	h := model.Webhook{
+		ID: ids.New(ids.Webhook), OwnerID: req.OwnerID, UserID: req.UserID, Name: req.Name, Description: req.Description,
+		URL: req.URL, Active: true, SigningSecret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now,
+	}
+	return h, e.store.CreateWebhook(ctx, h)
+}
+
+// WebhookChange edits a webhook: each field that is not nil replaces its
+// value.
+type WebhookChange struct {
+	URL, Name, Description *string
+	Active                 *bool
+}
+
+// UpdateWebhook applies c to webhook id. Activating a deactivated
+// webhook is a fresh start: its failures no longer count.
+func (e *Engine) UpdateWebhook(ctx context.Context, id string, c WebhookChange) (model.Webhook, error) {
+	return e.rewriteWebhook(ctx, id, func(h *model.Webhook, _ time.Time) {
+		if c.URL != nil {
+			h.URL = *c.URL
+		}
+		if c.Name != nil {
+			h.Name = c.Name
+		}
+		if c.Description != nil {
+			h.Description = c.Description
+		}
+		if c.Active != nil {
+			if *c.Active && !h.Active {
+				h.ConsecutiveFailures, h.FailingSinceMs, h.DisabledReason = 0, 0, ""
+			}
+			h.Active = *c.Active
+		}
+	})
+}
+
+// RotateWebhookSecret gives webhook id a new signing secret; the old one
+// signs too for overlap.
+func (e *Engine) RotateWebhookSecret(ctx context.Context, id string, overlap time.Duration) (model.Webhook, error) {
+	return e.rewriteWebhook(ctx, id, func(h *model.Webhook, now time.Time) {
+		h.PreviousSecret, h.PreviousUntilMs = h.SigningSecret, now.Add(overlap).UnixMilli()
+		h.SigningSecret = webhook.NewSecret()
+	})
+}
+
+// rewriteWebhook reads webhook id, changes it with change and writes it
+// back, under the webhook's lock so that two edits do not lose one.
+func (e *Engine) rewriteWebhook(ctx context.Context, id string, change func(h *model.Webhook, now time.Time)) (model.Webhook, error) {
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	h, err := e.store.GetWebhook(ctx, id)
+	if err != nil {
+		return model.Webhook{}, err
+	}
+	now := e.clock.Now()
+	change(&h, now)
+	h.UpdatedAt = now.Unix()
+	return h, e.store.UpdateWebhook(ctx, h)
+}
+
+// DeleteWebhook deletes webhook id, the subscriptions that deliver to
+// it and its deliveries (store.DeleteWebhook).
+func (e *Engine) DeleteWebhook(ctx context.Context, id string) error {
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	return e.store.DeleteWebhook(ctx, id)
+}

@@ -1,0 +1,21 @@
+package kv
+
+import "github.com/fount-dev/fount/internal/model"
+
+// NotFound is ErrNotFound for a record that does not exist, or nil.
+func NotFound(exists bool) error {
+	if exists {
+		return nil
+	}
+	return ErrNotFound
+}
+
+// Errors returned by Store methods: the model's, so that a reader tells
+// them apart without the store.
+var (
+	ErrNotFound         = model.ErrNotFound
+	ErrConflict         = model.ErrConflict
+	ErrBadCursor        = model.ErrBadCursor
+	ErrComponentDropped = model.ErrComponentDropped
+	ErrTooLarge         = model.ErrTooLarge
+)

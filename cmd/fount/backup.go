@@ -1,172 +1,15 @@
 package main
 
 import (
-	"archive/tar"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/fount-dev/fount/internal/store"
+	"github.com/fount-dev/fount/internal/server"
 )
-
-// A backup is a tar archive: a manifest saying what it holds, the store
-// file (a consistent copy, taken online in one read transaction), and
-// the secret key that seals secret props and connected accounts, without
-// which those are unreadable after a restore.
-const (
-	backupManifest = "MANIFEST.json"
-	backupStore    = "fount.db"
-	backupKey      = "secret.key"
-)
-
-// backupWarning is said wherever a backup with the key is made or read.
-const backupWarning = "this backup holds secret.key: whoever has the file can read every secret prop and connected account of the server; keep it as you keep the key"
-
-type manifest struct {
-	Format   int      `json:"format"` // 1
-	Created  string   `json:"created"`
-	Version  string   `json:"version"`
-	Contains []string `json:"contains"`
-	Warning  string   `json:"warning,omitempty"`
-}
-
-// writeBackup writes a backup of st, with the key file at keyFile, to w.
-func writeBackup(ctx context.Context, w io.Writer, st store.Backuper, keyFile string, now time.Time) error {
-	key, err := os.ReadFile(keyFile)
-	if err != nil {
-		return fmt.Errorf("backup: read the secret key: %w", err)
-	}
-	m := manifest{Format: 1, Created: now.UTC().Format(time.RFC3339), Version: currentVersion().Version,
-		Contains: []string{backupStore, backupKey}, Warning: backupWarning}
-	raw, _ := json.MarshalIndent(m, "", "  ")
-	tw := tar.NewWriter(w)
-	header := func(name string, size int64) error {
-		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: size, ModTime: now}); err != nil {
-			return fmt.Errorf("backup: %s: %w", name, err)
-		}
-		return nil
-	}
-	for _, f := range []struct {
-		name string
-		body []byte
-	}{{backupManifest, raw}, {backupKey, key}} {
-		if err := header(f.name, int64(len(f.body))); err != nil {
-			return err
-		}
-		if _, err := tw.Write(f.body); err != nil {
-			return fmt.Errorf("backup: %s: %w", f.name, err)
-		}
-	}
-	// The store's size and its copy come from one read transaction: a
-	// size read before the copy would be short once a write grew the
-	// file meanwhile.
-	err = st.Backup(ctx, func(size int64) (io.Writer, error) { return tw, header(backupStore, size) })
-	if err != nil {
-		return fmt.Errorf("backup: %s: %w", backupStore, err)
-	}
-	return tw.Close()
-}
-
-// restoreBackup unpacks a backup into dataDir, which must be empty or
-// absent, and checks that the store it holds opens and holds a server
-// (its owner). A backup that fails leaves dataDir as it found it.
-func restoreBackup(r io.Reader, dataDir string) (m manifest, err error) {
-	if entries, err := os.ReadDir(dataDir); err == nil && len(entries) > 0 {
-		return manifest{}, fmt.Errorf("the data dir %s is not empty: restore into a new one", dataDir)
-	}
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return manifest{}, err
-	}
-	var written []string
-	defer func() {
-		if err != nil {
-			for _, f := range written {
-				os.Remove(f)
-			}
-		}
-	}()
-	seen := map[string]bool{}
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return m, fmt.Errorf("the backup does not read as a fount backup: %w", err)
-		}
-		if seen[h.Name] {
-			return m, fmt.Errorf("the backup holds %q twice", h.Name)
-		}
-		if h.Typeflag != tar.TypeReg { // a link would restore as an empty file
-			return m, fmt.Errorf("the backup's %q is not a regular file (tar type %q)", h.Name, h.Typeflag)
-		}
-		switch h.Name {
-		case backupManifest:
-			if err := json.NewDecoder(io.LimitReader(tr, 1<<20)).Decode(&m); err != nil || m.Format != 1 {
-				return m, fmt.Errorf("the backup's manifest does not read (format 1 expected): %v", err)
-			}
-		case backupStore, backupKey:
-			path := filepath.Join(dataDir, h.Name)
-			if err := writeRestored(path, tr, h.Size); err != nil {
-				return m, fmt.Errorf("the backup's %s: %w", h.Name, err)
-			}
-			written = append(written, path)
-		default:
-			return m, fmt.Errorf("the backup holds %q, which no fount backup holds", h.Name)
-		}
-		seen[h.Name] = true
-	}
-	for _, want := range []string{backupManifest, backupStore} {
-		if !seen[want] {
-			return m, fmt.Errorf("the backup has no %s", want)
-		}
-	}
-	st, err := store.OpenBolt(filepath.Join(dataDir, backupStore))
-	if err != nil {
-		return m, fmt.Errorf("the restored store does not open: %w", err)
-	}
-	users, err := st.CountUsers(context.Background())
-	if cerr := st.Close(); err == nil {
-		err = cerr
-	}
-	switch {
-	case err != nil:
-		return m, fmt.Errorf("the restored store does not read: %w", err)
-	case users == 0:
-		return m, errors.New("the restored store is empty: it holds no users, not even the owner, so it is no server's backup")
-	}
-	return m, nil
-}
-
-// writeRestored writes a file of size bytes from r, which must hold them.
-func writeRestored(path string, r io.Reader, size int64) error {
-	if size <= 0 {
-		return errors.New("it is empty")
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	n, err := io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil && n != size {
-		err = fmt.Errorf("it holds %d bytes of the %d its header says", n, size)
-	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
-}
 
 func backupCommand() command {
 	return command{
@@ -194,7 +37,7 @@ func backupCommand() command {
 				os.Remove(args[0])
 				return err
 			}
-			fmt.Fprintf(c.stderr, "warning: %s\n", backupWarning)
+			fmt.Fprintf(c.stderr, "warning: %s\n", server.BackupWarning)
 			c.report(nil, args[0], fmt.Sprintf("wrote %s (%d bytes): the store and its secret key; restore it with fount restore %s --data-dir DIR\n", args[0], n, args[0]))
 			return nil
 		},
@@ -234,7 +77,7 @@ func runRestore(args []string, env environment) int {
 		return exitUsage
 	}
 	defer f.Close()
-	m, err := restoreBackup(f, *dataDir)
+	m, err := server.Restore(f, *dataDir)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "fount restore: %v\n", err)
 		return exitError

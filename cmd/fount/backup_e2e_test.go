@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // TestBackupUnderLoadRestores: a backup taken while runs go on restores
@@ -20,7 +22,7 @@ import (
 // and each gives its event an id of its own.
 func TestBackupUnderLoadRestores(t *testing.T) {
 	// On bbolt whatever FOUNT_TEST_STORE says: fount backs up bbolt only.
-	e := newCLIEnvOn(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, storeURL: "bolt"})
+	e := newCLIEnvOn(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, StoreURL: "bolt"})
 	s := e.srv
 	counter := s.deploySource(`export default { name: "counter", version: "1", run(ev) { this.$emit({ n: ev.n }) } }`, nil)
 	secretive := s.deploySource(`export default { name: "secretive", version: "1", props: { token: { type: "string", secret: true } },
@@ -65,7 +67,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	if code := run(context.Background(), []string{"restore", file, "--data-dir", restored}, testEnvironment(nil, &rout, &rerr)); code == exitOK || !strings.Contains(rerr.String(), "not empty") {
 		t.Errorf("a restore into a used data dir: exit %d, %s", code, rerr.String())
 	}
-	r := startServer(t, serveConfig{dataDir: restored, storeURL: "bolt"})
+	r := startServer(t, server.Config{DataDir: restored, StoreURL: "bolt"})
 	r.key = s.key
 
 	original := eventNs(t, s.events(id, "", 20+loaded))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/natsdev"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // busyDuration is how long BenchmarkBusySource loads its one source.
@@ -27,14 +28,14 @@ func BenchmarkBusySource(b *testing.B) {
 	keyFile := filepath.Join(b.TempDir(), "secret.key")
 	backends := []struct {
 		name string
-		cfg  func() serveConfig
+		cfg  func() server.Config
 	}{
-		{"bolt", func() serveConfig {
-			return serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, eventsKept: 1_000_000}
+		{"bolt", func() server.Config {
+			return server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, EventsKept: 1_000_000}
 		}},
-		{"nats-1-server", func() serveConfig {
+		{"nats-1-server", func() server.Config {
 			cfg := natsConfig(b, nats.URLs(), keyFile, "node1")
-			cfg.natsNamespace, cfg.eventsKept = fmt.Sprintf("busy%d", time.Now().UnixNano()), 1_000_000
+			cfg.NatsNamespace, cfg.EventsKept = fmt.Sprintf("busy%d", time.Now().UnixNano()), 1_000_000
 			return cfg
 		}},
 	}
@@ -51,14 +52,14 @@ func BenchmarkBusySource(b *testing.B) {
 
 // measureBusy loads one new source of s and reports what
 // BenchmarkBusySource says.
-func measureBusy(b *testing.B, s *server) {
+func measureBusy(b *testing.B, s *testServer) {
 	src := s.deploySource(`export default { name: "Busy", version: "1",
 		props: { http: { type: "$.interface.http" } }, run(ev) { this.$emit(ev.body) } }`, nil)
 	id, url := src["id"].(string), endpointOf(src, "http")
 	start := time.Now()
 	acked := hammerFor([]string{url}, busyDuration)
 	loadEnd := time.Now()
-	waitDrained(b, []*server{s})
+	waitDrained(b, []*testServer{s})
 	stored := time.Since(loadEnd)
 	elapsed := time.Since(start)
 	readStart := time.Now()

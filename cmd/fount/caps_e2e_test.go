@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // capped is one per-account limit of `fount serve` as a tenant meets it:
@@ -12,7 +14,7 @@ import (
 // key, the account of a user of its own (the owner's, for organizations).
 type capped struct {
 	flag   string
-	create func(s *server, key string, i int) (int, map[string]any)
+	create func(s *testServer, key string, i int) (int, map[string]any)
 }
 
 func componentCode(i int) string {
@@ -21,23 +23,23 @@ func componentCode(i int) string {
 
 func cappedKinds() []capped {
 	return []capped{
-		{"max-sources-per-account", func(s *server, key string, i int) (int, map[string]any) {
+		{"max-sources-per-account", func(s *testServer, key string, i int) (int, map[string]any) {
 			if i == 2 { // new code: the source limit answers before the component is saved
 				return s.doAs(key, "POST", "/v1/sources", map[string]any{"component_code": componentCode(99)})
 			}
 			_, comp := s.doAs(key, "POST", "/v1/components", map[string]any{"component_code": componentCode(0)})
 			return s.doAs(key, "POST", "/v1/sources", map[string]any{"component_id": data(comp)["id"]})
 		}},
-		{"max-components-per-account", func(s *server, key string, i int) (int, map[string]any) {
+		{"max-components-per-account", func(s *testServer, key string, i int) (int, map[string]any) {
 			if i < 2 { // components sources run: the limit cannot drop them to make room
 				return s.doAs(key, "POST", "/v1/sources", map[string]any{"component_code": componentCode(i)})
 			}
 			return s.doAs(key, "POST", "/v1/components", map[string]any{"component_code": componentCode(i)})
 		}},
-		{"max-webhooks-per-account", func(s *server, key string, i int) (int, map[string]any) {
+		{"max-webhooks-per-account", func(s *testServer, key string, i int) (int, map[string]any) {
 			return s.doAs(key, "POST", fmt.Sprintf("/v1/webhooks?url=https://example.com/%d", i), nil)
 		}},
-		{"max-subscriptions-per-account", func(s *server, key string, i int) (int, map[string]any) {
+		{"max-subscriptions-per-account", func(s *testServer, key string, i int) (int, map[string]any) {
 			listener := ""
 			if _, body := s.doAs(key, "GET", "/v1/users/me/webhooks", nil); len(body["data"].([]any)) > 0 {
 				listener = body["data"].([]any)[0].(map[string]any)["id"].(string)
@@ -50,7 +52,7 @@ func cappedKinds() []capped {
 			}
 			return s.doAs(key, "POST", fmt.Sprintf("/v1/subscriptions?emitter_id=dc_*&event_name=c%d&listener_id=%s", i, listener), nil)
 		}},
-		{"max-orgs-per-user", func(s *server, _ string, i int) (int, map[string]any) {
+		{"max-orgs-per-user", func(s *testServer, _ string, i int) (int, map[string]any) {
 			return s.do("POST", "/v1/orgs", map[string]any{"orgname": fmt.Sprint("org", i)})
 		}},
 	}
@@ -58,13 +60,13 @@ func cappedKinds() []capped {
 
 // flagConfig is the configuration of `fount serve` with args, on a free
 // port and a temporary data dir, with the owner key ownerKey.
-func flagConfig(t *testing.T, args []string) serveConfig {
+func flagConfig(t *testing.T, args []string) server.Config {
 	t.Helper()
 	cfg, err := parseServeFlags(args, testEnvironment(nil, io.Discard, io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.addr, cfg.dataDir, cfg.bootstrapKey = "", "", ownerKey
+	cfg.Addr, cfg.DataDir, cfg.BootstrapKey = "", "", ownerKey
 	return cfg
 }
 

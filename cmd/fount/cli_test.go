@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -20,17 +21,17 @@ import (
 // own config dir, and FOUNT_URL and FOUNT_API_KEY set for the server.
 type cliEnv struct {
 	t    *testing.T
-	srv  *server
+	srv  *testServer
 	vars map[string]string
 }
 
 func newCLIEnv(t *testing.T) *cliEnv {
 	t.Helper()
-	return newCLIEnvOn(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
+	return newCLIEnvOn(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})
 }
 
 // newCLIEnvOn is newCLIEnv with a server started with cfg.
-func newCLIEnvOn(t *testing.T, cfg serveConfig) *cliEnv {
+func newCLIEnvOn(t *testing.T, cfg server.Config) *cliEnv {
 	t.Helper()
 	t.Parallel()
 	s := startServer(t, cfg)
@@ -383,14 +384,14 @@ func TestCLIFollowReconnects(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{addr: addr, dataDir: dir, bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{Addr: addr, DataDir: dir, BootstrapKey: ownerKey})
 	e := &cliEnv{t: t, srv: s, vars: map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": ownerKey}}
 	e.mustFount("deploy", "../../testdata/components/hello-http.mjs")
 	e.mustFount("run", "hello-http", "--event", `{"method":"ONE"}`)
 	out, stop := e.background("events", "hello-http", "--follow")
 	waitFor(t, out, `"ONE"`)
 	s.stop()
-	startServer(t, serveConfig{addr: addr, dataDir: dir})
+	startServer(t, server.Config{Addr: addr, DataDir: dir})
 	e.mustFount("run", "hello-http", "--event", `{"method":"TWO"}`)
 	waitFor(t, out, `"TWO"`)
 	if code := stop(); code != exitOK {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/internal/bundle/npmtest"
@@ -29,7 +30,7 @@ func checkClientAsInNode(t *testing.T, name string, event map[string]any) {
 	t.Helper()
 	reg := npmtest.New(t)
 	publishCorpus(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), allowPrivateEgress: true})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL(), AllowPrivateEgress: true})
 	fixtureAsInNode(t, s, clientFixtures, name, event, true)
 }
 
@@ -44,7 +45,7 @@ func TestNpmPostgresClient(t *testing.T) {
 
 // emittedOrFailed waits for the source's first event, or for its first
 // error, and fails the test with the error.
-func (s *server) emittedOrFailed(id string) any {
+func (s *testServer) emittedOrFailed(id string) any {
 	s.t.Helper()
 	ev, failed := s.firstOutcome(id)
 	if failed {
@@ -55,7 +56,7 @@ func (s *server) emittedOrFailed(id string) any {
 
 // firstOutcome waits for the source's first event or, failed set, its
 // first $errors event, and fails the test when neither comes.
-func (s *server) firstOutcome(id string) (event any, failed bool) {
+func (s *testServer) firstOutcome(id string) (event any, failed bool) {
 	s.t.Helper()
 	type outcome struct {
 		event  any

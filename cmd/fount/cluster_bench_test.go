@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/internal/cluster"
@@ -29,10 +30,10 @@ func BenchmarkCluster(b *testing.B) {
 		b.Run(fmt.Sprintf("nats-%d-nodes", n), func(b *testing.B) {
 			for b.Loop() {
 				ns := fmt.Sprintf("bench%d%d", n, time.Now().UnixNano())
-				var nodes []*server
+				var nodes []*testServer
 				for i := range n {
 					cfg := natsConfig(nil, nats.URLs(), keyFile, fmt.Sprintf("node%d", i+1))
-					cfg.natsNamespace, cfg.natsReplicas = ns, 3
+					cfg.NatsNamespace, cfg.NatsReplicas = ns, 3
 					nodes = append(nodes, startServer(b, cfg))
 				}
 				waitBalanced(b, nodes)
@@ -45,8 +46,8 @@ func BenchmarkCluster(b *testing.B) {
 	}
 	b.Run("bolt-1-node", func(b *testing.B) {
 		for b.Loop() {
-			s := startServer(b, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
-			measureIngest(b, []*server{s}, sources)
+			s := startServer(b, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})
+			measureIngest(b, []*testServer{s}, sources)
 			s.stop()
 		}
 	})
@@ -54,7 +55,7 @@ func BenchmarkCluster(b *testing.B) {
 
 // measureIngest deploys sources (through the first node), drives load over
 // every node's endpoints and reports events/s and CPU per event.
-func measureIngest(b *testing.B, nodes []*server, sources int) {
+func measureIngest(b *testing.B, nodes []*testServer, sources int) {
 	first := nodes[0]
 	_, user := first.do("POST", "/v1/users", map[string]any{"username": "loader", "email": "load@example.com", "plan": "paid"})
 	key := data(user)["api_key"].(string)
@@ -94,7 +95,7 @@ func measureIngest(b *testing.B, nodes []*server, sources int) {
 }
 
 // waitDrained waits until no node's metrics count a queued invocation.
-func waitDrained(b *testing.B, nodes []*server) {
+func waitDrained(b *testing.B, nodes []*testServer) {
 	wait.For(b, "no invocation queued", 5*time.Minute, func() (int, bool) {
 		queued := 0
 		for _, s := range nodes {
@@ -105,12 +106,12 @@ func waitDrained(b *testing.B, nodes []*server) {
 }
 
 // queuedInvocations reads fount_queued_invocations from a node's metrics.
-func queuedInvocations(b *testing.B, s *server) int {
+func queuedInvocations(b *testing.B, s *testServer) int {
 	return int(metricOf(b, s, "fount_queued_invocations"))
 }
 
 // metricOf reads the value of an unlabelled gauge from a node's metrics.
-func metricOf(b *testing.B, s *server, name string) float64 {
+func metricOf(b *testing.B, s *testServer, name string) float64 {
 	families, _ := scrape(b, s.base+"/metrics")
 	f, ok := families[name]
 	if !ok || len(f.GetMetric()) == 0 {
@@ -122,7 +123,7 @@ func metricOf(b *testing.B, s *server, name string) float64 {
 // waitBalanced waits until the nodes own every partition between them,
 // each its share: a node that joins takes partitions only as the others'
 // leases run out, and a load before that measures the hand-over.
-func waitBalanced(b *testing.B, nodes []*server) {
+func waitBalanced(b *testing.B, nodes []*testServer) {
 	share := (cluster.DefaultPartitions + len(nodes) - 1) / len(nodes)
 	wait.For(b, "the nodes to share the partitions", 2*time.Minute, func() (string, bool) {
 		total, least := 0, cluster.DefaultPartitions

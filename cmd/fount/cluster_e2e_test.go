@@ -16,14 +16,14 @@ import (
 // startFountCluster starts a 3-server JetStream cluster and three fount
 // nodes on it, sharing one secret key file, as "Running several nodes"
 // in the README does.
-func startFountCluster(t *testing.T) []*server {
+func startFountCluster(t *testing.T) []*testServer {
 	t.Helper()
 	nats := startNATS(t, 3)
 	keyFile := filepath.Join(t.TempDir(), "secret.key")
-	var nodes []*server
+	var nodes []*testServer
 	for i := range 3 {
 		cfg := natsConfig(t, nats.URLs(), keyFile, fmt.Sprintf("node%d", i+1))
-		cfg.natsReplicas = 3
+		cfg.NatsReplicas = 3
 		s := startServer(t, cfg)
 		nodes = append(nodes, s)
 		t.Cleanup(func() { // registered after the node's stop, so it runs before it
@@ -47,7 +47,7 @@ func problems(log string) string {
 }
 
 // postTo sends body to an endpoint path on a node and returns the answer.
-func postTo(t *testing.T, s *server, path, body string) (int, string) {
+func postTo(t *testing.T, s *testServer, path, body string) (int, string) {
 	t.Helper()
 	resp, err := http.Post(s.endpoints+path, "application/json", strings.NewReader(body))
 	if err != nil {
@@ -60,7 +60,7 @@ func postTo(t *testing.T, s *server, path, body string) (int, string) {
 
 // postWhenKnown posts to an endpoint path on a node once the node knows
 // the endpoint (another node deployed it and told this one).
-func postWhenKnown(t *testing.T, s *server, path, body string) (int, string) {
+func postWhenKnown(t *testing.T, s *testServer, path, body string) (int, string) {
 	t.Helper()
 	type answer struct {
 		status int

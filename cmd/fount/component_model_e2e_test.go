@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // TestPropDefinitionInputsReachOptions: the third element of a
@@ -41,7 +42,7 @@ func TestOldLibrariesFindNode(t *testing.T) {
 		"lib/parser.js": "(function () {\nfunction runningInNode() { return typeof exports == 'object' && typeof __filename == 'string' && typeof __dirname == 'string'; }\n" +
 			"if (!runningInNode()) { this.Old = {}; exports = this.Old; }\nexports.parse = function (s) { return s.split(','); };\n})();",
 		"package.json": `{"name":"oldparser","version":"1.7.7","main":"./lib/parser"}`}})
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL()})
 	src := s.deploySource(`import p from "oldparser"; export default { name: "old", version: "1", run() { this.$emit({ parsed: p.parse("a,b") }) } }`, nil)
 	s.run(src["id"].(string), map[string]any{})
 	if got := fmt.Sprint(s.events(src["id"].(string), "", 1)[0]["event"]); got != "map[parsed:[a b]]" {
@@ -104,7 +105,7 @@ func TestAppHookIsAnEndpoint(t *testing.T) {
 func TestInterfacePropsFromAdditionalProps(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{DataDir: dir, BootstrapKey: ownerKey})
 	code := `export default { name: "either", version: "1",
 		props: { mode: { type: "string", options: ["webhook", "poll"], reloadProps: true } },
 		async additionalProps() {
@@ -128,7 +129,7 @@ func TestInterfacePropsFromAdditionalProps(t *testing.T) {
 		t.Errorf("the added timer's run emitted %s", got)
 	}
 	s.stop()
-	s2 := startServer(t, serveConfig{dataDir: dir})
+	s2 := startServer(t, server.Config{DataDir: dir})
 	s2.key = ownerKey
 	_, body := s2.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
 	before := len(body["data"].([]any))

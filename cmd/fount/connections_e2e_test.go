@@ -12,10 +12,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // tightLimits are limits short enough for a test to see them act.
-var tightLimits = httpLimits{readHeader: time.Second, request: 2 * time.Second, body: time.Second, idle: time.Second, maxConns: 8}
+var tightLimits = server.HTTPLimits{ReadHeader: time.Second, Request: 2 * time.Second, Body: time.Second, Idle: time.Second, MaxConns: 8}
 
 // dialRaw opens a TCP connection to a server's base URL.
 func dialRaw(t *testing.T, base string) net.Conn {
@@ -47,7 +49,7 @@ func closedByServer(t *testing.T, c net.Conn, what string) string {
 func TestIdleConnectionsAreCutAndCapped(t *testing.T) {
 	t.Parallel()
 	lim := tightLimits
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, limits: &lim})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, HTTPLimits: &lim})
 
 	keptAlive := dialRaw(t, s.base)
 	if _, err := io.WriteString(keptAlive, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
@@ -57,7 +59,7 @@ func TestIdleConnectionsAreCutAndCapped(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("healthz on a raw connection: %v %v", resp, err)
 	}
-	silent := make([]net.Conn, lim.maxConns)
+	silent := make([]net.Conn, lim.MaxConns)
 	for i := range silent {
 		silent[i] = dialRaw(t, s.base)
 	}
@@ -88,7 +90,7 @@ func TestIdleConnectionsAreCutAndCapped(t *testing.T) {
 func TestSlowBodiesAreCut(t *testing.T) {
 	t.Parallel()
 	lim := tightLimits
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, limits: &lim})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, HTTPLimits: &lim})
 	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
 	endpoint := endpointOf(src, "http")
 	for _, tt := range []struct {
@@ -128,7 +130,7 @@ func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 		{"endpoints on the API's host name", "", ""},
 		{"endpoints on a host name of their own", "http://hooks.localhost", "theirs=1; Path=/h/"},
 	} {
-		s := startServer(t, serveConfig{bootstrapKey: ownerKey, endpointURL: mode.endpointURL})
+		s := startServer(t, server.Config{BootstrapKey: ownerKey, EndpointURL: mode.endpointURL})
 		page := s.deploySource(`export default { name: "Page", version: "1",
 			props: { http: { type: "$.interface.http", customResponse: true } },
 			run(e) { this.http.respond({ status: 200, headers: { "content-type": "text/html", "set-cookie": e.query.cookie, "clear-site-data": e.query.clear || "" },
@@ -177,7 +179,7 @@ func TestEndpointResponsesCannotActOnTheAPIOrigin(t *testing.T) {
 // event the endpoint's owner reads has every cookie but fount's.
 func TestEndpointsNeverSeeTheSessionCookie(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Thief", version: "1", props: { http: "$.interface.http" },
 		run(e) { this.$emit({ cookie: e.headers.cookie === undefined ? null : e.headers.cookie }) } }`, nil)
 	for _, tt := range []struct{ name, sent, want string }{
@@ -212,7 +214,7 @@ func TestEndpointsNeverSeeTheSessionCookie(t *testing.T) {
 // no endpoint.
 func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, endpointAddr: "127.0.0.1:0"})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, EndpointAddr: "127.0.0.1:0"})
 	m := regexp.MustCompile(`serves endpoints on (http://\S+) as (http://\S+)`).FindStringSubmatch(s.stdout.String())
 	if m == nil {
 		t.Fatalf("no endpoint origin announced: %s", s.stdout)
@@ -254,7 +256,7 @@ func TestEndpointsOnTheirOwnOrigin(t *testing.T) {
 // heartbeats); then the server closes the stream.
 func TestEventStreamToADeadClientEnds(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, heartbeat: 100 * time.Millisecond})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, StreamHeartbeat: 100 * time.Millisecond})
 	src := s.deploySource(`export default { name: "Big", version: "1", run() { this.$emit("x".repeat(1 << 20)) } }`, nil)
 	id := src["id"].(string)
 	c := dialRaw(t, s.base)
@@ -278,7 +280,7 @@ func TestEventStreamToADeadClientEnds(t *testing.T) {
 // whole body's deadline, with the server's default limits.
 func TestTricklingBodiesAreCut(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Hook", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
 	endpoint := endpointOf(src, "http")
 	for _, tt := range []struct{ name, base, path string }{
@@ -323,10 +325,10 @@ func TestTricklingBodiesAreCut(t *testing.T) {
 // client waiting for the idle timeout.
 func TestIdleConnectionsMakeRoom(t *testing.T) {
 	t.Parallel()
-	lim := httpLimits{readHeader: 10 * time.Second, request: time.Minute, body: 30 * time.Second, idle: 5 * time.Minute, maxConns: 8}
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, limits: &lim})
+	lim := server.HTTPLimits{ReadHeader: 10 * time.Second, Request: time.Minute, Body: 30 * time.Second, Idle: 5 * time.Minute, MaxConns: 8}
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, HTTPLimits: &lim})
 	var idle []net.Conn
-	for range lim.maxConns {
+	for range lim.MaxConns {
 		c := dialRaw(t, s.base)
 		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // corpusComponents holds one component per library of the corpus: each
@@ -107,7 +108,7 @@ func TestCorpusAsInNode(t *testing.T) {
 	event, _ := json.Marshal(map[string]any{"base": mock.URL, "port": u.Port(), "closedPort": freePort(t)})
 	reg := npmtest.New(t)
 	publishCorpus(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), allowPrivateEgress: true})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL(), AllowPrivateEgress: true})
 	nodeDir := t.TempDir()
 	installCorpus(t, nodeDir)
 	var nodeMu sync.Mutex // one Node at a time: they are the heavier half
@@ -140,7 +141,7 @@ func TestCorpusAsInNode(t *testing.T) {
 
 // fountOutcome deploys code and runs it once on event: what it emitted,
 // or "deploy: <error>" or "error: <error>".
-func fountOutcome(t *testing.T, s *server, code []byte, event []byte) string {
+func fountOutcome(t *testing.T, s *testServer, code []byte, event []byte) string {
 	t.Helper()
 	var ev any
 	json.Unmarshal(event, &ev)
@@ -191,7 +192,7 @@ func nodeOutcome(t *testing.T, node, dir, name string, code []byte, event string
 
 // outcome waits for the source's first event or error: the event, or the
 // error's name and message with failed set.
-func (s *server) outcome(id string) (any, bool) {
+func (s *testServer) outcome(id string) (any, bool) {
 	s.t.Helper()
 	ev, failed := s.firstOutcome(id)
 	if !failed {

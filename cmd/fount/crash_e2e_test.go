@@ -46,12 +46,12 @@ const crashKey = "crash-key-0123456789abcdef0123456789"
 // startKillable builds fount and starts it as a process on a fresh data
 // dir, for a test that kills it; it returns the binary and the dir, to
 // start it again, the process, and the server as its owner.
-func startKillable(t *testing.T) (bin, dir string, p *process, s *server) {
+func startKillable(t *testing.T) (bin, dir string, p *process, s *testServer) {
 	t.Helper()
 	warmCache(t)
 	bin, dir = buildFount(t), t.TempDir()
 	p = startProcess(t, bin, dir)
-	return bin, dir, p, &server{t: t, base: p.base, key: crashKey}
+	return bin, dir, p, &testServer{t: t, base: p.base, key: crashKey}
 }
 
 func startProcess(t *testing.T, bin, dataDir string) *process {

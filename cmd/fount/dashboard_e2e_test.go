@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // browserDeadline bounds one whole browser test: Chromium starts slowly on
@@ -104,7 +105,7 @@ func waitJS(cond string) chromedp.Action[chromedp.Void] {
 }
 
 // value runs an action that reads something from the page.
-func value[T any](t *testing.T, ctx context.Context, s *server, what string, a chromedp.Action[T]) T {
+func value[T any](t *testing.T, ctx context.Context, s *testServer, what string, a chromedp.Action[T]) T {
 	t.Helper()
 	v, err := chromedp.Run(ctx, a)
 	if err != nil {
@@ -114,7 +115,7 @@ func value[T any](t *testing.T, ctx context.Context, s *server, what string, a c
 }
 
 // steps runs actions in the page, and fails the test naming what failed.
-func steps(t *testing.T, ctx context.Context, s *server, what string, actions ...chromedp.Action[chromedp.Void]) {
+func steps(t *testing.T, ctx context.Context, s *testServer, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
 	for i, a := range actions {
 		if err := chromedp.Do(ctx, a); err != nil {
@@ -143,7 +144,7 @@ const dashboardSource = `export default {
 // arrive live, open its JSON, see a thrown error, delete the source.
 func TestDashboardInABrowser(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	for _, path := range []string{"/", "/ui/app.js"} { // proxies and monitors ask with HEAD
 		resp, err := http.Head(s.base + path)
 		if err != nil || resp.StatusCode != 200 {
@@ -259,7 +260,7 @@ const unlabelledControls = `[...document.querySelectorAll('input, select, textar
   .map(el => el.id || el.name || el.outerHTML).join(', ')`
 
 // signInAt opens the dashboard at hash and signs in with the test key.
-func signInAt(s *server, hash string) []chromedp.Action[chromedp.Void] {
+func signInAt(s *testServer, hash string) []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
 		chromedp.Navigate(s.base + "/" + hash),
 		chromedp.WaitVisible(chromedp.ID("api-key")),
@@ -293,7 +294,7 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	ctx := newBrowser(t)
 	steps(t, ctx, s, "sign in and open the form", append(signInAt(s, "#/sources/new"),
 		chromedp.WaitVisible(chromedp.ID("component-code")),
@@ -337,7 +338,7 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 		received <- struct{}{}
 	}))
 	t.Cleanup(hook.Close)
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345", allowPrivateEgress: true})
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345", AllowPrivateEgress: true})
 	src := s.deploySource(`export default { name: "Orders", version: "1", props: { http: "$.interface.http" }, run(e) { this.$emit(e.body) } }`, nil)
 	st, body := s.do("POST", "/v1/workflows", map[string]any{
 		"name": "nightly", "trigger": map[string]any{"type": "http"},
@@ -425,7 +426,7 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 // source deployed from the form goes to the organization.
 func TestDashboardActsForAnOrganization(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	st, body := s.do("POST", "/v1/orgs", map[string]any{"orgname": "team", "name": "Team"})
 	if st != 200 {
 		t.Fatalf("create org: %d %v", st, body)
@@ -468,7 +469,7 @@ func TestDashboardActsForAnOrganization(t *testing.T) {
 // execution, and the workflow page sets the execution controls.
 func TestDashboardExecutionInspector(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345", allowPrivateEgress: true})
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345", AllowPrivateEgress: true})
 	wf := s.deployWorkflow(map[string]any{"name": "approvals", "trigger": map[string]any{"type": "manual"},
 		"steps": []any{
 			step("parse", `export default defineComponent({ run({ steps, $ }) {

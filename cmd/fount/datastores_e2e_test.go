@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -27,7 +28,7 @@ const storeStep = `export default defineComponent({
 // refuse a write with an error that says so, to a step as to a client.
 // Another account can neither configure it nor read it.
 func TestDataStores(t *testing.T) {
-	e := newCLIEnvOn(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, dataStoreKeys: 4})
+	e := newCLIEnvOn(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, DataStoreKeys: 4})
 	s := e.srv
 	out := e.mustFount("data-stores", "create", "cache")
 	if !strings.Contains(out, "created data store cache (ds_") {

@@ -53,7 +53,7 @@ func (h *hangingEndpoint) counts() (most, total int) {
 }
 
 // subscribe subscribes listener to emitter's events.
-func (s *server) subscribe(emitter, listener string) {
+func (s *testServer) subscribe(emitter, listener string) {
 	s.t.Helper()
 	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+emitter+"&listener_id="+listener, nil); st != 200 {
 		s.t.Fatalf("subscribe %s to %s: %d %v", listener, emitter, st, body)
@@ -64,7 +64,7 @@ func (s *server) subscribe(emitter, listener string) {
 // hooks) and runs one source of attacker's, subscribed to all of them,
 // that emits events events: hooks*events deliveries to an endpoint that
 // never answers. It returns once the first of them is in flight.
-func attackDeliveries(s *server, dead *hangingEndpoint, hooks, events int) {
+func attackDeliveries(s *testServer, dead *hangingEndpoint, hooks, events int) {
 	s.t.Helper()
 	src := s.deploySource(fmt.Sprintf(`export default { name: "Flood", version: "1",
 		run() { for (let i = 0; i < %d; i++) this.$emit({ i }) } }`, events), nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // cookieBomb answers 19 redirects, each setting a 4 KB cookie for the
@@ -34,7 +35,7 @@ const cookieBomb = `export default { name: "Bomb", version: "1", props: { http: 
 // name they set no cookie at all.
 func TestEndpointsCannotBreakTheDashboard(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: "dashboard-key-0123456789abcdef012345"})
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345"})
 	bomb := endpointOf(s.deploySource(cookieBomb, nil), "http")
 	if strings.HasPrefix(bomb, s.base+"/") {
 		t.Fatalf("by default endpoints share the API's origin: %s", bomb)
@@ -62,8 +63,8 @@ func TestEndpointsCannotBreakTheDashboard(t *testing.T) {
 func TestTenantCookiesStayWithTheirEndpoint(t *testing.T) {
 	t.Parallel()
 	port := freePort(t)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, endpointAddr: fmt.Sprint("127.0.0.1:", port),
-		endpointURL: fmt.Sprint("http://localhost:", port)}) // another host name than the API's 127.0.0.1
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, EndpointAddr: fmt.Sprint("127.0.0.1:", port),
+		EndpointURL: fmt.Sprint("http://localhost:", port)}) // another host name than the API's 127.0.0.1
 	const reader = `export default { name: "Reader", version: "1", props: { http: { type: "$.interface.http", customResponse: true } },
 	  run(e) { this.$emit({ cookie: e.headers.cookie || "" });
 	    this.http.respond({ status: 200, headers: { "content-type": "text/html", "set-cookie": "mine=%s; Path=/" }, body: "<p>read</p>" }) } }`
@@ -76,7 +77,7 @@ func TestTenantCookiesStayWithTheirEndpoint(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		who  *server
+		who  *testServer
 		src  map[string]any
 		want string
 	}{{"alice", s, alice, "mine=alice"}, {"bob", bob, bobs, "mine=bob"}} {
@@ -90,7 +91,7 @@ func TestTenantCookiesStayWithTheirEndpoint(t *testing.T) {
 
 // browserCookies are the names and values of the cookies the browser
 // would send to urls.
-func browserCookies(t *testing.T, ctx context.Context, s *server, urls ...string) map[string]string {
+func browserCookies(t *testing.T, ctx context.Context, s *testServer, urls ...string) map[string]string {
 	t.Helper()
 	res := value(t, ctx, s, "the browser's cookies", chromedp.Action[network.GetCookiesResult](func(ctx context.Context, target *chromedp.Target) (network.GetCookiesResult, error) {
 		return cdp.Call(ctx, target, network.GetCookies, network.GetCookiesParams{URLs: urls})

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -242,14 +243,14 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // webhookTo creates a webhook of the server's caller delivering to rc on a
 // local HTTP server (closed when the test ends) and returns its id.
-func (s *server) webhookTo(rc *receiver) string {
+func (s *testServer) webhookTo(rc *receiver) string {
 	s.t.Helper()
 	return s.webhookServing(rc, rc)
 }
 
 // webhookServing is webhookTo with the requests served by h, which hands
 // them on to rc.
-func (s *server) webhookServing(h http.Handler, rc *receiver) string {
+func (s *testServer) webhookServing(h http.Handler, rc *receiver) string {
 	s.t.Helper()
 	srv := httptest.NewServer(h)
 	s.t.Cleanup(srv.Close)
@@ -339,7 +340,7 @@ func TestAutoSubscriptionOnlyForLaterSources(t *testing.T) {
 
 func TestQuota(t *testing.T) {
 	t.Parallel()
-	server := startServer(t, serveConfig{bootstrapKey: ownerKey, quotaInvocations: 3})
+	server := startServer(t, server.Config{BootstrapKey: ownerKey, QuotaInvocations: 3})
 	s := server.newUser("tenant", "free") // the owner has no daily quota
 	src := s.deploySource(echoSource, nil)
 	url := endpointOf(src, "http")
@@ -386,13 +387,13 @@ func TestSelfSubscriptionLoopIsBounded(t *testing.T) {
 func TestTimerSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{DataDir: dir, BootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Tick", version: "1", props: { timer: { type: "$.interface.timer", default: { intervalSeconds: 1 } } },
 		run(e) { this.$emit(e) } }`, nil)
 	id := src["id"].(string)
 	s.events(id, "", 1)
 	s.stop()
-	s2 := startServer(t, serveConfig{dataDir: dir})
+	s2 := startServer(t, server.Config{DataDir: dir})
 	s2.key = ownerKey
 	_, body := s2.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100", nil)
 	before := len(body["data"].([]any))
@@ -405,7 +406,7 @@ func TestTimerSurvivesRestart(t *testing.T) {
 func TestDelayedEmits(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{DataDir: dir, BootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Later", version: "1", run(e) {
 		this.$emit({ n: e.n }, { id: String(e.n), name: "later", summary: "n" + e.n, delivery_ts: Date.now() + e.wait }) } }`, nil)
 	id := src["id"].(string)
@@ -420,7 +421,7 @@ func TestDelayedEmits(t *testing.T) {
 	}
 	// Restart before the first is due: the delay survives it.
 	s.stop()
-	s2 := startServer(t, serveConfig{dataDir: dir})
+	s2 := startServer(t, server.Config{DataDir: dir})
 	s2.key = ownerKey
 	got := s2.events(id, "later", 1)
 	if m := got[0]["metadata"].(map[string]any); got[0]["event"].(map[string]any)["n"] != float64(1) || m["summary"] != "n1" || m["id"] != "1" {
@@ -456,7 +457,7 @@ func TestOrgMemberSubscriptionIsDelivered(t *testing.T) {
 	src := data(body)["id"].(string)
 
 	rc := &receiver{}
-	asCarol := &server{t: t, base: s.base, key: data(carol)["api_key"].(string)}
+	asCarol := &testServer{t: t, base: s.base, key: data(carol)["api_key"].(string)}
 	hook := asCarol.webhookTo(rc)
 	if st, b := asCarol.do("POST", "/v1/subscriptions?emitter_id="+src+"&listener_id="+hook, nil); st != 200 {
 		t.Fatalf("carol subscribes: %d %v", st, b)
@@ -471,7 +472,7 @@ func TestOrgMemberSubscriptionIsDelivered(t *testing.T) {
 // not held to the free plan's daily quota; users it creates are.
 func TestOwnerHasNoDailyQuota(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, quotaInvocations: 1})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, QuotaInvocations: 1})
 	src := s.deploySource(echoSource, nil)
 	for i := range 3 {
 		resp, err := http.Post(endpointOf(src, "http"), "text/plain", nil)

@@ -51,7 +51,7 @@ func startNode(t *testing.T, bin, urls, keyFile, name string) *process {
 }
 
 // allEvents pages through every kept event of a source's default channel.
-func allEvents(t *testing.T, s *server, id string) []map[string]any {
+func allEvents(t *testing.T, s *testServer, id string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	after := ""
@@ -90,7 +90,7 @@ func TestFailoverLosesNothing(t *testing.T) {
 	for i := range 3 {
 		procs = append(procs, startNode(t, bin, nats.URLs(), keyFile, fmt.Sprintf("node%d", i+1)))
 	}
-	api := func(i int) *server { return &server{t: t, base: procs[i].base, key: ownerKey} }
+	api := func(i int) *testServer { return &testServer{t: t, base: procs[i].base, key: ownerKey} }
 
 	const sources = 6
 	var ids, paths []string

@@ -57,7 +57,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // attack starts the attacking account's load: six sources whose run()
 // loops until its time limit, kept busy, and two clients deploying
 // components whose deploy hook loops.
-func attack(ctx context.Context, wg *sync.WaitGroup, attacker *server) {
+func attack(ctx context.Context, wg *sync.WaitGroup, attacker *testServer) {
 	spin := `export default { name: "Spin", version: "1", props: { http: "$.interface.http" }, run() { for (;;) {} } }`
 	var urls []string
 	for range 6 {
@@ -120,13 +120,13 @@ func sampleLatency(b *testing.B, url string) (lat []time.Duration, failed int) {
 
 // startBenchServer starts `fount serve` with its defaults (as a user
 // would, the parser in a worker process) and returns it as its owner.
-func startBenchServer(b *testing.B) (*server, func()) {
+func startBenchServer(b *testing.B) (*testServer, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout := &lockedBuffer{}
 	done := make(chan int, 1)
 	env := testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": "bench-key", "FOUNT_CACHE_DIR": cacheDir}, stdout, io.Discard)
 	go func() { done <- run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--data-dir", b.TempDir()}, env) }()
 	wait.Until(b, "serve to start", time.Minute, func() bool { return strings.Contains(stdout.String(), "listening on") })
-	s := &server{t: &testing.T{}, base: "http://" + listeningLine.FindStringSubmatch(stdout.String())[1], key: "bench-key"}
+	s := &testServer{t: &testing.T{}, base: "http://" + listeningLine.FindStringSubmatch(stdout.String())[1], key: "bench-key"}
 	return s, func() { cancel(); <-done }
 }

@@ -11,20 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
+	"github.com/fount-dev/fount/internal/worker"
 
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
 
 // as is the server seen with another API key.
-func (s *server) as(key string) *server {
-	return &server{t: s.t, base: s.base, key: key, stdout: s.stdout, log: s.log, done: s.done, cancel: s.cancel}
+func (s *testServer) as(key string) *testServer {
+	return &testServer{t: s.t, base: s.base, key: key, stdout: s.stdout, log: s.log, done: s.done, cancel: s.cancel}
 }
 
 // newUser creates a user with the server's (owner's) key and returns the
 // server as that user.
-func (s *server) newUser(name, plan string) *server {
+func (s *testServer) newUser(name, plan string) *testServer {
 	s.t.Helper()
 	st, body := s.do("POST", "/v1/users", map[string]any{"username": name, "email": name + "@example.com", "plan": plan})
 	if st != 200 {
@@ -34,7 +36,7 @@ func (s *server) newUser(name, plan string) *server {
 }
 
 // listedSource is the caller's source id as listed, or nil.
-func (s *server) listedSource(id string) map[string]any {
+func (s *testServer) listedSource(id string) map[string]any {
 	s.t.Helper()
 	_, body := s.do("GET", "/v1/users/me/sources?limit=100", nil)
 	for _, it := range body["data"].([]any) {
@@ -47,15 +49,15 @@ func (s *server) listedSource(id string) map[string]any {
 
 // startServerWithLimits is a server whose sandbox loads components within
 // limits too (the shared sandbox loads them with the default limits).
-func startServerWithLimits(t *testing.T, cfg serveConfig, limits sandbox.Limits) *server {
+func startServerWithLimits(t *testing.T, cfg server.Config, limits sandbox.Limits) *testServer {
 	t.Helper()
 	warmCache(t)
-	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: os.Args[0]}, Limits: limits})
+	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}, Limits: limits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sb.Close(context.Background()) })
-	cfg.sandbox, cfg.runTimeout = sb, limits.Timeout
+	cfg.Sandbox, cfg.RunTimeout = sb, limits.Timeout
 	return startServer(t, cfg)
 }
 
@@ -67,7 +69,7 @@ func TestRunawayAccountLeavesOthersTheirShare(t *testing.T) {
 	var spinning atomic.Int32
 	beacon := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { spinning.Add(1) }))
 	defer beacon.Close()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, runTimeout: 20 * time.Second, workers: 4, accountWorkers: 2})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, RunTimeout: 20 * time.Second, Workers: 4, AccountWorkers: 2})
 	spin := `export default { name: "Spin", version: "1", props: { http: "$.interface.http" },
 		async run() { await fetch("` + beacon.URL + `"); for (;;) {} } }`
 	// Deployed first: the account's own lifecycle work waits for its share
@@ -113,7 +115,7 @@ func TestRunawayAccountLeavesOthersTheirShare(t *testing.T) {
 // more code is a 429.
 func TestLifecycleCodeRunsUnderTheQuota(t *testing.T) {
 	t.Parallel()
-	s := startServerWithLimits(t, serveConfig{bootstrapKey: ownerKey}, sandbox.Limits{Timeout: time.Second})
+	s := startServerWithLimits(t, server.Config{BootstrapKey: ownerKey}, sandbox.Limits{Timeout: time.Second})
 	tenant := s.newUser("tenant", "free")
 	computeUsed := func() float64 {
 		_, me := tenant.do("GET", "/v1/users/me", nil)
@@ -136,7 +138,7 @@ func TestLifecycleCodeRunsUnderTheQuota(t *testing.T) {
 	}
 
 	// Over the quota, deploying code (which would run it) is refused.
-	small := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: time.Second, quotaComputeMs: 500})
+	small := startServer(t, server.Config{BootstrapKey: ownerKey, RunTimeout: time.Second, QuotaComputeMs: 500})
 	tenant = small.newUser("tenant", "free")
 	deadline := time.Now().Add(eventsDeadline) // quota checks are trusted for a second
 	for {
@@ -155,7 +157,7 @@ func TestLifecycleCodeRunsUnderTheQuota(t *testing.T) {
 // version stays), and never stops the source from being deleted.
 func TestHostileDeactivateHookCannotPinASource(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: time.Second})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, RunTimeout: time.Second})
 	for name, hook := range map[string]string{
 		"throws": `throw new Error("no")`,
 		"loops":  `for (;;) {}`,

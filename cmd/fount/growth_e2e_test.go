@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/store"
 )
 
@@ -21,7 +22,7 @@ import (
 //
 // Its tests run on bbolt whatever FOUNT_TEST_STORE says (storeURL "bolt"):
 // they read the file.
-func storedAfterStop(t *testing.T, s *server, dir string) *store.Bolt {
+func storedAfterStop(t *testing.T, s *testServer, dir string) *store.Bolt {
 	t.Helper()
 	s.stop()
 	st, err := store.OpenBolt(filepath.Join(dir, "fount.db"))
@@ -36,7 +37,7 @@ func storedAfterStop(t *testing.T, s *server, dir string) *store.Bolt {
 // emits like any channel (it kept every one: 20,000 after as many runs).
 func TestDelayedEmitsAreTrimmed(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, eventsKept: 5})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, EventsKept: 5})
 	src := s.deploySource(`export default { name: "Filler", version: "1", run(e) {
 		for (let i = 0; i < e.n; i++) this.$emit({ i }, { delivery_ts: Date.now() + 3600000 })
 		this.$emit("done", { name: "done" }) } }`, nil)
@@ -57,7 +58,7 @@ func TestDelayedEmitsAreTrimmed(t *testing.T) {
 func TestChannelsAreBounded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dir, storeURL: "bolt"})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, DataDir: dir, StoreURL: "bolt"})
 	src := s.deploySource(`export default { name: "Channels", version: "1", run(e) {
 		for (let i = e.from; i < e.to; i++) this.$emit(i, { name: "ch" + i })
 		this.$emit(e.to, { summary: "done" }) } }`, nil)
@@ -110,7 +111,7 @@ func eventSize(t *testing.T, ev map[string]any) int {
 // event stays far below the 4 MiB emit cap.
 func TestErrorEventsAreBounded(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	src := s.deploySource(`export default { name: "Thrower", version: "1", run(e) {
 		const err = new Error(e.big ? "m".repeat(7000000) : "small")
 		if (e.big) err.stack = "s".repeat(1000000)
@@ -149,7 +150,7 @@ func TestErrorEventsAreBounded(t *testing.T) {
 func TestConsoleLinesAreBounded(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dir, storeURL: "bolt", eventsKept: 50_000})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, DataDir: dir, StoreURL: "bolt", EventsKept: 50_000})
 	src := s.deploySource(`export default { name: "Printer", version: "1", run() {
 		for (let i = 0; i < 20000; i++) console.log()
 		this.$emit("done") } }`, nil)

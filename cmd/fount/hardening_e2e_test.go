@@ -13,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
+	"github.com/fount-dev/fount/internal/worker"
 
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/host"
@@ -23,21 +25,21 @@ import (
 
 // startProductionServer is a server whose sandbox parses code as `fount
 // serve` does: in a worker process (this test binary, see TestMain).
-func startProductionServer(t *testing.T) *server {
+func startProductionServer(t *testing.T) *testServer {
 	t.Helper()
-	return startProductionServerWith(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
+	return startProductionServerWith(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})
 }
 
 // startProductionServerWith is startProductionServer with cfg.
-func startProductionServerWith(t testing.TB, cfg serveConfig) *server {
+func startProductionServerWith(t testing.TB, cfg server.Config) *testServer {
 	t.Helper()
 	warmCache(t)
-	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: os.Args[0]}})
+	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sb.Close(context.Background()) })
-	cfg.sandbox = sb
+	cfg.Sandbox = sb
 	return startServer(t, cfg)
 }
 
@@ -88,7 +90,7 @@ var productionSandbox = sync.OnceValues(func() (*host.Host, error) {
 	if _, err := sharedSandbox(); err != nil { // fills the compilation cache
 		return nil, err
 	}
-	return host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: processAnalyzer{exe: os.Args[0]}})
+	return host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}})
 })
 
 // FuzzDeployPath puts arbitrary code through what a deploy does with it:
@@ -131,7 +133,7 @@ func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
 	dir, keyDir := t.TempDir(), t.TempDir()
 	keyFile := filepath.Join(keyDir, "secret.key")
 	// On bbolt whatever FOUNT_TEST_STORE says: the test copies from the file.
-	s := startServer(t, serveConfig{dataDir: dir, storeURL: "bolt", bootstrapKey: ownerKey, secretKeyFile: keyFile})
+	s := startServer(t, server.Config{DataDir: dir, StoreURL: "bolt", BootstrapKey: ownerKey, SecretKeyFile: keyFile})
 	victim := s.deploySource(`export default { name: "Victim", version: "1", props: { token: { type: "string", secret: true } }, run() {} }`,
 		map[string]any{"token": "hunter2"})
 	_, created := s.do("POST", "/v1/users", map[string]any{"username": "mallory", "email": "m@example.com"})
@@ -150,7 +152,7 @@ func TestSealedSecretsAreBoundToTheirOwner(t *testing.T) {
 	}
 	blob := stolen.ConfiguredProps["token"]
 
-	s2 := startServer(t, serveConfig{dataDir: dir, storeURL: "bolt", secretKeyFile: keyFile})
+	s2 := startServer(t, server.Config{DataDir: dir, StoreURL: "bolt", SecretKeyFile: keyFile})
 	s2.key = data(created)["api_key"].(string)
 	holder := `export default { name: "Holder", version: "1", props: { opts: { type: "object" } }, run() { this.$emit(this.opts) } }`
 	src := s2.deploySource(holder, map[string]any{"opts": json.RawMessage(blob)})

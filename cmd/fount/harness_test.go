@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
+	"github.com/fount-dev/fount/internal/worker"
 
 	"github.com/fount-dev/fount/internal/host"
 )
@@ -34,7 +36,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	if code, ok := runWorker(); ok { // this test binary, started as a parse worker
+	if code, ok := worker.Run(); ok { // this test binary, started as a parse worker
 		os.Exit(code)
 	}
 	dir, err := os.MkdirTemp("", "fount-test-cache-")
@@ -108,8 +110,8 @@ func testEnvironment(vars map[string]string, stdout, stderr io.Writer) environme
 	}
 }
 
-// server is a real fount server running in-process on loopback.
-type server struct {
+// testServer is a real fount testServer running in-process on loopback.
+type testServer struct {
 	t    testing.TB
 	base string
 	// endpoints is the endpoints' base URL: their own listener, as a
@@ -126,41 +128,41 @@ type server struct {
 // startServer starts `fount serve` in-process with cfg, on a free loopback
 // port, a temporary data dir unless cfg names one, and the shared guest.
 // It is stopped when the test ends.
-func startServer(t testing.TB, cfg serveConfig) *server {
+func startServer(t testing.TB, cfg server.Config) *testServer {
 	t.Helper()
 	sb, err := sharedSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.addr == "" {
-		cfg.addr = "127.0.0.1:0"
+	if cfg.Addr == "" {
+		cfg.Addr = "127.0.0.1:0"
 	}
-	if cfg.dataDir == "" {
-		cfg.dataDir = t.TempDir()
+	if cfg.DataDir == "" {
+		cfg.DataDir = t.TempDir()
 	}
-	if cfg.npmRegistry == "" {
+	if cfg.NpmRegistry == "" {
 		// Refused at once: no test reaches a real registry, whatever npm
 		// on this machine is configured with.
-		cfg.npmRegistry = "http://127.0.0.1:1/"
+		cfg.NpmRegistry = "http://127.0.0.1:1/"
 	}
-	if cfg.sandbox == nil {
-		cfg.sandbox = sb
+	if cfg.Sandbox == nil {
+		cfg.Sandbox = sb
 	}
-	if cfg.storeURL == "" {
-		cfg.storeURL = "bolt"
+	if cfg.StoreURL == "" {
+		cfg.StoreURL = "bolt"
 		if os.Getenv("FOUNT_TEST_STORE") == "nats" { // the whole suite on a NATS store
 			cfg = onSharedNATS(t, cfg)
 		}
 	}
 	listening := make(chan string, 1)
-	cfg.onListening = func(addr string) { listening <- addr }
+	cfg.OnListening = func(addr string) { listening <- addr }
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{t: t, key: cfg.bootstrapKey, stdout: &lockedBuffer{}, log: &lockedBuffer{}, done: make(chan error, 1), cancel: cancel}
-	logger := slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: cfg.logLevel}))
-	if cfg.logFormat == "json" {
-		logger = slog.New(slog.NewJSONHandler(s.log, &slog.HandlerOptions{Level: cfg.logLevel}))
+	s := &testServer{t: t, key: cfg.BootstrapKey, stdout: &lockedBuffer{}, log: &lockedBuffer{}, done: make(chan error, 1), cancel: cancel}
+	logger := slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	if cfg.LogFormat == "json" {
+		logger = slog.New(slog.NewJSONHandler(s.log, &slog.HandlerOptions{Level: cfg.LogLevel}))
 	}
-	go func() { s.done <- serve(ctx, cfg, s.stdout, logger) }()
+	go func() { s.done <- server.Serve(ctx, cfg, s.stdout, logger) }()
 	select {
 	case addr := <-listening:
 		s.base = "http://" + addr
@@ -183,7 +185,7 @@ func startServer(t testing.TB, cfg serveConfig) *server {
 var endpointsLine = regexp.MustCompile(`serves endpoints on http://(\S+) as`)
 
 // stop shuts the server down as SIGINT would; later calls do nothing.
-func (s *server) stop() {
+func (s *testServer) stop() {
 	s.once.Do(func() {
 		s.cancel()
 		select {
@@ -199,18 +201,18 @@ func (s *server) stop() {
 
 // startEngineServer is a server with a known key whose components may
 // reach loopback (the tests' webhook receivers).
-func startEngineServer(t testing.TB) *server {
-	return startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true})
+func startEngineServer(t testing.TB) *testServer {
+	return startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})
 }
 
 // do sends an API request with the server's key and decodes the answer.
-func (s *server) do(method, path string, body any) (int, map[string]any) {
+func (s *testServer) do(method, path string, body any) (int, map[string]any) {
 	s.t.Helper()
 	return s.doAs(s.key, method, path, body)
 }
 
 // doAs sends an API request with key and decodes the answer.
-func (s *server) doAs(key, method, path string, body any) (int, map[string]any) {
+func (s *testServer) doAs(key, method, path string, body any) (int, map[string]any) {
 	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -240,7 +242,7 @@ func (s *server) doAs(key, method, path string, body any) (int, map[string]any) 
 func data(m map[string]any) map[string]any { d, _ := m["data"].(map[string]any); return d }
 
 // deploySource creates a source from code and returns its data.
-func (s *server) deploySource(code string, props map[string]any) map[string]any {
+func (s *testServer) deploySource(code string, props map[string]any) map[string]any {
 	s.t.Helper()
 	st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": code, "configured_props": props})
 	if st != 200 {
@@ -257,7 +259,7 @@ func endpointOf(src map[string]any, prop string) string {
 const eventsDeadline = time.Minute
 
 // events polls a source's channel until want events are there.
-func (s *server) events(id, channel string, want int) []map[string]any {
+func (s *testServer) events(id, channel string, want int) []map[string]any {
 	s.t.Helper()
 	return wait.For(s.t, fmt.Sprintf("source %s channel %q to have %d events", id, channel, want), eventsDeadline, func() ([]map[string]any, bool) {
 		_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=100&expand=event&event_name="+channel, nil)
@@ -270,7 +272,7 @@ func (s *server) events(id, channel string, want int) []map[string]any {
 	})
 }
 
-func (s *server) run(id string, event any) {
+func (s *testServer) run(id string, event any) {
 	s.t.Helper()
 	if st, body := s.do("POST", "/v1/sources/"+id+"/run", map[string]any{"event": event}); st != 202 {
 		s.t.Fatalf("run: %d %v", st, body)

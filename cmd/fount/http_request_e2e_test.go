@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -77,7 +78,7 @@ func TestHTTPRequestPropEgress(t *testing.T) {
 	hit := make(chan struct{}, 1)
 	receiver := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hit <- struct{}{} }))
 	t.Cleanup(receiver.Close)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	src := s.deploySource(httpRequestSource, map[string]any{"req": map[string]any{"url": receiver.URL + "/", "method": "GET"}})
 	s.run(src["id"].(string), nil)
 	ev := s.events(src["id"].(string), "", 1)[0]["event"].(map[string]any)
@@ -98,7 +99,7 @@ func TestEgressIsLoggedAtDebug(t *testing.T) {
 	t.Parallel()
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(202) }))
 	t.Cleanup(receiver.Close)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, logLevel: slog.LevelDebug})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, LogLevel: slog.LevelDebug})
 	src := s.deploySource(`export default { name: "f", version: "1", async run(e) { await fetch(e.url, { method: "PUT" }) } }`, nil)
 	s.run(src["id"].(string), map[string]any{"url": receiver.URL + "/hook?token=SECRET123"})
 	wait.Poll(eventsDeadline, func() bool { return strings.Contains(s.log.String(), "msg=egress") }) // the check below says what is missing
@@ -113,7 +114,7 @@ func TestEgressIsLoggedAtDebug(t *testing.T) {
 // not a webhook whose every delivery fails.
 func TestWebhookURLTheEgressPolicyRefuses(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	for _, u := range []string{"http://127.0.0.1:9/hook", "http://localhost:9/hook", "http://[::1]:9/", "http://10.1.2.3/x"} {
 		st, body := s.do("POST", "/v1/webhooks?url="+url.QueryEscape(u), nil)
 		if e, _ := body["error"].(map[string]any); st != 400 || e["param"] != "url" || !strings.Contains(fmt.Sprint(e["message"]), "--allow-private-egress") {

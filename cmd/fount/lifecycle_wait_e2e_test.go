@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // TestConcurrentLoopingDeploysAllGetAnAnswer: six concurrent deploys of
@@ -25,15 +26,15 @@ import (
 // without an answer.
 func TestConcurrentLoopingDeploysAllGetAnAnswer(t *testing.T) {
 	t.Parallel()
-	lim := defaultLimits(0)
-	lim.request = 12 * time.Second // the answer's own deadline: shorter than the six loops' together
+	lim := server.DefaultHTTPLimits(0)
+	lim.Request = 12 * time.Second // the answer's own deadline: shorter than the six loops' together
 	warmCache(t)
 	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Limits: sandbox.Limits{Timeout: 4 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = sb.Close(context.Background()) })
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: 4 * time.Second, workers: 2, accountWorkers: 1, limits: &lim, sandbox: sb})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, RunTimeout: 4 * time.Second, Workers: 2, AccountWorkers: 1, HTTPLimits: &lim, Sandbox: sb})
 	for _, c := range []struct {
 		name, path, code, want400 string
 	}{

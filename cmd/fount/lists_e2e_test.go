@@ -71,7 +71,7 @@ func TestLargeEventsComeInPages(t *testing.T) {
 }
 
 // get sends a GET with the server's key and returns the raw body of a 200.
-func (s *server) get(path string) []byte {
+func (s *testServer) get(path string) []byte {
 	s.t.Helper()
 	req, _ := http.NewRequest("GET", s.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+s.key)

@@ -153,7 +153,7 @@ func paced(url string, perSecond int) int64 {
 // client's send to the event's arrival on the source's SSE stream, which
 // publishes an event once it is committed.
 func loadFount(b *testing.B, drive func(url string) int64) loadResult {
-	return loadTarget(b, drive, func(s *server) (string, string) {
+	return loadTarget(b, drive, func(s *testServer) (string, string) {
 		src := s.deploySource(`export default { name: "Load", version: "1", props: { http: "$.interface.http" },
 		run(e) { this.$emit({ sent: e.body.sent }) } }`, nil)
 		return endpointOf(src, "http"), "/v1/sources/" + src["id"].(string) + "/sse"
@@ -163,7 +163,7 @@ func loadFount(b *testing.B, drive func(url string) int64) loadResult {
 // loadFountSources is loadFount over n sources at once, each request to
 // the next source in turn.
 func loadFountSources(b *testing.B, n int) loadResult {
-	return loadTargets(b, hammerAll, func(s *server) ([]string, []string) {
+	return loadTargets(b, hammerAll, func(s *testServer) ([]string, []string) {
 		var urls, streams []string
 		for i := range n {
 			src := s.deploySource(fmt.Sprintf(`export default { name: "Load %d", version: "1", props: { http: "$.interface.http" },
@@ -203,15 +203,15 @@ func hammerFor(urls []string, d time.Duration) int64 {
 // loadTarget measures a real fount serve with what deploy creates: the
 // URL to post to and the SSE stream on which each request's event, with
 // the request's "sent", arrives once committed.
-func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *server) (url, stream string)) loadResult {
-	return loadTargets(b, func(urls []string) int64 { return drive(urls[0]) }, func(s *server) ([]string, []string) {
+func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *testServer) (url, stream string)) loadResult {
+	return loadTargets(b, func(urls []string) int64 { return drive(urls[0]) }, func(s *testServer) ([]string, []string) {
 		url, stream := deploy(s)
 		return []string{url}, []string{stream}
 	})
 }
 
 // loadTargets is loadTarget over several endpoints, with a stream each.
-func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *server) (urls, streams []string)) loadResult {
+func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *testServer) (urls, streams []string)) loadResult {
 	s, ctx, stopServer := startLoadServer(b)
 	urls, streams := deploy(s)
 
@@ -254,8 +254,8 @@ func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *s
 // startLoadServer starts `fount serve` in this process with extra flags,
 // and a paid user (the free plan's daily quota would stop a run) as the
 // server's key. stop ends the server and waits for it; ctx ends with it.
-func startLoadServer(b *testing.B, flags ...string) (s *server, ctx context.Context, stop func()) {
-	s = &server{t: &testing.T{}}
+func startLoadServer(b *testing.B, flags ...string) (s *testServer, ctx context.Context, stop func()) {
+	s = &testServer{t: &testing.T{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout := &lockedBuffer{}
 	done := make(chan int, 1)
@@ -281,7 +281,7 @@ func startLoadServer(b *testing.B, flags ...string) (s *server, ctx context.Cont
 // on an SSE stream: from its "sent" to its arrival. It closes opened once
 // the stream is open (the server subscribes before it answers), or could
 // not be.
-func readStream(ctx context.Context, s *server, stream string, mu *sync.Mutex, lat *[]time.Duration, opened chan<- struct{}) {
+func readStream(ctx context.Context, s *testServer, stream string, mu *sync.Mutex, lat *[]time.Duration, opened chan<- struct{}) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.base+stream, nil)
 	req.Header.Set("Authorization", "Bearer "+s.key)
 	resp, err := http.DefaultClient.Do(req)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -29,7 +30,7 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 		done <- run(ctx, args, testEnvironment(map[string]string{"FOUNT_BOOTSTRAP_API_KEY": ownerKey}, stdout, stderr))
 	}()
 	addr := waitForListening(t, stdout)
-	s := &server{t: t, base: "http://" + addr, key: ownerKey}
+	s := &testServer{t: t, base: "http://" + addr, key: ownerKey}
 
 	req, _ := http.NewRequest("GET", s.base+"/v1/users/me", nil)
 	req.Header.Set("Authorization", "Bearer "+ownerKey)
@@ -89,11 +90,11 @@ func TestJSONLogsCarryRequestIDs(t *testing.T) {
 // --pprof, and --pprof refuses an address that is not loopback.
 func TestPprofOnlyWhenAskedOnLoopback(t *testing.T) {
 	t.Parallel()
-	plain := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	plain := startServer(t, server.Config{BootstrapKey: ownerKey})
 	if resp, err := http.Get(plain.base + "/debug/pprof/"); err != nil || resp.StatusCode == 200 {
 		t.Errorf("pprof without --pprof: %v %v", resp, err)
 	}
-	profiled := startServer(t, serveConfig{bootstrapKey: ownerKey, pprof: true})
+	profiled := startServer(t, server.Config{BootstrapKey: ownerKey, Pprof: true})
 	resp, err := http.Get(profiled.base + "/debug/pprof/")
 	if err != nil || resp.StatusCode != 200 {
 		t.Errorf("pprof with --pprof: %v %v", resp, err)

@@ -8,10 +8,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/fount-dev/fount/internal/worker"
 )
 
 func main() {
-	if code, ok := runWorker(); ok {
+	if code, ok := worker.Run(); ok {
 		os.Exit(code)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

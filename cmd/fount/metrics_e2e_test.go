@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 
 	dto "github.com/prometheus/client_model/go"
@@ -67,7 +68,7 @@ func TestMetricsMoveWithRunsAndDeliveries(t *testing.T) {
 	t.Cleanup(hook.Close)
 	// On bbolt whatever FOUNT_TEST_STORE says: the store's metrics are
 	// bbolt's (store.StatsReporter).
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, storeURL: "bolt"})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, StoreURL: "bolt"})
 	before, _ := scrape(t, s.base+"/metrics")
 	for _, name := range []string{"go_goroutines", "fount_queued_invocations", "fount_pending_deliveries"} {
 		if f, ok := before[name]; !ok || f.GetMetric()[0].GetGauge().GetValue() < 0 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/natsdev"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // startNATS starts a cluster of n embedded JetStream servers for one
@@ -36,9 +37,9 @@ func startNATSB(b *testing.B) *natsdev.Cluster {
 
 // natsConfig is a node's configuration on the NATS store at urls, with
 // the secret key file every node of the test shares.
-func natsConfig(_ testing.TB, urls, keyFile, node string) serveConfig {
-	return serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, storeURL: urls, secretKeyFile: keyFile,
-		natsNamespace: "fount", natsReplicas: 1, nodeName: node}
+func natsConfig(_ testing.TB, urls, keyFile, node string) server.Config {
+	return server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, StoreURL: urls, SecretKeyFile: keyFile,
+		NatsNamespace: "fount", NatsReplicas: 1, NodeName: node}
 }
 
 // TestServeOnNATS: one node on a NATS store runs a source and keeps what
@@ -82,7 +83,7 @@ var sharedNATS struct {
 // onSharedNATS puts a server's state in a namespace of its own on the
 // shared server, named after its data dir (so that a restart on the data
 // dir finds its state), with a key file in the data dir.
-func onSharedNATS(t testing.TB, cfg serveConfig) serveConfig {
+func onSharedNATS(t testing.TB, cfg server.Config) server.Config {
 	t.Helper()
 	sharedNATS.once.Do(func() {
 		if sharedNATS.dir, sharedNATS.err = os.MkdirTemp("", "fount-nats-"); sharedNATS.err == nil {
@@ -92,12 +93,12 @@ func onSharedNATS(t testing.TB, cfg serveConfig) serveConfig {
 	if sharedNATS.err != nil {
 		t.Fatal(sharedNATS.err)
 	}
-	cfg.storeURL = sharedNATS.c.URLs()
-	sum := sha256.Sum256([]byte(cfg.dataDir))
-	cfg.natsNamespace = fmt.Sprintf("t%x", sum[:8])
-	cfg.natsReplicas = 1
-	if cfg.secretKeyFile == "" {
-		cfg.secretKeyFile = filepath.Join(cfg.dataDir, "secret.key")
+	cfg.StoreURL = sharedNATS.c.URLs()
+	sum := sha256.Sum256([]byte(cfg.DataDir))
+	cfg.NatsNamespace = fmt.Sprintf("t%x", sum[:8])
+	cfg.NatsReplicas = 1
+	if cfg.SecretKeyFile == "" {
+		cfg.SecretKeyFile = filepath.Join(cfg.DataDir, "secret.key")
 	}
 	return cfg
 }

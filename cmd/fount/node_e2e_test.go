@@ -36,7 +36,7 @@ func checkAsInNode(t *testing.T, name string) {
 // and compares what it emits with <name>.want.json; with node installed,
 // it checks that Node emits that too, with the test corpus installed
 // when withCorpus.
-func fixtureAsInNode(t *testing.T, s *server, dir, name string, event map[string]any, withCorpus bool) {
+func fixtureAsInNode(t *testing.T, s *testServer, dir, name string, event map[string]any, withCorpus bool) {
 	t.Helper()
 	code, err := os.ReadFile(filepath.Join(dir, name+".mjs"))
 	if err != nil {

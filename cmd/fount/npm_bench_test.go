@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // BenchmarkNpmDeploy is the time of POST /v1/components for a component
@@ -26,7 +27,7 @@ func BenchmarkNpmDeploy(b *testing.B) {
 	reg := npmtest.New(b)
 	publishFixtures(b, reg)
 	data := b.TempDir()
-	s := startProductionServerWith(b, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), dataDir: data})
+	s := startProductionServerWith(b, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL(), DataDir: data})
 	code := func(i int) string {
 		return fmt.Sprintf(`import daytime from "daytime";
 import chunk from "lodashlet/chunk.js";

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // npmFixtures is the folder of the real-world-shaped packages and the
@@ -59,10 +60,10 @@ const npmWant = `{"chunks":[[1,2],[3,4],[5]],"id":"21495524-a02f-5695-82e2-b117a
 	`"order":{"order":{"@id":"7","item":[{"#text":"2","@sku":"a&b"},{"#text":"3","@sku":"c"}],"note":"fast <please>"}},` +
 	`"valid":true,"version":"1.11.10"}`
 
-func startNpmServer(t *testing.T) (*server, *npmtest.Registry) {
+func startNpmServer(t *testing.T) (*testServer, *npmtest.Registry) {
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	return startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()}), reg
+	return startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL()}), reg
 }
 
 func lockOf(t *testing.T, c map[string]any) string {
@@ -191,7 +192,7 @@ func TestNpmBundlingCannotCrashTheServer(t *testing.T) {
 	publishFixtures(t, reg)
 	reg.Publish(npmtest.Package{Name: "deep", Version: "1.0.0", Files: map[string]string{
 		"index.js": "module.exports = " + strings.Repeat("!", 300_000) + "1;"}})
-	s := startProductionServerWith(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	s := startProductionServerWith(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL()})
 	for _, c := range []struct{ name, code, want string }{
 		{"nested code", `import x from "daytime"; export default ` + strings.Repeat("!", 300_000) + "1", "nested too deeply"},
 		{"nested package", `import deep from "deep"; export default { name: "d", version: "1.0.0", run() { return deep } }`, "could not be bundled"},
@@ -339,7 +340,7 @@ func TestNpmHTTPClientAsInNode(t *testing.T) {
 	api := apiReceiver(t)
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL(), allowPrivateEgress: true})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL(), AllowPrivateEgress: true})
 	code, err := os.ReadFile(filepath.Join(npmFixtures, "axios-component.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -381,7 +382,7 @@ func TestNpmHTTPClientEgress(t *testing.T) {
 	t.Cleanup(api.Close)
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL()})
 	code, _ := os.ReadFile(filepath.Join(npmFixtures, "axios-component.mjs"))
 	src := s.deploySource(string(code), nil)
 	s.run(src["id"].(string), map[string]any{"base": api.URL})
@@ -427,7 +428,7 @@ export function check(n) {
 
 	reg := npmtest.New(t)
 	publishFixtures(t, reg)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL()})
 	src := s.deploySource(`import sha1 from "sha1-lite@2";
 export default { name: "broken", version: "1", run() {
   return sha1();
@@ -475,7 +476,7 @@ func TestStacksOfMinifiedBundles(t *testing.T) {
 		fmt.Fprintf(&big, "exports.operation%d = function fetchOperationNumber%d(argumentOfTheOperation) {\n  return argumentOfTheOperation + %d;\n};\n", i, i, i)
 	}
 	reg.Publish(npmtest.Package{Name: "hugesdk", Version: "1.0.0", Files: map[string]string{"index.js": big.String()}})
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, npmRegistry: reg.URL()})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, NpmRegistry: reg.URL()})
 	src := s.deploySource(`import * as sdk from "hugesdk";
 export default { name: "huge", version: "1", run(event) {
   if (event.mine) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/bundle/npmtest"
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // TestNpmResolutionNeverReadsTheHost deploys components whose imports,
@@ -28,7 +29,7 @@ func TestNpmResolutionNeverReadsTheHost(t *testing.T) {
 	}})
 	reg.Publish(npmtest.Package{Name: "mainpkg", Version: "1.0.0", Files: map[string]string{
 		"package.json": `{"name":"mainpkg","version":"1.0.0","main":"../../../../owner.key"}`}})
-	s := startServer(t, serveConfig{dataDir: dataDir, npmRegistry: reg.URL()})
+	s := startServer(t, server.Config{DataDir: dataDir, NpmRegistry: reg.URL()})
 	key, err := os.ReadFile(filepath.Join(dataDir, "owner.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestNpmCacheIsPerPackageAndBounded(t *testing.T) {
 	}
 	dataDir := t.TempDir()
 	const cacheBound = 1 << 20
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: dataDir, npmRegistry: reg.URL(), maxBundle: 512 << 10, npmCacheBytes: cacheBound})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, DataDir: dataDir, NpmRegistry: reg.URL(), MaxBundle: 512 << 10, NpmCacheBytes: cacheBound})
 	deploy := func(pkg string) (int, map[string]any) {
 		return s.do("POST", "/v1/components", map[string]any{"component_code": `import v from "` + pkg + `";
 			export default { name: "` + pkg + `", version: "1.0.0", run() { this.$emit(v) } }`})

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"testing"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // builtinBreaker replaces, before it emits or throws, the built-ins a
@@ -29,7 +31,7 @@ const builtinBreaker = `export default { name: "breaker", version: "1", async ru
 // call and on the next ones of its warm instance.
 func TestComponentsCannotBreakTheRuntime(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	id := s.deploySource(builtinBreaker, nil)["id"].(string)
 	for i := 1; i <= 3; i++ {
 		s.run(id, map[string]any{"n": i})

@@ -297,13 +297,13 @@ func TestReadmeProductionEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", line, err)
 	}
-	cfg.bootstrapKey, cfg.dataDir = ownerKey, t.TempDir()
+	cfg.BootstrapKey, cfg.DataDir = ownerKey, t.TempDir()
 	s := startServer(t, cfg)
 	url := endpointOf(s.deploySource(echoSource, nil), "http")
-	if !strings.HasPrefix(url, cfg.endpointURL+"/h/") || s.endpoints != fmt.Sprint("http://127.0.0.1:", endpoints) {
-		t.Fatalf("endpoint %s served on %s; want it under %s, on port %d", url, s.endpoints, cfg.endpointURL, endpoints)
+	if !strings.HasPrefix(url, cfg.EndpointURL+"/h/") || s.endpoints != fmt.Sprint("http://127.0.0.1:", endpoints) {
+		t.Fatalf("endpoint %s served on %s; want it under %s, on port %d", url, s.endpoints, cfg.EndpointURL, endpoints)
 	}
-	resp, err := http.Post(s.endpoints+strings.TrimPrefix(url, cfg.endpointURL), "application/json", strings.NewReader(`{"a":1}`))
+	resp, err := http.Post(s.endpoints+strings.TrimPrefix(url, cfg.EndpointURL), "application/json", strings.NewReader(`{"a":1}`))
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("POST to the endpoint: %v %v", resp, err)
 	}

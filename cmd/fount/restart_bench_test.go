@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // respondingSource answers its request from run(), so that a request's
@@ -22,7 +24,7 @@ const respondingSource = `export default { name: "Cold", version: "1",
 func BenchmarkRestart(b *testing.B) {
 	const sources = 1000
 	for b.Loop() {
-		cfg := serveConfig{bootstrapKey: ownerKey, dataDir: b.TempDir()}
+		cfg := server.Config{BootstrapKey: ownerKey, DataDir: b.TempDir()}
 		s := startProductionServerWith(b, cfg)
 		var endpoints []string
 		for range sources {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/internal/store"
@@ -112,39 +113,39 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	t.Parallel()
 	settings := []struct {
 		flag, env, value string
-		got              func(serveConfig) any
+		got              func(server.Config) any
 		want             any
 	}{
-		{"addr", "FOUNT_ADDR", "127.0.0.1:9999", func(c serveConfig) any { return c.addr }, "127.0.0.1:9999"},
-		{"data-dir", "FOUNT_DATA_DIR", "/tmp/d", func(c serveConfig) any { return c.dataDir }, "/tmp/d"},
-		{"cache-dir", "FOUNT_CACHE_DIR", "/tmp/c", func(c serveConfig) any { return c.cacheDir }, "/tmp/c"},
-		{"public-url", "FOUNT_PUBLIC_URL", "https://p", func(c serveConfig) any { return c.publicURL }, "https://p"},
-		{"endpoint-addr", "FOUNT_ENDPOINT_ADDR", "127.0.0.1:9998", func(c serveConfig) any { return c.endpointAddr }, "127.0.0.1:9998"},
-		{"endpoint-url", "FOUNT_ENDPOINT_URL", "https://e", func(c serveConfig) any { return c.endpointURL }, "https://e"},
-		{"max-connections", "FOUNT_MAX_CONNECTIONS", "77", func(c serveConfig) any { return c.maxConnections }, 77},
-		{"run-timeout", "FOUNT_RUN_TIMEOUT", "2s", func(c serveConfig) any { return c.runTimeout }, 2 * time.Second},
-		{"workers", "FOUNT_WORKERS", "6", func(c serveConfig) any { return c.workers }, 6},
-		{"account-workers", "FOUNT_ACCOUNT_WORKERS", "3", func(c serveConfig) any { return c.accountWorkers }, 3},
-		{"secret-key-file", "FOUNT_SECRET_KEY_FILE", "/tmp/k", func(c serveConfig) any { return c.secretKeyFile }, "/tmp/k"},
-		{"", "FOUNT_BOOTSTRAP_API_KEY", "boot", func(c serveConfig) any { return c.bootstrapKey }, "boot"},
-		{"quota-invocations", "FOUNT_QUOTA_INVOCATIONS", "5", func(c serveConfig) any { return c.quotaInvocations }, int64(5)},
-		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c serveConfig) any { return c.quotaComputeMs }, int64(6)},
-		{"max-warm-instances", "FOUNT_MAX_WARM_INSTANCES", "7", func(c serveConfig) any { return c.maxWarm }, 7},
-		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c serveConfig) any { return c.eventsKept }, 7},
-		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c serveConfig) any { return c.channelsPerSource }, 8},
-		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c serveConfig) any { return c.executionsKept }, 9},
-		{"execution-retry-base", "FOUNT_EXECUTION_RETRY_BASE", "2s", func(c serveConfig) any { return c.executionRetryBase }, 2 * time.Second},
-		{"data-store-max-keys", "FOUNT_DATA_STORE_MAX_KEYS", "12", func(c serveConfig) any { return c.dataStoreKeys }, 12},
-		{"data-store-max-bytes", "FOUNT_DATA_STORE_MAX_BYTES", "4096", func(c serveConfig) any { return c.dataStoreBytes }, int64(4096)},
-		{"max-paused-executions", "FOUNT_MAX_PAUSED_EXECUTIONS", "11", func(c serveConfig) any { return c.maxPaused }, 11},
-		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c serveConfig) any { return c.executionTimeout }, 3 * time.Second},
-		{"npm-cache-size", "FOUNT_NPM_CACHE_SIZE", "16777216", func(c serveConfig) any { return c.npmCacheBytes }, int64(16 << 20)},
-		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", "13", func(c serveConfig) any { return c.caps[model.CountWorkflows] }, 13},
-		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c serveConfig) any { return c.caps[model.CountSources] }, 8},
-		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c serveConfig) any { return c.caps[model.CountComponents] }, 0},
-		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c serveConfig) any { return c.caps[model.CountWebhooks] }, 10},
-		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", "11", func(c serveConfig) any { return c.caps[model.CountSubscriptions] }, 11},
-		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", "12", func(c serveConfig) any { return c.caps[model.CountOrgs] }, 12},
+		{"addr", "FOUNT_ADDR", "127.0.0.1:9999", func(c server.Config) any { return c.Addr }, "127.0.0.1:9999"},
+		{"data-dir", "FOUNT_DATA_DIR", "/tmp/d", func(c server.Config) any { return c.DataDir }, "/tmp/d"},
+		{"cache-dir", "FOUNT_CACHE_DIR", "/tmp/c", func(c server.Config) any { return c.CacheDir }, "/tmp/c"},
+		{"public-url", "FOUNT_PUBLIC_URL", "https://p", func(c server.Config) any { return c.PublicURL }, "https://p"},
+		{"endpoint-addr", "FOUNT_ENDPOINT_ADDR", "127.0.0.1:9998", func(c server.Config) any { return c.EndpointAddr }, "127.0.0.1:9998"},
+		{"endpoint-url", "FOUNT_ENDPOINT_URL", "https://e", func(c server.Config) any { return c.EndpointURL }, "https://e"},
+		{"max-connections", "FOUNT_MAX_CONNECTIONS", "77", func(c server.Config) any { return c.MaxConnections }, 77},
+		{"run-timeout", "FOUNT_RUN_TIMEOUT", "2s", func(c server.Config) any { return c.RunTimeout }, 2 * time.Second},
+		{"workers", "FOUNT_WORKERS", "6", func(c server.Config) any { return c.Workers }, 6},
+		{"account-workers", "FOUNT_ACCOUNT_WORKERS", "3", func(c server.Config) any { return c.AccountWorkers }, 3},
+		{"secret-key-file", "FOUNT_SECRET_KEY_FILE", "/tmp/k", func(c server.Config) any { return c.SecretKeyFile }, "/tmp/k"},
+		{"", "FOUNT_BOOTSTRAP_API_KEY", "boot", func(c server.Config) any { return c.BootstrapKey }, "boot"},
+		{"quota-invocations", "FOUNT_QUOTA_INVOCATIONS", "5", func(c server.Config) any { return c.QuotaInvocations }, int64(5)},
+		{"quota-compute-ms", "FOUNT_QUOTA_COMPUTE_MS", "6", func(c server.Config) any { return c.QuotaComputeMs }, int64(6)},
+		{"max-warm-instances", "FOUNT_MAX_WARM_INSTANCES", "7", func(c server.Config) any { return c.MaxWarm }, 7},
+		{"events-kept", "FOUNT_EVENTS_KEPT", "7", func(c server.Config) any { return c.EventsKept }, 7},
+		{"channels-per-source", "FOUNT_CHANNELS_PER_SOURCE", "8", func(c server.Config) any { return c.ChannelsPerSource }, 8},
+		{"executions-kept", "FOUNT_EXECUTIONS_KEPT", "9", func(c server.Config) any { return c.ExecutionsKept }, 9},
+		{"execution-retry-base", "FOUNT_EXECUTION_RETRY_BASE", "2s", func(c server.Config) any { return c.ExecutionRetryBase }, 2 * time.Second},
+		{"data-store-max-keys", "FOUNT_DATA_STORE_MAX_KEYS", "12", func(c server.Config) any { return c.DataStoreKeys }, 12},
+		{"data-store-max-bytes", "FOUNT_DATA_STORE_MAX_BYTES", "4096", func(c server.Config) any { return c.DataStoreBytes }, int64(4096)},
+		{"max-paused-executions", "FOUNT_MAX_PAUSED_EXECUTIONS", "11", func(c server.Config) any { return c.MaxPaused }, 11},
+		{"execution-timeout", "FOUNT_EXECUTION_TIMEOUT", "3s", func(c server.Config) any { return c.ExecutionTimeout }, 3 * time.Second},
+		{"npm-cache-size", "FOUNT_NPM_CACHE_SIZE", "16777216", func(c server.Config) any { return c.NpmCacheBytes }, int64(16 << 20)},
+		{"max-workflows-per-account", "FOUNT_MAX_WORKFLOWS_PER_ACCOUNT", "13", func(c server.Config) any { return c.Caps[model.CountWorkflows] }, 13},
+		{"max-sources-per-account", "FOUNT_MAX_SOURCES_PER_ACCOUNT", "8", func(c server.Config) any { return c.Caps[model.CountSources] }, 8},
+		{"max-components-per-account", "FOUNT_MAX_COMPONENTS_PER_ACCOUNT", "0", func(c server.Config) any { return c.Caps[model.CountComponents] }, 0},
+		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c server.Config) any { return c.Caps[model.CountWebhooks] }, 10},
+		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", "11", func(c server.Config) any { return c.Caps[model.CountSubscriptions] }, 11},
+		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", "12", func(c server.Config) any { return c.Caps[model.CountOrgs] }, 12},
 	}
 	vars := map[string]string{"FOUNT_ALLOW_PRIVATE_EGRESS": "1"}
 	for _, s := range settings {
@@ -155,7 +156,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.allowPrivateEgress {
+	if !cfg.AllowPrivateEgress {
 		t.Error("FOUNT_ALLOW_PRIVATE_EGRESS=1 did not allow private egress")
 	}
 	for _, s := range settings {
@@ -193,11 +194,11 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		t.Errorf("--public-url without --endpoint-url: %v, want an error naming --endpoint-url", err)
 	}
 	cfg, _ = parseServeFlags(nil, testEnvironment(nil, io.Discard, io.Discard))
-	if cfg.addr != "127.0.0.1:8080" || cfg.dataDir != "./fount-data" || cfg.eventsKept != 100 || cfg.channelsPerSource != 100 || cfg.maxConnections != 0 {
+	if cfg.Addr != "127.0.0.1:8080" || cfg.DataDir != "./fount-data" || cfg.EventsKept != 100 || cfg.ChannelsPerSource != 100 || cfg.MaxConnections != 0 {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if want := (store.Limits{model.CountSources: 500, model.CountComponents: 1000, model.CountWebhooks: 100,
-		model.CountSubscriptions: 2000, model.CountOrgs: 20, model.CountWorkflows: 500, model.CountAccounts: 200, model.CountDataStores: 50}); !maps.Equal(cfg.caps, want) {
-		t.Errorf("default limits %v, want %v", cfg.caps, want)
+		model.CountSubscriptions: 2000, model.CountOrgs: 20, model.CountWorkflows: 500, model.CountAccounts: 200, model.CountDataStores: 50}); !maps.Equal(cfg.Caps, want) {
+		t.Errorf("default limits %v, want %v", cfg.Caps, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/aws/smithy-go/aws-http-auth/credentials"
@@ -91,8 +92,8 @@ func TestWorkflowSendS3(t *testing.T) {
 	t.Parallel()
 	const bucket, keyID, secret = "fount-sends", "AKIDFOUNTTEST", "s3cr3t-test-key"
 	store := startS3(t, bucket, keyID, secret)
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true,
-		s3: s3.Config{Endpoint: store.url, Bucket: bucket, AccessKeyID: keyID, SecretAccessKey: secret}})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true,
+		S3: s3.Config{Endpoint: store.url, Bucket: bucket, AccessKeyID: keyID, SecretAccessKey: secret}})
 	flow := map[string]any{
 		"name":    "Archiver",
 		"trigger": map[string]any{"type": "manual"},
@@ -165,8 +166,8 @@ func TestServeS3Flags(t *testing.T) {
 		env[k] = v
 	}
 	cfg, err := parseServeFlags(nil, testEnvironment(env, io.Discard, io.Discard))
-	if err != nil || cfg.s3 != (s3.Config{Endpoint: "http://127.0.0.1:9000", Bucket: "sends", Region: "eu-west-3", AccessKeyID: "AK", SecretAccessKey: "SK"}) {
-		t.Errorf("from the environment: %+v %v", cfg.s3, err)
+	if err != nil || cfg.S3 != (s3.Config{Endpoint: "http://127.0.0.1:9000", Bucket: "sends", Region: "eu-west-3", AccessKeyID: "AK", SecretAccessKey: "SK"}) {
+		t.Errorf("from the environment: %+v %v", cfg.S3, err)
 	}
 	for _, c := range []struct {
 		args []string

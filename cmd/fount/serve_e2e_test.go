@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 func TestServeBootstrapsOwnerKey(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir})
+	s := startServer(t, server.Config{DataDir: dir})
 	keyFile := filepath.Join(dir, "owner.key")
 	info, err := os.Stat(keyFile)
 	if err != nil {
@@ -33,7 +35,7 @@ func TestServeBootstrapsOwnerKey(t *testing.T) {
 	s.stop()
 
 	// A restart keeps the owner and does not print a key again.
-	s2 := startServer(t, serveConfig{dataDir: dir})
+	s2 := startServer(t, server.Config{DataDir: dir})
 	s2.key = s.key
 	if code, _ := s2.do("GET", "/v1/users/me", nil); code != 200 {
 		t.Fatalf("after restart: %d", code)
@@ -53,7 +55,7 @@ func TestServeEndToEnd(t *testing.T) {
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(code) }))
 	defer codeSrv.Close()
 
-	s := startServer(t, serveConfig{bootstrapKey: "boot-key-0123456789abcdef0123456789ab", publicURL: "https://api.example.com/", endpointURL: "https://hooks.example.com/", allowPrivateEgress: true})
+	s := startServer(t, server.Config{BootstrapKey: "boot-key-0123456789abcdef0123456789ab", PublicURL: "https://api.example.com/", EndpointURL: "https://hooks.example.com/", AllowPrivateEgress: true})
 
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL + "/c.mjs"})
 	if st != 200 || data(body)["name"] != "New Requests" {
@@ -118,7 +120,7 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 	t.Parallel()
 	codeSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
 	defer codeSrv.Close()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	st, body := s.do("POST", "/v1/components", map[string]any{"component_url": codeSrv.URL})
 	if st != 400 || !strings.Contains(fmt.Sprint(body), "component_url") {
 		t.Fatalf("private component_url: %d %v", st, body)
@@ -130,14 +132,14 @@ func TestServeRefusesPrivateComponentURL(t *testing.T) {
 func TestEndpointURLsFollowTheEndpointURL(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	s := startServer(t, serveConfig{dataDir: dir, bootstrapKey: ownerKey, publicURL: "https://api.example.com", endpointURL: "https://old.example.com"})
+	s := startServer(t, server.Config{DataDir: dir, BootstrapKey: ownerKey, PublicURL: "https://api.example.com", EndpointURL: "https://old.example.com"})
 	src := s.deploySource(echoSource, nil)
 	old := endpointOf(src, "http")
 	if !strings.HasPrefix(old, "https://old.example.com/h/") {
 		t.Fatalf("endpoint %s", old)
 	}
 	s.stop()
-	s2 := startServer(t, serveConfig{dataDir: dir, publicURL: "https://api.example.com", endpointURL: "https://new.example.com/"})
+	s2 := startServer(t, server.Config{DataDir: dir, PublicURL: "https://api.example.com", EndpointURL: "https://new.example.com/"})
 	s2.key = ownerKey
 	_, body := s2.do("GET", "/v1/users/me/sources", nil)
 	moved := endpointOf(body["data"].([]any)[0].(map[string]any), "http")

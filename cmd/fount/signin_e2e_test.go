@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // TestWrongKeysAreThrottled: past 20 wrong keys from one address, every
@@ -18,7 +20,7 @@ import (
 // dashboard's sign-in; another address is served as before.
 func TestWrongKeysAreThrottled(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey})
 	from := func(ip string) *http.Client { // loopback has every 127/8 address
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 		return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
@@ -71,9 +73,9 @@ func TestBootstrapKeyNeedsThirtyTwoCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), bootstrapKey: "ownerkey", storeURL: "bolt", sandbox: sb,
-		npmRegistry: "http://127.0.0.1:1/", onListening: func(string) { t.Error("the server started") }}
-	err = serve(context.Background(), cfg, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	cfg := server.Config{Addr: "127.0.0.1:0", DataDir: t.TempDir(), BootstrapKey: "ownerkey", StoreURL: "bolt", Sandbox: sb,
+		NpmRegistry: "http://127.0.0.1:1/", OnListening: func(string) { t.Error("the server started") }}
+	err = server.Serve(context.Background(), cfg, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "FOUNT_BOOTSTRAP_API_KEY") || !strings.Contains(err.Error(), "32") {
 		t.Errorf("serve with an 8-character owner key: %v, want an error naming FOUNT_BOOTSTRAP_API_KEY and 32", err)
 	}

@@ -13,13 +13,13 @@ type sseEvent struct{ id, data string }
 
 // readSSE reads n events of an event stream from Last-Event-ID lastID
 // ("": from now), failing t when fewer come within eventsDeadline.
-func readSSE(t testing.TB, s *server, path, lastID string, n int) []sseEvent {
+func readSSE(t testing.TB, s *testServer, path, lastID string, n int) []sseEvent {
 	t.Helper()
 	return readSSEWithin(t, s, path, lastID, n, eventsDeadline)
 }
 
 // readSSEWithin is readSSE with its own deadline.
-func readSSEWithin(t testing.TB, s *server, path, lastID string, n int, within time.Duration) []sseEvent {
+func readSSEWithin(t testing.TB, s *testServer, path, lastID string, n int, within time.Duration) []sseEvent {
 	t.Helper()
 	return readSSEOpened(t, s, path, lastID, n, within, nil)
 }
@@ -27,7 +27,7 @@ func readSSEWithin(t testing.TB, s *server, path, lastID string, n int, within t
 // readSSEOpened is readSSEWithin that closes opened, when not nil, once
 // the stream is open: the server subscribes before it answers, so no
 // event stored after that is missed.
-func readSSEOpened(t testing.TB, s *server, path, lastID string, n int, within time.Duration, opened chan<- struct{}) []sseEvent {
+func readSSEOpened(t testing.TB, s *testServer, path, lastID string, n int, within time.Duration, opened chan<- struct{}) []sseEvent {
 	t.Helper()
 	req, _ := http.NewRequest("GET", s.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+s.key)

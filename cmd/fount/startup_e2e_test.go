@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fount-dev/fount/internal/server"
 )
 
 // TestStartupChecksBeforeCreating: a start that cannot serve says why and
@@ -22,7 +24,7 @@ func TestStartupChecksBeforeCreating(t *testing.T) {
 	}
 	defer busy.Close()
 	dir := t.TempDir()
-	err = serve(context.Background(), serveConfig{addr: busy.Addr().String(), dataDir: dir}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	err = server.Serve(context.Background(), server.Config{Addr: busy.Addr().String(), DataDir: dir}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "listen on "+busy.Addr().String()) || !strings.Contains(err.Error(), "--addr") {
 		t.Errorf("port in use: %v", err)
 	}
@@ -31,8 +33,8 @@ func TestStartupChecksBeforeCreating(t *testing.T) {
 	}
 
 	shared := t.TempDir()
-	startServer(t, serveConfig{bootstrapKey: ownerKey, dataDir: shared, storeURL: "bolt"}) // bbolt's lock, whatever FOUNT_TEST_STORE says
-	err = serve(context.Background(), serveConfig{addr: "127.0.0.1:0", dataDir: shared}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	startServer(t, server.Config{BootstrapKey: ownerKey, DataDir: shared, StoreURL: "bolt"}) // bbolt's lock, whatever FOUNT_TEST_STORE says
+	err = server.Serve(context.Background(), server.Config{Addr: "127.0.0.1:0", DataDir: shared}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "in use by another fount (process ") || !strings.Contains(err.Error(), "--data-dir") {
 		t.Errorf("a second server on one data dir: %v", err)
 	}
@@ -41,7 +43,7 @@ func TestStartupChecksBeforeCreating(t *testing.T) {
 	// one is refused the same way, but CI runs as root, who writes anywhere.
 	file := filepath.Join(t.TempDir(), "file")
 	os.WriteFile(file, nil, 0o600)
-	err = serve(context.Background(), serveConfig{addr: "127.0.0.1:0", dataDir: filepath.Join(file, "data")}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	err = server.Serve(context.Background(), server.Config{Addr: "127.0.0.1:0", DataDir: filepath.Join(file, "data")}, io.Discard, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err == nil || !strings.Contains(err.Error(), "create the data dir") {
 		t.Errorf("a data dir that cannot be made: %v", err)
 	}

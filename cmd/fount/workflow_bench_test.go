@@ -21,8 +21,8 @@ import (
 // are the same workflow at concurrency 1 and 8. Figures in
 // docs/benchmarks.md.
 func BenchmarkWorkflowLoad(b *testing.B) {
-	deployAt := func(concurrency int) func(s *server) (string, string) {
-		return func(s *server) (string, string) {
+	deployAt := func(concurrency int) func(s *testServer) (string, string) {
+		return func(s *testServer) (string, string) {
 			st, body := s.do("POST", "/v1/workflows", map[string]any{
 				"name": "load", "trigger": map[string]any{"type": "http"}, "concurrency": concurrency,
 				"steps": []any{

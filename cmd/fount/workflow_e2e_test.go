@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -49,7 +50,7 @@ func action(name, code string, props map[string]any) map[string]any {
 }
 
 // deployWorkflow creates a workflow and returns its data.
-func (s *server) deployWorkflow(def map[string]any) map[string]any {
+func (s *testServer) deployWorkflow(def map[string]any) map[string]any {
 	s.t.Helper()
 	st, body := s.do("POST", "/v1/workflows", def)
 	if st != 200 {
@@ -60,7 +61,7 @@ func (s *server) deployWorkflow(def map[string]any) map[string]any {
 
 // executions polls a workflow's executions until want are there, newest
 // first.
-func (s *server) executions(id string, want int) []map[string]any {
+func (s *testServer) executions(id string, want int) []map[string]any {
 	s.t.Helper()
 	return wait.For(s.t, fmt.Sprintf("workflow %s to have %d executions", id, want), eventsDeadline, func() ([]map[string]any, bool) {
 		st, body := s.do("GET", "/v1/workflows/"+id+"/executions", nil)
@@ -76,7 +77,7 @@ func (s *server) executions(id string, want int) []map[string]any {
 }
 
 // execution waits for an execution to be recorded and returns it.
-func (s *server) execution(id string) map[string]any {
+func (s *testServer) execution(id string) map[string]any {
 	s.t.Helper()
 	return wait.For(s.t, "execution "+id+" to be recorded", eventsDeadline, func() (map[string]any, bool) {
 		st, body := s.do("GET", "/v1/executions/"+id, nil)
@@ -91,7 +92,7 @@ func (s *server) execution(id string) map[string]any {
 }
 
 // workflowEvents polls a workflow's events (channel "" or "$errors").
-func (s *server) workflowEvents(id, channel string, want int) []map[string]any {
+func (s *testServer) workflowEvents(id, channel string, want int) []map[string]any {
 	s.t.Helper()
 	path := "/v1/workflows/" + id + "/event_summaries?limit=100&expand=event"
 	if channel == "$errors" {
@@ -111,7 +112,7 @@ func (s *server) workflowEvents(id, channel string, want int) []map[string]any {
 }
 
 // runWorkflow queues a manual execution and returns its id.
-func (s *server) runWorkflow(id string, event any) string {
+func (s *testServer) runWorkflow(id string, event any) string {
 	s.t.Helper()
 	st, body := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{"event": event})
 	if st != 202 {
@@ -121,7 +122,7 @@ func (s *server) runWorkflow(id string, event any) string {
 }
 
 // getWorkflow reads a workflow's data.
-func (s *server) getWorkflow(id string) map[string]any {
+func (s *testServer) getWorkflow(id string) map[string]any {
 	s.t.Helper()
 	st, body := s.do("GET", "/v1/workflows/"+id, nil)
 	if st != 200 {
@@ -472,7 +473,7 @@ func waitLine(t *testing.T, lines <-chan string, prefix string) string {
 // schedule, and a workflow keeps its newest --executions-kept executions.
 func TestWorkflowTimerAndRetention(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, executionsKept: 3})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, ExecutionsKept: 3})
 	wf := s.deployWorkflow(map[string]any{
 		"name":    "Ticker",
 		"trigger": map[string]any{"type": "timer", "timer": map[string]any{"intervalSeconds": 1}},
@@ -670,7 +671,7 @@ func TestRunAction(t *testing.T) {
 // with a recorded error; the workflow's next execution succeeds.
 func TestWorkflowStepLimits(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, runTimeout: 2 * time.Second, executionTimeout: 3 * time.Second})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, RunTimeout: 2 * time.Second, ExecutionTimeout: 3 * time.Second})
 	wf := s.deployWorkflow(map[string]any{
 		"name": "Limits", "trigger": map[string]any{"type": "manual"},
 		"steps": []any{
@@ -761,7 +762,7 @@ func TestOrgSourceTriggersMembersWorkflow(t *testing.T) {
 		t.Fatalf("org source: %d %v", st, body)
 	}
 	src := data(body)["id"].(string)
-	asCarol := &server{t: t, base: s.base, key: data(carol)["api_key"].(string)}
+	asCarol := &testServer{t: t, base: s.base, key: data(carol)["api_key"].(string)}
 	wf := asCarol.deployWorkflow(map[string]any{"name": "Carol's", "trigger": map[string]any{"type": "source", "emitter_id": src},
 		"steps": []any{step("n", `export default defineComponent({ run({ steps }) { return steps.trigger.event.n } })`, nil)}})
 	s.run(src, map[string]any{"n": 7})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -36,7 +37,7 @@ const (
 )
 
 // waitStatus polls an execution until its status is want.
-func (s *server) waitStatus(id, want string) map[string]any {
+func (s *testServer) waitStatus(id, want string) map[string]any {
 	s.t.Helper()
 	return wait.For(s.t, "execution "+id+" to be "+want, eventsDeadline, func() (map[string]any, bool) {
 		st, body := s.do("GET", "/v1/executions/"+id, nil)
@@ -316,7 +317,7 @@ func TestWorkflowQueueSize(t *testing.T) {
 // attempts are spent, with one $errors event.
 func TestWorkflowRetry(t *testing.T) {
 	t.Parallel()
-	s := startServer(t, serveConfig{bootstrapKey: ownerKey, allowPrivateEgress: true, executionRetryBase: 100 * time.Millisecond})
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, ExecutionRetryBase: 100 * time.Millisecond})
 	flaky := s.deployWorkflow(map[string]any{"name": "Flaky", "trigger": map[string]any{"type": "manual"}, "retry": map[string]any{"attempts": 3},
 		"steps": []any{
 			step("first", `export default defineComponent({ run() { return Date.now() } })`, nil),

@@ -1,4 +1,4 @@
-package main
+package worker
 
 import (
 	"bufio"
@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -64,14 +63,26 @@ type bundleReply struct {
 	Message string `json:"message,omitempty"`
 }
 
-// npmPackages is the engine's Packages: bundle.Packages in a worker
+// NPMConfig is how a server resolves and bundles npm packages.
+type NPMConfig struct {
+	// Registry is the npm registry; "" asks npm on this machine which it
+	// uses, when the first package is needed.
+	Registry     string
+	Timeout      time.Duration // of one deploy's resolution and bundling
+	MaxBundle    int           // bytes of bundled code at most
+	CacheDir     string        // where packages are kept; only the bundle worker reads it
+	CacheBytes   int64         // the cache's size, past which the least used go
+	AllowPrivate bool          // tenants' packages may come from private addresses
+}
+
+// Packages is the engine's Packages: bundle.Packages in a worker
 // process of the executable exe, against the npm registry found when it
 // is first needed. It owns the package cache: each deploy's worker
 // unpacks what it downloads into a staging folder, moved into the cache
 // only once the bundle is accepted.
-type npmPackages struct {
+type Packages struct {
 	exe   string
-	cfg   serveConfig
+	cfg   NPMConfig
 	cache bundle.Cache
 	log   *slog.Logger
 
@@ -82,16 +93,17 @@ type npmPackages struct {
 	running int        // workers reading the cache now: none may be evicted meanwhile
 }
 
-func newNpmPackages(exe string, cfg serveConfig, log *slog.Logger) *npmPackages {
-	return &npmPackages{exe: exe, cfg: cfg, cache: bundle.Cache{Dir: npmCacheDir(cfg), MaxBytes: cfg.npmCacheBytes}, log: log}
+// NewPackages returns the Packages of a server whose executable is exe.
+func NewPackages(exe string, cfg NPMConfig, log *slog.Logger) *Packages {
+	return &Packages{exe: exe, cfg: cfg, cache: bundle.Cache{Dir: cfg.CacheDir, MaxBytes: cfg.CacheBytes}, log: log}
 }
 
 // Bundle implements engine.Packages.
-func (n *npmPackages) Bundle(ctx context.Context, code string, lock []model.Package) (engine.Bundled, error) {
+func (n *Packages) Bundle(ctx context.Context, code string, lock []model.Package) (engine.Bundled, error) {
 	n.once.Do(func() {
-		n.registry = n.cfg.npmRegistry
+		n.registry = n.cfg.Registry
 		if n.registry == "" {
-			n.registry = npmConfiguredRegistry(n.cfg.npmTimeout)
+			n.registry = npmConfiguredRegistry(n.cfg.Timeout)
 		}
 		_ = n.cache.Reset() // what a server stopped mid-deploy staged
 	})
@@ -101,7 +113,7 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []model.Pack
 	}
 	defer n.cache.Discard(staging)
 	req := bundleRequest{Code: code, Registry: n.registry, Cache: n.cache.Dir, Staging: staging,
-		MaxBundle: n.cfg.maxBundle, Timeout: n.cfg.npmTimeout, AllowPrivate: n.cfg.allowPrivateEgress}
+		MaxBundle: n.cfg.MaxBundle, Timeout: n.cfg.Timeout, AllowPrivate: n.cfg.AllowPrivate}
 	for _, l := range lock {
 		req.Lock = append(req.Lock, bundle.Locked(l))
 	}
@@ -137,7 +149,7 @@ func (n *npmPackages) Bundle(ctx context.Context, code string, lock []model.Pack
 	return engine.Bundled{Code: reply.Code, Map: reply.Map, Packages: out, Downloaded: reply.Downloaded}, nil
 }
 
-func (n *npmPackages) run(ctx context.Context, req bundleRequest) (bundleReply, error) {
+func (n *Packages) run(ctx context.Context, req bundleRequest) (bundleReply, error) {
 	raw, err := json.Marshal(req)
 	if err != nil {
 		return bundleReply{}, err
@@ -280,35 +292,3 @@ func (g *npmGetter) Get(ctx context.Context, raw string, header http.Header) (in
 	}
 	return res.Status, []byte(res.Body), nil
 }
-
-// checkNpmFlags validates the npm flags of serve.
-func checkNpmFlags(cfg serveConfig) error {
-	if cfg.npmRegistry != "" {
-		u, err := url.Parse(cfg.npmRegistry)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--npm-registry must be an http(s) URL, got %q", cfg.npmRegistry)
-		}
-	}
-	if cfg.maxBundle < 1<<10 || cfg.maxBundle > 100<<20 {
-		return fmt.Errorf("--max-bundle-size must be from 1024 bytes to 100 MiB, got %d", cfg.maxBundle)
-	}
-	if cfg.npmTimeout < time.Second || cfg.npmTimeout > 30*time.Minute {
-		return fmt.Errorf("--npm-timeout must be between 1s and 30m, got %v", cfg.npmTimeout)
-	}
-	if cfg.npmCacheBytes < 1<<20 || cfg.npmCacheBytes > 1<<40 {
-		return fmt.Errorf("--npm-cache-size must be from 1 MiB to 1 TiB, got %d bytes", cfg.npmCacheBytes)
-	}
-	// The bundle worker may read the npm cache, and only it: no key may
-	// live there.
-	if cfg.secretKeyFile != "" {
-		key, err1 := filepath.Abs(cfg.secretKeyFile)
-		cache, err2 := filepath.Abs(npmCacheDir(cfg))
-		if rel, err := filepath.Rel(cache, key); err1 == nil && err2 == nil && err == nil && filepath.IsLocal(rel) {
-			return fmt.Errorf("--secret-key-file %s is inside the npm cache %s, which the workers that bundle tenants' packages read: keep it out", cfg.secretKeyFile, cache)
-		}
-	}
-	return nil
-}
-
-// npmCacheDir is where the server keeps npm packages.
-func npmCacheDir(cfg serveConfig) string { return filepath.Join(cfg.dataDir, "npm") }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"archive/tar"
@@ -80,7 +80,7 @@ func TestRestoreRefusesCraftedArchives(t *testing.T) {
 	}
 	for _, tt := range tests {
 		dir := filepath.Join(t.TempDir(), "restored")
-		_, err := restoreBackup(bytes.NewReader(tt.archive), dir)
+		_, err := Restore(bytes.NewReader(tt.archive), dir)
 		left, _ := os.ReadDir(dir)
 		switch {
 		case tt.wantErr == "" && err != nil:

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -45,14 +45,14 @@ func (s *startup) closeListeners() {
 
 // takeStartup checks the data dir, listens, and opens the store, in that
 // order; on failure it releases what it took and says what is wrong.
-func takeStartup(ctx context.Context, cfg serveConfig, storeOpts ...store.Option) (*startup, error) {
+func takeStartup(ctx context.Context, cfg Config, storeOpts ...store.Option) (*startup, error) {
 	s := &startup{}
-	if err := checkDataDir(cfg.dataDir); err != nil {
+	if err := checkDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
 	var err error
-	if s.ln, err = net.Listen("tcp", cfg.addr); err != nil {
-		return nil, fmt.Errorf("listen on %s: %w (is another server using that address? choose one with --addr)", cfg.addr, err)
+	if s.ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		return nil, fmt.Errorf("listen on %s: %w (is another server using that address? choose one with --addr)", cfg.Addr, err)
 	}
 	endpointAddr, err := endpointListenAddr(cfg)
 	if err != nil {
@@ -65,43 +65,43 @@ func takeStartup(ctx context.Context, cfg serveConfig, storeOpts ...store.Option
 			return nil, fmt.Errorf("listen for endpoints on %s: %w (choose another --endpoint-addr, or --endpoint-addr api to serve them on the API's address)", endpointAddr, err)
 		}
 	}
-	if cfg.metricsAddr != "" {
-		if s.metricsLn, err = net.Listen("tcp", cfg.metricsAddr); err != nil {
+	if cfg.MetricsAddr != "" {
+		if s.metricsLn, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
 			s.close()
-			return nil, fmt.Errorf("listen for metrics on %s: %w (choose another --metrics-addr)", cfg.metricsAddr, err)
+			return nil, fmt.Errorf("listen for metrics on %s: %w (choose another --metrics-addr)", cfg.MetricsAddr, err)
 		}
 	}
-	if s.st, err = openStore(ctx, cfg, append(storeOpts, store.WithLimits(cfg.caps))); err != nil {
+	if s.st, err = openStore(ctx, cfg, append(storeOpts, store.WithLimits(cfg.Caps))); err != nil {
 		s.close()
 		return nil, err
 	}
 	// Best effort: only a message of a later start depends on it.
-	_ = os.WriteFile(filepath.Join(cfg.dataDir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
+	_ = os.WriteFile(filepath.Join(cfg.DataDir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return s, nil
 }
 
-// endpointsOnAPI is the --endpoint-addr that serves endpoints on the
-// API's listener.
-const endpointsOnAPI = "api"
+// EndpointsOnAPI is the EndpointAddr (--endpoint-addr) that serves
+// endpoints on the API's listener.
+const EndpointsOnAPI = "api"
 
 // endpointListenAddr is where endpoints listen apart from the API: by
 // default the API's host and the next port (a port of its own when the
 // API's is 0); "" when they are served on the API's listener.
-func endpointListenAddr(cfg serveConfig) (string, error) {
-	switch cfg.endpointAddr {
-	case endpointsOnAPI:
+func endpointListenAddr(cfg Config) (string, error) {
+	switch cfg.EndpointAddr {
+	case EndpointsOnAPI:
 		return "", nil
 	case "":
 	default:
-		return cfg.endpointAddr, nil
+		return cfg.EndpointAddr, nil
 	}
-	host, port, err := net.SplitHostPort(cfg.addr)
+	host, port, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
-		return "", fmt.Errorf("--addr %q: %w", cfg.addr, err)
+		return "", fmt.Errorf("--addr %q: %w", cfg.Addr, err)
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p < 0 || p >= 65535 {
-		return "", fmt.Errorf("--addr %q: endpoints listen on the next port by default, and there is none; set --endpoint-addr", cfg.addr)
+		return "", fmt.Errorf("--addr %q: endpoints listen on the next port by default, and there is none; set --endpoint-addr", cfg.Addr)
 	}
 	if p > 0 {
 		p++

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 // of deliveries), and a scraper that polls often must not keep the store
 // busy counting. A scrape in between gets the last count.
 const queueCountEvery = time.Second
+
+// queueCountTimeout bounds one count of the queues for a metrics scrape.
+const queueCountTimeout = 5 * time.Second
 
 // recentDepths counts the queues with count at most once per every.
 type recentDepths struct {

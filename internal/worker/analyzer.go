@@ -1,4 +1,4 @@
-package main
+package worker
 
 import (
 	"bytes"
@@ -60,17 +60,17 @@ type analyzeReply struct {
 	Error  *abi.GuestError `json:"error,omitempty"`
 }
 
-// processAnalyzer is the host.Analyzer of a server: host.InProcess in a
-// child process of the executable exe.
-type processAnalyzer struct{ exe string }
+// Analyzer is the host.Analyzer of a server: host.InProcess in a child
+// process of the executable Exe.
+type Analyzer struct{ Exe string }
 
-var _ host.Analyzer = processAnalyzer{}
+var _ host.Analyzer = Analyzer{}
 
 // errUnparsable is the answer to code that killed the worker.
 var errUnparsable = &sandbox.ScriptError{GuestError: abi.GuestError{Name: "SyntaxError",
 	Message: "the code could not be parsed: it is nested too deeply, or is too large, for the parser"}}
 
-func (a processAnalyzer) Analyze(ctx context.Context, code, filename string, modules map[string]string) (string, error) {
+func (a Analyzer) Analyze(ctx context.Context, code, filename string, modules map[string]string) (string, error) {
 	req, err := json.Marshal(analyzeRequest{Code: code, Filename: filename, Modules: modules})
 	if err != nil {
 		return "", err
@@ -79,7 +79,7 @@ func (a processAnalyzer) Analyze(ctx context.Context, code, filename string, mod
 		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("the code is over the %d MiB the parser takes", workerMaxRequest>>20)}}
 	}
 	var reply analyzeReply
-	err = runWorkerProcess(ctx, workerJob{exe: a.exe, name: analyzeWorker, request: req, timeout: analyzeTimeout, maxReply: workerMaxReply}, &reply)
+	err = runWorkerProcess(ctx, workerJob{exe: a.Exe, name: analyzeWorker, request: req, timeout: analyzeTimeout, maxReply: workerMaxReply}, &reply)
 	switch {
 	case errors.Is(err, errWorkerDeadline):
 		return "", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "RangeError", Message: fmt.Sprintf("parsing the code took longer than %v", analyzeTimeout)}}
@@ -194,9 +194,10 @@ func runAnalyzeWorker(stdin io.Reader, stdout io.Writer) int {
 	return 0
 }
 
-// runWorker runs this process as the internal worker its environment
-// names, and reports whether it was one.
-func runWorker() (code int, ok bool) {
+// Run runs this process as the internal worker its environment names,
+// and reports whether it was one: a binary that starts workers calls it
+// first thing in main.
+func Run() (code int, ok bool) {
 	switch os.Getenv(workerEnv) {
 	case analyzeWorker:
 		return runAnalyzeWorker(os.Stdin, os.Stdout), true

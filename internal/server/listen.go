@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"io"
@@ -11,25 +11,25 @@ import (
 	"time"
 )
 
-// httpLimits bound what a client can hold of the server: how long a
+// HTTPLimits bound what a client can hold of the server: how long a
 // request may take to send its headers and its body and to read its
 // answer, how long a keep-alive connection may sit idle, and how many
 // connections may be open at once.
-type httpLimits struct {
-	readHeader time.Duration // request line and headers
-	request    time.Duration // an API request's body and answer (event streams move their own)
-	body       time.Duration // an endpoint request's body (/h/)
-	idle       time.Duration // a keep-alive connection between requests
-	maxConns   int           // open connections per listener
+type HTTPLimits struct {
+	ReadHeader time.Duration // request line and headers
+	Request    time.Duration // an API request's body and answer (event streams move their own)
+	Body       time.Duration // an endpoint request's body (/h/)
+	Idle       time.Duration // a keep-alive connection between requests
+	MaxConns   int           // open connections per listener
 }
 
-// defaultLimits are the limits of a server with maxConns open connections
+// DefaultHTTPLimits are the limits of a server with maxConns open connections
 // at most (0: as many as the process's file limit leaves room for).
-func defaultLimits(maxConns int) httpLimits {
+func DefaultHTTPLimits(maxConns int) HTTPLimits {
 	if maxConns <= 0 {
 		maxConns = connectionsForFileLimit()
 	}
-	return httpLimits{readHeader: 10 * time.Second, request: time.Minute, body: 30 * time.Second, idle: time.Minute, maxConns: maxConns}
+	return HTTPLimits{ReadHeader: 10 * time.Second, Request: time.Minute, Body: 30 * time.Second, Idle: time.Minute, MaxConns: maxConns}
 }
 
 // connectionsForFileLimit leaves room under the open-file limit for the
@@ -49,9 +49,9 @@ func connectionsForFileLimit() int {
 // Body and answer deadlines are set per request (withDeadlines, and the
 // ingress), because an event stream lives as long as its client. Serve
 // it on the listener it returns.
-func newHTTPServer(h http.Handler, ln net.Listener, lim httpLimits, log *slog.Logger, name string) (*http.Server, net.Listener) {
-	ll := limitConnections(ln, lim.maxConns, log, name)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.readHeader, IdleTimeout: lim.idle, MaxHeaderBytes: 64 << 10,
+func newHTTPServer(h http.Handler, ln net.Listener, lim HTTPLimits, log *slog.Logger, name string) (*http.Server, net.Listener) {
+	ll := limitConnections(ln, lim.MaxConns, log, name)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: lim.ReadHeader, IdleTimeout: lim.Idle, MaxHeaderBytes: 64 << 10,
 		ConnState: ll.connState}
 	return srv, ll
 }

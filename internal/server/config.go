@@ -1,0 +1,79 @@
+package server
+
+import (
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/s3"
+	"github.com/fount-dev/fount/internal/store"
+	"github.com/fount-dev/fount/internal/worker"
+)
+
+// Config is what a server is started with: `fount serve` fills it from
+// its flags and environment (see its --help for each), and tests set it
+// directly.
+type Config struct {
+	Version            string // of this build, written into backups
+	Addr               string
+	DataDir            string
+	CacheDir           string
+	SecretKeyFile      string
+	EndpointAddr       string
+	EndpointURL        string
+	MaxConnections     int
+	RunTimeout         time.Duration
+	Workers            int
+	AccountWorkers     int
+	PublicURL          string
+	AllowPrivateEgress bool
+	QuotaInvocations   int64
+	QuotaComputeMs     int64
+	EventsKept         int
+	ExecutionsKept     int
+	MaxPaused          int
+	DataStoreKeys      int
+	DataStoreBytes     int64
+	ExecutionRetryBase time.Duration
+	ExecutionTimeout   time.Duration
+	ChannelsPerSource  int
+	MaxWarm            int // warm sandbox instances of all sources together
+	NpmRegistry        string
+	MaxBundle          int
+	NpmTimeout         time.Duration
+	NpmCacheBytes      int64
+	LogFormat          string
+	LogLevel           slog.Level
+	MetricsAddr        string
+	Pprof              bool
+	DisableFailures    int
+	DisableAge         time.Duration
+	BootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
+	StoreURL           string // "bolt", or nats:// URLs (see docs/nats.md)
+	NatsCreds          string
+	NatsToken          string // FOUNT_NATS_TOKEN, env only: never on a command line
+	NatsNamespace      string
+	NatsReplicas       int
+	NodeName           string
+	NodeLeaseTTL       time.Duration
+	S3                 s3.Config // the bucket of $.send.s3; Endpoint "" for none
+
+	Caps store.Limits // per-account limits, from the flags of caps.go
+
+	// Set by tests, never by flags.
+	Sandbox         *host.Host        // a compiled guest to share instead of compiling one (not closed by serve)
+	OnListening     func(addr string) // called once the listener is open
+	HTTPLimits      *HTTPLimits       // instead of DefaultHTTPLimits(maxConnections)
+	StreamHeartbeat time.Duration     // of event streams, instead of the default
+}
+
+// NPMCacheDir is where the server keeps npm packages: the one folder the
+// bundle worker may read, so no key may live there.
+func (c Config) NPMCacheDir() string { return filepath.Join(c.DataDir, "npm") }
+
+// npmConfig is how the server's workers resolve and bundle packages.
+func npmConfig(c Config) worker.NPMConfig {
+	return worker.NPMConfig{Registry: c.NpmRegistry, Timeout: c.NpmTimeout, MaxBundle: c.MaxBundle,
+		CacheDir: c.NPMCacheDir(), CacheBytes: c.NpmCacheBytes, AllowPrivate: c.AllowPrivateEgress}
+}

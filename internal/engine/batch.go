@@ -22,6 +22,31 @@ func (e *Engine) admit(id string, t *model.Throttle, invs []model.Invocation) ([
 	return invs[:kept], throttled
 }
 
+// throttle is how many of invs the throttle t of source or workflow id
+// lets run now, and the error that holds back the rest. Releases and
+// resumes do not count: they carry on what was counted when it started.
+func (e *Engine) throttle(id string, t model.Throttle, invs []model.Invocation) (int, error) {
+	fresh := 0
+	for _, inv := range invs {
+		if inv.Kind != kindRelease && inv.Kind != kindResume {
+			fresh++
+		}
+	}
+	allowed, wait := e.throttles.allow(id, t, e.clock.Now(), fresh)
+	if allowed == fresh {
+		return len(invs), nil
+	}
+	for i, inv := range invs {
+		if inv.Kind != kindRelease && inv.Kind != kindResume {
+			if allowed == 0 {
+				return i, &throttledError{wait: wait}
+			}
+			allowed--
+		}
+	}
+	return len(invs), nil
+}
+
 // waitersOf takes the waiters of invs' requests (nil for those that have
 // none); finishWaiters answers those the runs did not.
 func (e *Engine) waitersOf(invs []model.Invocation) []*waiter {
@@ -55,6 +80,9 @@ type pendingRuns struct {
 	emitter model.Emitter
 	runs    []store.CompletedRun
 	held    int
+	// live are the events the runs sent to live streams ($.send.sse),
+	// published once the runs are committed.
+	live []model.Event
 }
 
 // add keeps run, of about size bytes, and commits what is held once it
@@ -70,7 +98,8 @@ func (p *pendingRuns) add(ctx context.Context, run store.CompletedRun, size int)
 // commit commits what is held.
 func (p *pendingRuns) commit(ctx context.Context) error {
 	err := p.e.commit(ctx, p.emitter, p.runs)
-	p.runs, p.held = p.runs[:0], 0
+	p.e.publish(p.live)
+	p.runs, p.held, p.live = p.runs[:0], 0, p.live[:0]
 	return err
 }
 

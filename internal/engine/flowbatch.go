@@ -4,96 +4,72 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"sync"
 
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
 
-// processFlowBatch runs queued executions of a workflow in order and
-// commits them, as processBatch does for a source.
-func (e *Engine) processFlowBatch(ctx context.Context, id string, invs []model.Invocation) error {
-	wf, err := e.store.GetWorkflow(ctx, id)
-	// A throttle holds back the rest of the batch, and the waiters of its
-	// requests with it: they are answered when their executions run.
-	var throttled error
-	if err == nil {
-		if invs, throttled = e.admit(id, wf.Throttle, invs); len(invs) == 0 {
-			return throttled
-		}
-	}
-	waiters := e.waitersOf(invs)
-	defer finishWaiters(waiters)
-	if errors.Is(err, model.ErrNotFound) {
-		e.flows.forget(id)
-		e.throttles.forget(id)
-		e.delayed.forget(id)
-		return e.dropQueued(ctx, invs) // the workflow is gone
-	}
+// workflowRunner runs the invocations of workflows: new executions of
+// their steps, and paused executions going on.
+type workflowRunner struct{ e *Engine }
+
+func (r workflowRunner) load(ctx context.Context, id string) (loaded, error) {
+	wf, err := r.e.store.GetWorkflow(ctx, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	today := day(e.clock.Now())
-	over, err := e.quotas.over(ctx, wf.UserID, today)
-	if err != nil {
-		return err
-	}
-	lf, release, loadErr := e.loadFlow(ctx, wf)
-	if loadErr != nil && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if loadErr == nil {
-		defer release()
-	}
-	b := &flowBatch{e: e, wf: wf, lf: lf, loadErr: loadErr, over: over, today: today, pending: pendingRuns{e: e, emitter: wf.Emitter()}}
-	if err := b.runAll(ctx, invs, waiters); err != nil {
-		return b.pending.keepAfter(ctx, err)
-	}
-	err = b.pending.commit(ctx)
-	e.publish(b.sse)
-	if err == nil {
-		err = throttled
-	}
+	return &flowBatch{e: r.e, wf: wf}, nil
+}
+
+// loadFailed leaves the batch queued, to try again: a workflow's load
+// fails only when the store does. Steps that do not load are no load
+// failure: each execution fails with their error (flowBatch.run).
+func (workflowRunner) loadFailed(_ context.Context, _ string, _ []model.Invocation, err error) error {
 	return err
 }
 
-// throttle is how many of invs the throttle t of source or workflow id
-// lets run now, and the error that holds back the rest. Releases and
-// resumes do not count: they carry on what was counted when it started.
-func (e *Engine) throttle(id string, t model.Throttle, invs []model.Invocation) (int, error) {
-	fresh := 0
-	for _, inv := range invs {
-		if inv.Kind != kindRelease && inv.Kind != kindResume {
-			fresh++
-		}
-	}
-	allowed, wait := e.throttles.allow(id, t, e.clock.Now(), fresh)
-	if allowed == fresh {
-		return len(invs), nil
-	}
-	for i, inv := range invs {
-		if inv.Kind != kindRelease && inv.Kind != kindResume {
-			if allowed == 0 {
-				return i, &throttledError{wait: wait}
-			}
-			allowed--
-		}
-	}
-	return len(invs), nil
+// gone forgets a deleted workflow's steps, throttle and paused
+// executions.
+func (r workflowRunner) gone(id string) {
+	r.e.flows.forget(id)
+	r.e.throttles.forget(id)
+	r.e.delayed.forget(id)
 }
 
-// flowBatch is one batch of a workflow's invocations as it runs: the
-// runs to commit, flushed when they hold enough bytes.
+// flowBatch is a workflow running a batch: its steps, loaded when the
+// batch runs (loadErr when they do not load: each execution fails with
+// it), and the batch.
 type flowBatch struct {
 	e       *Engine
 	wf      model.Workflow
 	lf      *liveFlow
 	loadErr error
-	over    bool
-	today   string
-	pending pendingRuns
-	sse     []model.Event
+	unload  func() // releases lf
+	*batch
+}
+
+func (b *flowBatch) emitter() model.Emitter   { return b.wf.Emitter() }
+func (b *flowBatch) controls() model.Controls { return b.wf.Controls }
+
+func (b *flowBatch) release() {
+	if b.unload != nil {
+		b.unload()
+	}
+}
+
+// run loads the workflow's steps and runs the batch on them.
+func (b *flowBatch) run(ctx context.Context, bt *batch) error {
+	b.batch = bt
+	lf, release, err := b.e.loadFlow(ctx, b.wf)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		b.lf, b.unload = lf, release
+	}
+	b.loadErr = err
+	return b.runAll(ctx, bt.invs, bt.waiters)
 }
 
 // runAll runs invs in order; with a concurrency above one, the new
@@ -109,7 +85,7 @@ func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters
 			j++
 		}
 		if j-i <= 1 {
-			if err := b.run(ctx, invs[i], waiters[i]); err != nil {
+			if err := b.runInvocation(ctx, invs[i], waiters[i]); err != nil {
 				return err
 			}
 			i++
@@ -147,8 +123,9 @@ func (b *flowBatch) startsNew(inv model.Invocation) bool {
 	return inv.Kind != kindRelease && inv.Kind != kindResume && (b.wf.Active || inv.Kind == kindManual) && !b.over && b.loadErr == nil
 }
 
-// run runs one invocation: a new execution, or paused ones going on.
-func (b *flowBatch) run(ctx context.Context, inv model.Invocation, w *waiter) error {
+// runInvocation runs one invocation: a new execution, or paused ones
+// going on.
+func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *waiter) error {
 	e, wf := b.e, b.wf
 	switch {
 	case inv.Kind == kindRelease:
@@ -223,6 +200,6 @@ func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model
 	if run.Commit.Execution != nil || len(run.Commit.Events) > 0 {
 		run.Commit.UsageAccount, run.Commit.UsageDay = b.wf.UserID, b.today
 	}
-	b.sse = append(b.sse, sse...)
+	b.pending.live = append(b.pending.live, sse...)
 	return b.pending.add(ctx, run, commitBytes(run.Commit)+recordSize(run.Commit.Execution))
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
@@ -56,12 +55,8 @@ func (e *Engine) drain(ctx context.Context, sourceID string) {
 		return // another node owns it now: it drains it
 	}
 	invs, err := e.nextBatch(ctx, sourceID)
-	switch {
-	case err != nil || len(invs) == 0:
-	case ids.Is(sourceID, ids.Workflow):
-		err = e.processFlowBatch(ctx, sourceID, invs)
-	default:
-		err = e.processBatch(ctx, sourceID, invs)
+	if err == nil && len(invs) > 0 {
+		err = e.runBatch(ctx, e.runnerOf(sourceID), sourceID, invs)
 	}
 	if err != nil || ctx.Err() != nil {
 		e.ahead.drop(sourceID) // its invocations are read again, in order
@@ -149,62 +144,70 @@ func (e *Engine) build(ctx context.Context, src model.Source, comp model.Compone
 	return &live{src: src, comp: comp, box: box}, nil
 }
 
-// processBatch runs invocations of one source in order and commits all
-// their results at once. Dedupe state carries from one run to the next.
-func (e *Engine) processBatch(ctx context.Context, sourceID string, invs []model.Invocation) error {
-	l, err := e.load(ctx, sourceID)
-	// A throttle holds back the rest of the batch, waiters included.
-	var throttled error
-	if err == nil {
-		if invs, throttled = e.admit(sourceID, l.src.Throttle, invs); len(invs) == 0 {
-			return throttled
-		}
-	}
-	waiters := e.waitersOf(invs)
-	defer finishWaiters(waiters)
-	switch {
-	case errors.Is(err, model.ErrNotFound):
-		return e.dropQueued(ctx, invs) // the source is gone
-	case errors.Is(err, errSwapped), ctx.Err() != nil:
-		return err
-	case err != nil:
-		// The source cannot be loaded (its code no longer loads, a secret
-		// cannot be opened): each invocation ends with an $errors event.
-		e.log.Warn("source failed to load", "source", sourceID, "err", err)
-		src, gerr := e.store.GetSource(ctx, sourceID)
-		if gerr != nil {
-			return gerr
-		}
-		runs := make([]store.CompletedRun, len(invs))
-		for i, inv := range invs {
-			runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
-		}
-		return e.commit(ctx, src.Emitter(), runs)
-	}
-	dedupe, err := e.queues.GetDedupe(ctx, sourceID)
+// sourceRunner runs the invocations of sources: each on the source's
+// live sandbox, with its dedupe state carried from one run to the next.
+type sourceRunner struct{ e *Engine }
+
+// sourceBatch is a loaded source running a batch.
+type sourceBatch struct {
+	e *Engine
+	l *live
+}
+
+func (r sourceRunner) load(ctx context.Context, id string) (loaded, error) {
+	l, err := r.e.load(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	return sourceBatch{e: r.e, l: l}, nil
+}
+
+// loadFailed ends each invocation of a source whose code no longer loads
+// (or whose secret cannot be opened) with an $errors event. A load that
+// raced a change of the source, or a stop, leaves the batch queued.
+func (r sourceRunner) loadFailed(ctx context.Context, id string, invs []model.Invocation, err error) error {
+	if errors.Is(err, errSwapped) || ctx.Err() != nil {
 		return err
 	}
-	today := day(e.clock.Now())
-	over, err := e.quotas.over(ctx, l.src.UserID, today)
-	if err != nil {
-		return err
+	e := r.e
+	e.log.Warn("source failed to load", "source", id, "err", err)
+	src, gerr := e.store.GetSource(ctx, id)
+	if gerr != nil {
+		return gerr
 	}
-	channels := e.channelBudget(sourceID)
-	pending := &pendingRuns{e: e, emitter: l.src.Emitter()}
+	runs := make([]store.CompletedRun, len(invs))
 	for i, inv := range invs {
-		c, err := e.runOne(ctx, l, inv, waiters[i], &dedupe, channels, today, over)
+		runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
+	}
+	return e.commit(ctx, src.Emitter(), runs)
+}
+
+// gone: a deleted source's live state went with its delete.
+func (sourceRunner) gone(string) {}
+
+func (s sourceBatch) emitter() model.Emitter   { return s.l.src.Emitter() }
+func (s sourceBatch) controls() model.Controls { return s.l.src.Controls }
+
+// release keeps the source live: its next batch runs on the same sandbox.
+func (sourceBatch) release() {}
+
+func (s sourceBatch) run(ctx context.Context, b *batch) error {
+	e, l := s.e, s.l
+	dedupe, err := e.queues.GetDedupe(ctx, l.src.ID)
+	if err != nil {
+		return err
+	}
+	channels := e.channelBudget(l.src.ID)
+	for i, inv := range b.invs {
+		c, err := e.runOne(ctx, l, inv, b.waiters[i], &dedupe, channels, b.today, b.over)
 		if err != nil {
-			return pending.keepAfter(ctx, err)
+			return err
 		}
-		if err := pending.add(ctx, store.CompletedRun{Invocation: inv, Commit: c}, commitBytes(c)); err != nil {
+		if err := b.pending.add(ctx, store.CompletedRun{Invocation: inv, Commit: c}, commitBytes(c)); err != nil {
 			return err
 		}
 	}
-	if err := pending.commit(ctx); err != nil {
-		return err
-	}
-	return throttled
+	return nil
 }
 
 // runOne runs an invocation and returns what to commit for it. The quota

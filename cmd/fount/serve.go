@@ -276,9 +276,6 @@ func checkNpmFlags(cfg server.Config) error {
 	return nil
 }
 
-// npmCacheDir is where the server keeps npm packages.
-func npmCacheDir(cfg server.Config) string { return filepath.Join(cfg.DataDir, "npm") }
-
 // checkStoreFlags refuses a --store that is neither bolt nor nats://
 // URLs, and a NATS store without the secret key file that every node
 // must share: each node opens the secrets the others sealed.

@@ -62,7 +62,7 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 		case rec.DueMs <= now:
 			ready = append(ready, due{ev.ID, rec})
 		default:
-			e.delayed.note(sourceID, rec.DueMs)
+			e.delayed.Note(sourceID, rec.DueMs)
 		}
 	}
 	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
@@ -84,7 +84,7 @@ func (e *Engine) loadDelayed(ctx context.Context, emitters []string) error {
 		}
 		for _, ev := range events {
 			if rec, err := decodeDelayed(ev.Data); err == nil {
-				e.delayed.note(id, rec.DueMs)
+				e.delayed.Note(id, rec.DueMs)
 			}
 		}
 	}

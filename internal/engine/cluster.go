@@ -60,7 +60,7 @@ func (e *Engine) owns(id string) bool {
 // node that owns it.
 func (e *Engine) kick(id string) {
 	if e.owns(id) {
-		e.workers.kick(id)
+		e.workers.Kick(id)
 		return
 	}
 	e.cfg.Cluster.Kick(id)
@@ -104,7 +104,7 @@ func (e *Engine) clusterHandlers() ClusterHandlers {
 	return ClusterHandlers{
 		Kick: func(id string) {
 			if e.owns(id) {
-				e.workers.kick(id)
+				e.workers.Kick(id)
 			}
 		},
 		Changed: e.reloadTriggers,
@@ -132,7 +132,7 @@ func (e *Engine) reloadTriggers(id string) {
 		src, err := e.store.GetSource(ctx, id)
 		if err != nil {
 			e.stopTriggers(id)
-			e.delayed.forget(id)
+			e.delayed.Forget(id)
 			return
 		}
 		if !src.Active {
@@ -160,10 +160,10 @@ func (e *Engine) resumeOwned(gained bool) {
 	}
 	for _, id := range pending {
 		if e.owns(id) {
-			e.workers.kick(id)
+			e.workers.Kick(id)
 		}
 	}
-	e.deliverer.poke()
+	e.deliverer.Poke()
 	if !gained {
 		return
 	}

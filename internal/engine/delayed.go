@@ -3,16 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"sync"
-	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/model"
 )
 
 // Delayed emits wait on a source's $in channel (store.ChannelDelayed) as
-// delayedRecords. The delayedScheduler keeps, per source, the earliest
+// delayedRecords. The delayed scheduler (package delayed) keeps, per source, the earliest
 // due time it knows of; when it comes, a release invocation is queued, and
 // the source's worker moves every due event from $in to its channel in one
 // commit (releaseCommit). A restart rebuilds the due times from the stored
@@ -75,96 +72,4 @@ func (r delayedRecord) event() model.Event {
 		data = json.RawMessage("null")
 	}
 	return model.Event{Name: r.Name, EmitID: newEmitID(), DedupeID: r.ID, Summary: r.Summary, Data: data}
-}
-
-// delayedScheduler queues the release of delayed emits when they come due.
-// Its loop ticks every delayTick; Stop ends it and waits.
-type delayedScheduler struct {
-	clock   Clock
-	log     *slog.Logger
-	release func(sourceID string) error // queues a release invocation
-
-	mu   sync.Mutex
-	due  map[string]int64 // earliest due time per source, epoch ms
-	stop chan struct{}
-	wg   sync.WaitGroup
-}
-
-// delayTick is how often due emits are looked for: their precision.
-const delayTick = 100 * time.Millisecond
-
-func newDelayedScheduler(clock Clock, log *slog.Logger, release func(string) error) *delayedScheduler {
-	return &delayedScheduler{clock: clock, log: log, release: release, due: map[string]int64{}}
-}
-
-// Start starts the loop.
-func (d *delayedScheduler) Start() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.stop != nil {
-		return
-	}
-	d.stop = make(chan struct{})
-	tick := d.clock.NewTicker(delayTick)
-	d.wg.Add(1)
-	go func(stop chan struct{}) {
-		defer d.wg.Done()
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-tick.C():
-				d.releaseDue(now)
-			}
-		}
-	}(d.stop)
-}
-
-// Stop ends the loop and waits for it; it is safe to call twice.
-func (d *delayedScheduler) Stop() {
-	d.mu.Lock()
-	stop := d.stop
-	d.stop = nil
-	d.mu.Unlock()
-	if stop != nil {
-		close(stop)
-	}
-	d.wg.Wait()
-}
-
-// note records that a source has an event due at dueMs.
-func (d *delayedScheduler) note(sourceID string, dueMs int64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if cur, ok := d.due[sourceID]; !ok || dueMs < cur {
-		d.due[sourceID] = dueMs
-	}
-}
-
-// forget drops a source (deleted).
-func (d *delayedScheduler) forget(sourceID string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.due, sourceID)
-}
-
-// releaseDue queues the release of every source with an event due by now.
-// A release that cannot be queued is tried again on the next tick.
-func (d *delayedScheduler) releaseDue(now time.Time) {
-	var due []string
-	d.mu.Lock()
-	for id, at := range d.due {
-		if at <= now.UnixMilli() {
-			due = append(due, id)
-			delete(d.due, id)
-		}
-	}
-	d.mu.Unlock()
-	for _, id := range due {
-		if err := d.release(id); err != nil {
-			d.log.Error("queue the release of delayed events", "source", id, "err", err)
-			d.note(id, now.UnixMilli())
-		}
-	}
 }

@@ -3,13 +3,12 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -40,43 +39,6 @@ func TestDecodeDelayed(t *testing.T) {
 		if err != nil || r.DueMs != tt.due || string(r.event().Data) != tt.event || r.event().Name != "n" {
 			t.Errorf("%s: %+v, %v", tt.name, r, err)
 		}
-	}
-}
-
-func TestDelayedSchedulerStops(t *testing.T) {
-	t.Parallel()
-	clock := newFakeClock()
-	var mu sync.Mutex
-	var released []string
-	failOnce := true
-	d := newDelayedScheduler(clock, quiet, func(id string) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if failOnce {
-			failOnce = false
-			return errors.New("store down")
-		}
-		released = append(released, id)
-		return nil
-	})
-	d.Start()
-	d.note("dc_a", clock.Now().Add(time.Second).UnixMilli())
-	d.note("dc_a", clock.Now().Add(time.Hour).UnixMilli()) // the earliest time is kept
-	d.releaseDue(clock.Now().Add(time.Second))             // fails: tried again
-	d.releaseDue(clock.Now().Add(time.Second + delayTick))
-	mu.Lock()
-	if len(released) != 1 {
-		t.Fatalf("released %v, want dc_a once after the retry", released)
-	}
-	mu.Unlock()
-	d.note("dc_b", clock.Now().UnixMilli())
-	d.Stop()
-	d.Stop()
-	clock.Advance(time.Hour) // Stop waited for the loop to end: nothing is left to read the tick
-	mu.Lock()
-	defer mu.Unlock()
-	if len(released) != 1 {
-		t.Errorf("released after Stop: %v", released[1:])
 	}
 }
 
@@ -123,11 +85,11 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The due time is noted just after the commit that stored the events.
-	waitFor(t, "the first due time to be noted", func() bool { return te.delayed.dueOf(src.ID) == now.Add(time.Minute).UnixMilli() })
+	waitFor(t, "the first due time to be noted", func() bool { return te.delayed.Due(src.ID) == now.Add(time.Minute).UnixMilli() })
 	te.clock.Advance(3 * time.Minute)
 	waitFor(t, "the release", func() bool {
-		te.clock.Advance(delayTick) // a tick the loop was not ready for is dropped, as time.Ticker's are
-		return len(te.events(src.ID, "")) >= 1 && te.workers.idle()
+		te.clock.Advance(delayed.Tick) // a tick the loop was not ready for is dropped, as time.Ticker's are
+		return len(te.events(src.ID, "")) >= 1 && te.workers.Idle()
 	})
 	evs := te.events(src.ID, "")
 	if len(evs) != 1 || string(evs[0].Data) != `"soon"` {
@@ -153,20 +115,13 @@ func TestDelayedEmitsSurviveARestart(t *testing.T) {
 	te.clock.Advance(2 * time.Minute)
 	var evs []model.Event
 	waitFor(t, "the release after the restart", func() bool {
-		te.clock.Advance(delayTick)
+		te.clock.Advance(delayed.Tick)
 		evs = te.events(src.ID, "")
 		return len(evs) >= 1
 	})
 	if string(evs[0].Data) != `"after-restart"` {
 		t.Errorf("released %s", evs[0].Data)
 	}
-}
-
-// dueOf is the earliest due time noted for a source, 0 for none.
-func (d *delayedScheduler) dueOf(sourceID string) int64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.due[sourceID]
 }
 
 // TestDueOfReadsTheHeadOfARecord: the shortcut that skips records not

@@ -81,14 +81,14 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			sender := &scriptedSender{script: tt.script}
 			te := newTestEngine(t, func(c *Config) {
 				c.MaxAttempts, c.RetryBase = 3, time.Second
 				if tt.webhook == nil {
 					c.Store = goneWebhooks{c.Store.(*store.Bolt)}
 				}
+				c.deliverySend = sender.send
 			})
-			sender := &scriptedSender{script: tt.script}
-			te.deliverer.send = sender.send
 			h := model.Webhook{Active: true}
 			if tt.webhook != nil {
 				h = *tt.webhook
@@ -98,7 +98,7 @@ func TestDelivererRetriesThenSettles(t *testing.T) {
 				t.Fatal(err)
 			}
 			queueDelivery(t, te.st, "wh_1")
-			te.deliverer.poke()
+			te.deliverer.Poke()
 			waitFor(t, "the delivery to settle", func() bool {
 				te.clock.Advance(time.Minute) // past any backoff
 				return deliveryOf(t, te.st, "wh_1").Status != model.DeliveryPending
@@ -126,14 +126,13 @@ func (goneWebhooks) GetWebhook(context.Context, string) (model.Webhook, error) {
 
 func TestDelivererStop(t *testing.T) {
 	t.Parallel()
-	te := newTestEngine(t, nil)
 	sender := &scriptedSender{}
-	te.deliverer.send = sender.send
+	te := newTestEngine(t, func(c *Config) { c.deliverySend = sender.send })
 	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_owner", Active: true}); err != nil {
 		t.Fatal(err)
 	}
 	queueDelivery(t, te.st, "wh_1")
-	te.deliverer.poke()
+	te.deliverer.Poke()
 	waitFor(t, "a delivery while running", func() bool { return sender.attempts.Load() == 1 })
 	te.deliverer.Stop()
 	te.deliverer.Stop()
@@ -142,7 +141,7 @@ func TestDelivererStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	queueDelivery(t, te.st, "wh_2")
-	te.deliverer.poke()
+	te.deliverer.Poke()
 	te.clock.Advance(time.Minute)
 	// Stop waited for the loop to end, so nothing is left to take the
 	// poke or the tick; a loop that survived would send within this window.
@@ -158,29 +157,17 @@ func TestDelivererStop(t *testing.T) {
 	}
 }
 
-func TestBackoff(t *testing.T) {
-	t.Parallel()
-	for attempt, base := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 5: 16 * time.Second, 30: time.Hour} {
-		for range 20 {
-			d := backoff(time.Second, attempt)
-			if d < base*3/4 || d > base*5/4 {
-				t.Fatalf("backoff(%d) = %v, want %v ± 25%%", attempt, d, base)
-			}
-		}
-	}
-}
-
 // TestDeadWebhookIsDeactivated: failed deliveries in a row, spanning the
 // minimum age, deactivate a webhook with a reason and an $errors event on
 // the source; a delivery in between resets the count.
 func TestDeadWebhookIsDeactivated(t *testing.T) {
 	t.Parallel()
+	sender := &scriptedSender{script: []int{500, 200, 500, 500, 500}}
 	te := newTestEngine(t, func(c *Config) {
 		c.MaxAttempts, c.RetryBase = 1, time.Second
 		c.DisableWebhookAfter, c.DisableWebhookAge = 3, time.Hour
+		c.deliverySend = sender.send
 	})
-	sender := &scriptedSender{script: []int{500, 200, 500, 500, 500}}
-	te.deliverer.send = sender.send
 	src := te.deploy(te.saveComponent("s", &fakeComponent{}), nil)
 	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_1", OwnerID: "u_owner", URL: "https://h.example/", Active: true}); err != nil {
 		t.Fatal(err)
@@ -199,7 +186,7 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		te.deliverer.poke()
+		te.deliverer.Poke()
 		// The outcome is counted after the delivery settles, in a write
 		// of its own: wait for both before the clock moves on.
 		failuresAfter := []int{1, 0, 1, 2, 3}[i]

@@ -6,7 +6,7 @@
 // webhooks, and quotas.
 //
 // It depends on a store (package store) for everything durable, on a
-// sandbox through the small interface of package sandbox, and on a Clock
+// sandbox through the small interface of package sandbox, and on a clock.Clock
 // for every timer and timestamp, so that it is tested in its own package
 // with a fake sandbox and a fake clock.
 //
@@ -117,7 +117,7 @@
 //
 // Webhook deliveries are sent at least once, each attempt with the same
 // webhook-id (the delivery's id) and body, and fairly between webhooks
-// and accounts (deliverer, deliveryGate): webhooks are served in turn,
+// and accounts (package delivery: its Deliverer and gate): webhooks are served in turn,
 // each poll taking one delivery per webhook from the store's
 // per-listener due index; one attempt is in flight per webhook (so a
 // webhook gets its deliveries in due order), perAccountDeliveries per
@@ -132,11 +132,18 @@
 //
 // The Engine is built from parts, each owning its goroutines and timers
 // and each with Start and Stop (Stop is safe twice, and nothing a part
-// started fires after its Stop returns): the endpoint registry (tokens of
-// active HTTP interfaces), the timer set, the delayed-emit scheduler, the
-// scheduler of workers, the deliverer of webhooks, and the set of requests
-// waiting for respond(). Engine.Stop stops them in that order and closes
-// the sandboxes; the store can be closed after it.
+// started fires after its Stop returns). Those with goroutines of their
+// own are packages in this folder, all on one clock (package clock):
+//   - timers: the timer props of sources and triggers of workflows;
+//   - delayed: the due times of delayed emits and paused executions;
+//   - scheduler: the pool of workers, fair between accounts;
+//   - delivery: the deliverer of webhooks and of workflows' sends.
+//
+// The endpoint registry (tokens of active HTTP interfaces) and the set of
+// requests waiting for respond() are the engine's own. Engine.Stop stops
+// the endpoints, timers, delayed emits, workers and deliverer in that
+// order, answers the waiting requests and closes the sandboxes; the store
+// can be closed after it.
 //
 // # Caveats
 //

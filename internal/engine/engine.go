@@ -9,6 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fount-dev/fount/internal/engine/clock"
+	"github.com/fount-dev/fount/internal/engine/delayed"
+	"github.com/fount-dev/fount/internal/engine/delivery"
+	"github.com/fount-dev/fount/internal/engine/scheduler"
+	"github.com/fount-dev/fount/internal/engine/timers"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -22,8 +27,8 @@ type Config struct {
 	Queues  store.Queues
 	Sandbox sandbox.Sandbox
 	Secrets *secret.Sealer
-	// Clock is the engine's time. Default SystemClock().
-	Clock Clock
+	// Clock is the engine's time. Default clock.System().
+	Clock clock.Clock
 	// PublicURL is the server's external base URL, under which endpoint
 	// URLs are shown to components.
 	PublicURL string
@@ -38,7 +43,7 @@ type Config struct {
 	Egress sandbox.Egress
 	// Objects is the operator's bucket that workflows' $.send.s3 writes
 	// to; nil makes $.send.s3 fail the step, saying so.
-	Objects ObjectSink
+	Objects delivery.ObjectSink
 	// DisableWebhookAfter failed deliveries in a row, spanning at least
 	// DisableWebhookAge, deactivate a webhook, with an event on the
 	// $errors channel of the source whose delivery tipped it. 0 never
@@ -117,6 +122,10 @@ type Config struct {
 	// Cluster shares the store's work with other nodes; nil: this node
 	// does all of it.
 	Cluster Cluster
+
+	// deliverySend, set by the engine's tests, makes delivery attempts
+	// instead of the egress policy.
+	deliverySend delivery.Sender
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -127,7 +136,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Observer = noObserver{}
 	}
 	if c.Clock == nil {
-		c.Clock = SystemClock()
+		c.Clock = clock.System()
 	}
 	if c.Workers <= 0 {
 		c.Workers = 4
@@ -198,7 +207,7 @@ func (c Config) withDefaults() (Config, error) {
 type Engine struct {
 	cfg     Config
 	log     *slog.Logger
-	clock   Clock
+	clock   clock.Clock
 	store   store.Store
 	queues  store.Queues
 	sandbox sandbox.Sandbox
@@ -208,11 +217,11 @@ type Engine struct {
 	throttles throttles // of workflows with a throttle
 	maps      *mapCache // parsed source maps
 	endpoints *endpointRegistry
-	timers    *timerSet
+	timers    *timers.Set
 	waiters   *waiterSet
-	delayed   *delayedScheduler
-	deliverer *deliverer
-	workers   *scheduler
+	delayed   *delayed.Scheduler
+	deliverer *delivery.Deliverer
+	workers   *scheduler.Scheduler
 	ahead     *aheadSet // invocations read from the queue for later batches
 	events    *broadcaster
 	quotas    *quotas
@@ -235,20 +244,22 @@ func New(cfg Config) (*Engine, error) {
 		live: newLiveSet(), flows: newFlowSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
 		quotas: newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 	}
-	e.timers = newTimerSet(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
+	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), id)
 	})
-	e.delayed = newDelayedScheduler(cfg.Clock, cfg.Logger, e.releaseDelayed)
-	var fetch deliveryFetch
+	e.delayed = delayed.New(cfg.Clock, cfg.Logger, e.releaseDelayed)
+	var fetch delivery.Fetch
 	if cfg.Egress != nil {
 		fetch = cfg.Egress.Fetch
 	}
-	e.deliverer = newDeliverer(cfg.Clock, cfg.Logger, cfg.Store, cfg.Queues, webhookSender(fetch, cfg.Objects), cfg.MaxAttempts, cfg.RetryBase)
-	e.deliverer.observe = cfg.Observer
-	e.deliverer.disableAfter, e.deliverer.disableAge = cfg.DisableWebhookAfter, cfg.DisableWebhookAge
-	e.deliverer.onDisable = e.webhookDisabled
-	e.deliverer.owns = e.owns
-	e.workers = newScheduler(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
+	send := cfg.deliverySend
+	if send == nil {
+		send = delivery.WebhookSender(fetch, cfg.Objects)
+	}
+	e.deliverer = delivery.New(delivery.Config{Clock: cfg.Clock, Log: cfg.Logger, Store: cfg.Store, Queues: cfg.Queues, Send: send,
+		MaxAttempts: cfg.MaxAttempts, RetryBase: cfg.RetryBase, Finished: cfg.Observer.DeliveryFinished,
+		DisableAfter: cfg.DisableWebhookAfter, DisableAge: cfg.DisableWebhookAge, OnDisable: e.webhookDisabled, Owns: e.owns})
+	e.workers = scheduler.New(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
 	return e, nil
 }
 
@@ -307,7 +318,7 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	}
 	for _, id := range pending {
 		if e.owns(id) {
-			e.workers.kick(id)
+			e.workers.Kick(id)
 		}
 	}
 	e.delayed.Start()
@@ -474,7 +485,7 @@ func (e *Engine) ResendDelivery(ctx context.Context, listenerID, deliveryID stri
 	if err := e.queues.UpdateDelivery(ctx, dl); err != nil {
 		return model.Delivery{}, err
 	}
-	e.deliverer.poke()
+	e.deliverer.Poke()
 	return dl, nil
 }
 
@@ -516,7 +527,7 @@ func (e *Engine) ReplayEvents(ctx context.Context, hookID, emitterID, channel st
 	if err != nil {
 		return nil, err
 	}
-	e.deliverer.poke()
+	e.deliverer.Poke()
 	return stored, nil
 }
 

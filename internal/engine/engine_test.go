@@ -95,7 +95,7 @@ func TestTimerRunsAndCatchesUpAfterRestart(t *testing.T) {
 	again := te.restart()
 	te.clock.Advance(time.Millisecond)
 	te.waitEvents(src.ID, "", 2)
-	waitFor(t, "the catch-up run to be committed", func() bool { return again.workers.idle() })
+	waitFor(t, "the catch-up run to be committed", func() bool { return again.workers.Idle() })
 	if n := len(te.events(src.ID, "")); n != 2 {
 		t.Errorf("%d runs after the restart, want one catch-up run", n-1)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
 
@@ -14,8 +15,9 @@ import (
 // a *component.PropError, and a missing source or component wraps
 // model.ErrNotFound.
 var (
-	// ErrStopped is returned when the engine is not running.
-	ErrStopped = errors.New("engine: stopped")
+	// ErrStopped is returned when the engine is not running: its
+	// scheduler's, which refuses work once stopped.
+	ErrStopped = scheduler.ErrStopped
 )
 
 // BusyError is an operation that found no worker free within

@@ -15,6 +15,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -313,7 +314,7 @@ func (e *Engine) s3Delivery(wf model.Workflow, execution string, n int, s abi.Se
 		return model.Delivery{}, fmt.Errorf("$.send.s3 writes to this server's bucket %q, not %q", e.cfg.Objects.Name(), s.Bucket)
 	}
 	key := fmt.Sprintf("%s/%s/%s%s/%s-%d.json", wf.OwnerID, wf.ID, s.Prefix, at.UTC().Format("2006/01/02/15"), execution, n)
-	return model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: channelSendS3,
+	return model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: delivery.ChannelSendS3,
 		Request: &model.DeliveryRequest{Method: http.MethodPut, URL: key, Body: string(s.Payload)}}, nil
 }
 

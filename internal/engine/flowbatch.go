@@ -34,7 +34,7 @@ func (workflowRunner) loadFailed(_ context.Context, _ string, _ []model.Invocati
 func (r workflowRunner) gone(id string) {
 	r.e.flows.forget(id)
 	r.e.throttles.forget(id)
-	r.e.delayed.forget(id)
+	r.e.delayed.Forget(id)
 }
 
 // flowBatch is a workflow running a batch: its steps, loaded when the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -25,7 +26,7 @@ import (
 // A step's $.flow.delay, $.flow.suspend or $.flow.rerun pauses its
 // execution once the step ends. The execution is then a record on the
 // workflow's $in channel (a delayedRecord whose Paused is set), committed
-// with the step, and the delayedScheduler notes when it is due, as for a
+// with the step, and the delayed scheduler notes when it is due, as for a
 // source's delayed emits: after a restart, loadDelayed finds it again.
 // When it is due, a release invocation of the workflow runs every due
 // execution on; a call of its resume or cancel URL queues a resume
@@ -257,7 +258,7 @@ func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction,
 	var ready []due
 	for _, ev := range waiting {
 		if at, ok := dueOf(ev.Data); ok && at > now {
-			e.delayed.note(workflowID, at) // not due: not decoded whole
+			e.delayed.Note(workflowID, at) // not due: not decoded whole
 			continue
 		}
 		rec, err := decodeDelayed(ev.Data)
@@ -267,7 +268,7 @@ func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction,
 		case rec.DueMs <= now:
 			ready = append(ready, due{ev.ID, rec})
 		default:
-			e.delayed.note(workflowID, rec.DueMs)
+			e.delayed.Note(workflowID, rec.DueMs)
 		}
 	}
 	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
@@ -385,7 +386,7 @@ func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, st
 	if wf.Retry == nil || st.retries >= wf.Retry.Attempts {
 		return model.Event{}, false
 	}
-	until := e.clock.Now().Add(backoff(e.cfg.ExecutionRetryBase, st.retries+1))
+	until := e.clock.Now().Add(delivery.Backoff(e.cfg.ExecutionRetryBase, st.retries+1))
 	p := pausedExecution{Kind: flowRetry, Step: step, Runs: st.retries + 1}
 	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "execution "+st.rec.ID+" retries step "+step)
 	return ev, err == nil

@@ -222,7 +222,7 @@ func TestChannelLimits(t *testing.T) {
 	}
 	te.runNow(src.ID, map[string]any{"prefix": "a", "from": 0, "to": 30})
 	te.waitEvents(src.ID, "", 3)
-	waitFor(t, "the worker to finish", te.workers.idle)
+	waitFor(t, "the worker to finish", te.workers.Idle)
 	if n := len(te.events(src.ID, channelErrors)); n != 2 {
 		t.Errorf("a run within the limits made an $errors event (%d in all)", n)
 	}
@@ -260,7 +260,7 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 	}
 	te.runNow(src.ID, map[string]any{})
 	te.waitEvents(src.ID, "", 5)
-	waitFor(t, "the worker to finish", te.workers.idle)
+	waitFor(t, "the worker to finish", te.workers.Idle)
 	if got := te.channels(src.ID); len(got) != 30 {
 		t.Errorf("%d channels, want 30", len(got))
 	}
@@ -281,7 +281,7 @@ func TestConsoleLinesPerRunAreBounded(t *testing.T) {
 	}}), nil)
 	te.runNow(src.ID, nil)
 	te.waitEvents(src.ID, channelLogs, 1)
-	waitFor(t, "the worker to finish", te.workers.idle)
+	waitFor(t, "the worker to finish", te.workers.Idle)
 	logs, err := te.st.ListEvents(ctx, src.ID, channelLogs, 5000)
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestBatchIsBoundedInBytes(t *testing.T) {
 	}
 	te.runNow(src.ID, nil)
 	te.waitEvents(src.ID, "", runs)
-	waitFor(t, "the worker to finish", te.workers.idle)
+	waitFor(t, "the worker to finish", te.workers.Idle)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.bytes) < runs*perRun/maxBatchBytes {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/wait"
 
 	"github.com/fount-dev/fount/abi"
@@ -175,14 +176,14 @@ type testEngine struct {
 	t     *testing.T
 	st    *store.Bolt
 	box   *fakeSandbox
-	clock *fakeClock
+	clock *clock.Fake
 }
 
 // newTestEngine starts an engine; tweak adjusts its config first.
 func newTestEngine(t *testing.T, tweak func(*Config)) *testEngine {
 	t.Helper()
-	clock := newFakeClock()
-	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"), store.WithClock(clock.Now))
+	clk := clock.NewFake()
+	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"), store.WithClock(clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func newTestEngine(t *testing.T, tweak func(*Config)) *testEngine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	te := &testEngine{t: t, st: st, box: newFakeSandbox(), clock: clock}
+	te := &testEngine{t: t, st: st, box: newFakeSandbox(), clock: clk}
 	cfg := Config{Store: st, Queues: st, Sandbox: te.box, Secrets: sealer, Clock: te.clock, PublicURL: "https://fount.test", Workers: 2, Logger: quiet}
 	if tweak != nil {
 		tweak(&cfg)

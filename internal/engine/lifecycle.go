@@ -369,7 +369,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	e.stopTriggers(id)
 	e.changed(id)
 	e.live.forget(id)
-	e.delayed.forget(id)
+	e.delayed.Forget(id)
 	e.afterCommit(r, stored)
 	return nil
 }
@@ -480,13 +480,13 @@ func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 		}
 		specs[p.Name] = spec
 	}
-	e.timers.set(src.ID, specs)
+	e.timers.Arm(src.ID, specs)
 }
 
 // stopTriggers removes a source's endpoints and stops its timers.
 func (e *Engine) stopTriggers(id string) {
 	e.endpoints.remove(id)
-	e.timers.remove(id)
+	e.timers.Remove(id)
 }
 
 // fireTimer queues the run of a timer's tick due at due, fired at at:
@@ -504,7 +504,7 @@ func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due,
 		return
 	}
 	if fired {
-		e.workers.kick(sourceID)
+		e.workers.Kick(sourceID)
 	}
 }
 
@@ -571,6 +571,6 @@ func (e *Engine) releaseDelayed(sourceID string) error {
 	if _, err := e.queues.EnqueueInvocation(context.Background(), model.Invocation{TargetID: sourceID, Kind: kindRelease}); err != nil {
 		return err
 	}
-	e.workers.kick(sourceID)
+	e.workers.Kick(sourceID)
 	return nil
 }

@@ -226,7 +226,7 @@ func TestCreateWhoseStoreWriteFailsLeavesNothing(t *testing.T) {
 	if !errors.Is(err, errDisk) {
 		t.Fatalf("DeploySource = %v, want the store's error", err)
 	}
-	if n := te.timers.count(); n != 0 {
+	if n := te.timers.Count(); n != 0 {
 		t.Errorf("%d timers armed", n)
 	}
 	te.endpoints.mu.RLock()
@@ -291,7 +291,7 @@ func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
 	}
 	close(release)
 	waitFor(t, "the run's load to finish and the workers to go idle", func() bool {
-		return te.box.loads() == 3 && te.workers.idle() // deploy, delete, and the run
+		return te.box.loads() == 3 && te.workers.Idle() // deploy, delete, and the run
 	})
 	if open := te.box.open(); len(open) != 0 || te.live.count() != 0 {
 		t.Errorf("after the delete: %d open sandboxes, %d live sources; want none", len(open), te.live.count())
@@ -538,8 +538,8 @@ func TestDeleteRacingADeploy(t *testing.T) {
 	if err := <-racer.deleted; err != nil {
 		t.Fatalf("DeleteSource = %v", err)
 	}
-	if _, ok := te.endpoints.lookup(src.Endpoints["http"]); ok || te.timers.count() != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
-		t.Errorf("left behind a deleted source: endpoint %v, %d timers, %d live, %d open", ok, te.timers.count(), te.live.count(), len(te.box.open()))
+	if _, ok := te.endpoints.lookup(src.Endpoints["http"]); ok || te.timers.Count() != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
+		t.Errorf("left behind a deleted source: endpoint %v, %d timers, %d live, %d open", ok, te.timers.Count(), te.live.count(), len(te.box.open()))
 	}
 }
 

@@ -62,7 +62,7 @@ func (e *Engine) inPool(ctx context.Context, account string, invocations int64, 
 		waitCtx, cancel = context.WithTimeout(ctx, e.cfg.LifecycleWait)
 		defer cancel()
 	}
-	if rerr := e.workers.run(waitCtx, account, func(wctx context.Context) {
+	if rerr := e.workers.Run(waitCtx, account, func(wctx context.Context) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		stop := context.AfterFunc(wctx, cancel)
@@ -72,7 +72,7 @@ func (e *Engine) inPool(ctx context.Context, account string, invocations int64, 
 		elapsed = e.clock.Now().Sub(start)
 	}); rerr != nil {
 		if errors.Is(rerr, context.DeadlineExceeded) && ctx.Err() == nil {
-			full, share := e.workers.accountFull(account)
+			full, share := e.workers.AccountFull(account)
 			// A worker frees within a run's time limit at most.
 			return &BusyError{Account: full, Share: share, RetryAfter: cmp.Or(e.cfg.Limits.Timeout, 30*time.Second)}
 		}

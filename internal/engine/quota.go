@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -28,7 +29,7 @@ const quotaCacheTTL = time.Second
 // quotas checks the daily quotas of free accounts, remembering answers
 // for quotaCacheTTL for the ingress.
 type quotas struct {
-	clock       Clock
+	clock       clock.Clock
 	store       store.Store
 	queues      store.Queues
 	invocations int64
@@ -43,8 +44,8 @@ type quotaEntry struct {
 	until time.Time
 }
 
-func newQuotas(clock Clock, st store.Store, q store.Queues, invocations, computeMs int64) *quotas {
-	return &quotas{clock: clock, store: st, queues: q, invocations: invocations, computeMs: computeMs, cache: map[string]quotaEntry{}}
+func newQuotas(clk clock.Clock, st store.Store, q store.Queues, invocations, computeMs int64) *quotas {
+	return &quotas{clock: clk, store: st, queues: q, invocations: invocations, computeMs: computeMs, cache: map[string]quotaEntry{}}
 }
 
 // day is the usage day of t: YYYY-MM-DD in UTC.

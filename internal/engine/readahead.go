@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -31,7 +32,7 @@ const (
 // aheadSet holds, per source, the invocations read from the queue but not
 // yet run: still queued in the store, oldest first.
 type aheadSet struct {
-	clock Clock
+	clk   clock.Clock
 	mu    sync.Mutex
 	by    map[string]ahead
 	deep  map[string]bool // sources whose last read came back full
@@ -44,8 +45,8 @@ type ahead struct {
 	bytes int
 }
 
-func newAheadSet(clock Clock) *aheadSet {
-	return &aheadSet{clock: clock, by: map[string]ahead{}, deep: map[string]bool{}}
+func newAheadSet(clk clock.Clock) *aheadSet {
+	return &aheadSet{clk: clk, by: map[string]ahead{}, deep: map[string]bool{}}
 }
 
 // limit is how many invocations of id the next read of its queue asks
@@ -79,7 +80,7 @@ func (s *aheadSet) take(id string, n int) []model.Invocation {
 	if !ok {
 		return nil
 	}
-	if s.clock.Now().Sub(a.at) > readAheadFor {
+	if s.clk.Now().Sub(a.at) > readAheadFor {
 		s.forget(id)
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -47,10 +48,10 @@ func TestAheadSet(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clock := newFakeClock()
-			s := newAheadSet(clock)
-			s.keep("dc_1", tt.kept, clock.Now())
-			clock.Advance(tt.after)
+			clk := clock.NewFake()
+			s := newAheadSet(clk)
+			s.keep("dc_1", tt.kept, clk.Now())
+			clk.Advance(tt.after)
 			if tt.drop {
 				s.drop("dc_1")
 			}
@@ -71,20 +72,20 @@ func TestAheadSet(t *testing.T) {
 // deep.
 func TestAheadSetBounds(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
-	s := newAheadSet(clock)
+	clk := clock.NewFake()
+	s := newAheadSet(clk)
 	big := []model.Invocation{{ID: "1", Event: json.RawMessage(strings.Repeat("x", readAheadBytes))}}
 	for i := range readAheadTotal / readAheadBytes {
-		s.keep(fmt.Sprint("dc_", i), big, clock.Now())
+		s.keep(fmt.Sprint("dc_", i), big, clk.Now())
 	}
-	s.keep("dc_past", big, clock.Now())
+	s.keep("dc_past", big, clk.Now())
 	if got := s.take("dc_past", 1); got != nil {
 		t.Errorf("kept %d invocations past readAheadTotal", len(got))
 	}
 	if got := s.take("dc_0", 1); len(got) != 1 {
 		t.Fatalf("dc_0 kept %d invocations, want one", len(got))
 	}
-	s.keep("dc_past", big, clock.Now()) // dc_0's room is free again
+	s.keep("dc_past", big, clk.Now()) // dc_0's room is free again
 	if got := s.take("dc_past", 1); len(got) != 1 {
 		t.Errorf("after a take, kept %d invocations, want one", len(got))
 	}
@@ -140,14 +141,14 @@ func TestADeepQueueIsReadAhead(t *testing.T) {
 		}
 	}
 	reads := queues.reads.Load()
-	te.workers.kick(src.ID)
+	te.workers.Kick(src.ID)
 	var events []model.Event
 	waitFor(t, fmt.Sprintf("%d events", n), func() bool {
 		var err error
 		events, err = te.st.ListEvents(ctx, src.ID, "", 2*n)
 		return err == nil && len(events) >= n
 	})
-	waitFor(t, "the runs to be committed", te.workers.idle)
+	waitFor(t, "the runs to be committed", te.workers.Idle)
 	for i, ev := range events {
 		if want := fmt.Sprintf(`{"n":%d}`, n-1-i); string(ev.Data) != want { // newest first
 			t.Fatalf("event %d = %s, want %s", i, ev.Data, want)

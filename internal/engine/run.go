@@ -65,14 +65,14 @@ func (e *Engine) drain(ctx context.Context, sourceID string) {
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, errSwapped):
-		e.workers.kick(sourceID)
+		e.workers.Kick(sourceID)
 	case errors.As(err, &throttled):
-		e.workers.kickAfter(sourceID, throttled.wait)
+		e.workers.KickAfter(sourceID, throttled.wait)
 	case err != nil:
 		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
-		e.workers.kickAfter(sourceID, retryDelay)
+		e.workers.KickAfter(sourceID, retryDelay)
 	case len(invs) > 0:
-		e.workers.kick(sourceID) // there may be more
+		e.workers.Kick(sourceID) // there may be more
 	}
 }
 
@@ -297,14 +297,14 @@ func (e *Engine) afterCommit(r *router, events []model.Event) {
 			continue
 		}
 		if rec, err := decodeDelayed(ev.Data); err == nil {
-			e.delayed.note(ev.EmitterID, rec.DueMs)
+			e.delayed.Note(ev.EmitterID, rec.DueMs)
 		}
 	}
 	for id := range r.kicked {
 		e.kick(id)
 	}
 	if r.delivered {
-		e.deliverer.poke()
+		e.deliverer.Poke()
 	}
 	e.publish(events)
 }

@@ -59,7 +59,7 @@ func TestDedupeCarriesAcrossRuns(t *testing.T) {
 	te.waitEvents(src.ID, channelLogs, 3)
 	te.runAll(src.ID, `{"id":2}`, `{"id":3}`)
 	te.waitEvents(src.ID, channelLogs, 5)
-	waitFor(t, "the runs to be committed", te.workers.idle)
+	waitFor(t, "the runs to be committed", te.workers.Idle)
 	if got := dataOf(te.events(src.ID, "")); got != `{"id":1} {"id":2} {"id":3}` {
 		t.Errorf("emitted %s", got)
 	}
@@ -85,7 +85,7 @@ func TestSourceToSourceAndTheHopLimit(t *testing.T) {
 	if !strings.Contains(string(errs[0].Data), "limit of 3 hops") {
 		t.Errorf("loop error %s", errs[0].Data)
 	}
-	waitFor(t, "the chain to end", te.workers.idle)
+	waitFor(t, "the chain to end", te.workers.Idle)
 	if na, nb := len(te.events(a.ID, "")), len(te.events(b.ID, "")); na != 2 || nb != 2 {
 		t.Errorf("a emitted %d, b %d; want 2 each (hops 0 to 3)", na, nb)
 	}
@@ -105,24 +105,24 @@ func TestInactiveSources(t *testing.T) {
 	if _, err := te.UpdateSource(ctx, src.ID, UpdateRequest{Component: comp, Active: false}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := te.endpoints.lookup(tok); ok || te.timers.count() != 0 {
+	if _, ok := te.endpoints.lookup(tok); ok || te.timers.Count() != 0 {
 		t.Fatal("an inactive source kept its triggers")
 	}
 	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	te.workers.kick(inv.TargetID)
+	te.workers.Kick(inv.TargetID)
 	te.runAll(src.ID, `"manual"`)
 	te.waitEvents(src.ID, "", 1)
-	waitFor(t, "both invocations", te.workers.idle)
+	waitFor(t, "both invocations", te.workers.Idle)
 	if got := dataOf(te.events(src.ID, "")); got != `"manual"` {
 		t.Errorf("an inactive source ran %s; want only the manual run", got)
 	}
 	if _, err := te.UpdateSource(ctx, src.ID, UpdateRequest{Component: comp, Active: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := te.endpoints.lookup(tok); !ok || te.timers.count() != 1 {
+	if _, ok := te.endpoints.lookup(tok); !ok || te.timers.Count() != 1 {
 		t.Error("reactivating did not bring the triggers back, with the same endpoint")
 	}
 	// A restart brings back the triggers of active sources only.
@@ -135,7 +135,7 @@ func TestInactiveSources(t *testing.T) {
 	if _, ok := again.endpoints.lookup(tok); !ok {
 		t.Error("an active source's endpoint is gone after a restart")
 	}
-	if _, ok := again.endpoints.lookup(other.Endpoints["http"]); ok || again.timers.count() != 1 {
+	if _, ok := again.endpoints.lookup(other.Endpoints["http"]); ok || again.timers.Count() != 1 {
 		t.Error("an inactive source's triggers came back after a restart")
 	}
 }

@@ -644,7 +644,7 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {
-			e.timers.set(wf.ID, map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
+			e.timers.Arm(wf.ID, map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/fount-dev/fount/internal/dashboard"
 	"github.com/fount-dev/fount/internal/egress"
 	"github.com/fount-dev/fount/internal/engine"
+	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/metrics"
@@ -155,7 +156,7 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		return queues.depths(ctx)
 	})
 	meters.WatchSandbox(box.Stats)
-	var objects engine.ObjectSink
+	var objects delivery.ObjectSink
 	if cfg.S3.Endpoint != "" {
 		bucket, err := s3.New(cfg.S3)
 		if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package clock
 
 import (
 	"slices"
@@ -6,42 +6,43 @@ import (
 	"time"
 )
 
-// fakeClock is a Clock that moves only when told. Advance fires due
+// Fake is a Clock that moves only when told, for tests. Advance fires due
 // AfterFuncs in time order, each in the caller's goroutine, and ticks
 // tickers whose period passed.
-type fakeClock struct {
+type Fake struct {
 	mu      sync.Mutex
 	now     time.Time
 	timers  []*fakeTimer
 	tickers []*fakeTicker
 }
 
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+// NewFake returns a Fake at a fixed time.
+func NewFake() *Fake {
+	return &Fake{now: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 }
 
 type fakeTimer struct {
-	c       *fakeClock
+	c       *Fake
 	at      time.Time
 	f       func()
 	stopped bool
 }
 
 type fakeTicker struct {
-	c      *fakeClock
+	c      *Fake
 	period time.Duration
 	next   time.Time
 	ch     chan time.Time
 	done   bool
 }
 
-func (c *fakeClock) Now() time.Time {
+func (c *Fake) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *Fake) AfterFunc(d time.Duration, f func()) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
@@ -58,7 +59,7 @@ func (t *fakeTimer) Stop() bool {
 	return was
 }
 
-func (c *fakeClock) NewTicker(d time.Duration) Ticker {
+func (c *Fake) NewTicker(d time.Duration) Ticker {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := &fakeTicker{c: c, period: d, next: c.now.Add(d), ch: make(chan time.Time, 1)}
@@ -75,7 +76,7 @@ func (t *fakeTicker) Stop() {
 }
 
 // Advance moves the clock by d, firing what came due on the way.
-func (c *fakeClock) Advance(d time.Duration) {
+func (c *Fake) Advance(d time.Duration) {
 	c.mu.Lock()
 	target := c.now.Add(d)
 	c.mu.Unlock()
@@ -104,7 +105,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 }
 
 // tick sends on the tickers whose time came; c.mu is held.
-func (c *fakeClock) tick() {
+func (c *Fake) tick() {
 	for _, t := range c.tickers {
 		if t.done || t.next.After(c.now) {
 			continue
@@ -119,8 +120,8 @@ func (c *fakeClock) tick() {
 	}
 }
 
-// pendingTimers reports how many AfterFuncs are waiting.
-func (c *fakeClock) pendingTimers() int {
+// PendingTimers reports how many AfterFuncs are waiting.
+func (c *Fake) PendingTimers() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.timers)

@@ -1,4 +1,6 @@
-package engine
+// Package timers fires the timer props of active sources and the timer
+// triggers of workflows, on the engine's clock.
+package timers
 
 import (
 	"log/slog"
@@ -6,18 +8,20 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/clock"
 )
 
-// timerSet fires the timer props of active sources. Each fire calls fire,
-// which queues the run; the set then arms the next one. After a restart, a
+// Set fires the timer props of active sources (and the timer triggers
+// of workflows). Each fire calls fire, which queues the run; the set then
+// arms the next one. After a restart, a
 // fire that came due while the server was down runs once at once (missed
 // fires are not replayed one by one) and the schedule continues from
 // there; lastFire tells when the source's timer last fired.
 //
 // Stop stops every timer and waits for a fire in progress, so that nothing
 // fires, and nothing touches the store, after it returns.
-type timerSet struct {
-	clock    Clock
+type Set struct {
+	clock    clock.Clock
 	log      *slog.Logger
 	fire     func(sourceID, prop string, spec component.TimerSpec, due, at time.Time)
 	lastFire func(sourceID string) (int64, error)
@@ -32,15 +36,17 @@ type timerSet struct {
 type armed struct {
 	spec  component.TimerSpec
 	sched component.Schedule
-	next  Timer
+	next  clock.Timer
 }
 
-func newTimerSet(clock Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *timerSet {
-	return &timerSet{clock: clock, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
+// New returns a stopped Set: fire queues a run, and lastFire tells when
+// an id's timer last fired (Unix milliseconds; 0: never).
+func New(clk clock.Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *Set {
+	return &Set{clock: clk, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
 }
 
 // Start lets the set arm timers.
-func (s *timerSet) Start() {
+func (s *Set) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running = true
@@ -48,7 +54,7 @@ func (s *timerSet) Start() {
 
 // Stop stops every timer and waits for fires in progress. It is safe to
 // call twice.
-func (s *timerSet) Stop() {
+func (s *Set) Stop() {
 	s.mu.Lock()
 	s.running = false
 	for id := range s.timers {
@@ -58,10 +64,10 @@ func (s *timerSet) Stop() {
 	s.firing.Wait()
 }
 
-// set replaces the timers of a source with one per entry of specs (by
+// Arm replaces the timers of a source with one per entry of specs (by
 // prop name). A spec without a valid schedule is logged and skipped.
-func (s *timerSet) set(sourceID string, specs map[string]component.TimerSpec) {
-	s.remove(sourceID)
+func (s *Set) Arm(sourceID string, specs map[string]component.TimerSpec) {
+	s.Remove(sourceID)
 	if len(specs) == 0 {
 		return
 	}
@@ -104,7 +110,7 @@ func firstFire(sched component.Schedule, now time.Time, lastMs int64) time.Time 
 
 // arm schedules a's fire of the tick due at due (at once when past);
 // s.mu is held.
-func (s *timerSet) arm(sourceID, prop string, a *armed, due time.Time) {
+func (s *Set) arm(sourceID, prop string, a *armed, due time.Time) {
 	a.next = s.clock.AfterFunc(max(0, due.Sub(s.clock.Now())), func() {
 		s.mu.Lock()
 		if !s.running || s.timers[sourceID][prop] != a {
@@ -133,22 +139,22 @@ func (s *timerSet) arm(sourceID, prop string, a *armed, due time.Time) {
 	})
 }
 
-// remove stops every timer of a source.
-func (s *timerSet) remove(sourceID string) {
+// Remove stops every timer of a source.
+func (s *Set) Remove(sourceID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.removeLocked(sourceID)
 }
 
-func (s *timerSet) removeLocked(sourceID string) {
+func (s *Set) removeLocked(sourceID string) {
 	for _, a := range s.timers[sourceID] {
 		a.next.Stop()
 	}
 	delete(s.timers, sourceID)
 }
 
-// count reports how many timers are armed.
-func (s *timerSet) count() int {
+// Count reports how many timers are armed.
+func (s *Set) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0

@@ -1,10 +1,12 @@
-package engine
+// Package clock is the engine's source of time, in the manner of
+// tailscale's tstime: every timer, ticker and timestamp of the engine and
+// its parts comes from a Clock, so that tests advance time (Fake) instead
+// of sleeping.
+package clock
 
 import "time"
 
-// Clock is the engine's source of time, in the manner of tailscale's
-// tstime: every timer, ticker and timestamp of the engine comes from it,
-// so that tests can advance time instead of sleeping.
+// Clock is a source of time.
 type Clock interface {
 	Now() time.Time
 	// AfterFunc calls f in its own goroutine after d.
@@ -26,8 +28,8 @@ type Ticker interface {
 	Stop()
 }
 
-// SystemClock is the real clock.
-func SystemClock() Clock { return systemClock{} }
+// System is the real clock.
+func System() Clock { return systemClock{} }
 
 type systemClock struct{}
 

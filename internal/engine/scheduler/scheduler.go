@@ -1,13 +1,23 @@
-package engine
+// Package scheduler is the engine's pool of workers: everything that runs
+// component code (draining the queues of sources and workflows, and the
+// lifecycle work of the API's calls) takes one of its workers, fairly
+// between accounts.
+package scheduler
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/fount-dev/fount/internal/engine/clock"
 )
 
-// scheduler runs everything that executes component code on one bounded
+// ErrStopped is returned by Run when the scheduler is not running.
+var ErrStopped = errors.New("engine: stopped")
+
+// Scheduler runs everything that executes component code on one bounded
 // pool of workers: the queued invocations of sources (drains) and the
 // lifecycle work that evaluates code in the API's name (loading a
 // component, running its hooks, introspecting it), so that one limit
@@ -23,12 +33,11 @@ import (
 // queue. Lifecycle work goes before its account's queued drains, since a
 // request waits for it, but within the account's share: an account whose
 // code keeps its workers busy waits for one of them to deploy, update or
-// delete, up to Config.LifecycleWait before anything of the operation has
-// run (then it gives up, with a *BusyError; see inPool).
-type scheduler struct {
+// delete (the engine bounds that wait: Run takes a context).
+type Scheduler struct {
 	drain      func(ctx context.Context, sourceID string)
 	accountOf  func(sourceID string) string
-	clock      Clock
+	clock      clock.Clock
 	perAccount int
 
 	mu       sync.Mutex
@@ -37,7 +46,7 @@ type scheduler struct {
 	ring     []string                 // accounts with work waiting (and only those), in serving order
 	busy     map[string]string        // source → account, for sources queued or being drained
 	dirty    map[string]bool          // kicked again while being drained
-	retries  map[string]Timer
+	retries  map[string]clock.Timer
 	running  bool
 
 	cancel context.CancelFunc
@@ -64,17 +73,17 @@ type job struct {
 	ran  bool          // fn was called
 }
 
-func newScheduler(clock Clock, perAccount int, accountOf func(string) string, drain func(ctx context.Context, sourceID string)) *scheduler {
-	s := &scheduler{
-		drain: drain, accountOf: accountOf, clock: clock, perAccount: max(1, perAccount),
-		accounts: map[string]*accountQueue{}, busy: map[string]string{}, dirty: map[string]bool{}, retries: map[string]Timer{},
+func New(clk clock.Clock, perAccount int, accountOf func(string) string, drain func(ctx context.Context, sourceID string)) *Scheduler {
+	s := &Scheduler{
+		drain: drain, accountOf: accountOf, clock: clk, perAccount: max(1, perAccount),
+		accounts: map[string]*accountQueue{}, busy: map[string]string{}, dirty: map[string]bool{}, retries: map[string]clock.Timer{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
 
 // Start starts the workers.
-func (s *scheduler) Start(workers int) {
+func (s *Scheduler) Start(workers int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.running, s.cancel = true, cancel
@@ -103,7 +112,7 @@ func (s *scheduler) Start(workers int) {
 // Stop cancels the work in progress, drops the jobs still waiting (their
 // callers get ErrStopped), stops pending retries and waits for the
 // workers. It is safe to call twice, and before Start.
-func (s *scheduler) Stop() {
+func (s *Scheduler) Stop() {
 	s.mu.Lock()
 	s.running = false
 	for id, t := range s.retries {
@@ -128,11 +137,11 @@ func (s *scheduler) Stop() {
 	s.wg.Wait()
 }
 
-// run runs fn on a worker, in account's turn, and returns when it has
+// Run runs fn on a worker, in account's turn, and returns when it has
 // returned. fn's context is cancelled when the scheduler stops. If ctx
 // ends before a worker takes the job, the job is dropped and ctx's error
 // returned; ErrStopped when the scheduler is not running.
-func (s *scheduler) run(ctx context.Context, account string, fn func(ctx context.Context)) error {
+func (s *Scheduler) Run(ctx context.Context, account string, fn func(ctx context.Context)) error {
 	j := &job{fn: fn, done: make(chan struct{})}
 	s.mu.Lock()
 	if !s.running {
@@ -161,9 +170,9 @@ func (s *scheduler) run(ctx context.Context, account string, fn func(ctx context
 	return nil
 }
 
-// accountFull reports whether account holds its whole share of the
+// AccountFull reports whether account holds its whole share of the
 // workers, and what the share is.
-func (s *scheduler) accountFull(account string) (bool, int) {
+func (s *Scheduler) AccountFull(account string) (bool, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.accounts[account]
@@ -171,7 +180,7 @@ func (s *scheduler) accountFull(account string) (bool, int) {
 }
 
 // dropLocked removes a job that no worker has taken yet.
-func (s *scheduler) dropLocked(account string, j *job) bool {
+func (s *Scheduler) dropLocked(account string, j *job) bool {
 	q := s.accounts[account]
 	if q == nil {
 		return false
@@ -189,14 +198,14 @@ func (s *scheduler) dropLocked(account string, j *job) bool {
 }
 
 // kick tells the scheduler that a source has queued work.
-func (s *scheduler) kick(id string) {
+func (s *Scheduler) Kick(id string) {
 	account := s.accountOf(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kickLocked(account, id)
 }
 
-func (s *scheduler) kickLocked(account, id string) {
+func (s *Scheduler) kickLocked(account, id string) {
 	if !s.running {
 		return
 	}
@@ -211,7 +220,7 @@ func (s *scheduler) kickLocked(account, id string) {
 // enqueueLocked puts t in account's queue (a drain at the back, a job
 // before the drains), and the account in the ring if it was not waiting
 // already.
-func (s *scheduler) enqueueLocked(account string, t task) {
+func (s *Scheduler) enqueueLocked(account string, t task) {
 	q := s.accounts[account]
 	if q == nil {
 		q = &accountQueue{}
@@ -236,14 +245,14 @@ func (s *scheduler) enqueueLocked(account string, t task) {
 
 // kickAfter kicks a source after d, unless Stop comes first: the retry of
 // a drain that failed.
-func (s *scheduler) kickAfter(id string, d time.Duration) {
+func (s *Scheduler) KickAfter(id string, d time.Duration) {
 	account := s.accountOf(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.running || s.retries[id] != nil {
 		return
 	}
-	var t Timer
+	var t clock.Timer
 	t = s.clock.AfterFunc(d, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -258,7 +267,7 @@ func (s *scheduler) kickAfter(id string, d time.Duration) {
 // next waits for a task: the first waiting one of the first account in
 // the ring that has a worker to spare. The account goes to the back of
 // the ring if it has more waiting.
-func (s *scheduler) next() (string, task, bool) {
+func (s *Scheduler) next() (string, task, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.running {
@@ -286,7 +295,7 @@ func (s *scheduler) next() (string, task, bool) {
 
 // done ends a task: the account's worker is free again, and a source
 // kicked while it was drained goes to the back of its account's queue.
-func (s *scheduler) done(account string, t task) {
+func (s *Scheduler) done(account string, t task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.accounts[account]
@@ -310,7 +319,7 @@ func (s *scheduler) done(account string, t task) {
 }
 
 // forgetIfIdleLocked drops an account that has nothing waiting or running.
-func (s *scheduler) forgetIfIdleLocked(account string, q *accountQueue) {
+func (s *Scheduler) forgetIfIdleLocked(account string, q *accountQueue) {
 	if len(q.waiting) == 0 && q.running == 0 {
 		delete(s.accounts, account)
 		if i := slices.Index(s.ring, account); i >= 0 {
@@ -320,7 +329,7 @@ func (s *scheduler) forgetIfIdleLocked(account string, q *accountQueue) {
 }
 
 // idle reports whether no source is queued or being drained.
-func (s *scheduler) idle() bool {
+func (s *Scheduler) Idle() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.busy) == 0

@@ -1,4 +1,8 @@
-package engine
+// Package delivery sends what the engine routed to webhooks, and the
+// requests of workflows' steps ($.send.http, $.send.s3): due deliveries,
+// fairly between webhooks and accounts, with retries, breakers and the
+// deactivation of dead webhooks.
+package delivery
 
 import (
 	"cmp"
@@ -6,17 +10,13 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
-	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/egress"
+	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
-	"github.com/fount-dev/fount/webhook"
 )
 
 // Headers of a webhook delivery besides the Standard Webhooks ones.
@@ -38,11 +38,11 @@ const deliveryPoll = 250 * time.Millisecond
 // next read; the next poll goes on from where this one stopped.
 const maxPollPasses = 4
 
-// deliverySender makes one attempt of a delivery (a signed POST through
-// the egress policy) and returns the status it got.
-type deliverySender func(ctx context.Context, hook *model.Webhook, d model.Delivery, at time.Time) (int, error)
+// Sender makes one attempt of a delivery (a signed POST through the
+// egress policy) and returns the status it got.
+type Sender func(ctx context.Context, hook *model.Webhook, d model.Delivery, at time.Time) (int, error)
 
-// deliverer sends due webhook deliveries, up to deliveryWorkers at a time
+// Deliverer sends due webhook deliveries, up to deliveryWorkers at a time
 // and fairly between webhooks and accounts: each poll takes the earliest
 // due delivery of each webhook in turn, from the webhook after the last
 // one served, and starts those the gate (deliveryGate) admits: one attempt
@@ -53,15 +53,15 @@ type deliverySender func(ctx context.Context, hook *model.Webhook, d model.Deliv
 // delivery has failed. Stop ends the loop, cancels the attempts in flight
 // (they are not counted, and run again after a restart) and waits for
 // them.
-type deliverer struct {
-	clock       Clock
+type Deliverer struct {
+	clock       clock.Clock
 	log         *slog.Logger
 	store       store.Store
 	queues      store.Queues
-	send        deliverySender
+	send        Sender
 	maxAttempts int
 	retryBase   time.Duration
-	observe     Observer
+	finished    func(outcome string)
 	// disableAfter failed deliveries in a row over at least disableAge
 	// deactivate a webhook (0: never); onDisable is then told.
 	disableAfter int
@@ -75,10 +75,10 @@ type deliverer struct {
 	gate   *deliveryGate // the loop's alone
 	cursor string        // the webhook served last; the loop's alone
 
-	mu       sync.Mutex
-	finished []finishedAttempt // attempts recorded, to retire from the gate
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	mu      sync.Mutex
+	retired []finishedAttempt // attempts recorded, to retire from the gate
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // finishedAttempt is an attempt whose outcome is recorded.
@@ -87,13 +87,41 @@ type finishedAttempt struct {
 	outcome outcome
 }
 
-func newDeliverer(clock Clock, log *slog.Logger, st store.Store, q store.Queues, send deliverySender, maxAttempts int, retryBase time.Duration) *deliverer {
-	return &deliverer{clock: clock, log: log, store: st, queues: q, send: send, maxAttempts: maxAttempts, retryBase: retryBase,
-		wake: make(chan struct{}, 1), gate: newDeliveryGate(), observe: noObserver{}}
+// Config configures a Deliverer.
+type Config struct {
+	Clock       clock.Clock
+	Log         *slog.Logger
+	Store       store.Store
+	Queues      store.Queues
+	Send        Sender
+	MaxAttempts int           // attempts of a delivery before it has failed
+	RetryBase   time.Duration // the first retry's delay, doubled for each next one
+	// Finished, when set, is told of each attempt's end: "delivered",
+	// "retry" or "failed".
+	Finished func(outcome string)
+	// DisableAfter failed deliveries in a row over at least DisableAge
+	// deactivate a webhook (0: never); OnDisable is then told.
+	DisableAfter int
+	DisableAge   time.Duration
+	OnDisable    func(ctx context.Context, hook model.Webhook, dl model.Delivery)
+	// Owns, when set, tells the listeners whose deliveries this node
+	// sends; the others' go out from the nodes that own them.
+	Owns func(listenerID string) bool
+}
+
+// New returns a stopped Deliverer.
+func New(c Config) *Deliverer {
+	d := &Deliverer{clock: c.Clock, log: c.Log, store: c.Store, queues: c.Queues, send: c.Send, maxAttempts: c.MaxAttempts, retryBase: c.RetryBase,
+		finished: c.Finished, disableAfter: c.DisableAfter, disableAge: c.DisableAge, onDisable: c.OnDisable, owns: c.Owns,
+		wake: make(chan struct{}, 1), gate: newDeliveryGate()}
+	if d.finished == nil {
+		d.finished = func(string) {}
+	}
+	return d
 }
 
 // Start starts the loop.
-func (d *deliverer) Start() {
+func (d *Deliverer) Start() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.cancel != nil {
@@ -120,7 +148,7 @@ func (d *deliverer) Start() {
 
 // Stop ends the loop and the attempts in flight and waits for them. It is
 // safe to call twice.
-func (d *deliverer) Stop() {
+func (d *Deliverer) Stop() {
 	d.mu.Lock()
 	cancel := d.cancel
 	d.mu.Unlock()
@@ -130,8 +158,8 @@ func (d *deliverer) Stop() {
 	d.wg.Wait()
 }
 
-// poke wakes the loop: deliveries were queued, or an attempt ended.
-func (d *deliverer) poke() {
+// Poke wakes the loop: deliveries were queued, or an attempt ended.
+func (d *Deliverer) Poke() {
 	select {
 	case d.wake <- struct{}{}:
 	default:
@@ -145,7 +173,7 @@ func (d *deliverer) poke() {
 // the due deliveries are read, and only after their outcome was recorded:
 // a read that raced the recording would otherwise see the delivery still
 // due and send it twice.
-func (d *deliverer) deliverDue(ctx context.Context) {
+func (d *Deliverer) deliverDue(ctx context.Context) {
 	now := d.clock.Now()
 	d.retire(now)
 	d.gate.forgetIdle(now)
@@ -179,10 +207,10 @@ func (d *deliverer) deliverDue(ctx context.Context) {
 
 // retire hands the finished attempts' outcomes to the gate, and logs the
 // breakers that open or close.
-func (d *deliverer) retire(now time.Time) {
+func (d *Deliverer) retire(now time.Time) {
 	d.mu.Lock()
-	finished := d.finished
-	d.finished = nil
+	finished := d.retired
+	d.retired = nil
 	d.mu.Unlock()
 	for _, f := range finished {
 		switch opened, closed, pause := d.gate.done(now, f.webhook, f.outcome); {
@@ -198,7 +226,7 @@ func (d *deliverer) retire(now time.Time) {
 // start starts an attempt of dl, unless the gate refuses it: its account
 // is at its cap, which was not known before the webhook was read. The
 // error is the store's, reading the webhook.
-func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery) error {
+func (d *Deliverer) start(ctx context.Context, now time.Time, dl model.Delivery) error {
 	dest, err := d.destination(ctx, dl)
 	found := err == nil
 	if err != nil && !errors.Is(err, model.ErrNotFound) {
@@ -212,10 +240,10 @@ func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery)
 		o := outcomeNone
 		defer func() {
 			d.mu.Lock()
-			d.finished = append(d.finished, finishedAttempt{webhook: dl.ListenerID, outcome: o})
+			d.retired = append(d.retired, finishedAttempt{webhook: dl.ListenerID, outcome: o})
 			d.mu.Unlock()
 			d.wg.Done()
-			d.poke()
+			d.Poke()
 		}()
 		o = d.attempt(ctx, dl, dest, found)
 	}()
@@ -226,13 +254,13 @@ func (d *deliverer) start(ctx context.Context, now time.Time, dl model.Delivery)
 // workflow's step made ($.send.http, $.send.s3), which has no webhook.
 type destination struct {
 	hook    *model.Webhook // nil for a workflow's request
-	account string         // whose share of the deliverer it takes
+	account string         // whose share of the Deliverer it takes
 	active  bool           // a webhook switched off takes none
 }
 
 // destination reads where dl goes. A workflow's request is always
 // active: the send was made while the workflow ran.
-func (d *deliverer) destination(ctx context.Context, dl model.Delivery) (destination, error) {
+func (d *Deliverer) destination(ctx context.Context, dl model.Delivery) (destination, error) {
 	if dl.Request == nil {
 		hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
 		if err != nil {
@@ -251,7 +279,7 @@ func (d *deliverer) destination(ctx context.Context, dl model.Delivery) (destina
 // retry after backoff, or failed after the last attempt. Inactive or
 // deleted (not found) webhooks receive nothing. It returns what the
 // attempt told about the endpoint.
-func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, dest destination, found bool) outcome {
+func (d *Deliverer) attempt(ctx context.Context, dl model.Delivery, dest destination, found bool) outcome {
 	now := d.clock.Now()
 	switch {
 	case !found:
@@ -274,19 +302,19 @@ func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, dest destina
 	switch {
 	case sendErr == nil && status >= 200 && status < 300:
 		d.settle(ctx, dl, att, model.DeliveryDelivered)
-		d.observe.DeliveryFinished("delivered")
+		d.finished("delivered")
 		if dest.hook != nil && dest.hook.ConsecutiveFailures > 0 {
 			d.recordOutcome(ctx, dest.hook, dl, true)
 		}
 	case len(dl.Attempts)+1 >= d.maxAttempts:
 		d.log.Warn("webhook delivery failed", "delivery", dl.ID, "webhook", dl.ListenerID, "attempts", len(dl.Attempts)+1, "status", status, "err", att.Error)
 		d.settle(ctx, dl, att, model.DeliveryFailed)
-		d.observe.DeliveryFinished("failed")
+		d.finished("failed")
 		d.recordOutcome(ctx, dest.hook, dl, false)
 	default:
-		dl.NextAttemptMs = d.clock.Now().Add(backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
+		dl.NextAttemptMs = d.clock.Now().Add(Backoff(d.retryBase, len(dl.Attempts)+1)).UnixMilli()
 		d.settle(ctx, dl, att, model.DeliveryPending)
-		d.observe.DeliveryFinished("retry")
+		d.finished("retry")
 	}
 	if sendErr != nil {
 		return outcomeUnreachable
@@ -295,7 +323,7 @@ func (d *deliverer) attempt(ctx context.Context, dl model.Delivery, dest destina
 }
 
 // settle records an attempt and the delivery's new status.
-func (d *deliverer) settle(ctx context.Context, dl model.Delivery, att model.Attempt, status string) {
+func (d *Deliverer) settle(ctx context.Context, dl model.Delivery, att model.Attempt, status string) {
 	dl.Attempts = append(dl.Attempts, att)
 	dl.Status = status
 	if err := d.queues.UpdateDelivery(ctx, dl); err != nil && !errors.Is(err, model.ErrNotFound) && ctx.Err() == nil {
@@ -303,104 +331,19 @@ func (d *deliverer) settle(ctx context.Context, dl model.Delivery, att model.Att
 	}
 }
 
-// backoff is base * 2^(attempts-1), with ±25% jitter, capped at an hour.
-func backoff(base time.Duration, attempts int) time.Duration {
+// Backoff is base * 2^(attempts-1), with ±25% jitter, capped at an hour:
+// the delay before the next of attempts failed attempts.
+func Backoff(base time.Duration, attempts int) time.Duration {
 	d := base << min(max(attempts-1, 0), 20)
 	d = min(d, time.Hour)
 	jitter := time.Duration(rand.Int64N(int64(d)/2+1)) - d/4
 	return d + jitter
 }
 
-// deliveryFetch performs a delivery's POST: the egress policy's Fetch.
-type deliveryFetch func(context.Context, abi.FetchRequest) (abi.FetchResponse, error)
-
-// ObjectSink is the operator's bucket, which workflows' $.send.s3 writes
-// to (an *s3.Bucket).
-type ObjectSink interface {
-	// Name is the bucket's name.
-	Name() string
-	// Put writes body under key and returns the server's status.
-	Put(ctx context.Context, key string, body []byte) (int, error)
-}
-
-// channelSendS3 marks the deliveries of $.send.s3: their Request's URL is
-// the object's key, its Body the object.
-const channelSendS3 = "$send.s3"
-
-// webhookSender is the deliverySender of a server: a POST through fetch
-// (the egress policy) with Standard Webhooks headers, 10 s at most; a
-// workflow's $.send.http request as it was given; a $.send.s3 object
-// written to objects.
-func webhookSender(fetch deliveryFetch, objects ObjectSink) deliverySender {
-	return func(ctx context.Context, hook *model.Webhook, dl model.Delivery, at time.Time) (int, error) {
-		if dl.Request != nil && dl.Channel == channelSendS3 {
-			if objects == nil {
-				return 0, errors.New("$.send.s3: the server no longer has a bucket configured (--s3-endpoint)")
-			}
-			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			defer cancel()
-			return objects.Put(ctx, dl.Request.URL, []byte(dl.Request.Body))
-		}
-		if fetch == nil {
-			return 0, errors.New("the server has no egress policy for webhooks")
-		}
-		if dl.Request != nil {
-			return sendRequest(ctx, fetch, *dl.Request)
-		}
-		ts := strconv.FormatInt(at.Unix(), 10)
-		sig, err := webhook.Sign(hook.SigningSecret, dl.ID, ts, dl.Payload)
-		if err != nil {
-			return 0, err
-		}
-		if hook.PreviousSecret != "" && at.UnixMilli() < hook.PreviousUntilMs {
-			// Both keys sign while a rotation overlaps, space-separated as
-			// Standard Webhooks allows; a receiver accepts either.
-			if prev, err := webhook.Sign(hook.PreviousSecret, dl.ID, ts, dl.Payload); err == nil {
-				sig += " " + prev
-			}
-		}
-		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		res, err := fetch(ctx, abi.FetchRequest{
-			URL: hook.URL, Method: http.MethodPost, Body: string(dl.Payload),
-			Headers: map[string]string{
-				"Content-Type": "application/json", "User-Agent": "fount-webhooks",
-				"webhook-id": dl.ID, "webhook-timestamp": ts, "webhook-signature": sig,
-				HeaderEmitter: dl.EmitterID, HeaderChannel: dl.Channel,
-			},
-		})
-		if err != nil {
-			return 0, err
-		}
-		return res.Status, nil
-	}
-}
-
-// sendRequest makes a workflow's $.send.http request as it was given,
-// 10 s at most.
-func sendRequest(ctx context.Context, fetch deliveryFetch, req model.DeliveryRequest) (int, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	headers := map[string]string{"User-Agent": "fount-workflows"}
-	typed := false
-	for k, v := range req.Headers {
-		headers[k] = v
-		typed = typed || strings.EqualFold(k, "Content-Type")
-	}
-	if !typed && req.Body != "" {
-		headers["Content-Type"] = "application/json"
-	}
-	res, err := fetch(ctx, abi.FetchRequest{URL: req.URL, Method: req.Method, Headers: headers, Body: req.Body})
-	if err != nil {
-		return 0, err
-	}
-	return res.Status, nil
-}
-
 // recordOutcome counts a webhook's settled delivery toward deactivating
 // it, and reports a deactivation. Workflows' requests (hook nil) are no
 // webhook's.
-func (d *deliverer) recordOutcome(ctx context.Context, hook *model.Webhook, dl model.Delivery, delivered bool) {
+func (d *Deliverer) recordOutcome(ctx context.Context, hook *model.Webhook, dl model.Delivery, delivered bool) {
 	if hook == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package engine
+package delivery
 
 import (
 	"bytes"
@@ -13,9 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
+	"github.com/fount-dev/fount/internal/wait"
 )
+
+var ctx = context.Background()
 
 // The deliverer's fairness, driven step by step: the test is the loop
 // (each poll is a call of deliverDue, so it may read the gate), and the
@@ -23,23 +27,23 @@ import (
 
 // stepper is a deliverer that is never started: its polls are the test's.
 type stepper struct {
-	*deliverer
+	*Deliverer
 	t     *testing.T
 	st    *store.Bolt
-	clock *fakeClock
+	clock *clock.Fake
 	ctx   context.Context
 	logs  *syncBuffer
 }
 
-func newStepper(t *testing.T, send deliverySender) *stepper {
+func newStepper(t *testing.T, send Sender) *stepper {
 	t.Helper()
 	st, err := store.OpenBolt(filepath.Join(t.TempDir(), "fount.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &stepper{t: t, st: st, clock: newFakeClock(), ctx: ctx, logs: &syncBuffer{}}
-	s.deliverer = newDeliverer(s.clock, slog.New(slog.NewTextHandler(s.logs, nil)), st, st, send, 100, time.Second)
+	s := &stepper{t: t, st: st, clock: clock.NewFake(), ctx: ctx, logs: &syncBuffer{}}
+	s.Deliverer = New(Config{Clock: s.clock, Log: slog.New(slog.NewTextHandler(s.logs, nil)), Store: st, Queues: st, Send: send, MaxAttempts: 100, RetryBase: time.Second})
 	t.Cleanup(func() {
 		cancel()
 		s.wg.Wait()
@@ -61,7 +65,7 @@ func (s *stepper) webhook(id, user string) {
 // returns their ids in creation order.
 func (s *stepper) queue(webhook string, n int) []string {
 	s.t.Helper()
-	inv, err := s.st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_a", Kind: kindManual})
+	inv, err := s.st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_a", Kind: "manual"})
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -107,10 +111,10 @@ func (s *stepper) step() {
 // waitFinished waits until n attempts ended and wait to be retired.
 func (s *stepper) waitFinished(n int) {
 	s.t.Helper()
-	waitFor(s.t, fmt.Sprintf("%d finished attempts", n), func() bool {
+	wait.Until(s.t, fmt.Sprintf("%d finished attempts", n), wait.Short, func() bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return len(s.finished) >= n
+		return len(s.retired) >= n
 	})
 }
 
@@ -174,7 +178,7 @@ func (h *heldSender) send(ctx context.Context, hook *model.Webhook, d model.Deli
 func (h *heldSender) wait(t *testing.T, n int) []*heldAttempt {
 	t.Helper()
 	var got []*heldAttempt
-	waitFor(t, fmt.Sprintf("%d attempts", n), func() bool {
+	wait.Until(t, fmt.Sprintf("%d attempts", n), wait.Short, func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		got = slices.Clone(h.arrived)

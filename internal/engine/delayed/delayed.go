@@ -1,0 +1,115 @@
+// Package delayed is the clock of delayed emits and paused workflow
+// executions: it keeps, per source or workflow, the earliest due time the
+// engine noted, and queues a release when it comes. What waits, and how
+// it is released, is the engine's (records on the $in channel).
+package delayed
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/fount-dev/fount/internal/engine/clock"
+)
+
+// Scheduler queues the release of delayed emits when they come due.
+// Its loop ticks every Tick; Stop ends it and waits.
+type Scheduler struct {
+	clock   clock.Clock
+	log     *slog.Logger
+	release func(sourceID string) error // queues a release invocation
+
+	mu   sync.Mutex
+	due  map[string]int64 // earliest due time per source, epoch ms
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// Tick is how often due emits are looked for: their precision.
+const Tick = 100 * time.Millisecond
+
+// New returns a stopped Scheduler; release queues the release of an
+// id's due emits.
+func New(clk clock.Clock, log *slog.Logger, release func(string) error) *Scheduler {
+	return &Scheduler{clock: clk, log: log, release: release, due: map[string]int64{}}
+}
+
+// Start starts the loop.
+func (d *Scheduler) Start() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stop != nil {
+		return
+	}
+	d.stop = make(chan struct{})
+	tick := d.clock.NewTicker(Tick)
+	d.wg.Add(1)
+	go func(stop chan struct{}) {
+		defer d.wg.Done()
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tick.C():
+				d.ReleaseDue(now)
+			}
+		}
+	}(d.stop)
+}
+
+// Stop ends the loop and waits for it; it is safe to call twice.
+func (d *Scheduler) Stop() {
+	d.mu.Lock()
+	stop := d.stop
+	d.stop = nil
+	d.mu.Unlock()
+	if stop != nil {
+		close(stop)
+	}
+	d.wg.Wait()
+}
+
+// Note records that a source has an event due at dueMs.
+func (d *Scheduler) Note(sourceID string, dueMs int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if cur, ok := d.due[sourceID]; !ok || dueMs < cur {
+		d.due[sourceID] = dueMs
+	}
+}
+
+// Forget drops a source (deleted).
+func (d *Scheduler) Forget(sourceID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.due, sourceID)
+}
+
+// ReleaseDue queues the release of every source with an event due by now.
+// A release that cannot be queued is tried again on the next tick.
+func (d *Scheduler) ReleaseDue(now time.Time) {
+	var due []string
+	d.mu.Lock()
+	for id, at := range d.due {
+		if at <= now.UnixMilli() {
+			due = append(due, id)
+			delete(d.due, id)
+		}
+	}
+	d.mu.Unlock()
+	for _, id := range due {
+		if err := d.release(id); err != nil {
+			d.log.Error("queue the release of delayed events", "source", id, "err", err)
+			d.Note(id, now.UnixMilli())
+		}
+	}
+}
+
+// Due is the earliest due time noted for an id, in Unix milliseconds; 0
+// for none.
+func (d *Scheduler) Due(id string) int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.due[id]
+}

@@ -1,8 +1,8 @@
 package server
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,9 +24,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/host"
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/metrics"
-	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -74,80 +72,108 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
-	st, ln, endpointLn := start.st, start.ln, start.endpointLn
+	st := start.st
 	s.closers = append(s.closers, func() { st.Close() }, start.closeListeners) // after Serve, closing a listener again does nothing
 	if err := bootstrapOwner(ctx, st, cfg, stdout); err != nil {
 		return nil, err
 	}
-	keyFile := cfg.SecretKeyFile
-	if keyFile == "" {
-		keyFile = filepath.Join(cfg.DataDir, "secret.key")
-	}
+	keyFile := cmp.Or(cfg.SecretKeyFile, filepath.Join(cfg.DataDir, "secret.key"))
 	sealer, err := secret.LoadOrCreateSealer(keyFile)
 	if err != nil {
 		return nil, err
 	}
-	// Workers that parse and bundle untrusted code run as this
-	// executable, in processes of their own, confined by the kernel to
-	// the files they need.
-	if confine.Version() == 0 {
-		logger.Warn("this kernel has no Landlock: the workers that parse and bundle tenants' code run unconfined (see SECURITY.md, npm resolution)")
-	}
-	exe, err := os.Executable()
+	exe, box, err := s.openSandbox(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
-	}
-	box := cfg.Sandbox
-	if box == nil {
-		cacheDir := cfg.CacheDir
-		if cacheDir == "" {
-			cacheDir = filepath.Join(cfg.DataDir, "cache")
-		}
-		// Idle sources' snapshots go to sealed files under the data dir
-		// (host.Config.SpillDir), so that thousands of idle sources cost
-		// little memory.
-		hostCfg := host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.MaxWarm,
-			SpillDir: filepath.Join(cfg.DataDir, "spill")}
-		if box, err = host.New(ctx, hostCfg); err != nil {
-			return nil, err
-		}
-		s.closers = append(s.closers, func() { box.Close(context.Background()) })
+		return nil, err
 	}
 	registry, err := loadRegistry(ctx, box)
 	if err != nil {
 		return nil, err
 	}
-
 	limits := DefaultHTTPLimits(cfg.MaxConnections)
 	if cfg.HTTPLimits != nil {
 		limits = *cfg.HTTPLimits
 	}
-	publicURL := cfg.PublicURL
-	if publicURL == "" {
-		publicURL = "http://" + ln.Addr().String()
-	}
-	endpointURL := cfg.EndpointURL
-	if endpointLn != nil && endpointURL == "" {
-		endpointURL = "http://" + endpointLn.Addr().String()
-	}
-	if endpointURL == "" {
-		endpointURL = publicURL
-	}
-	// Cookies are kept by host name, whatever the port: endpoints on the
-	// API's host name would share the dashboard's.
-	shareSite := endpointLn == nil || sameHostName(publicURL, endpointURL)
+	urls := siteURLsOf(cfg, start)
 	policy := egress.New(cfg.AllowPrivateEgress, 10*time.Second, 1<<20)
-	var backup func(ctx context.Context, w io.Writer) error // none on NATS: JetStream's own tools back up its streams
+	watch(meters, st, box)
+	eng, err := s.startEngine(ctx, cfg, engineParts{store: st, box: box, sealer: sealer, policy: policy, meters: meters,
+		exe: exe, urls: urls, bodyTimeout: limits.Body, log: logger})
+	if err != nil {
+		return nil, err
+	}
+	handler := api.New(api.Config{
+		Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: urls.endpoints, Registry: registry, Logger: logger,
+		StreamHeartbeat:  cfg.StreamHeartbeat,
+		OnRequest:        meters.Request,
+		Dashboard:        dashboard.Handler(),
+		SiteURL:          urls.site,
+		CheckDestination: func(ctx context.Context, url string) error { return checkDestination(ctx, policy, url) },
+		Backup:           backupOf(st, keyFile, cfg.Version),
+		Ready: func(ctx context.Context) error {
+			if err := st.Ping(ctx); err != nil {
+				return fmt.Errorf("the store does not answer: %w", err)
+			}
+			return eng.Running()
+		},
+	})
+	s.listen(cfg, start, handler, eng, meters, limits, urls, stdout)
+	return s, nil
+}
+
+// openSandbox returns this executable, which the workers that parse and
+// bundle tenants' code run as, and the sandbox: cfg's, or a new one.
+func (s *Server) openSandbox(ctx context.Context, cfg Config) (string, *host.Host, error) {
+	// The workers run in processes of their own, confined by the kernel
+	// to the files they need.
+	if confine.Version() == 0 {
+		s.log.Warn("this kernel has no Landlock: the workers that parse and bundle tenants' code run unconfined (see SECURITY.md, npm resolution)")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
+	}
+	if cfg.Sandbox != nil {
+		return exe, cfg.Sandbox, nil
+	}
+	// Idle sources' snapshots go to sealed files under the data dir
+	// (host.Config.SpillDir), so that thousands of idle sources cost
+	// little memory.
+	box, err := host.New(ctx, host.Config{CacheDir: cmp.Or(cfg.CacheDir, filepath.Join(cfg.DataDir, "cache")),
+		Analyzer: worker.Analyzer{Exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.MaxWarm, SpillDir: filepath.Join(cfg.DataDir, "spill")})
+	if err != nil {
+		return "", nil, err
+	}
+	s.closers = append(s.closers, func() { box.Close(context.Background()) })
+	return exe, box, nil
+}
+
+// siteURLs are the external base URLs of a server.
+type siteURLs struct {
+	site      string // the API's and the dashboard's
+	endpoints string // the endpoints': the site's unless they have an origin of their own
+	// shareSite: the endpoints are on the site's host name, whose
+	// cookies (kept by host name, whatever the port) they would share.
+	shareSite bool
+}
+
+func siteURLsOf(cfg Config, start *startup) siteURLs {
+	u := siteURLs{site: cmp.Or(cfg.PublicURL, "http://"+start.ln.Addr().String()), endpoints: cfg.EndpointURL}
+	if start.endpointLn != nil && u.endpoints == "" {
+		u.endpoints = "http://" + start.endpointLn.Addr().String()
+	}
+	u.endpoints = cmp.Or(u.endpoints, u.site)
+	u.shareSite = start.endpointLn == nil || sameHostName(u.site, u.endpoints)
+	return u
+}
+
+// watch has meters read the store's and the sandbox's figures.
+func watch(meters *metrics.Metrics, st servedStore, box *host.Host) {
 	if reporter, ok := st.(store.StatsReporter); ok {
 		meters.WatchStore(func() (time.Duration, int64, int64) {
 			stats := reporter.Stats()
 			return stats.WriteTime, stats.Writes, stats.SizeBytes
 		})
-	}
-	if backuper, ok := st.(store.Backuper); ok {
-		backup = func(ctx context.Context, w io.Writer) error {
-			return writeBackup(ctx, w, backuper, keyFile, cfg.Version, time.Now())
-		}
 	}
 	queues := &recentDepths{count: st.QueueDepths, every: queueCountEvery, now: time.Now}
 	meters.WatchQueues(func() (int, int, error) {
@@ -156,6 +182,36 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		return queues.depths(ctx)
 	})
 	meters.WatchSandbox(box.Stats)
+}
+
+// backupOf writes backups of st with the key file, or is nil: on NATS,
+// JetStream's own tools back up its streams.
+func backupOf(st servedStore, keyFile, version string) func(ctx context.Context, w io.Writer) error {
+	backuper, ok := st.(store.Backuper)
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, w io.Writer) error {
+		return writeBackup(ctx, w, backuper, keyFile, version, time.Now())
+	}
+}
+
+// engineParts are what the engine is built on.
+type engineParts struct {
+	store       servedStore
+	box         *host.Host
+	sealer      *secret.Sealer
+	policy      *egress.Policy
+	meters      *metrics.Metrics
+	exe         string
+	urls        siteURLs
+	bodyTimeout time.Duration
+	log         *slog.Logger
+}
+
+// startEngine builds the engine, with the bucket of $.send.s3 and the
+// cluster of a shared store when cfg has them, and starts it.
+func (s *Server) startEngine(ctx context.Context, cfg Config, p engineParts) (*engine.Engine, error) {
 	var objects delivery.ObjectSink
 	if cfg.S3.Endpoint != "" {
 		bucket, err := s3.New(cfg.S3)
@@ -165,23 +221,25 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		objects = bucket
 	}
 	var nodes engine.Cluster
-	if shared, ok := st.(store.Shared); ok {
-		c, err := cluster.New(cluster.Config{Store: shared, Node: nodeName(cfg), LeaseTTL: cfg.NodeLeaseTTL, Logger: logger})
+	if shared, ok := p.store.(store.Shared); ok {
+		c, err := cluster.New(cluster.Config{Store: shared, Node: nodeName(cfg), LeaseTTL: cfg.NodeLeaseTTL, Logger: p.log})
 		if err != nil {
 			return nil, err
 		}
-		meters.WatchCluster(c.Owned)
+		p.meters.WatchCluster(c.Owned)
 		nodes = c
 	}
 	eng, err := engine.New(engine.Config{
-		Cluster: nodes,
-		Store:   st, Queues: st, Sandbox: box, Secrets: sealer, Egress: loggedEgress{policy, logger, meters}, Observer: meters, PublicURL: endpointURL, Logger: logger, BodyTimeout: limits.Body,
-		EndpointsShareSite: shareSite,
-		Limits:             limitsOf(cfg), Workers: cfg.Workers, AccountWorkers: cfg.AccountWorkers,
+		Cluster: nodes, Store: p.store, Queues: p.store, Sandbox: p.box, Secrets: p.sealer, Objects: objects,
+		Egress: loggedEgress{p.policy, p.log, p.meters}, Observer: p.meters, Logger: p.log,
+		PublicURL: p.urls.endpoints, EndpointsShareSite: p.urls.shareSite, BodyTimeout: p.bodyTimeout,
+		Limits: limitsOf(cfg), Workers: cfg.Workers, AccountWorkers: cfg.AccountWorkers,
 		QuotaInvocations: cfg.QuotaInvocations, QuotaComputeMs: cfg.QuotaComputeMs, EventsKept: cfg.EventsKept,
-		MaxChannels: cfg.ChannelsPerSource, ExecutionsKept: cfg.ExecutionsKept, MaxPausedExecutions: cfg.MaxPaused, DataStoreMaxKeys: cfg.DataStoreKeys, DataStoreMaxBytes: cfg.DataStoreBytes, ExecutionRetryBase: cfg.ExecutionRetryBase, ExecutionTimeout: cfg.ExecutionTimeout,
-		Packages: worker.NewPackages(exe, npmConfig(cfg), logger), DisableWebhookAfter: cfg.DisableFailures, DisableWebhookAge: cfg.DisableAge,
-		Objects: objects,
+		MaxChannels: cfg.ChannelsPerSource, ExecutionsKept: cfg.ExecutionsKept, MaxPausedExecutions: cfg.MaxPaused,
+		DataStoreMaxKeys: cfg.DataStoreKeys, DataStoreMaxBytes: cfg.DataStoreBytes,
+		ExecutionRetryBase: cfg.ExecutionRetryBase, ExecutionTimeout: cfg.ExecutionTimeout,
+		Packages:            worker.NewPackages(p.exe, npmConfig(cfg), p.log),
+		DisableWebhookAfter: cfg.DisableFailures, DisableWebhookAge: cfg.DisableAge,
 	})
 	if err != nil {
 		return nil, err
@@ -190,30 +248,20 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		return nil, fmt.Errorf("start engine: %w", err)
 	}
 	s.closers = append(s.closers, eng.Stop)
-	server := api.New(api.Config{
-		Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: endpointURL, Registry: registry, Logger: logger,
-		StreamHeartbeat:  cfg.StreamHeartbeat,
-		OnRequest:        meters.Request,
-		Dashboard:        dashboard.Handler(),
-		SiteURL:          publicURL,
-		CheckDestination: func(ctx context.Context, url string) error { return checkDestination(ctx, policy, url) },
-		Backup:           backup,
-		Ready: func(ctx context.Context) error {
-			if err := st.Ping(ctx); err != nil {
-				return fmt.Errorf("the store does not answer: %w", err)
-			}
-			return eng.Running()
-		},
-	})
+	return eng, nil
+}
+
+// listen readies the HTTP servers on the listeners start took: the API
+// (with the dashboard, and the metrics and endpoints unless they have
+// listeners of their own), the metrics and the endpoints.
+func (s *Server) listen(cfg Config, start *startup, handler *api.Server, eng *engine.Engine, meters *metrics.Metrics, limits HTTPLimits, urls siteURLs, stdout io.Writer) {
 	mux := http.NewServeMux()
-	mux.Handle("/", withDeadlines(server.Handler(), limits.Request))
-	apiServer, apiLn := newHTTPServer(mux, ln, limits, logger, "api")
-	servers, listeners := []*http.Server{apiServer}, []net.Listener{apiLn}
+	mux.Handle("/", withDeadlines(handler.Handler(), limits.Request))
+	s.serveOn(start.ln, mux, limits, "api")
 	if start.metricsLn != nil {
 		metricsMux := http.NewServeMux()
 		metricsMux.Handle("/metrics", meters.Handler())
-		srv, l := newHTTPServer(metricsMux, start.metricsLn, limits, logger, "metrics")
-		servers, listeners = append(servers, srv), append(listeners, l)
+		s.serveOn(start.metricsLn, metricsMux, limits, "metrics")
 		fmt.Fprintf(stdout, "fount serves metrics on http://%s/metrics\n", start.metricsLn.Addr())
 	} else {
 		mux.Handle("/metrics", meters.Handler())
@@ -225,26 +273,30 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
-	if endpointLn != nil {
+	endpoints := withEndpointBodyRate(eng.Ingress(), limits.Body)
+	if start.endpointLn != nil {
 		// Tenants' content on an origin of its own: the API's origin
 		// serves no endpoint, and the endpoints' serves no API.
-		srv, l := newHTTPServer(withEndpointBodyRate(eng.Ingress(), limits.Body), endpointLn, limits, logger, "endpoints")
-		servers, listeners = append(servers, srv), append(listeners, l)
-		fmt.Fprintf(stdout, "fount serves endpoints on http://%s as %s\n", endpointLn.Addr(), endpointURL)
+		s.serveOn(start.endpointLn, endpoints, limits, "endpoints")
+		fmt.Fprintf(stdout, "fount serves endpoints on http://%s as %s\n", start.endpointLn.Addr(), urls.endpoints)
 	} else {
-		mux.Handle(component.EndpointPath, withEndpointBodyRate(eng.Ingress(), limits.Body))
+		mux.Handle(component.EndpointPath, endpoints)
 	}
-	for _, srv := range servers {
-		srv.RegisterOnShutdown(server.CloseStreams) // streams never go idle by themselves
-		srv.RegisterOnShutdown(eng.ReleaseWaiters)  // nor do requests waiting up to RespondTimeout for respond()
+	for _, srv := range s.servers {
+		srv.RegisterOnShutdown(handler.CloseStreams) // streams never go idle by themselves
+		srv.RegisterOnShutdown(eng.ReleaseWaiters)   // nor do requests waiting up to RespondTimeout for respond()
 	}
-	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", ln.Addr(), cfg.DataDir)
+	s.addr = start.ln.Addr().String()
+	fmt.Fprintf(stdout, "fount listening on http://%s (data in %s)\n", s.addr, cfg.DataDir)
 	if cfg.OnListening != nil {
-		cfg.OnListening(ln.Addr().String())
+		cfg.OnListening(s.addr)
 	}
+}
 
-	s.servers, s.listeners, s.addr = servers, listeners, ln.Addr().String()
-	return s, nil
+// serveOn readies an HTTP server of h on ln, which Run starts.
+func (s *Server) serveOn(ln net.Listener, h http.Handler, limits HTTPLimits, name string) {
+	srv, l := newHTTPServer(h, ln, limits, s.log, name)
+	s.servers, s.listeners = append(s.servers, srv), append(s.listeners, l)
 }
 
 // Addr is the address the API listens on.
@@ -290,50 +342,6 @@ func (s *Server) close() {
 	s.closers = nil
 }
 
-// minBootstrapKey is the shortest owner key FOUNT_BOOTSTRAP_API_KEY may
-// set: the key is all that stands between the network and every tenant.
-const minBootstrapKey = 32
-
-// bootstrapOwner creates the owner user on an empty data dir. Its key is
-// FOUNT_BOOTSTRAP_API_KEY when set; otherwise a random key, printed once and
-// written to <data-dir>/owner.key (mode 0600).
-func bootstrapOwner(ctx context.Context, st store.Store, cfg Config, stdout io.Writer) error {
-	n, err := st.CountUsers(ctx)
-	if err != nil || n > 0 {
-		return err
-	}
-	key := strings.TrimSpace(cfg.BootstrapKey)
-	generated := key == ""
-	if generated {
-		key = api.NewAPIKey()
-	} else if len(key) < minBootstrapKey {
-		return fmt.Errorf("FOUNT_BOOTSTRAP_API_KEY has %d characters: the owner's key needs at least %d (leave it unset for a random one)", len(key), minBootstrapKey)
-	}
-	// The owner runs the server: no daily quota holds it back (the paid
-	// plan has none); the users it creates get the plan it gives them.
-	owner := model.User{ID: ids.New(ids.User), Username: "owner", Email: "owner@localhost", Plan: model.PlanPaid, Owner: true, CreatedAt: time.Now().Unix()}
-	err = st.CreateUser(ctx, owner, api.HashKey(key))
-	if errors.Is(err, model.ErrConflict) {
-		// Another node sharing the store created the owner meanwhile
-		// (with FOUNT_BOOTSTRAP_API_KEY, the same key).
-		fmt.Fprintln(stdout, "the owner was created by another node sharing the store")
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("create owner: %w", err)
-	}
-	if generated {
-		path := filepath.Join(cfg.DataDir, "owner.key")
-		if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
-			return fmt.Errorf("write owner key: %w", err)
-		}
-		fmt.Fprintf(stdout, "created the owner user; its API key (shown once, also in %s):\n%s\n", path, key)
-	}
-	return nil
-}
-
-// limitsOf are the sandbox limits the flags set; the rest are the host's
-// defaults.
 // DefaultMaxWarm bounds warm instances to a few hundred MiB of linear
 // memory; an invocation of a source without one restores it from its
 // snapshot in well under a millisecond.

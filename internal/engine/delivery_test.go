@@ -11,6 +11,7 @@ import (
 
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // scriptedSender answers each attempt with the next status of its script
@@ -145,12 +146,8 @@ func TestDelivererStop(t *testing.T) {
 	te.clock.Advance(time.Minute)
 	// Stop waited for the loop to end, so nothing is left to take the
 	// poke or the tick; a loop that survived would send within this window.
-	deadline := time.Now().Add(200 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if n := sender.attempts.Load(); n != 1 {
-			t.Fatalf("%d sends after Stop", n-1)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if wait.Poll(200*time.Millisecond, func() bool { return sender.attempts.Load() != 1 }) {
+		t.Fatalf("%d sends after Stop", sender.attempts.Load()-1)
 	}
 	if d := deliveryOf(t, te.st, "wh_2"); d.Status != model.DeliveryPending {
 		t.Errorf("a delivery was settled after Stop: %+v", d)

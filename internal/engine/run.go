@@ -45,56 +45,57 @@ const retryDelay = time.Second
 // stored.
 var errSwapped = errors.New("engine: the source was updated or deleted during the batch")
 
-// drain runs one batch of a source's queued invocations, oldest first, and
-// commits it in one transaction. When more may be queued it asks for
-// another turn at the back of the scheduler's queue. A failure leaves the
-// invocations queued and retries the source after retryDelay.
-func (e *Engine) drain(ctx context.Context, sourceID string) {
-	if !e.owns(sourceID) {
-		e.ahead.drop(sourceID)
+// drain runs one batch of the queued invocations of a source or a
+// workflow, oldest first, with its runner, and commits it (in one
+// transaction unless it grows large). When more may be queued it asks for
+// another turn at the back of the scheduler's queue. A failure leaves the invocations queued
+// and tries the target again after retryDelay.
+func (e *Engine) drain(ctx context.Context, id string) {
+	if !e.owns(id) {
+		e.ahead.drop(id)
 		return // another node owns it now: it drains it
 	}
-	invs, err := e.nextBatch(ctx, sourceID)
+	invs, err := e.nextBatch(ctx, id)
 	if err == nil && len(invs) > 0 {
-		err = e.runBatch(ctx, e.runnerOf(sourceID), sourceID, invs)
+		err = e.runBatch(ctx, e.runnerOf(id), id, invs)
 	}
 	if err != nil || ctx.Err() != nil {
-		e.ahead.drop(sourceID) // its invocations are read again, in order
+		e.ahead.drop(id) // its invocations are read again, in order
 	}
 	var throttled *throttledError
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, errSwapped):
-		e.workers.Kick(sourceID)
+		e.workers.Kick(id)
 	case errors.As(err, &throttled):
-		e.workers.KickAfter(sourceID, throttled.wait)
+		e.workers.KickAfter(id, throttled.wait)
 	case err != nil:
-		e.log.Error("invocations failed; retrying", "source", sourceID, "err", err)
-		e.workers.KickAfter(sourceID, retryDelay)
+		e.log.Error("invocations failed; retrying", "target", id, "err", err)
+		e.workers.KickAfter(id, retryDelay)
 	case len(invs) > 0:
-		e.workers.Kick(sourceID) // there may be more
+		e.workers.Kick(id) // there may be more
 	}
 }
 
-// nextBatch returns the source's next batchSize queued invocations,
+// nextBatch returns the target's next batchSize queued invocations,
 // oldest first: those read ahead by an earlier turn, or a read of the
 // queue, which for a deep queue reads readAhead and keeps the rest for
 // the next turns.
-func (e *Engine) nextBatch(ctx context.Context, sourceID string) ([]model.Invocation, error) {
-	if invs := e.ahead.take(sourceID, batchSize); len(invs) > 0 {
+func (e *Engine) nextBatch(ctx context.Context, id string) ([]model.Invocation, error) {
+	if invs := e.ahead.take(id, batchSize); len(invs) > 0 {
 		return invs, nil
 	}
 	at := e.clock.Now()
-	limit := e.ahead.limit(sourceID, batchSize)
-	invs, err := e.queues.PendingInvocations(ctx, sourceID, limit)
+	limit := e.ahead.limit(id, batchSize)
+	invs, err := e.queues.PendingInvocations(ctx, id, limit)
 	if err != nil {
 		return nil, err
 	}
-	e.ahead.read(sourceID, len(invs), limit)
+	e.ahead.read(id, len(invs), limit)
 	if len(invs) <= batchSize {
 		return invs, nil
 	}
-	e.ahead.keep(sourceID, invs[batchSize:], at)
+	e.ahead.keep(id, invs[batchSize:], at)
 	return invs[:batchSize:batchSize], nil
 }
 

@@ -43,8 +43,8 @@ type Config struct {
 	MaxBundle          int
 	NpmTimeout         time.Duration
 	NpmCacheBytes      int64
-	LogFormat          string
-	LogLevel           slog.Level
+	LogFormat          string     // the binary's, for the logger it gives New
+	LogLevel           slog.Level // the binary's, for the logger it gives New
 	MetricsAddr        string
 	Pprof              bool
 	DisableFailures    int
@@ -62,7 +62,7 @@ type Config struct {
 	Caps store.Limits // per-account limits, from the flags of caps.go
 
 	// Set by tests, never by flags.
-	Sandbox         *host.Host        // a compiled guest to share instead of compiling one (not closed by serve)
+	Sandbox         *host.Host        // a compiled guest to share instead of compiling one (not closed by Run)
 	OnListening     func(addr string) // called once the listener is open
 	HTTPLimits      *HTTPLimits       // instead of DefaultHTTPLimits(maxConnections)
 	StreamHeartbeat time.Duration     // of event streams, instead of the default

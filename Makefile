@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: corpus server-deps all build run-cluster bench-compare browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -117,6 +117,19 @@ bench:
 bench-compare:
 	cd bench/goja && $(GO) test -run '^$$' -bench . -count 3
 	$(GO) test -run '^$$' -bench 'Load/(fount-max|node-vm)' -benchtime 1x -count 3 ./cmd/fount/
+
+## bench-wasm2go: the guest run by wazero beside the guest translated to Go
+## by wasm2go (safe and -unsafe), behind the same minimal host, on the
+## same calls (issue 25). bench/wasm2go is a module of its own; the
+## translations (6-7 MB of Go each, about 30 s and 2 GB to compile) are
+## made here and never committed.
+WASM2GO := github.com/ncruces/wasm2go@v0.4.21
+bench-wasm2go:
+	cd bench/wasm2go && $(GO) run ./gen instrumented.wasm && \
+	mkdir -p guestgo guestgou && \
+	$(GO) run $(WASM2GO) -pkg guestgo -o guestgo/guest.go instrumented.wasm && \
+	$(GO) run $(WASM2GO) -unsafe -pkg guestgou -o guestgou/guest.go instrumented.wasm && \
+	$(GO) test -run TestEnginesAgree -bench . -benchtime 200x -count 5
 
 clean:
 	rm -rf bin

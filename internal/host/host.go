@@ -207,7 +207,9 @@ func (h *Host) freshInstance(ctx context.Context) (*instance, error) {
 // evictLoop closes warm instances that have been idle too long.
 func (h *Host) evictLoop() {
 	defer h.wg.Done()
-	period := max(h.cfg.IdleTimeout/4, time.Second)
+	// Often enough that a source packs within packAfter/2 of its time,
+	// whatever the idle timeout.
+	period := max(min(h.cfg.IdleTimeout/4, packAfter/2), time.Second)
 	t := time.NewTicker(period)
 	defer t.Stop()
 	for {
@@ -224,21 +226,24 @@ func (h *Host) evictLoop() {
 
 // EvictIdle closes every warm instance last used before now minus the idle
 // timeout, and returns how many it closed. It also packs the snapshots of
-// sources that have had no warm instance and no use for packAfter.
+// sources that have had no warm instance and no use for packAfter, and
+// asks for the memory either gave up to go back to the system.
 func (h *Host) EvictIdle(now time.Time) int {
 	sources := h.sourceList()
-	n := 0
+	n, packed := 0, 0
 	for _, s := range sources {
 		n += s.evictIdle(now.Add(-h.cfg.IdleTimeout))
 		if s.WarmInstances() == 0 && s.lastUsed.Load() < now.Add(-packAfter).UnixNano() {
-			s.snap.pack()
+			if s.snap.pack() {
+				packed++
+			}
 			if h.spill != nil {
 				s.snap.spillTo(h.spill)
 			}
 		}
 	}
 	h.evicted.Add(int64(n))
-	h.freeMemory(n)
+	h.freeMemory(n + packed)
 	return n
 }
 
@@ -250,8 +255,11 @@ func (h *Host) sourceList() []*Source {
 }
 
 // packAfter is how long a source without a warm instance goes unused
-// before its snapshot is packed: a source in use restores unpacked.
-const packAfter = time.Minute
+// before its snapshot is packed: a source in use restores unpacked. A
+// fresh fleet's burst leaves thousands of sources without a warm instance
+// (past MaxWarm); their unpacked snapshots, some hundred KiB each, are
+// packed (and spilled) this soon after, not minutes later.
+const packAfter = 20 * time.Second
 
 // trimWarm closes the least recently used warm instances of all sources
 // while there are more than MaxWarm, down to nine tenths of it, so that
@@ -294,16 +302,17 @@ func (h *Host) trimWarm() {
 
 // freeMemory has the Go heap that closed instances leave behind (wazero's
 // module state, and their linear memory where the host cannot map it
-// itself, see guestMemory) handed back to the OS, at most every
+// itself, see guestMemory), and packed snapshots their unpacked data,
+// handed back to the OS (freed counts either), at most every
 // freeInterval: the Go runtime would keep it for minutes, and a server
 // that evicted a thousand instances would look as large as when they were
 // warm. evictLoop does it (a full collection), not the invocation that
 // happened to trim.
-func (h *Host) freeMemory(closed int) {
+func (h *Host) freeMemory(freed int) {
 	const freeInterval = 10 * time.Second
 	last := h.lastFreed.Load()
 	now := time.Now().UnixNano()
-	if closed == 0 || now-last < int64(freeInterval) || !h.lastFreed.CompareAndSwap(last, now) {
+	if freed == 0 || now-last < int64(freeInterval) || !h.lastFreed.CompareAndSwap(last, now) {
 		return
 	}
 	select {

@@ -102,12 +102,13 @@ func (s *snapshot) add(off uint32, data []byte) {
 	s.chunks = append(s.chunks, chunk{off: off, size: uint32(len(data)), data: append([]byte(nil), data...)})
 }
 
-// pack encodes the chunks' data and drops it, unless already packed.
-func (s *snapshot) pack() {
+// pack encodes the chunks' data and drops it, unless already packed; it
+// reports whether it packed.
+func (s *snapshot) pack() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.packed != nil || s.spilled != "" || s.dropped {
-		return
+		return false
 	}
 	raw := make([]byte, 0, s.bytes)
 	bare := make([]chunk, len(s.chunks))
@@ -116,6 +117,7 @@ func (s *snapshot) pack() {
 		bare[i] = chunk{off: c.off, size: c.size}
 	}
 	s.packed, s.chunks = s2.Encode(nil, raw), bare
+	return true
 }
 
 // spillTo moves a packed snapshot's data to a file of sp. A snapshot not

@@ -134,7 +134,7 @@ bench-wasm2go:
 clean:
 	rm -rf bin
 
-## guest: rebuild guest/fount.wasm from QuickJS (fetched from npm) and guest/src.
+## guest: rebuild guest/fount.wasm from the vendored QuickJS (guest/quickjs) and guest/src.
 GUEST_PACKAGES := clang-16 lld-16 wasi-libc libclang-rt-16-dev-wasm32
 
 guest-deps:

@@ -3,43 +3,26 @@
 #
 #   guest/build.sh OUT.wasm
 #
-# The QuickJS sources come from the npm registry at build time (never from
-# this repository), pinned by the tarball's npm integrity hash. The build is
-# reproducible: it runs in a fresh temporary folder with relative paths and
-# fixed flags, so two builds give the same bytes.
+# The QuickJS sources are vendored in guest/quickjs (upstream files,
+# unmodified; see guest/quickjs/README.md), so the build needs no
+# network. The build is reproducible: it runs in a fresh temporary folder
+# with relative paths and fixed flags, so two builds give the same bytes.
 set -euo pipefail
 
-QJS_PACKAGE="qjsc@0.3.0"
-QJS_TARBALL="qjsc-0.3.0.tgz"
-QJS_INTEGRITY="sha512-a7+cU6/IVcZbIejffdt/wZVMX6LL2MDL3HQ9Zb5Gm23G9DvBMS/z9GHFxz39bAvp2PvMOM+ypSOAyokt2DdZ2w=="
-QJS_DIR="package/deps/quickjs_2021_03_27"
 QJS_VERSION="2021-03-27"
 
 CC="${CC:-clang-16}"
 
 out="$1"
 case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
-src="$(cd "$(dirname "$0")" && pwd)/src"
-cache="${FOUNT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/fount}"
-mkdir -p "$cache"
+guest="$(cd "$(dirname "$0")" && pwd)"
+src="$guest/src"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# Fetch (or reuse) the tarball, and check it against the pinned integrity.
-if [ ! -f "$cache/$QJS_TARBALL" ]; then
-  (cd "$cache" && npm pack --silent "$QJS_PACKAGE" >/dev/null)
-fi
-got="sha512-$(node -e 'process.stdout.write(require("crypto").createHash("sha512").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$cache/$QJS_TARBALL")"
-if [ "$got" != "$QJS_INTEGRITY" ]; then
-  echo "guest/build.sh: $QJS_TARBALL has integrity $got, want $QJS_INTEGRITY" >&2
-  rm -f "$cache/$QJS_TARBALL"
-  exit 1
-fi
-
 cd "$work"
-tar xzf "$cache/$QJS_TARBALL" "$QJS_DIR"
-mv "$QJS_DIR" quickjs
+cp -R "$guest/quickjs" quickjs
 
 # Corrections of QuickJS 2021-03-27 where later ECMAScript (and Node)
 # differ; the build fails if the code they change is not found.

@@ -40,11 +40,24 @@ type engine interface {
 
 // ---- wasm2go: the Module's exports are methods, its imports interfaces ----
 
-type goEngine struct{ m *guestgo.Module }
+// goModule is a translation's Module: both translations have these
+// methods (Memory is an alias of the same interface type in each).
+type goModule interface {
+	X_initialize()
+	Xfount_alloc(int32) int32
+	Xfount_init(int32, int32) int32
+	Xfount_inbox() int64
+	Xfount_call(int32, int32) int64
+	Xmemory() guestgo.Memory
+}
 
-type goHost struct{ m *guestgo.Module }
+type goEngine struct{ m goModule }
 
-func (h *goHost) Init(m any)  { h.m = m.(*guestgo.Module) }
+// goHost is the imports of either translation; New hands it the Module
+// (Init) before anything runs.
+type goHost struct{ m goModule }
+
+func (h *goHost) Init(m any)  { h.m = m.(goModule) }
 func (h *goHost) mem() []byte { return *h.m.Xmemory().Slice() }
 
 func (goHost) Xauth(int32, int32) int32                 { return -1 }
@@ -76,6 +89,11 @@ func (h *goHost) Xrandom_get(ptr, n int32) int32 {
 func newGo() engine {
 	h := &goHost{}
 	return &goEngine{guestgo.New(h, h)}
+}
+
+func newGoUnsafe() engine {
+	h := &goHost{}
+	return &goEngine{guestgou.New(h, h)}
 }
 
 func (e *goEngine) initialize()             { e.m.X_initialize() }
@@ -202,6 +220,12 @@ func instrumented(tb testing.TB) []byte {
 	return b
 }
 
+// engineNames are the engines, wazero first: the others are compared
+// with it.
+var engineNames = []string{"wazero", "wasm2go", "wasm2go-unsafe"}
+
+// engines makes each engine's constructor (compiling the guest for
+// wazero once).
 func engines(tb testing.TB) map[string]func() engine {
 	wasm := instrumented(tb)
 	return map[string]func() engine{
@@ -220,23 +244,26 @@ export default { name: "t", version: "1.0.0", run() { return JSON.parse(big).len
 }
 
 func TestEnginesAgree(t *testing.T) {
+	made := engines(t)
 	for _, c := range components {
-		var got []string
-		for _, name := range []string{"wazero", "wasm2go", "wasm2go-unsafe"} {
-			e := engines(t)[name]()
+		got := map[string]string{}
+		for _, name := range engineNames {
+			e := made[name]()
 			ib := boot(t, e)
 			send(t, e, ib, abi.Call{Op: abi.OpLoad, Code: c.code, Filename: "component.mjs"})
-			got = append(got, string(send(t, e, ib, abi.Call{Op: abi.OpRun, Event: json.RawMessage(`{"n":1}`)})))
+			got[name] = string(send(t, e, ib, abi.Call{Op: abi.OpRun, Event: json.RawMessage(`{"n":1}`)}))
 		}
-		if got[0] != got[1] {
-			t.Errorf("%s: wazero %s, wasm2go %s", c.name, got[0], got[1])
+		for _, name := range engineNames[1:] {
+			if got[name] != got["wazero"] {
+				t.Errorf("%s: wazero %s, %s %s", c.name, got["wazero"], name, got[name])
+			}
 		}
-		t.Logf("%s: %s", c.name, got[0])
+		t.Logf("%s: %s", c.name, got["wazero"])
 	}
 }
 
 func BenchmarkInit(b *testing.B) {
-	for _, name := range []string{"wazero", "wasm2go", "wasm2go-unsafe"} {
+	for _, name := range engineNames {
 		b.Run(name, func(b *testing.B) {
 			mk := engines(b)[name]
 			var ds []time.Duration
@@ -253,7 +280,7 @@ func BenchmarkInit(b *testing.B) {
 
 func BenchmarkRun(b *testing.B) {
 	for _, c := range components {
-		for _, name := range []string{"wazero", "wasm2go", "wasm2go-unsafe"} {
+		for _, name := range engineNames {
 			b.Run(c.name+"/"+name, func(b *testing.B) {
 				e := engines(b)[name]()
 				ib := boot(b, e)
@@ -275,35 +302,3 @@ func report(b *testing.B, ds []time.Duration) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
 	b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns/op")
 }
-
-type goUEngine struct{ m *guestgou.Module }
-
-type goUHost struct {
-	goHost
-	mu *guestgou.Module
-}
-
-func (h *goUHost) Init(m any)   { h.mu = m.(*guestgou.Module) }
-func (h *goUHost) memU() []byte { return *h.mu.Xmemory().Slice() }
-
-func (h *goUHost) Xclock_time_get(id int32, _ int64, ptr int32) int32 {
-	binary.LittleEndian.PutUint64(h.memU()[ptr:], uint64(time.Now().UnixNano()))
-	return 0
-}
-
-func (h *goUHost) Xrandom_get(ptr, n int32) int32 {
-	rand.Read(h.memU()[ptr : ptr+n])
-	return 0
-}
-
-func newGoUnsafe() engine {
-	h := &goUHost{}
-	return &goUEngine{guestgou.New(h, h)}
-}
-
-func (e *goUEngine) initialize()             { e.m.X_initialize() }
-func (e *goUEngine) alloc(n uint32) uint32   { return uint32(e.m.Xfount_alloc(int32(n))) }
-func (e *goUEngine) init(p, n uint32) int32  { return e.m.Xfount_init(int32(p), int32(n)) }
-func (e *goUEngine) inbox() uint64           { return uint64(e.m.Xfount_inbox()) }
-func (e *goUEngine) call(p, n uint32) uint64 { return uint64(e.m.Xfount_call(int32(p), int32(n))) }
-func (e *goUEngine) mem() []byte             { return *e.m.Xmemory().Slice() }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ func BenchmarkSourceBurstMemory(b *testing.B) {
 		s := startServer(b, server.Config{BootstrapKey: ownerKey, Sandbox: box})
 		idle, _ := memoryNow()
 		urls := make([]string, n)
-		parallel(b, n, func(i int) {
+		parallel(n, func(i int) {
 			st, body := s.do("POST", "/v1/sources", map[string]any{"component_code": string(code), "name": "burst-" + strconv.Itoa(i)})
 			if st != 200 {
 				b.Errorf("deploy: %d %v", st, body)
@@ -55,7 +54,7 @@ func BenchmarkSourceBurstMemory(b *testing.B) {
 			return
 		}
 		deployed, _ := memoryNow()
-		parallel(b, n, func(i int) {
+		parallel(n, func(i int) {
 			resp, err := http.Post(urls[i], "application/json", bytes.NewReader([]byte(`{"n":1}`)))
 			if err != nil {
 				b.Error(err)
@@ -74,22 +73,4 @@ func BenchmarkSourceBurstMemory(b *testing.B) {
 		s.stop()
 		_ = box.Close(context.Background())
 	}
-}
-
-// parallel runs f(0..n-1) on 16 goroutines.
-func parallel(b *testing.B, n int, f func(i int)) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range 16 {
-		wg.Go(func() {
-			for i := range next {
-				f(i)
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }

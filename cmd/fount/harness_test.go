@@ -287,3 +287,22 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// parallel runs f(0..n-1) on 16 goroutines, as 16 clients of a server
+// would, and returns when all have run.
+func parallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 16 {
+		wg.Go(func() {
+			for i := range next {
+				f(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}

@@ -100,28 +100,12 @@ func runPausedExecutions(b *testing.B) {
 
 	start := time.Now()
 	first := start.Add(45 * time.Second).UnixMilli() // room to queue and pause them all first
-	var next sync.Mutex
-	n := 0
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Go(func() {
-			for {
-				next.Lock()
-				i := n
-				n++
-				next.Unlock()
-				if i >= pausedCount {
-					return
-				}
-				due := first + int64(i)*10_000/pausedCount // spread over 10 s
-				if st, body := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{"event": map[string]any{"due": due}}); st != 202 {
-					b.Errorf("run %d: %d %v", i, st, body)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
+	parallel(pausedCount, func(i int) {
+		due := first + int64(i)*10_000/pausedCount // spread over 10 s
+		if st, body := s.do("POST", "/v1/workflows/"+id+"/run", map[string]any{"event": map[string]any{"due": due}}); st != 202 {
+			b.Errorf("run %d: %d %v", i, st, body)
+		}
+	})
 	queued := time.Since(start)
 	paused := 0
 	wait.Poll(time.Until(time.UnixMilli(first-1000)), func() bool {

@@ -98,7 +98,9 @@ func (p *pendingRuns) add(ctx context.Context, run store.CompletedRun, size int)
 // commit commits what is held.
 func (p *pendingRuns) commit(ctx context.Context) error {
 	err := p.e.commit(ctx, p.emitter, p.runs)
-	p.e.publish(p.live)
+	if len(p.live) > 0 { // a source's runs send none: no lock of the streams per commit
+		p.e.publish(p.live)
+	}
 	p.runs, p.held, p.live = p.runs[:0], 0, p.live[:0]
 	return err
 }

@@ -64,30 +64,7 @@ patch("quickjs/quickjs.c",
 '
 cp -R "$src" shim
 
-CFLAGS=(
-  --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor
-  -O2 -flto -g0 -DNDEBUG -D_GNU_SOURCE
-  -DCONFIG_BIGNUM "-DCONFIG_VERSION=\"$QJS_VERSION\""
-  -fno-ident -ffile-prefix-map="$work"=.
-  -Wno-everything
-  -include shim/compat/wasi_compat.h -Ishim/compat -Ishim -Iquickjs
-)
-
-objs=()
-pids=()
-for f in quickjs/quickjs.c quickjs/libregexp.c quickjs/libunicode.c quickjs/cutils.c quickjs/libbf.c \
-  shim/fount.c shim/compat/stdio_sink.c shim/compat/regexp_interrupt.c shim/compat/fenv_directed.c; do
-  o="obj_$(basename "$f" .c).o"
-  extra=()
-  # The regexp engine polls the deadline while it backtracks.
-  [ "$f" = quickjs/libregexp.c ] && extra=(-include shim/compat/regexp_interrupt.h)
-  "$CC" "${CFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
-  pids+=($!)
-  objs+=("$o")
-done
-for p in "${pids[@]}"; do wait "$p"; done
-
-"$CC" "${CFLAGS[@]}" "${objs[@]}" -o fount.wasm \
-  -Wl,--stack-first -Wl,-z,stack-size=1048576 \
-  -Wl,--strip-debug -Wl,--gc-sections
-cp fount.wasm "$out"
+# shellcheck source=guest/compile.sh
+. "$guest/compile.sh"
+compile_guest "$out" -DCONFIG_BIGNUM "-DCONFIG_VERSION=\"$QJS_VERSION\"" -- \
+  quickjs/quickjs.c quickjs/libregexp.c quickjs/libunicode.c quickjs/cutils.c quickjs/libbf.c

@@ -7,7 +7,7 @@
 # QUICKJS_SOURCE_DIR is a checkout of one of the public repositories,
 # at the commit the figures name: bellard/quickjs (release 2025-09-13
 # and after) or quickjs-ng/quickjs (0.16.2 and after). The shim
-# (guest/src), the flags and the link are guest/build.sh's; only what a
+# (guest/src), the flags and the link are guest/build.sh's (guest/compile.sh); only what a
 # candidate needs differs, each change failing the build if its code is
 # not found:
 # - both: QuickJS makes its "out of memory" error with 64 KiB of room past
@@ -28,7 +28,8 @@ bellard) version="2025-09-13"; objs_extra=(quickjs/cutils.c) ;;
 ng) version="ng"; objs_extra=() ;;
 *) echo "flavor: bellard or ng" >&2; exit 2 ;;
 esac
-src="$(cd "$(dirname "$0")/../../guest" && pwd)/src"
+guest="$(cd "$(dirname "$0")/../../guest" && pwd)"
+src="$guest/src"
 CC="${CC:-clang-16}"
 
 work="$(mktemp -d)"
@@ -59,25 +60,7 @@ if (process.env.FLAVOR === "bellard") {
 }
 '
 
-CFLAGS=(
-  --target=wasm32-wasi --sysroot=/usr -mexec-model=reactor
-  -O2 -flto -g0 -DNDEBUG -D_GNU_SOURCE "-DCONFIG_VERSION=\"$version\""
-  -fno-ident -ffile-prefix-map="$work"=.
-  -Wno-everything
-  -include shim/compat/wasi_compat.h -Ishim/compat -Ishim -Iquickjs
-)
-objs=()
-pids=()
-for f in quickjs/quickjs.c quickjs/libregexp.c quickjs/libunicode.c quickjs/dtoa.c "${objs_extra[@]}" \
-  shim/fount.c shim/compat/stdio_sink.c shim/compat/regexp_interrupt.c shim/compat/fenv_directed.c; do
-  o="obj_$(basename "$f" .c).o"
-  extra=()
-  [ "$f" = quickjs/libregexp.c ] && extra=(-include shim/compat/regexp_interrupt.h)
-  "$CC" "${CFLAGS[@]}" "${extra[@]}" -c "$f" -o "$o" &
-  pids+=($!)
-  objs+=("$o")
-done
-for p in "${pids[@]}"; do wait "$p"; done
-"$CC" "${CFLAGS[@]}" "${objs[@]}" -o fount.wasm \
-  -Wl,--stack-first -Wl,-z,stack-size=1048576 -Wl,--strip-debug -Wl,--gc-sections
-cp fount.wasm "$out"
+# shellcheck source=guest/compile.sh
+. "$guest/compile.sh"
+compile_guest "$out" "-DCONFIG_VERSION=\"$version\"" -- \
+  quickjs/quickjs.c quickjs/libregexp.c quickjs/libunicode.c quickjs/dtoa.c "${objs_extra[@]}"

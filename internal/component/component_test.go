@@ -128,7 +128,7 @@ func TestCheckTimer(t *testing.T) {
 			if tt.interval != 0 && (spec.IntervalSeconds == nil || *spec.IntervalSeconds != tt.interval || spec.Cron != nil) {
 				t.Errorf("spec = %+v, want interval %d", spec, tt.interval)
 			}
-			if _, err := spec.Schedule(); err != nil {
+			if _, err := spec.Schedule(time.Time{}); err != nil {
 				t.Errorf("a checked spec has no schedule: %v", err)
 			}
 			if strings.Contains(tt.value, "Europe/Paris") != (spec.Timezone == "Europe/Paris") {
@@ -142,26 +142,43 @@ func TestSchedule(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 22, 10, 7, 30, 0, time.UTC)
 	cronExpr := "*/15 * * * *"
-	sched, err := TimerSpec{Cron: &cronExpr}.Schedule()
+	sched, err := TimerSpec{Cron: &cronExpr}.Schedule(time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := sched.Next(at); !got.Equal(time.Date(2026, 11, 22, 10, 15, 0, 0, time.UTC)) {
 		t.Errorf("cron next = %v", got)
 	}
-	sched, err = TimerSpec{IntervalSeconds: i64(90)}.Schedule()
+	anchor := at.Add(-20 * time.Second)
+	sched, err = TimerSpec{IntervalSeconds: i64(90)}.Schedule(anchor)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sched.Next(at); !got.Equal(at.Add(90 * time.Second)) {
-		t.Errorf("interval next = %v", got)
+	for _, tt := range []struct {
+		after, want time.Time
+	}{
+		{anchor, anchor.Add(90 * time.Second)}, // strictly after
+		{at, anchor.Add(90 * time.Second)},
+		{anchor.Add(90 * time.Second), anchor.Add(180 * time.Second)},
+		{anchor.Add(1000 * time.Second), anchor.Add(1080 * time.Second)},
+		{anchor.Add(-time.Second), anchor},                             // before the anchor: the series goes back too
+		{anchor.Add(-90 * time.Second), anchor},                        // a tick itself: the next one
+		{anchor.Add(-91 * time.Second), anchor.Add(-90 * time.Second)}, // floored, not truncated
+	} {
+		if got := sched.Next(tt.after); !got.Equal(tt.want) {
+			t.Errorf("interval next after %v = %v, want %v", tt.after, got, tt.want)
+		}
 	}
-	if _, err := (TimerSpec{}).Schedule(); !errors.Is(err, ErrNoSchedule) {
+	epoch, _ := TimerSpec{IntervalSeconds: i64(60)}.Schedule(time.Time{})
+	if got := epoch.Next(at); !got.Equal(time.Date(2026, 11, 22, 10, 8, 0, 0, time.UTC)) {
+		t.Errorf("an interval without an anchor is not whole intervals from the epoch: %v", got)
+	}
+	if _, err := (TimerSpec{}).Schedule(time.Time{}); !errors.Is(err, ErrNoSchedule) {
 		t.Errorf("empty spec: %v", err)
 	}
 	// Nine o'clock in Paris is 08:00 UTC in winter and 07:00 in summer.
 	nine := "0 9 * * *"
-	sched, err = TimerSpec{Cron: &nine, Timezone: "Europe/Paris"}.Schedule()
+	sched, err = TimerSpec{Cron: &nine, Timezone: "Europe/Paris"}.Schedule(time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,11 +190,11 @@ func TestSchedule(t *testing.T) {
 			t.Errorf("9:00 in Paris after %v: %v, want %v", tt.after, got.UTC(), tt.want)
 		}
 	}
-	if _, err := (TimerSpec{Cron: &nine, Timezone: "Nowhere/Else"}).Schedule(); !errors.Is(err, ErrNoSchedule) {
+	if _, err := (TimerSpec{Cron: &nine, Timezone: "Nowhere/Else"}).Schedule(time.Time{}); !errors.Is(err, ErrNoSchedule) {
 		t.Errorf("an unknown zone: %v", err)
 	}
 	bad := "nope"
-	if _, err := (TimerSpec{Cron: &bad}).Schedule(); !errors.Is(err, ErrNoSchedule) {
+	if _, err := (TimerSpec{Cron: &bad}).Schedule(time.Time{}); !errors.Is(err, ErrNoSchedule) {
 		t.Errorf("bad cron: %v", err)
 	}
 	if ev := (TimerSpec{IntervalSeconds: i64(60)}).Event(at); string(ev) != `{"interval_seconds":60,"timestamp":1795342050}` {

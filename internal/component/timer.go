@@ -41,9 +41,22 @@ type Schedule interface {
 	Next(t time.Time) time.Time
 }
 
-type every time.Duration
+// every is an interval's schedule: the ticks anchor + k·period for every
+// integer k. Ticks are named by the anchor, not by when a timer was armed,
+// so that every node of a cluster, and every restart, names them alike.
+type every struct {
+	anchor time.Time
+	period time.Duration
+}
 
-func (d every) Next(t time.Time) time.Time { return t.Add(time.Duration(d)) }
+func (e every) Next(t time.Time) time.Time {
+	since := t.Sub(e.anchor)
+	k := since / e.period // rounded toward zero: floor it for t before the anchor
+	if since < 0 && since%e.period != 0 {
+		k--
+	}
+	return e.anchor.Add((k + 1) * e.period)
+}
 
 // zoned reads a schedule's fields in a zone: 0 9 * * * is nine o'clock
 // there, summer and winter.
@@ -58,8 +71,12 @@ func (z zoned) Next(t time.Time) time.Time { return z.Schedule.Next(t.In(z.loc))
 // a valid cron expression nor a positive interval.
 var ErrNoSchedule = errors.New("component: the timer has no valid schedule")
 
-// Schedule returns the spec's schedule.
-func (s TimerSpec) Schedule() (Schedule, error) {
+// Schedule returns the spec's schedule. An interval's ticks are whole
+// intervals from anchor (the Unix epoch when zero): the engine anchors a
+// timer at its record's last update, so that a timer first fires one
+// interval after it was deployed or changed. A cron expression names its
+// own ticks.
+func (s TimerSpec) Schedule(anchor time.Time) (Schedule, error) {
 	switch {
 	case s.Cron != nil && *s.Cron != "":
 		sched, err := cronParser.Parse(*s.Cron)
@@ -75,7 +92,10 @@ func (s TimerSpec) Schedule() (Schedule, error) {
 		}
 		return zoned{sched, loc}, nil
 	case s.IntervalSeconds != nil && *s.IntervalSeconds > 0:
-		return every(time.Duration(*s.IntervalSeconds) * time.Second), nil
+		if anchor.IsZero() {
+			anchor = time.Unix(0, 0)
+		}
+		return every{anchor: anchor, period: time.Duration(*s.IntervalSeconds) * time.Second}, nil
 	}
 	return nil, ErrNoSchedule
 }
@@ -89,9 +109,11 @@ func loadZone(name string) (*time.Location, error) {
 	return time.LoadLocation(name)
 }
 
-// Event returns the run event of a fire at t: {timestamp, interval_seconds}.
-func (s TimerSpec) Event(t time.Time) json.RawMessage {
-	ev := map[string]any{"timestamp": t.Unix(), "interval_seconds": s.IntervalSeconds}
+// Event returns the run event of the tick due at due: {timestamp,
+// interval_seconds}. The timestamp is the tick's, not the moment it ran: a
+// late or catch-up run says which tick it is for.
+func (s TimerSpec) Event(due time.Time) json.RawMessage {
+	ev := map[string]any{"timestamp": due.Unix(), "interval_seconds": s.IntervalSeconds}
 	b, _ := json.Marshal(ev)
 	return b
 }

@@ -480,7 +480,7 @@ func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 		}
 		specs[p.Name] = spec
 	}
-	e.timers.Arm(src.ID, specs)
+	e.timers.Arm(src.ID, time.Unix(src.UpdatedAt, 0), specs)
 }
 
 // stopTriggers removes a source's endpoints and stops its timers.
@@ -489,15 +489,15 @@ func (e *Engine) stopTriggers(id string) {
 	e.timers.Remove(id)
 }
 
-// fireTimer queues the run of a timer's tick due at due, fired at at:
-// event {timestamp, interval_seconds}. Only the source's owner fires, and
+// fireTimer queues the run of a timer's tick due at due: event
+// {timestamp, interval_seconds}, the timestamp the tick's. Only the source's owner fires, and
 // the store enqueues each tick once (Queues.FireTimer), so that a tick
 // fires once however ownership moves.
-func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due, at time.Time) {
+func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due time.Time) {
 	if !e.owns(sourceID) {
 		return
 	}
-	inv := model.Invocation{TargetID: sourceID, Kind: kindTimer, Event: spec.Event(at)}
+	inv := model.Invocation{TargetID: sourceID, Kind: kindTimer, Event: spec.Event(due)}
 	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
 	if err != nil {
 		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/ids"
@@ -644,7 +645,7 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {
-			e.timers.Arm(wf.ID, map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
+			e.timers.Arm(wf.ID, time.Unix(wf.UpdatedAt, 0), map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
 		}
 	}
 }

@@ -13,17 +13,19 @@ import (
 
 // Set fires the timer props of active sources (and the timer triggers
 // of workflows). Each fire calls fire, which queues the run; the set then
-// arms the next one. After a restart, a
-// fire that came due while the server was down runs once at once (missed
-// fires are not replayed one by one) and the schedule continues from
-// there; lastFire tells when the source's timer last fired.
+// arms the next one. A tick is named by its due time, which every node
+// computes alike from the schedule and the timer's anchor, so that the
+// store queues each tick once however many nodes fire it. After a restart,
+// a tick that came due while the server was down runs once at once
+// (missed ticks are not replayed one by one) and the schedule continues;
+// lastFire tells when the source's timer last fired.
 //
 // Stop stops every timer and waits for a fire in progress, so that nothing
 // fires, and nothing touches the store, after it returns.
 type Set struct {
 	clock    clock.Clock
 	log      *slog.Logger
-	fire     func(sourceID, prop string, spec component.TimerSpec, due, at time.Time)
+	fire     func(sourceID, prop string, spec component.TimerSpec, due time.Time)
 	lastFire func(sourceID string) (int64, error)
 
 	mu      sync.Mutex
@@ -41,7 +43,7 @@ type armed struct {
 
 // New returns a stopped Set: fire queues a run, and lastFire tells when
 // an id's timer last fired (Unix milliseconds; 0: never).
-func New(clk clock.Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time, time.Time), lastFire func(string) (int64, error)) *Set {
+func New(clk clock.Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time), lastFire func(string) (int64, error)) *Set {
 	return &Set{clock: clk, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
 }
 
@@ -65,13 +67,14 @@ func (s *Set) Stop() {
 }
 
 // Arm replaces the timers of a source with one per entry of specs (by
-// prop name). A spec without a valid schedule is logged and skipped.
-func (s *Set) Arm(sourceID string, specs map[string]component.TimerSpec) {
+// prop name), their intervals counted from anchor (see
+// component.TimerSpec.Schedule). A spec without a valid schedule is
+// logged and skipped.
+func (s *Set) Arm(sourceID string, anchor time.Time, specs map[string]component.TimerSpec) {
 	s.Remove(sourceID)
 	if len(specs) == 0 {
 		return
 	}
-	now := s.clock.Now()
 	last, err := s.lastFire(sourceID)
 	if err != nil {
 		s.log.Error("read the last timer fire", "source", sourceID, "err", err)
@@ -82,7 +85,7 @@ func (s *Set) Arm(sourceID string, specs map[string]component.TimerSpec) {
 		return
 	}
 	for prop, spec := range specs {
-		sched, err := spec.Schedule()
+		sched, err := spec.Schedule(anchor)
 		if err != nil {
 			s.log.Warn("timer prop has no valid schedule", "source", sourceID, "prop", prop, "err", err)
 			continue
@@ -92,20 +95,21 @@ func (s *Set) Arm(sourceID string, specs map[string]component.TimerSpec) {
 			s.timers[sourceID] = map[string]*armed{}
 		}
 		s.timers[sourceID][prop] = a
-		s.arm(sourceID, prop, a, firstFire(sched, now, last))
+		s.arm(sourceID, prop, a, firstFire(sched, anchor, last))
 	}
 }
 
-// firstFire is the tick a timer first fires for after a start at now,
-// given when its source's timer last fired (epoch ms, 0 for never). A
-// tick missed while down is in the past: it fires at once, one catch-up
-// fire, and every node that arms the timer names it alike, so that the
-// store enqueues it once.
-func firstFire(sched component.Schedule, now time.Time, lastMs int64) time.Time {
-	if lastMs <= 0 {
-		return sched.Next(now)
+// firstFire is the tick a timer anchored at anchor first fires for,
+// given when its source's timer last fired (epoch ms, 0 for never): the
+// first tick after both. A tick missed while down is in the past: it fires
+// at once, one catch-up fire, and every node that arms the timer names it
+// alike, so that the store enqueues it once.
+func firstFire(sched component.Schedule, anchor time.Time, lastMs int64) time.Time {
+	from := anchor
+	if last := time.UnixMilli(lastMs); lastMs > 0 && last.After(from) {
+		from = last
 	}
-	return sched.Next(time.UnixMilli(lastMs))
+	return sched.Next(from)
 }
 
 // arm schedules a's fire of the tick due at due (at once when past);
@@ -121,8 +125,8 @@ func (s *Set) arm(sourceID, prop string, a *armed, due time.Time) {
 		s.mu.Unlock()
 		defer s.firing.Done()
 
+		s.fire(sourceID, prop, a.spec, due)
 		fired := s.clock.Now()
-		s.fire(sourceID, prop, a.spec, due, fired)
 
 		s.mu.Lock()
 		defer s.mu.Unlock()

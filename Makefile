@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -130,6 +130,18 @@ bench-wasm2go:
 	$(GO) run $(WASM2GO) -pkg guestgo -o guestgo/guest.go instrumented.wasm && \
 	$(GO) run $(WASM2GO) -unsafe -pkg guestgou -o guestgou/guest.go instrumented.wasm && \
 	$(GO) test -run TestEnginesAgree -bench . -benchtime 200x -count 5
+
+## guest-go: package internal/host/guestgo, the guest translated to Go by
+## wasm2go (-unsafe: bounds-checked accesses through unsafe), patched with
+## the memory cap and the call-depth bound (issue 25). Generated, never
+## committed; a build with -tags wasm2go uses it (host.Config.Engine,
+## fount serve --engine wasm2go). About 30 s and 2 GB to compile.
+GUESTGO := internal/host/guestgo
+guest-go:
+	$(GO) run ./$(GUESTGO)/gen wasm $(GUESTGO)/instrumented.wasm
+	$(GO) run $(WASM2GO) -unsafe -pkg guestgo -o $(GUESTGO)/guest.go $(GUESTGO)/instrumented.wasm
+	$(GO) run ./$(GUESTGO)/gen patch $(GUESTGO)
+	rm -f $(GUESTGO)/instrumented.wasm
 
 clean:
 	rm -rf bin

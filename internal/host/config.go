@@ -47,6 +47,13 @@ type Config struct {
 	// the store's lock keeps to one server). The files take at most
 	// spillBudget bytes; past it, snapshots stay in memory.
 	SpillDir string
+	// Engine runs the guest: EngineWazero (the default) compiles it with
+	// wazero; EngineWasm2go runs its translation to Go (package guestgo),
+	// in builds with the wasm2go tag only.
+	Engine string
+	// callDepth bounds the guest's calls in progress on the wasm2go
+	// engine (0: defaultCallDepth); tests lower it to reach it.
+	callDepth int32
 	// interrupts is how a call is stopped at its deadline. Only benchmarks
 	// choose other than the default, to measure the difference.
 	interrupts interruptScheme
@@ -58,6 +65,23 @@ type Config struct {
 	// that runs it in a process of its own (cmd/fount does).
 	Analyzer Analyzer
 }
+
+// defaultCallDepth bounds the wasm2go engine's guest calls in progress
+// (a wasm call is a Go call there). QuickJS's own checks, on its shadow
+// stack in linear memory, end a script's recursion with a catchable error
+// before it: a recursive function at about 3,000 calls deep, the parser
+// of 10^6 nested brackets at under 50,000, where it holds about 8 MiB of
+// goroutine stack. The bound is for C code that recurses without using
+// the shadow stack, so that no guest ever reaches the goroutine stack's
+// limit, which kills the process; at this depth a call holds some tens of
+// MiB of stack at most.
+const defaultCallDepth = 100_000
+
+// The engines that can run the guest (Config.Engine).
+const (
+	EngineWazero  = "wazero"
+	EngineWasm2go = "wasm2go"
+)
 
 const (
 	wasmPage = 64 << 10
@@ -83,6 +107,23 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxMemory > 4<<30-wasmPage {
 		return c, fmt.Errorf("host: MaxMemory %d is over the 4 GiB wasm32 address space", c.MaxMemory)
+	}
+	switch c.Engine {
+	case "":
+		c.Engine = EngineWazero
+	case EngineWazero:
+	case EngineWasm2go:
+		if !wasm2goBuilt {
+			return c, fmt.Errorf("host: engine %q is not in this build: run make guest-go and build with -tags wasm2go", c.Engine)
+		}
+		if c.interrupts != interruptLoops {
+			return c, fmt.Errorf("host: engine %q stops calls by the loops' polls only", c.Engine)
+		}
+	default:
+		return c, fmt.Errorf("host: unknown engine %q (want %q or %q)", c.Engine, EngineWazero, EngineWasm2go)
+	}
+	if c.callDepth <= 0 {
+		c.callDepth = defaultCallDepth
 	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = 5 * time.Minute

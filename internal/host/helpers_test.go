@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"sync"
 	"testing"
 
@@ -10,9 +11,14 @@ import (
 	"github.com/fount-dev/fount/internal/sandbox"
 )
 
+// testEngine is the engine the tests run the guest on: wazero unless
+// FOUNT_TEST_ENGINE names another (wasm2go needs a build with -tags
+// wasm2go, after make guest-go).
+var testEngine = os.Getenv("FOUNT_TEST_ENGINE")
+
 // testHost compiles the guest once for the whole package's tests.
 var testHost = sync.OnceValues(func() (*Host, error) {
-	return New(context.Background(), Config{})
+	return New(context.Background(), Config{Engine: testEngine})
 })
 
 func newTestHost(t testing.TB) *Host {

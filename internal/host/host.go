@@ -31,14 +31,16 @@ const pollEvery = 1 << 16
 // Host compiles the guest once and creates Sources, each with instances of
 // its own. It is safe for concurrent use.
 type Host struct {
-	cfg       Config
-	rt        wazero.Runtime
-	compiled  wazero.CompiledModule
-	pristine  []byte    // memory of a module just instantiated
-	base      *snapshot // runtime + prelude initialised, no component
-	baseImage []byte    // the memory base restores to, which sources' snapshots are taken over
-	inbox     [2]uint32 // the guest's inbox address and size, the same in every restored instance
-	spill     *spill    // where idle snapshots go, or nil (Config.SpillDir)
+	cfg Config
+	rt  wazero.Runtime
+	// instantiate makes an instance of the guest on the engine chosen
+	// (Config.Engine), its memory as just instantiated.
+	instantiate func(context.Context) (*instance, error)
+	pristine    []byte    // memory of a module just instantiated
+	base        *snapshot // runtime + prelude initialised, no component
+	baseImage   []byte    // the memory base restores to, which sources' snapshots are taken over
+	inbox       [2]uint32 // the guest's inbox address and size, the same in every restored instance
+	spill       *spill    // where idle snapshots go, or nil (Config.SpillDir)
 
 	// Counts of instances, for metrics.
 	created, evicted, closedInstances atomic.Int64
@@ -50,6 +52,10 @@ type Host struct {
 	// is when it last did (unix ns).
 	freeWanted chan struct{}
 	lastFreed  atomic.Int64
+
+	// shut is set when Close begins: wasm2go's instances read it (wazero's
+	// learn it from their runtime closing).
+	shut atomic.Bool
 
 	mu      sync.Mutex
 	sources map[*Source]struct{}
@@ -94,29 +100,17 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 }
 
 func (h *Host) setup(ctx context.Context) error {
-	if err := instantiateFount(ctx, h.rt); err != nil {
-		return fmt.Errorf("host: fount imports: %w", err)
+	var err error
+	switch h.cfg.Engine {
+	case EngineWasm2go:
+		h.instantiate, err = wasm2goInstances(h.cfg.MaxMemory, h.cfg.callDepth, &h.shut)
+	default:
+		h.instantiate, err = h.wazeroInstances(ctx)
 	}
-	if err := instantiateWASI(ctx, h.rt); err != nil {
-		return fmt.Errorf("host: wasi imports: %w", err)
-	}
-	wasm := guest.Wasm
-	if h.cfg.interrupts == interruptLoops {
-		var err error
-		if wasm, err = instrumentedGuest(); err != nil {
-			return err
-		}
-	}
-	compiled, err := h.rt.CompileModule(ctx, wasm)
 	if err != nil {
-		return fmt.Errorf("host: compile guest: %w", err)
-	}
-	h.compiled = compiled
-	if err := CheckImports(compiled.ImportedFunctions()); err != nil {
 		return err
 	}
-
-	in, err := newInstance(ctx, h.rt, compiled)
+	in, err := h.instantiate(ctx)
 	if err != nil {
 		return err
 	}
@@ -136,9 +130,36 @@ func (h *Host) setup(ctx context.Context) error {
 	return nil
 }
 
-// instrumentedGuest is the guest with every loop polling the deadline
-// (package interrupt): what the host compiles.
-func instrumentedGuest() ([]byte, error) {
+// wazeroInstances compiles the guest with wazero, after registering the
+// host's imports, and returns how to instantiate it.
+func (h *Host) wazeroInstances(ctx context.Context) (func(context.Context) (*instance, error), error) {
+	if err := instantiateFount(ctx, h.rt); err != nil {
+		return nil, fmt.Errorf("host: fount imports: %w", err)
+	}
+	if err := instantiateWASI(ctx, h.rt); err != nil {
+		return nil, fmt.Errorf("host: wasi imports: %w", err)
+	}
+	wasm := guest.Wasm
+	if h.cfg.interrupts == interruptLoops {
+		var err error
+		if wasm, err = InstrumentedGuest(); err != nil {
+			return nil, err
+		}
+	}
+	compiled, err := h.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, fmt.Errorf("host: compile guest: %w", err)
+	}
+	if err := CheckImports(compiled.ImportedFunctions()); err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (*instance, error) { return newInstance(ctx, h.rt, compiled) }, nil
+}
+
+// InstrumentedGuest is the guest with every loop polling the deadline
+// (package interrupt): what the host compiles, and what wasm2go
+// translates for package guestgo.
+func InstrumentedGuest() ([]byte, error) {
 	poll := interrupt.Poll{Module: abi.ImportModule, Name: abi.FuncInterrupted}
 	wasm, err := interrupt.Instrument(guest.Wasm, poll, pollEvery)
 	if err != nil {
@@ -171,13 +192,13 @@ func CheckImports(fns []api.FunctionDefinition) error {
 
 // fromSnapshot creates an instance whose memory is s.
 func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error) {
-	in, err := newInstance(ctx, h.rt, h.compiled)
+	in, err := h.instantiate(ctx)
 	if err != nil {
 		return nil, err
 	}
 	h.created.Add(1)
 	in.closed = &h.closedInstances
-	if !in.mem.hold() { // the host closed meanwhile
+	if in.mod.IsClosed() || !in.mem.hold() { // the host closed meanwhile
 		in.close(ctx)
 		return nil, sandbox.ErrClosed
 	}
@@ -193,7 +214,7 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 // freshInstance initialises an instance from scratch, without snapshots.
 // Only benchmarks and tests use it, to compare with fromSnapshot.
 func (h *Host) freshInstance(ctx context.Context) (*instance, error) {
-	in, err := newInstance(ctx, h.rt, h.compiled)
+	in, err := h.instantiate(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -336,6 +357,7 @@ func (h *Host) Close(ctx context.Context) error {
 		return nil
 	}
 	h.closed = true
+	h.shut.Store(true)
 	sources := slices.Collect(maps.Keys(h.sources))
 	h.mu.Unlock()
 	close(h.stop)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,11 +112,24 @@ func TestCancelledContext(t *testing.T) {
 	}
 }
 
+// probeHost is a host on wazero whatever the tests' engine: the probe is
+// a wasm module of its own, which calls the same import functions as the
+// guest on any engine.
+var probeHost = sync.OnceValues(func() (*Host, error) {
+	if testEngine == "" || testEngine == EngineWazero {
+		return testHost()
+	}
+	return New(context.Background(), Config{})
+})
+
 // probe instantiates the test-only guest that calls fount imports with raw
-// values, sharing the test host's runtime and so its import module.
+// values, sharing the probe host's runtime and so its import module.
 func probe(t testing.TB) api.Module {
 	t.Helper()
-	h := newTestHost(t)
+	h, err := probeHost()
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	compiled, err := h.rt.CompileModule(ctx, abiProbeWasm)
 	if err != nil {

@@ -65,17 +65,22 @@ func instantiateFount(ctx context.Context, rt wazero.Runtime) error {
 	for _, f := range fountImports() {
 		f := f
 		b = b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, mod api.Module, stack []uint64) {
-			inv := invocationFrom(ctx)
-			if inv == nil {
-				// Called outside an invocation (during init or load): only
-				// the interrupt poll and logging are meaningful.
-				inv = &invocation{}
-			}
-			stack[0] = api.EncodeI32(f.fn(ctx, inv, mod, stack))
+			stack[0] = api.EncodeI32(f.call(ctx, mod, stack))
 		}), f.params, f.results).Export(f.name)
 	}
 	_, err := b.Instantiate(ctx)
 	return err
+}
+
+// call runs f for a call of the guest in ctx, its arguments in stack.
+func (f hostFunc) call(ctx context.Context, mod api.Module, stack []uint64) int32 {
+	inv := invocationFrom(ctx)
+	if inv == nil {
+		// Called outside an invocation (during init or load): only the
+		// interrupt poll and logging are meaningful.
+		inv = &invocation{}
+	}
+	return f.fn(ctx, inv, mod, stack)
 }
 
 // guestBytes copies len bytes at ptr out of guest memory, refusing

@@ -65,7 +65,7 @@ func newInstance(ctx context.Context, rt wazero.Runtime, compiled wazero.Compile
 // initRuntime runs libc's constructors and creates the JS runtime with the
 // prelude: the slow path that snapshots exist to skip.
 func (in *instance) initRuntime(ctx context.Context, prelude []byte) error {
-	if !in.mem.hold() {
+	if in.mod.IsClosed() || !in.mem.hold() {
 		return sandbox.ErrClosed
 	}
 	defer in.mem.unhold()
@@ -133,7 +133,7 @@ func (in *instance) release(ctx context.Context, ptr uint32) {
 // invoke sends one Call and decodes the Result. Any failure that leaves the
 // guest in an unknown state marks the instance broken.
 func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (abi.Result, error) {
-	if !in.mem.hold() {
+	if in.mod.IsClosed() || !in.mem.hold() {
 		in.broken = true
 		return abi.Result{}, sandbox.ErrClosed
 	}

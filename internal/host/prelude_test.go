@@ -76,7 +76,7 @@ func TestPreludeOfAnyLengthEvaluates(t *testing.T) {
 	h := newTestHost(t)
 	ctx := context.Background()
 	for pad := range 24 {
-		in, err := newInstance(ctx, h.rt, h.compiled)
+		in, err := h.instantiate(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

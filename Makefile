@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go build-wasm2go test-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -142,6 +142,18 @@ guest-go:
 	$(GO) run $(WASM2GO) -unsafe -pkg guestgo -o $(GUESTGO)/guest.go $(GUESTGO)/instrumented.wasm
 	$(GO) run ./$(GUESTGO)/gen patch $(GUESTGO)
 	rm -f $(GUESTGO)/instrumented.wasm
+
+## build-wasm2go: fount with both engines: wazero, and the guest's
+## translation to Go (serve --engine wasm2go).
+build-wasm2go: guest-go
+	$(GO) build -tags wasm2go -buildvcs=auto -o $(BIN) ./cmd/fount
+
+## test-wasm2go: the sandbox's tests (the hostile catalogue among them)
+## and the in-process servers' end-to-end tests, on the wasm2go engine.
+## Without -race: the race detector's instrumentation of 7 MB of
+## generated Go takes longer than the tests.
+test-wasm2go: guest-go corpus server-deps
+	FOUNT_TEST_ENGINE=wasm2go $(GO) test -count=1 -tags wasm2go ./internal/host/ ./cmd/fount/
 
 clean:
 	rm -rf bin

@@ -35,7 +35,7 @@ func BenchmarkSourceBurstMemory(b *testing.B) {
 	for b.Loop() {
 		// A sandbox of its own, bounded and spilling as serve's is (the
 		// tests' shared one keeps every instance warm).
-		box, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, MaxWarm: server.DefaultMaxWarm, SpillDir: b.TempDir()})
+		box, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, MaxWarm: server.DefaultMaxWarm, SpillDir: b.TempDir(), Engine: testEngine})
 		if err != nil {
 			b.Fatal(err)
 		}

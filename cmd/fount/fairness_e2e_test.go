@@ -52,7 +52,7 @@ func (s *testServer) listedSource(id string) map[string]any {
 func startServerWithLimits(t *testing.T, cfg server.Config, limits sandbox.Limits) *testServer {
 	t.Helper()
 	warmCache(t)
-	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}, Limits: limits})
+	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}, Limits: limits, Engine: testEngine})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,14 @@ import (
 // servers started in-process, and cacheDir, the compilation cache it
 // filled, for `fount serve` processes and commands that compile their own.
 var (
-	cacheDir      string
-	sandboxMade   atomic.Bool
+	cacheDir    string
+	sandboxMade atomic.Bool
+	// testEngine runs the in-process servers' guests: wazero unless
+	// FOUNT_TEST_ENGINE says wasm2go (with -tags wasm2go; make test-wasm2go).
+	testEngine    = os.Getenv("FOUNT_TEST_ENGINE")
 	sharedSandbox = sync.OnceValues(func() (*host.Host, error) {
 		sandboxMade.Store(true)
-		return host.New(context.Background(), host.Config{CacheDir: cacheDir})
+		return host.New(context.Background(), host.Config{CacheDir: cacheDir, Engine: testEngine})
 	})
 )
 

@@ -29,7 +29,7 @@ func TestConcurrentLoopingDeploysAllGetAnAnswer(t *testing.T) {
 	lim := server.DefaultHTTPLimits(0)
 	lim.Request = 12 * time.Second // the answer's own deadline: shorter than the six loops' together
 	warmCache(t)
-	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Limits: sandbox.Limits{Timeout: 4 * time.Second}})
+	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Limits: sandbox.Limits{Timeout: 4 * time.Second}, Engine: testEngine})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
-// Package host runs guest code under wazero. It compiles the guest once per
-// process, creates instances per source, implements the fount ABI imports,
-// and enforces memory, time and size limits.
+// Package host runs guest code under wazero, or, in builds with the
+// wasm2go tag, as its translation to Go (package guestgo, Config.Engine).
+// It compiles the guest once per process, creates instances per source,
+// implements the fount ABI imports, and enforces memory, time and size
+// limits.
 //
 // Instances are never shared across sources. The host knows nothing about
 // HTTP, users or storage: callers hand it sandbox.Capabilities per
@@ -43,6 +45,12 @@
 // loop, so a long C loop no longer holds up a garbage collection's
 // stop-the-world. Host functions that block (sleep, fetch) honour the
 // invocation's context themselves.
+//
+// Engines. The wasm2go engine (engine_wasm2go.go) runs the same
+// instrumented guest translated to Go: the same imports, snapshots and
+// instance code, behind an adapter of the few wazero interfaces the host
+// calls. Its memory cap and its bound on call depth are patched into the
+// translation (package guestgo); a trap is a Go panic, recovered per call.
 //
 // Snapshots. Creating a QuickJS runtime and context, evaluating the prelude
 // and loading a component takes milliseconds; copying memory takes a

@@ -38,7 +38,8 @@ type Config struct {
 	ExecutionRetryBase time.Duration
 	ExecutionTimeout   time.Duration
 	ChannelsPerSource  int
-	MaxWarm            int // warm sandbox instances of all sources together
+	MaxWarm            int    // warm sandbox instances of all sources together
+	Engine             string // what runs the guest: host.EngineWazero (default) or host.EngineWasm2go
 	NpmRegistry        string
 	MaxBundle          int
 	NpmTimeout         time.Duration

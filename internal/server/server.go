@@ -140,7 +140,7 @@ func (s *Server) openSandbox(ctx context.Context, cfg Config) (string, *host.Hos
 	// (host.Config.SpillDir), so that thousands of idle sources cost
 	// little memory.
 	box, err := host.New(ctx, host.Config{CacheDir: cmp.Or(cfg.CacheDir, filepath.Join(cfg.DataDir, "cache")),
-		Analyzer: worker.Analyzer{Exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.MaxWarm, SpillDir: filepath.Join(cfg.DataDir, "spill")})
+		Analyzer: worker.Analyzer{Exe: exe}, Limits: limitsOf(cfg), MaxWarm: cfg.MaxWarm, SpillDir: filepath.Join(cfg.DataDir, "spill"), Engine: cfg.Engine})
 	if err != nil {
 		return "", nil, err
 	}

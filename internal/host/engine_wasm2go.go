@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/host/guestgo"
@@ -43,17 +44,34 @@ func wasm2goInstances(maxMemory int64, maxDepth int32, shut *atomic.Bool) (func(
 		if shut.Load() {
 			return nil, sandbox.ErrClosed
 		}
-		mod := &goModule{shut: shut}
-		mod.m = guestgo.NewLimited(goImports{mod}, goImports{mod}, pages, maxDepth)
-		mod.mem = goMemory{m: mod.m, maxPages: pages}
-		in := &instance{
+		mod := &goModule{shut: shut, maxPages: pages}
+		mod.mem = &goMemory{g: mod}
+		// The memory lives where the host maps it, as wazero's does: it
+		// grows in place (growPages), stays out of the Go heap, and its
+		// pages go back to the OS when the instance closes.
+		var mapped *guestMemory
+		mod.linear = memoryAllocator(func(m *guestMemory) { mapped = m }).Allocate(0, uint64(pages*wasmPage))
+		overCap := false
+		mod.m = guestgo.NewLimited(goImports{mod}, goImports{mod}, pages, maxDepth, func(size int) []byte {
+			if buf := mod.linear.Reallocate(uint64(size)); buf != nil {
+				return buf
+			}
+			overCap = true
+			return make([]byte, size)
+		})
+		if overCap {
+			mod.linear.Free()
+			return nil, fmt.Errorf("host: the guest's initial memory is over the cap of %d bytes", maxMemory)
+		}
+		mod.m.SetGrow(mod.growPages)
+		return &instance{
 			mod:   mod,
+			mem:   mapped,
 			alloc: mod.ExportedFunction(abi.ExportAlloc),
 			free:  mod.ExportedFunction(abi.ExportFree),
 			init:  mod.ExportedFunction(abi.ExportInit),
 			call:  mod.ExportedFunction(abi.ExportCall),
-		}
-		return in, nil
+		}, nil
 	}, nil
 }
 
@@ -61,23 +79,45 @@ func wasm2goInstances(maxMemory int64, maxDepth int32, shut *atomic.Bool) (func(
 // (the instance's rule), except for Close and IsClosed.
 type goModule struct {
 	api.Module
-	m      *guestgo.Module
-	mem    goMemory
-	ctx    context.Context // the export call in progress's, for the imports
-	stack  [4]uint64       // an import's arguments and result
-	closed atomic.Bool
-	shut   *atomic.Bool // the host's: set when it closes
+	m        *guestgo.Module
+	linear   experimental.LinearMemory // where m's memory is
+	mem      *goMemory
+	maxPages int64
+	ctx      context.Context // the export call in progress's, for the imports
+	stack    [4]uint64       // an import's arguments and result
+	closed   atomic.Bool
+	shut     *atomic.Bool // the host's: set when it closes
 }
 
 func (g *goModule) Memory() api.Memory { return g.mem }
 
 func (g *goModule) IsClosed() bool { return g.closed.Load() || g.shut.Load() }
 
-// Close marks the module closed: a call in progress stops at its next
-// poll (hostInterrupted), and its memory goes with the last reference.
+// Close marks the module closed, so that a call in progress stops at its
+// next poll (hostInterrupted), and frees its memory: at once, or, mapped
+// memory that a call holds, when the call lets it go (guestMemory).
 func (g *goModule) Close(context.Context) error {
-	g.closed.Store(true)
+	if !g.closed.Swap(true) {
+		g.linear.Free()
+	}
 	return nil
+}
+
+// growPages is the guest's memory.grow: the memory grows where it is
+// (mapped memory has room for the cap; pages past the old end are zero),
+// and never past the cap.
+func (g *goModule) growPages(delta int64) int64 {
+	mem := g.m.Xmemory().Slice()
+	old := int64(len(*mem)) / wasmPage
+	if delta < 0 || old+delta > g.maxPages {
+		return -1
+	}
+	buf := g.linear.Reallocate(uint64(old+delta) * wasmPage)
+	if buf == nil {
+		return -1
+	}
+	*mem = buf
+	return old
 }
 
 // ExportedFunction returns the export name, nil for one the guest lacks.
@@ -150,27 +190,27 @@ func trapOf(export string, r any) error {
 	return fmt.Errorf("%w in %s: %v", errTrap, export, r)
 }
 
-// goMemory is a translated instance's linear memory.
+// goMemory is a translated instance's linear memory: the methods of
+// api.Memory the host calls (the embedded interface is nil).
 type goMemory struct {
 	api.Memory
-	m        *guestgo.Module
-	maxPages int64
+	g *goModule
 }
 
-func (g goMemory) bytes() []byte { return *g.m.Xmemory().Slice() }
+func (m *goMemory) bytes() []byte { return *m.g.m.Xmemory().Slice() }
 
-func (g goMemory) Size() uint32 { return uint32(len(g.bytes())) }
+func (m *goMemory) Size() uint32 { return uint32(len(m.bytes())) }
 
-func (g goMemory) Read(off, n uint32) ([]byte, bool) {
-	b := g.bytes()
+func (m *goMemory) Read(off, n uint32) ([]byte, bool) {
+	b := m.bytes()
 	if uint64(off)+uint64(n) > uint64(len(b)) {
 		return nil, false
 	}
 	return b[off : off+n : off+n], true
 }
 
-func (g goMemory) Write(off uint32, v []byte) bool {
-	b := g.bytes()
+func (m *goMemory) Write(off uint32, v []byte) bool {
+	b := m.bytes()
 	if uint64(off)+uint64(len(v)) > uint64(len(b)) {
 		return false
 	}
@@ -178,8 +218,8 @@ func (g goMemory) Write(off uint32, v []byte) bool {
 	return true
 }
 
-func (g goMemory) Grow(pages uint32) (uint32, bool) {
-	old := g.m.Xmemory().Grow(int64(pages), g.maxPages)
+func (m *goMemory) Grow(pages uint32) (uint32, bool) {
+	old := m.g.growPages(int64(pages))
 	if old < 0 {
 		return 0, false
 	}

@@ -6,7 +6,8 @@
 // translation with the two limits wasm2go does not know, by gen:
 //
 //   - the linear memory grows to the cap the host gives each instance
-//     (NewLimited), not to 4 GiB;
+//     (NewLimited), not to 4 GiB, and where the host keeps it (SetGrow):
+//     memory it maps itself, as for wazero, outside the Go heap;
 //   - every call of a guest function counts its depth, and a call past
 //     the bound NewLimited gives panics with ErrCallDepth. A wasm call is a Go call here,
 //     and a recursion that overflowed the goroutine's stack would be a

@@ -7,8 +7,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/format"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/fount-dev/fount/internal/host"
@@ -42,7 +44,11 @@ func run(args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		if err := os.WriteFile(file, []byte(patched), 0o644); err != nil {
+		formatted, err := format.Source([]byte(patched))
+		if err != nil {
+			return fmt.Errorf("%s: the patched translation: %w", file, err)
+		}
+		if err := os.WriteFile(file, formatted, 0o644); err != nil {
 			return err
 		}
 		return os.WriteFile(filepath.Join(args[1], "limits.go"), []byte(limits), 0o644)
@@ -58,9 +64,21 @@ const buildTag = "//go:build wasm2go\n\n"
 // a wasm2go whose output differs fails here, not in a build.
 const (
 	moduleStruct = "type Module struct {\n"
-	growToMax    = ", maxMem))"
 	methodPrefix = "func (m *Module) _"
 )
+
+// New makes the initial memory in the Go heap; newModule takes where to
+// make it (NewLimited's allocate).
+const (
+	newFunc         = "func New(v0 Xfount, v1 Xwasi_snapshot_preview1) *Module {\n"
+	newWithAllocate = newFunc + "\treturn newModule(v0, v1, func(size int) []byte { return make([]byte, size) })\n}\n\n" +
+		"func newModule(v0 Xfount, v1 Xwasi_snapshot_preview1, allocate func(size int) []byte) *Module {\n"
+)
+
+var initialMemory = regexp.MustCompile(`\tm\.memory = make\(\[\]byte, (\w+)\)\n`)
+
+// growCall is the guest's memory.grow, which growMemory replaces.
+var growCall = regexp.MustCompile(`memory_grow\(&m\.memory, (.+?), maxMem\)`)
 
 // depthGuard opens every guest function; the deferred decrement also runs
 // when a trap unwinds the call.
@@ -74,11 +92,16 @@ func patch(src string) (string, error) {
 	if strings.Count(src, moduleStruct) != 1 {
 		return "", errors.New("no Module struct")
 	}
-	src = strings.Replace(src, moduleStruct, moduleStruct+"\tmaxPages int64 // the memory cap NewLimited gives\n\tmaxDepth int32 // the bound of depth NewLimited gives\n\tdepth    int32 // guest calls in progress\n", 1)
-	if strings.Count(src, growToMax) == 0 {
+	src = strings.Replace(src, moduleStruct, moduleStruct+"\tmaxPages int64 // the memory cap NewLimited gives\n\tmaxDepth int32 // the bound of depth NewLimited gives\n\tdepth    int32 // guest calls in progress\n\tgrow     func(delta int64) int64 // SetGrow's\n", 1)
+	if !growCall.MatchString(src) {
 		return "", errors.New("no memory.grow to the module's maximum")
 	}
-	src = strings.ReplaceAll(src, growToMax, ", min(maxMem, m.maxPages)))")
+	src = growCall.ReplaceAllString(src, "m.growMemory($1)")
+	if strings.Count(src, newFunc) != 1 || len(initialMemory.FindAllStringIndex(src, -1)) != 1 {
+		return "", errors.New("no New making the initial memory")
+	}
+	src = strings.Replace(src, newFunc, newWithAllocate, 1)
+	src = initialMemory.ReplaceAllString(src, "\tm.memory = allocate($1)\n")
 	var out strings.Builder
 	out.Grow(len(src) + len(src)/8)
 	out.WriteString(buildTag)
@@ -108,10 +131,23 @@ import "errors"
 var ErrCallDepth = errors.New("guestgo: call stack exhausted")
 
 // NewLimited is New with linear memory capped at maxPages 64 KiB pages and
-// at most maxDepth guest calls in progress.
-func NewLimited(v0 Xfount, v1 Xwasi_snapshot_preview1, maxPages int64, maxDepth int32) *Module {
-	m := New(v0, v1)
+// at most maxDepth guest calls in progress; the initial memory is the
+// zeroed bytes allocate returns for its size.
+func NewLimited(v0 Xfount, v1 Xwasi_snapshot_preview1, maxPages int64, maxDepth int32, allocate func(size int) []byte) *Module {
+	m := newModule(v0, v1, allocate)
 	m.maxPages, m.maxDepth = maxPages, maxDepth
 	return m
+}
+
+// SetGrow makes grow the guest's memory.grow: it is given the pages to
+// add, and returns the memory's old size in pages, or -1 when it cannot
+// grow. The host uses it to keep the memory where it maps it itself.
+func (m *Module) SetGrow(grow func(delta int64) int64) { m.grow = grow }
+
+func (m *Module) growMemory(delta int64) int64 {
+	if m.grow != nil {
+		return m.grow(delta)
+	}
+	return memory_grow(&m.memory, delta, min(maxMem, m.maxPages))
 }
 `

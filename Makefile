@@ -7,12 +7,14 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go build-wasm2go test-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go test-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
-build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/fount
+## build: fount with both engines, wasm2go (the default) and wazero; see
+## guest-go. `go build ./cmd/fount` alone gives a binary with wazero only.
+build: guest-go
+	$(GO) build -tags wasm2go -buildvcs=auto -o $(BIN) ./cmd/fount
 
 ## run: build and start `fount serve` with the embedded defaults.
 run: build
@@ -101,10 +103,12 @@ openapi-check:
 	GO="$(GO)" bash tools/openapi-check/check.sh
 
 ## bench: the benchmarks whose figures go in docs/benchmarks.md.
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 3 ./internal/host/
+## The sandbox's and the server's run on the default engine (wasm2go);
+## FOUNT_TEST_ENGINE=wazero measures the other.
+bench: guest-go
+	$(GO) test -tags wasm2go -run '^$$' -bench . -benchmem -count 3 ./internal/host/
 	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./internal/engine/
-	$(GO) test -run '^$$' -bench 'Load|Fairness|Restart' -skip 'Load/node-vm' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
+	$(GO) test -tags wasm2go -run '^$$' -bench 'Load|Fairness|Restart' -skip 'Load/node-vm' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
 	$(GO) test -run '^$$' -bench NpmDeploy -count 3 ./cmd/fount/
 	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./internal/store/
 	$(GO) test -run '^$$' -bench StreamResume -count 3 ./internal/api/
@@ -114,9 +118,9 @@ bench:
 ## module of its own, so goja is no dependency of fount), and the load
 ## benchmark beside bench/node-vm/host.js (Node: a fresh vm context per
 ## request, grouped fsync). Needs node on PATH.
-bench-compare:
-	cd bench/goja && $(GO) test -run '^$$' -bench . -count 3
-	$(GO) test -run '^$$' -bench 'Load/(fount-max|node-vm)' -benchtime 1x -count 3 ./cmd/fount/
+bench-compare: guest-go
+	cd bench/goja && $(GO) test -tags wasm2go -run '^$$' -bench . -count 3
+	$(GO) test -tags wasm2go -run '^$$' -bench 'Load/(fount-max|node-vm)' -benchtime 1x -count 3 ./cmd/fount/
 
 ## bench-wasm2go: the guest run by wazero beside the guest translated to Go
 ## by wasm2go (safe and -unsafe), behind the same minimal host, on the
@@ -142,11 +146,6 @@ guest-go:
 	$(GO) run $(WASM2GO) -unsafe -pkg guestgo -o $(GUESTGO)/guest.go $(GUESTGO)/instrumented.wasm
 	$(GO) run ./$(GUESTGO)/gen patch $(GUESTGO)
 	rm -f $(GUESTGO)/instrumented.wasm
-
-## build-wasm2go: fount with both engines: wazero, and the guest's
-## translation to Go (serve --engine wasm2go).
-build-wasm2go: guest-go
-	$(GO) build -tags wasm2go -buildvcs=auto -o $(BIN) ./cmd/fount
 
 ## test-wasm2go: the sandbox's tests (the hostile catalogue among them)
 ## and the in-process servers' end-to-end tests, on the wasm2go engine.

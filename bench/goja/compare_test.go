@@ -35,37 +35,15 @@ var self = { limit: 10, $emit: function (e, meta) { __emit(JSON.stringify(e), JS
 function invoke(eventJSON) { return component.run.call(self, JSON.parse(eventJSON)) }
 `
 
-// BenchmarkWarmInvoke runs the same run() on a warm fount sandbox and on
-// a warm goja runtime, side by side. The issue's target: fount's p50 at
-// most twice goja's.
+// BenchmarkWarmInvoke runs the same run() on a warm fount sandbox, on
+// each engine of this build (built with -tags wasm2go, as make
+// bench-compare does, both), and on a warm goja runtime, side by side.
+// The issue's target: fount's p50 at most twice goja's.
 func BenchmarkWarmInvoke(b *testing.B) {
-	ctx := context.Background()
 	event := `{"n":1}`
-	b.Run("fount", func(b *testing.B) {
-		h, err := host.New(ctx, host.Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer h.Close(ctx)
-		s, err := h.NewSource(ctx, sandbox.Spec{ID: "dc_bench", Code: fountComponent, Props: json.RawMessage(`{}`)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		emitted := 0
-		caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { emitted++; return nil })}
-		var ds []time.Duration
-		for b.Loop() {
-			start := time.Now()
-			if _, err := s.Run(ctx, json.RawMessage(event), caps); err != nil {
-				b.Fatal(err)
-			}
-			ds = append(ds, time.Since(start))
-		}
-		if emitted != len(ds) {
-			b.Fatalf("%d emits for %d runs", emitted, len(ds))
-		}
-		reportP50(b, ds)
-	})
+	for _, engine := range host.Engines() {
+		b.Run("fount-"+engine, func(b *testing.B) { benchFount(b, engine, event) })
+	}
 	b.Run("goja", func(b *testing.B) {
 		vm := goja.New()
 		emitted := 0
@@ -124,4 +102,32 @@ func BenchmarkWarmInvokeNode(b *testing.B) {
 func reportP50(b *testing.B, ds []time.Duration) {
 	slices.Sort(ds)
 	b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns/op")
+}
+
+// benchFount runs run() on a warm fount sandbox of the engine.
+func benchFount(b *testing.B, engine, event string) {
+	ctx := context.Background()
+	h, err := host.New(ctx, host.Config{Engine: engine})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(ctx)
+	s, err := h.NewSource(ctx, sandbox.Spec{ID: "dc_bench", Code: fountComponent, Props: json.RawMessage(`{}`)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	emitted := 0
+	caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { emitted++; return nil })}
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := s.Run(ctx, json.RawMessage(event), caps); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	if emitted != len(ds) {
+		b.Fatalf("%d emits for %d runs", emitted, len(ds))
+	}
+	reportP50(b, ds)
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -30,8 +31,13 @@ type process struct {
 func buildFount(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "fount")
-	// As `make build`: the VCS revision stamped, whatever GOFLAGS says.
-	out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", bin, ".").CombinedOutput()
+	// As `make build`: the VCS revision stamped, whatever GOFLAGS says, and
+	// the wasm2go engine when this test binary has it (make test-wasm2go).
+	args := []string{"build", "-buildvcs=auto", "-o", bin}
+	if host.DefaultEngine() == host.EngineWasm2go {
+		args = append(args, "-tags", "wasm2go")
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

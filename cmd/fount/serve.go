@@ -68,8 +68,8 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
 	fs.IntVar(&cfg.MaxWarm, "max-warm-instances", int(env.int("FOUNT_MAX_WARM_INSTANCES", server.DefaultMaxWarm)),
 		"warm sandbox instances kept across all sources, each a MiB or more; past it the least recently used are closed and restore from their snapshots when next run (FOUNT_MAX_WARM_INSTANCES)")
-	fs.StringVar(&cfg.Engine, "engine", cmp.Or(env.getenv("FOUNT_ENGINE"), host.EngineWazero),
-		"what runs components' code: wazero, or wasm2go in a binary built with it (make build-wasm2go) (FOUNT_ENGINE)")
+	fs.StringVar(&cfg.Engine, "engine", cmp.Or(env.getenv("FOUNT_ENGINE"), host.DefaultEngine()),
+		"what runs components' code: wasm2go (the guest translated to Go; in binaries built by make build) or wazero (FOUNT_ENGINE)")
 	fs.StringVar(&cfg.NpmRegistry, "npm-registry", env.getenv("FOUNT_NPM_REGISTRY"),
 		"npm registry that components' package imports resolve against at deploy (FOUNT_NPM_REGISTRY; default the registry npm on this machine is configured with)")
 	fs.IntVar(&cfg.MaxBundle, "max-bundle-size", int(env.int("FOUNT_MAX_BUNDLE_SIZE", bundle.DefaultMaxBundle)),

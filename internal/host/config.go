@@ -47,9 +47,9 @@ type Config struct {
 	// the store's lock keeps to one server). The files take at most
 	// spillBudget bytes; past it, snapshots stay in memory.
 	SpillDir string
-	// Engine runs the guest: EngineWazero (the default) compiles it with
-	// wazero; EngineWasm2go runs its translation to Go (package guestgo),
-	// in builds with the wasm2go tag only.
+	// Engine runs the guest: EngineWazero compiles it with wazero;
+	// EngineWasm2go runs its translation to Go (package guestgo), in
+	// builds with the wasm2go tag only. Default: DefaultEngine().
 	Engine string
 	// callDepth bounds the guest's calls in progress on the wasm2go
 	// engine (0: defaultCallDepth); tests lower it to reach it.
@@ -64,6 +64,25 @@ type Config struct {
 	// Go stack, which kills the process: a server must give an Analyzer
 	// that runs it in a process of its own (cmd/fount does).
 	Analyzer Analyzer
+}
+
+// DefaultEngine is the faster engine this build has: wasm2go in builds
+// with the wasm2go tag (make build), wazero in others (docs/design.md,
+// "The engine under the guest").
+func DefaultEngine() string {
+	if wasm2goBuilt {
+		return EngineWasm2go
+	}
+	return EngineWazero
+}
+
+// Engines lists the engines this build can run the guest on: wazero
+// always, wasm2go in builds with the wasm2go tag.
+func Engines() []string {
+	if wasm2goBuilt {
+		return []string{EngineWazero, EngineWasm2go}
+	}
+	return []string{EngineWazero}
 }
 
 // defaultCallDepth bounds the wasm2go engine's guest calls in progress
@@ -110,7 +129,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	switch c.Engine {
 	case "":
-		c.Engine = EngineWazero
+		c.Engine = DefaultEngine()
+		if c.interrupts != interruptLoops { // benchmarks of wazero's other schemes
+			c.Engine = EngineWazero
+		}
 	case EngineWazero:
 	case EngineWasm2go:
 		if !wasm2goBuilt {

@@ -22,8 +22,12 @@ func TestEngineChoice(t *testing.T) {
 			t.Errorf("engine %q: %v, want an error with %q", tt.engine, err, tt.wantErr)
 		}
 	}
-	if c, err := (Config{}).withDefaults(); err != nil || c.Engine != EngineWazero {
-		t.Errorf("the default engine is %q (%v), want wazero", c.Engine, err)
+	want := EngineWazero
+	if wasm2goBuilt {
+		want = EngineWasm2go
+	}
+	if c, err := (Config{}).withDefaults(); err != nil || c.Engine != want || DefaultEngine() != want {
+		t.Errorf("the default engine is %q (%v), want %s", c.Engine, err, want)
 	}
 	if _, err := New(context.Background(), Config{Engine: "v8"}); err == nil {
 		t.Error("New took an unknown engine")

@@ -116,10 +116,10 @@ func TestCancelledContext(t *testing.T) {
 // a wasm module of its own, which calls the same import functions as the
 // guest on any engine.
 var probeHost = sync.OnceValues(func() (*Host, error) {
-	if testEngine == "" || testEngine == EngineWazero {
-		return testHost()
+	if h, err := testHost(); err == nil && h.cfg.Engine == EngineWazero {
+		return h, nil
 	}
-	return New(context.Background(), Config{})
+	return New(context.Background(), Config{Engine: EngineWazero})
 })
 
 // probe instantiates the test-only guest that calls fount imports with raw

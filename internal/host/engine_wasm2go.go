@@ -170,6 +170,7 @@ func (f *goFunction) Call(ctx context.Context, params ...uint64) (res []uint64, 
 	defer func() {
 		g.ctx = outer
 		if r := recover(); r != nil {
+			g.m.ResetDepth()
 			err = trapOf(f.name, r)
 		}
 	}()

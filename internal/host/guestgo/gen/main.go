@@ -60,12 +60,9 @@ func run(args []string) error {
 // it takes half a minute and 2 GB to compile.
 const buildTag = "//go:build wasm2go\n\n"
 
-// The translation's text that patch changes; each must be found, so that
-// a wasm2go whose output differs fails here, not in a build.
-const (
-	moduleStruct = "type Module struct {\n"
-	methodPrefix = "func (m *Module) _"
-)
+// The translation's text that patch changes is each checked to be found,
+// so that a wasm2go whose output differs fails here, not in a build.
+const moduleStruct = "type Module struct {\n"
 
 // New makes the initial memory in the Go heap; newModule takes where to
 // make it (NewLimited's allocate).
@@ -80,9 +77,55 @@ var initialMemory = regexp.MustCompile(`\tm\.memory = make\(\[\]byte, (\w+)\)\n`
 // growCall is the guest's memory.grow, which growMemory replaces.
 var growCall = regexp.MustCompile(`memory_grow\(&m\.memory, (.+?), maxMem\)`)
 
-// depthGuard opens every guest function; the deferred decrement also runs
-// when a trap unwinds the call.
-const depthGuard = "\tif m.depth++; m.depth > m.maxDepth {\n\t\tpanic(ErrCallDepth)\n\t}\n\tdefer func() { m.depth-- }()\n"
+// depthGuard opens every guest function; every way out of it (a return,
+// or the end of a function without results) gives the depth back. A
+// deferred decrement would be simpler, but translated functions have so
+// many returns that Go keeps their defers on the heap path: it cost
+// about a third of a warm call. A trap unwinds past the decrements; the
+// instance is discarded then (and Call resets the depth).
+const depthGuard = "\tif m.depth++; m.depth > m.maxDepth {\n\t\tpanic(ErrCallDepth)\n\t}\n"
+
+var (
+	guestMethod = regexp.MustCompile(`^func \(m \*Module\) _\w+\(.*\) ?(\w*) \{\n$`)
+	returnLine  = regexp.MustCompile(`^(\t+)return(?: (.+))?\n$`)
+)
+
+// guardDepth adds depthGuard to every guest function of src, and the
+// decrement at each of its exits.
+func guardDepth(src string) (string, int) {
+	var out strings.Builder
+	out.Grow(len(src) + len(src)/4)
+	guarded := 0
+	inside, result := false, ""
+	for line := range strings.Lines(src) {
+		switch {
+		case !inside:
+			out.WriteString(line)
+			if m := guestMethod.FindStringSubmatch(line); m != nil {
+				out.WriteString(depthGuard)
+				inside, result = true, m[1]
+				guarded++
+			}
+		case line == "}\n": // the function's end
+			if result == "" {
+				out.WriteString("\tm.depth--\n")
+			}
+			out.WriteString(line)
+			inside = false
+		default:
+			m := returnLine.FindStringSubmatch(line)
+			switch {
+			case m == nil:
+				out.WriteString(line)
+			case m[2] == "":
+				out.WriteString(m[1] + "m.depth--\n" + line)
+			default: // the result is computed (calls included) before the depth goes down
+				fmt.Fprintf(&out, "%[1]s{\n%[1]s\tvar result %[2]s = %[3]s\n%[1]s\tm.depth--\n%[1]s\treturn result\n%[1]s}\n", m[1], result, m[2])
+			}
+		}
+	}
+	return out.String(), guarded
+}
 
 // patch adds the memory cap and the depth guard to wasm2go's output.
 func patch(src string) (string, error) {
@@ -102,21 +145,11 @@ func patch(src string) (string, error) {
 	}
 	src = strings.Replace(src, newFunc, newWithAllocate, 1)
 	src = initialMemory.ReplaceAllString(src, "\tm.memory = allocate($1)\n")
-	var out strings.Builder
-	out.Grow(len(src) + len(src)/8)
-	out.WriteString(buildTag)
-	guarded := 0
-	for line := range strings.Lines(src) {
-		out.WriteString(line)
-		if strings.HasPrefix(line, methodPrefix) && strings.HasSuffix(line, " {\n") {
-			out.WriteString(depthGuard)
-			guarded++
-		}
-	}
+	src, guarded := guardDepth(src)
 	if guarded == 0 {
 		return "", errors.New("no guest function to guard")
 	}
-	return out.String(), nil
+	return buildTag + src, nil
 }
 
 // limits is the rest of the patch: the constructor with the cap, the
@@ -129,6 +162,10 @@ import "errors"
 
 // ErrCallDepth is the panic of a call past the module's bound of depth.
 var ErrCallDepth = errors.New("guestgo: call stack exhausted")
+
+// ResetDepth forgets the calls a trap unwound without giving their depth
+// back.
+func (m *Module) ResetDepth() { m.depth = 0 }
 
 // NewLimited is New with linear memory capped at maxPages 64 KiB pages and
 // at most maxDepth guest calls in progress; the initial memory is the

@@ -29,6 +29,12 @@ func (m *Module) _sbrk(v0 int32) int32 {
 func (m *Module) _f(v0 int32) int32 {
 	return m._sbrk(v0)
 }
+func (m *Module) _g(v0 int32) {
+	if v0 == 0 {
+		return
+	}
+	m._g(v0 - 1)
+}
 func _fabs(v0 float64) float64 {
 	return v0
 }
@@ -46,15 +52,17 @@ func TestPatch(t *testing.T) {
 		"t1 := int32(m.growMemory(int64(v0)))",
 		"func newModule(v0 Xfount, v1 Xwasi_snapshot_preview1, allocate func(size int) []byte) *Module {\n\tm := new(Module)\n\tm.memory = allocate(0x120000)\n",
 		"func (m *Module) _sbrk(v0 int32) int32 {\n" + depthGuard + "\tt1 :=",
-		"func (m *Module) _f(v0 int32) int32 {\n" + depthGuard + "\treturn m._sbrk(v0)",
+		// the call is made before the depth goes down
+		"func (m *Module) _f(v0 int32) int32 {\n" + depthGuard + "\t{\n\t\tvar result int32 = m._sbrk(v0)\n\t\tm.depth--\n\t\treturn result\n\t}\n}\n",
+		"func (m *Module) _g(v0 int32) {\n" + depthGuard + "\tif v0 == 0 {\n\t\tm.depth--\n\t\treturn\n\t}\n\tm._g(v0 - 1)\n\tm.depth--\n}\n",
 		"func _fabs(v0 float64) float64 {\n\treturn v0",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the patched translation lacks %q:\n%s", want, got)
 		}
 	}
-	if strings.Count(got, "m.depth++") != 2 {
-		t.Errorf("%d guards, want one per method", strings.Count(got, "m.depth++"))
+	if strings.Count(got, "m.depth++") != 3 || strings.Count(got, "m.depth--") != 4 {
+		t.Errorf("%d guards and %d decrements, want one per method and one per exit", strings.Count(got, "m.depth++"), strings.Count(got, "m.depth--"))
 	}
 	if _, err := patch(got); err == nil {
 		t.Error("a patched translation was patched again")

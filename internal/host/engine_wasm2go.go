@@ -39,39 +39,67 @@ const wasm2goBuilt = true
 // is capped at maxMemory bytes, with at most maxDepth guest calls in
 // progress; shut is set when the host closes.
 func wasm2goInstances(maxMemory int64, maxDepth int32, shut *atomic.Bool) (func(context.Context) (*instance, error), error) {
-	pages := maxMemory / wasmPage
 	return func(context.Context) (*instance, error) {
-		if shut.Load() {
-			return nil, sandbox.ErrClosed
+		return newGoInstance(maxMemory, maxDepth, shut, nil)
+	}, nil
+}
+
+// wasm2goFromImage returns how to make such an instance whose memory
+// starts as image (the base snapshot's: runtime and prelude initialised)
+// mapped copy-on-write, with its closer; nil where memory files are not
+// available, and the host restores the base by copying instead.
+func wasm2goFromImage(image []byte, maxMemory int64, maxDepth int32, shut *atomic.Bool) (func(context.Context) (*instance, error), func()) {
+	img, err := newMemoryImage(image)
+	if err != nil {
+		return nil, nil
+	}
+	return func(context.Context) (*instance, error) {
+		return newGoInstance(maxMemory, maxDepth, shut, img)
+	}, img.close
+}
+
+// newGoInstance makes a translated instance, its memory pristine, or img
+// when it is not nil.
+func newGoInstance(maxMemory int64, maxDepth int32, shut *atomic.Bool, img *memoryImage) (*instance, error) {
+	if shut.Load() {
+		return nil, sandbox.ErrClosed
+	}
+	pages := maxMemory / wasmPage
+	mod := &goModule{shut: shut, maxPages: pages}
+	mod.mem = &goMemory{g: mod}
+	// The memory lives where the host maps it, as wazero's does: it grows
+	// in place (growPages), stays out of the Go heap, and its pages go
+	// back to the OS when the instance closes.
+	var mapped *guestMemory
+	mod.linear = memoryAllocator(func(m *guestMemory) { mapped = m }).Allocate(0, uint64(pages*wasmPage))
+	mappedImage := img != nil && img.mapInto(mapped)
+	overCap := false
+	mod.m = guestgo.NewLimited(goImports{mod}, goImports{mod}, pages, maxDepth, func(size int) ([]byte, bool) {
+		if img != nil {
+			size = max(size, len(img.image))
 		}
-		mod := &goModule{shut: shut, maxPages: pages}
-		mod.mem = &goMemory{g: mod}
-		// The memory lives where the host maps it, as wazero's does: it
-		// grows in place (growPages), stays out of the Go heap, and its
-		// pages go back to the OS when the instance closes.
-		var mapped *guestMemory
-		mod.linear = memoryAllocator(func(m *guestMemory) { mapped = m }).Allocate(0, uint64(pages*wasmPage))
-		overCap := false
-		mod.m = guestgo.NewLimited(goImports{mod}, goImports{mod}, pages, maxDepth, func(size int) []byte {
-			if buf := mod.linear.Reallocate(uint64(size)); buf != nil {
-				return buf
-			}
+		buf := mod.linear.Reallocate(uint64(size))
+		switch {
+		case buf == nil:
 			overCap = true
-			return make([]byte, size)
-		})
-		if overCap {
-			mod.linear.Free()
-			return nil, fmt.Errorf("host: the guest's initial memory is over the cap of %d bytes", maxMemory)
+			return make([]byte, size), false
+		case img != nil && !mappedImage: // no room for the mapping (Go-allocated memory): copied
+			copy(buf, img.image)
 		}
-		mod.m.SetGrow(mod.growPages)
-		return &instance{
-			mod:   mod,
-			mem:   mapped,
-			alloc: mod.ExportedFunction(abi.ExportAlloc),
-			free:  mod.ExportedFunction(abi.ExportFree),
-			init:  mod.ExportedFunction(abi.ExportInit),
-			call:  mod.ExportedFunction(abi.ExportCall),
-		}, nil
+		return buf, img != nil
+	})
+	if overCap {
+		mod.linear.Free()
+		return nil, fmt.Errorf("host: the guest's initial memory is over the cap of %d bytes", maxMemory)
+	}
+	mod.m.SetGrow(mod.growPages)
+	return &instance{
+		mod:   mod,
+		mem:   mapped,
+		alloc: mod.ExportedFunction(abi.ExportAlloc),
+		free:  mod.ExportedFunction(abi.ExportFree),
+		init:  mod.ExportedFunction(abi.ExportInit),
+		call:  mod.ExportedFunction(abi.ExportCall),
 	}, nil
 }
 

@@ -36,11 +36,15 @@ type Host struct {
 	// instantiate makes an instance of the guest on the engine chosen
 	// (Config.Engine), its memory as just instantiated.
 	instantiate func(context.Context) (*instance, error)
-	pristine    []byte    // memory of a module just instantiated
-	base        *snapshot // runtime + prelude initialised, no component
-	baseImage   []byte    // the memory base restores to, which sources' snapshots are taken over
-	inbox       [2]uint32 // the guest's inbox address and size, the same in every restored instance
-	spill       *spill    // where idle snapshots go, or nil (Config.SpillDir)
+	// fromBase, when the engine can, makes an instance whose memory is
+	// base's image already (mapped copy-on-write); closeBase frees it.
+	fromBase  func(context.Context) (*instance, error)
+	closeBase func()
+	pristine  []byte    // memory of a module just instantiated
+	base      *snapshot // runtime + prelude initialised, no component
+	baseImage []byte    // the memory base restores to, which sources' snapshots are taken over
+	inbox     [2]uint32 // the guest's inbox address and size, the same in every restored instance
+	spill     *spill    // where idle snapshots go, or nil (Config.SpillDir)
 
 	// Counts of instances, for metrics.
 	created, evicted, closedInstances atomic.Int64
@@ -127,6 +131,9 @@ func (h *Host) setup(ctx context.Context) error {
 		return err
 	}
 	h.baseImage = h.base.image(h.pristine)
+	if h.cfg.Engine == EngineWasm2go {
+		h.fromBase, h.closeBase = wasm2goFromImage(h.baseImage, h.cfg.MaxMemory, h.cfg.callDepth, &h.shut)
+	}
 	return nil
 }
 
@@ -192,7 +199,11 @@ func CheckImports(fns []api.FunctionDefinition) error {
 
 // fromSnapshot creates an instance whose memory is s.
 func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error) {
-	in, err := h.instantiate(ctx)
+	instantiate, over := h.instantiate, (*snapshot)(nil)
+	if h.fromBase != nil && s.layeredOver(h.base) {
+		instantiate, over = h.fromBase, h.base
+	}
+	in, err := instantiate(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +214,7 @@ func (h *Host) fromSnapshot(ctx context.Context, s *snapshot) (*instance, error)
 		return nil, sandbox.ErrClosed
 	}
 	defer in.mem.unhold()
-	if err := s.restore(in.mod.Memory()); err != nil {
+	if err := s.restore(in.mod.Memory(), over); err != nil {
 		in.close(ctx)
 		return nil, err
 	}
@@ -366,5 +377,8 @@ func (h *Host) Close(ctx context.Context) error {
 		s.Close(ctx)
 	}
 	defer h.spill.close()
+	if h.closeBase != nil {
+		defer h.closeBase() // the instances' mappings keep what they map
+	}
 	return h.rt.Close(ctx)
 }

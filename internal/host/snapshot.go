@@ -204,11 +204,25 @@ func (s *snapshot) image(pristine []byte) []byte {
 	return img
 }
 
+// layeredOver reports whether s is base or restores it first.
+func (s *snapshot) layeredOver(base *snapshot) bool {
+	for ; s != nil; s = s.parent {
+		if s == base {
+			return true
+		}
+	}
+	return false
+}
+
 // restore writes the snapshot, its parent's first, into mem, which must
-// belong to a module just instantiated from the same compiled module.
-func (s *snapshot) restore(mem api.Memory) error {
+// belong to a module just instantiated from the same compiled module, or
+// hold the image of over already (over and its parents are skipped).
+func (s *snapshot) restore(mem api.Memory, over *snapshot) error {
+	if s == over {
+		return nil
+	}
 	if s.parent != nil {
-		if err := s.parent.restore(mem); err != nil {
+		if err := s.parent.restore(mem, over); err != nil {
 			return err
 		}
 	}

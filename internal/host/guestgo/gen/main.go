@@ -64,15 +64,19 @@ const buildTag = "//go:build wasm2go\n\n"
 // so that a wasm2go whose output differs fails here, not in a build.
 const moduleStruct = "type Module struct {\n"
 
-// New makes the initial memory in the Go heap; newModule takes where to
-// make it (NewLimited's allocate).
+// New makes the initial memory in the Go heap and writes the data
+// segments into it; newModule takes where to make it (NewLimited's
+// allocate), and skips the data when that memory holds an image already.
 const (
 	newFunc         = "func New(v0 Xfount, v1 Xwasi_snapshot_preview1) *Module {\n"
-	newWithAllocate = newFunc + "\treturn newModule(v0, v1, func(size int) []byte { return make([]byte, size) })\n}\n\n" +
-		"func newModule(v0 Xfount, v1 Xwasi_snapshot_preview1, allocate func(size int) []byte) *Module {\n"
+	newWithAllocate = newFunc + "\treturn newModule(v0, v1, func(size int) ([]byte, bool) { return make([]byte, size), false })\n}\n\n" +
+		"func newModule(v0 Xfount, v1 Xwasi_snapshot_preview1, allocate func(size int) ([]byte, bool)) *Module {\n"
 )
 
-var initialMemory = regexp.MustCompile(`\tm\.memory = make\(\[\]byte, (\w+)\)\n`)
+var (
+	initialMemory = regexp.MustCompile(`\tm\.memory = make\(\[\]byte, (\w+)\)\n`)
+	dataInit      = regexp.MustCompile(`(?m)^\t(memory_init\(m\.memory, data\w*, .*\))\n`)
+)
 
 // growCall is the guest's memory.grow, which growMemory replaces.
 var growCall = regexp.MustCompile(`memory_grow\(&m\.memory, (.+?), maxMem\)`)
@@ -144,7 +148,11 @@ func patch(src string) (string, error) {
 		return "", errors.New("no New making the initial memory")
 	}
 	src = strings.Replace(src, newFunc, newWithAllocate, 1)
-	src = initialMemory.ReplaceAllString(src, "\tm.memory = allocate($1)\n")
+	src = initialMemory.ReplaceAllString(src, "\tmem, initialized := allocate($1)\n\tm.memory = mem\n")
+	if !dataInit.MatchString(src) {
+		return "", errors.New("no data segment written by New")
+	}
+	src = dataInit.ReplaceAllString(src, "\tif !initialized {\n\t\t$1\n\t}\n")
 	src, guarded := guardDepth(src)
 	if guarded == 0 {
 		return "", errors.New("no guest function to guard")
@@ -168,9 +176,10 @@ var ErrCallDepth = errors.New("guestgo: call stack exhausted")
 func (m *Module) ResetDepth() { m.depth = 0 }
 
 // NewLimited is New with linear memory capped at maxPages 64 KiB pages and
-// at most maxDepth guest calls in progress; the initial memory is the
-// zeroed bytes allocate returns for its size.
-func NewLimited(v0 Xfount, v1 Xwasi_snapshot_preview1, maxPages int64, maxDepth int32, allocate func(size int) []byte) *Module {
+// at most maxDepth guest calls in progress. The initial memory is what
+// allocate returns for its size: zeroes, into which New writes the data
+// segments, or (initialized) an image of memory that holds them already.
+func NewLimited(v0 Xfount, v1 Xwasi_snapshot_preview1, maxPages int64, maxDepth int32, allocate func(size int) (mem []byte, initialized bool)) *Module {
 	m := newModule(v0, v1, allocate)
 	m.maxPages, m.maxDepth = maxPages, maxDepth
 	return m

@@ -156,6 +156,22 @@ func memoryNow() (rss, heap int64) {
 	return rss, int64(ms.HeapInuse)
 }
 
+// proportionalMemory is the process's PSS: its resident pages, a page
+// shared with others (an instance's copy-on-write mapping of the
+// sandbox's base image, say) counted in proportion; 0 where the kernel
+// does not say.
+func proportionalMemory() int64 {
+	rollup, _ := os.ReadFile("/proc/self/smaps_rollup")
+	for line := range strings.SplitSeq(string(rollup), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
 // readFixture reads a step of testdata/workflows/bench.
 func readFixture(b *testing.B, name string) string {
 	code, err := os.ReadFile("../../testdata/workflows/bench/" + name)

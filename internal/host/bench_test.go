@@ -244,7 +244,7 @@ func BenchmarkIdleSources(b *testing.B) {
 			ctx := context.Background()
 			caps := sandbox.Capabilities{Emit: sandbox.EmitFunc(func(context.Context, abi.Emit) error { return nil })}
 			for b.Loop() {
-				cfg := Config{MaxWarm: maxWarm}
+				cfg := Config{MaxWarm: maxWarm, Engine: testEngine}
 				if tt.spill {
 					cfg.SpillDir = b.TempDir()
 				}
@@ -253,7 +253,7 @@ func BenchmarkIdleSources(b *testing.B) {
 					b.Fatal(err)
 				}
 				debug.FreeOSMemory()
-				before := residentBytes(b)
+				before, beforePSS := residentBytes(b), proportionalBytes(b)
 				for range sources {
 					s := deploy(b, h, benchComponent, `{}`)
 					if _, err := s.Run(ctx, json.RawMessage(`{"n":1}`), caps); err != nil {
@@ -265,6 +265,7 @@ func BenchmarkIdleSources(b *testing.B) {
 				h.EvictIdle(time.Now().Add(2 * packAfter))
 				debug.FreeOSMemory()
 				b.ReportMetric(float64(residentBytes(b)-before)/float64(sources)/1024, "KiB/source")
+				b.ReportMetric(float64(proportionalBytes(b)-beforePSS)/float64(sources)/1024, "KiB/source-pss")
 				_, _, live := h.Stats()
 				b.ReportMetric(float64(live), "live-instances")
 				_ = h.Close(ctx)
@@ -274,13 +275,22 @@ func BenchmarkIdleSources(b *testing.B) {
 }
 
 // residentBytes is the process's resident set size, from /proc.
-func residentBytes(b *testing.B) int64 {
-	raw, err := os.ReadFile("/proc/self/status")
+func residentBytes(b *testing.B) int64 { return procMemory(b, "/proc/self/status", "VmRSS:") }
+
+// proportionalBytes is the process's PSS: resident pages, a page shared
+// with others counted in proportion. A wasm2go instance maps the base
+// image copy-on-write, and RSS counts the image's pages in every instance
+// that touched them; PSS once.
+func proportionalBytes(b *testing.B) int64 { return procMemory(b, "/proc/self/smaps_rollup", "Pss:") }
+
+// procMemory reads the figure in kB after key in a /proc file.
+func procMemory(b *testing.B, file, key string) int64 {
+	raw, err := os.ReadFile(file)
 	if err != nil {
-		b.Fatalf("no /proc/self/status (the benchmark reads Linux's): %v", err)
+		b.Fatalf("no %s (the benchmark reads Linux's): %v", file, err)
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, key); ok {
 			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
 			if err != nil {
 				b.Fatal(err)
@@ -288,6 +298,6 @@ func residentBytes(b *testing.B) int64 {
 			return kb << 10
 		}
 	}
-	b.Fatal("no VmRSS in /proc/self/status")
+	b.Fatalf("no %s in %s", key, file)
 	return 0
 }

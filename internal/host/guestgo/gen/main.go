@@ -84,8 +84,8 @@ var growCall = regexp.MustCompile(`memory_grow\(&m\.memory, (.+?), maxMem\)`)
 // depthGuard opens every guest function; every way out of it (a return,
 // or the end of a function without results) gives the depth back. A
 // deferred decrement would be simpler, but translated functions have so
-// many returns that Go keeps their defers on the heap path: it cost
-// about a third of a warm call. A trap unwinds past the decrements; the
+// many returns that Go keeps their defers off its fast path: it made a
+// warm call up to twice as slow. A trap unwinds past the decrements; the
 // instance is discarded then (and Call resets the depth).
 const depthGuard = "\tif m.depth++; m.depth > m.maxDepth {\n\t\tpanic(ErrCallDepth)\n\t}\n"
 

@@ -27,10 +27,11 @@ import (
 // as an error, as wazero does.
 //
 // Its isolation is the translation's: each instance has a linear memory
-// of its own (a Go slice, every access bounds-checked), capped at
-// MaxMemory by the patched memory.grow; the guest reaches the host only
-// through the imports below, the same functions wazero's guest calls; a
-// loop polls the deadline every pollEvery iterations, as under wazero.
+// of its own (a Go slice over a reservation the host maps, every access
+// bounds-checked against the slice), capped at MaxMemory by the patched
+// memory.grow; the guest reaches the host only through the imports
+// below, the same functions wazero's guest calls; a loop polls the
+// deadline every pollEvery iterations, as under wazero.
 
 // wasm2goBuilt: this build has package guestgo.
 const wasm2goBuilt = true

@@ -125,6 +125,19 @@ func TestOpenAPIDocumentsTheContract(t *testing.T) {
 	if op("/v1/sources/{id}", "delete")["responses"].(map[string]any)["204"] == nil {
 		t.Error("DELETE /v1/sources/{id} does not document its 204")
 	}
+	// The bodies that are not JSON say what they are.
+	for _, tt := range []struct{ path, contentType, schema string }{
+		{"/v1/backup", "application/x-tar", "#/components/schemas/TarArchive"},
+		{"/v1/sources/{id}/sse", "text/event-stream", "#/components/schemas/EventSummary"},
+		{"/v1/workflows/{id}/sse", "text/event-stream", "#/components/schemas/EventSummary"},
+	} {
+		ok, _ := op(tt.path, "get")["responses"].(map[string]any)["200"].(map[string]any)
+		types, _ := ok["content"].(map[string]any)
+		content, _ := types[tt.contentType].(map[string]any)
+		if schema, _ := content["schema"].(map[string]any); schema["$ref"] != tt.schema {
+			t.Errorf("GET %s's 200 is not %s of %s: %s", tt.path, tt.contentType, tt.schema, mustJSON(t, ok))
+		}
+	}
 }
 
 // FuzzDecodeRequest: request decoding never panics on any query and body,

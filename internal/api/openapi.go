@@ -70,8 +70,12 @@ func addOperation(r *openapi31.Reflector, rt route) error {
 		status = http.StatusOK
 	}
 	switch {
-	case rt.path == "/sources/{id}/sse":
-		oc.AddRespStructure(new(string), openapi.WithHTTPStatus(status), openapi.WithContentType("text/event-stream"))
+	case strings.HasSuffix(rt.path, "/sse"):
+		oc.AddRespStructure(new(apiv1.EventSummary), openapi.WithHTTPStatus(status), openapi.WithContentType("text/event-stream"),
+			func(cu *openapi.ContentUnit) { cu.Description = sseDescription })
+	case rt.path == "/backup":
+		oc.AddRespStructure(new(tarArchive), openapi.WithHTTPStatus(status), openapi.WithContentType("application/x-tar"),
+			func(cu *openapi.ContentUnit) { cu.Description = "a tar of the store and its secret key, streamed" })
 	case rt.response != nil:
 		oc.AddRespStructure(reflect.New(rt.response).Interface(), openapi.WithHTTPStatus(status))
 	default:
@@ -88,6 +92,22 @@ func addOperation(r *openapi31.Reflector, rt route) error {
 		}
 	}
 	return nil
+}
+
+// sseDescription says what the schema of an event stream's operation is
+// the schema of: OpenAPI 3.1 has no way to type each message of a
+// text/event-stream body.
+const sseDescription = "Server-sent events. Each `event: event` message has an `id:` (send it back as Last-Event-ID to resume) and, as `data:`, one EventSummary in JSON (the schema here); a `:` line is a heartbeat. A workflow's stream also carries its steps' `$.send.sse` messages: named by their channel (`message` without one), `data:` the payload in JSON, no id."
+
+// tarArchive is the body of GET /v1/backup in the OpenAPI document.
+type tarArchive struct{}
+
+// JSONSchema: the body is the bytes of a tar archive.
+func (tarArchive) JSONSchema() (jsonschema.Schema, error) {
+	var s jsonschema.Schema
+	s.AddType(jsonschema.String)
+	s.WithFormat("binary").WithContentMediaType("application/x-tar")
+	return s, nil
 }
 
 // operationOf returns the operation of a method in a path item.
@@ -119,9 +139,13 @@ func operationID(rt route) string {
 	return b.String()
 }
 
-// schemaName names the schemas of package apiv1 without the package
-// prefix, and generic envelopes after their item: DataSource, PageWebhook.
-func schemaName(_ reflect.Type, name string) string {
+// schemaName names the schemas of package apiv1 (and this package's)
+// without the package prefix, and generic envelopes after their item:
+// DataSource, PageWebhook.
+func schemaName(t reflect.Type, name string) string {
+	if t.PkgPath() == reflect.TypeFor[tarArchive]().PkgPath() { // this package's few: TarArchive
+		return strings.TrimPrefix(name, "Api")
+	}
 	name = strings.ReplaceAll(name, "GithubComFountDevFountApiv1", "")
 	return strings.TrimPrefix(name, "Apiv1")
 }

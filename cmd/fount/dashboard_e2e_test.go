@@ -415,6 +415,10 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 		waitJS(`document.querySelector('main h1')?.textContent === 'Usage and quotas'`),
 		shots.take("usage"),
 	)
+	// The pause's message stayed on the workflow's page, not on the next.
+	if flash := value(t, ctx, s, "flash on the usage page", chromedp.Evaluate[string](`document.getElementById('flash').textContent`)); flash != "" {
+		t.Errorf("the usage page shows an earlier page's message: %q", flash)
+	}
 	// The owner ran the source once: the page says so, from /users/me.
 	if usage := value(t, ctx, s, "usage page", chromedp.Text(chromedp.CSS("dl.kv"))); !strings.Contains(usage, "Invocations this billing period") || !strings.Contains(usage, "owner") {
 		t.Errorf("the usage page reads %q", usage)

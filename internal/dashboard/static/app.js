@@ -218,6 +218,10 @@
   };
 
   async function route() {
+    // A success message outlives the one page change that follows it
+    // (an action's own navigation or re-render), and no more.
+    if (!state.keepFlash) clearFlash();
+    state.keepFlash = false;
     stopStreams();
     if (!state.user) return;
     const [name, id, sub] = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
@@ -233,11 +237,7 @@
       page('Error', h('h1', { text: 'Something went wrong' }), h('p', { class: 'error-text', role: 'alert', text: err.message }));
     }
   }
-  window.addEventListener('hashchange', () => {
-    if (!state.keepFlash) clearFlash();
-    state.keepFlash = false;
-    route();
-  });
+  window.addEventListener('hashchange', () => route());
 
   // ---- shared pieces ----
 

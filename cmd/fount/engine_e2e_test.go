@@ -74,6 +74,25 @@ func TestHTTPSourceToEvents(t *testing.T) {
 	}
 }
 
+// TestHTTPEventAsNodeSeesIt: a JSON body reaches run() in the order it was
+// sent, as Node's JSON.parse gives it, and the event's fields come in
+// Pipedream's order.
+func TestHTTPEventAsNodeSeesIt(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	src := s.deploySource(`export default { name: "Keys", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ event: Object.keys(e), body: Object.keys(e.body), nested: Object.keys(e.body.m) }) } }`, nil)
+	resp, err := http.Post(endpointOf(src, "http"), "application/json", strings.NewReader(`{"z":1,"a":2,"m":{"y":true,"b":null}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got, _ := json.Marshal(s.events(src["id"].(string), "", 1)[0]["event"])
+	if want := `{"body":["z","a","m"],"event":["method","path","query","headers","bodyRaw","body"],"nested":["y","b"]}`; string(got) != want {
+		t.Errorf("run() saw %s, want %s", got, want)
+	}
+}
+
 func TestCustomResponse(t *testing.T) {
 	t.Parallel()
 	s := startEngineServer(t)

@@ -268,6 +268,8 @@ func TestParseBody(t *testing.T) {
 		ct, body, want string
 	}{
 		{"application/json", `{"a":[1]}`, `{"a":[1]}`},
+		{"application/json", `{"z":1,"a":12345678901234567890}`, `{"z":1,"a":12345678901234567890}`}, // its order, its digits: the guest parses it
+		{"application/json", " [1, 2]\n", `[1,2]`},
 		{"application/vnd.api+json", `{"a":1}`, `{"a":1}`},
 		{"application/json", `{bad`, `"{bad"`},
 		{"application/x-www-form-urlencoded", "a=1&b=2&b=3", `{"a":"1","b":["2","3"]}`},

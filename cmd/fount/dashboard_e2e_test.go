@@ -426,8 +426,8 @@ func TestDashboardWebhooksAccountsAndWorkflows(t *testing.T) {
 }
 
 // TestDashboardActsForAnOrganization: a member chooses an organization in
-// the dashboard; its lists then show the organization's sources, and a
-// source deployed from the form goes to the organization.
+// the dashboard; its lists then show the organization's sources and
+// webhooks, and a source deployed from the form goes to the organization.
 func TestDashboardActsForAnOrganization(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345"})
@@ -442,6 +442,11 @@ func TestDashboardActsForAnOrganization(t *testing.T) {
 		t.Fatalf("deploy into the org: %d %v", st, body)
 	}
 	theirs := data(body)
+	for url, owner := range map[string]string{"https://example.com/mine": "", "https://example.com/team": "?org_id=" + org} {
+		if st, body := s.do("POST", "/v1/webhooks"+owner, map[string]any{"url": url}); st != 200 {
+			t.Fatalf("create a webhook: %d %v", st, body)
+		}
+	}
 	ctx := newBrowser(t)
 	listed := `[...document.querySelectorAll('td a[href^="#/sources/dc_"]')].map(a => a.textContent).join(",")`
 	steps(t, ctx, s, "the user's own sources", append(signInAt(s, "#/sources"),
@@ -456,7 +461,13 @@ func TestDashboardActsForAnOrganization(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("deploy")),
 		chromedp.Click(chromedp.ID("deploy")),
 		waitJS(`document.querySelector('main h1')?.textContent === 'team-source'`),
+		// The webhooks page lists the organization's, not the user's.
+		chromedp.Navigate(s.base+"/#/webhooks"),
+		waitJS(`[...document.querySelectorAll('main td')].map(td => td.textContent).join(" ").includes("example.com/team")`),
 	)...)
+	if page := value(t, ctx, s, "webhooks page", chromedp.Text(chromedp.CSS("main"))); strings.Contains(page, "example.com/mine") {
+		t.Errorf("acting for the organization, the webhooks page lists the user's own: %q", page)
+	}
 	_, body = s.do("GET", "/v1/orgs/"+org+"/sources?limit=100", nil)
 	var names []string
 	for _, it := range body["data"].([]any) {

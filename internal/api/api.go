@@ -216,6 +216,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.Empty, none](get, "/backup", "A backup of the server (a tar of the store, consistent, and its secret key): the owner only", s.backup).ext(),
 		op[apiv1.CreateWebhookRequest, webhookData](post, "/webhooks", "Create a webhook", s.createWebhook),
 		op[apiv1.ListRequest, apiv1.Page[apiv1.Webhook]](get, "/users/me/webhooks", "List your webhooks", s.listWebhooks),
+		op[apiv1.OrgListRequest, apiv1.Page[apiv1.Webhook]](get, "/orgs/{org_id}/webhooks", "List an organization's webhooks", s.listOrgWebhooks).ext(),
 		op[apiv1.SourceByIDRequest, none](del, "/webhooks/{id}", "Delete a webhook", s.deleteWebhook).withStatus(http.StatusNoContent),
 		op[apiv1.UpdateWebhookRequest, webhookData](put, "/webhooks/{id}", "Edit a webhook's url, name, description or active flag", s.updateWebhook).ext(),
 		op[apiv1.ResendDeliveryRequest, apiv1.Data[apiv1.Delivery]](post, "/webhooks/{id}/deliveries/{delivery_id}/resend", "Queue one more attempt of a delivery, now, with its id and body", s.resendDelivery).ext().withStatus(http.StatusAccepted),

@@ -567,6 +567,17 @@ func TestCrossTenant(t *testing.T) {
 	if r := h.call("GET", "/v1/orgs/"+org+"/subscriptions", carol, nil); r.status != 200 {
 		t.Errorf("carol listing org subscriptions: %d", r.status)
 	}
+	// The org's webhooks are listed for its members, apart from their own.
+	orgHook := h.must(h.call("POST", "/v1/webhooks?org_id="+org, alice, map[string]any{"url": "https://example.com/org"}), 200).data()["id"].(string)
+	if r := h.must(h.call("GET", "/v1/orgs/"+org+"/webhooks", carol, nil), 200); len(r.list()) != 1 || r.list()[0].(map[string]any)["id"] != orgHook {
+		t.Errorf("carol's list of the org's webhooks: %s", r.raw)
+	}
+	if r := h.call("GET", "/v1/orgs/"+org+"/webhooks", bob, nil); r.status != 403 {
+		t.Errorf("bob listing the org's webhooks: %d", r.status)
+	}
+	if r := h.must(h.call("GET", "/v1/users/me/webhooks", alice, nil), 200); len(r.list()) != 1 || r.list()[0].(map[string]any)["id"] != wh {
+		t.Errorf("alice's own webhooks: %s", r.raw)
+	}
 
 	// A member's subscription to an org source lives with the org, where
 	// every member (and the engine) finds it; deleting it works the same way.

@@ -99,11 +99,26 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 }
 
 func (s *Server) listWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1.ListRequest) error {
-	page, err := s.readPage(r, req.PageParams)
+	return s.listWebhooksOf(w, r, caller(r.Context()).ID, req.PageParams)
+}
+
+// listOrgWebhooks lists an organization's webhooks, for its members.
+func (s *Server) listOrgWebhooks(w http.ResponseWriter, r *http.Request, req *apiv1.OrgListRequest) error {
+	orgID, err := s.orgMember(r, req.Org)
 	if err != nil {
 		return err
 	}
-	pg, err := s.records.ListWebhooks(r.Context(), caller(r.Context()).ID, page)
+	return s.listWebhooksOf(w, r, orgID, req.PageParams)
+}
+
+// listWebhooksOf lists the webhooks an account (a user or an
+// organization) owns.
+func (s *Server) listWebhooksOf(w http.ResponseWriter, r *http.Request, ownerID string, params apiv1.PageParams) error {
+	page, err := s.readPage(r, params)
+	if err != nil {
+		return err
+	}
+	pg, err := s.records.ListWebhooks(r.Context(), ownerID, page)
 	if err != nil {
 		return err
 	}

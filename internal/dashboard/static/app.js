@@ -856,7 +856,7 @@
   // ---- webhooks ----
 
   async function webhooksPage() {
-    const res = await api('GET', '/users/me/webhooks?limit=100');
+    const res = await api('GET', `${listOf('webhooks')}?limit=100`);
     const rows = res.data.map((w) => h('tr', {},
       h('td', {}, h('a', { href: `#/webhooks/${enc(w.id)}`, text: w.name || w.id }), h('div', { class: 'hint mono', text: w.id })),
       h('td', { class: 'mono', text: w.url }),
@@ -885,7 +885,7 @@
   }
 
   async function webhookPage(id) {
-    const list = await api('GET', '/users/me/webhooks?limit=100');
+    const list = await api('GET', `${listOf('webhooks')}?limit=100`);
     const wh = list.data.find((w) => w.id === id);
     if (!wh) throw new Error(`No webhook ${id} exists, or you do not have access to it.`);
     const toggle = h('button', { type: 'button', text: wh.active ? 'Deactivate' : 'Activate' });

@@ -140,8 +140,10 @@ bench-wasm2go:
 ## the memory cap and the call-depth bound (issue 25). Generated, never
 ## committed; a build with -tags wasm2go uses it (host.Config.Engine,
 ## fount serve --engine wasm2go). About 30 s and 2 GB to compile.
+## Made again only when the guest, its instrumentation or the patch changed.
 GUESTGO := internal/host/guestgo
-guest-go:
+guest-go: $(GUESTGO)/guest.go
+$(GUESTGO)/guest.go: guest/fount.wasm internal/host/host.go $(wildcard internal/host/interrupt/*.go) $(wildcard $(GUESTGO)/gen/*.go)
 	$(GO) run ./$(GUESTGO)/gen wasm $(GUESTGO)/instrumented.wasm
 	$(GO) run $(WASM2GO) -unsafe -pkg guestgo -o $(GUESTGO)/guest.go $(GUESTGO)/instrumented.wasm
 	$(GO) run ./$(GUESTGO)/gen patch $(GUESTGO)

@@ -327,6 +327,30 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 	}
 }
 
+// TestDashboardSubscribesASourceToAnother: a source's settings tab
+// subscribes it to another source, whose events it then runs on, as
+// `fount subscribe` does.
+func TestDashboardSubscribesASourceToAnother(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345"})
+	emitter := s.deploySource(`export default { name: "Upstream", version: "1", props: { http: "$.interface.http" },
+		run(e) { this.$emit({ n: e.body.n }) } }`, nil)
+	listener := s.deploySource(`export default { name: "Downstream", version: "1",
+		run(e) { this.$emit({ got: e.n }) } }`, nil)
+	ctx := newBrowser(t)
+	steps(t, ctx, s, "subscribe from the settings tab", append(signInAt(s, "#/sources/"+listener["id"].(string)+"/settings"),
+		chromedp.WaitVisible(chromedp.ID("subscribe-emitter")),
+		waitJS(`![...document.getElementById('subscribe-emitter').options].some(o => o.value === '`+listener["id"].(string)+`')`), // not itself
+		choose("subscribe-emitter", fmt.Sprintf("%s (%s)", emitter["name"], emitter["id"])),
+		chromedp.Click(chromedp.CSS(`form[aria-labelledby="subs-title"] button[type="submit"]`)),
+		waitJS(`[...document.querySelectorAll('form[aria-labelledby="subs-title"] li')].some(li => li.textContent.startsWith('`+emitter["id"].(string)+`'))`),
+	)...)
+	post(t, endpointOf(emitter, "http"), `{"n":7}`)
+	if got := s.events(listener["id"].(string), "", 1)[0]["event"].(map[string]any)["got"]; got != float64(7) {
+		t.Errorf("the subscribed source ran on %v, want 7", got)
+	}
+}
+
 // TestDashboardWebhooksAccountsAndWorkflows: from the dashboard, create a
 // webhook and subscribe it to a source, see its delivery, connect an
 // account without its secret showing again, and pause a workflow.

@@ -605,7 +605,7 @@
         { id: 'events', label: 'Events', render: (stop) => eventLog(`/sources/${enc(id)}/event_summaries`, `/sources/${enc(id)}/sse`, stop, 'No events yet.') },
         { id: 'logs', label: 'Logs', render: (stop) => eventLog(`/sources/${enc(id)}/event_summaries?event_name=${enc('$logs')}`, `/sources/${enc(id)}/sse?event_name=${enc('$logs')}`, stop, 'No logs yet: console output of runs appears here.') },
         { id: 'errors', label: 'Errors', render: (stop) => eventLog(`/sources/${enc(id)}/event_summaries?event_name=${enc('$errors')}`, `/sources/${enc(id)}/sse?event_name=${enc('$errors')}`, stop, 'No errors.') },
-        { id: 'settings', label: 'Settings', render: () => sourceSettings(src) },
+        { id: 'settings', label: 'Settings', render: async () => h('div', {}, await sourceSettings(src), await subscribeForm(src)) },
       ], sub));
   }
 
@@ -921,20 +921,21 @@
       table(['Created', 'Status', 'Attempts', '~Last answer', '~Event', ''], rows, 'No deliveries yet.'));
   }
 
-  // subscribeForm subscribes the webhook to a source's or workflow's
-  // channel, and lists what it is subscribed to.
-  async function subscribeForm(wh) {
+  // subscribeForm subscribes a listener (a webhook, or a source, which
+  // then runs on each event) to a source's or workflow's channel, and
+  // lists what it is subscribed to.
+  async function subscribeForm(listener) {
     const [sources, workflows, subs] = await Promise.all([
       api('GET', `${listOf('sources')}?limit=100`), api('GET', `${listOf('workflows')}?limit=100`), api('GET', listOf('subscriptions')),
     ]);
     const emitter = h('select', { id: 'subscribe-emitter' },
       h('option', { value: '', text: '— choose a source or workflow —' }),
-      sources.data.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
+      sources.data.filter((x) => x.id !== listener.id).map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
       workflows.data.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
       h('option', { value: 'dc_*', text: 'every source (dc_*)' }), h('option', { value: 'p_*', text: 'every workflow (p_*)' }));
     const channel = h('input', { type: 'text', id: 'subscribe-channel', placeholder: 'default channel' });
     const add = h('button', { type: 'submit', text: 'Subscribe' });
-    const mine = subs.data.filter((x) => x.listener_id === wh.id);
+    const mine = subs.data.filter((x) => x.listener_id === listener.id);
     const form = h('form', { class: 'panel', 'aria-labelledby': 'subs-title' },
       h('h2', { id: 'subs-title', text: 'Subscriptions' }),
       mine.length ? h('ul', {}, mine.map((x) => h('li', { class: 'mono', text: `${x.emitter_id || 'auto'} ${x.event_name || '(default channel)'}` })))
@@ -944,7 +945,7 @@
       h('p', {}, add));
     onSubmit(form, add, async () => {
       if (!emitter.value) throw new Error('Choose what to subscribe to.');
-      await api('POST', `/subscriptions?emitter_id=${enc(emitter.value)}&listener_id=${enc(wh.id)}${channel.value ? `&event_name=${enc(channel.value)}` : ''}`, {});
+      await api('POST', `/subscriptions?emitter_id=${enc(emitter.value)}&listener_id=${enc(listener.id)}${channel.value ? `&event_name=${enc(channel.value)}` : ''}`, {});
       flash('Subscribed.', 'info');
       route();
     });

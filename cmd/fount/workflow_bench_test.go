@@ -145,25 +145,20 @@ func memoryNow() (rss, heap int64) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	status, _ := os.ReadFile("/proc/self/status")
-	for _, line := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int64
-			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
-			rss = kb << 10
-		}
-	}
-	return rss, int64(ms.HeapInuse)
+	return procBytes("/proc/self/status", "VmRSS:"), int64(ms.HeapInuse)
 }
 
 // proportionalMemory is the process's PSS: its resident pages, a page
 // shared with others (an instance's copy-on-write mapping of the
-// sandbox's base image, say) counted in proportion; 0 where the kernel
-// does not say.
-func proportionalMemory() int64 {
-	rollup, _ := os.ReadFile("/proc/self/smaps_rollup")
-	for line := range strings.SplitSeq(string(rollup), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+// sandbox's base image, say) counted in proportion.
+func proportionalMemory() int64 { return procBytes("/proc/self/smaps_rollup", "Pss:") }
+
+// procBytes reads the figure in kB after key in a /proc file, in bytes; 0
+// where the kernel does not say.
+func procBytes(file, key string) int64 {
+	raw, _ := os.ReadFile(file)
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, key); ok {
 			var kb int64
 			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kb)
 			return kb << 10

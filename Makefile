@@ -129,8 +129,8 @@ bench-compare: guest-go
 ## made here and never committed.
 WASM2GO := github.com/ncruces/wasm2go@v0.4.21
 bench-wasm2go:
-	cd bench/wasm2go && $(GO) run ./gen instrumented.wasm && \
-	mkdir -p guestgo guestgou && \
+	$(GO) run ./internal/host/guestgo/gen wasm bench/wasm2go/instrumented.wasm
+	cd bench/wasm2go && mkdir -p guestgo guestgou && \
 	$(GO) run $(WASM2GO) -pkg guestgo -o guestgo/guest.go instrumented.wasm && \
 	$(GO) run $(WASM2GO) -unsafe -pkg guestgou -o guestgou/guest.go instrumented.wasm && \
 	$(GO) test -run TestEnginesAgree -bench . -benchtime 200x -count 5

@@ -228,3 +228,26 @@ func (c *Client) RotateWebhook(ctx context.Context, webhookID string, overlap ti
 	raw, err := c.Do(ctx, http.MethodPost, "/webhooks/"+url.PathEscape(webhookID)+"/rotate", nil, apiv1.RotateWebhookRequest{OverlapSeconds: &secs}, &w)
 	return w, raw, err
 }
+
+// Stats returns the statistics of a source, workflow or webhook (by id)
+// from from to to, a point per step (a whole number of minutes); zero
+// times and step take the server's defaults (the last hour, a minute).
+func (c *Client) Stats(ctx context.Context, id string, from, to time.Time, step time.Duration) (apiv1.Stats, []byte, error) {
+	path := emitterPath(id)
+	if ids.Is(id, ids.Webhook) {
+		path = "/webhooks/" + url.PathEscape(id)
+	}
+	q := url.Values{}
+	if !from.IsZero() {
+		q.Set("from", strconv.FormatInt(from.Unix(), 10))
+	}
+	if !to.IsZero() {
+		q.Set("to", strconv.FormatInt(to.Unix(), 10))
+	}
+	if step > 0 {
+		q.Set("step", strconv.FormatInt(int64(step/time.Second), 10))
+	}
+	var st apiv1.Stats
+	raw, err := c.Do(ctx, http.MethodGet, path+"/stats", q, nil, &st)
+	return st, raw, err
+}

@@ -27,7 +27,7 @@ func clientCommands() []command {
 	return []command{
 		deployCommand(), updateCommand(), deleteCommand(), devCommand(), listCommand(), getCommand(),
 		eventsCommand("events"), eventsCommand("logs"), runCommand(), executionsCommand(), runActionCommand(), subscribeCommand("subscribe"),
-		subscribeCommand("unsubscribe"), webhooksCommand(), accountsCommand(), dataStoresCommand(), backupCommand(), whoamiCommand(), loginCommand(),
+		subscribeCommand("unsubscribe"), webhooksCommand(), accountsCommand(), dataStoresCommand(), backupCommand(), statsCommand(), whoamiCommand(), loginCommand(),
 	}
 }
 

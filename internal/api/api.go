@@ -178,6 +178,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.EventSummariesRequest, eventsPage](get, "/sources/{id}/event_summaries", "The last events of a source, newest first", s.listSourceEvents),
 		op[apiv1.DeleteEventsRequest, none](del, "/sources/{id}/events", "Delete events of a source (asynchronous)", s.deleteSourceEvents).withStatus(http.StatusAccepted),
 		op[apiv1.RunSourceRequest, apiv1.Data[apiv1.RunQueued]](post, "/sources/{id}/run", "Queue a manual run of a source with an optional JSON event", s.runSource).ext().withStatus(http.StatusAccepted),
+		op[apiv1.StatsRequest, apiv1.Data[apiv1.Stats]](get, "/sources/{id}/stats", "A source's events, errors and runs over time, a point per step (kept a week at a minute each)", s.sourceStats).ext(),
 		op[apiv1.StreamRequest, none](get, "/sources/{id}/sse", "Stream new events of a source (text/event-stream; Last-Event-ID resumes)", s.streamSource).ext(),
 		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/event_summaries", "Events emitted by a workflow with $.send.emit, newest first", s.listWorkflowEvents),
 		op[apiv1.WorkflowEventsRequest, eventsPage](get, "/workflows/{workflow_id}/$errors/event_summaries", "Errors of a workflow's executions, newest first", s.listWorkflowErrors),
@@ -195,6 +196,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.ExecutionByIDRequest, apiv1.Data[apiv1.Execution]](get, "/executions/{id}", "An execution with each step's return value, exports, summary, logs and error", s.getExecution).ext(),
 		op[apiv1.ExecutionByIDRequest, apiv1.Data[apiv1.ExecutionQueued]](post, "/executions/{id}/replay", "Queue a new execution of the workflow with a past execution's trigger event", s.replayExecution).ext().withStatus(http.StatusAccepted),
 		op[apiv1.RunActionRequest, apiv1.Data[apiv1.ActionRun]](post, "/actions/run", "Run an action once with props and an optional steps context; nothing is stored or sent", s.runAction).ext(),
+		op[apiv1.StatsRequest, apiv1.Data[apiv1.Stats]](get, "/workflows/{id}/stats", "A workflow's events, errors, executions and $.send.http deliveries over time, a point per step", s.workflowStats).ext(),
 		op[apiv1.StreamRequest, none](get, "/workflows/{id}/sse", "Stream a workflow's emits and $.send.sse messages (text/event-stream)", s.streamWorkflow).ext(),
 
 		op[apiv1.CreateAccountRequest, apiv1.Data[apiv1.Account]](post, "/accounts", "Connect an account: an app's credentials, sealed, behind the $auth of app props configured with it", s.createAccount).ext(),
@@ -222,6 +224,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.ResendDeliveryRequest, apiv1.Data[apiv1.Delivery]](post, "/webhooks/{id}/deliveries/{delivery_id}/resend", "Queue one more attempt of a delivery, now, with its id and body", s.resendDelivery).ext().withStatus(http.StatusAccepted),
 		op[apiv1.ReplayRequest, apiv1.Data[apiv1.Replayed]](post, "/webhooks/{id}/replay", "Deliver a time range of a source's or workflow's kept events to a webhook again", s.replay).ext().withStatus(http.StatusAccepted),
 		op[apiv1.RotateWebhookRequest, webhookData](post, "/webhooks/{id}/rotate", "Give a webhook a new signing secret (shown once); the old one also signs for an overlap", s.rotateWebhook).ext(),
+		op[apiv1.StatsRequest, apiv1.Data[apiv1.Stats]](get, "/webhooks/{id}/stats", "A webhook's deliveries, failures and latency over time, a point per step", s.webhookStats).ext(),
 		op[apiv1.DeliveriesRequest, apiv1.Page[apiv1.Delivery]](get, "/webhooks/{id}/deliveries", "Delivery attempts of a webhook, newest first", s.listDeliveries).ext(),
 
 		op[apiv1.SubscriptionRequest, apiv1.Data[apiv1.Subscription]](post, "/subscriptions", "Subscribe a listener to an emitter", s.createSubscription),

@@ -389,6 +389,13 @@ func (e *Engine) Usage(ctx context.Context, accountID, day string) (model.Usage,
 	return e.queues.GetUsage(ctx, accountID, day)
 }
 
+// Stats returns a source's, workflow's or webhook's statistics from
+// from to to, a point per step, as the store counted them with the runs
+// and deliveries they count.
+func (e *Engine) Stats(ctx context.Context, id string, from, to time.Time, step time.Duration) ([]model.Stats, error) {
+	return e.queues.StatsOf(ctx, id, from, to, step)
+}
+
 // Quotas returns the daily quotas of free accounts: invocations and
 // compute milliseconds.
 func (e *Engine) Quotas() (invocations, computeMs int64) {

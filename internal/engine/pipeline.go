@@ -16,7 +16,7 @@ import (
 
 // Channels of the specification.
 const (
-	channelErrors = "$errors"
+	channelErrors = model.ChannelErrors
 	channelLogs   = "$logs"
 )
 

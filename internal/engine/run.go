@@ -178,7 +178,7 @@ func (r sourceRunner) loadFailed(ctx context.Context, id string, invs []model.In
 	}
 	runs := make([]store.CompletedRun, len(invs))
 	for i, inv := range invs {
-		runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept}}
+		runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept, Outcome: &model.RunOutcome{Failed: true}}}
 	}
 	return e.commit(ctx, src.Emitter(), runs)
 }
@@ -259,6 +259,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *w
 	return store.RunCommit{
 		Events: out.events, Keep: keep, Dedupe: out.dedupe, DedupeAfter: out.dedupeAfter,
 		UsageAccount: l.src.UserID, UsageDay: today, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
+		Outcome: &model.RunOutcome{Failed: runErr != nil, Duration: elapsed},
 	}, nil
 }
 

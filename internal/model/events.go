@@ -34,6 +34,10 @@ var ErrBadEventID = errors.New("model: bad event id")
 // grow without bound: an emit delayed past that many later ones is lost.
 const ChannelDelayed = "$in"
 
+// ChannelErrors is the channel of an emitter's errors: a failed run, a
+// hook's or a step's error.
+const ChannelErrors = "$errors"
+
 // ParseEventID splits an event id "<epoch_ms>-<seq>" (both unsigned
 // decimal) into its parts.
 //

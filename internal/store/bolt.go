@@ -39,5 +39,5 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bolt{rules: rules{kv: e, limits: o.limits, now: o.now}, Engine: e}, nil
+	return &Bolt{rules: rules{kv: e, limits: o.limits, now: o.now, statsKept: o.statsKept}, Engine: e}, nil
 }

@@ -28,7 +28,9 @@ const routedOverhead = 256
 //  4. it replaces the source's dedupe state with c.Dedupe when not nil;
 //  5. when c.UsageAccount is not empty, it adds c.Invocations and
 //     c.ComputeMs to the account's counters for c.UsageDay (empty: today,
-//     UTC, by the store's clock).
+//     UTC, by the store's clock);
+//  6. it adds the events stored and the run's outcome to the source's
+//     statistics of the minute (stats.go).
 //
 // It returns the stored events, ids assigned. A run that emitted nothing
 // still removes inv and counts usage. It is one transaction, but for a
@@ -121,6 +123,7 @@ type commitPos struct{ run, event int }
 func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commitPos, [][]model.Event, error) {
 	var stored [][]model.Event
 	var err error
+	tally := statsTally{}
 	for at.run < len(runs) && (len(stored) == 0 || !tx.Full()) {
 		run := runs[at.run]
 		if err := checkRun(run); err != nil {
@@ -154,13 +157,14 @@ func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commit
 			return at, nil, err
 		}
 		stored = append(stored, events)
+		tally.countEvents(sourceID, events)
 		if end < len(run.Commit.Events) { // the run goes on in the next transaction
 			if f := run.Commit.DedupeAfter; f != nil {
 				if err := putDedupe(tx, sourceID, f(end)); err != nil {
 					return at, nil, err
 				}
 			}
-			return commitPos{run: at.run, event: end}, stored, nil
+			return commitPos{run: at.run, event: end}, stored, r.writeStats(tx, r.now(), tally)
 		}
 		if !resumed {
 			if err := tx.Dequeue(run.Invocation); err != nil {
@@ -170,10 +174,11 @@ func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commit
 		if err := r.finishCommit(tx, sourceID, run.Commit); err != nil {
 			return at, nil, err
 		}
+		tally.countRun(sourceID, run.Commit)
 		tx.Spend(1, 0)
 		at = commitPos{run: at.run + 1}
 	}
-	return at, stored, nil
+	return at, stored, r.writeStats(tx, r.now(), tally)
 }
 
 // CommitEvents applies c for sourceID as CompleteRun does, without an
@@ -208,7 +213,13 @@ func (r rules) applyCommit(tx kv.Tx, sourceID string, c RunCommit) ([]model.Even
 	if err != nil {
 		return nil, err
 	}
-	return out, r.finishCommit(tx, sourceID, c)
+	if err := r.finishCommit(tx, sourceID, c); err != nil {
+		return nil, err
+	}
+	tally := statsTally{}
+	tally.countEvents(sourceID, out)
+	tally.countRun(sourceID, c)
+	return out, r.writeStats(tx, r.now(), tally)
 }
 
 // checkRun refuses a run that cannot be committed as it is: one without

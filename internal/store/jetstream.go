@@ -38,5 +38,5 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 	if err != nil {
 		return nil, err
 	}
-	return &JetStream{rules: rules{kv: e, limits: o.limits, now: o.now}, Engine: e}, nil
+	return &JetStream{rules: rules{kv: e, limits: o.limits, now: o.now, statsKept: o.statsKept}, Engine: e}, nil
 }

@@ -26,6 +26,9 @@ type rules struct {
 	kv     kv.Engine
 	limits Limits           // set once at open, read-only after
 	now    func() time.Time // the clock of event ids and queue times; tests replace it
+	// statsKept is how long per-minute statistics are kept (stats.go);
+	// 0 counts none.
+	statsKept time.Duration
 }
 
 // getRecord decodes the record id of t into v, or returns ErrNotFound.

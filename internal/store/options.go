@@ -10,10 +10,12 @@ type options struct {
 	now      func() time.Time
 	limits   Limits
 	onCommit func(d time.Duration, pageWrites int64)
+	// statsKept is how long per-minute statistics are kept; 0: none.
+	statsKept time.Duration
 }
 
 func applyOptions(opts []Option) options {
-	o := options{now: time.Now}
+	o := options{now: time.Now, statsKept: DefaultStatsKept}
 	for _, opt := range opts {
 		opt(&o)
 	}

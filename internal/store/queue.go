@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/fount-dev/fount/internal/model"
 )
@@ -55,6 +56,10 @@ type RunCommit struct {
 	// Deliveries are queued with the commit: a workflow's $.send.http
 	// requests.
 	Deliveries []model.Delivery
+	// Outcome, when not nil, is how the run this commit ends went: it
+	// is counted in the target's statistics of the minute. A workflow's
+	// is read from its Execution when not given.
+	Outcome *model.RunOutcome
 	// Usage is added to the account's counters for the day.
 	UsageAccount string
 	UsageDay     string // YYYY-MM-DD, UTC
@@ -129,6 +134,10 @@ type Queues interface {
 	// AddNpmBytes adds to the bytes of npm tarballs an account's deploys
 	// downloaded on a day.
 	AddNpmBytes(ctx context.Context, accountID, day string, bytes int64) error
+
+	// StatsOf returns a source's, workflow's or webhook's statistics
+	// over a range, a point per step (stats.go).
+	StatsOf(ctx context.Context, id string, from, to time.Time, step time.Duration) ([]model.Stats, error)
 
 	// TimerLastFire and SetTimerLastFire remember when a source's timer
 	// last fired (epoch ms), so schedules survive restarts.

@@ -160,6 +160,9 @@ func (r rules) DeleteSource(ctx context.Context, id string, hooks RunCommit) ([]
 		if err := tx.DeleteRunnerData(id, false); err != nil {
 			return err
 		}
+		if err := deleteStats(tx, id); err != nil {
+			return err
+		}
 		return tx.DeleteRecord(kv.Sources, id)
 	})
 	if err != nil {

@@ -65,6 +65,9 @@ func (r rules) DeleteWebhook(ctx context.Context, id string) error {
 		if err := tx.DeleteDeliveriesOf(id); err != nil {
 			return err
 		}
+		if err := deleteStats(tx, id); err != nil {
+			return err
+		}
 		return tx.DeleteRecord(kv.Webhooks, id)
 	})
 	if err != nil {

@@ -227,6 +227,9 @@ func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
 		if err := tx.DeleteRunnerData(id, true); err != nil {
 			return err
 		}
+		if err := deleteStats(tx, id); err != nil {
+			return err
+		}
 		return tx.DeleteRecord(kv.Workflows, id)
 	})
 	if err != nil {

@@ -89,6 +89,7 @@ var (
 	bucketDedupe        = kv.Dedupe.Bucket                   // source id -> DedupeState
 	bucketUsage         = kv.Usage.Bucket                    // key(account, day) -> Usage
 	bucketTimers        = []byte("timers")                   // source id -> 8-byte last fire ms
+	bucketStats         = kv.Stats.Bucket                    // key(resource, unix hour) -> its minutes' statistics
 
 	bucketAccounts     = kv.Accounts.Bucket   // connected account id -> ConnectedAccount
 	bucketAccountOrder = kv.AccountList.Order // key(owner)+seq -> connected account id
@@ -117,7 +118,7 @@ var allBuckets = [][]byte{
 	bucketEvents, bucketEventClocks,
 	bucketDB,
 	bucketInvocations, bucketDeliveries, bucketDeliveryOrder, bucketDeliveryDue,
-	bucketDedupe, bucketUsage, bucketTimers,
+	bucketDedupe, bucketUsage, bucketTimers, bucketStats,
 	bucketAccounts, bucketAccountOrder, bucketAccountPos,
 	bucketDataStores, bucketDataStoreOrder, bucketDataStorePos, bucketDataStoreNames, bucketDataEntries,
 }

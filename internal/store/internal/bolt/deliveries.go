@@ -221,50 +221,39 @@ func (b *Engine) DueDeliveries(ctx context.Context, nowMs int64, afterListener s
 	return out, nil
 }
 
-// UpdateDelivery replaces the stored delivery d.ID with d (status,
+// updateDelivery replaces the stored delivery d.ID with d (status,
 // attempts, next attempt...) and moves its index entries to match: only
 // a DeliveryPending delivery is ever due again. A delivery settled
 // (delivered or failed) may remove the listener's oldest settled ones, so
-// that it keeps the newest deliveriesKept.
+// that it keeps the newest deliveriesKept. It returns the delivery as it
+// was.
 //
 // # Errors
 //
 // kv.ErrNotFound for an unknown id (also once its webhook is deleted); an
 // error for an empty listener or a status that is not a delivery state.
-func (b *Engine) UpdateDelivery(ctx context.Context, d model.Delivery) error {
-	err := b.update(ctx, func(tx *bbolt.Tx) error {
-		seq, ok := kv.ParseSeqID(d.ID)
-		if !ok {
-			return kv.ErrNotFound
-		}
-		old, err := getDelivery(tx, seq)
-		if err != nil {
-			return err
-		}
-		if d.ListenerID == "" {
-			return errors.New("empty listener id")
-		}
-		if d.ListenerID != old.ListenerID {
-			return fmt.Errorf("listener cannot change from %q to %q", old.ListenerID, d.ListenerID)
-		}
-		if !kv.ValidStatus(d.Status) {
-			return fmt.Errorf("unknown delivery status %q", d.Status)
-		}
-		if err := removeDelivery(tx, seq, old); err != nil {
-			return err
-		}
-		if err := putDelivery(tx, seq, d); err != nil {
-			return err
-		}
-		if d.Status == model.DeliveryPending {
-			return nil
-		}
-		return b.trimSettledDeliveries(tx, d.ListenerID)
-	})
-	if err != nil {
-		return fmt.Errorf("store: update delivery %q: %w", d.ID, err)
+func (b *Engine) updateDelivery(tx *bbolt.Tx, d model.Delivery) (model.Delivery, error) {
+	seq, ok := kv.ParseSeqID(d.ID)
+	if !ok {
+		return model.Delivery{}, kv.ErrNotFound
 	}
-	return nil
+	old, err := getDelivery(tx, seq)
+	if err != nil {
+		return model.Delivery{}, err
+	}
+	if err := kv.CheckDeliveryUpdate(old, d); err != nil {
+		return model.Delivery{}, err
+	}
+	if err := removeDelivery(tx, seq, old); err != nil {
+		return model.Delivery{}, err
+	}
+	if err := putDelivery(tx, seq, d); err != nil {
+		return model.Delivery{}, err
+	}
+	if d.Status == model.DeliveryPending {
+		return old, nil
+	}
+	return old, b.trimSettledDeliveries(tx, d.ListenerID)
 }
 
 // ListDeliveries returns one page of listenerID's deliveries, newest

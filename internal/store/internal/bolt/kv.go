@@ -266,6 +266,10 @@ func (k boltKV) CreateDelivery(nowMs int64, d model.Delivery) (model.Delivery, e
 	return k.b.createDelivery(k.tx, nowMs, d)
 }
 
+func (k boltKV) UpdateDelivery(d model.Delivery) (model.Delivery, error) {
+	return k.b.updateDelivery(k.tx, d)
+}
+
 func (k boltKV) DeleteDeliveriesOf(listener string) error {
 	return deleteDeliveriesOf(k.tx, listener)
 }

@@ -117,7 +117,8 @@ func TestMigrateSchema2(t *testing.T) {
 	}
 	d := got.Items[0]
 	d.Status = model.DeliveryDelivered
-	wantErr(t, "UpdateDelivery", b.UpdateDelivery(ctx, d), nil)
+	err = b.Update(ctx, func(tx kv.Tx) error { _, err := tx.UpdateDelivery(d); return err })
+	wantErr(t, "UpdateDelivery", err, nil)
 	if got := deliveryIDs(must(Inspect(b).DueIndex(ctx, math.MaxInt64))); !slices.Equal(got, []string{"1", "3"}) {
 		t.Errorf("due index after delivering 2 = %v, want [1 3]", got)
 	}

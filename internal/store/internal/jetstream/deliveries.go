@@ -175,53 +175,42 @@ func (s *Engine) GetDelivery(ctx context.Context, id string) (model.Delivery, er
 	return d, nil
 }
 
-// UpdateDelivery replaces the stored delivery d.ID with d and moves it in
-// its listener's backlog, as Bolt.UpdateDelivery does.
-func (s *Engine) UpdateDelivery(ctx context.Context, d model.Delivery) error {
-	err := s.update(ctx, func(tx *jsTx) error {
-		old, err := s.getDelivery(tx, d.ID)
-		if err != nil {
-			return err
-		}
-		if d.ListenerID == "" {
-			return errors.New("empty listener id")
-		}
-		if d.ListenerID != old.ListenerID {
-			return fmt.Errorf("listener cannot change from %q to %q", old.ListenerID, d.ListenerID)
-		}
-		if !kv.ValidStatus(d.Status) {
-			return fmt.Errorf("unknown delivery status %q", d.Status)
-		}
-		_, n, _ := parseDeliveryID(d.ID)
-		due, err := tx.backlog(d.ListenerID)
-		if err != nil {
-			return err
-		}
-		due.Items = slices.DeleteFunc(due.Items, func(it jsDue) bool { return it.N == n })
-		if d.Status == model.DeliveryPending {
-			item := jsDue{N: n, At: max(d.NextAttemptMs, 0)}
-			i, _ := slices.BinarySearchFunc(due.Items, item, compareDue)
-			due.Items = slices.Insert(due.Items, i, item)
-		}
-		if err := tx.putBacklog(d.ListenerID, due); err != nil {
-			return err
-		}
-		if err := tx.putJSON(s.deliveryKey(d.ListenerID, n), d); err != nil {
-			return err
-		}
-		if d.Status == model.DeliveryPending {
-			return nil
-		}
-		log, err := tx.deliveryLog(d.ListenerID)
-		if err != nil {
-			return err
-		}
-		return s.putDeliveryLog(tx, d.ListenerID, log, due)
-	})
+// updateDelivery replaces the stored delivery d.ID with d and moves it
+// in its listener's backlog, as the bbolt engine's does, and returns the
+// delivery as it was.
+func (s *Engine) updateDelivery(tx *jsTx, d model.Delivery) (model.Delivery, error) {
+	old, err := s.getDelivery(tx, d.ID)
 	if err != nil {
-		return fmt.Errorf("store: update delivery %q: %w", d.ID, err)
+		return model.Delivery{}, err
 	}
-	return nil
+	if err := kv.CheckDeliveryUpdate(old, d); err != nil {
+		return model.Delivery{}, err
+	}
+	_, n, _ := parseDeliveryID(d.ID)
+	due, err := tx.backlog(d.ListenerID)
+	if err != nil {
+		return model.Delivery{}, err
+	}
+	due.Items = slices.DeleteFunc(due.Items, func(it jsDue) bool { return it.N == n })
+	if d.Status == model.DeliveryPending {
+		item := jsDue{N: n, At: max(d.NextAttemptMs, 0)}
+		i, _ := slices.BinarySearchFunc(due.Items, item, compareDue)
+		due.Items = slices.Insert(due.Items, i, item)
+	}
+	if err := tx.putBacklog(d.ListenerID, due); err != nil {
+		return model.Delivery{}, err
+	}
+	if err := tx.putJSON(s.deliveryKey(d.ListenerID, n), d); err != nil {
+		return model.Delivery{}, err
+	}
+	if d.Status == model.DeliveryPending {
+		return old, nil
+	}
+	log, err := tx.deliveryLog(d.ListenerID)
+	if err != nil {
+		return model.Delivery{}, err
+	}
+	return old, s.putDeliveryLog(tx, d.ListenerID, log, due)
 }
 
 // DueDeliveries returns up to limit (<= 0: 100) pending deliveries due

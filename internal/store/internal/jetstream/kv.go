@@ -309,6 +309,10 @@ func (k jsKV) CreateDelivery(nowMs int64, d model.Delivery) (model.Delivery, err
 	return k.tx.s.createDelivery(k.tx, nowMs, d)
 }
 
+func (k jsKV) UpdateDelivery(d model.Delivery) (model.Delivery, error) {
+	return k.tx.s.updateDelivery(k.tx, d)
+}
+
 func (k jsKV) DeleteDeliveriesOf(listener string) error {
 	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
 		return k.tx.s.deleteDeliveriesAfter(ctx, listener)

@@ -12,6 +12,22 @@ func ValidStatus(s string) bool {
 	return s == model.DeliveryPending || s == model.DeliveryDelivered || s == model.DeliveryFailed
 }
 
+// CheckDeliveryUpdate refuses to replace the stored delivery old with d
+// when d has no listener, another listener, or a status that is not a
+// delivery state.
+func CheckDeliveryUpdate(old, d model.Delivery) error {
+	if d.ListenerID == "" {
+		return errors.New("empty listener id")
+	}
+	if d.ListenerID != old.ListenerID {
+		return fmt.Errorf("listener cannot change from %q to %q", old.ListenerID, d.ListenerID)
+	}
+	if !ValidStatus(d.Status) {
+		return fmt.Errorf("unknown delivery status %q", d.Status)
+	}
+	return nil
+}
+
 // NewDelivery checks d and fills in what a new delivery starts with at
 // clock nowMs: Status DeliveryPending when empty, CreatedAtMs nowMs,
 // NextAttemptMs nowMs when zero. A pending one past its listener's backlog

@@ -70,6 +70,10 @@ type Tx interface {
 	// workflows and auto-subscriptions so that they compare.
 	NextOrder() (uint64, error)
 
+	// UpdateDelivery replaces the stored delivery d.ID with d and moves
+	// it in its listener's due and settled lists; it returns the
+	// delivery as it was. ErrNotFound for an unknown id.
+	UpdateDelivery(d model.Delivery) (old model.Delivery, err error)
 	// DeleteDeliveriesOf removes every delivery to listener: in the
 	// transaction, or (JetStream, where they may be more than one batch
 	// holds) once it has committed.

@@ -37,6 +37,7 @@ var (
 	Meta          = Table{Bucket: []byte("meta"), Subject: "meta"}
 	Dedupe        = Table{Bucket: []byte("dedupe"), Subject: "dedupe"}
 	Usage         = Table{Bucket: []byte("usage"), Subject: "usage"} // account, day → Usage
+	Stats         = Table{Bucket: []byte("stats"), Subject: "stats"} // resource, unix hour → its minutes' statistics (store/stats.go)
 	Subs          = Table{Bucket: []byte("subs"), Subject: "sub"}
 	SubTuples     = Table{Bucket: []byte("sub_tuple"), Subject: "sub_tuple"}
 	SubEnds       = Table{Bucket: []byte("sub_ends"), Subject: "sub_ends"}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fount-dev/fount/internal/wait"
+)
+
+// statsSource emits its request's body, and throws when the body says
+// fail: an error on $errors, a failed run.
+const statsSource = `export default { name: "Counted", version: "1", props: { http: "$.interface.http" },
+	run(e) { if (e.body.fail) throw new Error("asked to fail"); this.$emit(e.body) } }`
+
+// statsTotals reads a resource's totals over the last hour.
+func (s *testServer) statsTotals(kind, id string) map[string]any {
+	s.t.Helper()
+	st, body := s.do("GET", "/v1/"+kind+"/"+id+"/stats", nil)
+	if st != 200 {
+		s.t.Fatalf("stats of %s: %d %v", id, st, body)
+	}
+	return data(body)["totals"].(map[string]any)
+}
+
+// waitStats waits until a resource's totals have want of each key.
+func (s *testServer) waitStats(kind, id string, want map[string]float64) map[string]any {
+	s.t.Helper()
+	return wait.For(s.t, fmt.Sprintf("the statistics of %s to reach %v", id, want), eventsDeadline, func() (map[string]any, bool) {
+		got := s.statsTotals(kind, id)
+		for k, v := range want {
+			if got[k] != v {
+				return got, false
+			}
+		}
+		return got, true
+	})
+}
+
+// TestStatsCountTraffic sends a source requests that succeed and fail,
+// delivers its events to a webhook, and checks the statistics the API
+// and `fount stats` show against what was sent.
+func TestStatsCountTraffic(t *testing.T) {
+	e := newCLIEnv(t)
+	s := e.srv
+	src := s.deploySource(statsSource, nil)
+	id, name, url := src["id"].(string), src["name"].(string), endpointOf(src, "http")
+	rc := &receiver{}
+	hook := s.webhookServing(rc, rc)
+	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+hook, nil); st != 200 {
+		t.Fatalf("subscribe the webhook: %d %v", st, body)
+	}
+	const ok, failing = 7, 3
+	for i := range ok + failing {
+		post(t, url, fmt.Sprintf(`{"n":%d,"fail":%t}`, i, i >= ok))
+	}
+	totals := s.waitStats("sources", id, map[string]float64{"runs": ok + failing, "events": ok})
+	if totals["errors"] != float64(failing) || totals["runs_failed"] != float64(failing) {
+		t.Errorf("totals = %v, want %d errors and failed runs", totals, failing)
+	}
+	if p95 := totals["run_ms_p95"].(float64); p95 <= 0 {
+		t.Errorf("run_ms_p95 = %v, want a duration", p95)
+	}
+	rc.wait(t, ok)
+	hookTotals := s.waitStats("webhooks", hook, map[string]float64{"delivered": ok})
+	if hookTotals["delivery_failures"] != 0.0 || hookTotals["latency_ms_p95"].(float64) <= 0 {
+		t.Errorf("the webhook's totals = %v, want no failures and a latency", hookTotals)
+	}
+
+	// One series point per step, the sum of the range's.
+	st, body := s.do("GET", fmt.Sprintf("/v1/sources/%s/stats?step=300&from=%d", id, time.Now().Add(-time.Hour).Unix()), nil)
+	if st != 200 {
+		t.Fatalf("stats with a step: %d %v", st, body)
+	}
+	series := data(body)["series"].(map[string]any)
+	var sum float64
+	for _, v := range series["events"].([]any) {
+		sum += v.(float64)
+	}
+	if n := len(series["events"].([]any)); n < 12 || n > 13 || sum != ok {
+		t.Errorf("an hour in 5-minute steps: %d points summing %v events, want 12 or 13 summing %d", n, sum, ok)
+	}
+
+	// Bad ranges are refused, naming the parameter.
+	for _, q := range []string{"step=30", "step=90", "from=2000&to=1000", "step=60&from=1&to=9000000"} {
+		st, body := s.do("GET", "/v1/sources/"+id+"/stats?"+q, nil)
+		if st != 400 || !strings.Contains(fmt.Sprint(body), "param") {
+			t.Errorf("stats?%s = %d %v, want a 400 naming the parameter", q, st, body)
+		}
+	}
+	// Another user sees no statistics of this source.
+	other := s.newUser("stats-other", "free")
+	if st, _ := other.do("GET", "/v1/sources/"+id+"/stats", nil); st != 404 {
+		t.Errorf("another user's stats of the source = %d, want 404", st)
+	}
+
+	out := e.mustFount("stats", name)
+	for _, want := range []string{name + " (" + id + "), the last 1h0m0s", fmt.Sprintf("%d (%d failed)", ok+failing, failing), "delivered"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fount stats prints no %q:\n%s", want, out)
+		}
+	}
+	out = e.mustFount("stats", hook, "--last", "24h")
+	if !strings.Contains(out, fmt.Sprintf("%d (0 failed attempts)", ok)) {
+		t.Errorf("fount stats of the webhook:\n%s", out)
+	}
+	if code, _, errOut := e.fount("stats", name, "--last", "720h"); code == exitOK || !strings.Contains(errOut, "--last") {
+		t.Errorf("fount stats --last 30d: exit %d, %q", code, errOut)
+	}
+}
+
+// TestStatsSurviveSIGKILL counts runs, kills the server with SIGKILL in
+// the middle of more traffic, restarts it, and checks that the counters
+// equal the runs whose events were stored: they are committed together.
+func TestStatsSurviveSIGKILL(t *testing.T) {
+	t.Parallel()
+	bin, dir, p, s := startKillable(t)
+	src := s.deploySource(statsSource, nil)
+	id, url := src["id"].(string), endpointOf(src, "http")
+	client := &http.Client{Timeout: 5 * time.Second}
+	send := func(n int) bool {
+		resp, err := client.Post(url, "application/json", strings.NewReader(fmt.Sprintf(`{"n":%d}`, n)))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return true
+	}
+	for n := range 20 {
+		send(n)
+	}
+	s.waitStats("sources", id, map[string]float64{"events": 20})
+	// More traffic, then the kill in the middle of it.
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		for n := 20; n < 200 && send(n); n++ {
+		}
+	}()
+	wait.Until(t, "some of the second traffic to be stored", eventsDeadline, func() bool {
+		return s.statsTotals("sources", id)["events"].(float64) > 25
+	})
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+	<-sent
+
+	p = startProcess(t, bin, dir)
+	s = &testServer{t: t, base: p.base, key: crashKey}
+	stored := len(s.events(id, "", 1))
+	// The first page holds at most 100: count them all from the channel's total.
+	_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=1", nil)
+	if total, ok := body["page_info"].(map[string]any)["total_count"].(float64); ok {
+		stored = int(total)
+	}
+	totals := s.statsTotals("sources", id)
+	if totals["events"] != float64(stored) || totals["runs"] != float64(stored) {
+		t.Errorf("after SIGKILL and restart: %d events stored, statistics %v: want both counts equal", stored, totals)
+	}
+	if stored <= 25 {
+		t.Errorf("%d events stored, want more than 25", stored)
+	}
+}

@@ -1,0 +1,114 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/internal/model"
+)
+
+// The statistics of sources, workflows and webhooks: one handler each,
+// for each checks its own kind of resource, and one reading of the range.
+
+func (s *Server) sourceStats(w http.ResponseWriter, r *http.Request, req *apiv1.StatsRequest) error {
+	src, err := s.ownedSource(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	return s.writeStats(w, r, src.ID, req)
+}
+
+func (s *Server) workflowStats(w http.ResponseWriter, r *http.Request, req *apiv1.StatsRequest) error {
+	wf, err := s.ownedWorkflow(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	return s.writeStats(w, r, wf.ID, req)
+}
+
+func (s *Server) webhookStats(w http.ResponseWriter, r *http.Request, req *apiv1.StatsRequest) error {
+	h, err := s.ownedWebhook(r.Context(), req.ID)
+	if err != nil {
+		return err
+	}
+	return s.writeStats(w, r, h.ID, req)
+}
+
+// writeStats reads and writes id's statistics over req's range.
+func (s *Server) writeStats(w http.ResponseWriter, r *http.Request, id string, req *apiv1.StatsRequest) error {
+	from, to, step, err := statsRange(s.engine.Now(), req)
+	if err != nil {
+		return err
+	}
+	points, err := s.engine.Stats(r.Context(), id, from, to, step)
+	if err != nil {
+		return err
+	}
+	s.writeData(w, r, viewStats(from, step, points))
+	return nil
+}
+
+// statsRange reads req's range, its defaults filled in: to now (its
+// minute included), from an hour before, a step of a minute.
+func statsRange(now time.Time, req *apiv1.StatsRequest) (from, to time.Time, step time.Duration, err error) {
+	step = time.Minute
+	if req.Step != 0 {
+		if req.Step < 60 || req.Step%60 != 0 {
+			return from, to, step, errInvalid("step", "step is %d seconds; it must be a positive multiple of 60.", req.Step)
+		}
+		step = time.Duration(req.Step) * time.Second
+	}
+	to = now.Truncate(time.Minute).Add(time.Minute)
+	if req.To != 0 {
+		to = time.Unix(req.To, 0)
+	}
+	from = to.Add(-time.Hour)
+	if req.From != 0 {
+		from = time.Unix(req.From, 0)
+	}
+	from = from.Truncate(time.Minute)
+	if !to.After(from) {
+		return from, to, step, errInvalid("from", "from (%d) must be before to (%d).", from.Unix(), to.Unix())
+	}
+	if n := (to.Sub(from) + step - 1) / step; n > model.MaxStatsPoints {
+		return from, to, step, errInvalid("step", "the range holds %d points of %d seconds; at most %d are returned, so take a longer step or a shorter range.", n, int64(step/time.Second), model.MaxStatsPoints)
+	}
+	return from, to, step, nil
+}
+
+// viewStats is points as the API shows them.
+func viewStats(from time.Time, step time.Duration, points []model.Stats) apiv1.Stats {
+	n := len(points)
+	series := apiv1.StatsSeries{
+		Events: make([]int64, n), Errors: make([]int64, n), Runs: make([]int64, n), RunsFailed: make([]int64, n),
+		RunMsP50: make([]float64, n), RunMsP95: make([]float64, n), Delivered: make([]int64, n),
+		DeliveryFailures: make([]int64, n), LatencyMsP50: make([]float64, n), LatencyMsP95: make([]float64, n),
+	}
+	var total model.Stats
+	for i := range points {
+		p := &points[i]
+		total.Add(p)
+		series.Events[i], series.Errors[i] = p.Events, p.Errors
+		series.Runs[i], series.RunsFailed[i] = p.Runs, p.RunsFailed
+		series.RunMsP50[i], series.RunMsP95[i] = quantileMs(p.RunTime, 0.5), quantileMs(p.RunTime, 0.95)
+		series.Delivered[i], series.DeliveryFailures[i] = p.Delivered, p.DeliveryFailures
+		series.LatencyMsP50[i], series.LatencyMsP95[i] = quantileMs(p.Latency, 0.5), quantileMs(p.Latency, 0.95)
+	}
+	return apiv1.Stats{
+		From: from.Unix(), To: from.Add(time.Duration(n) * step).Unix(), Step: int64(step / time.Second),
+		Series: series,
+		Totals: apiv1.StatsTotals{
+			Events: total.Events, Errors: total.Errors, Runs: total.Runs, RunsFailed: total.RunsFailed,
+			RunMsP50: quantileMs(total.RunTime, 0.5), RunMsP95: quantileMs(total.RunTime, 0.95),
+			Delivered: total.Delivered, DeliveryFailures: total.DeliveryFailures,
+			LatencyMsP50: quantileMs(total.Latency, 0.5), LatencyMsP95: quantileMs(total.Latency, 0.95),
+		},
+	}
+}
+
+
+// quantileMs is h's quantile q in milliseconds, to the microsecond.
+func quantileMs(h model.Histogram, q float64) float64 {
+	return float64(h.Quantile(q).Microseconds()) / 1000
+}

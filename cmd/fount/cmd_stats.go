@@ -39,7 +39,7 @@ func statsCommand() command {
 			if err != nil {
 				return err
 			}
-			step := max(time.Minute, (last/statsColumns+time.Minute-1).Truncate(time.Minute))
+			step := max(time.Minute, (last/statsColumns + time.Minute - 1).Truncate(time.Minute))
 			to := time.Now().Truncate(time.Minute).Add(time.Minute)
 			st, raw, err := api.Stats(ctx, id, to.Add(-last), to, step)
 			if err != nil {

@@ -107,7 +107,6 @@ func viewStats(from time.Time, step time.Duration, points []model.Stats) apiv1.S
 	}
 }
 
-
 // quantileMs is h's quantile q in milliseconds, to the microsecond.
 func quantileMs(h model.Histogram, q float64) float64 {
 	return float64(h.Quantile(q).Microseconds()) / 1000

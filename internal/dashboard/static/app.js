@@ -537,6 +537,162 @@
     try { return (await api('GET', `${listOf('accounts')}?limit=100`)).data; } catch (err) { return []; }
   }
 
+  // ---- statistics over time ----
+
+  // The ranges a resource's charts show: a minute a point for the last
+  // hour and day (1,440 points), ten minutes for the week.
+  const statsRanges = [
+    { id: 'hour', label: 'Last hour', seconds: 3600, step: 60 },
+    { id: 'day', label: 'Last day', seconds: 86400, step: 60 },
+    { id: 'week', label: 'Last week', seconds: 7 * 86400, step: 600 },
+  ];
+
+  // statsOf reads a resource's statistics over the last seconds, a point
+  // per step, ending with the current minute.
+  function statsOf(path, seconds, step) {
+    const to = Math.floor(Date.now() / 60000) * 60 + 60;
+    return api('GET', `${path}/stats?from=${to - seconds}&to=${to}&step=${step}`).then((r) => r.data);
+  }
+
+  const svgNS = 'http://www.w3.org/2000/svg';
+  function svg(tag, attrs) {
+    const el = document.createElementNS(svgNS, tag);
+    for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+    return el;
+  }
+
+  // seriesPath is an SVG path of values in a box of n by height: a step
+  // line, one segment per point, so thousands of points stay one element.
+  function seriesPath(values, top, height) {
+    let d = '';
+    values.forEach((v, i) => {
+      const y = (height - (v / top) * height).toFixed(2);
+      d += `${i ? 'L' : 'M'}${i} ${y}H${i + 1}`;
+    });
+    return d;
+  }
+
+  // chart draws series ({name, values, color, fill}) over the same
+  // points as one SVG. Each path carries its values (data-values) and the
+  // chart a description, for screen readers and tests; the pointer shows
+  // a point's values.
+  function chart(title, unit, series, from, step) {
+    const n = series[0].values.length;
+    const top = Math.max(1, ...series.flatMap((s) => s.values));
+    const height = 100;
+    const total = (s) => s.values.reduce((a, b) => a + b, 0);
+    const summary = series.map((s) => unit === 'count' ? `${s.name}: ${total(s)} in all` : `${s.name}: up to ${Math.max(0, ...s.values)} ms`).join('; ');
+    const plot = svg('svg', { viewBox: `0 0 ${n} ${height}`, preserveAspectRatio: 'none', class: 'chart-plot', role: 'img', 'aria-label': `${title}. ${summary}.` });
+    for (const frac of [0.5, 1]) plot.append(svg('line', { x1: 0, x2: n, y1: height - frac * height, y2: height - frac * height, class: 'chart-grid' }));
+    for (const s of series) {
+      const d = seriesPath(s.values, top, height);
+      if (s.fill) plot.append(svg('path', { d: `${d}V${height}H0Z`, class: `chart-fill ${s.color}` }));
+      plot.append(svg('path', { d, class: `chart-line ${s.color}`, 'data-series': s.name, 'data-values': s.values.join(','), 'vector-effect': 'non-scaling-stroke' }));
+    }
+    const cursor = svg('line', { x1: 0, x2: 0, y1: 0, y2: height, class: 'chart-cursor', 'vector-effect': 'non-scaling-stroke', visibility: 'hidden' });
+    plot.append(cursor);
+    const readout = h('div', { class: 'chart-readout muted', 'aria-hidden': 'true' }, '\u00a0');
+    plot.addEventListener('pointermove', (ev) => {
+      const box = plot.getBoundingClientRect();
+      const i = Math.min(n - 1, Math.max(0, Math.floor(((ev.clientX - box.left) / box.width) * n)));
+      cursor.setAttribute('x1', i + 0.5);
+      cursor.setAttribute('x2', i + 0.5);
+      cursor.setAttribute('visibility', 'visible');
+      const at = new Date((from + i * step) * 1000).toLocaleString();
+      readout.textContent = `${at}: ${series.map((s) => `${s.name} ${s.values[i]}${unit === 'ms' ? ' ms' : ''}`).join(', ')}`;
+    });
+    plot.addEventListener('pointerleave', () => { cursor.setAttribute('visibility', 'hidden'); readout.textContent = '\u00a0'; });
+    const axisTop = unit === 'ms' ? `${top} ms` : String(top);
+    return h('figure', { class: 'chart', 'data-chart': title },
+      h('figcaption', {}, h('span', { text: title }), h('span', { class: 'chart-legend' },
+        series.map((s) => h('span', { class: `legend ${s.color}`, text: s.name })))),
+      h('div', { class: 'chart-body' }, h('div', { class: 'chart-axis muted', text: axisTop }), plot),
+      h('div', { class: 'chart-x muted' }, h('span', { text: new Date(from * 1000).toLocaleString() }), h('span', { text: 'now' })),
+      readout);
+  }
+
+  // statsTotals shows a range's totals as numbers, each named for tests
+  // by data-total.
+  function statsTotals(totals, fields) {
+    return h('dl', { class: 'totals' }, fields.map(([key, label, fmt]) => h('div', {},
+      h('dt', { text: label }), h('dd', { 'data-total': key, text: fmt ? fmt(totals[key]) : String(totals[key]) }))));
+  }
+
+  // The charts and totals each kind of resource shows.
+  const statsViews = {
+    source: {
+      totals: [['events', 'Events'], ['errors', 'Errors'], ['runs', 'Runs'], ['runs_failed', 'Failed runs'], ['run_ms_p50', 'Run p50', ms], ['run_ms_p95', 'Run p95', ms]],
+      charts: (s) => [
+        ['Events and errors', 'count', [{ name: 'events', values: s.events, color: 'c-accent', fill: true }, { name: 'errors', values: s.errors, color: 'c-bad' }]],
+        ['Run duration', 'ms', [{ name: 'p50', values: s.run_ms_p50, color: 'c-accent' }, { name: 'p95', values: s.run_ms_p95, color: 'c-warn' }]],
+      ],
+    },
+    webhook: {
+      totals: [['delivered', 'Delivered'], ['delivery_failures', 'Failed attempts'], ['latency_ms_p50', 'Latency p50', ms], ['latency_ms_p95', 'Latency p95', ms]],
+      charts: (s) => [
+        ['Deliveries and failures', 'count', [{ name: 'delivered', values: s.delivered, color: 'c-accent', fill: true }, { name: 'failed', values: s.delivery_failures, color: 'c-bad' }]],
+        ['Delivery latency', 'ms', [{ name: 'p50', values: s.latency_ms_p50, color: 'c-accent' }, { name: 'p95', values: s.latency_ms_p95, color: 'c-warn' }]],
+      ],
+    },
+  };
+  statsViews.workflow = {
+    totals: [['runs', 'Executions'], ['runs_failed', 'Failed'], ['events', 'Events'], ['errors', 'Errors'], ['run_ms_p95', 'Duration p95', ms], ['delivered', 'Requests sent']],
+    charts: (s) => [
+      ['Executions and errors', 'count', [{ name: 'executions', values: s.runs, color: 'c-accent', fill: true }, { name: 'failed', values: s.runs_failed, color: 'c-bad' }]],
+      ['Execution duration', 'ms', [{ name: 'p50', values: s.run_ms_p50, color: 'c-accent' }, { name: 'p95', values: s.run_ms_p95, color: 'c-warn' }]],
+      ...statsViews.webhook.charts(s),
+    ],
+  };
+  function ms(v) { return `${v} ms`; }
+
+  // activityPanel charts a resource's statistics over a range the user
+  // picks, and reads them again every 30 s while the page is open.
+  function activityPanel(kind, path) {
+    const view = statsViews[kind];
+    const body = h('div', { class: 'activity-body' }, h('p', { class: 'muted', text: 'Loading…' }));
+    let range = statsRanges[0];
+    const buttons = statsRanges.map((r) => {
+      const b = h('button', { type: 'button', 'data-range': r.id, 'aria-pressed': r === range ? 'true' : 'false', text: r.label });
+      b.addEventListener('click', () => { range = r; for (const x of buttons) x.setAttribute('aria-pressed', x === b ? 'true' : 'false'); load(); });
+      return b;
+    });
+    let loading = 0;
+    async function load() {
+      const mine = ++loading;
+      try {
+        const st = await statsOf(path, range.seconds, range.step);
+        if (mine !== loading) return;
+        body.replaceChildren(statsTotals(st.totals, view.totals),
+          h('div', { class: 'charts' }, view.charts(st.series).map(([title, unit, series]) => chart(title, unit, series, st.from, st.step))));
+        body.dataset.range = range.id;
+        body.dataset.loaded = String(mine);
+      } catch (err) {
+        if (mine === loading) body.replaceChildren(h('p', { class: 'error-text', role: 'alert', text: err.message }));
+      }
+    }
+    const timer = setInterval(load, 30000);
+    state.cleanups.push(() => clearInterval(timer));
+    load();
+    return h('section', { class: 'panel activity', 'aria-labelledby': 'activity-title' },
+      h('div', { class: 'row spread' }, h('h2', { id: 'activity-title', text: 'Activity' }), h('div', { class: 'row range-choice', role: 'group', 'aria-label': 'Range' }, buttons)),
+      body);
+  }
+
+  // sparkCell is a list row's cell with a sparkline of one series over
+  // the last day, in hours, and its total.
+  function sparkCell(path, key) {
+    const cell = h('td', { class: 'spark-cell', text: '…' });
+    statsOf(path, 86400, 3600).then((st) => {
+      const values = st.series[key];
+      const top = Math.max(1, ...values);
+      const plot = svg('svg', { viewBox: `0 0 ${values.length} 20`, preserveAspectRatio: 'none', class: 'sparkline', role: 'img', 'aria-label': `${st.totals[key]} ${key} in the last day`, 'data-values': values.join(',') });
+      plot.append(svg('path', { d: `${seriesPath(values, top, 20)}V20H0Z`, class: 'chart-fill c-accent' }));
+      plot.append(svg('path', { d: seriesPath(values, top, 20), class: 'chart-line c-accent', 'vector-effect': 'non-scaling-stroke' }));
+      cell.replaceChildren(plot, h('span', { class: 'spark-total', text: String(st.totals[key]) }));
+    }).catch(() => { cell.textContent = '?'; });
+    return cell;
+  }
+
   // ---- sources ----
 
   async function sourcesPage() {
@@ -546,13 +702,13 @@
         `/sources/${enc(s.id)}/event_summaries?limit=100&event_name=${enc('$errors')}`);
       return h('tr', {},
         h('td', {}, h('a', { href: `#/sources/${enc(s.id)}`, text: s.name }), h('div', { class: 'hint mono', text: s.id })),
-        h('td', {}, statusBadge(s.active)), last, errors,
+        h('td', {}, statusBadge(s.active)), sparkCell(`/sources/${enc(s.id)}`, 'events'), last, errors,
         h('td', { class: 'hide-narrow', text: fmtTime(s.created_at * 1000) }));
     });
     page('Sources',
       h('div', { class: 'row spread' }, h('h1', { text: 'Sources' }), h('a', { class: 'button primary', href: '#/sources/new' }, 'New source')),
       h('p', { class: 'muted', text: `${res.page_info.total_count} source${res.page_info.total_count === 1 ? '' : 's'}.` }),
-      table(['Name', 'Status', 'Last event', 'Errors', '~Created'], rows, 'No sources yet. Deploy one with New source, or with fount deploy.'));
+      table(['Name', 'Status', 'Events, last day', 'Last event', 'Errors', '~Created'], rows, 'No sources yet. Deploy one with New source, or with fount deploy.'));
   }
 
   // statsCells are a list row's "last" and "errors" cells, filled when
@@ -598,6 +754,7 @@
       endpoints.length ? h('div', { class: 'panel' }, h('h2', { text: 'Endpoint' }),
         endpoints.map(([name, v]) => h('p', {}, h('span', { class: 'muted', text: `${name}: ` }), h('code', { class: 'endpoint-url', text: v.endpoint_url }))),
         h('p', { class: 'hint', text: 'POST (or any method) to this URL to run the source.' })) : null,
+      activityPanel('source', `/sources/${enc(id)}`),
       h('div', { class: 'panel' }, h('h2', { text: 'Configured props' }),
         Object.keys(src.configured_props).length ? kv(Object.entries(src.configured_props).map(([k, v]) => [k, showProp(v)])) : h('p', { class: 'muted', text: 'None.' }),
         h('p', { class: 'hint', text: `Component ${src.component_id}; updated ${fmtTime(src.updated_at * 1000)}.` })),
@@ -684,12 +841,12 @@
         `/workflows/${enc(w.id)}/$errors/event_summaries?limit=100`);
       return h('tr', {},
         h('td', {}, h('a', { href: `#/workflows/${enc(w.id)}`, text: w.name }), h('div', { class: 'hint mono', text: w.id })),
-        h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), last, errors,
+        h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), sparkCell(`/workflows/${enc(w.id)}`, 'runs'), last, errors,
         h('td', { class: 'hide-narrow', text: String(w.steps.length) }));
     });
     page('Workflows',
       h('div', { class: 'row spread' }, h('h1', { text: 'Workflows' }), h('a', { class: 'button primary', href: '#/workflows/new' }, 'New workflow')),
-      table(['Name', 'Status', 'Trigger', 'Last execution', 'Errors', '~Steps'], rows, 'No workflows yet.'));
+      table(['Name', 'Status', 'Trigger', 'Executions, last day', 'Last execution', 'Errors', '~Steps'], rows, 'No workflows yet.'));
   }
 
   async function workflowPage(id, sub) {
@@ -727,6 +884,7 @@
       h('div', { class: 'panel' }, h('h2', { text: 'Steps' }), wf.steps.map((st) => h('div', {},
         h('h3', { text: `${st.name} · ${st.component_name} ${st.component_version}` }),
         Object.keys(st.props).length ? kv(Object.entries(st.props).map(([k, v]) => [k, showProp(v)])) : h('p', { class: 'muted', text: 'No props.' })))),
+      activityPanel('workflow', `/workflows/${enc(id)}`),
       controlsForm(wf),
       ...tabs(base, [
         { id: 'executions', label: 'Executions', render: () => executionsList(id) },
@@ -860,7 +1018,8 @@
     const rows = res.data.map((w) => h('tr', {},
       h('td', {}, h('a', { href: `#/webhooks/${enc(w.id)}`, text: w.name || w.id }), h('div', { class: 'hint mono', text: w.id })),
       h('td', { class: 'mono', text: w.url }),
-      h('td', {}, statusBadge(w.active), w.disabled_reason ? h('div', { class: 'hint', text: w.disabled_reason }) : null)));
+      h('td', {}, statusBadge(w.active), w.disabled_reason ? h('div', { class: 'hint', text: w.disabled_reason }) : null),
+      sparkCell(`/webhooks/${enc(w.id)}`, 'delivered')));
     const url = h('input', { type: 'url', id: 'webhook-url', required: true, placeholder: 'https://example.com/hooks/fount' });
     const name = h('input', { type: 'text', id: 'webhook-name' });
     const create = h('button', { type: 'submit', class: 'primary', text: 'Create webhook' });
@@ -875,7 +1034,7 @@
       location.hash = `#/webhooks/${enc(res.data.id)}`;
     });
     page('Webhooks', h('h1', { text: 'Webhooks' }),
-      table(['Name', 'URL', 'Status'], rows, 'No webhooks yet.'), form);
+      table(['Name', 'URL', 'Status', 'Delivered, last day'], rows, 'No webhooks yet.'), form);
   }
 
   // secretNotice shows a signing secret the one time the API gives it.
@@ -916,6 +1075,7 @@
         h('div', {}, h('h1', { text: wh.name || wh.id }), h('div', { class: 'row' }, h('code', { text: wh.url }), statusBadge(wh.active))),
         h('div', { class: 'row' }, toggle, del)),
       wh.disabled_reason ? h('p', { class: 'panel error-text', text: wh.disabled_reason }) : null,
+      activityPanel('webhook', `/webhooks/${enc(id)}`),
       await subscribeForm(wh),
       h('h2', { text: 'Deliveries' }),
       table(['Created', 'Status', 'Attempts', '~Last answer', '~Event', ''], rows, 'No deliveries yet.'));

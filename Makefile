@@ -110,7 +110,7 @@ bench: guest-go
 	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./internal/engine/
 	$(GO) test -tags wasm2go -run '^$$' -bench 'Load|Fairness|Restart' -skip 'Load/node-vm' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
 	$(GO) test -run '^$$' -bench NpmDeploy -count 3 ./cmd/fount/
-	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation' -count 3 ./internal/store/
+	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation|StatsDay' -count 3 ./internal/store/
 	$(GO) test -run '^$$' -bench StreamResume -count 3 ./internal/api/
 
 ## bench-compare: fount beside its peers, in one run: the warm sandbox

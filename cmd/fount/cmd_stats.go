@@ -79,7 +79,7 @@ func printStats(w io.Writer, name, id string, last time.Duration, st apiv1.Stats
 	if name == "" {
 		name = id
 	}
-	fmt.Fprintf(w, "%s (%s), the last %s, a column each %s:\n", name, id, last, time.Duration(st.Step)*time.Second)
+	fmt.Fprintf(w, "%s (%s), the last %s, a column each %s:\n", name, id, shortDuration(last), shortDuration(time.Duration(st.Step)*time.Second))
 	t, s := st.Totals, st.Series
 	rows := []struct {
 		label  string
@@ -127,4 +127,9 @@ func msColumn(ms []float64) []int64 {
 		out[i] = int64(v * 1000)
 	}
 	return out
+}
+
+// shortDuration is d as Go writes it without zero tails: 1h, 24m, 1h30m.
+func shortDuration(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
 }

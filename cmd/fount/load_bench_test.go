@@ -96,6 +96,11 @@ func BenchmarkLoad(b *testing.B) {
 			loadFount(b, func(url string) int64 { return paced(url, offeredRate/2) }).report(b)
 		}
 	})
+	b.Run("fount-max-no-stats", func(b *testing.B) { // what counting statistics costs: compare with fount-max, side by side
+		for b.Loop() {
+			loadFountOn(b, []string{"--stats-kept", "0"}, hammer).report(b)
+		}
+	})
 	b.Run("fount-1-client", func(b *testing.B) { // one connection: the target is one fsync + 1 ms per request
 		for b.Loop() {
 			var acks []time.Duration
@@ -153,10 +158,15 @@ func paced(url string, perSecond int) int64 {
 // client's send to the event's arrival on the source's SSE stream, which
 // publishes an event once it is committed.
 func loadFount(b *testing.B, drive func(url string) int64) loadResult {
-	return loadTarget(b, drive, func(s *testServer) (string, string) {
+	return loadFountOn(b, nil, drive)
+}
+
+// loadFountOn is loadFount on a server started with flags.
+func loadFountOn(b *testing.B, flags []string, drive func(url string) int64) loadResult {
+	return loadTargetsOn(b, flags, func(urls []string) int64 { return drive(urls[0]) }, func(s *testServer) ([]string, []string) {
 		src := s.deploySource(`export default { name: "Load", version: "1", props: { http: "$.interface.http" },
 		run(e) { this.$emit({ sent: e.body.sent }) } }`, nil)
-		return endpointOf(src, "http"), "/v1/sources/" + src["id"].(string) + "/sse"
+		return []string{endpointOf(src, "http")}, []string{"/v1/sources/" + src["id"].(string) + "/sse"}
 	})
 }
 
@@ -212,7 +222,12 @@ func loadTarget(b *testing.B, drive func(url string) int64, deploy func(s *testS
 
 // loadTargets is loadTarget over several endpoints, with a stream each.
 func loadTargets(b *testing.B, drive func(urls []string) int64, deploy func(s *testServer) (urls, streams []string)) loadResult {
-	s, ctx, stopServer := startLoadServer(b)
+	return loadTargetsOn(b, nil, drive, deploy)
+}
+
+// loadTargetsOn is loadTargets on a server started with flags.
+func loadTargetsOn(b *testing.B, flags []string, drive func(urls []string) int64, deploy func(s *testServer) (urls, streams []string)) loadResult {
+	s, ctx, stopServer := startLoadServer(b, flags...)
 	urls, streams := deploy(s)
 
 	var mu sync.Mutex

@@ -128,7 +128,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if err != nil {
 		t.Fatalf("walkthrough failed: %v\n%s\nserver:\n%s", err, got, out)
 	}
-	for _, want := range []string{"deployed hello-http (dc_", `{"success":true}`, `"hello":"world"`} {
+	for _, want := range []string{"deployed hello-http (dc_", `{"success":true}`, "hello-http (dc_", "the last 1h,", `"hello":"world"`} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("walkthrough output lacks %q:\n%s", want, got)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/server"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 func parseServeFlags(args []string, env environment) (server.Config, error) {
@@ -54,6 +55,8 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
 	fs.IntVar(&cfg.ExecutionsKept, "executions-kept", int(env.int("FOUNT_EXECUTIONS_KEPT", 100)),
 		"executions kept per workflow, with each step's values and logs (FOUNT_EXECUTIONS_KEPT)")
+	fs.DurationVar(&cfg.StatsKept, "stats-kept", env.duration("FOUNT_STATS_KEPT", store.DefaultStatsKept),
+		"how long each source's, workflow's and webhook's per-minute statistics are kept; 0 counts none (FOUNT_STATS_KEPT)")
 	fs.DurationVar(&cfg.ExecutionRetryBase, "execution-retry-base", env.duration("FOUNT_EXECUTION_RETRY_BASE", 30*time.Second),
 		"the first wait before a failed execution's step is retried (a workflow's retry); each next wait doubles (FOUNT_EXECUTION_RETRY_BASE)")
 	fs.IntVar(&cfg.DataStoreKeys, "data-store-max-keys", int(env.int("FOUNT_DATA_STORE_MAX_KEYS", 10_000)),
@@ -153,6 +156,10 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 	if cfg.MaxPaused < 1 || cfg.MaxPaused > 100_000 {
 		return cfg, fmt.Errorf("--max-paused-executions must be from 1 to 100000, got %d", cfg.MaxPaused)
 	}
+	if cfg.StatsKept < 0 || cfg.StatsKept > 90*24*time.Hour {
+		return cfg, fmt.Errorf("--stats-kept must be from 0 to 2160h (90 days), got %s", cfg.StatsKept)
+	}
+	cfg.NoStats = cfg.StatsKept == 0
 	if cfg.ExecutionsKept < 1 || cfg.ExecutionsKept > 10_000 {
 		return cfg, fmt.Errorf("--executions-kept must be from 1 to 10000, got %d", cfg.ExecutionsKept)
 	}

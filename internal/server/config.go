@@ -32,6 +32,8 @@ type Config struct {
 	QuotaComputeMs     int64
 	EventsKept         int
 	ExecutionsKept     int
+	StatsKept          time.Duration // per-minute statistics of each resource; 0: store.DefaultStatsKept
+	NoStats            bool          // count no statistics (benchmarks measure what counting costs)
 	MaxPaused          int
 	DataStoreKeys      int
 	DataStoreBytes     int64

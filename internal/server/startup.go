@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -71,7 +72,7 @@ func takeStartup(ctx context.Context, cfg Config, storeOpts ...store.Option) (*s
 			return nil, fmt.Errorf("listen for metrics on %s: %w (choose another --metrics-addr)", cfg.MetricsAddr, err)
 		}
 	}
-	if s.st, err = openStore(ctx, cfg, append(storeOpts, store.WithLimits(cfg.Caps))); err != nil {
+	if s.st, err = openStore(ctx, cfg, append(storeOpts, store.WithLimits(cfg.Caps), store.WithStatsKept(statsKept(cfg)))); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -133,4 +134,16 @@ func checkDataDir(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// statsKept is how long the store keeps statistics: none when the
+// config says so, else its figure or the default.
+func statsKept(cfg Config) time.Duration {
+	switch {
+	case cfg.NoStats:
+		return 0
+	case cfg.StatsKept > 0:
+		return cfg.StatsKept
+	}
+	return store.DefaultStatsKept
 }

@@ -97,6 +97,20 @@ func TestStatsCountTraffic(t *testing.T) {
 		t.Errorf("another user's stats of the source = %d, want 404", st)
 	}
 
+	// A workflow counts its executions as they end, failed ones apart.
+	st, body = s.do("POST", "/v1/workflows", map[string]any{
+		"name": "counted-flow", "trigger": map[string]any{"type": "http"},
+		"steps": []any{map[string]any{"name": "s", "code": `export default defineComponent({ async run({ steps }) { if (steps.trigger.event.body.fail) throw new Error("no"); return 1 } })`}},
+	})
+	if st != 200 {
+		t.Fatalf("deploy a workflow: %d %v", st, body)
+	}
+	flow := data(body)
+	for _, b := range []string{`{}`, `{}`, `{"fail":true}`} {
+		post(t, flow["trigger"].(map[string]any)["endpoint_url"].(string), b)
+	}
+	s.waitStats("workflows", flow["id"].(string), map[string]float64{"runs": 3, "runs_failed": 1})
+
 	out := e.mustFount("stats", name)
 	for _, want := range []string{name + " (" + id + "), the last 1h,", fmt.Sprintf("%d (%d failed)", ok+failing, failing), "delivered"} {
 		if !strings.Contains(out, want) {

@@ -1474,31 +1474,9 @@
         const h = def.hooks && def.hooks[msg.hook];
         return typeof h === "function" ? FunctionPrototypeCall(h, self) : undefined;
       }
-      case "options": {
+      case "options":
         needLoaded();
-        const raw = def.props && def.props[msg.prop];
-        if (!raw) throw new TypeError("the component has no prop " + JSONStringify(msg.prop));
-        const prop = resolveProp(msg.prop, raw);
-        if (ArrayIsArray(prop.options)) return prop.options;
-        if (typeof prop.options !== "function") throw new TypeError("prop " + msg.prop + " has no options");
-        // Options of a propDefinition run with `this` bound to its app, as
-        // the app's own methods do.
-        let on = self;
-        if (prop.__app) {
-          const names = keysOf(def.props);
-          let appName;
-          for (let i = 0; i < names.length && appName === undefined; i++) if (def.props[names[i]] === prop.__app) appName = names[i];
-          on = appName ? self[appName] : makeApp(msg.prop, prop.__app);
-        }
-        // A propDefinition's third element maps the configured props to
-        // the values its options need (Pipedream's
-        // [app, "channel", (c) => ({ teamId: c.team })]): they come with
-        // the page.
-        const arg = { page: msg.page || 0, prevContext: msg.prevContext || "" };
-        const inputs = ArrayIsArray(raw.propDefinition) ? raw.propDefinition[2] : undefined;
-        if (typeof inputs === "function") ObjectAssign(arg, FunctionPrototypeCall(inputs, on, configuredProps) || {});
-        return FunctionPrototypeCall(prop.options, on, arg);
-      }
+        return propOptions(msg);
       case "additionalProps":
         needLoaded();
         return additionalProps();
@@ -1507,10 +1485,46 @@
     }
   }
 
+  // propOptions runs the options of a declared prop, or of one that
+  // additionalProps adds for the props configured so far.
+  async function propOptions(msg) {
+    let raw = def.props && ObjectHasOwnProperty(def.props, msg.prop) ? def.props[msg.prop] : undefined;
+    if (!raw && typeof def.additionalProps === "function") {
+      const extra = await addedPropsOf();
+      if (ObjectHasOwnProperty(extra, msg.prop)) raw = extra[msg.prop];
+    }
+    if (!raw) throw new TypeError("the component has no prop " + JSONStringify(msg.prop));
+    const prop = resolveProp(msg.prop, raw);
+    if (ArrayIsArray(prop.options)) return prop.options;
+    if (typeof prop.options !== "function") throw new TypeError("prop " + msg.prop + " has no options");
+    // Options of a propDefinition run with `this` bound to its app, as
+    // the app's own methods do.
+    let on = self;
+    if (prop.__app) {
+      const names = keysOf(def.props);
+      let appName;
+      for (let i = 0; i < names.length && appName === undefined; i++) if (def.props[names[i]] === prop.__app) appName = names[i];
+      on = appName ? self[appName] : makeApp(msg.prop, prop.__app);
+    }
+    // A propDefinition's third element maps the configured props to
+    // the values its options need (Pipedream's
+    // [app, "channel", (c) => ({ teamId: c.team })]): they come with
+    // the page.
+    const arg = { page: msg.page || 0, prevContext: msg.prevContext || "" };
+    const inputs = ArrayIsArray(raw.propDefinition) ? raw.propDefinition[2] : undefined;
+    if (typeof inputs === "function") ObjectAssign(arg, FunctionPrototypeCall(inputs, on, configuredProps) || {});
+    return FunctionPrototypeCall(prop.options, on, arg);
+  }
+
+  // addedPropsOf is what the component's additionalProps returns, as it
+  // returns it.
+  async function addedPropsOf() {
+    return (await FunctionPrototypeCall(def.additionalProps, self, def.props || {})) || {};
+  }
+
   async function additionalProps() {
     if (typeof def.additionalProps !== "function") return [];
-    const extra = (await FunctionPrototypeCall(def.additionalProps, self, def.props || {})) || {};
-    return describeProps(extra);
+    return describeProps(await addedPropsOf());
   }
 
   function finish(o, seq) {

@@ -310,8 +310,15 @@ func TestDashboardFormRunsOptionsAndAdditionalProps(t *testing.T) {
 		choose("prop-city-options", "MADRID"),
 		chromedp.Click(chromedp.ID("prop-detailed")),
 		chromedp.WaitVisible(chromedp.ID("prop-depth")),
-		chromedp.SendKeys(chromedp.ID("prop-depth"), "3"),
+		// The added prop's options, listed by the server for the region chosen.
+		chromedp.Click(chromedp.CSS(`#prop-depth ~ .row .load-options`)),
+		chromedp.WaitVisible(chromedp.ID("prop-depth-options")),
+		waitJS(`document.getElementById('prop-depth-options').options.length === 4`),
+		choose("prop-depth-options", "depth 3"),
 	)...)
+	if depth := value(t, ctx, s, "depth", chromedp.Value(chromedp.ID("prop-depth"))); depth != "3" {
+		t.Fatalf("the depth input reads %q after choosing depth 3", depth)
+	}
 	if city := value(t, ctx, s, "city", chromedp.Value(chromedp.ID("prop-city"))); city != "madrid" {
 		t.Fatalf("the city input reads %q after choosing MADRID", city)
 	}

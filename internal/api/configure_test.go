@@ -166,3 +166,34 @@ func TestAddedPropsFollowSecretsAndAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigureListsOptionsOfAnAddedProp: a prop that additionalProps
+// adds may have an options method; the form reaches it as it reaches a
+// declared prop's, with the props configured so far.
+func TestConfigureListsOptionsOfAnAddedProp(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	code := `export default { name: "Units", version: "1",
+		props: { region: { type: "string", options: ["eu", "us"], reloadProps: true } },
+		async additionalProps() {
+			return { unit: { type: "string", label: "Unit", async options() { return this.region === "us" ? ["ft", "mi"] : ["m", "km"] } } };
+		},
+		run() {} }`
+	id := h.must(h.call("POST", "/v1/components", h.ownerKey, map[string]any{"component_code": code}), 200).data()["id"].(string)
+	props := h.must(h.call("POST", "/v1/components/"+id+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"region": "us"}}), 200)
+	unit := props.data()["configurable_props"].([]any)[1].(map[string]any)
+	if unit["name"] != "unit" || unit["remoteOptions"] != true {
+		t.Fatalf("the added prop reads %v, want unit with remoteOptions", unit)
+	}
+	for region, want := range map[string]string{"us": `["ft","mi"]`, "eu": `["m","km"]`} {
+		r := h.must(h.call("POST", "/v1/components/"+id+"/configure", h.ownerKey, map[string]any{
+			"prop_name": "unit", "configured_props": map[string]any{"region": region}}), 200)
+		if got, _ := json.Marshal(r.data()["options"]); string(got) != want {
+			t.Errorf("the added prop's options for %s = %s, want %s", region, got, want)
+		}
+	}
+	r := h.call("POST", "/v1/components/"+id+"/configure", h.ownerKey, map[string]any{"prop_name": "nosuch", "configured_props": map[string]any{"region": "us"}})
+	if r.status != http.StatusBadRequest || r.errParam() != "configured_props.nosuch" || !contains(r.raw, "additionalProps") {
+		t.Errorf("a prop neither declared nor added: %d %s", r.status, r.raw)
+	}
+}

@@ -52,11 +52,21 @@ func (e *ConfigureError) Error() string {
 }
 
 // PropOptions calls the options method of the component's prop (static
-// options are returned as they are) with page and prevContext.
+// options are returned as they are) with page and prevContext. The prop
+// is a declared one, or one that the component's additionalProps method
+// adds for req.Props.
 func (e *Engine) PropOptions(ctx context.Context, req ConfigureRequest, prop string, page int, prevContext string) (OptionsPage, error) {
 	p, ok := req.Component.Metadata.Prop(prop)
 	if !ok {
-		return OptionsPage{}, &component.PropError{Prop: prop, Reason: "is not a prop of this component"}
+		added, err := e.addedProps(ctx, req)
+		if err != nil {
+			return OptionsPage{}, err
+		}
+		i := slices.IndexFunc(added, func(a component.Prop) bool { return a.Name == prop })
+		if i < 0 {
+			return OptionsPage{}, &component.PropError{Prop: prop, Reason: "is not a prop of this component, nor one its additionalProps() adds for the props given"}
+		}
+		p = added[i]
 	}
 	if len(p.Options) > 0 && !p.RemoteOptions {
 		return OptionsPage{Options: p.Options}, nil
@@ -148,9 +158,10 @@ var addedPropName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 // checkAddedProps refuses what additionalProps returned unless each prop
 // is a plain value with a name of its own: not a declared prop's, not
 // one of Object.prototype's, not twice. What it returns comes from the
-// component's code, so it is checked like any input. The options of an
-// added prop cannot be listed (the options call knows declared props
-// only), so they are dropped.
+// component's code, so it is checked like any input. An added prop may
+// have options, static or from its own options method (PropOptions runs
+// additionalProps to reach it); it cannot name an app or a
+// propDefinition, which need a declared app prop.
 func checkAddedProps(meta component.Metadata, added []component.Prop) error {
 	bad := func(format string, args ...any) error {
 		return &ConfigureError{Method: "additionalProps()", Name: "TypeError", Msg: fmt.Sprintf(format, args...)}
@@ -177,7 +188,7 @@ func checkAddedProps(meta component.Metadata, added []component.Prop) error {
 			return bad("it returned the prop %s of type %q; added props hold values (%v) or, a source's, interfaces (%v); other types must be declared", p.Name, p.Type, addedPropTypes, addedInterfaceTypes)
 		}
 		seen[p.Name] = true
-		p.RemoteOptions, p.App, p.PropDefinition, p.CustomResponse = false, "", nil, false
+		p.App, p.PropDefinition, p.CustomResponse = "", nil, false
 	}
 	return nil
 }

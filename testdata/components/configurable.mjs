@@ -20,7 +20,10 @@ export default {
     detailed: { type: "boolean", optional: true, reloadProps: true },
   },
   async additionalProps() {
-    return this.detailed ? { depth: { type: "integer", label: "Depth", min: 1, max: 5 } } : {};
+    if (!this.detailed) return {};
+    // An added prop may list its options too, from what is configured.
+    const depths = this.region === "us" ? [1, 2] : [1, 2, 3];
+    return { depth: { type: "integer", label: "Depth", min: 1, max: 5, async options() { return depths.map((d) => ({ label: "depth " + d, value: d })); } } };
   },
   run(event) {
     this.$emit({ region: this.region, city: this.city, depth: this.depth });

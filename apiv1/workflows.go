@@ -275,3 +275,36 @@ type ActionSend struct {
 	Channel string            `json:"channel,omitempty"`
 	Payload json.RawMessage   `json:"payload,omitempty"`
 }
+
+// StepRef names a workflow and one of its steps in the path.
+type StepRef struct {
+	ByID
+	Step string `path:"step" json:"-" maxLength:"64" required:"true" description:"the step's name"`
+}
+
+// StepPropsRequest asks for a deployed step's props with those its
+// additionalProps method adds for the values given (extension).
+type StepPropsRequest struct {
+	Common
+	StepRef
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props,omitempty" description:"the values so far; a secret as \"[redacted]\" stands for its stored value"`
+}
+
+// StepConfigureRequest asks for a page of a deployed step's prop's
+// options (extension).
+type StepConfigureRequest struct {
+	Common
+	StepRef
+	PropName        string                     `json:"prop_name" maxLength:"256" required:"true" description:"the prop whose options to list"`
+	ConfiguredProps map[string]json.RawMessage `json:"configured_props,omitempty" description:"the values configured so far"`
+	Page            int                        `json:"page,omitempty" minimum:"0" description:"the page the options method is asked for"`
+	PrevContext     json.RawMessage            `json:"prev_context,omitempty" description:"the context the previous page returned"`
+}
+
+// SetStepPropsRequest replaces a deployed step's props, keeping its code
+// and the rest of the workflow (extension).
+type SetStepPropsRequest struct {
+	Common
+	StepRef
+	Props map[string]json.RawMessage `json:"props" required:"true" description:"every value of the step; a secret as \"[redacted]\" keeps its stored value; strings may hold {{...}} expressions"`
+}

@@ -1420,7 +1420,9 @@
       const names = keysOf(values);
       for (let i = 0; i < names.length; i++) {
         const name = names[i];
-        self[name] = propValue(name, resolveProp(name, def.props[name]), values[name]);
+        // A prop that additionalProps added is plain, as in buildThis.
+        const declared = def.props && ObjectHasOwnProperty(def.props, name);
+        self[name] = declared ? propValue(name, resolveProp(name, def.props[name]), values[name]) : values[name];
       }
     }
     const on = self;

@@ -143,19 +143,26 @@ func (s *Server) configureComponent(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
+	return s.writeOptions(w, r, cr, req.PropName, req.Page, req.PrevContext)
+}
+
+// writeOptions writes a page of the options of prop of cr's component;
+// prevContext is the context the previous page returned, as the client
+// sent it back (a string is passed as its text).
+func (s *Server) writeOptions(w http.ResponseWriter, r *http.Request, cr engine.ConfigureRequest, prop string, page int, prevContext json.RawMessage) error {
 	prev := ""
-	if len(req.PrevContext) > 0 && string(req.PrevContext) != "null" {
-		prev = string(req.PrevContext)
+	if len(prevContext) > 0 && string(prevContext) != "null" {
+		prev = string(prevContext)
 		var text string
-		if json.Unmarshal(req.PrevContext, &text) == nil {
+		if json.Unmarshal(prevContext, &text) == nil {
 			prev = text
 		}
 	}
-	page, err := s.engine.PropOptions(r.Context(), cr, req.PropName, req.Page, prev)
+	opts, err := s.engine.PropOptions(r.Context(), cr, prop, page, prev)
 	if err != nil {
 		return err
 	}
-	s.writeData(w, r, apiv1.PropOptions{Options: page.Options, Context: page.Context})
+	s.writeData(w, r, apiv1.PropOptions{Options: opts.Options, Context: opts.Context})
 	return nil
 }
 

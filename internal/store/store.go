@@ -90,6 +90,9 @@ type Store interface {
 	// SetWorkflowActive switches a workflow on or off, changing nothing
 	// else (its version stays: its steps are the same).
 	SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error)
+	// SetWorkflowStep replaces the step of step.Name, keeping the rest
+	// of the workflow: a new version.
+	SetWorkflowStep(ctx context.Context, id string, step model.WorkflowStep, updatedAt int64) (model.Workflow, error)
 	// SetWorkflowControls replaces a workflow's execution controls,
 	// changing nothing else but UpdatedAt.
 	SetWorkflowControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Workflow, error)

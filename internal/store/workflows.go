@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store/internal/kv"
@@ -165,6 +166,32 @@ func (r rules) SetWorkflowControls(ctx context.Context, id string, c model.Contr
 	})
 	if err != nil {
 		return model.Workflow{}, fmt.Errorf("store: set workflow %q controls: %w", id, err)
+	}
+	return w, nil
+}
+
+// SetWorkflowStep replaces the step named step.Name of workflow id,
+// keeping its trigger, its subscription and its other steps; its version
+// goes up, as an update's does, since what the step runs with changed.
+// ErrNotFound when the workflow or a step of that name does not exist.
+func (r rules) SetWorkflowStep(ctx context.Context, id string, step model.WorkflowStep, updatedAt int64) (model.Workflow, error) {
+	var w model.Workflow
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		w = model.Workflow{}
+		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
+			return err
+		}
+		i := slices.IndexFunc(w.Steps, func(s model.WorkflowStep) bool { return s.Name == step.Name })
+		if i < 0 {
+			return fmt.Errorf("step %q: %w", step.Name, ErrNotFound)
+		}
+		w.Steps = slices.Clone(w.Steps)
+		w.Steps[i] = step
+		w.Version, w.UpdatedAt = w.Version+1, updatedAt
+		return putRecord(tx, kv.Workflows, id, w)
+	})
+	if err != nil {
+		return model.Workflow{}, fmt.Errorf("store: set step of workflow %q: %w", id, err)
 	}
 	return w, nil
 }

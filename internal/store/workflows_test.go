@@ -206,3 +206,31 @@ func FuzzParseExecutionID(f *testing.F) {
 		}
 	})
 }
+
+func TestSetWorkflowStep(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		w := workflow("p_1", "u_a", "flow")
+		w.Steps = append(w.Steps, model.WorkflowStep{Name: "b", Kind: model.StepCode, Code: "export default {run(){}}"})
+		created, err := b.CreateWorkflow(ctx, w, nil)
+		wantErr(t, "CreateWorkflow", err, nil)
+		step := created.Steps[1]
+		step.Props = map[string]json.RawMessage{"n": json.RawMessage(`2`)}
+		got, err := b.SetWorkflowStep(ctx, "p_1", step, 1_800_000_000)
+		wantErr(t, "SetWorkflowStep", err, nil)
+		stored, err := b.GetWorkflow(ctx, "p_1")
+		wantErr(t, "GetWorkflow", err, nil)
+		switch {
+		case got.Version != created.Version+1 || stored.Version != got.Version:
+			t.Errorf("version %d (stored %d), want %d", got.Version, stored.Version, created.Version+1)
+		case string(stored.Steps[1].Props["n"]) != "2" || stored.Steps[0].Props != nil || len(stored.Steps) != 2:
+			t.Errorf("steps after the change: %+v", stored.Steps)
+		case stored.UpdatedAt != 1_800_000_000 || stored.Name != "flow" || stored.Trigger.Type != model.TriggerManual:
+			t.Errorf("the rest of the workflow changed: %+v", stored)
+		}
+		_, err = b.SetWorkflowStep(ctx, "p_1", model.WorkflowStep{Name: "nosuch"}, 1)
+		wantErr(t, "SetWorkflowStep of no such step", err, ErrNotFound)
+		_, err = b.SetWorkflowStep(ctx, "p_2", step, 1)
+		wantErr(t, "SetWorkflowStep of no such workflow", err, ErrNotFound)
+	})
+}

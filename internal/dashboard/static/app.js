@@ -212,6 +212,7 @@
     sources: (id, sub) => (id === 'new' ? newSourcePage() : id ? sourcePage(id, sub) : sourcesPage()),
     workflows: (id, sub) => (id === 'new' ? newWorkflowPage() : id ? workflowPage(id, sub) : workflowsPage()),
     executions: (id) => executionPage(id),
+    steps: (workflowID, step) => stepPage(workflowID, step),
     webhooks: (id) => (id ? webhookPage(id) : webhooksPage()),
     accounts: () => accountsPage(),
     usage: () => usagePage(),
@@ -368,6 +369,13 @@
     let input;
     let read;
     const options = Array.isArray(prop.options) ? prop.options.map((o) => (o && typeof o === 'object' ? o : { label: String(o), value: o })) : null;
+    if (typeof current === 'string' && /\{\{[\s\S]*?\}\}/.test(current) && prop.type !== 'string') {
+      // A step's expression ({{steps...}}) has a value only when the
+      // workflow runs: it stays text, whatever the prop's type.
+      input = h('input', { type: 'text', id, value: current, 'aria-describedby': `${id}-hint` });
+      hints.push(`An expression, evaluated at each execution; or a ${prop.type} value.`);
+      return { el: h('div', {}, label, input, hintEl()), read: () => (input.value === '' ? undefined : expressionOr(input.value)) };
+    }
     switch (prop.type) {
       case '$.interface.http':
       case '$.interface.apphook':
@@ -443,6 +451,13 @@
     return { el: h('div', {}, label, input, extra, hintEl()), read };
   }
 
+  // expressionOr reads a field that held an expression: the expression
+  // as text, or else the JSON value typed in its place.
+  function expressionOr(text) {
+    if (/\{\{[\s\S]*?\}\}/.test(text)) return text;
+    try { return JSON.parse(text); } catch (err) { return text; }
+  }
+
   // remoteOptions lets a prop's options method, run by the server with the
   // props configured so far, fill the prop's input, a page at a time.
   function remoteOptions(prop, input, form) {
@@ -455,7 +470,7 @@
     let context;
     async function fetchPage(button) {
       await busy(button, async () => {
-        const res = await api('POST', `/components/${enc(form.componentID)}/configure`, {
+        const res = await api('POST', form.paths.configure, {
           prop_name: prop.name, configured_props: form.read(), page, prev_context: context,
         });
         if (page === 0) { choices.replaceChildren(h('option', { value: '', text: '— choose —' })); values.length = 0; }
@@ -487,12 +502,16 @@
   // propsForm is the form of a component's props. It asks the server for
   // the props with those additionalProps adds, at once and again whenever
   // a reloadProps prop changes, and keeps the values entered so far.
-  function propsForm(comp, current, accounts) {
+  // propsForm is a form of a component's props, reloaded with those its
+  // additionalProps adds as reloadProps props change. paths name the
+  // API's calls for the props and a prop's options: a saved component's
+  // by default, a deployed step's for a step.
+  function propsForm(comp, current, accounts, paths) {
     const el = h('div', { class: 'props-form' });
     const status = h('p', { class: 'hint', role: 'status' });
     let fields = [];
     const form = {
-      componentID: comp.id,
+      paths: paths || { props: `/components/${enc(comp.id)}/props`, configure: `/components/${enc(comp.id)}/configure` },
       read: () => {
         const out = {};
         for (const [name, f] of fields) {
@@ -516,7 +535,7 @@
       try { values = Object.assign({}, current || {}, form.read()); } catch (err) { return; }
       status.textContent = 'Reading the props…';
       try {
-        const res = await api('POST', `/components/${enc(comp.id)}/props`, { configured_props: values });
+        const res = await api('POST', form.paths.props, { configured_props: values });
         if (mine !== reloads) return;
         const focused = document.activeElement && document.activeElement.id;
         let latest = {};
@@ -882,7 +901,8 @@
         ['Version', String(wf.version)],
       ])),
       h('div', { class: 'panel' }, h('h2', { text: 'Steps' }), wf.steps.map((st) => h('div', {},
-        h('h3', { text: `${st.name} · ${st.component_name} ${st.component_version}` }),
+        h('div', { class: 'row spread' }, h('h3', { text: `${st.name} · ${st.component_name} ${st.component_version}` }),
+          h('a', { class: 'button edit-step', href: `#/steps/${enc(wf.id)}/${enc(st.name)}`, text: 'Edit props' })),
         Object.keys(st.props).length ? kv(Object.entries(st.props).map(([k, v]) => [k, showProp(v)])) : h('p', { class: 'muted', text: 'No props.' })))),
       activityPanel('workflow', `/workflows/${enc(id)}`),
       controlsForm(wf),
@@ -891,6 +911,32 @@
         { id: 'events', label: 'Events', render: (stop) => eventLog(`/workflows/${enc(id)}/event_summaries`, `/workflows/${enc(id)}/sse`, stop, 'No events: steps emit with $.send.emit.') },
         { id: 'errors', label: 'Errors', render: (stop) => eventLog(`/workflows/${enc(id)}/$errors/event_summaries`, null, stop, 'No errors.') },
       ], sub));
+  }
+
+  // stepPage edits one deployed step's props with the form a source has:
+  // the props additionalProps adds and options methods included. Saving
+  // keeps the step's code and makes a new version of the workflow.
+  async function stepPage(workflowID, name) {
+    const [wf, accounts] = await Promise.all([api('GET', `/workflows/${enc(workflowID)}`).then((r) => r.data), myAccounts()]);
+    const step = wf.steps.find((st) => st.name === name);
+    if (!step) throw new Error(`The workflow ${wf.name} has no step ${name}.`);
+    const base = `/workflows/${enc(workflowID)}/steps/${enc(name)}`;
+    const form = propsForm({ configurable_props: [] }, step.props, accounts, { props: `${base}/props`, configure: `${base}/configure` });
+    await form.ready;
+    const save = h('button', { type: 'submit', class: 'primary', id: 'save-step', text: 'Save props' });
+    const el = h('form', { class: 'panel', 'aria-label': `Props of step ${name}` }, form.el,
+      h('p', { class: 'hint', text: 'Strings may hold {{steps.<name>.$return_value}} or {{steps.trigger.event}} expressions, evaluated at each execution.' }),
+      h('p', {}, save));
+    onSubmit(el, save, async () => {
+      const res = await api('PUT', base + '/props', { props: form.read() });
+      flash(`Saved the props of ${name}: version ${res.data.version}.`, 'info');
+      location.hash = `#/workflows/${enc(workflowID)}`;
+    });
+    page(`${name} · ${wf.name}`,
+      h('p', {}, h('a', { href: `#/workflows/${enc(workflowID)}`, text: `← ${wf.name}` })),
+      h('h1', { text: `Step ${name}` }),
+      h('p', { class: 'muted', text: `${step.component_name} ${step.component_version}, step of ${wf.name} (version ${wf.version}).` }),
+      el);
   }
 
   async function executionsList(id) {

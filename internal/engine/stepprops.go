@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
+)
+
+// A deployed step's props can be configured on their own, as a source's
+// are: its form asks for the props additionalProps adds and for a prop's
+// options with the values entered so far, then saves them, keeping the
+// step's code and the rest of the workflow.
+
+// StepConfigureRequest is what configuring step stepName of wf needs: the
+// step's code with the props it declares (its stored metadata also holds
+// those additionalProps added at its last deploy, so the code is loaded
+// again to tell them apart), and the values given, a kept secret
+// ("[redacted]") replaced by its stored value, as a source's method sees
+// it.
+func (e *Engine) StepConfigureRequest(ctx context.Context, wf model.Workflow, stepName, userID string, given map[string]json.RawMessage) (ConfigureRequest, error) {
+	step, err := stepOf(wf, stepName)
+	if err != nil {
+		return ConfigureRequest{}, err
+	}
+	declared, err := e.declaredStepMetadata(ctx, wf, step)
+	if err != nil {
+		return ConfigureRequest{}, err
+	}
+	props := maps.Clone(given)
+	for name, raw := range given {
+		if isMarker(raw) && slices.Contains(step.SecretProps, name) {
+			opened, err := e.cfg.Secrets.OpenProp(step.Props[name], stepBinding(wf, step.Name, name))
+			if err != nil {
+				return ConfigureRequest{}, err
+			}
+			props[name] = opened
+		}
+	}
+	comp := model.Component{Code: step.Code, Bundle: step.Bundle, Metadata: *declared}
+	return ConfigureRequest{UserID: userID, OwnerID: wf.OwnerID, Component: comp, Props: props}, nil
+}
+
+// SetStepProps replaces the props of step stepName of workflow id with
+// given, checked as a deploy checks them (the props additionalProps adds
+// for them included, a secret sent back as "[redacted]" kept), and keeps
+// everything else of the workflow. The workflow's version goes up, and
+// executions not yet started run with the new props.
+func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, given map[string]json.RawMessage) (model.Workflow, error) {
+	end, err := e.beginOp()
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	defer end()
+	unlock := e.lifecycle.lock(id)
+	defer unlock()
+	wf, err := e.store.GetWorkflow(ctx, id)
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	prev, err := stepOf(wf, stepName)
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	earlier := map[string]bool{}
+	for _, s := range wf.Steps[:slices.IndexFunc(wf.Steps, func(s model.WorkflowStep) bool { return s.Name == stepName })] {
+		earlier[s.Name] = true
+	}
+	if err := checkTemplates(stepName, given, earlier); err != nil {
+		return model.Workflow{}, err
+	}
+	declared, err := e.declaredStepMetadata(ctx, wf, prev)
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	step := *prev
+	step.Metadata, step.Props, step.SecretProps = *declared, nil, nil
+	if err := e.stepAddedProps(ctx, wf.OwnerID, userID, &step, given); err != nil {
+		return model.Workflow{}, err
+	}
+	if err := e.prepareStepProps(wf, &step, given, prev); err != nil {
+		return model.Workflow{}, err
+	}
+	if err := e.checkOwnedProps(ctx, &step.Metadata, step.Props, wf.OwnerID); err != nil {
+		return model.Workflow{}, stepErr(step.Name, "%v", err)
+	}
+	stored, err := e.store.SetWorkflowStep(ctx, id, step, e.clock.Now().Unix())
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	e.changed(id)
+	e.kick(id) // queued executions pick up the new version
+	return stored, nil
+}
+
+// stepOf is wf's step of that name, or a *WorkflowError.
+func stepOf(wf model.Workflow, name string) (*model.WorkflowStep, error) {
+	i := slices.IndexFunc(wf.Steps, func(s model.WorkflowStep) bool { return s.Name == name })
+	if i < 0 {
+		return nil, stepErr(name, "the workflow has no step of that name")
+	}
+	return &wf.Steps[i], nil
+}
+
+// declaredStepMetadata loads a deployed step's code (its bundle) in the
+// sandbox, as the workflow's creator's work, and returns the props it
+// declares.
+func (e *Engine) declaredStepMetadata(ctx context.Context, wf model.Workflow, step *model.WorkflowStep) (*component.Metadata, error) {
+	var meta *component.Metadata
+	err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
+		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.RunCode(), Filename: step.Filename, Modules: step.Modules, Props: json.RawMessage("{}"), Step: true})
+		if err != nil {
+			return err
+		}
+		meta = box.Metadata()
+		box.Close(context.WithoutCancel(ctx))
+		return nil
+	})
+	if err != nil {
+		return nil, stepErr(step.Name, "%v", codeError(err))
+	}
+	return meta, nil
+}

@@ -104,7 +104,7 @@ func waitFor(t *testing.T, out *lockedBuffer, want string) {
 	})
 }
 
-func post(t *testing.T, url, body string) {
+func post(t testing.TB, url, body string) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
 	if err != nil || resp.StatusCode != 200 {

@@ -41,19 +41,9 @@ func darkMode(dark bool) chromedp.Action[chromedp.Void] {
 func TestDashboardChartsTraffic(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, server.Config{BootstrapKey: "dashboard-key-0123456789abcdef012345", AllowPrivateEgress: true})
-	src := s.deploySource(statsSource, nil)
-	id, url := src["id"].(string), endpointOf(src, "http")
-	rc := &receiver{}
-	hook := s.webhookServing(rc, rc)
-	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+hook, nil); st != 200 {
-		t.Fatalf("subscribe the webhook: %d %v", st, body)
-	}
 	const ok, failing = 12, 4
-	for i := range ok + failing {
-		post(t, url, fmt.Sprintf(`{"n":%d,"fail":%t}`, i, i%4 == 3))
-	}
-	s.waitStats("sources", id, map[string]float64{"runs": ok + failing, "events": ok})
-	rc.wait(t, ok)
+	src, hook, _ := s.countedTraffic(ok, failing, func(i int) bool { return i%4 == 3 })
+	id := src["id"].(string)
 	s.waitStats("webhooks", hook, map[string]float64{"delivered": ok})
 
 	ctx := newBrowser(t)

@@ -283,7 +283,7 @@ func (s *testServer) webhookServing(h http.Handler, rc *receiver) string {
 	return data(body)["id"].(string)
 }
 
-func (rc *receiver) wait(t *testing.T, n int) []map[string]any {
+func (rc *receiver) wait(t testing.TB, n int) []map[string]any {
 	t.Helper()
 	return wait.For(t, fmt.Sprintf("%d deliveries", n), eventsDeadline, func() ([]map[string]any, bool) {
 		rc.mu.Lock()

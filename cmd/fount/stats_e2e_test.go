@@ -16,6 +16,26 @@ import (
 const statsSource = `export default { name: "Counted", version: "1", props: { http: "$.interface.http" },
 	run(e) { if (e.body.fail) throw new Error("asked to fail"); this.$emit(e.body) } }`
 
+// countedTraffic deploys statsSource with a webhook subscribed to it,
+// posts it ok requests and failing ones (fails says which), and waits
+// until the source's statistics and the webhook's deliveries count them.
+func (s *testServer) countedTraffic(ok, failing int, fails func(i int) bool) (src map[string]any, hook string, rc *receiver) {
+	s.t.Helper()
+	src = s.deploySource(statsSource, nil)
+	id := src["id"].(string)
+	rc = &receiver{}
+	hook = s.webhookServing(rc, rc)
+	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+hook, nil); st != 200 {
+		s.t.Fatalf("subscribe the webhook: %d %v", st, body)
+	}
+	for i := range ok + failing {
+		post(s.t, endpointOf(src, "http"), fmt.Sprintf(`{"n":%d,"fail":%t}`, i, fails(i)))
+	}
+	s.waitStats("sources", id, map[string]float64{"runs": float64(ok + failing), "events": float64(ok)})
+	rc.wait(s.t, ok)
+	return src, hook, rc
+}
+
 // statsTotals reads a resource's totals over the last hour.
 func (s *testServer) statsTotals(kind, id string) map[string]any {
 	s.t.Helper()
@@ -46,25 +66,16 @@ func (s *testServer) waitStats(kind, id string, want map[string]float64) map[str
 func TestStatsCountTraffic(t *testing.T) {
 	e := newCLIEnv(t)
 	s := e.srv
-	src := s.deploySource(statsSource, nil)
-	id, name, url := src["id"].(string), src["name"].(string), endpointOf(src, "http")
-	rc := &receiver{}
-	hook := s.webhookServing(rc, rc)
-	if st, body := s.do("POST", "/v1/subscriptions?emitter_id="+id+"&listener_id="+hook, nil); st != 200 {
-		t.Fatalf("subscribe the webhook: %d %v", st, body)
-	}
 	const ok, failing = 7, 3
-	for i := range ok + failing {
-		post(t, url, fmt.Sprintf(`{"n":%d,"fail":%t}`, i, i >= ok))
-	}
-	totals := s.waitStats("sources", id, map[string]float64{"runs": ok + failing, "events": ok})
+	src, hook, _ := s.countedTraffic(ok, failing, func(i int) bool { return i >= ok })
+	id, name := src["id"].(string), src["name"].(string)
+	totals := s.statsTotals("sources", id)
 	if totals["errors"] != float64(failing) || totals["runs_failed"] != float64(failing) {
 		t.Errorf("totals = %v, want %d errors and failed runs", totals, failing)
 	}
 	if p95 := totals["run_ms_p95"].(float64); p95 <= 0 {
 		t.Errorf("run_ms_p95 = %v, want a duration", p95)
 	}
-	rc.wait(t, ok)
 	hookTotals := s.waitStats("webhooks", hook, map[string]float64{"delivered": ok})
 	if hookTotals["delivery_failures"] != 0.0 || hookTotals["latency_ms_p95"].(float64) <= 0 {
 		t.Errorf("the webhook's totals = %v, want no failures and a latency", hookTotals)

@@ -171,6 +171,12 @@ func (s *Server) reloadProps(w http.ResponseWriter, r *http.Request, req *apiv1.
 	if err != nil {
 		return err
 	}
+	return s.writeReloadedProps(w, r, cr)
+}
+
+// writeReloadedProps writes cr's component's props with those its
+// additionalProps method adds for cr's values.
+func (s *Server) writeReloadedProps(w http.ResponseWriter, r *http.Request, cr engine.ConfigureRequest) error {
 	props, err := s.engine.AdditionalProps(r.Context(), cr)
 	if err != nil {
 		return err

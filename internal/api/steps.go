@@ -42,12 +42,7 @@ func (s *Server) stepProps(w http.ResponseWriter, r *http.Request, req *apiv1.St
 	if err != nil {
 		return err
 	}
-	props, err := s.engine.AdditionalProps(r.Context(), cr)
-	if err != nil {
-		return err
-	}
-	s.writeData(w, r, apiv1.ReloadedProps{ConfigurableProps: viewProps(props)})
-	return nil
+	return s.writeReloadedProps(w, r, cr)
 }
 
 func (s *Server) configureStep(w http.ResponseWriter, r *http.Request, req *apiv1.StepConfigureRequest) error {

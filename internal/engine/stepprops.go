@@ -106,10 +106,15 @@ func stepOf(wf model.Workflow, name string) (*model.WorkflowStep, error) {
 	return &wf.Steps[i], nil
 }
 
-// declaredStepMetadata loads a deployed step's code (its bundle) in the
-// sandbox, as the workflow's creator's work, and returns the props it
-// declares.
+// declaredStepMetadata returns the props a deployed step declares: its
+// stored metadata when it has no additionalProps method, else what
+// loading its code (its bundle) in the sandbox, as the workflow's
+// creator's work, describes.
 func (e *Engine) declaredStepMetadata(ctx context.Context, wf model.Workflow, step *model.WorkflowStep) (*component.Metadata, error) {
+	if !step.Metadata.HasAdditionalProps {
+		meta := step.Metadata
+		return &meta, nil
+	}
 	var meta *component.Metadata
 	err := e.inPool(ctx, wf.UserID, 0, func(ctx context.Context) error {
 		box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: wf.ID, Code: step.RunCode(), Filename: step.Filename, Modules: step.Modules, Props: json.RawMessage("{}"), Step: true})

@@ -11,8 +11,8 @@ import (
 // the API returns them. They are counted in the transactions that commit
 // what they count (a run, a delivery attempt), so a crash loses none.
 type Stats struct {
-	// Events emitted on the resource's channels; $errors and events
-	// still waiting in $delayed are not counted.
+	// Events emitted on the resource's channels; $errors, $logs and the
+	// events still waiting in $in are not counted.
 	Events int64
 	// Errors are the events emitted on $errors (a failed run, a hook's
 	// or a step's error).

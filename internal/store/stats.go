@@ -91,7 +91,7 @@ func (t statsTally) countRun(id string, c RunCommit) {
 	s.RunTime.Add(o.Duration)
 }
 
-// write adds every tally to its resource's minute of now.
+// writeStats adds every tally to its resource's minute of now.
 func (r rules) writeStats(tx kv.Tx, now time.Time, t statsTally) error {
 	if r.statsKept <= 0 {
 		return nil
@@ -104,7 +104,9 @@ func (r rules) writeStats(tx kv.Tx, now time.Time, t statsTally) error {
 	return nil
 }
 
-// addStats adds s to id's minute of at.
+// addStats adds s to id's minute of at. A record that does not decode
+// is started again rather than fail the commit it is part of: a damaged
+// hour of statistics must not stop a source's runs.
 func (r rules) addStats(tx kv.Tx, id string, at time.Time, s *model.Stats) error {
 	if r.statsKept <= 0 || s.IsZero() {
 		return nil
@@ -121,17 +123,26 @@ func (r rules) addStats(tx kv.Tx, id string, at time.Time, s *model.Stats) error
 			return err
 		}
 	}
-	data, err = addToHour(data, minute, s)
+	updated, err := addToHour(data, minute, s)
+	if errors.Is(err, errBadStats) {
+		if err := r.openStatsHour(tx, id, hour); err != nil { // the index may be damaged too
+			return err
+		}
+		updated, err = addToHour(nil, minute, s)
+	}
 	if err != nil {
 		return err
 	}
-	return tx.PutValue(kv.Stats, data, id, key)
+	return tx.PutValue(kv.Stats, updated, id, key)
 }
 
 // openStatsHour adds hour to id's index of hours, and deletes the hours
 // older than the statistics are kept.
 func (r rules) openStatsHour(tx kv.Tx, id string, hour int64) error {
 	hours, err := statsHours(tx, id)
+	if errors.Is(err, errBadStats) {
+		hours, err = nil, nil // a damaged index starts again; the hours it named age out of reads
+	}
 	if err != nil {
 		return err
 	}
@@ -152,6 +163,9 @@ func (r rules) openStatsHour(tx kv.Tx, id string, hour int64) error {
 // deleteStats deletes every statistic of id: with the resource.
 func deleteStats(tx kv.Tx, id string) error {
 	hours, err := statsHours(tx, id)
+	if errors.Is(err, errBadStats) {
+		return tx.DeleteValue(kv.Stats, id, statsIndexKey)
+	}
 	if err != nil {
 		return err
 	}
@@ -217,6 +231,9 @@ func (r rules) StatsOf(ctx context.Context, id string, from, to time.Time, step 
 	fromSec, toSec, stepSec := from.Unix(), to.Unix(), int64(step/time.Second)
 	err := r.kv.View(ctx, func(tx kv.Tx) error {
 		hours, err := statsHours(tx, id)
+		if errors.Is(err, errBadStats) {
+			return nil // a damaged index reads as no statistics; the next hour's write starts it again
+		}
 		if err != nil {
 			return err
 		}
@@ -225,17 +242,21 @@ func (r rules) StatsOf(ctx context.Context, id string, from, to time.Time, step 
 				continue
 			}
 			data, found, err := tx.Value(kv.Stats, id, strconv.FormatInt(h, 10))
-			if err != nil || !found {
+			if err != nil {
 				return err
 			}
-			err = eachMinute(data, func(minute uint8, s *model.Stats) {
+			if !found {
+				continue
+			}
+			var hour [60]*model.Stats
+			if eachMinute(data, func(minute uint8, s *model.Stats) { hour[minute] = s }) != nil {
+				continue // a damaged hour reads as empty; its next write starts it again
+			}
+			for minute, s := range hour {
 				at := h*3600 + int64(minute)*60
-				if at >= fromSec && at < toSec {
+				if s != nil && at >= fromSec && at < toSec {
 					points[(at-fromSec)/stepSec].Add(s)
 				}
-			})
-			if err != nil {
-				return fmt.Errorf("hour %d: %w", h, err)
 			}
 		}
 		return nil

@@ -331,3 +331,46 @@ func BenchmarkStatsDay(b *testing.B) {
 	}
 	b.ReportMetric(float64(bytes), "bytes/resource/day")
 }
+
+// TestDamagedStatsNeverBlock: a statistics record or index that does not
+// decode neither fails the commit of runs it is part of, nor a read, nor
+// the resource's delete; the next write starts it again.
+func TestDamagedStatsNeverBlock(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		withClock(b, statsT0.UnixMilli())
+		mustFixtureComponent(t, b)
+		wantErr(t, "CreateSource", createSource(ctx, b, model.Source{ID: "dc_s", OwnerID: "u_a", ComponentID: "sc_fixture", Active: true}), nil)
+		r := rulesOf(b)
+		hour := strconv.FormatInt(statsT0.Unix()/3600, 10)
+		for _, key := range []string{hour, statsIndexKey} {
+			err := r.kv.Update(ctx, func(tx kv.Tx) error { return tx.PutValue(kv.Stats, []byte{0xff, 0xff, 0xff}, "dc_s", key) })
+			wantErr(t, "damage "+key, err, nil)
+			points, err := b.StatsOf(ctx, "dc_s", statsT0, statsT0.Add(time.Hour), time.Hour)
+			wantErr(t, "StatsOf a damaged "+key, err, nil)
+			if !points[0].IsZero() {
+				t.Errorf("a damaged %s reads %+v", key, points[0])
+			}
+		}
+		inv := mustEnqueue(t, b, "dc_s")
+		_, err := b.CompleteRun(ctx, inv, RunCommit{Events: []model.Event{{Data: json.RawMessage(`1`)}}, Outcome: &model.RunOutcome{}})
+		wantErr(t, "CompleteRun over damaged statistics", err, nil)
+		points, err := b.StatsOf(ctx, "dc_s", statsT0, statsT0.Add(time.Hour), time.Hour)
+		wantErr(t, "StatsOf", err, nil)
+		if points[0].Events != 1 || points[0].Runs != 1 {
+			t.Errorf("after the damage, a run counts %+v, want 1 event and 1 run", points[0])
+		}
+		wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_s"), nil)
+	})
+}
+
+// rulesOf is the rules of a store of either backend.
+func rulesOf(st any) rules {
+	switch st := st.(type) {
+	case *Bolt:
+		return st.rules
+	case *JetStream:
+		return st.rules
+	}
+	panic(fmt.Sprintf("rulesOf a %T", st))
+}

@@ -22,7 +22,13 @@ import (
 
 // browserDeadline bounds one whole browser test: Chromium starts slowly on
 // a loaded machine under the race detector.
-const browserDeadline = 4 * time.Minute
+const browserDeadline = 6 * time.Minute
+
+// pageWait bounds one wait for a condition in a page: generous, for a
+// page whose reads wait on a server busy with the other tests (a make
+// test beside two busy loops was reported failing here after 64 s, when
+// this wait was a minute).
+const pageWait = 3 * time.Minute
 
 // chromiumPath finds the browser that `make browser-deps` installs.
 func chromiumPath(t *testing.T) string {
@@ -96,7 +102,7 @@ func (s screenshots) take(name string) chromedp.Action[chromedp.Void] {
 // waitJS polls a JavaScript condition in the page until it holds.
 func waitJS(cond string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(time.Minute), chromedp.WithPollingInterval(50*time.Millisecond))(ctx, target)
+		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(pageWait), chromedp.WithPollingInterval(50*time.Millisecond))(ctx, target)
 		if err != nil {
 			return fmt.Errorf("waiting for %s: %w", cond, err)
 		}

@@ -44,6 +44,16 @@ func BenchmarkCluster(b *testing.B) {
 			}
 		})
 	}
+	b.Run("nats-1-node-no-stats", func(b *testing.B) { // what statistics cost on JetStream: compare with nats-1-nodes
+		for b.Loop() {
+			cfg := natsConfig(nil, nats.URLs(), keyFile, "node1")
+			cfg.NatsNamespace, cfg.NatsReplicas, cfg.NoStats = fmt.Sprintf("benchns%d", time.Now().UnixNano()), 3, true
+			s := startServer(b, cfg)
+			waitBalanced(b, []*testServer{s})
+			measureIngest(b, []*testServer{s}, sources)
+			s.stop()
+		}
+	})
 	b.Run("bolt-1-node", func(b *testing.B) {
 		for b.Loop() {
 			s := startServer(b, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})

@@ -9,14 +9,15 @@ import (
 )
 
 // stepWithAddedProps is an action whose additionalProps adds a prop, with
-// options, when its mode asks for one, and which has a secret.
+// options, when its mode asks for one and its secret is the one stored
+// (so a kept secret must reach the methods as its value).
 const stepWithAddedProps = `export default { name: "Shaped", version: "1", type: "action",
 	props: {
 		mode: { type: "string", options: ["plain", "sized"], reloadProps: true },
 		token: { type: "string", secret: true },
 	},
 	async additionalProps() {
-		return this.mode === "sized" ? { size: { type: "integer", async options() { return [1, 2, 3].map((n) => n * (this.token === "t0ken" ? 10 : 1)) } } } : {};
+		return this.mode === "sized" && this.token === "t0ken" ? { size: { type: "integer", async options() { return [1, 2, 3].map((n) => n * (this.token === "t0ken" ? 10 : 1)) } } } : {};
 	},
 	run() { return { mode: this.mode, size: this.size ?? null, token: this.token === "t0ken" } } }`
 

@@ -23,7 +23,7 @@ import (
 // ("[redacted]") replaced by its stored value, as a source's method sees
 // it.
 func (e *Engine) StepConfigureRequest(ctx context.Context, wf model.Workflow, stepName, userID string, given map[string]json.RawMessage) (ConfigureRequest, error) {
-	step, err := stepOf(wf, stepName)
+	_, step, err := stepOf(wf, stepName)
 	if err != nil {
 		return ConfigureRequest{}, err
 	}
@@ -31,15 +31,9 @@ func (e *Engine) StepConfigureRequest(ctx context.Context, wf model.Workflow, st
 	if err != nil {
 		return ConfigureRequest{}, err
 	}
-	props := maps.Clone(given)
-	for name, raw := range given {
-		if isMarker(raw) && slices.Contains(step.SecretProps, name) {
-			opened, err := e.cfg.Secrets.OpenProp(step.Props[name], stepBinding(wf, step.Name, name))
-			if err != nil {
-				return ConfigureRequest{}, err
-			}
-			props[name] = opened
-		}
+	props, err := e.openKeptSecrets(wf, step, given)
+	if err != nil {
+		return ConfigureRequest{}, err
 	}
 	comp := model.Component{Code: step.Code, Bundle: step.Bundle, Metadata: *declared}
 	return ConfigureRequest{UserID: userID, OwnerID: wf.OwnerID, Component: comp, Props: props}, nil
@@ -62,12 +56,12 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	if err != nil {
 		return model.Workflow{}, err
 	}
-	prev, err := stepOf(wf, stepName)
+	at, prev, err := stepOf(wf, stepName)
 	if err != nil {
 		return model.Workflow{}, err
 	}
 	earlier := map[string]bool{}
-	for _, s := range wf.Steps[:slices.IndexFunc(wf.Steps, func(s model.WorkflowStep) bool { return s.Name == stepName })] {
+	for _, s := range wf.Steps[:at] {
 		earlier[s.Name] = true
 	}
 	if err := checkTemplates(stepName, given, earlier); err != nil {
@@ -79,7 +73,11 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	}
 	step := *prev
 	step.Metadata, step.Props, step.SecretProps = *declared, nil, nil
-	if err := e.stepAddedProps(ctx, wf.OwnerID, userID, &step, given); err != nil {
+	opened, err := e.openKeptSecrets(wf, prev, given)
+	if err != nil {
+		return model.Workflow{}, err
+	}
+	if err := e.stepAddedProps(ctx, wf.OwnerID, userID, &step, opened); err != nil {
 		return model.Workflow{}, err
 	}
 	if err := e.prepareStepProps(wf, &step, given, prev); err != nil {
@@ -97,13 +95,30 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	return stored, nil
 }
 
-// stepOf is wf's step of that name, or a *WorkflowError.
-func stepOf(wf model.Workflow, name string) (*model.WorkflowStep, error) {
+// stepOf is wf's step of that name and its place, or a *WorkflowError.
+func stepOf(wf model.Workflow, name string) (int, *model.WorkflowStep, error) {
 	i := slices.IndexFunc(wf.Steps, func(s model.WorkflowStep) bool { return s.Name == name })
 	if i < 0 {
-		return nil, stepErr(name, "the workflow has no step of that name")
+		return 0, nil, stepErr(name, "the workflow has no step of that name")
 	}
-	return &wf.Steps[i], nil
+	return i, &wf.Steps[i], nil
+}
+
+// openKeptSecrets is given with each secret sent back as "[redacted]"
+// replaced by the step's stored value, opened: what the component's
+// methods see, as a source's see theirs.
+func (e *Engine) openKeptSecrets(wf model.Workflow, step *model.WorkflowStep, given map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	props := maps.Clone(given)
+	for name, raw := range given {
+		if isMarker(raw) && slices.Contains(step.SecretProps, name) {
+			opened, err := e.cfg.Secrets.OpenProp(step.Props[name], stepBinding(wf, step.Name, name))
+			if err != nil {
+				return nil, err
+			}
+			props[name] = opened
+		}
+	}
+	return props, nil
 }
 
 // declaredStepMetadata returns the props a deployed step declares: its

@@ -655,7 +655,7 @@
     },
   };
   statsViews.workflow = {
-    totals: [['runs', 'Executions'], ['runs_failed', 'Failed'], ['events', 'Events'], ['errors', 'Errors'], ['run_ms_p95', 'Duration p95', ms], ['delivered', 'Requests sent']],
+    totals: [['runs', 'Executions'], ['runs_failed', 'Failed'], ['events', 'Events'], ['errors', 'Errors'], ['run_ms_p95', 'Duration p95', ms], ['delivered', 'Sends delivered']],
     charts: (s) => [
       ['Executions and errors', 'count', [{ name: 'executions', values: s.runs, color: 'c-accent', fill: true }, { name: 'failed', values: s.runs_failed, color: 'c-bad' }]],
       ['Execution duration', 'ms', [{ name: 'p50', values: s.run_ms_p50, color: 'c-accent' }, { name: 'p95', values: s.run_ms_p95, color: 'c-warn' }]],

@@ -136,8 +136,15 @@ func (r rules) addStats(tx kv.Tx, id string, at time.Time, s *model.Stats) error
 	return tx.PutValue(kv.Stats, updated, id, key)
 }
 
+// maxStatsTrim bounds the old hours one write deletes, so that a
+// resource idle for longer than the statistics are kept adds a bounded
+// number of deletes to the commit that wakes it (an atomic batch on
+// JetStream holds 1,000 messages); the rest go at the next hours' writes,
+// and reads skip them meanwhile.
+const maxStatsTrim = 24
+
 // openStatsHour adds hour to id's index of hours, and deletes the hours
-// older than the statistics are kept.
+// older than the statistics are kept, at most maxStatsTrim of them.
 func (r rules) openStatsHour(tx kv.Tx, id string, hour int64) error {
 	hours, err := statsHours(tx, id)
 	if errors.Is(err, errBadStats) {
@@ -151,7 +158,7 @@ func (r rules) openStatsHour(tx kv.Tx, id string, hour int64) error {
 	}
 	oldest := hour - int64(r.statsKept/time.Hour)
 	keep := 0
-	for keep < len(hours) && hours[keep] < oldest {
+	for keep < len(hours) && hours[keep] < oldest && keep < maxStatsTrim {
 		if err := tx.DeleteValue(kv.Stats, id, strconv.FormatInt(hours[keep], 10)); err != nil {
 			return err
 		}
@@ -160,24 +167,10 @@ func (r rules) openStatsHour(tx kv.Tx, id string, hour int64) error {
 	return putStatsHours(tx, id, hours[keep:])
 }
 
-// deleteStats deletes every statistic of id: with the resource.
+// deleteStats deletes every statistic of id: with the resource. No
+// record is read: a damaged one goes as well.
 func deleteStats(tx kv.Tx, id string) error {
-	hours, err := statsHours(tx, id)
-	if errors.Is(err, errBadStats) {
-		return tx.DeleteValue(kv.Stats, id, statsIndexKey)
-	}
-	if err != nil {
-		return err
-	}
-	for _, h := range hours {
-		if err := tx.DeleteValue(kv.Stats, id, strconv.FormatInt(h, 10)); err != nil {
-			return err
-		}
-	}
-	if len(hours) == 0 {
-		return nil
-	}
-	return tx.DeleteValue(kv.Stats, id, statsIndexKey)
+	return tx.DeleteValuesUnder(kv.Stats, id)
 }
 
 // statsHours reads id's index of hours, ascending.
@@ -237,8 +230,9 @@ func (r rules) StatsOf(ctx context.Context, id string, from, to time.Time, step 
 		if err != nil {
 			return err
 		}
+		expired := r.now().Unix()/3600 - int64(r.statsKept/time.Hour) // hours not yet trimmed, but past keeping
 		for _, h := range hours {
-			if h*3600+3600 <= fromSec || h*3600 >= toSec {
+			if h*3600+3600 <= fromSec || h*3600 >= toSec || h < expired {
 				continue
 			}
 			data, found, err := tx.Value(kv.Stats, id, strconv.FormatInt(h, 10))

@@ -374,3 +374,44 @@ func rulesOf(st any) rules {
 	}
 	panic(fmt.Sprintf("rulesOf a %T", st))
 }
+
+// TestStatsTrimIsBounded: a resource idle for longer than statistics are
+// kept deletes its old hours a bounded number per write, and reads never
+// show them meanwhile.
+func TestStatsTrimIsBounded(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		clock := withClock(b, statsT0.UnixMilli())
+		r := rulesOf(b)
+		write := func(at time.Time) {
+			t.Helper()
+			clock.set(at)
+			err := r.kv.Update(ctx, func(tx kv.Tx) error { return r.addStats(tx, "dc_idle", at, &model.Stats{Events: 1}) })
+			wantErr(t, "addStats", err, nil)
+		}
+		indexed := func() int {
+			t.Helper()
+			var n int
+			err := r.kv.View(ctx, func(tx kv.Tx) error { hours, err := statsHours(tx, "dc_idle"); n = len(hours); return err })
+			wantErr(t, "statsHours", err, nil)
+			return n
+		}
+		for h := range 30 {
+			write(statsT0.Add(time.Duration(h) * time.Hour))
+		}
+		woken := statsT0.Add(29*time.Hour + DefaultStatsKept + 2*time.Hour)
+		write(woken)
+		if n := indexed(); n != 30+1-maxStatsTrim {
+			t.Errorf("after waking: %d hours indexed, want %d (%d trimmed)", n, 30+1-maxStatsTrim, maxStatsTrim)
+		}
+		points, err := b.StatsOf(ctx, "dc_idle", statsT0, statsT0.Add(30*time.Hour), 30*time.Hour)
+		wantErr(t, "StatsOf", err, nil)
+		if points[0].Events != 0 {
+			t.Errorf("hours past keeping read as %d events, want none", points[0].Events)
+		}
+		write(woken.Add(time.Hour))
+		if n := indexed(); n != 2 {
+			t.Errorf("after the next hour: %d hours indexed, want 2", n)
+		}
+	})
+}

@@ -82,6 +82,17 @@ func (k boltKV) DeleteValue(t kv.Table, parts ...string) error {
 	return k.tx.Bucket(t.Bucket).Delete(kv.Key(parts...))
 }
 
+func (k boltKV) DeleteValuesUnder(t kv.Table, first string) error {
+	bk := k.tx.Bucket(t.Bucket)
+	keys, _ := scanPrefix(bk, kv.Key(first))
+	for _, key := range keys {
+		if err := bk.Delete(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (k boltKV) LookupIDs(t kv.Table, first string) (map[string]bool, error) {
 	return idsUnder(k.tx.Bucket(t.Bucket), kv.Key(first)), nil
 }

@@ -116,6 +116,16 @@ func (k jsKV) DeleteValue(t kv.Table, parts ...string) error {
 	return nil
 }
 
+// DeleteValuesUnder purges the values' subjects once the transaction has
+// committed: they may be more than one atomic batch holds.
+func (k jsKV) DeleteValuesUnder(t kv.Table, first string) error {
+	s := k.tx.s
+	k.tx.afterCommit = append(k.tx.afterCommit, func(ctx context.Context) error {
+		return s.purge(ctx, s.key(t.Subject, first)+".>")
+	})
+	return nil
+}
+
 // LookupIDs reads the lookups by a scan, and adds those this
 // transaction wrote. The scan's result is not checked at commit: callers
 // hold a record that every writer of these lookups rewrites (a

@@ -38,6 +38,11 @@ type Tx interface {
 	PutValue(t Table, v []byte, parts ...string) error
 	DeleteValue(t Table, parts ...string) error
 
+	// DeleteValuesUnder removes every value of t whose first part is
+	// first: in the transaction (bbolt), or once it has committed
+	// (JetStream, where they may be more than one transaction holds).
+	DeleteValuesUnder(t Table, first string) error
+
 	// LookupIDs returns the ids of every lookup of t whose first part
 	// is first.
 	LookupIDs(t Table, first string) (map[string]bool, error)

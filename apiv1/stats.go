@@ -7,7 +7,7 @@ type StatsRequest struct {
 	ByID
 	From int64 `query:"from" json:"-" minimum:"0" description:"epoch seconds, taken down to its minute; default to minus an hour"`
 	To   int64 `query:"to" json:"-" minimum:"0" description:"epoch seconds, exclusive; default now, its minute included"`
-	Step int64 `query:"step" json:"-" minimum:"60" description:"seconds a point sums, a multiple of 60; default 60"`
+	Step int64 `query:"step" json:"-" minimum:"60" maximum:"31622400" description:"seconds a point sums, a multiple of 60; default 60"`
 }
 
 // Stats are a resource's statistics, counted a minute at a time with the

@@ -49,13 +49,17 @@ func (s *Server) writeStats(w http.ResponseWriter, r *http.Request, id string, r
 	return nil
 }
 
+// maxStatsStep is the longest step, in seconds: a year, far past what
+// is kept, and far from overflowing a time.Duration.
+const maxStatsStep = 366 * 24 * 3600
+
 // statsRange reads req's range, its defaults filled in: to now (its
 // minute included), from an hour before, a step of a minute.
 func statsRange(now time.Time, req *apiv1.StatsRequest) (from, to time.Time, step time.Duration, err error) {
 	step = time.Minute
 	if req.Step != 0 {
-		if req.Step < 60 || req.Step%60 != 0 {
-			return from, to, step, errInvalid("step", "step is %d seconds; it must be a positive multiple of 60.", req.Step)
+		if req.Step < 60 || req.Step%60 != 0 || req.Step > maxStatsStep {
+			return from, to, step, errInvalid("step", "step is %d seconds; it must be a positive multiple of 60, at most %d (a year).", req.Step, maxStatsStep)
 		}
 		step = time.Duration(req.Step) * time.Second
 	}

@@ -42,6 +42,13 @@ type jsDue struct {
 	At int64  `json:"at"` // NextAttemptMs, negative counted as 0
 }
 
+// add files delivery n, due at atMs, in its place in the backlog.
+func (b *jsBacklog) add(n uint64, atMs int64) {
+	item := jsDue{N: n, At: max(atMs, 0)}
+	i, _ := slices.BinarySearchFunc(b.Items, item, compareDue)
+	b.Items = slices.Insert(b.Items, i, item)
+}
+
 func compareDue(a, b jsDue) int {
 	if a.At != b.At {
 		return compareUint(uint64(a.At), uint64(b.At))
@@ -117,9 +124,7 @@ func (s *Engine) createDelivery(tx *jsTx, nowMs int64, d model.Delivery) (model.
 		return model.Delivery{}, err
 	}
 	if d.Status == model.DeliveryPending {
-		item := jsDue{N: n, At: max(d.NextAttemptMs, 0)}
-		i, _ := slices.BinarySearchFunc(due.Items, item, compareDue)
-		due.Items = slices.Insert(due.Items, i, item)
+		due.add(n, d.NextAttemptMs)
 		if err := tx.putBacklog(d.ListenerID, due); err != nil {
 			return model.Delivery{}, err
 		}
@@ -193,9 +198,7 @@ func (s *Engine) updateDelivery(tx *jsTx, d model.Delivery) (model.Delivery, err
 	}
 	due.Items = slices.DeleteFunc(due.Items, func(it jsDue) bool { return it.N == n })
 	if d.Status == model.DeliveryPending {
-		item := jsDue{N: n, At: max(d.NextAttemptMs, 0)}
-		i, _ := slices.BinarySearchFunc(due.Items, item, compareDue)
-		due.Items = slices.Insert(due.Items, i, item)
+		due.add(n, d.NextAttemptMs)
 	}
 	if err := tx.putBacklog(d.ListenerID, due); err != nil {
 		return model.Delivery{}, err

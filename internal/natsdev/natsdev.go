@@ -103,7 +103,7 @@ func (c *Cluster) Stop(i int) {
 }
 
 // WaitReady waits until every running server's JetStream is enabled and,
-// on a cluster, a meta leader is elected.
+// on a cluster, a meta leader is elected that knows every running server.
 func (c *Cluster) WaitReady(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -125,13 +125,28 @@ func (c *Cluster) WaitReady(timeout time.Duration) error {
 	return errors.New("natsdev: JetStream did not become ready")
 }
 
+// hasLeader tells whether a meta leader is elected and has heard from
+// every running server: until it has, it refuses to place a stream's
+// replicas on the servers it has not heard from.
 func (c *Cluster) hasLeader() bool {
+	running := 0
 	for _, s := range c.Servers {
-		if s.Running() && s.JetStreamIsLeader() {
-			return true
+		if s.Running() {
+			running++
 		}
 	}
-	return false
+	return c.PeersOnline() >= running
+}
+
+// PeersOnline is how many servers the meta leader takes as online, the
+// ones it places a stream's replicas on; 0 without a leader.
+func (c *Cluster) PeersOnline() int {
+	for _, s := range c.Servers {
+		if s.Running() && s.JetStreamIsLeader() {
+			return len(s.JetStreamClusterPeers())
+		}
+	}
+	return 0
 }
 
 // URLs are the client URLs of every server, comma-separated, as fount's

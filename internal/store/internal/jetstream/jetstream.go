@@ -148,7 +148,7 @@ func (s *Engine) ensureStream(ctx context.Context, replicas int) error {
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			st, err = s.js.Stream(ctx, s.name)
 		}
-		return err
+		return placementPending(err)
 	})
 	if err != nil {
 		return fmt.Errorf("store: stream %s: %w", s.name, err)
@@ -160,6 +160,27 @@ func (s *Engine) ensureStream(ctx context.Context, replicas int) error {
 	s.stream = st
 	return nil
 }
+
+// placementPending makes a refusal to place the stream's replicas a
+// transient error. A cluster whose servers start alongside fount has a
+// meta leader before it has heard from every peer, and refuses a
+// replicated stream ("no suitable peers for placement, peer offline")
+// until it has: nodes started together with their NATS servers would
+// otherwise fail at start. Too many replicas for the cluster fails the
+// same way, once jsTransientWait has passed.
+func placementPending(err error) error {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == jsErrClusterNoPeers {
+		return errPlacementPending{err}
+	}
+	return err
+}
+
+// errPlacementPending is a stream creation refused for want of peers.
+type errPlacementPending struct{ err error }
+
+func (e errPlacementPending) Error() string { return e.err.Error() }
+func (e errPlacementPending) Unwrap() error { return e.err }
 
 // Close closes the connection, after what was published is flushed.
 func (s *Engine) Close() error {

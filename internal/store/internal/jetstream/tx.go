@@ -51,6 +51,8 @@ const jsTransientWait = 20 * time.Second
 func transient(err error) bool {
 	var apiErr *jetstream.APIError
 	switch {
+	case errors.As(err, new(errPlacementPending)):
+		return true
 	case errors.Is(err, nats.ErrNoResponders), errors.Is(err, nats.ErrTimeout),
 		errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrConnectionReconnecting):
 		return true
@@ -474,6 +476,7 @@ const (
 	jsErrAtomicPublishDuplicate       jetstream.ErrorCode = 10201
 	jsErrClusterNotAvailable          jetstream.ErrorCode = 10008
 	jsErrClusterNotLeader             jetstream.ErrorCode = 10009
+	jsErrClusterNoPeers               jetstream.ErrorCode = 10005 // too few servers online to place the replicas
 	jsErrDuplicateInProcess           jetstream.ErrorCode = 10158 // a copy of the message is being stored
 )
 

@@ -2,10 +2,14 @@ package jetstream
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/fount-dev/fount/internal/store/internal/kv"
 )
@@ -200,5 +204,34 @@ func TestJSTooLargeIsSaid(t *testing.T) {
 	}
 	if _, found, err := s.begin(ctx).get(s.key("small", "1")); err != nil || found {
 		t.Errorf("the rest of the transaction was stored: %v, %v", found, err)
+	}
+}
+
+// TestTransientErrors: which refusals of the servers are waited out.
+// A refusal to place the stream's replicas is, while the stream is
+// created (a cluster starting with fount has a leader before it has
+// heard from every server); elsewhere it is not.
+func TestTransientErrors(t *testing.T) {
+	t.Parallel()
+	noPeers := &jetstream.APIError{Code: 400, ErrorCode: jsErrClusterNoPeers, Description: "no suitable peers for placement, peer offline"}
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"no responders", nats.ErrNoResponders, true},
+		{"no leader", &jetstream.APIError{Code: 503, ErrorCode: jsErrClusterNotAvailable}, true},
+		{"no peers, creating the stream", fmt.Errorf("create: %w", placementPending(noPeers)), true},
+		{"no peers, elsewhere", noPeers, false},
+		{"stream not found", jetstream.ErrStreamNotFound, false},
+		{"other refusal, creating the stream", placementPending(&jetstream.APIError{Code: 400, ErrorCode: 10052}), false},
+	}
+	for _, c := range cases {
+		if got := transient(c.err); got != c.want {
+			t.Errorf("%s: transient(%v) = %v, want %v", c.name, c.err, got, c.want)
+		}
+	}
+	if err := placementPending(noPeers); !errors.Is(err, noPeers) || err.Error() != noPeers.Error() {
+		t.Errorf("placementPending hides the server's error: %v", err)
 	}
 }

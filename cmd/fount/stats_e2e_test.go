@@ -46,6 +46,18 @@ func (s *testServer) statsTotals(kind, id string) map[string]any {
 	return data(body)["totals"].(map[string]any)
 }
 
+// eventCount is how many events a source has stored, all channels.
+func (s *testServer) eventCount(id string) int {
+	s.t.Helper()
+	st, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=1", nil)
+	info, _ := body["page_info"].(map[string]any)
+	total, ok := info["total_count"].(float64)
+	if st != 200 || !ok {
+		s.t.Fatalf("events of %s: %d %v", id, st, body)
+	}
+	return int(total)
+}
+
 // waitStats waits until a resource's totals have want of each key.
 func (s *testServer) waitStats(kind, id string, want map[string]float64) map[string]any {
 	s.t.Helper()
@@ -176,13 +188,21 @@ func TestStatsSurviveSIGKILL(t *testing.T) {
 
 	p = startProcess(t, bin, dir)
 	s = &testServer{t: t, base: p.base, key: crashKey}
-	stored := len(s.events(id, "", 1))
-	// The first page holds at most 100: count them all from the channel's total.
-	_, body := s.do("GET", "/v1/sources/"+id+"/event_summaries?limit=1", nil)
-	if total, ok := body["page_info"].(map[string]any)["total_count"].(float64); ok {
-		stored = int(total)
+	// Requests accepted before the kill may still run after the restart,
+	// each committing its event and its counts together: the events are
+	// counted between two reads of the statistics that agree, so that
+	// no commit falls between what is compared.
+	type reading struct {
+		stored int
+		totals map[string]any
 	}
-	totals := s.statsTotals("sources", id)
+	r := wait.For(t, "no commit between two reads of the statistics", eventsDeadline, func() (reading, bool) {
+		before := s.statsTotals("sources", id)
+		stored := s.eventCount(id)
+		after := s.statsTotals("sources", id)
+		return reading{stored, after}, before["events"] == after["events"] && before["runs"] == after["runs"]
+	})
+	stored, totals := r.stored, r.totals
 	if totals["events"] != float64(stored) || totals["runs"] != float64(stored) {
 		t.Errorf("after SIGKILL and restart: %d events stored, statistics %v: want both counts equal", stored, totals)
 	}

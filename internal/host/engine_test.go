@@ -42,7 +42,7 @@ func TestLinearMemoryCap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	const maxMemory = 12 << 20
-	h, err := New(ctx, Config{Engine: testEngine, MaxMemory: maxMemory, Limits: sandbox.Limits{Memory: 256 << 20}})
+	h, err := New(ctx, testConfig(Config{MaxMemory: maxMemory, Limits: sandbox.Limits{Memory: 256 << 20}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // fuzzHost has a short deadline so that looping inputs stay cheap.
 var fuzzHost = sync.OnceValues(func() (*Host, error) {
-	return New(context.Background(), Config{Engine: testEngine, Limits: sandbox.Limits{Timeout: 250 * time.Millisecond, Memory: 16 << 20}})
+	return New(context.Background(), testConfig(Config{Limits: sandbox.Limits{Timeout: 250 * time.Millisecond, Memory: 16 << 20}}))
 })
 
 // FuzzIntrospect feeds arbitrary code to introspection. It must never panic

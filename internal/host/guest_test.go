@@ -213,7 +213,7 @@ func TestSnapshotRestoresState(t *testing.T) {
 func TestWarmInstancesAreBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := New(ctx, Config{Engine: testEngine, MaxWarm: 10}) // a host of its own: the bound is the host's
+	h, err := New(ctx, testConfig(Config{MaxWarm: 10})) // a host of its own: the bound is the host's
 	if err != nil {
 		t.Fatal(err)
 	}

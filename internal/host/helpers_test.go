@@ -16,9 +16,35 @@ import (
 // wasm2go, after make guest-go).
 var testEngine = os.Getenv("FOUNT_TEST_ENGINE")
 
+// testCacheDir is wazero's compilation cache for the package's tests
+// (TestMain): the tests that need a host of their own (its bounds, its
+// close, its spill dir) load the compiled guest from it rather than
+// compile it again, ~10 s each under the race detector.
+var testCacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fount-host-test-cache")
+	if err != nil {
+		panic(err)
+	}
+	testCacheDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testConfig is cfg on the tests' engine and compilation cache.
+func testConfig(cfg Config) Config {
+	if cfg.Engine == "" {
+		cfg.Engine = testEngine
+	}
+	cfg.CacheDir = testCacheDir
+	return cfg
+}
+
 // testHost compiles the guest once for the whole package's tests.
 var testHost = sync.OnceValues(func() (*Host, error) {
-	return New(context.Background(), Config{Engine: testEngine})
+	return New(context.Background(), testConfig(Config{}))
 })
 
 func newTestHost(t testing.TB) *Host {

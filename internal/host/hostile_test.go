@@ -119,7 +119,7 @@ var probeHost = sync.OnceValues(func() (*Host, error) {
 	if h, err := testHost(); err == nil && h.cfg.Engine == EngineWazero {
 		return h, nil
 	}
-	return New(context.Background(), Config{Engine: EngineWazero})
+	return New(context.Background(), testConfig(Config{Engine: EngineWazero}))
 })
 
 // probe instantiates the test-only guest that calls fount imports with raw

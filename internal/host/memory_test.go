@@ -55,7 +55,7 @@ func TestGuestMemoryUnmapsAfterTheLastHold(t *testing.T) {
 func TestHostClosedBetweenAcquireAndCall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := New(ctx, Config{Engine: testEngine})
+	h, err := New(ctx, testConfig(Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestHostClosedBetweenAcquireAndCall(t *testing.T) {
 func TestHostClosedMidCall(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h, err := New(ctx, Config{Engine: testEngine})
+	h, err := New(ctx, testConfig(Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

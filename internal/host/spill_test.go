@@ -200,7 +200,7 @@ func (s *snapshot) spillState() (int, string) {
 // test ends.
 func newSpillingHost(t *testing.T) *Host {
 	t.Helper()
-	h, err := New(context.Background(), Config{Engine: testEngine, SpillDir: t.TempDir()})
+	h, err := New(context.Background(), testConfig(Config{SpillDir: t.TempDir()}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,21 +28,29 @@ type process struct {
 	endpoints string // the endpoints' own listener
 }
 
-func buildFount(t *testing.T) string {
+// buildFount is fount built once for the test binary, as `make build`
+// builds it: the VCS revision stamped, whatever GOFLAGS says, and the
+// wasm2go engine when this test binary has it (make test-wasm2go).
+func buildFount(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "fount")
-	// As `make build`: the VCS revision stamped, whatever GOFLAGS says, and
-	// the wasm2go engine when this test binary has it (make test-wasm2go).
+	bin, err := fountBuild()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+var fountBuild = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "fount")
 	args := []string{"build", "-buildvcs=auto", "-o", bin}
 	if host.DefaultEngine() == host.EngineWasm2go {
 		args = append(args, "-tags", "wasm2go")
 	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
-	return bin
-}
+	return bin, nil
+})
 
 var addrLine = regexp.MustCompile(`listening on http://(\S+)`)
 

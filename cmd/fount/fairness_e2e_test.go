@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -52,7 +51,7 @@ func (s *testServer) listedSource(id string) map[string]any {
 func startServerWithLimits(t *testing.T, cfg server.Config, limits sandbox.Limits) *testServer {
 	t.Helper()
 	warmCache(t)
-	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}, Limits: limits, Engine: testEngine})
+	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: workerExe(t)}, Limits: limits, Engine: testEngine})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func startProductionServer(t *testing.T) *testServer {
 func startProductionServerWith(t testing.TB, cfg server.Config) *testServer {
 	t.Helper()
 	warmCache(t)
-	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}, Engine: testEngine})
+	sb, err := host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: workerExe(t)}, Engine: testEngine})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,14 @@ var productionSandbox = sync.OnceValues(func() (*host.Host, error) {
 	if _, err := sharedSandbox(); err != nil { // fills the compilation cache
 		return nil, err
 	}
-	return host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: os.Args[0]}, Engine: testEngine})
+	exe := os.Args[0]
+	if raceEnabled { // as workerExe
+		var err error
+		if exe, err = fountBuild(); err != nil {
+			return nil, err
+		}
+	}
+	return host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: exe}, Engine: testEngine})
 })
 
 // FuzzDeployPath puts arbitrary code through what a deploy does with it:

@@ -27,7 +27,9 @@ import (
 // servers started in-process, and cacheDir, the compilation cache it
 // filled, for `fount serve` processes and commands that compile their own.
 var (
-	cacheDir    string
+	cacheDir string
+	// binDir holds fount built by the test binary (buildFount).
+	binDir      string
 	sandboxMade atomic.Bool
 	// testEngine runs the in-process servers' guests: wazero unless
 	// FOUNT_TEST_ENGINE says wasm2go (with -tags wasm2go; make test-wasm2go).
@@ -48,7 +50,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	cacheDir = dir
+	if binDir, err = os.MkdirTemp("", "fount-test-bin-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	_ = os.RemoveAll(binDir)
 	if sandboxMade.Load() {
 		if h, err := sharedSandbox(); err == nil {
 			_ = h.Close(context.Background())
@@ -60,6 +67,19 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(sharedNATS.dir)
 	}
 	os.Exit(code)
+}
+
+// workerExe is the executable the tests' workers run as: this test
+// binary, unless it is built with the race detector. The workers run
+// esbuild, which the detector slows several times over, and it would
+// look into the worker's process for nothing of the server's: they run
+// a plain build of fount then.
+func workerExe(t testing.TB) string {
+	t.Helper()
+	if raceEnabled {
+		return buildFount(t)
+	}
+	return os.Args[0]
 }
 
 // warmCache compiles the guest into cacheDir once, so that processes
@@ -150,6 +170,9 @@ func startServer(t testing.TB, cfg server.Config) *testServer {
 	}
 	if cfg.Sandbox == nil {
 		cfg.Sandbox = sb
+	}
+	if cfg.WorkerExe == "" {
+		cfg.WorkerExe = workerExe(t)
 	}
 	if cfg.StoreURL == "" {
 		cfg.StoreURL = "bolt"

@@ -69,6 +69,11 @@ type Config struct {
 	OnListening     func(addr string) // called once the listener is open
 	HTTPLimits      *HTTPLimits       // instead of DefaultHTTPLimits(maxConnections)
 	StreamHeartbeat time.Duration     // of event streams, instead of the default
+	// WorkerExe is the fount executable the workers that parse and
+	// bundle tenants' code run as, instead of this one: a test binary
+	// built with the race detector names a plain build, whose workers
+	// run esbuild several times faster.
+	WorkerExe string
 }
 
 // NPMCacheDir is where the server keeps npm packages: the one folder the

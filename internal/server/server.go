@@ -121,17 +121,21 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 	return s, nil
 }
 
-// openSandbox returns this executable, which the workers that parse and
-// bundle tenants' code run as, and the sandbox: cfg's, or a new one.
+// openSandbox returns the executable the workers that parse and bundle
+// tenants' code run as (this one, unless cfg.WorkerExe), and the
+// sandbox: cfg's, or a new one.
 func (s *Server) openSandbox(ctx context.Context, cfg Config) (string, *host.Host, error) {
 	// The workers run in processes of their own, confined by the kernel
 	// to the files they need.
 	if confine.Version() == 0 {
 		s.log.Warn("this kernel has no Landlock: the workers that parse and bundle tenants' code run unconfined (see SECURITY.md, npm resolution)")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", nil, fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
+	exe := cfg.WorkerExe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return "", nil, fmt.Errorf("find this executable, to parse code in a process of its own: %w", err)
+		}
 	}
 	if cfg.Sandbox != nil {
 		return exe, cfg.Sandbox, nil

@@ -1037,24 +1037,154 @@
     return form;
   }
 
-  function newWorkflowPage() {
+  // newWorkflowPage builds a workflow's definition from a form (its name,
+  // trigger and steps, in order), or takes it as JSON, as POST
+  // /v1/workflows and fount deploy take it, when that box is filled. A
+  // step's props have a form of their own once deployed (stepPage).
+  async function newWorkflowPage() {
+    const sources = (await api('GET', `${listOf('sources')}?limit=100`)).data;
+    const name = h('input', { type: 'text', id: 'wf-name', placeholder: 'my-workflow', 'aria-describedby': 'wf-name-hint' });
+    const trigger = triggerFields(sources);
+    const list = h('ol', { class: 'step-list' });
+    const addStep = (init) => { list.append(stepFields(list, init)); };
+    addStep({ name: 'hello', code: 'export default defineComponent({\n  async run({ steps, $ }) {\n    return { got: steps.trigger.event }\n  },\n})' });
     const def = h('textarea', { id: 'workflow-definition', class: 'code', spellcheck: 'false', 'aria-describedby': 'wf-hint' });
-    def.value = pretty({
-      name: 'my-workflow', trigger: { type: 'http' },
-      steps: [{ name: 'hello', code: 'export default defineComponent({ async run({ steps, $ }) { return { got: steps.trigger.event.body } } })' }],
-    });
-    const create = h('button', { type: 'submit', class: 'primary', text: 'Deploy' });
-    const form = h('form', { class: 'panel', 'aria-label': 'Workflow definition' },
-      h('label', { for: 'workflow-definition', text: 'Workflow definition (JSON)' }), def,
-      h('p', { class: 'hint', id: 'wf-hint', text: 'A trigger (http, timer, source or manual) and ordered steps, as POST /v1/workflows takes them; fount deploy does the same from a workflow file.' }),
+    const create = h('button', { type: 'submit', class: 'primary', id: 'deploy-workflow', text: 'Deploy' });
+    const form = h('form', { 'aria-label': 'New workflow' },
+      h('section', { class: 'panel' },
+        h('label', { for: 'wf-name', text: 'Name' }), name,
+        h('p', { class: 'hint', id: 'wf-name-hint', text: 'Unique among your workflows; deploying one by the same name again updates it.' })),
+      trigger.el,
+      h('section', { class: 'panel', 'aria-labelledby': 'wf-steps-title' },
+        h('h2', { id: 'wf-steps-title', text: 'Steps' }),
+        h('p', { class: 'hint', text: 'Run in order; a later step reads an earlier one\'s return value as steps.<name>.$return_value, and the trigger\'s event as steps.trigger.event.' }),
+        list, h('p', {}, h('button', { type: 'button', id: 'add-step', text: 'Add a step', onclick: () => addStep({}) }))),
+      h('details', { class: 'panel' }, h('summary', { text: 'Or paste a definition (JSON)' }),
+        h('label', { for: 'workflow-definition', text: 'Workflow definition (JSON)' }), def,
+        h('p', { class: 'hint', id: 'wf-hint', text: 'As POST /v1/workflows takes it, or a workflow file fount deploy reads. Used instead of the form when filled.' })),
       h('p', {}, create));
     onSubmit(form, create, async () => {
       let body;
-      try { body = JSON.parse(def.value); } catch (err) { throw new Error(`The definition is not valid JSON: ${err.message}`); }
+      if (def.value.trim()) {
+        try { body = JSON.parse(def.value); } catch (err) { throw new Error(`The definition is not valid JSON: ${err.message}`); }
+      } else {
+        if (!list.children.length) throw new Error('Add a step: a workflow runs at least one.');
+        body = { name: name.value.trim(), trigger: trigger.read(), steps: [...list.children].map((li) => li.read()) };
+      }
       const res = await api('POST', `/workflows${asOwner('?')}`, body);
+      flash(`Deployed ${res.data.name}.`, 'info');
       location.hash = `#/workflows/${enc(res.data.id)}`;
     });
     page('New workflow', h('h1', { text: 'New workflow' }), form);
+    name.focus();
+  }
+
+  // triggerFields is the trigger part of the new workflow form: the
+  // fields of the chosen type only, and read() its TriggerSpec.
+  function triggerFields(sources) {
+    const type = h('select', { id: 'wf-trigger' },
+      h('option', { value: 'http', text: 'HTTP request: an endpoint of its own' }),
+      h('option', { value: 'timer', text: 'Timer: an interval or a cron schedule' }),
+      h('option', { value: 'source', text: 'Events of a source' }),
+      h('option', { value: 'manual', text: 'Manual: Run now, the CLI or the API only' }));
+    const respond = h('input', { type: 'checkbox', id: 'wf-respond' });
+    const token = h('input', { type: 'text', id: 'wf-token', autocomplete: 'off', 'aria-describedby': 'wf-token-hint' });
+    const interval = h('input', { type: 'number', id: 'wf-interval', min: '1', value: '900' });
+    const cron = h('input', { type: 'text', id: 'wf-cron', placeholder: 'e.g. 0 9 * * 1-5', 'aria-describedby': 'wf-cron-hint' });
+    const zone = h('input', { type: 'text', id: 'wf-timezone', placeholder: 'the server\'s zone', 'aria-describedby': 'wf-timezone-hint' });
+    const emitter = h('select', { id: 'wf-emitter' },
+      h('option', { value: '', text: '— choose a source —' }),
+      sources.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
+      h('option', { value: 'dc_*', text: 'every source (dc_*)' }));
+    const channel = h('input', { type: 'text', id: 'wf-event-name', placeholder: 'default channel' });
+    const parts = {
+      http: h('div', {},
+        h('label', { class: 'check' }, respond, 'The workflow answers the request with $.respond()'),
+        h('label', { for: 'wf-token', text: 'Bearer token (optional)' }), token,
+        h('p', { class: 'hint', id: 'wf-token-hint', text: 'Requests without Authorization: Bearer <token> get 401. 16 to 256 characters.' })),
+      timer: h('div', {},
+        h('label', { for: 'wf-interval', text: 'Every (seconds)' }), interval,
+        h('label', { for: 'wf-cron', text: 'or a cron schedule' }), cron,
+        h('p', { class: 'hint', id: 'wf-cron-hint', text: 'Used instead of the interval when filled.' }),
+        h('label', { for: 'wf-timezone', text: 'Time zone of the schedule (optional)' }), zone,
+        h('p', { class: 'hint', id: 'wf-timezone-hint', text: 'An IANA name, such as Europe/Paris.' })),
+      source: h('div', {},
+        h('label', { for: 'wf-emitter', text: 'Source' }), emitter,
+        h('label', { for: 'wf-event-name', text: 'Channel (optional)' }), channel),
+      manual: h('p', { class: 'hint', text: 'Runs only when asked: Run now on its page, fount run, or POST /v1/workflows/{id}/run.' }),
+    };
+    const show = () => { for (const [k, el] of Object.entries(parts)) el.hidden = k !== type.value; };
+    type.addEventListener('change', show);
+    show();
+    const el = h('section', { class: 'panel', 'aria-labelledby': 'wf-trigger-title' },
+      h('h2', { id: 'wf-trigger-title', text: 'Trigger' }),
+      h('label', { for: 'wf-trigger', text: 'What starts an execution' }), type, Object.values(parts));
+    const read = () => {
+      const spec = { type: type.value };
+      if (type.value === 'http') {
+        if (respond.checked) spec.respond = true;
+        if (token.value.trim()) spec.token = token.value.trim();
+      } else if (type.value === 'timer') {
+        if (cron.value.trim()) spec.timer = { cron: cron.value.trim(), ...(zone.value.trim() ? { timezone: zone.value.trim() } : {}) };
+        else if (Number(interval.value) >= 1) spec.timer = { intervalSeconds: Number(interval.value) };
+        else throw new Error('Give the timer an interval of at least a second, or a cron schedule.');
+      } else if (type.value === 'source') {
+        if (!emitter.value) throw new Error('Choose the source whose events start the workflow.');
+        spec.emitter_id = emitter.value;
+        if (channel.value.trim()) spec.event_name = channel.value.trim();
+      }
+      return spec;
+    };
+    return { el, read };
+  }
+
+  // stepFields is one step of the new workflow form, in list: its name,
+  // its code or a published action's key, its props as JSON, and buttons
+  // that move or remove it. The list item's read() is its StepSpec.
+  let stepSeq = 0;
+  function stepFields(list, init) {
+    const n = ++stepSeq;
+    const name = h('input', { type: 'text', id: `step-name-${n}`, value: init.name || `step_${list.children.length + 1}`, 'aria-describedby': `step-name-hint-${n}` });
+    const kind = h('select', { id: `step-kind-${n}` },
+      h('option', { value: 'code', text: 'Code' }), h('option', { value: 'action', text: 'A published action, by registry key' }));
+    const code = h('textarea', { id: `step-code-${n}`, class: 'code', spellcheck: 'false' });
+    code.value = init.code || 'export default defineComponent({\n  async run({ steps, $ }) {\n  },\n})';
+    const key = h('input', { type: 'text', id: `step-key-${n}`, placeholder: 'e.g. http-request' });
+    const props = h('textarea', { id: `step-props-${n}`, class: 'mono', spellcheck: 'false', placeholder: '{ "url": "{{steps.trigger.event.body.url}}" }', 'aria-describedby': `step-props-hint-${n}` });
+    const codePart = h('div', {}, h('label', { for: `step-code-${n}`, text: 'Code' }), code);
+    const keyPart = h('div', { hidden: true }, h('label', { for: `step-key-${n}`, text: 'Registry key' }), key);
+    kind.addEventListener('change', () => { codePart.hidden = kind.value !== 'code'; keyPart.hidden = kind.value === 'code'; });
+    const label = () => name.value.trim() || `step ${[...list.children].indexOf(li) + 1}`;
+    const move = (by) => {
+      const at = [...list.children].indexOf(li) + by;
+      if (at < 0 || at >= list.children.length) return;
+      if (by < 0) list.insertBefore(li, list.children[at]); else list.insertBefore(li, list.children[at].nextSibling);
+    };
+    const button = (text, what, cls, action) => h('button', { type: 'button', class: cls, text, 'aria-label': what, onclick: action });
+    const li = h('li', { class: 'step-item' },
+      h('div', { class: 'row spread' },
+        h('div', { class: 'row' }, h('label', { for: `step-name-${n}`, class: 'inline', text: 'Step name' }), name),
+        h('div', { class: 'row' }, button('Up', 'Move this step up', 'step-up', () => move(-1)),
+          button('Down', 'Move this step down', 'step-down', () => move(1)),
+          button('Remove', 'Remove this step', 'step-remove danger', () => li.remove()))),
+      h('p', { class: 'hint', id: `step-name-hint-${n}`, text: 'Letters, digits and _.' }),
+      h('label', { for: `step-kind-${n}`, text: 'Kind' }), kind, codePart, keyPart,
+      h('label', { for: `step-props-${n}`, text: 'Props (JSON, optional)' }), props,
+      h('p', { class: 'hint', id: `step-props-hint-${n}`, text: 'A string may hold {{steps.<name>...}} expressions. Once deployed, the step has a form for its props.' }));
+    li.read = () => {
+      const spec = { name: name.value.trim() };
+      if (kind.value === 'action') {
+        if (!key.value.trim()) throw new Error(`Step ${label()}: give the action's registry key.`);
+        Object.assign(spec, { kind: 'action', key: key.value.trim() });
+      } else {
+        spec.code = code.value;
+      }
+      if (props.value.trim()) {
+        try { spec.props = JSON.parse(props.value); } catch (err) { throw new Error(`Step ${label()}: the props are not valid JSON: ${err.message}`); }
+      }
+      return spec;
+    };
+    return li;
   }
 
   // ---- webhooks ----

@@ -90,12 +90,9 @@ var productionSandbox = sync.OnceValues(func() (*host.Host, error) {
 	if _, err := sharedSandbox(); err != nil { // fills the compilation cache
 		return nil, err
 	}
-	exe := os.Args[0]
-	if raceEnabled { // as workerExe
-		var err error
-		if exe, err = fountBuild(); err != nil {
-			return nil, err
-		}
+	exe, err := workerExePath()
+	if err != nil {
+		return nil, err
 	}
 	return host.New(context.Background(), host.Config{CacheDir: cacheDir, Analyzer: worker.Analyzer{Exe: exe}, Engine: testEngine})
 })

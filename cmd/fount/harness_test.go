@@ -76,10 +76,18 @@ func TestMain(m *testing.M) {
 // a plain build of fount then.
 func workerExe(t testing.TB) string {
 	t.Helper()
-	if raceEnabled {
-		return buildFount(t)
+	exe, err := workerExePath()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return os.Args[0]
+	return exe
+}
+
+func workerExePath() (string, error) {
+	if raceEnabled {
+		return fountBuild()
+	}
+	return os.Args[0], nil
 }
 
 // warmCache compiles the guest into cacheDir once, so that processes

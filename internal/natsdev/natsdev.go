@@ -135,7 +135,7 @@ func (c *Cluster) hasLeader() bool {
 			running++
 		}
 	}
-	return c.PeersOnline() >= running
+	return running > 0 && c.PeersOnline() >= running
 }
 
 // PeersOnline is how many servers the meta leader takes as online, the

@@ -89,7 +89,7 @@ func TestDashboardBuildsAWorkflow(t *testing.T) {
 	steps(t, ctx, s, "build a workflow on a source's events", chromedp.Navigate(s.base+"/#/workflows/new"),
 		chromedp.WaitVisible(chromedp.ID("wf-name")),
 		chromedp.SetValue(chromedp.ID("wf-name"), "on orders"),
-		choose("wf-trigger", "Events of a source"),
+		choose("wf-trigger", "Events of a source or a workflow"),
 		choose("wf-emitter", fmt.Sprintf("%s (%s)", src["name"], src["id"])),
 	)
 	onOrders := s.getWorkflow(deployFromForm(t, ctx, s))["trigger"].(map[string]any)

@@ -1042,9 +1042,9 @@
   // /v1/workflows and fount deploy take it, when that box is filled. A
   // step's props have a form of their own once deployed (stepPage).
   async function newWorkflowPage() {
-    const sources = (await api('GET', `${listOf('sources')}?limit=100`)).data;
+    const [sources, workflows] = await Promise.all([api('GET', `${listOf('sources')}?limit=100`), api('GET', `${listOf('workflows')}?limit=100`)]);
     const name = h('input', { type: 'text', id: 'wf-name', placeholder: 'my-workflow', 'aria-describedby': 'wf-name-hint' });
-    const trigger = triggerFields(sources);
+    const trigger = triggerFields([...sources.data, ...workflows.data]);
     const list = h('ol', { class: 'step-list' });
     const addStep = (init) => { list.append(stepFields(list, init)); };
     addStep({ name: 'hello', code: 'export default defineComponent({\n  async run({ steps, $ }) {\n    return { got: steps.trigger.event }\n  },\n})' });
@@ -1081,11 +1081,12 @@
 
   // triggerFields is the trigger part of the new workflow form: the
   // fields of the chosen type only, and read() its TriggerSpec.
-  function triggerFields(sources) {
+  // emitters are the sources and workflows whose events may start it.
+  function triggerFields(emitters) {
     const type = h('select', { id: 'wf-trigger' },
       h('option', { value: 'http', text: 'HTTP request: an endpoint of its own' }),
       h('option', { value: 'timer', text: 'Timer: an interval or a cron schedule' }),
-      h('option', { value: 'source', text: 'Events of a source' }),
+      h('option', { value: 'source', text: 'Events of a source or a workflow' }),
       h('option', { value: 'manual', text: 'Manual: Run now, the CLI or the API only' }));
     const respond = h('input', { type: 'checkbox', id: 'wf-respond' });
     const token = h('input', { type: 'text', id: 'wf-token', autocomplete: 'off', 'aria-describedby': 'wf-token-hint' });
@@ -1093,9 +1094,9 @@
     const cron = h('input', { type: 'text', id: 'wf-cron', placeholder: 'e.g. 0 9 * * 1-5', 'aria-describedby': 'wf-cron-hint' });
     const zone = h('input', { type: 'text', id: 'wf-timezone', placeholder: 'the server\'s zone', 'aria-describedby': 'wf-timezone-hint' });
     const emitter = h('select', { id: 'wf-emitter' },
-      h('option', { value: '', text: '— choose a source —' }),
-      sources.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
-      h('option', { value: 'dc_*', text: 'every source (dc_*)' }));
+      h('option', { value: '', text: '— choose a source or a workflow —' }),
+      emitters.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
+      h('option', { value: 'dc_*', text: 'every source (dc_*)' }), h('option', { value: 'p_*', text: 'every workflow (p_*)' }));
     const channel = h('input', { type: 'text', id: 'wf-event-name', placeholder: 'default channel' });
     const parts = {
       http: h('div', {},
@@ -1109,7 +1110,7 @@
         h('label', { for: 'wf-timezone', text: 'Time zone of the schedule (optional)' }), zone,
         h('p', { class: 'hint', id: 'wf-timezone-hint', text: 'An IANA name, such as Europe/Paris.' })),
       source: h('div', {},
-        h('label', { for: 'wf-emitter', text: 'Source' }), emitter,
+        h('label', { for: 'wf-emitter', text: 'Emitter' }), emitter,
         h('label', { for: 'wf-event-name', text: 'Channel (optional)' }), channel),
       manual: h('p', { class: 'hint', text: 'Runs only when asked: Run now on its page, fount run, or POST /v1/workflows/{id}/run.' }),
     };
@@ -1129,7 +1130,7 @@
         else if (Number(interval.value) >= 1) spec.timer = { intervalSeconds: Number(interval.value) };
         else throw new Error('Give the timer an interval of at least a second, or a cron schedule.');
       } else if (type.value === 'source') {
-        if (!emitter.value) throw new Error('Choose the source whose events start the workflow.');
+        if (!emitter.value) throw new Error('Choose the source or workflow whose events start this one.');
         spec.emitter_id = emitter.value;
         if (channel.value.trim()) spec.event_name = channel.value.trim();
       }

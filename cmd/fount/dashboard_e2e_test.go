@@ -278,13 +278,22 @@ func signInAt(s *testServer, hash string) []chromedp.Action[chromedp.Void] {
 // choose picks the option of a select by its text, as a user would: the
 // select's change event fires.
 func choose(selectID, text string) chromedp.Action[chromedp.Void] {
+	return chooseIn(fmt.Sprintf("document.getElementById(%q)", selectID), "#"+selectID, text)
+}
+
+// chooseAt is choose for the select a CSS selector finds.
+func chooseAt(css chromedp.CSS, text string) chromedp.Action[chromedp.Void] {
+	return chooseIn(fmt.Sprintf("document.querySelector(%q)", string(css)), string(css), text)
+}
+
+func chooseIn(find, name, text string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, target *chromedp.Target) error {
-		js := fmt.Sprintf(`(() => { const s = document.getElementById(%q); if (!s) return false;
+		js := fmt.Sprintf(`(() => { const s = %s; if (!s) return false;
 			const o = [...s.options].find(o => o.textContent === %q); if (!o) return false;
-			s.value = o.value; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`, selectID, text)
+			s.value = o.value; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`, find, text)
 		ok, err := chromedp.Evaluate[bool](js)(ctx, target)
 		if err == nil && !ok {
-			err = fmt.Errorf("no option %q in #%s", text, selectID)
+			err = fmt.Errorf("no option %q in %s", text, name)
 		}
 		return err
 	})

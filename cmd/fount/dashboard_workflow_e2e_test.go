@@ -11,6 +11,10 @@ import (
 	"github.com/fount-dev/fount/internal/server"
 )
 
+// shoutAction is an action whose prop says what it returns.
+const shoutAction = `export default { name: "Shout", version: "1", type: "action",
+	props: { word: { type: "string" } }, async run() { return this.word + "!" } }`
+
 // stepAt is a CSS selector of a control in the new workflow form's i-th
 // step (from 1).
 func stepAt(i int, control string) chromedp.CSS {
@@ -40,7 +44,7 @@ func TestDashboardBuildsAWorkflow(t *testing.T) {
 		chromedp.Click(chromedp.ID("add-step")),
 		chromedp.SetValue(stepAt(2, `input[id^=step-name]`), "answer"),
 		chromedp.SetValue(stepAt(2, `textarea[id^=step-code]`), `export default defineComponent({ async run({ steps, $ }) {
-			await $.respond({ status: 200, body: String(steps.double.$return_value + steps.first.$return_value) }) } })`),
+			await $.respond({ status: 200, body: String(steps.double.$return_value + steps.first.$return_value) + steps.shout.$return_value }) } })`),
 		// A third step, moved to the front; a fourth, removed.
 		chromedp.Click(chromedp.ID("add-step")),
 		chromedp.SetValue(stepAt(3, `input[id^=step-name]`), "first"),
@@ -51,6 +55,14 @@ func TestDashboardBuildsAWorkflow(t *testing.T) {
 		waitJS(`document.querySelectorAll('.step-list > li').length === 4`),
 		chromedp.Click(stepAt(4, `.step-remove`)),
 		waitJS(`document.querySelectorAll('.step-list > li').length === 3`),
+		// An action with its props, moved before the answer.
+		chromedp.Click(chromedp.ID("add-step")),
+		chromedp.SetValue(stepAt(4, `input[id^=step-name]`), "shout"),
+		chooseAt(stepAt(4, `select[id^=step-kind]`), "Action: a component with props"),
+		chromedp.WaitVisible(stepAt(4, `input[id^=step-key]`)),
+		chromedp.SetValue(stepAt(4, `textarea[id^=step-code]`), shoutAction),
+		chromedp.SetValue(stepAt(4, `textarea[id^=step-props]`), `{"word": "{{steps.double.$return_value}}"}`),
+		chromedp.Click(stepAt(4, `.step-up`)),
 		shots.take("workflow-builder"),
 	)...)
 	if bad := value(t, ctx, s, "labels", chromedp.Evaluate[string](unlabelledControls)); bad != "" {
@@ -60,17 +72,21 @@ func TestDashboardBuildsAWorkflow(t *testing.T) {
 	wf := s.getWorkflow(id)
 	var names []string
 	for _, st := range wf["steps"].([]any) {
-		names = append(names, st.(map[string]any)["name"].(string))
+		step := st.(map[string]any)
+		names = append(names, step["name"].(string))
+		if step["name"] == "shout" && (step["kind"] != "action" || jsonOf(step["props"]) != `{"word":"{{steps.double.$return_value}}"}`) {
+			t.Errorf("the action step deployed as %v", step)
+		}
 	}
-	if strings.Join(names, ",") != "first,double,answer" {
-		t.Errorf("deployed steps %v, want first, double, answer in that order", names)
+	if strings.Join(names, ",") != "first,double,shout,answer" {
+		t.Errorf("deployed steps %v, want first, double, shout, answer in that order", names)
 	}
 	trigger := wf["trigger"].(map[string]any)
 	if trigger["type"] != "http" || trigger["respond"] != true {
 		t.Fatalf("deployed trigger %v", trigger)
 	}
-	if st, body := postBody(t, trigger["endpoint_url"].(string), `{"n":20}`); st != 200 || body != "41" {
-		t.Errorf("the built workflow answered %d %q, want 200 \"41\"", st, body)
+	if st, body := postBody(t, trigger["endpoint_url"].(string), `{"n":20}`); st != 200 || body != "4140!" {
+		t.Errorf("the built workflow answered %d %q, want 200 \"4140!\"", st, body)
 	}
 
 	steps(t, ctx, s, "build a timer workflow", chromedp.Navigate(s.base+"/#/workflows/new"),

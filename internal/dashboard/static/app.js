@@ -6,7 +6,7 @@
 'use strict';
 
 (() => {
-  const state = { csrf: '', user: null, org: '', cleanups: [], keepFlash: false };
+  const state = { csrf: '', user: null, org: '', cleanups: [], keepFlash: false, routes: 0 };
   const main = document.getElementById('main');
 
   // h builds an element: h('a', {href: '#', onclick: f}, 'text', child).
@@ -208,14 +208,17 @@
     for (const stop of state.cleanups.splice(0)) stop();
   }
 
+  // Each route renders with its own view: page, unless a later route
+  // has started meanwhile (a page still waiting on the API when the user
+  // moves on must not cover the page they moved to).
   const routes = {
-    sources: (id, sub) => (id === 'new' ? newSourcePage() : id ? sourcePage(id, sub) : sourcesPage()),
-    workflows: (id, sub) => (id === 'new' ? newWorkflowPage() : id ? workflowPage(id, sub) : workflowsPage()),
-    executions: (id) => executionPage(id),
-    steps: (workflowID, step) => stepPage(workflowID, step),
-    webhooks: (id) => (id ? webhookPage(id) : webhooksPage()),
-    accounts: () => accountsPage(),
-    usage: () => usagePage(),
+    sources: (view, id, sub) => (id === 'new' ? newSourcePage(view) : id ? sourcePage(view, id, sub) : sourcesPage(view)),
+    workflows: (view, id, sub) => (id === 'new' ? newWorkflowPage(view) : id ? workflowPage(view, id, sub) : workflowsPage(view)),
+    executions: (view, id) => executionPage(view, id),
+    steps: (view, workflowID, step) => stepPage(view, workflowID, step),
+    webhooks: (view, id) => (id ? webhookPage(view, id) : webhooksPage(view)),
+    accounts: (view) => accountsPage(view),
+    usage: (view) => usagePage(view),
   };
 
   async function route() {
@@ -225,6 +228,9 @@
     state.keepFlash = false;
     stopStreams();
     if (!state.user) return;
+    const seq = ++state.routes;
+    const current = () => seq === state.routes;
+    const view = (...args) => { if (current()) page(...args); };
     const [name, id, sub] = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
     const show = routes[name] || routes.sources;
     for (const a of document.querySelectorAll('nav a')) {
@@ -232,10 +238,10 @@
       else a.removeAttribute('aria-current');
     }
     try {
-      await show(id, sub);
+      await show(view, id, sub);
     } catch (err) {
       if (err instanceof APIError && err.status === 401) return;
-      page('Error', h('h1', { text: 'Something went wrong' }), h('p', { class: 'error-text', role: 'alert', text: err.message }));
+      view('Error', h('h1', { text: 'Something went wrong' }), h('p', { class: 'error-text', role: 'alert', text: err.message }));
     }
   }
   window.addEventListener('hashchange', () => route());
@@ -270,7 +276,9 @@
         if (on && focus) b.focus();
       }
       panel.setAttribute('aria-labelledby', `tab-${t.id}`);
-      history.replaceState(null, '', `${baseHash}/${t.id}`);
+      // Only while the address is still this page's: a page built late,
+      // after the user moved on, must not rewrite the address they moved to.
+      if (location.hash === baseHash || location.hash.startsWith(`${baseHash}/`)) history.replaceState(null, '', `${baseHash}/${t.id}`);
       panel.replaceChildren(h('p', { class: 'muted', text: 'Loading…' }));
       Promise.resolve(t.render((stop) => stops.push(stop))).then((content) => {
         if (current === t) panel.replaceChildren(content);
@@ -714,7 +722,7 @@
 
   // ---- sources ----
 
-  async function sourcesPage() {
+  async function sourcesPage(view) {
     const res = await api('GET', `${listOf('sources')}?limit=100`);
     const rows = res.data.map((s) => {
       const [last, errors] = statsCells(`/sources/${enc(s.id)}/event_summaries?limit=1`, (ev) => ev.indexed_at_ms,
@@ -724,7 +732,7 @@
         h('td', {}, statusBadge(s.active)), sparkCell(`/sources/${enc(s.id)}`, 'events'), last, errors,
         h('td', { class: 'hide-narrow', text: fmtTime(s.created_at * 1000) }));
     });
-    page('Sources',
+    view('Sources',
       h('div', { class: 'row spread' }, h('h1', { text: 'Sources' }), h('a', { class: 'button primary', href: '#/sources/new' }, 'New source')),
       h('p', { class: 'muted', text: `${res.page_info.total_count} source${res.page_info.total_count === 1 ? '' : 's'}.` }),
       table(['Name', 'Status', 'Events, last day', 'Last event', 'Errors', '~Created'], rows, 'No sources yet. Deploy one with New source, or with fount deploy.'));
@@ -747,7 +755,7 @@
     return [last, errors];
   }
 
-  async function sourcePage(id, sub) {
+  async function sourcePage(view, id, sub) {
     const src = (await api('GET', `/sources/${enc(id)}`)).data;
     const base = `#/sources/${enc(id)}`;
     const endpoints = Object.entries(src.configured_props).filter(([, v]) => v && typeof v === 'object' && v.endpoint_url);
@@ -766,7 +774,7 @@
         location.hash = '#/sources';
       });
     });
-    page(src.name,
+    view(src.name,
       h('div', { class: 'row spread' },
         h('div', {}, h('h1', { text: src.name }), h('div', { class: 'row' }, h('code', { text: src.id }), statusBadge(src.active))),
         h('div', { class: 'row' }, toggle, del)),
@@ -802,7 +810,7 @@
     return el;
   }
 
-  function newSourcePage() {
+  function newSourcePage(view) {
     const code = h('textarea', { id: 'component-code', class: 'code', spellcheck: 'false', 'aria-describedby': 'code-hint' });
     const key = h('input', { type: 'text', id: 'registry-key', placeholder: 'e.g. http-new-requests', 'aria-describedby': 'key-hint' });
     const next = h('button', { type: 'submit', class: 'primary', id: 'read-props', text: 'Continue' });
@@ -822,7 +830,7 @@
       second.replaceChildren(await deployForm(comp, await myAccounts()));
       second.querySelector('input, select, textarea, button').focus();
     });
-    page('New source', h('h1', { text: 'New source' }), step1, second);
+    view('New source', h('h1', { text: 'New source' }), step1, second);
   }
 
   // savedFromRegistry saves a published component as one of yours, as
@@ -853,7 +861,7 @@
 
   // ---- workflows ----
 
-  async function workflowsPage() {
+  async function workflowsPage(view) {
     const res = await api('GET', `${listOf('workflows')}?limit=100`);
     const rows = res.data.map((w) => {
       const [last, errors] = statsCells(`/workflows/${enc(w.id)}/executions?limit=1`, (x) => x.started_at_ms,
@@ -863,12 +871,12 @@
         h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), sparkCell(`/workflows/${enc(w.id)}`, 'runs'), last, errors,
         h('td', { class: 'hide-narrow', text: String(w.steps.length) }));
     });
-    page('Workflows',
+    view('Workflows',
       h('div', { class: 'row spread' }, h('h1', { text: 'Workflows' }), h('a', { class: 'button primary', href: '#/workflows/new' }, 'New workflow')),
       table(['Name', 'Status', 'Trigger', 'Executions, last day', 'Last execution', 'Errors', '~Steps'], rows, 'No workflows yet.'));
   }
 
-  async function workflowPage(id, sub) {
+  async function workflowPage(view, id, sub) {
     const wf = (await api('GET', `/workflows/${enc(id)}`)).data;
     const base = `#/workflows/${enc(id)}`;
     const run = h('button', { type: 'button', text: 'Run now' });
@@ -888,7 +896,7 @@
       await busy(del, async () => { await api('DELETE', `/workflows/${enc(id)}`); location.hash = '#/workflows'; });
     });
     const t = wf.trigger;
-    page(wf.name,
+    view(wf.name,
       h('div', { class: 'row spread' },
         h('div', {}, h('h1', { text: wf.name }), h('div', { class: 'row' }, h('code', { text: wf.id }), statusBadge(wf.active))),
         h('div', { class: 'row' }, run, toggle, del)),
@@ -916,7 +924,7 @@
   // stepPage edits one deployed step's props with the form a source has:
   // the props additionalProps adds and options methods included. Saving
   // keeps the step's code and makes a new version of the workflow.
-  async function stepPage(workflowID, name) {
+  async function stepPage(view, workflowID, name) {
     const [wf, accounts] = await Promise.all([api('GET', `/workflows/${enc(workflowID)}`).then((r) => r.data), myAccounts()]);
     const step = wf.steps.find((st) => st.name === name);
     if (!step) throw new Error(`The workflow ${wf.name} has no step ${name}.`);
@@ -932,7 +940,7 @@
       flash(`Saved the props of ${name}: version ${res.data.version}.`, 'info');
       location.hash = `#/workflows/${enc(workflowID)}`;
     });
-    page(`${name} · ${wf.name}`,
+    view(`${name} · ${wf.name}`,
       h('p', {}, h('a', { href: `#/workflows/${enc(workflowID)}`, text: `← ${wf.name}` })),
       h('h1', { text: `Step ${name}` }),
       h('p', { class: 'muted', text: `${step.component_name} ${step.component_version}, step of ${wf.name} (version ${wf.version}).` }),
@@ -969,7 +977,7 @@
   }
 
   // executionPage shows one execution step by step, and replays it.
-  async function executionPage(id) {
+  async function executionPage(view, id) {
     const x = (await api('GET', `/executions/${enc(id)}`)).data;
     const replay = h('button', { type: 'button', id: 'replay', text: 'Replay' });
     replay.addEventListener('click', () => busy(replay, async () => {
@@ -994,7 +1002,7 @@
       st.logs && st.logs.length ? h('div', {}, h('h4', { text: 'Logs' }),
         h('pre', { class: 'value logs', text: st.logs.map((l) => `${new Date(l.at_ms).toISOString().slice(11, 23)} ${l.level.padEnd(5)} ${l.text}`).join('\n') })) : null,
       st.truncated ? h('p', { class: 'hint', text: 'Values and logs of this step were dropped to keep the record small.' }) : null));
-    page(`Execution ${x.id}`,
+    view(`Execution ${x.id}`,
       h('div', { class: 'row spread' },
         h('div', {}, h('h1', { text: 'Execution' }), h('div', { class: 'row' }, h('code', { text: x.id }), executionBadge(x.status))),
         h('div', { class: 'row' }, refresh, replay)),
@@ -1041,7 +1049,7 @@
   // trigger and steps, in order), or takes it as JSON, as POST
   // /v1/workflows and fount deploy take it, when that box is filled. A
   // step's props have a form of their own once deployed (stepPage).
-  async function newWorkflowPage() {
+  async function newWorkflowPage(view) {
     const [sources, workflows] = await Promise.all([api('GET', `${listOf('sources')}?limit=100`), api('GET', `${listOf('workflows')}?limit=100`)]);
     const name = h('input', { type: 'text', id: 'wf-name', placeholder: 'my-workflow', 'aria-describedby': 'wf-name-hint' });
     const trigger = triggerFields([...sources.data, ...workflows.data]);
@@ -1075,7 +1083,7 @@
       flash(`Deployed ${res.data.name}.`, 'info');
       location.hash = `#/workflows/${enc(res.data.id)}`;
     });
-    page('New workflow', h('h1', { text: 'New workflow' }), form);
+    view('New workflow', h('h1', { text: 'New workflow' }), form);
     name.focus();
   }
 
@@ -1140,21 +1148,23 @@
   }
 
   // stepFields is one step of the new workflow form, in list: its name,
-  // its code or a published action's key, its props as JSON, and buttons
-  // that move or remove it. The list item's read() is its StepSpec.
+  // its code (an action's, or a published action's key instead), its
+  // props as JSON, and buttons that move or remove it. The list item's
+  // read() is its StepSpec.
   let stepSeq = 0;
   function stepFields(list, init) {
     const n = ++stepSeq;
     const name = h('input', { type: 'text', id: `step-name-${n}`, value: init.name || `step_${list.children.length + 1}`, 'aria-describedby': `step-name-hint-${n}` });
     const kind = h('select', { id: `step-kind-${n}` },
-      h('option', { value: 'code', text: 'Code' }), h('option', { value: 'action', text: 'A published action, by registry key' }));
+      h('option', { value: 'code', text: 'Code step' }), h('option', { value: 'action', text: 'Action: a component with props' }));
     const code = h('textarea', { id: `step-code-${n}`, class: 'code', spellcheck: 'false' });
     code.value = init.code || 'export default defineComponent({\n  async run({ steps, $ }) {\n  },\n})';
-    const key = h('input', { type: 'text', id: `step-key-${n}`, placeholder: 'e.g. http-request' });
+    const key = h('input', { type: 'text', id: `step-key-${n}`, placeholder: 'e.g. http-request', 'aria-describedby': `step-key-hint-${n}` });
     const props = h('textarea', { id: `step-props-${n}`, class: 'mono', spellcheck: 'false', placeholder: '{ "url": "{{steps.trigger.event.body.url}}" }', 'aria-describedby': `step-props-hint-${n}` });
     const codePart = h('div', {}, h('label', { for: `step-code-${n}`, text: 'Code' }), code);
-    const keyPart = h('div', { hidden: true }, h('label', { for: `step-key-${n}`, text: 'Registry key' }), key);
-    kind.addEventListener('change', () => { codePart.hidden = kind.value !== 'code'; keyPart.hidden = kind.value === 'code'; });
+    const keyPart = h('div', { hidden: true }, h('label', { for: `step-key-${n}`, text: 'or a published action, by registry key' }), key,
+      h('p', { class: 'hint', id: `step-key-hint-${n}`, text: 'Used instead of the code when filled.' }));
+    kind.addEventListener('change', () => { keyPart.hidden = kind.value !== 'action'; });
     const label = () => name.value.trim() || `step ${[...list.children].indexOf(li) + 1}`;
     const move = (by) => {
       const at = [...list.children].indexOf(li) + by;
@@ -1174,12 +1184,9 @@
       h('p', { class: 'hint', id: `step-props-hint-${n}`, text: 'A string may hold {{steps.<name>...}} expressions. Once deployed, the step has a form for its props.' }));
     li.read = () => {
       const spec = { name: name.value.trim() };
-      if (kind.value === 'action') {
-        if (!key.value.trim()) throw new Error(`Step ${label()}: give the action's registry key.`);
-        Object.assign(spec, { kind: 'action', key: key.value.trim() });
-      } else {
-        spec.code = code.value;
-      }
+      if (kind.value === 'action') spec.kind = 'action';
+      if (kind.value === 'action' && key.value.trim()) spec.key = key.value.trim();
+      else spec.code = code.value;
       if (props.value.trim()) {
         try { spec.props = JSON.parse(props.value); } catch (err) { throw new Error(`Step ${label()}: the props are not valid JSON: ${err.message}`); }
       }
@@ -1190,7 +1197,7 @@
 
   // ---- webhooks ----
 
-  async function webhooksPage() {
+  async function webhooksPage(view) {
     const res = await api('GET', `${listOf('webhooks')}?limit=100`);
     const rows = res.data.map((w) => h('tr', {},
       h('td', {}, h('a', { href: `#/webhooks/${enc(w.id)}`, text: w.name || w.id }), h('div', { class: 'hint mono', text: w.id })),
@@ -1210,7 +1217,7 @@
       secretNotice(res.data.signing_secret);
       location.hash = `#/webhooks/${enc(res.data.id)}`;
     });
-    page('Webhooks', h('h1', { text: 'Webhooks' }),
+    view('Webhooks', h('h1', { text: 'Webhooks' }),
       table(['Name', 'URL', 'Status', 'Delivered, last day'], rows, 'No webhooks yet.'), form);
   }
 
@@ -1220,7 +1227,7 @@
     flash(`Signing secret, shown once; keep it where your receiver verifies signatures: ${secret}`, 'info-sticky');
   }
 
-  async function webhookPage(id) {
+  async function webhookPage(view, id) {
     const list = await api('GET', `${listOf('webhooks')}?limit=100`);
     const wh = list.data.find((w) => w.id === id);
     if (!wh) throw new Error(`No webhook ${id} exists, or you do not have access to it.`);
@@ -1247,7 +1254,7 @@
         h('td', { class: 'hide-narrow mono', text: `${d.emitter_id} ${d.event_id}` }),
         h('td', {}, resend));
     });
-    page(wh.name || wh.id,
+    view(wh.name || wh.id,
       h('div', { class: 'row spread' },
         h('div', {}, h('h1', { text: wh.name || wh.id }), h('div', { class: 'row' }, h('code', { text: wh.url }), statusBadge(wh.active))),
         h('div', { class: 'row' }, toggle, del)),
@@ -1291,7 +1298,7 @@
 
   // ---- accounts and usage ----
 
-  async function accountsPage() {
+  async function accountsPage(view) {
     const res = await api('GET', `${listOf('accounts')}?limit=100`);
     const rows = res.data.map((a) => {
       const del = h('button', { type: 'button', class: 'danger', text: 'Delete' });
@@ -1330,15 +1337,15 @@
       flash('Account connected. Its credentials are sealed and never shown again.', 'info');
       route();
     });
-    page('Accounts', h('h1', { text: 'Connected accounts' }),
+    view('Accounts', h('h1', { text: 'Connected accounts' }),
       h('p', { class: 'muted', text: 'Credentials behind the $auth of app props. Their values are never shown.' }),
       table(['Name', 'App', 'Fields set', '~Created', ''], rows, 'No connected accounts.'), form);
   }
 
-  async function usagePage() {
+  async function usagePage(view) {
     const u = (await api('GET', '/users/me')).data;
     const quota = (used, limit, unit) => (limit === undefined ? (used === undefined ? 'no quota' : `${used}${unit}`) : `${used ?? 0}${unit} of ${limit}${unit}`);
-    page('Usage', h('h1', { text: 'Usage and quotas' }),
+    view('Usage', h('h1', { text: 'Usage and quotas' }),
       h('div', { class: 'panel' }, kv([
         ['User', `${u.username} (${u.id})`],
         ['Email', u.email || '—'],

@@ -5,9 +5,34 @@ package apiv1
 type StatsRequest struct {
 	Common
 	ByID
+	StatsRange
+}
+
+// StatsRange is the range of time and the step of a statistics request.
+type StatsRange struct {
 	From int64 `query:"from" json:"-" minimum:"0" description:"epoch seconds, taken down to its minute; default to minus an hour"`
 	To   int64 `query:"to" json:"-" minimum:"0" description:"epoch seconds, exclusive; default now, its minute included"`
 	Step int64 `query:"step" json:"-" minimum:"60" maximum:"31622400" description:"seconds a point sums, a multiple of 60; default 60"`
+}
+
+// MaxStatsIDs is how many resources one StatsOfManyRequest names at most:
+// a page of a list.
+const MaxStatsIDs = 100
+
+// StatsOfManyRequest asks for the statistics of several sources,
+// workflows and webhooks over one range at once (extension): a list's
+// sparklines in one request rather than one a row.
+type StatsOfManyRequest struct {
+	Common
+	IDs string `query:"ids" json:"-" maxLength:"6500" required:"true" description:"comma-separated ids of sources (dc_), workflows (p_) and webhooks (wh_), at most 100, each readable by the caller"`
+	StatsRange
+}
+
+// StatsOf is one resource's statistics in the answer to a
+// StatsOfManyRequest, in the order the request named them.
+type StatsOf struct {
+	ID string `json:"id" required:"true"`
+	Stats
 }
 
 // Stats are a resource's statistics, counted a minute at a time with the

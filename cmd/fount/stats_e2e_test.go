@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -208,5 +210,71 @@ func TestStatsSurviveSIGKILL(t *testing.T) {
 	}
 	if stored <= 25 {
 		t.Errorf("%d events stored, want more than 25", stored)
+	}
+}
+
+// TestStatsOfMany: GET /v1/stats reads several resources' statistics in
+// one request (a list's sparklines), each counted as its own endpoint
+// counts it, in the order named; an id the caller may not read, or that
+// names no source, workflow or webhook, fails the request, naming it.
+func TestStatsOfMany(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})
+	src, hook, _ := s.countedTraffic(3, 1, func(i int) bool { return i == 3 })
+	id := src["id"].(string)
+	flow := s.deployWorkflow(map[string]any{"name": "listed", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("s", `export default defineComponent({ async run() { return 1 } })`, nil)}})
+	wfID := flow["id"].(string)
+	s.runWorkflow(wfID, nil)
+	s.waitStats("workflows", wfID, map[string]float64{"runs": 1})
+	s.waitStats("webhooks", hook, map[string]float64{"delivered": 3})
+
+	named := []string{hook, id, wfID}
+	kinds := []string{"webhooks", "sources", "workflows"}
+	st, body := s.do("GET", fmt.Sprintf("/v1/stats?ids=%s&step=3600&from=%d", strings.Join(named, ","), time.Now().Add(-time.Hour).Unix()), nil)
+	if st != 200 {
+		t.Fatalf("GET /v1/stats: %d %v", st, body)
+	}
+	got, _ := body["data"].([]any)
+	if len(got) != len(named) {
+		t.Fatalf("GET /v1/stats answered %d resources, want %d: %v", len(got), len(named), body)
+	}
+	for i, item := range got {
+		one := item.(map[string]any)
+		if one["id"] != named[i] {
+			t.Errorf("answer %d is %v, want %s: the order named", i, one["id"], named[i])
+		}
+		if n := len(one["series"].(map[string]any)["events"].([]any)); n != 2 {
+			t.Errorf("%s: %d points of an hour over the last hour and its minute, want 2", named[i], n)
+		}
+		alone := s.statsTotals(kinds[i], named[i])
+		totals := one["totals"].(map[string]any)
+		for _, k := range []string{"events", "errors", "runs", "runs_failed", "delivered", "delivery_failures"} {
+			if totals[k] != alone[k] {
+				t.Errorf("%s: %s is %v in GET /v1/stats, %v on its own endpoint", named[i], k, totals[k], alone[k])
+			}
+		}
+	}
+
+	other := s.newUser("stats-many-other", "free")
+	many := strings.TrimSuffix(strings.Repeat(id+",", apiv1.MaxStatsIDs+1), ",")
+	for _, c := range []struct {
+		who         *testServer
+		query       string
+		status      int
+		mustMention string
+	}{
+		{other, "ids=" + id, 404, id},
+		{s, "ids=" + id + ",sc_nothing", 400, "sc_nothing"},
+		{s, "ids=" + id + ",dc_nothing", 404, "dc_nothing"},
+		{s, "ids=" + many, 400, "at most"},
+		{s, "ids=", 400, "ids"},
+		{s, "ids=" + id + "&step=30", 400, "step"},
+	} {
+		st, body := c.who.do("GET", "/v1/stats?"+c.query, nil)
+		e, _ := body["error"].(map[string]any)
+		if st != c.status || !strings.Contains(fmt.Sprint(e["message"], e["param"]), c.mustMention) {
+			t.Errorf("GET /v1/stats?%.60s = %d %v, want %d naming %q", c.query, st, body, c.status, c.mustMention)
+		}
 	}
 }

@@ -228,6 +228,7 @@ func (s *Server) routeTable() []route {
 		op[apiv1.ReplayRequest, apiv1.Data[apiv1.Replayed]](post, "/webhooks/{id}/replay", "Deliver a time range of a source's or workflow's kept events to a webhook again", s.replay).ext().withStatus(http.StatusAccepted),
 		op[apiv1.RotateWebhookRequest, webhookData](post, "/webhooks/{id}/rotate", "Give a webhook a new signing secret (shown once); the old one also signs for an overlap", s.rotateWebhook).ext(),
 		op[apiv1.StatsRequest, apiv1.Data[apiv1.Stats]](get, "/webhooks/{id}/stats", "A webhook's deliveries, failures and latency over time, a point per step", s.webhookStats).ext(),
+		op[apiv1.StatsOfManyRequest, apiv1.List[apiv1.StatsOf]](get, "/stats", "The statistics of several sources, workflows and webhooks over one range, in the order named (a list's sparklines in one request)", s.statsOfMany).ext(),
 		op[apiv1.DeliveriesRequest, apiv1.Page[apiv1.Delivery]](get, "/webhooks/{id}/deliveries", "Delivery attempts of a webhook, newest first", s.listDeliveries).ext(),
 
 		op[apiv1.SubscriptionRequest, apiv1.Data[apiv1.Subscription]](post, "/subscriptions", "Subscribe a listener to an emitter", s.createSubscription),

@@ -1,10 +1,15 @@
 package api
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
+	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -37,7 +42,7 @@ func (s *Server) webhookStats(w http.ResponseWriter, r *http.Request, req *apiv1
 
 // writeStats reads and writes id's statistics over req's range.
 func (s *Server) writeStats(w http.ResponseWriter, r *http.Request, id string, req *apiv1.StatsRequest) error {
-	from, to, step, err := statsRange(s.engine.Now(), req)
+	from, to, step, err := statsRange(s.engine.Now(), &req.StatsRange)
 	if err != nil {
 		return err
 	}
@@ -49,13 +54,66 @@ func (s *Server) writeStats(w http.ResponseWriter, r *http.Request, id string, r
 	return nil
 }
 
+// statsOfMany answers the statistics of several resources over one
+// range. Each id is checked as its own endpoint checks it: one that is
+// not the caller's to read fails the whole request, naming it.
+func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.StatsOfManyRequest) error {
+	list := strings.Split(req.IDs, ",")
+	if strings.TrimSpace(req.IDs) == "" {
+		return errMissing("ids")
+	}
+	if len(list) > apiv1.MaxStatsIDs {
+		return errInvalid("ids", "ids names %d resources; at most %d are read at once.", len(list), apiv1.MaxStatsIDs)
+	}
+	from, to, step, err := statsRange(s.engine.Now(), &req.StatsRange)
+	if err != nil {
+		return err
+	}
+	out := make([]apiv1.StatsOf, 0, len(list))
+	for _, id := range list {
+		if err := s.readableStats(r.Context(), id); err != nil {
+			return err
+		}
+		points, err := s.engine.Stats(r.Context(), id, from, to, step)
+		if err != nil {
+			return err
+		}
+		out = append(out, apiv1.StatsOf{ID: id, Stats: viewStats(from, step, points)})
+	}
+	s.writeData(w, r, out)
+	return nil
+}
+
+// readableStats checks that id names a source, workflow or webhook the
+// caller may read.
+func (s *Server) readableStats(ctx context.Context, id string) error {
+	kind, _ := ids.Of(id)
+	var err error
+	switch kind {
+	case ids.Source:
+		_, err = s.ownedSource(ctx, id)
+	case ids.Workflow:
+		_, err = s.ownedWorkflow(ctx, id)
+	case ids.Webhook:
+		_, err = s.ownedWebhook(ctx, id)
+	default:
+		return errInvalid("ids", "%q is not the id of a source (dc_), a workflow (p_) or a webhook (wh_).", id)
+	}
+	var apiErr *Error
+	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
+		return &Error{Status: http.StatusNotFound, Code: apiErr.Code, Param: "ids",
+			Message: fmt.Sprintf("No %s %s exists, or you do not have access to it.", kind.Noun(), id)}
+	}
+	return err
+}
+
 // maxStatsStep is the longest step, in seconds: a year, far past what
 // is kept, and far from overflowing a time.Duration.
 const maxStatsStep = 366 * 24 * 3600
 
 // statsRange reads req's range, its defaults filled in: to now (its
 // minute included), from an hour before, a step of a minute.
-func statsRange(now time.Time, req *apiv1.StatsRequest) (from, to time.Time, step time.Duration, err error) {
+func statsRange(now time.Time, req *apiv1.StatsRange) (from, to time.Time, step time.Duration, err error) {
 	step = time.Minute
 	if req.Step != 0 {
 		if req.Step < 60 || req.Step%60 != 0 || req.Step > maxStatsStep {

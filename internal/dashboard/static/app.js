@@ -577,8 +577,14 @@
   // statsOf reads a resource's statistics over the last seconds, a point
   // per step, ending with the current minute.
   function statsOf(path, seconds, step) {
+    return api('GET', `${path}/stats?${statsRange(seconds, step)}`).then((r) => r.data);
+  }
+
+  // statsRange is the query of the last seconds, a point per step,
+  // ending with the current minute.
+  function statsRange(seconds, step) {
     const to = Math.floor(Date.now() / 60000) * 60 + 60;
-    return api('GET', `${path}/stats?from=${to - seconds}&to=${to}&step=${step}`).then((r) => r.data);
+    return `from=${to - seconds}&to=${to}&step=${step}`;
   }
 
   const svgNS = 'http://www.w3.org/2000/svg';
@@ -705,31 +711,39 @@
       body);
   }
 
-  // sparkCell is a list row's cell with a sparkline of one series over
-  // the last day, in hours, and its total.
-  function sparkCell(path, key) {
-    const cell = h('td', { class: 'spark-cell', text: '…' });
-    statsOf(path, 86400, 3600).then((st) => {
-      const values = st.series[key];
-      const top = Math.max(1, ...values);
-      const plot = svg('svg', { viewBox: `0 0 ${values.length} 20`, preserveAspectRatio: 'none', class: 'sparkline', role: 'img', 'aria-label': `${st.totals[key]} ${key} in the last day`, 'data-values': values.join(',') });
-      plot.append(svg('path', { d: `${seriesPath(values, top, 20)}V20H0Z`, class: 'chart-fill c-accent' }));
-      plot.append(svg('path', { d: seriesPath(values, top, 20), class: 'chart-line c-accent', 'vector-effect': 'non-scaling-stroke' }));
-      cell.replaceChildren(plot, h('span', { class: 'spark-total', text: String(st.totals[key]) }));
-    }).catch(() => { cell.textContent = '?'; });
-    return cell;
+  // sparkCells are a list's cells of sparklines, one a row (by the
+  // row's id): one series over the last day, in hours, and its total,
+  // every row's read in one request.
+  function sparkCells(items, key) {
+    const cells = new Map(items.map((x) => [x.id, h('td', { class: 'spark-cell', text: '…' })]));
+    if (items.length) {
+      api('GET', `/stats?ids=${items.map((x) => enc(x.id)).join(',')}&${statsRange(86400, 3600)}`).then((r) => {
+        for (const st of r.data) if (cells.has(st.id)) drawSpark(cells.get(st.id), st, key);
+      }).catch(() => { for (const cell of cells.values()) cell.textContent = '?'; });
+    }
+    return (id) => cells.get(id);
+  }
+
+  function drawSpark(cell, st, key) {
+    const values = st.series[key];
+    const top = Math.max(1, ...values);
+    const plot = svg('svg', { viewBox: `0 0 ${values.length} 20`, preserveAspectRatio: 'none', class: 'sparkline', role: 'img', 'aria-label': `${st.totals[key]} ${key} in the last day`, 'data-values': values.join(',') });
+    plot.append(svg('path', { d: `${seriesPath(values, top, 20)}V20H0Z`, class: 'chart-fill c-accent' }));
+    plot.append(svg('path', { d: seriesPath(values, top, 20), class: 'chart-line c-accent', 'vector-effect': 'non-scaling-stroke' }));
+    cell.replaceChildren(plot, h('span', { class: 'spark-total', text: String(st.totals[key]) }));
   }
 
   // ---- sources ----
 
   async function sourcesPage(view) {
     const res = await api('GET', `${listOf('sources')}?limit=100`);
+    const spark = sparkCells(res.data, 'events');
     const rows = res.data.map((s) => {
       const [last, errors] = statsCells(`/sources/${enc(s.id)}/event_summaries?limit=1`, (ev) => ev.indexed_at_ms,
         `/sources/${enc(s.id)}/event_summaries?limit=100&event_name=${enc('$errors')}`);
       return h('tr', {},
         h('td', {}, h('a', { href: `#/sources/${enc(s.id)}`, text: s.name }), h('div', { class: 'hint mono', text: s.id })),
-        h('td', {}, statusBadge(s.active)), sparkCell(`/sources/${enc(s.id)}`, 'events'), last, errors,
+        h('td', {}, statusBadge(s.active)), spark(s.id), last, errors,
         h('td', { class: 'hide-narrow', text: fmtTime(s.created_at * 1000) }));
     });
     view('Sources',
@@ -863,12 +877,13 @@
 
   async function workflowsPage(view) {
     const res = await api('GET', `${listOf('workflows')}?limit=100`);
+    const spark = sparkCells(res.data, 'runs');
     const rows = res.data.map((w) => {
       const [last, errors] = statsCells(`/workflows/${enc(w.id)}/executions?limit=1`, (x) => x.started_at_ms,
         `/workflows/${enc(w.id)}/$errors/event_summaries?limit=100`);
       return h('tr', {},
         h('td', {}, h('a', { href: `#/workflows/${enc(w.id)}`, text: w.name }), h('div', { class: 'hint mono', text: w.id })),
-        h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), sparkCell(`/workflows/${enc(w.id)}`, 'runs'), last, errors,
+        h('td', {}, statusBadge(w.active)), h('td', { text: w.trigger.type }), spark(w.id), last, errors,
         h('td', { class: 'hide-narrow', text: String(w.steps.length) }));
     });
     view('Workflows',
@@ -1199,11 +1214,12 @@
 
   async function webhooksPage(view) {
     const res = await api('GET', `${listOf('webhooks')}?limit=100`);
+    const spark = sparkCells(res.data, 'delivered');
     const rows = res.data.map((w) => h('tr', {},
       h('td', {}, h('a', { href: `#/webhooks/${enc(w.id)}`, text: w.name || w.id }), h('div', { class: 'hint mono', text: w.id })),
       h('td', { class: 'mono', text: w.url }),
       h('td', {}, statusBadge(w.active), w.disabled_reason ? h('div', { class: 'hint', text: w.disabled_reason }) : null),
-      sparkCell(`/webhooks/${enc(w.id)}`, 'delivered')));
+      spark(w.id)));
     const url = h('input', { type: 'url', id: 'webhook-url', required: true, placeholder: 'https://example.com/hooks/fount' });
     const name = h('input', { type: 'text', id: 'webhook-name' });
     const create = h('button', { type: 'submit', class: 'primary', text: 'Create webhook' });

@@ -268,6 +268,7 @@ func TestStatsOfMany(t *testing.T) {
 		{s, "ids=" + id + ",sc_nothing", 400, "sc_nothing"},
 		{s, "ids=" + id + ",dc_nothing", 404, "dc_nothing"},
 		{s, "ids=" + many, 400, "at most"},
+		{s, "ids=dc_" + strings.Repeat("x", 70), 400, "characters"},
 		{s, "ids=", 400, "ids"},
 		{s, "ids=" + id + "&step=30", 400, "step"},
 	} {

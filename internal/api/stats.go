@@ -14,7 +14,8 @@ import (
 )
 
 // The statistics of sources, workflows and webhooks: one handler each,
-// for each checks its own kind of resource, and one reading of the range.
+// for each checks its own kind of resource, one for several at once (a
+// list's), and one reading of the range.
 
 func (s *Server) sourceStats(w http.ResponseWriter, r *http.Request, req *apiv1.StatsRequest) error {
 	src, err := s.ownedSource(r.Context(), req.ID)
@@ -58,10 +59,10 @@ func (s *Server) writeStats(w http.ResponseWriter, r *http.Request, id string, r
 // range. Each id is checked as its own endpoint checks it: one that is
 // not the caller's to read fails the whole request, naming it.
 func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.StatsOfManyRequest) error {
-	list := strings.Split(req.IDs, ",")
 	if strings.TrimSpace(req.IDs) == "" {
 		return errMissing("ids")
 	}
+	list := strings.Split(req.IDs, ",")
 	if len(list) > apiv1.MaxStatsIDs {
 		return errInvalid("ids", "ids names %d resources; at most %d are read at once.", len(list), apiv1.MaxStatsIDs)
 	}
@@ -87,6 +88,9 @@ func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.
 // readableStats checks that id names a source, workflow or webhook the
 // caller may read.
 func (s *Server) readableStats(ctx context.Context, id string) error {
+	if len(id) > maxIDLength {
+		return errInvalid("ids", "ids names an id of %d characters; an id has at most %d.", len(id), maxIDLength)
+	}
 	kind, _ := ids.Of(id)
 	var err error
 	switch kind {
@@ -106,6 +110,10 @@ func (s *Server) readableStats(ctx context.Context, id string) error {
 	}
 	return err
 }
+
+// maxIDLength bounds an id named in a list, as apiv1.ByID bounds one in
+// a path.
+const maxIDLength = 64
 
 // maxStatsStep is the longest step, in seconds: a year, far past what
 // is kept, and far from overflowing a time.Duration.

@@ -141,3 +141,26 @@ func pageOfList[T any](ctx context.Context, r rules, ix kv.List, t kv.Table, own
 	})
 	return pg, err
 }
+
+// editRecord reads record id of table t, changes it with edit and writes
+// it back, in one transaction, and returns it as written; what names the
+// change in the error (ErrNotFound, wrapped, when there is no record).
+func editRecord[T any](ctx context.Context, r rules, t kv.Table, id, what string, edit func(*T) error) (T, error) {
+	var v T
+	err := r.kv.Update(ctx, func(tx kv.Tx) error {
+		var fresh T // a transaction run again starts from the record again
+		v = fresh
+		if err := getRecord(tx, t, id, &v); err != nil {
+			return err
+		}
+		if err := edit(&v); err != nil {
+			return err
+		}
+		return putRecord(tx, t, id, v)
+	})
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return v, nil
+}

@@ -137,37 +137,19 @@ func (r rules) UpdateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 // SetWorkflowActive switches a workflow on or off; ErrNotFound when it
 // does not exist.
 func (r rules) SetWorkflowActive(ctx context.Context, id string, active bool, updatedAt int64) (model.Workflow, error) {
-	var w model.Workflow
-	err := r.kv.Update(ctx, func(tx kv.Tx) error {
-		w = model.Workflow{}
-		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
-			return err
-		}
+	return editRecord(ctx, r, kv.Workflows, id, fmt.Sprintf("set workflow %q active", id), func(w *model.Workflow) error {
 		w.Active, w.UpdatedAt = active, updatedAt
-		return putRecord(tx, kv.Workflows, id, w)
+		return nil
 	})
-	if err != nil {
-		return model.Workflow{}, fmt.Errorf("store: set workflow %q active: %w", id, err)
-	}
-	return w, nil
 }
 
 // SetWorkflowControls replaces a workflow's execution controls, changing
 // nothing else but UpdatedAt; ErrNotFound when it does not exist.
 func (r rules) SetWorkflowControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Workflow, error) {
-	var w model.Workflow
-	err := r.kv.Update(ctx, func(tx kv.Tx) error {
-		w = model.Workflow{}
-		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
-			return err
-		}
+	return editRecord(ctx, r, kv.Workflows, id, fmt.Sprintf("set workflow %q controls", id), func(w *model.Workflow) error {
 		w.Controls, w.UpdatedAt = c, updatedAt
-		return putRecord(tx, kv.Workflows, id, w)
+		return nil
 	})
-	if err != nil {
-		return model.Workflow{}, fmt.Errorf("store: set workflow %q controls: %w", id, err)
-	}
-	return w, nil
 }
 
 // SetWorkflowStep replaces the step named step.Name of workflow id,
@@ -175,12 +157,7 @@ func (r rules) SetWorkflowControls(ctx context.Context, id string, c model.Contr
 // goes up, as an update's does, since what the step runs with changed.
 // ErrNotFound when the workflow or a step of that name does not exist.
 func (r rules) SetWorkflowStep(ctx context.Context, id string, step model.WorkflowStep, updatedAt int64) (model.Workflow, error) {
-	var w model.Workflow
-	err := r.kv.Update(ctx, func(tx kv.Tx) error {
-		w = model.Workflow{}
-		if err := getRecord(tx, kv.Workflows, id, &w); err != nil {
-			return err
-		}
+	return editRecord(ctx, r, kv.Workflows, id, fmt.Sprintf("set step of workflow %q", id), func(w *model.Workflow) error {
 		i := slices.IndexFunc(w.Steps, func(s model.WorkflowStep) bool { return s.Name == step.Name })
 		if i < 0 {
 			return fmt.Errorf("step %q: %w", step.Name, ErrNotFound)
@@ -188,30 +165,17 @@ func (r rules) SetWorkflowStep(ctx context.Context, id string, step model.Workfl
 		w.Steps = slices.Clone(w.Steps)
 		w.Steps[i] = step
 		w.Version, w.UpdatedAt = w.Version+1, updatedAt
-		return putRecord(tx, kv.Workflows, id, w)
+		return nil
 	})
-	if err != nil {
-		return model.Workflow{}, fmt.Errorf("store: set step of workflow %q: %w", id, err)
-	}
-	return w, nil
 }
 
 // SetSourceControls replaces a source's controls, changing nothing else
 // but UpdatedAt; ErrNotFound when it does not exist.
 func (r rules) SetSourceControls(ctx context.Context, id string, c model.Controls, updatedAt int64) (model.Source, error) {
-	var src model.Source
-	err := r.kv.Update(ctx, func(tx kv.Tx) error {
-		src = model.Source{}
-		if err := getRecord(tx, kv.Sources, id, &src); err != nil {
-			return err
-		}
+	return editRecord(ctx, r, kv.Sources, id, fmt.Sprintf("set source %q controls", id), func(src *model.Source) error {
 		src.Controls, src.UpdatedAt = c, updatedAt
-		return putRecord(tx, kv.Sources, id, src)
+		return nil
 	})
-	if err != nil {
-		return model.Source{}, fmt.Errorf("store: set source %q controls: %w", id, err)
-	}
-	return src, nil
 }
 
 // deleteTriggerSub removes the subscription of w's source trigger, if it

@@ -1,9 +1,6 @@
 package api
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -72,7 +69,10 @@ func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.
 	}
 	out := make([]apiv1.StatsOf, 0, len(list))
 	for _, id := range list {
-		if err := s.readableStats(r.Context(), id); err != nil {
+		if len(id) > maxIDLength {
+			return errInvalid("ids", "ids names an id of %d characters; an id has at most %d.", len(id), maxIDLength)
+		}
+		if err := s.checkExists(r.Context(), id, "ids", ids.Source, ids.Workflow, ids.Webhook); err != nil {
 			return err
 		}
 		points, err := s.engine.Stats(r.Context(), id, from, to, step)
@@ -83,32 +83,6 @@ func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.
 	}
 	s.writeData(w, r, out)
 	return nil
-}
-
-// readableStats checks that id names a source, workflow or webhook the
-// caller may read.
-func (s *Server) readableStats(ctx context.Context, id string) error {
-	if len(id) > maxIDLength {
-		return errInvalid("ids", "ids names an id of %d characters; an id has at most %d.", len(id), maxIDLength)
-	}
-	kind, _ := ids.Of(id)
-	var err error
-	switch kind {
-	case ids.Source:
-		_, err = s.ownedSource(ctx, id)
-	case ids.Workflow:
-		_, err = s.ownedWorkflow(ctx, id)
-	case ids.Webhook:
-		_, err = s.ownedWebhook(ctx, id)
-	default:
-		return errInvalid("ids", "%q is not the id of a source (dc_), a workflow (p_) or a webhook (wh_).", id)
-	}
-	var apiErr *Error
-	if errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound {
-		return &Error{Status: http.StatusNotFound, Code: apiErr.Code, Param: "ids",
-			Message: fmt.Sprintf("No %s %s exists, or you do not have access to it.", kind.Noun(), id)}
-	}
-	return err
 }
 
 // maxIDLength bounds an id named in a list, as apiv1.ByID bounds one in

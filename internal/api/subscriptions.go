@@ -28,7 +28,7 @@ func (s *Server) checkExists(ctx context.Context, id, param string, kinds ...ids
 		allowed = allowed || k == kind
 	}
 	if !allowed {
-		return errInvalid(param, "The %s must be %s.", param, kindList(kinds))
+		return errInvalid(param, "The %s must be %s; %q is not.", param, kindList(kinds), id)
 	}
 	var owner string
 	switch kind {

@@ -1116,10 +1116,7 @@
     const interval = h('input', { type: 'number', id: 'wf-interval', min: '1', value: '900' });
     const cron = h('input', { type: 'text', id: 'wf-cron', placeholder: 'e.g. 0 9 * * 1-5', 'aria-describedby': 'wf-cron-hint' });
     const zone = h('input', { type: 'text', id: 'wf-timezone', placeholder: 'the server\'s zone', 'aria-describedby': 'wf-timezone-hint' });
-    const emitter = h('select', { id: 'wf-emitter' },
-      h('option', { value: '', text: '— choose a source or a workflow —' }),
-      emitters.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
-      h('option', { value: 'dc_*', text: 'every source (dc_*)' }), h('option', { value: 'p_*', text: 'every workflow (p_*)' }));
+    const emitter = emitterSelect('wf-emitter', emitters);
     const channel = h('input', { type: 'text', id: 'wf-event-name', placeholder: 'default channel' });
     const parts = {
       http: h('div', {},
@@ -1284,15 +1281,20 @@
   // subscribeForm subscribes a listener (a webhook, or a source, which
   // then runs on each event) to a source's or workflow's channel, and
   // lists what it is subscribed to.
+  // emitterSelect chooses what emits the events something listens to:
+  // one of emitters (sources and workflows), or every source or workflow.
+  function emitterSelect(id, emitters) {
+    return h('select', { id },
+      h('option', { value: '', text: '— choose a source or a workflow —' }),
+      emitters.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
+      h('option', { value: 'dc_*', text: 'every source (dc_*)' }), h('option', { value: 'p_*', text: 'every workflow (p_*)' }));
+  }
+
   async function subscribeForm(listener) {
     const [sources, workflows, subs] = await Promise.all([
       api('GET', `${listOf('sources')}?limit=100`), api('GET', `${listOf('workflows')}?limit=100`), api('GET', listOf('subscriptions')),
     ]);
-    const emitter = h('select', { id: 'subscribe-emitter' },
-      h('option', { value: '', text: '— choose a source or workflow —' }),
-      sources.data.filter((x) => x.id !== listener.id).map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
-      workflows.data.map((x) => h('option', { value: x.id, text: `${x.name} (${x.id})` })),
-      h('option', { value: 'dc_*', text: 'every source (dc_*)' }), h('option', { value: 'p_*', text: 'every workflow (p_*)' }));
+    const emitter = emitterSelect('subscribe-emitter', [...sources.data.filter((x) => x.id !== listener.id), ...workflows.data]);
     const channel = h('input', { type: 'text', id: 'subscribe-channel', placeholder: 'default channel' });
     const add = h('button', { type: 'submit', text: 'Subscribe' });
     const mine = subs.data.filter((x) => x.listener_id === listener.id);

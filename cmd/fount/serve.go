@@ -17,6 +17,7 @@ import (
 	"github.com/fount-dev/fount/internal/bundle"
 	"github.com/fount-dev/fount/internal/cluster"
 	"github.com/fount-dev/fount/internal/engine"
+	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/server"
@@ -106,6 +107,8 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 	fs.StringVar(&cfg.S3.Bucket, "s3-bucket", env.getenv("FOUNT_S3_BUCKET"), "the bucket of --s3-endpoint (FOUNT_S3_BUCKET)")
 	fs.StringVar(&cfg.S3.Region, "s3-region", env.or("FOUNT_S3_REGION", "us-east-1"), "the region the bucket's requests are signed for (FOUNT_S3_REGION)")
 	cfg.S3.AccessKeyID, cfg.S3.SecretAccessKey = env.getenv("FOUNT_S3_ACCESS_KEY_ID"), env.getenv("FOUNT_S3_SECRET_ACCESS_KEY")
+	proxies := fs.String("trusted-proxies", env.getenv("FOUNT_TRUSTED_PROXIES"),
+		"reverse proxies in front of fount, as addresses and CIDR prefixes separated by commas: their X-Forwarded-For names the client that wrong API keys and forged resume URLs are counted against (FOUNT_TRUSTED_PROXIES; default none: the header is ignored)")
 	cfg.NatsToken = env.getenv("FOUNT_NATS_TOKEN")
 	caps := addCapFlags(fs, env)
 	stderr := env.stderr
@@ -141,6 +144,9 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 		}
 	}
 	cfg.Caps = limits
+	if cfg.TrustedProxies, err = guess.ParseProxies(*proxies); err != nil {
+		return cfg, fmt.Errorf("--trusted-proxies: %w", err)
+	}
 	if cfg.QuotaInvocations < 1 || cfg.QuotaComputeMs < 1 || cfg.EventsKept < 1 || cfg.ChannelsPerSource < 1 || cfg.MaxWarm < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept, --channels-per-source and --max-warm-instances must be at least 1")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/internal/engine"
+	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -36,8 +37,10 @@ type Server struct {
 	checkDest func(ctx context.Context, url string) error
 	dashboard http.Handler
 	sessions  *sessions
-	// keyThrottle slows down the guessing of API keys.
-	keyThrottle *keyThrottle
+	// keyThrottle slows down the guessing of API keys; proxies are
+	// the reverse proxies whose X-Forwarded-For names the client.
+	keyThrottle *guess.Throttle
+	proxies     guess.Proxies
 	siteURL     string // the API's own external base URL
 
 	closing   chan struct{} // closed by CloseStreams
@@ -89,6 +92,10 @@ type Config struct {
 	// Now is the clock of dashboard sessions and of the throttle of
 	// wrong keys; nil is time.Now.
 	Now func() time.Time
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For
+	// names the client a wrong key is counted against; none: the
+	// header is ignored.
+	TrustedProxies guess.Proxies
 }
 
 // New returns a Server.
@@ -102,7 +109,7 @@ func New(cfg Config) *Server {
 		publicURL: strings.TrimRight(cfg.PublicURL, "/"), registry: cfg.Registry, pageBytes: cfg.PageBytes, closing: make(chan struct{}),
 		ready: cfg.Ready, onRequest: cfg.OnRequest, backupFn: cfg.Backup, checkDest: cfg.CheckDestination,
 		dashboard: cfg.Dashboard, sessions: newSessions(cfg.Now), siteURL: strings.TrimRight(cfg.SiteURL, "/"),
-		keyThrottle: newKeyThrottle(cfg.Now),
+		keyThrottle: guess.New(keyFailBurst, keyFailEvery, cfg.Now), proxies: cfg.TrustedProxies,
 	}
 	if cfg.Engine != nil { // without one, a Server still lists its routes and OpenAPI document
 		s.records = cfg.Engine.Records()

@@ -46,13 +46,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			return
 		}
 		key = strings.TrimSpace(key)
-		if s.throttled(w, r, key) {
-			return
-		}
 		u, err := s.records.UserByKeyHash(r.Context(), HashKey(key))
 		if errors.Is(err, model.ErrNotFound) {
-			s.keyThrottle.failed(r, key)
-			s.writeError(w, r, errUnauthorized)
+			s.refuseKey(w, r, key, errUnauthorized)
 			return
 		}
 		if err != nil {

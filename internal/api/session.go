@@ -222,13 +222,9 @@ func (s *Server) signIn(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errMissing("api_key"))
 		return
 	}
-	if s.throttled(w, r, key) {
-		return
-	}
 	u, err := s.records.UserByKeyHash(r.Context(), HashKey(key))
 	if errors.Is(err, model.ErrNotFound) {
-		s.keyThrottle.failed(r, key)
-		s.writeError(w, r, errKeyRefused)
+		s.refuseKey(w, r, key, errKeyRefused)
 		return
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/engine/timers"
+	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -122,6 +123,10 @@ type Config struct {
 	// Cluster shares the store's work with other nodes; nil: this node
 	// does all of it.
 	Cluster Cluster
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For
+	// names the client that forged resume and cancel URLs are counted
+	// against; none: the header is ignored.
+	TrustedProxies guess.Proxies
 
 	// deliverySend, set by the engine's tests, makes delivery attempts
 	// instead of the egress policy.

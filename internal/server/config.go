@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/store"
@@ -61,6 +62,10 @@ type Config struct {
 	NodeName           string
 	NodeLeaseTTL       time.Duration
 	S3                 s3.Config // the bucket of $.send.s3; Endpoint "" for none
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client that wrong keys and forged resume URLs are counted
+	// against; none: the header is ignored.
+	TrustedProxies guess.Proxies
 
 	Caps store.Limits // per-account limits, from the flags of caps.go
 

@@ -110,6 +110,7 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		SiteURL:          urls.site,
 		CheckDestination: func(ctx context.Context, url string) error { return checkDestination(ctx, policy, url) },
 		Backup:           backupOf(st, keyFile, cfg.Version),
+		TrustedProxies:   cfg.TrustedProxies,
 		Ready: func(ctx context.Context) error {
 			if err := st.Ping(ctx); err != nil {
 				return fmt.Errorf("the store does not answer: %w", err)
@@ -244,6 +245,7 @@ func (s *Server) startEngine(ctx context.Context, cfg Config, p engineParts) (*e
 		ExecutionRetryBase: cfg.ExecutionRetryBase, ExecutionTimeout: cfg.ExecutionTimeout,
 		Packages:            worker.NewPackages(p.exe, npmConfig(cfg), p.log),
 		DisableWebhookAfter: cfg.DisableFailures, DisableWebhookAge: cfg.DisableAge,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	if err != nil {
 		return nil, err

@@ -97,6 +97,8 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 	f.Add([]byte(`{"op":"scrypt","key":"cA==","salt":"cw==","n":1024,"r":8,"p":1,"length":32}`))
 	f.Add([]byte(`{"op":"scrypt","key":"cA==","n":4611686018427387904,"r":4611686018427387904,"p":1,"length":32}`))
 	f.Add([]byte(`{"op":"pbkdf2","alg":"sha256","key":"cA==","iterations":100000000,"length":32}`))
+	f.Add([]byte(`{"op":"pbkdf2","alg":"sha1","key":"cA==","iterations":1000000,"length":1280}`))
+	f.Add([]byte(`{"op":"scrypt","key":"cA==","n":262144,"r":1,"p":16,"length":32}`))
 	f.Add([]byte(`{"op":"generate","key_type":"rsa","modulus_length":65536}`))
 	f.Add([]byte(`{"op":"generate","key_type":"ec","named_curve":"secp256k1"}`))
 	f.Add([]byte(`{"op":"generate","key_type":"x25519"}`))
@@ -123,6 +125,13 @@ func FuzzDecodeCryptoRequest(f *testing.F) {
 			(r.Op == "modp" && ((r.Group == "") == (len(r.Prime) == 0) || (r.Group != "" && !slices.Contains(DHGroups, r.Group)) ||
 				len(r.Prime) > MaxDHBytes || len(r.Generator) > MaxDHBytes || len(r.Key) > MaxDHBytes || len(r.Peer) > MaxDHBytes)) {
 			t.Fatalf("accepted %+v", r)
+		}
+		if r.CheckCost() != nil {
+			return
+		}
+		if size := CryptoHashSize(r.Alg); r.Op == "pbkdf2" && r.Iterations*((r.Length+size-1)/size) > MaxPBKDF2Work ||
+			r.Op == "scrypt" && r.N*r.R*r.P > MaxScryptWork {
+			t.Fatalf("costs more than its bound: %+v", r)
 		}
 	})
 }

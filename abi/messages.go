@@ -313,15 +313,65 @@ const MaxDHBytes = 1024
 var Ciphers = []string{"aes-128-cbc", "aes-192-cbc", "aes-256-cbc", "aes-128-ctr", "aes-192-ctr", "aes-256-ctr",
 	"aes-128-gcm", "aes-192-gcm", "aes-256-gcm", "aes-128-ecb", "aes-192-ecb", "aes-256-ecb", "chacha20-poly1305"}
 
-// Limits of key derivation: one op runs on the host, outside the call's
-// interrupt, so each is bounded to well under a second and a few tens of
-// MiB (enough for the usual settings: 600,000 PBKDF2 iterations, scrypt
-// with N=2^15 and r=8).
+// Limits of key derivation. Each op runs on the host, so each is bounded
+// by what it costs, not only by its inputs apart (enough for the usual
+// settings: 600,000 PBKDF2 iterations of a key of two blocks, scrypt with
+// N=2^15 and r=8): PBKDF2's work is its iterations times the blocks of
+// the hash's size its key takes, and it stops at the call's deadline;
+// scrypt cannot be stopped once begun, so its work N·r·p is bounded to a
+// few tenths of a second, and its memory 128·N·r to a few tens of MiB.
 const (
 	MaxDerivedKey       = 1 << 16 // bytes of a derived key
 	MaxPBKDF2Iterations = 1_000_000
+	MaxPBKDF2Work       = 1 << 22  // iterations × blocks
 	MaxScryptMemory     = 32 << 20 // 128 * N * r bytes
+	MaxScryptWork       = 1 << 19  // N * r * p
 )
+
+// CryptoHashSize is the bytes of a digest of alg, one of CryptoAlgs; 0
+// for another.
+func CryptoHashSize(alg string) int {
+	switch alg {
+	case "md5":
+		return 16
+	case "sha1":
+		return 20
+	case "sha256":
+		return 32
+	case "sha384":
+		return 48
+	case "sha512":
+		return 64
+	}
+	return 0
+}
+
+// ErrCost is wrapped by CheckCost's refusals.
+var ErrCost = errors.New("over fount's bound of what one crypto operation may cost")
+
+// CheckCost refuses a decoded key derivation whose work, rather than any
+// one input, is over its bound: PBKDF2's iterations × blocks, scrypt's
+// N·r·p. The host calls it before it derives, and answers its refusal
+// as the op's failure, in the error's words.
+func (r CryptoRequest) CheckCost() error {
+	switch r.Op {
+	case "pbkdf2":
+		size := CryptoHashSize(r.Alg)
+		if size == 0 {
+			return fmt.Errorf("%w: pbkdf2 of an unknown digest %q", ErrCost, r.Alg)
+		}
+		blocks := (r.Length + size - 1) / size
+		if work := r.Iterations * blocks; r.Iterations > MaxPBKDF2Work || blocks > MaxPBKDF2Work || work > MaxPBKDF2Work {
+			return fmt.Errorf("%w: pbkdf2 of %d iterations for a key of %d blocks of %s (%d bytes) is %d rounds, over %d (iterations × blocks)",
+				ErrCost, r.Iterations, blocks, r.Alg, r.Length, work, MaxPBKDF2Work)
+		}
+	case "scrypt":
+		if work := r.N * r.R * r.P; r.N > MaxScryptWork || r.R > MaxScryptWork || r.P > MaxScryptWork || work > MaxScryptWork {
+			return fmt.Errorf("%w: scrypt with N=%d, r=%d, p=%d is %d rounds, over %d (N·r·p)", ErrCost, r.N, r.R, r.P, work, MaxScryptWork)
+		}
+	}
+	return nil
+}
 
 // CryptoReply is the host's reply to FuncCrypto: the digest, the random
 // bytes or the signature, base64; a verify op's answer in Valid; a key

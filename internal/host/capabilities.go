@@ -17,13 +17,16 @@ type invocation struct {
 	emitted   int64
 	logged    int64
 	dbWritten int64
-	fetches   int      // fetch requests so far, against abi.MaxFetches
-	sockets   *sockets // the call's sockets, from its first net op
-	timedOut  bool     // a host function refused to wait past the deadline
-	truncated bool
-	responded bool
-	pending   []byte // reply waiting for FuncTake
-	hasReply  bool
+	fetches   int // fetch requests so far, against abi.MaxFetches
+	// unstoppable is the time spent so far in crypto ops that nothing
+	// stops once begun, against maxUnstoppable.
+	unstoppable time.Duration
+	sockets     *sockets // the call's sockets, from its first net op
+	timedOut    bool     // a host function refused to wait past the deadline
+	truncated   bool
+	responded   bool
+	pending     []byte // reply waiting for FuncTake
+	hasReply    bool
 }
 
 type invocationKey struct{}

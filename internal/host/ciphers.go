@@ -4,7 +4,6 @@ import (
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
-	"crypto/pbkdf2"
 	"errors"
 	"fmt"
 	"strings"
@@ -159,11 +158,12 @@ func blockMode(block cipher.Block, mode string, encrypt bool, req abi.CryptoRequ
 	return out[:len(out)-pad], nil, nil
 }
 
-// derive makes a key with pbkdf2, hkdf or scrypt.
-func derive(req abi.CryptoRequest) ([]byte, error) {
+// derive makes a key with pbkdf2, hkdf or scrypt. A pbkdf2 stops with
+// errStopped once stop says so.
+func derive(req abi.CryptoRequest, stop func() bool) ([]byte, error) {
 	switch req.Op {
 	case "pbkdf2":
-		return pbkdf2.Key(newHashFunc(req.Alg), string(req.Key), req.Salt, req.Iterations, req.Length)
+		return pbkdf2Key(req.Alg, req.Key, req.Salt, req.Iterations, req.Length, stop)
 	case "hkdf":
 		return hkdf.Key(newHashFunc(req.Alg), req.Key, req.Salt, string(req.Info), req.Length)
 	case "scrypt":

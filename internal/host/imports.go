@@ -368,14 +368,19 @@ func hostInterrupted(ctx context.Context, inv *invocation, mod api.Module, _ []u
 	return 0
 }
 
-// hostCrypto hashes, HMACs or makes random bytes: pure computation on the
-// guest's bytes, with no capability needed.
-func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
+// hostCrypto hashes, HMACs, makes random bytes, keys and signatures,
+// ciphers and derives keys: pure computation on the guest's bytes, with
+// no capability needed, bounded in time as cryptocost.go says.
+func hostCrypto(ctx context.Context, inv *invocation, mod api.Module, stack []uint64) int32 {
 	inv.clearReply()
 	req, code := guestMessage(mod, stack, abi.DecodeCryptoRequest)
 	if code != 0 {
 		return code
 	}
+	if code, ok := inv.startCrypto(ctx, req); !ok {
+		return code
+	}
+	defer inv.spent(req.Op, time.Now())
 	var out []byte
 	switch req.Op {
 	case "random":
@@ -424,7 +429,11 @@ func hostCrypto(_ context.Context, inv *invocation, mod api.Module, stack []uint
 		}
 		return inv.replyJSON(abi.CryptoReply{Bytes: secret})
 	case "pbkdf2", "hkdf", "scrypt":
-		key, err := derive(req)
+		key, err := derive(req, func() bool { return inv.pastDeadline(ctx) })
+		if errors.Is(err, errStopped) {
+			inv.timedOut = true
+			return abi.ErrTimeout
+		}
 		if err != nil {
 			return inv.cryptoFailure(err)
 		}

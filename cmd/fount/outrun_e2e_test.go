@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/fount-dev/fount/internal/server"
+	"github.com/fount-dev/fount/internal/wait"
 )
 
 // TestHostCryptoEndsAtTheDeadline: with a 2 s run timeout, crypto on the
@@ -58,6 +61,56 @@ func TestHostCryptoEndsAtTheDeadline(t *testing.T) {
 	for _, what := range []string{"largest", "rsa"} {
 		if st, body, took := call(what); st == 200 || took > 3*time.Second {
 			t.Errorf("a loop of %s: %d %q after %v; want the call timed out within 3 s", what, st, body, took)
+		}
+	}
+}
+
+// TestPausedBoundHoldsUnderABurst: 30 HTTP requests at once to a workflow
+// whose step suspends, against --max-paused-executions 3, leave 3
+// executions paused and 27 failed, each with an error naming the bound;
+// five times over. (Before: the count was read before the batch's own
+// pauses were saved, and 9 to 29 stayed paused.)
+func TestPausedBoundHoldsUnderABurst(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, MaxPaused: 3})
+	for round := range 5 {
+		wf := s.deployWorkflow(map[string]any{"name": fmt.Sprintf("Burst %d", round), "trigger": map[string]any{"type": "http"},
+			"steps": []any{step("wait", strings.ReplaceAll(suspendStep, "%TIMEOUT%", ""), nil), step("after", afterStep, nil)}})
+		url := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+		var sent sync.WaitGroup
+		for range 30 {
+			sent.Go(func() {
+				if st, body := postBody(t, url, `{}`); st != 200 {
+					t.Errorf("trigger: %d %s", st, body)
+				}
+			})
+		}
+		sent.Wait()
+		var statuses map[string]int
+		var reasons []string
+		wait.For(t, "30 executions to pause or fail", eventsDeadline, func() (struct{}, bool) {
+			statuses, reasons = map[string]int{}, nil
+			st, body := s.do("GET", "/v1/workflows/"+wf["id"].(string)+"/executions?limit=100", nil)
+			if st != 200 {
+				t.Fatalf("executions: %d %v", st, body)
+			}
+			for _, it := range body["data"].([]any) {
+				x := it.(map[string]any)
+				statuses[x["status"].(string)]++
+				if x["status"] == "error" {
+					reasons = append(reasons, jsonOf(x))
+				}
+			}
+			return struct{}{}, statuses["paused"]+statuses["error"] == 30
+		})
+		if statuses["paused"] != 3 || statuses["error"] != 27 {
+			t.Errorf("round %d: %v, want 3 paused and 27 failed", round, statuses)
+		}
+		for _, r := range reasons {
+			if !strings.Contains(r, "the most this server keeps (--max-paused-executions)") {
+				t.Errorf("round %d: a failed execution does not name the bound: %s", round, r)
+				break
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -280,9 +281,10 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 	if err != nil && failure == nil {
 		rec.Status, failure = model.ExecutionError, err
 	}
+	var retried error // the failure a retry's pause puts off
 	if failure != nil && retryable && failedStep != "" {
 		if ev, ok := e.retryLater(ctx, lf, st, failedStep); ok {
-			failure, paused, events = nil, &ev, events[:0]
+			retried, failure, paused, events = failure, nil, &ev, events[:0]
 			out.sse, out.commit.Deliveries = nil, nil // the step runs again: what the failed part sent goes
 		}
 	}
@@ -293,13 +295,39 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 		out.commit.Deliveries = nil
 	} else if paused != nil {
 		events = append(events, *paused)
-		out.commit.KeepDelayed = e.cfg.MaxPausedExecutions
+		out.commit.KeepDelayed, out.commit.MaxPaused = keepAllPaused, e.cfg.MaxPausedExecutions
+		out.commit.OverPaused = e.failOverPaused(wf.ID, st, cmp.Or(failedStep, rec.Steps[len(rec.Steps)-1].Name), retried)
 	}
 	capExecution(rec)
 	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept
 	out.commit.Execution, out.commit.ExecutionsKept = rec, e.cfg.ExecutionsKept
 	out.commit.Invocations, out.commit.ComputeMs = 1, max(1, rec.DurationMs)
 	return out, nil
+}
+
+// failOverPaused is what the commit of st's pause applies instead when
+// the workflow holds its most paused executions by then (checked in the
+// commit's transaction: store.RunCommit.OverPaused): the execution
+// fails. A step's pause fails that step with errTooManyPaused; a retry's
+// fails the execution with the step's own error (retried), as if it had
+// no attempts left.
+func (e *Engine) failOverPaused(workflowID string, st *flowState, step string, retried error) func(store.RunCommit, int) store.RunCommit {
+	return func(c store.RunCommit, held int) store.RunCommit {
+		rec := *c.Execution
+		rec.Steps = slices.Clone(rec.Steps)
+		rec.Status, rec.Pause = model.ExecutionError, nil
+		failure := retried
+		if failure == nil {
+			failure = errTooManyPaused(held)
+			if n := len(rec.Steps); n > 0 {
+				rec.Steps[n-1].Status, rec.Steps[n-1].Error = model.ExecutionError, stepError(failure)
+			}
+		}
+		c.Execution = &rec
+		c.Events = []model.Event{flowErrorEvent(failure, workflowID, step, st.event, st.context, e.clock.Now())}
+		c.Deliveries, c.Outcome = nil, nil
+		return c
+	}
 }
 
 // s3Delivery is a $.send.s3 object as the delivery that writes it: in

@@ -182,7 +182,7 @@ func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExe
 			return err
 		}
 	}
-	x.commit.Resume, x.commit.KeepDelayed = act.PausedID, max(x.commit.KeepDelayed, b.e.cfg.MaxPausedExecutions)
+	x.commit.Resume, x.commit.KeepDelayed = act.PausedID, keepAllPaused
 	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
 }
 

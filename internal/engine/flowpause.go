@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -37,6 +38,18 @@ import (
 // maxPausedState bounds a paused execution's stored state: the steps'
 // values so far are kept whole, unlike the execution's record.
 const maxPausedState = 1 << 20
+
+// keepAllPaused is the keep of a workflow's $in: paused executions are
+// never trimmed, even when an operator lowers --max-paused-executions
+// below what a workflow holds; the bound refuses new ones instead
+// (store.RunCommit.MaxPaused).
+const keepAllPaused = math.MaxInt32
+
+// errTooManyPaused fails a step that would pause its execution while its
+// workflow holds held paused executions, its most.
+func errTooManyPaused(held int) error {
+	return fmt.Errorf("the workflow has %d paused executions, the most this server keeps (--max-paused-executions)", held)
+}
 
 // Actions on a paused execution.
 const (
@@ -114,8 +127,8 @@ func (e *Engine) pausedEvent(ctx context.Context, workflowID string, st *flowSta
 	if err != nil {
 		return model.Event{}, fmt.Errorf("count the workflow's paused executions: %w", err)
 	}
-	if waiting >= e.cfg.MaxPausedExecutions {
-		return model.Event{}, fmt.Errorf("the workflow has %d paused executions, the most this server keeps (--max-paused-executions)", waiting)
+	if waiting >= e.cfg.MaxPausedExecutions { // checked again in the commit's transaction, with the pauses of the runs committed with it
+		return model.Event{}, errTooManyPaused(waiting)
 	}
 	pause := &model.ExecutionPause{Kind: p.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
 	p.Steps, p.Context, p.Event = st.steps.obj.close(), st.context, st.event

@@ -152,7 +152,15 @@ func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commit
 			at = commitPos{run: at.run + 1}
 			continue
 		}
-		events, end, err := applyEvents(tx, r.now().UnixMilli(), sourceID, run.Commit, at.event, true)
+		bounded := true
+		if at.event == 0 {
+			var over bool
+			if run.Commit, over, err = boundPaused(tx, sourceID, run.Commit); err != nil {
+				return at, nil, err
+			}
+			bounded = !over // the commit that replaced it is applied whole: the next part would read the first
+		}
+		events, end, err := applyEvents(tx, r.now().UnixMilli(), sourceID, run.Commit, at.event, bounded)
 		if err != nil {
 			return at, nil, err
 		}
@@ -209,6 +217,10 @@ func (r rules) applyCommit(tx kv.Tx, sourceID string, c RunCommit) ([]model.Even
 	if ok, err := consumePaused(tx, r.now().UnixMilli(), sourceID, c); err != nil || !ok {
 		return nil, err
 	}
+	c, _, err := boundPaused(tx, sourceID, c)
+	if err != nil {
+		return nil, err
+	}
 	out, _, err := applyEvents(tx, r.now().UnixMilli(), sourceID, c, 0, false)
 	if err != nil {
 		return nil, err
@@ -248,6 +260,34 @@ func consumePaused(tx kv.Tx, nowMs int64, sourceID string, c RunCommit) (bool, e
 		return false, fmt.Errorf("resume %s: %w", c.Resume, err)
 	}
 	return ok, a.Close()
+}
+
+// boundPaused is c, or what c.OverPaused gives instead when c's events
+// would leave more than c.MaxPaused on the source's ChannelDelayed
+// (true then); counted in tx, after c's Resume was removed.
+func boundPaused(tx kv.Tx, sourceID string, c RunCommit) (RunCommit, bool, error) {
+	if c.MaxPaused <= 0 || c.OverPaused == nil {
+		return c, false, nil
+	}
+	adds := 0
+	for _, e := range c.Events {
+		if e.Name == model.ChannelDelayed {
+			adds++
+		}
+	}
+	if adds == 0 {
+		return c, false, nil
+	}
+	held, err := tx.EventCount(sourceID, model.ChannelDelayed)
+	if err != nil {
+		return c, false, fmt.Errorf("count the paused executions: %w", err)
+	}
+	if held+adds <= c.MaxPaused {
+		return c, false, nil
+	}
+	over := c.OverPaused(c, held)
+	over.Resume, over.MaxPaused, over.OverPaused = c.Resume, 0, nil // its paused record is removed already
+	return over, true, checkRelease(over)
 }
 
 // checkRelease refuses a commit whose Release does not pair with Events.

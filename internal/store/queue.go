@@ -21,9 +21,19 @@ type RunCommit struct {
 	Events []model.Event
 	Keep   int
 	// KeepDelayed, when larger than Keep, is how many events the
-	// source's ChannelDelayed keeps: the bound of a workflow's paused
-	// executions.
+	// source's ChannelDelayed keeps: a workflow's paused executions are
+	// never trimmed, but bounded by MaxPaused.
 	KeepDelayed int
+	// MaxPaused, when above 0, bounds the events on the target's
+	// ChannelDelayed (a workflow's paused executions): a commit whose
+	// Events would leave more there applies OverPaused(c, held) instead,
+	// held being how many it holds once Resume is removed. It is checked
+	// in the commit's transaction, so that no burst of runs, committed
+	// together or by several nodes, passes it. OverPaused is called
+	// inside the transaction, must not do I/O, and must add nothing to
+	// ChannelDelayed.
+	MaxPaused  int
+	OverPaused func(c RunCommit, held int) RunCommit
 	// Route is called inside the transaction for each stored event, with
 	// its id assigned; what it returns is enqueued in the same
 	// transaction. It must not do I/O.

@@ -243,6 +243,21 @@ func (k boltKV) AppendEvents(nowMs int64, emitterID string, keep int) (kv.EventA
 	return boltEvents{a, k.tx, emitterID}, err
 }
 
+func (k boltKV) EventCount(emitterID, channel string) (int, error) {
+	em := k.tx.Bucket(bucketEvents).Bucket([]byte(emitterID))
+	if em == nil || emitterID == "" {
+		return 0, nil
+	}
+	if n, counted := eventCount(em, channel); counted {
+		return int(n), nil
+	}
+	ch := em.Bucket(channelName(channel))
+	if ch == nil {
+		return 0, nil
+	}
+	return int(countEvents(ch)), nil
+}
+
 // boltEvents is bbolt's appender with the release of delayed events.
 type boltEvents struct {
 	*appender

@@ -304,6 +304,16 @@ func (k jsKV) AppendEvents(nowMs int64, emitterID string, keep int) (kv.EventApp
 	return jsEvents{a}, err
 }
 
+// EventCount reads the channel's record, and so its revision: a commit
+// that another changed meanwhile is refused, and run again.
+func (k jsKV) EventCount(emitterID, channel string) (int, error) {
+	ch, err := k.tx.s.readChannel(k.tx, emitterID, channel)
+	if err != nil {
+		return 0, err
+	}
+	return int(ch.Count), nil
+}
+
 // jsEvents is JetStream's appender with the release of delayed events.
 type jsEvents struct{ *jsAppender }
 

@@ -103,6 +103,10 @@ type Tx interface {
 	// AppendEvents opens the event log of emitterID for appending, each
 	// channel trimmed to keep; its close writes what it holds back.
 	AppendEvents(nowMs int64, emitterID string, keep int) (EventAppender, error)
+	// EventCount is how many events a channel of emitterID holds, with
+	// what the transaction appended so far (once its appenders closed):
+	// a bound checked on it holds however many runs commit at once.
+	EventCount(emitterID, channel string) (int, error)
 	// PutExecution stores x and trims its workflow's executions to the
 	// newest keep (0: no trim); Execution reads one back, and
 	// NewestExecutions up to limit of them, newest first.

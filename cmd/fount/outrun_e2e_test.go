@@ -1,13 +1,18 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"go.etcd.io/bbolt"
 
 	"github.com/fount-dev/fount/internal/server"
 	"github.com/fount-dev/fount/internal/wait"
@@ -112,5 +117,154 @@ func TestPausedBoundHoldsUnderABurst(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestForgedResumeURLsAreCheap: with 40 paused executions of 800 KB on a
+// workflow, a resume URL that names no paused execution, or a paused one
+// with a wrong secret, costs one read of the index of paused URLs, not a
+// decoding of every paused record: with eight forged URLs a second
+// arriving, forged and real resumes each answer in under 100 ms (medians),
+// and the forgeries past the throttle's budget are answered 429.
+func TestForgedResumeURLsAreCheap(t *testing.T) {
+	t.Parallel()
+	s := startEngineServer(t)
+	const paused = 40
+	wf := s.deployWorkflow(map[string]any{"name": "Heavy", "trigger": map[string]any{"type": "http"},
+		"steps": []any{
+			step("big", `export default defineComponent({ run() { return "x".repeat(800000) } })`, nil),
+			step("wait", strings.ReplaceAll(suspendStep, "%TIMEOUT%", ""), nil),
+			step("after", afterStep, nil)}})
+	wfID, url := wf["id"].(string), wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	for range paused {
+		if st, body := postBody(t, url, `{}`); st != 200 {
+			t.Fatalf("trigger: %d %s", st, body)
+		}
+	}
+	var ids []string
+	wait.For(t, fmt.Sprintf("%d executions to pause", paused), eventsDeadline, func() (struct{}, bool) {
+		ids = nil
+		_, body := s.do("GET", "/v1/workflows/"+wfID+"/executions?limit=100", nil)
+		for _, it := range body["data"].([]any) {
+			if x := it.(map[string]any); x["status"] == "paused" {
+				ids = append(ids, x["id"].(string))
+			}
+		}
+		return struct{}{}, len(ids) == paused
+	})
+	resumeURL := func(id string) string {
+		return stepValue(s.execution(id), 1)["resume_url"].(string)
+	}
+	first := resumeURL(ids[0])
+	base := first[:strings.Index(first, "/h/flow/")]
+
+	// Forgeries at eight a second, from this test's address: an unknown
+	// execution, and a paused one with a wrong secret.
+	stop, began := make(chan struct{}), time.Now()
+	var forging sync.WaitGroup
+	var mu sync.Mutex
+	var forged []time.Duration
+	statuses := map[int]int{}
+	forging.Go(func() {
+		tick := time.NewTicker(125 * time.Millisecond)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			u := fmt.Sprintf("%s/h/flow/%s-%d/%s/resume", base, wfID, 999_000+n, strings.Repeat("A", 32))
+			if n%2 == 1 {
+				u = first[:strings.LastIndex(first, "/")-32] + strings.Repeat("B", 32) + "/resume"
+			}
+			start := time.Now()
+			st := callFlowURL(t, "POST", u, "", "{}")
+			mu.Lock()
+			forged, statuses[st] = append(forged, time.Since(start)), statuses[st]+1
+			mu.Unlock()
+		}
+	})
+	var real []time.Duration
+	for _, id := range ids[:7] {
+		u := resumeURL(id)
+		start := time.Now()
+		if st := callFlowURL(t, "POST", u, "", `{"ok":true}`); st != 202 {
+			t.Errorf("resume %s: %d, want 202", id, st)
+		}
+		real = append(real, time.Since(start))
+		s.waitStatus(id, "success")
+	}
+	// Enough forgeries to pass the throttle's budget.
+	wait.Until(t, "30 forged URLs to be answered", eventsDeadline, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(forged) >= 30
+	})
+	close(stop)
+	forging.Wait()
+	refilled := int(time.Since(began)/(3*time.Second)) + 1 // the throttle gives one more try each 3 s
+	if m := median(real); m > 100*time.Millisecond {
+		t.Errorf("real resumes took %v (median %v), want under 100 ms", real, m)
+	}
+	if m := median(forged); m > 100*time.Millisecond {
+		t.Errorf("forged URLs took a median of %v, want under 100 ms", m)
+	}
+	if statuses[404] < 20 || statuses[404] > 20+refilled || statuses[429] == 0 || statuses[404]+statuses[429] != len(forged) {
+		t.Errorf("forged URLs were answered %v; want 20 404s (and %d more at most, as the budget refills), then 429s", statuses, refilled)
+	}
+}
+
+// median is the middle of ds.
+func median(ds []time.Duration) time.Duration {
+	sorted := slices.Clone(ds)
+	slices.Sort(sorted)
+	return sorted[len(sorted)/2]
+}
+
+// TestPausedURLsOfAnOlderDataDir: executions paused by a version of
+// fount before the index of paused URLs (a schema 6 file, whose index
+// is empty) go on when their URLs are called after the upgrade: the
+// first URL of a workflow indexes it once, from its records.
+func TestPausedURLsOfAnOlderDataDir(t *testing.T) {
+	t.Parallel()
+	cfg := server.Config{BootstrapKey: ownerKey, DataDir: t.TempDir(), StoreURL: "bolt"}
+	s := startServer(t, cfg)
+	wf := s.deployWorkflow(map[string]any{"name": "Older", "trigger": map[string]any{"type": "manual"},
+		"steps": []any{step("wait", strings.ReplaceAll(suspendStep, "%TIMEOUT%", ""), nil), step("after", afterStep, nil)}})
+	var ids, urls []string
+	for range 3 {
+		id := s.runWorkflow(wf["id"].(string), nil)
+		ids, urls = append(ids, id), append(urls, stepValue(s.waitStatus(id, "paused"), 0)["resume_url"].(string))
+	}
+	s.stop()
+
+	db, err := bbolt.Open(filepath.Join(cfg.DataDir, "fount.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		if err := tx.DeleteBucket([]byte("paused_urls")); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("6"))
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
+	}
+
+	s = startServer(t, cfg)
+	forged := urls[0][:strings.LastIndex(urls[0], "/")-32] + strings.Repeat("C", 32) + "/resume"
+	if st := callFlowURL(t, "POST", forged, s.endpoints, "{}"); st != 404 {
+		t.Errorf("a wrong secret after the upgrade: %d, want 404", st)
+	}
+	for i, id := range ids[:2] {
+		if st := callFlowURL(t, "POST", urls[i], s.endpoints, `{"go":true}`); st != 202 {
+			t.Fatalf("resume %s after the upgrade: %d, want 202", id, st)
+		}
+		s.waitStatus(id, "success")
+	}
+	if n := strings.Count(s.log.String(), "indexed the paused executions of a workflow from before the index"); n != 1 {
+		t.Errorf("the workflow was indexed %d times, want once:\n%s", n, s.log)
 	}
 }

@@ -231,6 +231,11 @@ type Engine struct {
 	events    *broadcaster
 	quotas    *quotas
 	lifecycle keyedMutex
+	// indexing serialises the indexing of a workflow's paused executions
+	// from before the index; flowGuesses throttles forged resume and
+	// cancel URLs (flowurls.go).
+	indexing    keyedMutex
+	flowGuesses *guess.Throttle
 
 	mu      sync.Mutex
 	running bool
@@ -247,7 +252,8 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
 		live: newLiveSet(), flows: newFlowSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
-		quotas: newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
+		quotas:      newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
+		flowGuesses: guess.New(flowURLFailBurst, flowURLFailEvery, cfg.Clock.Now),
 	}
 	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), id)

@@ -270,7 +270,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 				last.Status, last.Error = model.ExecutionError, stepError(err)
 				rec.Status, failure, failedStep, retryable = model.ExecutionError, err, step.Name, false
 			}
-			paused = &ev
+			paused, out.commit.PauseSecretHash = &ev, secretHash(res.flow.Secret) // its URLs find it by this
 			break
 		}
 		st.steps.add(step.Name, res.data)

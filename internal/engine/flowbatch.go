@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"sync"
 
 	"github.com/fount-dev/fount/internal/model"
@@ -141,9 +142,21 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 	case inv.Kind == kindResume:
 		var act flowAction
-		var rec delayedRecord
-		if json.Unmarshal(inv.Event, &act) != nil || json.Unmarshal(act.Paused, &rec) != nil || rec.Paused == nil || rec.Paused.Execution == nil {
+		if json.Unmarshal(inv.Event, &act) != nil {
 			e.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
+			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+		}
+		if len(act.Paused) == 0 { // read now: its URL read only the index
+			var err error
+			if act.Paused, err = e.pausedRecord(ctx, wf.ID, act.PausedID); errors.Is(err, model.ErrNotFound) {
+				return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // it went on meanwhile
+			} else if err != nil {
+				return err
+			}
+		}
+		var rec delayedRecord
+		if json.Unmarshal(act.Paused, &rec) != nil || rec.Paused == nil || rec.Paused.Execution == nil {
+			e.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID)
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 		}
 		return b.goOn(ctx, inv, rec.Paused, act)

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +16,6 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/delivery"
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -158,7 +154,8 @@ func (st *flowState) pausedRecord(now time.Time) *model.Execution {
 type flowAction struct {
 	Action string `json:"action"` // flowDue, flowResume or flowCancel
 	// PausedID is the id of the execution's record on $in, and Paused
-	// the record as the URL's check read it.
+	// the record, when the resume was queued with it (a release's, and
+	// a URL's before URLs were indexed); else the worker reads it.
 	PausedID string          `json:"paused_id"`
 	Paused   json.RawMessage `json:"paused,omitempty"`
 	// Data is the resume request's body ($resume_data), Request the
@@ -307,84 +304,6 @@ func dueOf(data []byte) (int64, bool) {
 	}
 	at, err := strconv.ParseInt(string(rest[:end]), 10, 64)
 	return at, err == nil
-}
-
-// errNoPausedExecution: no paused execution has this id and secret.
-var errNoPausedExecution = errors.New("no paused execution has this URL: it went on already, or was cancelled, or the URL is wrong")
-
-// findPaused returns the $in record of the paused execution id whose
-// secret is secret.
-func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) (string, json.RawMessage, error) {
-	waiting, err := e.store.ListEvents(ctx, workflowID, model.ChannelDelayed, maxDelayedScan)
-	if err != nil {
-		return "", nil, err
-	}
-	want := secretHash(secret)
-	for _, ev := range waiting {
-		rec, err := decodeDelayed(ev.Data)
-		if err != nil || rec.Paused == nil || rec.Paused.Execution == nil || rec.Paused.Execution.ID != executionID {
-			continue
-		}
-		if subtle.ConstantTimeCompare([]byte(rec.Paused.SecretHash), []byte(want)) != 1 {
-			return "", nil, errNoPausedExecution
-		}
-		return ev.ID, ev.Data, nil
-	}
-	return "", nil, errNoPausedExecution
-}
-
-// serveFlowURL serves a paused execution's resume and cancel URLs:
-// FlowPath + <execution id>/<secret>/resume or /cancel, any method, no
-// API key (the secret is the key). It checks the secret, then queues the
-// action for the workflow's worker, and answers 202.
-func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
-	parts := strings.Split(strings.TrimPrefix(r.URL.Path, component.FlowPath), "/")
-	if r.Method == http.MethodOptions {
-		cors(w, r)
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	if len(parts) != 3 || (parts[2] != flowResume && parts[2] != flowCancel) || len(parts[1]) != abi.FlowSecretLen {
-		ingressError(w, http.StatusNotFound, "not a resume or cancel URL: they end in /<secret>/resume or /<secret>/cancel")
-		return
-	}
-	executionID, secret, action := parts[0], parts[1], parts[2]
-	workflowID, _, ok := ids.ParseExecutionID(executionID)
-	if !ok {
-		ingressError(w, http.StatusNotFound, errNoPausedExecution.Error())
-		return
-	}
-	body, ok := e.readIngressBody(w, r)
-	if !ok {
-		return
-	}
-	pausedID, paused, err := e.findPaused(r.Context(), workflowID, executionID, secret)
-	switch {
-	case errors.Is(err, errNoPausedExecution):
-		ingressError(w, http.StatusNotFound, err.Error())
-		return
-	case err != nil:
-		e.log.Error("find a paused execution", "execution", executionID, "err", err)
-		ingressError(w, http.StatusInternalServerError, "the server could not read the paused execution; try again")
-		return
-	}
-	act := flowAction{Action: action, PausedID: pausedID, Paused: paused}
-	if len(body) > 0 {
-		act.Data, _ = json.Marshal(parseBody(r.Header.Get("Content-Type"), body))
-	}
-	act.Request, _ = json.Marshal(httpEvent(r, "/", body))
-	event, _ := json.Marshal(act)
-	if _, err := e.queues.EnqueueInvocation(r.Context(), model.Invocation{TargetID: workflowID, Kind: kindResume, Event: event}); err != nil {
-		e.log.Error("enqueue a resume", "execution", executionID, "err", err)
-		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
-		return
-	}
-	e.kick(workflowID)
-	cors(w, r)
-	tenantContent(w.Header())
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusAccepted)
-	_ = json.NewEncoder(w).Encode(map[string]string{"execution_id": executionID, "action": action})
 }
 
 // flowRetry is the pause of a failed execution until its failed step is

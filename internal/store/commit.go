@@ -259,6 +259,11 @@ func consumePaused(tx kv.Tx, nowMs int64, sourceID string, c RunCommit) (bool, e
 	if err != nil {
 		return false, fmt.Errorf("resume %s: %w", c.Resume, err)
 	}
+	if ok { // else its entry, if any, is another pause's by now
+		if err := unindexResume(tx, sourceID, c); err != nil {
+			return false, fmt.Errorf("resume %s: %w", c.Resume, err)
+		}
+	}
 	return ok, a.Close()
 }
 
@@ -329,6 +334,9 @@ func applyEvents(tx kv.Tx, nowMs int64, sourceID string, c RunCommit, from int, 
 			return nil, from, fmt.Errorf("append events: %w", err)
 		}
 		tx.Spend(1, n)
+		if err := indexPause(tx, sourceID, c, e); err != nil {
+			return nil, from, fmt.Errorf("index the pause: %w", err)
+		}
 		if c.Route != nil {
 			if err := enqueueRouted(tx, nowMs, c.Route(e)); err != nil {
 				return nil, from, fmt.Errorf("route event %s: %w", e.ID, err)

@@ -24,6 +24,10 @@ type RunCommit struct {
 	// source's ChannelDelayed keeps: a workflow's paused executions are
 	// never trimmed, but bounded by MaxPaused.
 	KeepDelayed int
+	// PauseSecretHash, when set, is the hash of the URLs' secret of the
+	// execution (Execution) whose pause is this commit's event on
+	// ChannelDelayed: the event is indexed for its URLs (paused.go).
+	PauseSecretHash string
 	// MaxPaused, when above 0, bounds the events on the target's
 	// ChannelDelayed (a workflow's paused executions): a commit whose
 	// Events would leave more there applies OverPaused(c, held) instead,

@@ -46,6 +46,9 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if err := r.putTriggerSub(tx, &out, sub); err != nil {
 			return err
 		}
+		if err := markPausedURLsWhole(tx, w.ID); err != nil { // nothing to index yet
+			return err
+		}
 		return putRecord(tx, kv.Workflows, w.ID, out)
 	})
 	if err != nil {
@@ -216,6 +219,9 @@ func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
 			return err
 		}
 		if err := tx.DeleteRunnerData(id, true); err != nil {
+			return err
+		}
+		if err := tx.DeleteValuesUnder(kv.PausedURLs, id); err != nil {
 			return err
 		}
 		if err := deleteStats(tx, id); err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 6
+const schemaVersion = 7
 
 // ErrLocked is returned by Open when another process holds the file.
 var ErrLocked = errors.New("the store file is locked by another process")
@@ -100,6 +100,7 @@ var (
 	bucketDataStorePos   = kv.DataStoreList.Pos    // data store id -> its data_store_order key
 	bucketDataStoreNames = kv.DataStoreKeys.Bucket // key(owner, name) -> data store id
 	bucketDataEntries    = kv.DataEntries.Bucket   // key(data store id, key) -> entry
+	bucketPausedURLs     = kv.PausedURLs.Bucket    // key(workflow id, execution id) -> the index entry of a paused execution's URLs
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -121,6 +122,7 @@ var allBuckets = [][]byte{
 	bucketDedupe, bucketUsage, bucketTimers, bucketStats,
 	bucketAccounts, bucketAccountOrder, bucketAccountPos,
 	bucketDataStores, bucketDataStoreOrder, bucketDataStorePos, bucketDataStoreNames, bucketDataEntries,
+	bucketPausedURLs,
 }
 
 // Engine keeps fount's state in a bbolt file: the transactions the

@@ -38,12 +38,14 @@ func TestOpenRefusesSchema(t *testing.T) {
 		wantErr error  // nil: opens
 		msg     string // substring of the error
 	}{
-		{"same version", "5", nil, ""},
+		{"version 5, upgraded", "5", nil, ""},
 		{"older version, upgraded", "1", nil, ""},
 		{"version 2, upgraded", "2", nil, ""},
 		{"version 3, upgraded", "3", nil, ""},
-		{"previous version, upgraded", "4", nil, ""},
-		{"newer version", "7", errSchemaTooNew, "upgrade fount"},
+		{"version 4, upgraded", "4", nil, ""},
+		{"previous version, upgraded", "6", nil, ""},
+		{"same version", "7", nil, ""},
+		{"newer version", "8", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

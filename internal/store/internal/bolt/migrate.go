@@ -25,7 +25,15 @@ var migrations = map[uint64]func(tx *bbolt.Tx) error{
 	3: indexComponents,
 	4: settleWorkflowDeliveries,
 	5: countEventsLater,
+	6: indexPausedURLsLater,
 }
+
+// indexPausedURLsLater moves a version 6 file to version 7, which keeps
+// an index of paused executions by their URLs (store/paused.go). The
+// engine indexes each workflow from before it once, lazily, so nothing is
+// done here: the version exists so that older code, which would pause
+// executions without indexing them, refuses the file.
+func indexPausedURLsLater(*bbolt.Tx) error { return nil }
 
 // countEventsLater moves a version 5 file to version 6, which keeps a
 // count of each channel's events beside it for trimming (events.go). A

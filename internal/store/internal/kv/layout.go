@@ -55,4 +55,5 @@ var (
 	DataStores    = Table{Bucket: []byte("data_stores"), Subject: "ds"}               // data store id → DataStore
 	DataStoreKeys = Table{Bucket: []byte("data_store_names"), Subject: "ds_name"}     // owner, name → data store id
 	DataEntries   = Table{Bucket: []byte("data_entries"), Subject: "ds_entry"}        // data store id, key → entry
+	PausedURLs    = Table{Bucket: []byte("paused_urls"), Subject: "paused_url"}       // workflow id, execution id → store.PausedURL
 )

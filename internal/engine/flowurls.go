@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// A paused execution's resume and cancel URLs are open to anyone who
+// holds one, and whoever holds one knows its workflow and can count its
+// executions: so what a URL costs does not grow with the paused
+// executions, nor with their size. It reads the execution's entry in the
+// store's index of paused URLs (store/paused.go), one small record, and
+// compares the secret's hash in constant time; the record itself is read
+// by the workflow's worker once the resume is queued. Failures are
+// throttled per client address and per workflow, as wrong API keys are
+// (package guess): a flood of forged URLs is answered 429, while a right
+// URL is always served.
+
+// Forged URLs: flowURLFailBurst at once per address and per workflow,
+// then one every flowURLFailEvery.
+const (
+	flowURLFailBurst = 20
+	flowURLFailEvery = 3 * time.Second
+)
+
+// errNoPausedExecution: no paused execution has this id and secret.
+var errNoPausedExecution = errors.New("no paused execution has this URL: it went on already, or was cancelled, or the URL is wrong")
+
+// findPaused returns the id of the $in record of the paused execution
+// executionID whose URLs' secret is secret.
+func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) (string, error) {
+	want := secretHash(secret)
+	entry, found, whole, err := e.store.PausedURL(ctx, workflowID, executionID)
+	if err != nil {
+		return "", err
+	}
+	if !found && !whole {
+		if entry, found, err = e.indexPausedURLs(ctx, workflowID, executionID); err != nil {
+			return "", err
+		}
+	}
+	if !found || subtle.ConstantTimeCompare([]byte(entry.SecretHash), []byte(want)) != 1 {
+		return "", errNoPausedExecution
+	}
+	return entry.EventID, nil
+}
+
+// indexPausedURLs indexes the paused executions of a workflow from before
+// the store kept the index, once (a workflow's other requests wait for
+// it), and returns executionID's entry.
+func (e *Engine) indexPausedURLs(ctx context.Context, workflowID, executionID string) (store.PausedURL, bool, error) {
+	unlock := e.indexing.lock(workflowID)
+	defer unlock()
+	entry, found, whole, err := e.store.PausedURL(ctx, workflowID, executionID)
+	if err != nil || found || whole {
+		return entry, found, err
+	}
+	if _, err := e.store.GetWorkflow(ctx, workflowID); err != nil {
+		if errors.Is(err, model.ErrNotFound) {
+			err = nil // a made-up workflow: nothing to index, nor to mark
+		}
+		return store.PausedURL{}, false, err
+	}
+	waiting, err := e.store.ListEvents(ctx, workflowID, model.ChannelDelayed, maxDelayedScan)
+	if err != nil {
+		return store.PausedURL{}, false, err
+	}
+	entries := map[string]store.PausedURL{}
+	for _, ev := range waiting {
+		rec, err := decodeDelayed(ev.Data)
+		if err != nil || rec.Paused == nil || rec.Paused.Execution == nil || rec.Paused.Kind == flowRetry {
+			continue // a retry's pause has no URLs
+		}
+		entries[rec.Paused.Execution.ID] = store.PausedURL{EventID: ev.ID, SecretHash: rec.Paused.SecretHash}
+	}
+	if err := e.store.IndexPausedURLs(ctx, workflowID, entries); err != nil {
+		return store.PausedURL{}, false, err
+	}
+	e.log.Info("indexed the paused executions of a workflow from before the index", "workflow", workflowID, "paused", len(entries))
+	entry, found, _, err = e.store.PausedURL(ctx, workflowID, executionID)
+	return entry, found, err
+}
+
+// pausedRecord reads the $in record id of a workflow: the newest record
+// at or before id, if it is id. ErrNotFound when it is gone (the
+// execution went on).
+func (e *Engine) pausedRecord(ctx context.Context, workflowID, id string) (json.RawMessage, error) {
+	ms, seq, err := model.ParseEventID(id)
+	if err != nil {
+		return nil, err
+	}
+	page, err := e.store.PageEvents(ctx, workflowID, model.ChannelDelayed, model.EventPage{After: model.FormatEventID(ms, seq+1), Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(page) == 0 || page[0].ID != id {
+		return nil, fmt.Errorf("paused record %s: %w", id, model.ErrNotFound)
+	}
+	return page[0].Data, nil
+}
+
+// serveFlowURL serves a paused execution's resume and cancel URLs:
+// FlowPath + <execution id>/<secret>/resume or /cancel, any method, no
+// API key (the secret is the key). It checks the secret, then queues the
+// action for the workflow's worker, and answers 202.
+func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, component.FlowPath), "/")
+	if r.Method == http.MethodOptions {
+		cors(w, r)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if len(parts) != 3 || (parts[2] != flowResume && parts[2] != flowCancel) || len(parts[1]) != abi.FlowSecretLen {
+		ingressError(w, http.StatusNotFound, "not a resume or cancel URL: they end in /<secret>/resume or /<secret>/cancel")
+		return
+	}
+	executionID, secret, action := parts[0], parts[1], parts[2]
+	workflowID, _, ok := ids.ParseExecutionID(executionID)
+	if !ok {
+		e.refuseFlowURL(w, r, "", errNoPausedExecution)
+		return
+	}
+	body, ok := e.readIngressBody(w, r)
+	if !ok {
+		return
+	}
+	pausedID, err := e.findPaused(r.Context(), workflowID, executionID, secret)
+	switch {
+	case errors.Is(err, errNoPausedExecution):
+		e.refuseFlowURL(w, r, workflowID, err)
+		return
+	case err != nil:
+		e.log.Error("find a paused execution", "execution", executionID, "err", err)
+		ingressError(w, http.StatusInternalServerError, "the server could not read the paused execution; try again")
+		return
+	}
+	act := flowAction{Action: action, PausedID: pausedID}
+	if len(body) > 0 {
+		act.Data, _ = json.Marshal(parseBody(r.Header.Get("Content-Type"), body))
+	}
+	act.Request, _ = json.Marshal(httpEvent(r, "/", body))
+	event, _ := json.Marshal(act)
+	if _, err := e.queues.EnqueueInvocation(r.Context(), model.Invocation{TargetID: workflowID, Kind: kindResume, Event: event}); err != nil {
+		e.log.Error("enqueue a resume", "execution", executionID, "err", err)
+		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
+		return
+	}
+	e.kick(workflowID)
+	cors(w, r)
+	tenantContent(w.Header())
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_ = json.NewEncoder(w).Encode(map[string]string{"execution_id": executionID, "action": action})
+}
+
+// refuseFlowURL answers a URL that names no paused execution: 404, or
+// 429 with Retry-After when its client, or its workflow, had too many
+// such answers lately.
+func (e *Engine) refuseFlowURL(w http.ResponseWriter, r *http.Request, workflowID string, err error) {
+	buckets := []string{"addr " + e.cfg.TrustedProxies.ClientAddr(r)}
+	if workflowID != "" {
+		buckets = append(buckets, "workflow "+workflowID)
+	}
+	if d := e.flowGuesses.Refuse(buckets...); d > 0 {
+		secs := int((d + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		ingressError(w, http.StatusTooManyRequests, "too many resume and cancel URLs that name no paused execution came from this address, or for this workflow; try again in "+strconv.Itoa(secs)+" seconds")
+		return
+	}
+	ingressError(w, http.StatusNotFound, err.Error())
+}

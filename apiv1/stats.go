@@ -19,12 +19,16 @@ type StatsRange struct {
 // a page of a list.
 const MaxStatsIDs = 100
 
+// MaxStatsAnswerPoints is how many points one StatsOfManyRequest's
+// answer holds at most: its ids times the points of its range.
+const MaxStatsAnswerPoints = 100_000
+
 // StatsOfManyRequest asks for the statistics of several sources,
 // workflows and webhooks over one range at once (extension): a list's
 // sparklines in one request rather than one a row.
 type StatsOfManyRequest struct {
 	Common
-	IDs string `query:"ids" json:"-" maxLength:"6500" required:"true" description:"comma-separated ids of sources (dc_), workflows (p_) and webhooks (wh_), at most 100, each readable by the caller"`
+	IDs string `query:"ids" json:"-" maxLength:"6500" required:"true" description:"comma-separated ids of sources (dc_), workflows (p_) and webhooks (wh_), at most 100, each once and readable by the caller; the ids times the points of the range at most 100,000"`
 	StatsRange
 }
 

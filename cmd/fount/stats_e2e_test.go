@@ -256,6 +256,20 @@ func TestStatsOfMany(t *testing.T) {
 		}
 	}
 
+	// Eleven resources of a week at a minute are past one answer's bound.
+	week := []string{id, wfID, hook}
+	for len(week) < 11 {
+		st, body := s.do("POST", "/v1/webhooks", map[string]any{"url": "http://127.0.0.1:9/hook"})
+		if st != 200 {
+			t.Fatalf("create a webhook: %d %v", st, body)
+		}
+		week = append(week, data(body)["id"].(string))
+	}
+	weekAgo := time.Now().Add(-7*24*time.Hour + 2*time.Minute).Unix()
+	if st, body := s.do("GET", fmt.Sprintf("/v1/stats?ids=%s&step=60&from=%d", strings.Join(week[:9], ","), weekAgo), nil); st != 200 || len(body["data"].([]any)) != 9 {
+		t.Errorf("nine resources of a week at a minute: %d, want 200 with their nine statistics", st)
+	}
+
 	other := s.newUser("stats-many-other", "free")
 	many := strings.TrimSuffix(strings.Repeat(id+",", apiv1.MaxStatsIDs+1), ",")
 	for _, c := range []struct {
@@ -271,6 +285,10 @@ func TestStatsOfMany(t *testing.T) {
 		{s, "ids=dc_" + strings.Repeat("x", 70), 400, "characters"},
 		{s, "ids=", 400, "ids"},
 		{s, "ids=" + id + "&step=30", 400, "step"},
+		// Bounds on the answer's size: each id once, and ids × points.
+		{s, "ids=" + strings.TrimSuffix(strings.Repeat(id+",", apiv1.MaxStatsIDs), ","), 400, id + " twice"},
+		{s, "ids=" + id + "," + wfID + "," + id, 400, id + " twice"},
+		{s, fmt.Sprintf("ids=%s&step=60&from=%d", strings.Join(week, ","), weekAgo), 400, "at most 100000"},
 	} {
 		st, body := c.who.do("GET", "/v1/stats?"+c.query, nil)
 		e, _ := body["error"].(map[string]any)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 )
@@ -15,6 +16,48 @@ func (s *Server) writeData(w http.ResponseWriter, r *http.Request, v any) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": data})
+}
+
+// streamData answers {"data": [...]} with n items, made and written one
+// at a time, so that a large answer is never whole in memory. Once the
+// answer has begun, an item that fails ends the connection, so that the
+// client sees a cut answer rather than a short one.
+func (s *Server) streamData(w http.ResponseWriter, r *http.Request, n int, item func(i int) (any, error)) error {
+	if n == 0 {
+		s.writeData(w, r, []any{})
+		return nil
+	}
+	first, err := item(0)
+	if err != nil {
+		return err
+	}
+	shaped, err := shape(r, first)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_, _ = io.WriteString(w, `{"data":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			v, err := item(i)
+			if err == nil {
+				shaped, err = shape(r, v)
+			}
+			if err != nil {
+				s.log.Error("a streamed answer failed midway", "path", r.URL.Path, "err", err)
+				panic(http.ErrAbortHandler)
+			}
+			_, _ = io.WriteString(w, ",")
+		}
+		if err := enc.Encode(shaped); err != nil {
+			return nil // the client went away
+		}
+	}
+	_, _ = io.WriteString(w, "]}\n")
+	return nil
 }
 
 // shapingKey is the context key of a request's decoded shaping.

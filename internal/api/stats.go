@@ -53,8 +53,11 @@ func (s *Server) writeStats(w http.ResponseWriter, r *http.Request, id string, r
 }
 
 // statsOfMany answers the statistics of several resources over one
-// range. Each id is checked as its own endpoint checks it: one that is
-// not the caller's to read fails the whole request, naming it.
+// range. Each id is checked as its own endpoint checks it, before any
+// is read: one that is not the caller's to read fails the whole request,
+// naming it. The answer is bounded in points (ids × points of the range)
+// and written one resource at a time, so that what it holds in memory
+// is one resource's statistics, not the whole answer's.
 func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.StatsOfManyRequest) error {
 	if strings.TrimSpace(req.IDs) == "" {
 		return errMissing("ids")
@@ -67,22 +70,35 @@ func (s *Server) statsOfMany(w http.ResponseWriter, r *http.Request, req *apiv1.
 	if err != nil {
 		return err
 	}
-	out := make([]apiv1.StatsOf, 0, len(list))
+	if points := len(list) * statsPoints(from, to, step); points > apiv1.MaxStatsAnswerPoints {
+		return errInvalid("ids", "%d resources of %d points each are %d points; one answer holds at most %d, so take a longer step, a shorter range or fewer ids.",
+			len(list), points/len(list), points, apiv1.MaxStatsAnswerPoints)
+	}
+	named := make(map[string]bool, len(list))
 	for _, id := range list {
 		if len(id) > maxIDLength {
 			return errInvalid("ids", "ids names an id of %d characters; an id has at most %d.", len(id), maxIDLength)
 		}
+		if named[id] {
+			return errInvalid("ids", "ids names %s twice; name each resource once.", id)
+		}
+		named[id] = true
 		if err := s.checkExists(r.Context(), id, "ids", ids.Source, ids.Workflow, ids.Webhook); err != nil {
 			return err
 		}
-		points, err := s.engine.Stats(r.Context(), id, from, to, step)
-		if err != nil {
-			return err
-		}
-		out = append(out, apiv1.StatsOf{ID: id, Stats: viewStats(from, step, points)})
 	}
-	s.writeData(w, r, out)
-	return nil
+	return s.streamData(w, r, len(list), func(i int) (any, error) {
+		points, err := s.engine.Stats(r.Context(), list[i], from, to, step)
+		if err != nil {
+			return nil, err
+		}
+		return apiv1.StatsOf{ID: list[i], Stats: viewStats(from, step, points)}, nil
+	})
+}
+
+// statsPoints is how many points of step a range holds.
+func statsPoints(from, to time.Time, step time.Duration) int {
+	return int((to.Sub(from) + step - 1) / step)
 }
 
 // maxIDLength bounds an id named in a list, as apiv1.ByID bounds one in
@@ -115,7 +131,7 @@ func statsRange(now time.Time, req *apiv1.StatsRange) (from, to time.Time, step 
 	if !to.After(from) {
 		return from, to, step, errInvalid("from", "from (%d) must be before to (%d).", from.Unix(), to.Unix())
 	}
-	if n := (to.Sub(from) + step - 1) / step; n > model.MaxStatsPoints {
+	if n := statsPoints(from, to, step); n > model.MaxStatsPoints {
 		return from, to, step, errInvalid("step", "the range holds %d points of %d seconds; at most %d are returned, so take a longer step or a shorter range.", n, int64(step/time.Second), model.MaxStatsPoints)
 	}
 	return from, to, step, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -266,5 +267,97 @@ func TestPausedURLsOfAnOlderDataDir(t *testing.T) {
 	}
 	if n := strings.Count(s.log.String(), "indexed the paused executions of a workflow from before the index"); n != 1 {
 		t.Errorf("the workflow was indexed %d times, want once:\n%s", n, s.log)
+	}
+}
+
+// TestAccountSandboxesAreBounded: one account's workflows, with a
+// concurrency of 50, hold at most --account-sandboxes sandboxes at once
+// (before: as many as their executions, 64 MiB each at worst); calls past
+// it wait, and the account's other workflow is admitted before the rest
+// of the burst; everything finishes once places free up.
+func TestAccountSandboxesAreBounded(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var arrivals []string
+	inFlight, most := 0, 0
+	release := map[string]chan struct{}{}
+	for _, who := range []string{"blocker-a", "blocker-b", "burst", "other"} {
+		release[who] = make(chan struct{}, 100)
+	}
+	beacon := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		who := r.URL.Query().Get("who")
+		mu.Lock()
+		arrivals = append(arrivals, who)
+		inFlight++
+		most = max(most, inFlight)
+		mu.Unlock()
+		select {
+		case <-release[who]:
+		case <-r.Context().Done():
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+	}))
+	defer beacon.Close()
+	// Two workers for the account: the other workflow's batch runs beside
+	// the burst's, and waits for a sandbox, not for a worker.
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true, AccountSandboxes: 4, Workers: 4, AccountWorkers: 2})
+	deploy := func(who string, concurrency int) string {
+		code := `export default defineComponent({ async run() { await fetch("` + beacon.URL + `/?who=` + who + `"); return "done" } })`
+		return s.deployWorkflow(map[string]any{"name": who, "trigger": map[string]any{"type": "manual"}, "concurrency": concurrency,
+			"steps": []any{step("hold", code, nil)}})["id"].(string)
+	}
+	blockerA, blockerB, burst, other := deploy("blocker-a", 1), deploy("blocker-b", 1), deploy("burst", 50), deploy("other", 1)
+	arrived := func(who string, n int) func() bool {
+		return func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			count := 0
+			for _, a := range arrivals {
+				if a == who {
+					count++
+				}
+			}
+			return count >= n
+		}
+	}
+	sandboxes := func(held, waiting float64) func() bool {
+		return func() bool {
+			families, _ := scrape(t, s.base+"/metrics")
+			h, w := families["fount_sandboxes_held"], families["fount_sandbox_calls_waiting"]
+			return h != nil && w != nil && h.GetMetric()[0].GetGauge().GetValue() == held && w.GetMetric()[0].GetGauge().GetValue() == waiting
+		}
+	}
+	// The blockers hold the account's two workers, so that the burst's
+	// runs are all queued before its batch starts.
+	var ids []string
+	ids = append(ids, s.runWorkflow(blockerA, nil), s.runWorkflow(blockerB, nil))
+	wait.Until(t, "the blockers to hold the account's workers", eventsDeadline, func() bool { return arrived("blocker-a", 1)() && arrived("blocker-b", 1)() })
+	for range 12 {
+		ids = append(ids, s.runWorkflow(burst, nil))
+	}
+	release["blocker-a"] <- struct{}{}
+	wait.Until(t, "three of the burst to hold sandboxes, nine to wait", eventsDeadline, sandboxes(4, 9))
+	otherID := s.runWorkflow(other, nil)
+	release["blocker-b"] <- struct{}{} // its sandbox goes to the burst, its worker to the other workflow
+	s.waitStatus(ids[1], "success")
+	wait.Until(t, "the other workflow's call to wait beside eight of the burst", eventsDeadline, sandboxes(4, 9))
+	release["burst"] <- struct{}{}
+	wait.Until(t, "the other workflow's call to be admitted", eventsDeadline, arrived("other", 1))
+	for range 12 {
+		release["burst"] <- struct{}{}
+	}
+	release["other"] <- struct{}{}
+	for _, id := range append(ids, otherID) {
+		s.waitStatus(id, "success")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 4 {
+		t.Errorf("the account held %d sandboxes at once, want 4 (--account-sandboxes)", most)
+	}
+	if len(arrivals) != 15 || arrivals[6] != "other" {
+		t.Errorf("arrivals %v: want the other workflow's call the first admitted once it waited (7th), before the rest of the burst", arrivals)
 	}
 }

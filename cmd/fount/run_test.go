@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -146,6 +147,10 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"max-webhooks-per-account", "FOUNT_MAX_WEBHOOKS_PER_ACCOUNT", "10", func(c server.Config) any { return c.Caps[model.CountWebhooks] }, 10},
 		{"max-subscriptions-per-account", "FOUNT_MAX_SUBSCRIPTIONS_PER_ACCOUNT", "11", func(c server.Config) any { return c.Caps[model.CountSubscriptions] }, 11},
 		{"max-orgs-per-user", "FOUNT_MAX_ORGS_PER_USER", "12", func(c server.Config) any { return c.Caps[model.CountOrgs] }, 12},
+		{"account-sandboxes", "FOUNT_ACCOUNT_SANDBOXES", "5", func(c server.Config) any { return c.AccountSandboxes }, 5},
+		{"account-sandbox-memory", "FOUNT_ACCOUNT_SANDBOX_MEMORY", "536870912", func(c server.Config) any { return c.AccountSandboxMemory }, int64(512 << 20)},
+		{"sandbox-memory", "FOUNT_SANDBOX_MEMORY", "2147483648", func(c server.Config) any { return c.SandboxMemory }, int64(2 << 30)},
+		{"trusted-proxies", "FOUNT_TRUSTED_PROXIES", "10.0.0.0/8", func(c server.Config) any { return fmt.Sprint(c.TrustedProxies) }, "[10.0.0.0/8]"},
 	}
 	vars := map[string]string{"FOUNT_ALLOW_PRIVATE_EGRESS": "1"}
 	for _, s := range settings {
@@ -183,6 +188,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 		{"--endpoint-url", "ftp://e"}, {"--endpoint-url", "https://e/?q"}, {"--max-sources-per-account", "-1"},
 		{"--max-orgs-per-user", "-5"}, {"--executions-kept", "0"}, {"--execution-timeout", "2h"}, {"--max-paused-executions", "0"}, {"--execution-retry-base", "1ms"}, {"--data-store-max-bytes", "10"},
 		{"--secret-key-file", "/tmp/d/npm/k", "--data-dir", "/tmp/d"}, {"--npm-cache-size", "1000"},
+		{"--account-sandboxes", "0"}, {"--account-sandbox-memory", "1000"}, {"--sandbox-memory", "1000"}, {"--trusted-proxies", "not-an-address"},
 		{"--pprof", "--allow-private-egress"}, // the profiler would be in reach of tenants' fetch
 	} {
 		if _, err := parseServeFlags(bad, env); err == nil || !strings.Contains(err.Error(), bad[0]) {

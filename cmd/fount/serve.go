@@ -72,6 +72,12 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
 	fs.IntVar(&cfg.MaxWarm, "max-warm-instances", int(env.int("FOUNT_MAX_WARM_INSTANCES", server.DefaultMaxWarm)),
 		"warm sandbox instances kept across all sources, each a MiB or more; past it the least recently used are closed and restore from their snapshots when next run (FOUNT_MAX_WARM_INSTANCES)")
+	fs.IntVar(&cfg.AccountSandboxes, "account-sandboxes", int(env.int("FOUNT_ACCOUNT_SANDBOXES", int64(engine.DefaultSandboxes.AccountSandboxes))),
+		"sandboxes one account's calls hold at once, across its sources, its workflows' concurrency and its actions; past it calls wait, until their time limit at most (FOUNT_ACCOUNT_SANDBOXES)")
+	fs.Int64Var(&cfg.AccountSandboxMemory, "account-sandbox-memory", env.int("FOUNT_ACCOUNT_SANDBOX_MEMORY", engine.DefaultSandboxes.AccountBytes),
+		"bytes of the memory limits of the sandboxes one account holds at once (FOUNT_ACCOUNT_SANDBOX_MEMORY)")
+	fs.Int64Var(&cfg.SandboxMemory, "sandbox-memory", env.int("FOUNT_SANDBOX_MEMORY", engine.DefaultSandboxes.ServerBytes),
+		"bytes of the memory limits of the sandboxes all accounts hold at once: about half the machine's memory (FOUNT_SANDBOX_MEMORY)")
 	fs.StringVar(&cfg.Engine, "engine", cmp.Or(env.getenv("FOUNT_ENGINE"), host.DefaultEngine()),
 		"what runs components' code: wasm2go (the guest translated to Go; in binaries built by make build) or wazero (FOUNT_ENGINE)")
 	fs.StringVar(&cfg.NpmRegistry, "npm-registry", env.getenv("FOUNT_NPM_REGISTRY"),
@@ -149,6 +155,9 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 	}
 	if cfg.QuotaInvocations < 1 || cfg.QuotaComputeMs < 1 || cfg.EventsKept < 1 || cfg.ChannelsPerSource < 1 || cfg.MaxWarm < 1 {
 		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept, --channels-per-source and --max-warm-instances must be at least 1")
+	}
+	if cfg.AccountSandboxes < 1 || cfg.AccountSandboxMemory < host.DefaultMemory || cfg.SandboxMemory < host.DefaultMemory {
+		return cfg, fmt.Errorf("--account-sandboxes must be at least 1, and --account-sandbox-memory and --sandbox-memory at least %d bytes (one sandbox)", host.DefaultMemory)
 	}
 	if cfg.ExecutionRetryBase < 100*time.Millisecond || cfg.ExecutionRetryBase > time.Hour {
 		return cfg, fmt.Errorf("--execution-retry-base must be from 100ms to 1h, got %s", cfg.ExecutionRetryBase)

@@ -250,7 +250,7 @@ func (e *Engine) configureCall(ctx context.Context, req ConfigureRequest, call s
 		if e.cfg.Egress != nil {
 			caps.Egress = e.cfg.Egress
 		}
-		out, err := box.Invoke(ctx, call, caps)
+		out, err := e.invokeReserved(ctx, req.UserID, "configure", box, call, caps)
 		if err != nil {
 			return configureError(method, err)
 		}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fount-dev/fount/internal/engine/admission"
 	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/delivery"
@@ -123,6 +125,12 @@ type Config struct {
 	// Cluster shares the store's work with other nodes; nil: this node
 	// does all of it.
 	Cluster Cluster
+	// Sandboxes bounds the sandboxes that accounts hold at once (package
+	// admission); its zero fields take DefaultSandboxes', a negative one
+	// means no bound. SandboxMemory is what a call counts for when its
+	// limits name no memory: the sandbox's own default.
+	Sandboxes     admission.Config
+	SandboxMemory int64
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For
 	// names the client that forged resume and cancel URLs are counted
 	// against; none: the header is ignored.
@@ -170,6 +178,10 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxHops <= 0 {
 		c.MaxHops = 8
 	}
+	c.Sandboxes.AccountSandboxes = cmp.Or(c.Sandboxes.AccountSandboxes, DefaultSandboxes.AccountSandboxes)
+	c.Sandboxes.AccountBytes = cmp.Or(c.Sandboxes.AccountBytes, DefaultSandboxes.AccountBytes)
+	c.Sandboxes.ServerBytes = cmp.Or(c.Sandboxes.ServerBytes, DefaultSandboxes.ServerBytes)
+	c.SandboxMemory = cmp.Or(c.SandboxMemory, c.Limits.Memory, 64<<20)
 	if c.RespondTimeout <= 0 {
 		c.RespondTimeout = 30 * time.Second
 	}
@@ -236,6 +248,7 @@ type Engine struct {
 	// cancel URLs (flowurls.go).
 	indexing    keyedMutex
 	flowGuesses *guess.Throttle
+	admission   *admission.Admission // the sandboxes accounts hold (admit.go)
 
 	mu      sync.Mutex
 	running bool
@@ -254,6 +267,7 @@ func New(cfg Config) (*Engine, error) {
 		live: newLiveSet(), flows: newFlowSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
 		quotas:      newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		flowGuesses: guess.New(flowURLFailBurst, flowURLFailEvery, cfg.Clock.Now),
+		admission:   admission.New(cfg.Sandboxes),
 	}
 	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), id)

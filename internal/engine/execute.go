@@ -381,11 +381,26 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	step := lf.wf.Steps[i]
 	sx := model.StepExecution{Name: step.Name, Status: model.ExecutionSuccess}
 	limits := e.cfg.Limits
-	remaining := deadline.Sub(e.clock.Now())
-	if remaining <= 0 {
+	pastDeadline := func() (model.StepExecution, stepResult, error) {
 		err := fmt.Errorf("%w: the execution ran past its time limit of %s before this step", sandbox.ErrTimeout, e.cfg.ExecutionTimeout)
 		sx.Status, sx.Error = model.ExecutionError, stepError(err)
 		return sx, stepResult{err: err}, nil
+	}
+	if deadline.Sub(e.clock.Now()) <= 0 {
+		return pastDeadline()
+	}
+	release, err := e.reserveSandbox(ctx, lf.wf.UserID, lf.wf.ID, limits, deadline)
+	switch {
+	case ctx.Err() != nil:
+		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
+	case err != nil:
+		sx.Status, sx.Error = model.ExecutionError, stepError(err)
+		return sx, stepResult{err: err}, nil
+	}
+	defer release()
+	remaining := deadline.Sub(e.clock.Now()) // less the wait for a sandbox
+	if remaining <= 0 {
+		return pastDeadline()
 	}
 	if limits.Timeout <= 0 || limits.Timeout > remaining {
 		limits.Timeout = remaining

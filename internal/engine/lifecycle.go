@@ -422,7 +422,7 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Eve
 	c := &collector{}
 	var err error
 	poolErr := e.inPool(ctx, l.src.UserID, 1, func(ctx context.Context) error {
-		_, err = l.box.Invoke(ctx, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
+		_, err = e.invokeReserved(ctx, l.src.UserID, l.src.ID, l.box, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
 		return nil
 	})
 	if poolErr != nil {

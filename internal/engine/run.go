@@ -230,7 +230,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *w
 		caps.Respond = w
 	}
 	start := e.clock.Now()
-	_, runErr := l.box.Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
+	_, runErr := e.invokeReserved(ctx, l.src.UserID, l.src.ID, l.box, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
 	runErr = mapStack(c.goneAccounts.explain(runErr), entryFile, func() []*component.SourceMap { return e.sourceMaps(l) })
 	elapsed := e.clock.Now().Sub(start)
 	if ctx.Err() != nil {

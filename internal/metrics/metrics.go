@@ -169,6 +169,20 @@ func (m *Metrics) WatchSandbox(stats func() (restored, evicted, live int64)) {
 	)
 }
 
+// WatchAdmission adds the sandboxes that calls hold now, their memory
+// limits together, and the calls waiting for one, read by stats at each
+// scrape.
+func (m *Metrics) WatchAdmission(stats func() (held int, bytes int64, waiting int)) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_sandboxes_held", Help: "Sandboxes that calls hold now (--account-sandboxes bounds an account's)."},
+			func() float64 { h, _, _ := stats(); return float64(h) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_sandbox_memory_held_bytes", Help: "The memory limits of the sandboxes calls hold now (--sandbox-memory bounds them)."},
+			func() float64 { _, b, _ := stats(); return float64(b) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "fount_sandbox_calls_waiting", Help: "Calls waiting for a sandbox, their account's or the server's being full."},
+			func() float64 { _, _, w := stats(); return float64(w) }),
+	)
+}
+
 // StoreCommitted observes one store commit: its duration and page writes.
 func (m *Metrics) StoreCommitted(d time.Duration, pageWrites int64) {
 	m.commit.Observe(d.Seconds())

@@ -41,27 +41,33 @@ type Config struct {
 	ExecutionRetryBase time.Duration
 	ExecutionTimeout   time.Duration
 	ChannelsPerSource  int
-	MaxWarm            int    // warm sandbox instances of all sources together
-	Engine             string // what runs the guest: host.EngineWazero (default) or host.EngineWasm2go
-	NpmRegistry        string
-	MaxBundle          int
-	NpmTimeout         time.Duration
-	NpmCacheBytes      int64
-	LogFormat          string     // the binary's, for the logger it gives New
-	LogLevel           slog.Level // the binary's, for the logger it gives New
-	MetricsAddr        string
-	Pprof              bool
-	DisableFailures    int
-	DisableAge         time.Duration
-	BootstrapKey       string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
-	StoreURL           string // "bolt", or nats:// URLs (see docs/nats.md)
-	NatsCreds          string
-	NatsToken          string // FOUNT_NATS_TOKEN, env only: never on a command line
-	NatsNamespace      string
-	NatsReplicas       int
-	NodeName           string
-	NodeLeaseTTL       time.Duration
-	S3                 s3.Config // the bucket of $.send.s3; Endpoint "" for none
+	MaxWarm            int // warm sandbox instances of all sources together
+	// The sandboxes held at once (engine.Config.Sandboxes): per account
+	// by count and by their memory limits, and on the server by memory;
+	// 0: engine.DefaultSandboxes.
+	AccountSandboxes     int
+	AccountSandboxMemory int64
+	SandboxMemory        int64
+	Engine               string // what runs the guest: host.EngineWazero (default) or host.EngineWasm2go
+	NpmRegistry          string
+	MaxBundle            int
+	NpmTimeout           time.Duration
+	NpmCacheBytes        int64
+	LogFormat            string     // the binary's, for the logger it gives New
+	LogLevel             slog.Level // the binary's, for the logger it gives New
+	MetricsAddr          string
+	Pprof                bool
+	DisableFailures      int
+	DisableAge           time.Duration
+	BootstrapKey         string // FOUNT_BOOTSTRAP_API_KEY, env only: never on a command line
+	StoreURL             string // "bolt", or nats:// URLs (see docs/nats.md)
+	NatsCreds            string
+	NatsToken            string // FOUNT_NATS_TOKEN, env only: never on a command line
+	NatsNamespace        string
+	NatsReplicas         int
+	NodeName             string
+	NodeLeaseTTL         time.Duration
+	S3                   s3.Config // the bucket of $.send.s3; Endpoint "" for none
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client that wrong keys and forged resume URLs are counted
 	// against; none: the header is ignored.

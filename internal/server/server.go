@@ -22,6 +22,7 @@ import (
 	"github.com/fount-dev/fount/internal/dashboard"
 	"github.com/fount-dev/fount/internal/egress"
 	"github.com/fount-dev/fount/internal/engine"
+	"github.com/fount-dev/fount/internal/engine/admission"
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/metrics"
@@ -246,10 +247,13 @@ func (s *Server) startEngine(ctx context.Context, cfg Config, p engineParts) (*e
 		Packages:            worker.NewPackages(p.exe, npmConfig(cfg), p.log),
 		DisableWebhookAfter: cfg.DisableFailures, DisableWebhookAge: cfg.DisableAge,
 		TrustedProxies: cfg.TrustedProxies,
+		Sandboxes:      admission.Config{AccountSandboxes: cfg.AccountSandboxes, AccountBytes: cfg.AccountSandboxMemory, ServerBytes: cfg.SandboxMemory},
+		SandboxMemory:  host.DefaultMemory,
 	})
 	if err != nil {
 		return nil, err
 	}
+	p.meters.WatchAdmission(eng.Sandboxes)
 	if err := eng.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}

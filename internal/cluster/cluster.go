@@ -154,8 +154,14 @@ func (c *Cluster) Start(h engine.ClusterHandlers) error {
 	return nil
 }
 
+// leaveTimeout bounds what Stop spends handing back: a node told to
+// stop exits soon, store or no store; what it could not hand back
+// expires with its lease.
+const leaveTimeout = 2 * time.Second
+
 // Stop stops renewing, gives up this node's partitions and leaves, so
-// that the other nodes take its work over at once.
+// that the other nodes take its work over at once. With the store out of
+// reach it hands back nothing: the leases expire within their TTL.
 func (c *Cluster) Stop() {
 	select {
 	case <-c.stop:
@@ -165,7 +171,11 @@ func (c *Cluster) Stop() {
 	close(c.stop)
 	c.wg.Wait()
 	c.unsubscribe()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	if !c.nc.IsConnected() {
+		c.log.Warn("the store is out of reach: this node's partitions are taken over once their leases expire", "ttl", c.cfg.LeaseTTL)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
 	c.mu.Lock()
 	held := c.held

@@ -379,3 +379,40 @@ func TestShutdownWithoutTheStore(t *testing.T) {
 		t.Errorf("the node took %v to stop with its store gone, want 5 s at most", took)
 	}
 }
+
+// TestQueueBoundHoldsUnderABurst: 30 HTTP requests at once to a workflow
+// whose queue_size is 3, while its runs are held, queue 3 and answer the
+// rest 429; (before: the count was read apart from the write, and a
+// burst passed it).
+func TestQueueBoundHoldsUnderABurst(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	beacon := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer beacon.Close()
+	s := startServer(t, server.Config{BootstrapKey: ownerKey, AllowPrivateEgress: true})
+	wf := s.deployWorkflow(map[string]any{"name": "Queued", "trigger": map[string]any{"type": "http"}, "queue_size": 3,
+		"steps": []any{step("hold", `export default defineComponent({ async run() { await fetch("`+beacon.URL+`"); return 1 } })`, nil)}})
+	url := wf["trigger"].(map[string]any)["endpoint_url"].(string)
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var sent sync.WaitGroup
+	for range 30 {
+		sent.Go(func() {
+			st, _ := postBody(t, url, `{}`)
+			mu.Lock()
+			statuses[st]++
+			mu.Unlock()
+		})
+	}
+	sent.Wait()
+	close(release)
+	if statuses[200] != 3 || statuses[429] != 27 {
+		t.Errorf("30 requests against a queue_size of 3: %v, want 3 accepted and 27 answered 429", statuses)
+	}
+	s.executions(wf["id"].(string), statuses[200])
+}

@@ -70,15 +70,6 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		ingressError(w, http.StatusTooManyRequests, errQuota.Error())
 		return
 	}
-	var full *QueueFullError
-	if err := e.checkQueue(r.Context(), ep.sourceID, ep.queueSize); errors.As(err, &full) {
-		w.Header().Set("Retry-After", "1")
-		ingressError(w, http.StatusTooManyRequests, err.Error())
-		return
-	} else if err != nil {
-		ingressError(w, http.StatusServiceUnavailable, "the server could not read the workflow's queue; try again")
-		return
-	}
 	event, _ := json.Marshal(httpEvent(r, "/"+sub, body))
 	inv := model.Invocation{TargetID: ep.sourceID, Kind: kindHTTP, Event: event}
 	var wt *waiter
@@ -90,7 +81,12 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		}
 		defer e.waiters.take(inv.ReplyTo)
 	}
-	if _, err := e.queues.EnqueueInvocation(r.Context(), inv); err != nil {
+	var full *QueueFullError
+	if _, err := e.enqueueWithin(r.Context(), inv, ep.queueSize); errors.As(err, &full) {
+		w.Header().Set("Retry-After", "1")
+		ingressError(w, http.StatusTooManyRequests, err.Error())
+		return
+	} else if err != nil {
 		e.log.Error("enqueue http invocation", "source", ep.sourceID, "err", err)
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return

@@ -553,10 +553,7 @@ func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMess
 	if err != nil {
 		return err
 	}
-	if err := e.checkQueue(ctx, sourceID, src.QueueSize); err != nil {
-		return err
-	}
-	if _, err := e.queues.EnqueueInvocation(ctx, model.Invocation{TargetID: sourceID, Kind: kindManual, Event: event}); err != nil {
+	if _, err := e.enqueueWithin(ctx, model.Invocation{TargetID: sourceID, Kind: kindManual, Event: event}, src.QueueSize); err != nil {
 		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
 	}
 	e.kick(sourceID)

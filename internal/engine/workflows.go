@@ -16,6 +16,7 @@ import (
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // Limits of a workflow definition.
@@ -224,10 +225,7 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	if err != nil {
 		return "", err
 	}
-	if err := e.checkQueue(ctx, id, wf.QueueSize); err != nil {
-		return "", err
-	}
-	inv, err := e.queues.EnqueueInvocation(ctx, model.Invocation{TargetID: id, Kind: kindManual, Event: event})
+	inv, err := e.enqueueWithin(ctx, model.Invocation{TargetID: id, Kind: kindManual, Event: event}, wf.QueueSize)
 	if err != nil {
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}
@@ -243,20 +241,15 @@ func (e *QueueFullError) Error() string {
 	return fmt.Sprintf("the queue is full: %d runs wait to start, its queue_size", e.Size)
 }
 
-// checkQueue returns a *QueueFullError when source or workflow id's
-// queue holds size invocations or more (size 0: no bound).
-func (e *Engine) checkQueue(ctx context.Context, id string, size int) error {
-	if size <= 0 {
-		return nil
+// enqueueWithin queues inv unless its target's queue holds size
+// invocations or more (size 0: no bound), counted with the write so that
+// a burst cannot pass it: a *QueueFullError then.
+func (e *Engine) enqueueWithin(ctx context.Context, inv model.Invocation, size int) (model.Invocation, error) {
+	out, err := e.queues.EnqueueInvocationWithin(ctx, inv, size)
+	if errors.Is(err, store.ErrQueueFull) {
+		return out, &QueueFullError{Size: size}
 	}
-	n, err := e.queues.CountPending(ctx, id, size)
-	if err != nil {
-		return err
-	}
-	if n >= size {
-		return &QueueFullError{Size: size}
-	}
-	return nil
+	return out, err
 }
 
 // ErrEventNotKept is returned by ReplayExecution for an execution whose

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -446,5 +447,50 @@ func TestQueueDepths(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(3, 2)
+	})
+}
+
+// TestEnqueueWithinIsAtomic: enqueues at once against a bound of five
+// queue five and refuse the rest with ErrQueueFull; a run's removal makes
+// room for one more.
+func TestEnqueueWithinIsAtomic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	eachBackend(t, func(t *testing.T, b testStore) {
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var queued []model.Invocation
+		full := 0
+		for range 30 {
+			wg.Go(func() {
+				inv, err := b.EnqueueInvocationWithin(ctx, model.Invocation{TargetID: "dc_q", Kind: "http"}, 5)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case errors.Is(err, ErrQueueFull):
+					full++
+				case err != nil:
+					t.Error(err)
+				default:
+					queued = append(queued, inv)
+				}
+			})
+		}
+		wg.Wait()
+		if n, _ := b.CountPending(ctx, "dc_q", 100); len(queued) != 5 || full != 25 || n != 5 {
+			t.Fatalf("30 enqueues against a bound of 5: %d queued, %d refused, %d pending", len(queued), full, n)
+		}
+		if _, err := b.CompleteRun(ctx, queued[0], RunCommit{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.EnqueueInvocationWithin(ctx, model.Invocation{TargetID: "dc_q", Kind: "http"}, 5); err != nil {
+			t.Errorf("after a run's removal: %v, want room for one", err)
+		}
+		if _, err := b.EnqueueInvocationWithin(ctx, model.Invocation{TargetID: "dc_q", Kind: "http"}, 5); !errors.Is(err, ErrQueueFull) {
+			t.Errorf("past the bound again: %v, want ErrQueueFull", err)
+		}
+		if _, err := b.EnqueueInvocationWithin(ctx, model.Invocation{TargetID: "dc_q", Kind: "http"}, 0); err != nil {
+			t.Errorf("no bound: %v", err)
+		}
 	})
 }

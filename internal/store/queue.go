@@ -97,6 +97,11 @@ type Queues interface {
 	// EnqueueInvocation stores inv (ID and EnqueuedAtMs assigned) and
 	// returns it.
 	EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error)
+	// EnqueueInvocationWithin is EnqueueInvocation refused with
+	// ErrQueueFull when inv's target holds limit queued invocations
+	// already (limit <= 0: no bound), counted with the write, so that a
+	// burst of enqueues cannot pass it.
+	EnqueueInvocationWithin(ctx context.Context, inv model.Invocation, limit int) (model.Invocation, error)
 	// PendingInvocations returns up to limit queued invocations of a
 	// source, oldest first.
 	PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error)

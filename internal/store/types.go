@@ -30,4 +30,7 @@ var (
 	// ErrTooLarge is returned by a write of a record larger than the
 	// store holds: on JetStream, one message of the servers' max_payload.
 	ErrTooLarge = kv.ErrTooLarge
+	// ErrQueueFull is returned by EnqueueInvocationWithin when the target
+	// holds its most queued invocations already.
+	ErrQueueFull = kv.ErrQueueFull
 )

@@ -38,6 +38,52 @@ func (b *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (m
 	return inv, nil
 }
 
+// EnqueueInvocationWithin is EnqueueInvocation refused with
+// kv.ErrQueueFull when inv's target holds limit queued invocations
+// already (limit <= 0: no bound), counted in the enqueue's transaction.
+// A refusal writes nothing and fails no other writer of its group.
+func (b *Engine) EnqueueInvocationWithin(ctx context.Context, inv model.Invocation, limit int) (model.Invocation, error) {
+	if limit <= 0 {
+		return b.EnqueueInvocation(ctx, inv)
+	}
+	if err := ctx.Err(); err != nil {
+		return model.Invocation{}, err
+	}
+	in := inv
+	var full bool
+	err := b.grouped(func(tx *bbolt.Tx) error {
+		full = false
+		if countQueued(tx, in.TargetID, limit) >= limit {
+			full = true
+			return nil
+		}
+		var err error
+		inv, err = enqueueInvocation(tx, b.now().UnixMilli(), in)
+		return err
+	})
+	switch {
+	case err != nil:
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.TargetID, err)
+	case full:
+		return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", in.TargetID, kv.ErrQueueFull)
+	}
+	return inv, nil
+}
+
+// countQueued counts sourceID's queued invocations in tx, up to limit.
+func countQueued(tx *bbolt.Tx, sourceID string, limit int) int {
+	queue := tx.Bucket(bucketInvocations).Bucket([]byte(sourceID))
+	if queue == nil || sourceID == "" {
+		return 0
+	}
+	n := 0
+	c := queue.Cursor()
+	for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
+		n++
+	}
+	return n
+}
+
 // enqueueInvocation is EnqueueInvocation inside tx at clock nowMs.
 func enqueueInvocation(tx *bbolt.Tx, nowMs int64, inv model.Invocation) (model.Invocation, error) {
 	if inv.TargetID == "" {
@@ -96,14 +142,7 @@ func (b *Engine) PendingInvocations(ctx context.Context, sourceID string, limit 
 func (b *Engine) CountPending(ctx context.Context, sourceID string, limit int) (int, error) {
 	n := 0
 	err := b.view(ctx, func(tx *bbolt.Tx) error {
-		queue := tx.Bucket(bucketInvocations).Bucket([]byte(sourceID))
-		if queue == nil || sourceID == "" {
-			return nil
-		}
-		c := queue.Cursor()
-		for k, _ := c.First(); k != nil && n < limit; k, _ = c.Next() {
-			n++
-		}
+		n = countQueued(tx, sourceID, limit)
 		return nil
 	})
 	if err != nil {

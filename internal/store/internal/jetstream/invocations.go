@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -29,6 +30,58 @@ const tblInvocations = "inv" // source, random → Invocation (its ID is the seq
 // assigned. JetStream acknowledges the publish once the stream's
 // replicas stored it.
 func (s *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (model.Invocation, error) {
+	return s.enqueue(ctx, inv, nil)
+}
+
+// maxBoundedEnqueueTries bounds how often a bounded enqueue counts again
+// because the queue changed between its count and its publish.
+const maxBoundedEnqueueTries = 50
+
+// EnqueueInvocationWithin is EnqueueInvocation refused with
+// kv.ErrQueueFull when inv's target holds limit queued invocations
+// already (limit <= 0: no bound). The count and the publish are one
+// optimistic step, as a transaction's reads and commit are: the publish
+// expects the queue's last message to be the one it saw before counting,
+// and the server refuses it when an enqueue or a run's removal came
+// between, which counts again. Unbounded enqueues read nothing and never
+// conflict.
+func (s *Engine) EnqueueInvocationWithin(ctx context.Context, inv model.Invocation, limit int) (model.Invocation, error) {
+	if limit <= 0 {
+		return s.EnqueueInvocation(ctx, inv)
+	}
+	queue := s.key(tblInvocations, inv.TargetID) + ".*"
+	for range maxBoundedEnqueueTries {
+		var last uint64
+		msg, err := s.stream.GetLastMsgForSubject(ctx, queue)
+		switch {
+		case err == nil:
+			last = msg.Sequence
+		case !errors.Is(err, jetstream.ErrMsgNotFound):
+			return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.TargetID, err)
+		}
+		n, err := s.CountPending(ctx, inv.TargetID, limit)
+		if err != nil {
+			return model.Invocation{}, err
+		}
+		if n >= limit {
+			return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: %w", inv.TargetID, kv.ErrQueueFull)
+		}
+		out, err := s.enqueue(ctx, inv, func(h nats.Header) {
+			h.Set(hdrExpectedSubject, queue)
+			h.Set(hdrExpectedSeq, strconv.FormatUint(last, 10))
+		})
+		var apiErr *jetstream.APIError
+		if errors.As(err, &apiErr) && conflict(apiErr.ErrorCode) {
+			continue // the queue changed since it was counted
+		}
+		return out, err
+	}
+	return model.Invocation{}, fmt.Errorf("store: enqueue invocation for %q: the queue changed %d times while its bound was checked; try again",
+		inv.TargetID, maxBoundedEnqueueTries)
+}
+
+// enqueue publishes inv, with the headers expect sets when not nil.
+func (s *Engine) enqueue(ctx context.Context, inv model.Invocation, expect func(nats.Header)) (model.Invocation, error) {
 	if inv.TargetID == "" {
 		return model.Invocation{}, errors.New("store: enqueue invocation: empty source id")
 	}
@@ -42,6 +95,9 @@ func (s *Engine) EnqueueInvocation(ctx context.Context, inv model.Invocation) (m
 	msg := nats.NewMsg(s.key(tblInvocations, inv.TargetID, nuid.Next()))
 	msg.Data = data
 	msg.Header.Set(jetstream.MsgIDHeader, nuid.Next())
+	if expect != nil {
+		expect(msg.Header)
+	}
 	var ack *jetstream.PubAck
 	err = s.retry(ctx, func() error {
 		var err error

@@ -1,6 +1,10 @@
 package kv
 
-import "github.com/fount-dev/fount/internal/model"
+import (
+	"errors"
+
+	"github.com/fount-dev/fount/internal/model"
+)
 
 // NotFound is ErrNotFound for a record that does not exist, or nil.
 func NotFound(exists bool) error {
@@ -18,4 +22,7 @@ var (
 	ErrBadCursor        = model.ErrBadCursor
 	ErrComponentDropped = model.ErrComponentDropped
 	ErrTooLarge         = model.ErrTooLarge
+	// ErrQueueFull is returned by a bounded enqueue whose target holds
+	// its most queued invocations already.
+	ErrQueueFull = errors.New("store: the queue is full")
 )

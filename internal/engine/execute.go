@@ -296,7 +296,11 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 	} else if paused != nil {
 		events = append(events, *paused)
 		out.commit.KeepDelayed, out.commit.MaxPaused = keepAllPaused, e.cfg.MaxPausedExecutions
-		out.commit.OverPaused = e.failOverPaused(wf.ID, st, cmp.Or(failedStep, rec.Steps[len(rec.Steps)-1].Name), retried)
+		pausedStep := failedStep // a retry's; else the step that paused, the last that ran
+		if pausedStep == "" && len(rec.Steps) > 0 {
+			pausedStep = rec.Steps[len(rec.Steps)-1].Name
+		}
+		out.commit.OverPaused = e.failOverPaused(wf.ID, st, pausedStep, retried)
 	}
 	capExecution(rec)
 	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept

@@ -95,3 +95,18 @@ func TestCryptoStopsAtTheDeadline(t *testing.T) {
 		t.Errorf("a key made: %d, %v counted; want the key and its time counted", n, fresh.unstoppable)
 	}
 }
+
+// BenchmarkPBKDF2: the stoppable PBKDF2 beside crypto/pbkdf2, 10,000
+// rounds of HMAC-SHA-256 for a key of one block, in one run.
+func BenchmarkPBKDF2(b *testing.B) {
+	b.Run("stoppable", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = pbkdf2Key("sha256", []byte("password"), []byte("salt"), 10_000, 32, func() bool { return false })
+		}
+	})
+	b.Run("crypto-pbkdf2", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = pbkdf2.Key(newHashFunc("sha256"), "password", []byte("salt"), 10_000, 32)
+		}
+	})
+}

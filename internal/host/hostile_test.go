@@ -45,6 +45,12 @@ func TestHostileComponents(t *testing.T) {
 		{"deep recursion", `const f = (n) => f(n + 1) + 1; return f(0)`, sandbox.Limits{}, nil, "stack"},
 		{"huge emit", `this.$emit("x".repeat(8 << 20))`, sandbox.Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
 		{"emits over the budget", `for (let i = 0; i < 100; i++) this.$emit("y".repeat(20000))`, sandbox.Limits{EmitBytes: 1 << 20}, nil, "over the size limit"},
+		// Host crypto runs outside the guest's interrupt: each op stops at,
+		// or does not start past, the deadline (cryptocost.go).
+		{"key derivation in a loop", hostCryptoLoop(`{op: "pbkdf2", alg: "sha512", key: "cHc=", salt: "cw==", iterations: 1000000, length: 256}`), short, sandbox.ErrTimeout, ""},
+		{"key derivation past its cost in a loop", hostCryptoLoop(`{op: "pbkdf2", alg: "sha1", key: "cHc=", salt: "cw==", iterations: 1000000, length: 65536}`), short, sandbox.ErrTimeout, ""},
+		{"scrypt in a loop", hostCryptoLoop(`{op: "scrypt", key: "cHc=", salt: "cw==", n: 32768, r: 8, p: 2, length: 32}`), short, sandbox.ErrTimeout, ""},
+		{"key generation in a loop", hostCryptoLoop(`{op: "generate", key_type: "rsa", modulus_length: 2048}`), short, sandbox.ErrTimeout, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +74,9 @@ func TestHostileComponents(t *testing.T) {
 			}
 			if tt.limits.Timeout > 0 && elapsed > tt.limits.Timeout+30*time.Second { // generous: a loaded machine; the bug is running on for hours
 				t.Errorf("took %v, far past the %v deadline", elapsed, tt.limits.Timeout)
+			}
+			if strings.Contains(tt.run, "fount.crypto") && elapsed > tt.limits.Timeout+3*time.Second { // one op past the deadline at most
+				t.Errorf("host crypto took %v, more than 3 s past the %v deadline", elapsed, tt.limits.Timeout)
 			}
 			// The source still serves: a plain call on the same source works.
 			ok := deploy(t, h, `export default { name: "ok", version: "1", run() { return 1 } }`, `{}`)
@@ -318,6 +327,12 @@ func TestRawABIMessages(t *testing.T) {
 			t.Fatalf("respond twice = %d, %d; want 0, ErrState", api.DecodeI32(first[0]), api.DecodeI32(second[0]))
 		}
 	})
+}
+
+// hostCryptoLoop is a run that calls the host's crypto import with req
+// (a JavaScript object) forever.
+func hostCryptoLoop(req string) string {
+	return `const ask = globalThis.crypto[Symbol.for("fount.crypto.reply")]; for (;;) ask(` + req + `)`
 }
 
 // anyReply, as a host function's wanted answer: a reply of any length.

@@ -187,9 +187,11 @@ func (in *instance) invoke(ctx context.Context, inv *invocation, c abi.Call) (ab
 		in.broken = true
 		return r, in.classifyGuest(ctx, inv, r.Error)
 	}
-	if r.Error != nil && isInterrupted(r.Error) && inv.pastDeadline(ctx) {
+	if r.Error != nil && (isInterrupted(r.Error) && inv.pastDeadline(ctx) || inv.timedOut) {
 		// The interrupt is uncatchable in JavaScript, but an async function
-		// still turns it into a rejection that reaches the prelude.
+		// still turns it into a rejection that reaches the prelude; and a
+		// host function that refused to go past the deadline (a sleep, a
+		// crypto op) threw an error that the call did not survive.
 		in.broken = true
 		return r, sandbox.ErrTimeout
 	}

@@ -246,9 +246,10 @@ type Engine struct {
 	// indexing serialises the indexing of a workflow's paused executions
 	// from before the index; flowGuesses throttles forged resume and
 	// cancel URLs (flowurls.go).
-	indexing    keyedMutex
-	flowGuesses *guess.Throttle
-	admission   *admission.Admission // the sandboxes accounts hold (admit.go)
+	indexing     keyedMutex
+	wholeIndexes sync.Map // workflow id → struct{}: its index of paused URLs is whole (flowurls.go)
+	flowGuesses  *guess.Throttle
+	admission    *admission.Admission // the sandboxes accounts hold (admit.go)
 
 	mu      sync.Mutex
 	running bool

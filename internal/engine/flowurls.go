@@ -24,7 +24,8 @@ import (
 // executions, nor with their size. It reads the execution's entry in the
 // store's index of paused URLs (store/paused.go), one small record, and
 // compares the secret's hash in constant time; the record itself is read
-// by the workflow's worker once the resume is queued. Failures are
+// by the workflow's worker once the resume is queued. (The first URL of
+// a workflow a node serves also reads whether its index is whole.) Failures are
 // throttled per client address and per workflow, as wrong API keys are
 // (package guess): a flood of forged URLs is answered 429, while a right
 // URL is always served.
@@ -43,11 +44,11 @@ var errNoPausedExecution = errors.New("no paused execution has this URL: it went
 // executionID whose URLs' secret is secret.
 func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) (string, error) {
 	want := secretHash(secret)
-	entry, found, whole, err := e.store.PausedURL(ctx, workflowID, executionID)
+	entry, found, err := e.store.PausedURL(ctx, workflowID, executionID)
 	if err != nil {
 		return "", err
 	}
-	if !found && !whole {
+	if !found && !e.pausedURLsWhole(workflowID) {
 		if entry, found, err = e.indexPausedURLs(ctx, workflowID, executionID); err != nil {
 			return "", err
 		}
@@ -58,15 +59,28 @@ func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret
 	return entry.EventID, nil
 }
 
-// indexPausedURLs indexes the paused executions of a workflow from before
-// the store kept the index, once (a workflow's other requests wait for
-// it), and returns executionID's entry.
+// pausedURLsWhole reports whether this node knows the workflow's index
+// of paused URLs to be whole, which it stays: then a URL it does not
+// find names no paused execution, and costs one read.
+func (e *Engine) pausedURLsWhole(workflowID string) bool {
+	_, whole := e.wholeIndexes.Load(workflowID)
+	return whole
+}
+
+// indexPausedURLs finds out whether the workflow's index of paused URLs
+// is whole, and if not, indexes the paused executions it has from before
+// the index, once (a workflow's other requests wait for it); it returns
+// executionID's entry.
 func (e *Engine) indexPausedURLs(ctx context.Context, workflowID, executionID string) (store.PausedURL, bool, error) {
 	unlock := e.indexing.lock(workflowID)
 	defer unlock()
-	entry, found, whole, err := e.store.PausedURL(ctx, workflowID, executionID)
-	if err != nil || found || whole {
-		return entry, found, err
+	whole, err := e.store.PausedURLsWhole(ctx, workflowID)
+	if err != nil {
+		return store.PausedURL{}, false, err
+	}
+	if whole {
+		e.wholeIndexes.Store(workflowID, struct{}{}) // real workflows only: a made-up id is never whole
+		return e.store.PausedURL(ctx, workflowID, executionID)
 	}
 	if _, err := e.store.GetWorkflow(ctx, workflowID); err != nil {
 		if errors.Is(err, model.ErrNotFound) {
@@ -89,9 +103,9 @@ func (e *Engine) indexPausedURLs(ctx context.Context, workflowID, executionID st
 	if err := e.store.IndexPausedURLs(ctx, workflowID, entries); err != nil {
 		return store.PausedURL{}, false, err
 	}
+	e.wholeIndexes.Store(workflowID, struct{}{})
 	e.log.Info("indexed the paused executions of a workflow from before the index", "workflow", workflowID, "paused", len(entries))
-	entry, found, _, err = e.store.PausedURL(ctx, workflowID, executionID)
-	return entry, found, err
+	return e.store.PausedURL(ctx, workflowID, executionID)
 }
 
 // pausedRecord reads the $in record id of a workflow: the newest record

@@ -207,6 +207,7 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 	e.changed(id)
 	e.flows.forget(id)
 	e.throttles.forget(id)
+	e.wholeIndexes.Delete(id)
 	return nil
 }
 

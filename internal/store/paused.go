@@ -30,30 +30,39 @@ type PausedURL struct {
 // indexedMark is the execution id of a workflow's mark of a whole index.
 const indexedMark = ""
 
-// PausedURL reads the entry of executionID of workflowID: found, or
-// not, and then whether the workflow's index is whole (when it is not,
-// the execution may be paused all the same, from before the index).
-func (r rules) PausedURL(ctx context.Context, workflowID, executionID string) (entry PausedURL, found, whole bool, err error) {
+// PausedURL reads the entry of executionID of workflowID, one read:
+// found, or not (and then, unless PausedURLsWhole says the workflow's
+// index is whole, the execution may be paused all the same, from before
+// the index).
+func (r rules) PausedURL(ctx context.Context, workflowID, executionID string) (entry PausedURL, found bool, err error) {
 	err = r.kv.View(ctx, func(tx kv.Tx) error {
 		v, ok, err := tx.Value(kv.PausedURLs, workflowID, executionID)
-		if err != nil || ok {
-			found = ok
-			return errorsOrDecode(err, v, &entry)
+		if err != nil || !ok {
+			return err
 		}
+		found = true
+		return json.Unmarshal(v, &entry)
+	})
+	if err != nil {
+		return PausedURL{}, false, fmt.Errorf("store: paused execution %q: %w", executionID, err)
+	}
+	return entry, found, nil
+}
+
+// PausedURLsWhole reports whether the index holds every paused
+// execution of workflowID: it was created with the index, or indexed
+// since (IndexPausedURLs). It stays so until the workflow is deleted.
+func (r rules) PausedURLsWhole(ctx context.Context, workflowID string) (bool, error) {
+	var whole bool
+	err := r.kv.View(ctx, func(tx kv.Tx) error {
+		var err error
 		_, whole, err = tx.Value(kv.PausedURLs, workflowID, indexedMark)
 		return err
 	})
 	if err != nil {
-		return PausedURL{}, false, false, fmt.Errorf("store: paused execution %q: %w", executionID, err)
+		return false, fmt.Errorf("store: paused executions of %q: %w", workflowID, err)
 	}
-	return entry, found, whole, nil
-}
-
-func errorsOrDecode(err error, v []byte, into any) error {
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(v, into)
+	return whole, nil
 }
 
 // IndexPausedURLs writes the entries of a workflow's paused executions

@@ -116,7 +116,11 @@ func TestPausedURLsIndex(t *testing.T) {
 		}
 		lookup := func(wf, x string) (PausedURL, bool, bool) {
 			t.Helper()
-			e, found, whole, err := b.PausedURL(ctx, wf, x)
+			e, found, err := b.PausedURL(ctx, wf, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := b.PausedURLsWhole(ctx, wf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,8 +187,9 @@ func TestPausedURLsIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		wait.Until(t, "the deleted workflow's entries to go", wait.Short, func() bool {
-			_, found, whole, err := b.PausedURL(ctx, "p_ix", "ex_ix-3")
-			return err == nil && !found && !whole
+			_, found, err := b.PausedURL(ctx, "p_ix", "ex_ix-3")
+			whole, err2 := b.PausedURLsWhole(ctx, "p_ix")
+			return err == nil && err2 == nil && !found && !whole
 		})
 	})
 }

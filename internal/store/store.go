@@ -105,11 +105,12 @@ type Store interface {
 	// (RunCommit.Execution). ListExecutions is newest first.
 	GetExecution(ctx context.Context, id string) (model.Execution, error)
 	ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error)
-	// PausedURL reads the index entry of a paused execution's URLs, and
-	// whether the workflow's index is whole; IndexPausedURLs adds the
-	// entries of a workflow from before the index, and marks it whole
-	// (paused.go).
-	PausedURL(ctx context.Context, workflowID, executionID string) (entry PausedURL, found, whole bool, err error)
+	// PausedURL reads the index entry of a paused execution's URLs;
+	// PausedURLsWhole tells whether a workflow's index is whole;
+	// IndexPausedURLs adds the entries of a workflow from before the
+	// index, and marks it whole (paused.go).
+	PausedURL(ctx context.Context, workflowID, executionID string) (entry PausedURL, found bool, err error)
+	PausedURLsWhole(ctx context.Context, workflowID string) (bool, error)
 	IndexPausedURLs(ctx context.Context, workflowID string, entries map[string]PausedURL) error
 
 	// Webhooks.

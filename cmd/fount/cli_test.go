@@ -384,14 +384,16 @@ func TestCLIFollowReconnects(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	s := startServer(t, server.Config{Addr: addr, DataDir: dir, BootstrapKey: ownerKey})
+	// The endpoints on the API's address: the next port, where they
+	// would listen apart, may be any other test's by now.
+	s := startServer(t, server.Config{Addr: addr, EndpointAddr: server.EndpointsOnAPI, DataDir: dir, BootstrapKey: ownerKey})
 	e := &cliEnv{t: t, srv: s, vars: map[string]string{"XDG_CONFIG_HOME": t.TempDir(), "NO_COLOR": "1", "FOUNT_URL": s.base, "FOUNT_API_KEY": ownerKey}}
 	e.mustFount("deploy", "../../testdata/components/hello-http.mjs")
 	e.mustFount("run", "hello-http", "--event", `{"method":"ONE"}`)
 	out, stop := e.background("events", "hello-http", "--follow")
 	waitFor(t, out, `"ONE"`)
 	s.stop()
-	startServer(t, server.Config{Addr: addr, DataDir: dir})
+	startServer(t, server.Config{Addr: addr, EndpointAddr: server.EndpointsOnAPI, DataDir: dir})
 	e.mustFount("run", "hello-http", "--event", `{"method":"TWO"}`)
 	waitFor(t, out, `"TWO"`)
 	if code := stop(); code != exitOK {

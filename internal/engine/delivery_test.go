@@ -216,3 +216,45 @@ func TestDeadWebhookIsDeactivated(t *testing.T) {
 		t.Errorf("$errors of the source: %v", errs)
 	}
 }
+
+// TestDeliveriesNameTheirListener: a delivery whose listener is gone
+// fails naming what it was for: a webhook, or the workflow of a
+// $.send.http or $.send.s3, by its kind, or for a delivery stored before
+// deliveries named their kind, by its fields.
+func TestDeliveriesNameTheirListener(t *testing.T) {
+	t.Parallel()
+	sender := &scriptedSender{}
+	te := newTestEngine(t, func(c *Config) { c.deliverySend = sender.send })
+	request := &model.DeliveryRequest{Method: "POST", URL: "https://example.com"}
+	for _, c := range []struct {
+		listener string
+		d        model.Delivery
+		want     string
+	}{
+		{"wh_gone", model.Delivery{Kind: model.DeliveryToWebhook}, "the webhook was deleted"},
+		{"p_gone", model.Delivery{Kind: model.DeliverySendHTTP, Channel: "$send.http", Request: request}, "the workflow was deleted"},
+		{"p_gone_s3", model.Delivery{Kind: model.DeliverySendS3, Channel: model.ChannelSendS3, Request: request}, "the workflow was deleted"},
+		{"p_gone_older", model.Delivery{Channel: "$send.http", Request: request}, "the workflow was deleted"},
+		{"wh_gone_older", model.Delivery{}, "the webhook was deleted"},
+	} {
+		d := c.d
+		d.ListenerID, d.EmitterID, d.Payload = c.listener, "p_x", []byte(`{}`)
+		if _, err := te.st.EnqueueDeliveries(ctx, []model.Delivery{d}); err != nil {
+			t.Fatal(err)
+		}
+		te.deliverer.Poke()
+		waitFor(t, "the delivery to "+c.listener+" to settle", func() bool {
+			return deliveryOf(t, te.st, c.listener).Status != model.DeliveryPending
+		})
+		got := deliveryOf(t, te.st, c.listener)
+		if got.Status != model.DeliveryFailed || len(got.Attempts) != 1 || got.Attempts[0].Error != c.want {
+			t.Errorf("a delivery to %s, gone: %s %+v; want failed, %q", c.listener, got.Status, got.Attempts, c.want)
+		}
+	}
+	if n := sender.attempts.Load(); n != 0 {
+		t.Errorf("%d sends to listeners that are gone", n)
+	}
+	if k := (model.Delivery{Channel: model.ChannelSendS3, Request: request}).What(); k != model.DeliverySendS3 {
+		t.Errorf("an older $.send.s3 delivery is %q", k)
+	}
+}

@@ -551,7 +551,7 @@ func (e *Engine) ReplayEvents(ctx context.Context, hookID, emitterID, channel st
 		if ev.IndexedAtMs < fromMs || ev.IndexedAtMs > toMs {
 			continue
 		}
-		ds = append(ds, model.Delivery{ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+		ds = append(ds, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 	}
 	if len(ds) == 0 {
 		return nil, nil

@@ -241,7 +241,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 		for _, s := range res.sends {
 			switch s.Kind {
 			case abi.SendHTTP:
-				out.commit.Deliveries = append(out.commit.Deliveries, model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
+				out.commit.Deliveries = append(out.commit.Deliveries, model.Delivery{Kind: model.DeliverySendHTTP, ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
 					Request: &model.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
 			case abi.SendSSE:
 				out.sse = append(out.sse, model.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
@@ -346,7 +346,7 @@ func (e *Engine) s3Delivery(wf model.Workflow, execution string, n int, s abi.Se
 		return model.Delivery{}, fmt.Errorf("$.send.s3 writes to this server's bucket %q, not %q", e.cfg.Objects.Name(), s.Bucket)
 	}
 	key := fmt.Sprintf("%s/%s/%s%s/%s-%d.json", wf.OwnerID, wf.ID, s.Prefix, at.UTC().Format("2006/01/02/15"), execution, n)
-	return model.Delivery{ListenerID: wf.ID, EmitterID: wf.ID, Channel: delivery.ChannelSendS3,
+	return model.Delivery{Kind: model.DeliverySendS3, ListenerID: wf.ID, EmitterID: wf.ID, Channel: delivery.ChannelSendS3,
 		Request: &model.DeliveryRequest{Method: http.MethodPut, URL: key, Body: string(s.Payload)}}, nil
 }
 

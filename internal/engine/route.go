@@ -105,7 +105,7 @@ func (r *router) route(ev model.Event, hops int) store.Routed {
 			out.Invocations = append(out.Invocations, model.Invocation{TargetID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
 			r.kicked[id] = true
 		case ids.Webhook:
-			out.Deliveries = append(out.Deliveries, model.Delivery{ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+			out.Deliveries = append(out.Deliveries, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 			r.delivered = true
 		}
 	}

@@ -24,7 +24,10 @@ type Invocation struct {
 
 // Delivery is one event on its way to a webhook or workflow listener.
 type Delivery struct {
-	ID         string          `json:"id"` // assigned by the store
+	ID string `json:"id"` // assigned by the store
+	// Kind is what the delivery is; one stored before deliveries named it
+	// has none, and What tells it from its fields.
+	Kind       DeliveryKind    `json:"kind,omitempty"`
 	ListenerID string          `json:"listener_id"`
 	EmitterID  string          `json:"emitter_id"`
 	EventID    string          `json:"event_id"`
@@ -37,6 +40,46 @@ type Delivery struct {
 	Attempts      []Attempt        `json:"attempts"`
 	NextAttemptMs int64            `json:"next_attempt_ms"`
 	CreatedAtMs   int64            `json:"created_at_ms"`
+}
+
+// DeliveryKind is what a delivery is: an event for a webhook (its
+// listener), or a workflow's $.send.http request or $.send.s3 object
+// (the workflow is its listener).
+type DeliveryKind string
+
+// The kinds of deliveries.
+const (
+	DeliveryToWebhook DeliveryKind = "webhook"
+	DeliverySendHTTP  DeliveryKind = "send.http"
+	DeliverySendS3    DeliveryKind = "send.s3"
+)
+
+// ChannelSendS3 is the channel of the deliveries of $.send.s3 stored
+// before deliveries named their kind: their Request's URL is the
+// object's key, its Body the object.
+const ChannelSendS3 = "$send.s3"
+
+// What is the delivery's kind: Kind, or for one stored before deliveries
+// named it, what its fields say (a Request is a workflow's send, to S3
+// on ChannelSendS3).
+func (d Delivery) What() DeliveryKind {
+	switch {
+	case d.Kind != "":
+		return d.Kind
+	case d.Request == nil:
+		return DeliveryToWebhook
+	case d.Channel == ChannelSendS3:
+		return DeliverySendS3
+	}
+	return DeliverySendHTTP
+}
+
+// Listener names what a delivery's listener is: "webhook" or "workflow".
+func (k DeliveryKind) Listener() string {
+	if k == DeliveryToWebhook {
+		return "webhook"
+	}
+	return "workflow"
 }
 
 // DeliveryRequest is the HTTP request of a workflow's $.send.http.

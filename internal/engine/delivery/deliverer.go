@@ -261,7 +261,7 @@ type destination struct {
 // destination reads where dl goes. A workflow's request is always
 // active: the send was made while the workflow ran.
 func (d *Deliverer) destination(ctx context.Context, dl model.Delivery) (destination, error) {
-	if dl.Request == nil {
+	if dl.What() == model.DeliveryToWebhook {
 		hook, err := d.store.GetWebhook(ctx, dl.ListenerID)
 		if err != nil {
 			return destination{}, err
@@ -285,7 +285,7 @@ func (d *Deliverer) attempt(ctx context.Context, dl model.Delivery, dest destina
 	case !found:
 		// Deleted after the event was routed: the delivery must not stay
 		// due forever.
-		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the webhook was deleted"}, model.DeliveryFailed)
+		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the " + dl.What().Listener() + " was deleted"}, model.DeliveryFailed)
 		return outcomeNone
 	case !dest.active:
 		d.settle(ctx, dl, model.Attempt{AtMs: now.UnixMilli(), Error: "the webhook is inactive"}, model.DeliveryFailed)

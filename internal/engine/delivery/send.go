@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -25,9 +26,10 @@ type ObjectSink interface {
 	Put(ctx context.Context, key string, body []byte) (int, error)
 }
 
-// ChannelSendS3 marks the deliveries of $.send.s3: their Request's URL is
-// the object's key, its Body the object.
-const ChannelSendS3 = "$send.s3"
+// ChannelSendS3 is the channel of $.send.s3's deliveries, which are of
+// kind model.DeliverySendS3: their Request's URL is the object's key,
+// its Body the object.
+const ChannelSendS3 = model.ChannelSendS3
 
 // WebhookSender is the Sender of a server: a POST through fetch
 // (the egress policy) with Standard Webhooks headers, 10 s at most; a
@@ -35,7 +37,11 @@ const ChannelSendS3 = "$send.s3"
 // written to objects.
 func WebhookSender(fetch Fetch, objects ObjectSink) Sender {
 	return func(ctx context.Context, hook *model.Webhook, dl model.Delivery, at time.Time) (int, error) {
-		if dl.Request != nil && dl.Channel == ChannelSendS3 {
+		kind := dl.What()
+		if kind != model.DeliveryToWebhook && dl.Request == nil {
+			return 0, fmt.Errorf("a %s delivery without its request", kind)
+		}
+		if kind == model.DeliverySendS3 {
 			if objects == nil {
 				return 0, errors.New("$.send.s3: the server no longer has a bucket configured (--s3-endpoint)")
 			}
@@ -46,7 +52,7 @@ func WebhookSender(fetch Fetch, objects ObjectSink) Sender {
 		if fetch == nil {
 			return 0, errors.New("the server has no egress policy for webhooks")
 		}
-		if dl.Request != nil {
+		if kind == model.DeliverySendHTTP {
 			return sendRequest(ctx, fetch, *dl.Request)
 		}
 		ts := strconv.FormatInt(at.Unix(), 10)

@@ -608,7 +608,7 @@ func triggerContext(wf model.Workflow, inv model.Invocation, executionID string,
 
 // sourceType names what triggered an execution, as original_context
 // does.
-func sourceType(kind string) string {
+func sourceType(kind model.InvocationKind) string {
 	switch kind {
 	case kindHTTP:
 		return "HTTP"

@@ -396,11 +396,11 @@ func (e *Engine) deactivateForDelete(ctx context.Context, src model.Source) ([]m
 	case errors.As(err, &ce):
 		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", src.ID, "err", err)
 		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
-		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: hookKind(component.HookDeactivate)})}, nil
 	case errors.Is(err, ErrQuota):
 		// Removing a source must stay possible: only its hook is skipped.
 		notRun := fmt.Errorf("the deactivate hook did not run: %w", err)
-		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + component.HookDeactivate})}, nil
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: hookKind(component.HookDeactivate)})}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -427,10 +427,10 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Eve
 	})
 	if poolErr != nil {
 		notRun := fmt.Errorf("the %s hook did not run: %w", hook, poolErr)
-		return []model.Event{errorEvent(notRun, model.Invocation{Kind: kindHook + hook})}, notRun
+		return []model.Event{errorEvent(notRun, model.Invocation{Kind: hookKind(hook)})}, notRun
 	}
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
-	out := pipeline("", model.Invocation{Kind: kindHook + hook}, c, err, model.DedupeState{}, e.clock.Now())
+	out := pipeline("", model.Invocation{Kind: hookKind(hook)}, c, err, model.DedupeState{}, e.clock.Now())
 	if err != nil {
 		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", errorClass(err))
 		return out.events, hookError(hook, err)

@@ -20,16 +20,21 @@ const (
 	channelLogs   = "$logs"
 )
 
-// Kinds of invocation (store.Invocation.Kind), and of the hooks' runs.
+// Kinds of invocation (model.Invocation.Kind), and of the hooks' runs.
 const (
-	kindHTTP    = "http"
-	kindTimer   = "timer"
-	kindManual  = "manual"
-	kindEvent   = "event"
-	kindRelease = "release" // emit delayed events, or go on with paused executions, whose time has come
-	kindResume  = "resume"  // go on with, or cancel, a paused execution (its URL was called)
-	kindHook    = "hook:"   // + the hook's name; never queued
+	kindHTTP    = model.InvocationHTTP
+	kindTimer   = model.InvocationTimer
+	kindManual  = model.InvocationManual
+	kindEvent   = model.InvocationEvent
+	kindRelease = model.InvocationRelease
+	kindResume  = model.InvocationResume
+	// kindHook and the hook's name are the kind of a hook's run, which is
+	// never queued: it names the trigger of the hook's $errors event.
+	kindHook model.InvocationKind = "hook:"
 )
+
+// hookKind is the kind of a run of the hook named hook.
+func hookKind(hook string) model.InvocationKind { return kindHook + model.InvocationKind(hook) }
 
 // uniqueCacheSize is the specification's dedupe cache of 100 ids.
 const uniqueCacheSize = 100

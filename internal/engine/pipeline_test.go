@@ -154,7 +154,7 @@ func TestErrorEventDescribesTheFailure(t *testing.T) {
 			Trigger  string          `json:"trigger"`
 		}
 		if err := json.Unmarshal(ev.Data, &data); err != nil || ev.Name != channelErrors || data.Error.Name != tt.name ||
-			string(data.Original) != `{"body":1}` || data.Trigger != kindHTTP {
+			string(data.Original) != `{"body":1}` || data.Trigger != string(kindHTTP) {
 			t.Errorf("errorEvent(%v) = %s %s", tt.err, ev.Name, ev.Data)
 		}
 	}

@@ -251,7 +251,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *w
 		// The class only: a message may carry the component's data.
 		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", outcome)
 	}
-	e.cfg.Observer.RunFinished(inv.Kind, outcome, elapsed)
+	e.cfg.Observer.RunFinished(string(inv.Kind), outcome, elapsed)
 	out := pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
 	if out.dedupe != nil {
 		*dedupe = *out.dedupe

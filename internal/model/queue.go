@@ -13,7 +13,7 @@ type Invocation struct {
 	// TargetID is the source or workflow that runs it (stored as
 	// source_id, its name from before workflows).
 	TargetID string          `json:"source_id"`
-	Kind     string          `json:"kind"` // set by the engine: "http", "timer", "manual", "event", "release", "resume"
+	Kind     InvocationKind  `json:"kind"` // why it runs, set by the engine
 	Event    json.RawMessage `json:"event"`
 	Hops     int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
 	// ReplyTo names the in-memory waiter of a customResponse request; it
@@ -21,6 +21,24 @@ type Invocation struct {
 	ReplyTo      string `json:"reply_to,omitempty"`
 	EnqueuedAtMs int64  `json:"enqueued_at_ms"`
 }
+
+// InvocationKind is why an invocation runs: the trigger that queued it,
+// or what the engine goes on with.
+type InvocationKind string
+
+// The kinds of invocations.
+const (
+	InvocationHTTP   InvocationKind = "http"   // a request to an endpoint
+	InvocationTimer  InvocationKind = "timer"  // a timer's fire
+	InvocationManual InvocationKind = "manual" // a run asked through the API or the CLI
+	InvocationEvent  InvocationKind = "event"  // an event of a subscription
+	// InvocationRelease emits a source's delayed events, or goes on with
+	// a workflow's paused executions, whose time has come.
+	InvocationRelease InvocationKind = "release"
+	// InvocationResume goes on with, or cancels, a paused execution whose
+	// resume or cancel URL was called.
+	InvocationResume InvocationKind = "resume"
+)
 
 // Delivery is one event on its way to a webhook or workflow listener.
 type Delivery struct {

@@ -230,20 +230,27 @@ func countEvents(ch *bbolt.Bucket) uint64 {
 func (b *Engine) CountEvents(ctx context.Context, emitterID, channel string) (int, error) {
 	var n uint64
 	err := b.view(ctx, func(tx *bbolt.Tx) error {
-		ch := channelBucket(tx, emitterID, channel)
-		if ch == nil {
-			return nil
-		}
-		var counted bool
-		if n, counted = eventCount(tx.Bucket(bucketEvents).Bucket([]byte(emitterID)), channel); !counted {
-			n = countEvents(ch)
-		}
+		n = eventsIn(tx, emitterID, channel)
 		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: count the events of %q: %w", emitterID, err)
 	}
 	return int(n), nil
+}
+
+// eventsIn is how many events a channel of emitterID holds in tx: its
+// stored count, or for a channel written before counts were kept, its
+// keys counted.
+func eventsIn(tx *bbolt.Tx, emitterID, channel string) uint64 {
+	ch := channelBucket(tx, emitterID, channel)
+	if ch == nil {
+		return 0
+	}
+	if n, counted := eventCount(tx.Bucket(bucketEvents).Bucket([]byte(emitterID)), channel); counted {
+		return n
+	}
+	return countEvents(ch)
 }
 
 // ListEvents returns up to limit (<= 0: 100) events of a channel of

@@ -244,18 +244,7 @@ func (k boltKV) AppendEvents(nowMs int64, emitterID string, keep int) (kv.EventA
 }
 
 func (k boltKV) EventCount(emitterID, channel string) (int, error) {
-	em := k.tx.Bucket(bucketEvents).Bucket([]byte(emitterID))
-	if em == nil || emitterID == "" {
-		return 0, nil
-	}
-	if n, counted := eventCount(em, channel); counted {
-		return int(n), nil
-	}
-	ch := em.Bucket(channelName(channel))
-	if ch == nil {
-		return 0, nil
-	}
-	return int(countEvents(ch)), nil
+	return int(eventsIn(k.tx, emitterID, channel)), nil
 }
 
 // boltEvents is bbolt's appender with the release of delayed events.

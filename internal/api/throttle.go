@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/fount-dev/fount/internal/guess"
 )
 
 // Wrong API keys are throttled, so that guessing one is slow: each client
@@ -41,7 +43,7 @@ func (s *Server) refuseKey(w http.ResponseWriter, r *http.Request, key string, r
 		s.writeError(w, r, refused)
 		return
 	}
-	secs := int((d + time.Second - 1) / time.Second)
+	secs := guess.RetryAfter(d)
 	s.writeError(w, r, &Error{Status: http.StatusTooManyRequests, Code: "too_many_attempts", RetryAfter: secs,
 		Message: "Too many wrong API keys were tried from this address, or like this key; try again in " + strconv.Itoa(secs) + " seconds."})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -189,7 +190,7 @@ func (e *Engine) refuseFlowURL(w http.ResponseWriter, r *http.Request, workflowI
 		buckets = append(buckets, "workflow "+workflowID)
 	}
 	if d := e.flowGuesses.Refuse(buckets...); d > 0 {
-		secs := int((d + time.Second - 1) / time.Second)
+		secs := guess.RetryAfter(d)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		ingressError(w, http.StatusTooManyRequests, "too many resume and cancel URLs that name no paused execution came from this address, or for this workflow; try again in "+strconv.Itoa(secs)+" seconds")
 		return

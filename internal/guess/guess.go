@@ -97,6 +97,12 @@ func (t *Throttle) Refuse(buckets ...string) time.Duration {
 	return 0
 }
 
+// RetryAfter is a wait as a Retry-After header gives it: whole seconds,
+// rounded up.
+func RetryAfter(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
+}
+
 func (t *Throttle) refill(b *bucket, now time.Time) {
 	if d := now.Sub(b.at); d > 0 {
 		b.left = min(t.burst, b.left+float64(d)/float64(t.every))

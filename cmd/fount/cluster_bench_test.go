@@ -123,11 +123,11 @@ func queuedInvocations(b *testing.B, s *testServer) int {
 // metricOf reads the value of an unlabelled gauge from a node's metrics.
 func metricOf(b *testing.B, s *testServer, name string) float64 {
 	families, _ := scrape(b, s.base+"/metrics")
-	f, ok := families[name]
-	if !ok || len(f.GetMetric()) == 0 {
+	v, ok := gauge(families, name)
+	if !ok {
 		b.Fatalf("no %s in the metrics", name)
 	}
-	return f.GetMetric()[0].GetGauge().GetValue()
+	return v
 }
 
 // waitBalanced waits until the nodes own every partition between them,

@@ -35,6 +35,16 @@ func scrape(t testing.TB, url string) (map[string]*dto.MetricFamily, string) {
 	return families, string(raw)
 }
 
+// gauge is the value of an unlabelled gauge of families; false when
+// there is none.
+func gauge(families map[string]*dto.MetricFamily, name string) (float64, bool) {
+	f, ok := families[name]
+	if !ok || len(f.GetMetric()) == 0 {
+		return 0, false
+	}
+	return f.GetMetric()[0].GetGauge().GetValue(), true
+}
+
 // counter sums the values (a histogram: its sample counts) of a
 // family's series whose labels include want.
 func counter(families map[string]*dto.MetricFamily, name string, want map[string]string) float64 {

@@ -325,8 +325,9 @@ func TestAccountSandboxesAreBounded(t *testing.T) {
 	sandboxes := func(held, waiting float64) func() bool {
 		return func() bool {
 			families, _ := scrape(t, s.base+"/metrics")
-			h, w := families["fount_sandboxes_held"], families["fount_sandbox_calls_waiting"]
-			return h != nil && w != nil && h.GetMetric()[0].GetGauge().GetValue() == held && w.GetMetric()[0].GetGauge().GetValue() == waiting
+			h, okH := gauge(families, "fount_sandboxes_held")
+			w, okW := gauge(families, "fount_sandbox_calls_waiting")
+			return okH && okW && h == held && w == waiting
 		}
 	}
 	// The blockers hold the account's two workers, so that the burst's

@@ -74,10 +74,11 @@ func (r rules) IndexPausedURLs(ctx context.Context, workflowID string, entries m
 			if executionID == indexedMark {
 				continue
 			}
-			if _, ok, err := tx.Value(kv.PausedURLs, workflowID, executionID); err != nil || ok {
-				if err != nil {
-					return err
-				}
+			_, ok, err := tx.Value(kv.PausedURLs, workflowID, executionID)
+			if err != nil {
+				return err
+			}
+			if ok {
 				continue
 			}
 			if err := putPausedURL(tx, workflowID, executionID, entry); err != nil {

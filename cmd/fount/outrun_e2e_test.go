@@ -365,7 +365,8 @@ func TestAccountSandboxesAreBounded(t *testing.T) {
 
 // TestShutdownWithoutTheStore: a node whose NATS server is gone exits
 // within 5 s of being told to stop (before: 20 s, waiting on the store to
-// hand back its leases), having run a source and a workflow.
+// hand back its leases; and a commit in flight, which this test cannot
+// time, waited 20 s more: TestStoppingEndsTheWaitForALostServer).
 func TestShutdownWithoutTheStore(t *testing.T) {
 	t.Parallel()
 	nats := startNATS(t, 1)

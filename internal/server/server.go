@@ -46,6 +46,9 @@ type Server struct {
 	// the engine (timers, runs, deliveries), close the sandbox, close
 	// the store last.
 	closers []func()
+	// stopping tells the store, if it waits for a lost server, that the
+	// node stops (store.Stopper); nil otherwise.
+	stopping func()
 }
 
 // Serve builds a server with New and runs it until ctx ends.
@@ -75,6 +78,9 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 	}
 	st := start.st
 	s.closers = append(s.closers, func() { st.Close() }, start.closeListeners) // after Serve, closing a listener again does nothing
+	if stopper, ok := st.(store.Stopper); ok {
+		s.stopping = stopper.Stopping
+	}
 	if err := bootstrapOwner(ctx, st, cfg, stdout); err != nil {
 		return nil, err
 	}
@@ -323,12 +329,14 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	select {
 	case err := <-errc:
+		s.beginStopping()
 		for _, srv := range s.servers {
 			_ = srv.Close()
 		}
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	s.beginStopping() // before the requests are waited for: some may wait on the store
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var shutdownErr error
@@ -342,6 +350,13 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	s.log.Info("server stopped cleanly")
 	return nil
+}
+
+// beginStopping tells the store that the node stops, if it cares.
+func (s *Server) beginStopping() {
+	if s.stopping != nil {
+		s.stopping()
+	}
 }
 
 // close runs the closers, newest first.

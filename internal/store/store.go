@@ -178,6 +178,13 @@ type (
 		Stats() StoreStats
 	}
 
+	// Stopper is a store that waits for a lost server to come back
+	// (JetStream); told that the node stops, it no longer waits, so that
+	// the node stops in seconds without its store.
+	Stopper interface {
+		Stopping()
+	}
+
 	// Shared is a store that several nodes share (JetStream): leases of
 	// the work, the nodes alive, and the messages between them.
 	Shared interface {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/fount-dev/fount/internal/store/internal/kv"
@@ -71,6 +72,9 @@ type Engine struct {
 	deliveriesKept, maxPendingDeliveries int
 	// queued knows the subjects of invocations read for a run.
 	queued queuedKeys
+	// stopping is set once the node stops: from then on a lost
+	// connection is closed instead of waited for.
+	stopping atomic.Bool
 }
 
 // Open connects to the NATS servers of cfg and creates the stream of
@@ -93,7 +97,9 @@ func Open(ctx context.Context, cfg Config, now func() time.Time) (*Engine, error
 	if strings.TrimSpace(cfg.URLs) == "" {
 		return nil, errors.New("store: no NATS server URL")
 	}
-	nopts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1)}
+	s := &Engine{now: now, name: "FOUNT_" + ns, prefix: ns,
+		deliveriesKept: kv.DeliveriesKept, maxPendingDeliveries: kv.MaxPendingDeliveries}
+	nopts := []nats.Option{nats.Name(cfg.Name), nats.MaxReconnects(-1), nats.DisconnectErrHandler(s.disconnected)}
 	if cfg.CredsFile != "" {
 		nopts = append(nopts, nats.UserCredentials(cfg.CredsFile))
 	}
@@ -113,8 +119,7 @@ func Open(ctx context.Context, cfg Config, now func() time.Time) (*Engine, error
 		nc.Close()
 		return nil, fmt.Errorf("store: JetStream: %w", err)
 	}
-	s := &Engine{now: now, nc: nc, js: js, name: "FOUNT_" + ns, prefix: ns,
-		deliveriesKept: kv.DeliveriesKept, maxPendingDeliveries: kv.MaxPendingDeliveries}
+	s.nc, s.js = nc, js
 	if err := s.ensureStream(ctx, cfg.Replicas); err != nil {
 		nc.Close()
 		return nil, err
@@ -181,6 +186,27 @@ type errPlacementPending struct{ err error }
 
 func (e errPlacementPending) Error() string { return e.err.Error() }
 func (e errPlacementPending) Unwrap() error { return e.err }
+
+// Stopping tells the store that the node stops. A connection lost from
+// then on, or lost already, is closed instead of waited for: what waits
+// on it fails at once, rather than after the 20 s a commit waits for a
+// server to come back. A commit that fails so is no commit: its
+// invocations stay queued for the node that takes its work over, or for
+// this one once it starts again.
+func (s *Engine) Stopping() {
+	s.stopping.Store(true)
+	if !s.nc.IsConnected() {
+		s.nc.Close()
+	}
+}
+
+// disconnected closes a connection lost while the node stops (see
+// Stopping); otherwise nats.go reconnects, and the store waits for it.
+func (s *Engine) disconnected(nc *nats.Conn, _ error) {
+	if s.stopping.Load() {
+		nc.Close()
+	}
+}
 
 // Close closes the connection, after what was published is flushed.
 func (s *Engine) Close() error {

@@ -309,6 +309,17 @@ func (q *committing) CompleteRuns(ctx context.Context, runs []store.CompletedRun
 	return q.Queues.CompleteRuns(ctx, runs)
 }
 
+// committed is how many bytes of results the calls were given.
+func (q *committing) committed() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	n := 0
+	for _, b := range q.bytes {
+		n += b
+	}
+	return n
+}
+
 // TestBatchIsBoundedInBytes: a batch whose runs emit a lot is committed
 // as its results reach maxBatchBytes, not held whole until its end.
 func TestBatchIsBoundedInBytes(t *testing.T) {
@@ -325,8 +336,14 @@ func TestBatchIsBoundedInBytes(t *testing.T) {
 		}
 	}
 	te.runNow(src.ID, nil)
-	te.waitEvents(src.ID, "", runs)
+	// Waited for by what was committed: reading back 24 MiB of events
+	// at every poll, under the race detector on a busy machine, took
+	// longer than the runs.
+	waitFor(t, "the runs' results to be committed", func() bool { return q.committed() >= runs*perRun })
 	waitFor(t, "the worker to finish", te.workers.Idle)
+	if n, err := te.st.CountEvents(ctx, src.ID, ""); err != nil || n != runs {
+		t.Fatalf("%d events stored (%v), want %d", n, err, runs)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.bytes) < runs*perRun/maxBatchBytes {

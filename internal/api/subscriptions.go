@@ -6,6 +6,7 @@ import (
 
 	"github.com/fount-dev/fount/apiv1"
 	"github.com/fount-dev/fount/internal/ids"
+	"github.com/fount-dev/fount/internal/model"
 )
 
 // maxEventName bounds a channel name, as the ABI bounds an emit's.
@@ -52,6 +53,21 @@ func (s *Server) checkExists(ctx context.Context, id, param string, kinds ...ids
 		owner = wf.OwnerID
 	}
 	return s.visible(ctx, owner, kind.Noun()+" "+id, param)
+}
+
+// listenerOf is the listener a checked listener_id names (checkExists
+// allows sources, workflows and webhooks).
+func listenerOf(id string) model.Listener {
+	l := model.Listener{ID: id}
+	switch kind, _ := ids.Of(id); kind {
+	case ids.Source:
+		l.Kind = model.ListenerSource
+	case ids.Workflow:
+		l.Kind = model.ListenerWorkflow
+	case ids.Webhook:
+		l.Kind = model.ListenerWebhook
+	}
+	return l
 }
 
 // missing turns a failed read of a named resource into its 404.
@@ -102,7 +118,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
-	sub, err := s.engine.CreateSubscription(ctx, owner, req.EmitterID, req.ListenerID, req.EventName)
+	sub, err := s.engine.CreateSubscription(ctx, owner, req.EmitterID, listenerOf(req.ListenerID), req.EventName)
 	if err != nil {
 		return err
 	}
@@ -198,7 +214,7 @@ func (s *Server) createAutoSubscription(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	a, err := s.engine.CreateAutoSubscription(r.Context(), owner, req.ListenerID, req.EventName)
+	a, err := s.engine.CreateAutoSubscription(r.Context(), owner, listenerOf(req.ListenerID), req.EventName)
 	if err != nil {
 		return err
 	}

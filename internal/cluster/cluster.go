@@ -129,7 +129,11 @@ func (c *Cluster) Start(h engine.ClusterHandlers) error {
 		subject string
 		handle  func(*nats.Msg)
 	}{
-		{c.st.BusSubject("kick"), func(m *nats.Msg) { h.Kick(string(m.Data)) }},
+		{c.st.BusSubject("kick"), func(m *nats.Msg) {
+			if t, ok := targetOf(m); ok {
+				h.Kick(t)
+			}
+		}},
 		{c.st.BusSubject("changed"), c.onChanged},
 		{c.st.BusSubject("events"), c.onEvents},
 		{c.st.BusSubject("reply", c.cfg.Node), c.onReply},
@@ -363,26 +367,59 @@ func hash(s string) uint32 {
 func leaseName(p int) string { return fmt.Sprintf("partition-%d", p) }
 
 // Kick tells every node that id has queued work.
-func (c *Cluster) Kick(id string) { c.publish("kick", []byte(id)) }
+func (c *Cluster) Kick(t model.Target) {
+	m := targetMessage(c.st.BusSubject("kick"), t)
+	if err := c.nc.PublishMsg(m); err != nil {
+		c.log.Warn("tell the other nodes", "subject", "kick", "err", err)
+	}
+}
 
 // Changed tells the other nodes that id changed; this node, which made
 // the change, has it already.
-func (c *Cluster) Changed(id string) {
-	m := nats.NewMsg(c.st.BusSubject("changed"))
-	m.Data = []byte(id)
+func (c *Cluster) Changed(t model.Target) {
+	m := targetMessage(c.st.BusSubject("changed"), t)
 	m.Header.Set(hdrNode, c.cfg.Node)
 	if err := c.nc.PublishMsg(m); err != nil {
 		c.log.Warn("tell the other nodes", "subject", "changed", "err", err)
 	}
 }
 
-// hdrNode names the node a message between nodes comes from.
-const hdrNode = "Fount-Node"
+// hdrNode names the node a message between nodes comes from, and
+// hdrTargetKind what kind of target a kick or change is about.
+const (
+	hdrNode       = "Fount-Node"
+	hdrTargetKind = "Fount-Target-Kind"
+)
 
 func (c *Cluster) onChanged(m *nats.Msg) {
-	if m.Header.Get(hdrNode) != c.cfg.Node {
-		c.h.Changed(string(m.Data))
+	if m.Header.Get(hdrNode) == c.cfg.Node {
+		return
 	}
+	if t, ok := targetOf(m); ok {
+		c.h.Changed(t)
+	}
+}
+
+// targetMessage is a message about t to subject: its id, and its kind
+// in a header.
+func targetMessage(subject string, t model.Target) *nats.Msg {
+	m := nats.NewMsg(subject)
+	m.Data = []byte(t.ID)
+	m.Header.Set(hdrTargetKind, string(t.Kind))
+	return m
+}
+
+// targetOf is the target a message names; a message from a node of an
+// older fount names none but the id.
+func targetOf(m *nats.Msg) (model.Target, bool) {
+	id := string(m.Data)
+	switch kind := model.TargetKind(m.Header.Get(hdrTargetKind)); kind {
+	case model.TargetSource, model.TargetWorkflow:
+		return model.Target{Kind: kind, ID: id}, true
+	case "":
+		return model.TargetOfStored(id)
+	}
+	return model.Target{}, false
 }
 
 func (c *Cluster) publish(subject string, data []byte, parts ...string) {

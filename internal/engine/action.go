@@ -105,7 +105,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 		}
 		steps.add(name, v)
 	}
-	lf := &liveFlow{wf: model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
+	lf := &liveFlow{action: true, wf: model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
 	lf.addTemplates(templates)
 	c := &collector{}
 	kv := &memKV{values: map[string][]byte{}}

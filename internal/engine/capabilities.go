@@ -62,7 +62,7 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 		case rec.DueMs <= now:
 			ready = append(ready, due{ev.ID, rec})
 		default:
-			e.delayed.Note(sourceID, rec.DueMs)
+			e.delayed.Note(model.SourceTarget(sourceID), rec.DueMs)
 		}
 	}
 	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
@@ -76,33 +76,32 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 
 // loadDelayed rebuilds the due times of the delayed events of every
 // source, and of the paused executions of every workflow, of emitters.
-func (e *Engine) loadDelayed(ctx context.Context, emitters []string) error {
-	for _, id := range emitters {
-		events, err := e.store.ListEvents(ctx, id, model.ChannelDelayed, maxDelayedScan)
+func (e *Engine) loadDelayed(ctx context.Context, emitters []model.Target) error {
+	for _, t := range emitters {
+		events, err := e.store.ListEvents(ctx, t.ID, model.ChannelDelayed, maxDelayedScan)
 		if err != nil {
 			return err
 		}
 		for _, ev := range events {
 			if rec, err := decodeDelayed(ev.Data); err == nil {
-				e.delayed.Note(id, rec.DueMs)
+				e.delayed.Note(t, rec.DueMs)
 			}
 		}
 	}
 	return nil
 }
 
-// emitterIDs are the ids of sources and workflows for which owns is
-// true.
-func emitterIDs(sources []model.Source, flows []model.Workflow, owns func(string) bool) []string {
-	var out []string
+// emitters are the sources and workflows for whose ids owns is true.
+func emitters(sources []model.Source, flows []model.Workflow, owns func(string) bool) []model.Target {
+	var out []model.Target
 	for _, src := range sources {
 		if owns(src.ID) {
-			out = append(out, src.ID)
+			out = append(out, model.SourceTarget(src.ID))
 		}
 	}
 	for _, wf := range flows {
 		if owns(wf.ID) {
-			out = append(out, wf.ID)
+			out = append(out, model.WorkflowTarget(wf.ID))
 		}
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -21,11 +20,11 @@ type Cluster interface {
 	Stop()
 	// Owns reports whether this node does id's work now.
 	Owns(id string) bool
-	// Kick tells every node that id has queued work: its owner drains it.
-	Kick(id string)
-	// Changed tells the other nodes that the source, workflow or webhook id
-	// was deployed, updated, switched on or off, or deleted.
-	Changed(id string)
+	// Kick tells every node that t has queued work: its owner drains it.
+	Kick(t model.Target)
+	// Changed tells the other nodes that the source or workflow t was
+	// deployed, updated, switched on or off, or deleted.
+	Changed(t model.Target)
 	// Publish gives stored events to the event streams of the other nodes.
 	Publish(events []model.Event)
 	// ReplyAddress is where a run on any node sends the response of a
@@ -39,8 +38,8 @@ type Cluster interface {
 // ClusterHandlers are what the engine does when other nodes say
 // something.
 type ClusterHandlers struct {
-	Kick    func(id string)
-	Changed func(id string)
+	Kick    func(t model.Target)
+	Changed func(t model.Target)
 	Events  func(events []model.Event)
 	// Reply gives a waiting request its run's response; r nil: the run
 	// ended.
@@ -56,20 +55,20 @@ func (e *Engine) owns(id string) bool {
 	return e.cfg.Cluster == nil || e.cfg.Cluster.Owns(id)
 }
 
-// kick gives id's queued work to its owner: this node's workers, or the
+// kick gives t's queued work to its owner: this node's workers, or the
 // node that owns it.
-func (e *Engine) kick(id string) {
-	if e.owns(id) {
-		e.workers.Kick(id)
+func (e *Engine) kick(t model.Target) {
+	if e.owns(t.ID) {
+		e.workers.Kick(t)
 		return
 	}
-	e.cfg.Cluster.Kick(id)
+	e.cfg.Cluster.Kick(t)
 }
 
-// changed tells the other nodes that id changed.
-func (e *Engine) changed(id string) {
+// changed tells the other nodes that t changed.
+func (e *Engine) changed(t model.Target) {
 	if e.cfg.Cluster != nil {
-		e.cfg.Cluster.Changed(id)
+		e.cfg.Cluster.Changed(t)
 	}
 }
 
@@ -102,9 +101,9 @@ func (e *Engine) waiterOf(inv model.Invocation) *waiter {
 // clusterHandlers are the engine's answers to other nodes.
 func (e *Engine) clusterHandlers() ClusterHandlers {
 	return ClusterHandlers{
-		Kick: func(id string) {
-			if e.owns(id) {
-				e.workers.Kick(id)
+		Kick: func(t model.Target) {
+			if e.owns(t.ID) {
+				e.workers.Kick(t)
 			}
 		},
 		Changed: e.reloadTriggers,
@@ -114,34 +113,34 @@ func (e *Engine) clusterHandlers() ClusterHandlers {
 	}
 }
 
-// reloadTriggers brings this node's view of id up to date after another
+// reloadTriggers brings this node's view of t up to date after another
 // node changed it: its endpoints and timers, and no stale sandbox.
-func (e *Engine) reloadTriggers(id string) {
-	ctx := context.Background()
-	switch {
-	case ids.Is(id, ids.Workflow):
+func (e *Engine) reloadTriggers(t model.Target) {
+	ctx, id := context.Background(), t.ID
+	switch t.Kind {
+	case model.TargetWorkflow:
 		e.flows.forget(id)
 		wf, err := e.store.GetWorkflow(ctx, id)
 		if err != nil {
-			e.stopTriggers(id)
+			e.stopTriggers(t)
 			return
 		}
 		e.startWorkflowTriggers(wf)
-	case ids.Is(id, ids.Source):
+	case model.TargetSource:
 		e.live.forget(id)
 		src, err := e.store.GetSource(ctx, id)
 		if err != nil {
-			e.stopTriggers(id)
-			e.delayed.Forget(id)
+			e.stopTriggers(t)
+			e.delayed.Forget(t)
 			return
 		}
 		if !src.Active {
-			e.stopTriggers(id)
+			e.stopTriggers(t)
 			return
 		}
 		comp, err := e.store.GetComponent(ctx, src.ComponentID)
 		if err != nil {
-			e.stopTriggers(id)
+			e.stopTriggers(t)
 			return
 		}
 		e.startTriggers(src, withAddedProps(comp.Metadata, src))
@@ -154,13 +153,13 @@ func (e *Engine) reloadTriggers(id string) {
 // their listener.
 func (e *Engine) resumeOwned(gained bool) {
 	ctx := context.Background()
-	pending, err := e.queues.SourcesWithPending(ctx)
+	pending, err := e.queues.TargetsWithPending(ctx)
 	if err != nil {
 		e.log.Error("resume owned work: list queued invocations", "err", err)
 	}
-	for _, id := range pending {
-		if e.owns(id) {
-			e.workers.Kick(id)
+	for _, t := range pending {
+		if e.owns(t.ID) {
+			e.workers.Kick(t)
 		}
 	}
 	e.deliverer.Poke()
@@ -177,7 +176,7 @@ func (e *Engine) resumeOwned(gained bool) {
 		e.log.Error("resume owned work: list workflows", "err", err)
 		return
 	}
-	if err := e.loadDelayed(ctx, emitterIDs(sources, flows, e.owns)); err != nil {
+	if err := e.loadDelayed(ctx, emitters(sources, flows, e.owns)); err != nil {
 		e.log.Error("resume owned work: delayed emits", "err", err)
 	}
 }

@@ -85,7 +85,7 @@ func TestDelayedEmitReleaseAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The due time is noted just after the commit that stored the events.
-	waitFor(t, "the first due time to be noted", func() bool { return te.delayed.Due(src.ID) == now.Add(time.Minute).UnixMilli() })
+	waitFor(t, "the first due time to be noted", func() bool { return te.delayed.Due(model.SourceTarget(src.ID)) == now.Add(time.Minute).UnixMilli() })
 	te.clock.Advance(3 * time.Minute)
 	waitFor(t, "the release", func() bool {
 		te.clock.Advance(delayed.Tick) // a tick the loop was not ready for is dropped, as time.Ticker's are

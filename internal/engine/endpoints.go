@@ -4,17 +4,17 @@ import (
 	"sync"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/model"
 )
 
 // endpoint is an HTTP-interface prop's endpoint.
 type endpoint struct {
-	sourceID       string
-	account        string // whose quota its runs count against
+	target         model.Target // a source's http prop, or a workflow's HTTP trigger
+	account        string       // whose quota its runs count against
 	prop           string
 	customResponse bool
-	workflow       bool   // a workflow's HTTP trigger
 	tokenHash      string // the hash of the bearer token requests must carry; "": none
-	queueSize      int    // a workflow's bound of waiting executions; 0: none
+	queueSize      int    // the target's bound of waiting invocations; 0: none
 }
 
 // endpointRegistry maps the endpoint tokens of active sources to their

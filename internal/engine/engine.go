@@ -234,11 +234,11 @@ type Engine struct {
 	throttles throttles // of workflows with a throttle
 	maps      *mapCache // parsed source maps
 	endpoints *endpointRegistry
-	timers    *timers.Set
+	timers    *timers.Set[model.Target]
 	waiters   *waiterSet
-	delayed   *delayed.Scheduler
+	delayed   *delayed.Scheduler[model.Target]
 	deliverer *delivery.Deliverer
-	workers   *scheduler.Scheduler
+	workers   *scheduler.Scheduler[model.Target]
 	ahead     *aheadSet // invocations read from the queue for later batches
 	events    *broadcaster
 	quotas    *quotas
@@ -270,8 +270,8 @@ func New(cfg Config) (*Engine, error) {
 		flowGuesses: guess.New(flowURLFailBurst, flowURLFailEvery, cfg.Clock.Now),
 		admission:   admission.New(cfg.Sandboxes),
 	}
-	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(id string) (int64, error) {
-		return cfg.Queues.TimerLastFire(context.Background(), id)
+	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(t model.Target) (int64, error) {
+		return cfg.Queues.TimerLastFire(context.Background(), t.ID)
 	})
 	e.delayed = delayed.New(cfg.Clock, cfg.Logger, e.releaseDelayed)
 	var fetch delivery.Fetch
@@ -334,17 +334,17 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	for _, wf := range flows {
 		e.startWorkflowTriggers(wf)
 	}
-	if err := e.loadDelayed(ctx, emitterIDs(sources, flows, func(string) bool { return true })); err != nil {
+	if err := e.loadDelayed(ctx, emitters(sources, flows, func(string) bool { return true })); err != nil {
 		return err
 	}
 	e.workers.Start(e.cfg.Workers)
-	pending, err := e.queues.SourcesWithPending(ctx)
+	pending, err := e.queues.TargetsWithPending(ctx)
 	if err != nil {
 		return err
 	}
-	for _, id := range pending {
-		if e.owns(id) {
-			e.workers.Kick(id)
+	for _, t := range pending {
+		if e.owns(t.ID) {
+			e.workers.Kick(t)
 		}
 	}
 	e.delayed.Start()

@@ -43,7 +43,10 @@ const channelSSE = "$sse"
 // liveFlow is a workflow with its steps loaded, one sandbox source per
 // step, none shared with another workflow.
 type liveFlow struct {
-	wf        model.Workflow
+	wf model.Workflow
+	// action is a step run on its own (an action's test run), of no
+	// stored workflow.
+	action    bool
 	boxes     []sandbox.Source
 	templates []map[string]string // per step: the props evaluated at each execution
 	// templatesJSON is templates encoded, once per load.

@@ -35,7 +35,7 @@ func (workflowRunner) loadFailed(_ context.Context, _ string, _ []model.Invocati
 func (r workflowRunner) gone(id string) {
 	r.e.flows.forget(id)
 	r.e.throttles.forget(id)
-	r.e.delayed.Forget(id)
+	r.e.delayed.Forget(model.WorkflowTarget(id))
 }
 
 // flowBatch is a workflow running a batch: its steps, loaded when the
@@ -135,7 +135,7 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 			return err
 		}
 		for i, act := range acts { // each commits with its record's removal: no invocation of its own
-			if err := b.goOn(ctx, model.Invocation{TargetID: wf.ID}, paused[i], act); err != nil {
+			if err := b.goOn(ctx, model.Invocation{TargetID: wf.ID, TargetKind: model.TargetWorkflow}, paused[i], act); err != nil {
 				return err
 			}
 		}

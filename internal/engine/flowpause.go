@@ -268,7 +268,7 @@ func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction,
 	var ready []due
 	for _, ev := range waiting {
 		if at, ok := dueOf(ev.Data); ok && at > now {
-			e.delayed.Note(workflowID, at) // not due: not decoded whole
+			e.delayed.Note(model.WorkflowTarget(workflowID), at) // not due: not decoded whole
 			continue
 		}
 		rec, err := decodeDelayed(ev.Data)
@@ -278,7 +278,7 @@ func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction,
 		case rec.DueMs <= now:
 			ready = append(ready, due{ev.ID, rec})
 		default:
-			e.delayed.Note(workflowID, rec.DueMs)
+			e.delayed.Note(model.WorkflowTarget(workflowID), rec.DueMs)
 		}
 	}
 	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })

@@ -168,12 +168,12 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 	}
 	act.Request, _ = json.Marshal(httpEvent(r, "/", body))
 	event, _ := json.Marshal(act)
-	if _, err := e.queues.EnqueueInvocation(r.Context(), model.Invocation{TargetID: workflowID, Kind: kindResume, Event: event}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(r.Context(), model.NewInvocation(model.WorkflowTarget(workflowID), kindResume, event)); err != nil {
 		e.log.Error("enqueue a resume", "execution", executionID, "err", err)
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return
 	}
-	e.kick(workflowID)
+	e.kick(model.WorkflowTarget(workflowID))
 	cors(w, r)
 	tenantContent(w.Header())
 	w.Header().Set("Content-Type", "application/json")

@@ -71,7 +71,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	event, _ := json.Marshal(httpEvent(r, "/"+sub, body))
-	inv := model.Invocation{TargetID: ep.sourceID, Kind: kindHTTP, Event: event}
+	inv := model.NewInvocation(ep.target, kindHTTP, event)
 	var wt *waiter
 	if ep.customResponse {
 		inv.ReplyTo = e.replyAddress(ids.Random())
@@ -87,11 +87,11 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 		ingressError(w, http.StatusTooManyRequests, err.Error())
 		return
 	} else if err != nil {
-		e.log.Error("enqueue http invocation", "source", ep.sourceID, "err", err)
+		e.log.Error("enqueue http invocation", "target", ep.target, "err", err)
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return
 	}
-	e.kick(ep.sourceID)
+	e.kick(ep.target)
 	if wt == nil {
 		cors(w, r)
 		tenantContent(w.Header())
@@ -103,7 +103,7 @@ func (e *Engine) serveIngress(w http.ResponseWriter, r *http.Request) {
 	if e.cfg.EndpointsShareSite {
 		cookiePath = ""
 	}
-	e.awaitResponse(w, r, wt, ep.workflow, cookiePath)
+	e.awaitResponse(w, r, wt, ep.target.IsWorkflow(), cookiePath)
 }
 
 // readIngressBody reads an endpoint request's body within the size and

@@ -173,7 +173,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 	l.src = stored
 	e.live.install(l)
 	e.startTriggers(stored, meta)
-	e.changed(stored.ID)
+	e.changed(model.SourceTarget(stored.ID))
 	e.afterCommit(r, evs)
 	return stored, nil
 }
@@ -289,9 +289,9 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if updated.Active {
 		e.startTriggers(updated, meta) // replaces the old ones: no moment without an endpoint
 	} else {
-		e.stopTriggers(id)
+		e.stopTriggers(model.SourceTarget(id))
 	}
-	e.changed(id)
+	e.changed(model.SourceTarget(id))
 	e.afterCommit(r, evs)
 	return updated, nil
 }
@@ -366,10 +366,10 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	e.stopTriggers(id)
-	e.changed(id)
+	e.stopTriggers(model.SourceTarget(id))
+	e.changed(model.SourceTarget(id))
 	e.live.forget(id)
-	e.delayed.Forget(id)
+	e.delayed.Forget(model.SourceTarget(id))
 	e.afterCommit(r, stored)
 	return nil
 }
@@ -468,7 +468,7 @@ func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 	eps := map[component.EndpointToken]endpoint{}
 	for name, tok := range src.Endpoints {
 		p, _ := meta.Prop(name)
-		eps[tok] = endpoint{sourceID: src.ID, account: src.UserID, prop: name, customResponse: p.CustomResponse, queueSize: src.QueueSize}
+		eps[tok] = endpoint{target: model.SourceTarget(src.ID), account: src.UserID, prop: name, customResponse: p.CustomResponse, queueSize: src.QueueSize}
 	}
 	e.endpoints.set(src.ID, eps)
 	specs := map[string]component.TimerSpec{}
@@ -480,31 +480,32 @@ func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 		}
 		specs[p.Name] = spec
 	}
-	e.timers.Arm(src.ID, time.Unix(src.UpdatedAt, 0), specs)
+	e.timers.Arm(model.SourceTarget(src.ID), time.Unix(src.UpdatedAt, 0), specs)
 }
 
-// stopTriggers removes a source's endpoints and stops its timers.
-func (e *Engine) stopTriggers(id string) {
-	e.endpoints.remove(id)
-	e.timers.Remove(id)
+// stopTriggers removes a source's or workflow's endpoints and stops its
+// timers.
+func (e *Engine) stopTriggers(t model.Target) {
+	e.endpoints.remove(t.ID)
+	e.timers.Remove(t)
 }
 
 // fireTimer queues the run of a timer's tick due at due: event
-// {timestamp, interval_seconds}, the timestamp the tick's. Only the source's owner fires, and
-// the store enqueues each tick once (Queues.FireTimer), so that a tick
-// fires once however ownership moves.
-func (e *Engine) fireTimer(sourceID, prop string, spec component.TimerSpec, due time.Time) {
-	if !e.owns(sourceID) {
+// {timestamp, interval_seconds}, the timestamp the tick's. Only the
+// target's owner fires, and the store enqueues each tick once
+// (Queues.FireTimer), so that a tick fires once however ownership moves.
+func (e *Engine) fireTimer(t model.Target, prop string, spec component.TimerSpec, due time.Time) {
+	if !e.owns(t.ID) {
 		return
 	}
-	inv := model.Invocation{TargetID: sourceID, Kind: kindTimer, Event: spec.Event(due)}
+	inv := model.NewInvocation(t, kindTimer, spec.Event(due))
 	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
 	if err != nil {
-		e.log.Error("enqueue a timer run", "source", sourceID, "err", err)
+		e.log.Error("enqueue a timer run", "target", t, "err", err)
 		return
 	}
 	if fired {
-		e.workers.Kick(sourceID)
+		e.workers.Kick(t)
 	}
 }
 
@@ -533,9 +534,9 @@ func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Contr
 		return model.Source{}, err
 	}
 	e.throttles.forget(id)
-	e.reloadTriggers(id) // its endpoints' queue size, and a live source with the new record
-	e.changed(id)
-	e.kick(id)
+	e.reloadTriggers(model.SourceTarget(id)) // its endpoints' queue size, and a live source with the new record
+	e.changed(model.SourceTarget(id))
+	e.kick(model.SourceTarget(id))
 	return src, nil
 }
 
@@ -553,21 +554,22 @@ func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMess
 	if err != nil {
 		return err
 	}
-	if _, err := e.enqueueWithin(ctx, model.Invocation{TargetID: sourceID, Kind: kindManual, Event: event}, src.QueueSize); err != nil {
+	if _, err := e.enqueueWithin(ctx, model.NewInvocation(model.SourceTarget(sourceID), kindManual, event), src.QueueSize); err != nil {
 		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
 	}
-	e.kick(sourceID)
+	e.kick(model.SourceTarget(sourceID))
 	return nil
 }
 
-// releaseDelayed queues the release of a source's due delayed emits.
-func (e *Engine) releaseDelayed(sourceID string) error {
-	if !e.owns(sourceID) {
+// releaseDelayed queues the release of a source's due delayed emits, or
+// of a workflow's due paused executions.
+func (e *Engine) releaseDelayed(t model.Target) error {
+	if !e.owns(t.ID) {
 		return nil // its owner releases them (resumeOwned loads them there)
 	}
-	if _, err := e.queues.EnqueueInvocation(context.Background(), model.Invocation{TargetID: sourceID, Kind: kindRelease}); err != nil {
+	if _, err := e.queues.EnqueueInvocation(context.Background(), model.NewInvocation(t, kindRelease, nil)); err != nil {
 		return err
 	}
-	e.workers.Kick(sourceID)
+	e.workers.Kick(t)
 	return nil
 }

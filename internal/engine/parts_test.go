@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/model"
 )
 
 // Every part of the engine: Start, Stop, Stop twice, and nothing fires
@@ -13,17 +14,17 @@ import (
 func TestEndpointRegistry(t *testing.T) {
 	t.Parallel()
 	r := newEndpointRegistry()
-	r.set("dc_early", map[component.EndpointToken]endpoint{"tok0": {sourceID: "dc_early"}})
+	r.set("dc_early", map[component.EndpointToken]endpoint{"tok0": {target: model.SourceTarget("dc_early")}})
 	if _, ok := r.lookup("tok0"); ok {
 		t.Fatal("an endpoint registered before Start answers")
 	}
 	r.Start()
-	r.set("dc_a", map[component.EndpointToken]endpoint{"tok1": {sourceID: "dc_a"}, "tok2": {sourceID: "dc_a", prop: "second"}})
-	r.set("dc_b", map[component.EndpointToken]endpoint{"tok3": {sourceID: "dc_b"}})
-	if ep, ok := r.lookup("tok2"); !ok || ep.sourceID != "dc_a" || ep.prop != "second" {
+	r.set("dc_a", map[component.EndpointToken]endpoint{"tok1": {target: model.SourceTarget("dc_a")}, "tok2": {target: model.SourceTarget("dc_a"), prop: "second"}})
+	r.set("dc_b", map[component.EndpointToken]endpoint{"tok3": {target: model.SourceTarget("dc_b")}})
+	if ep, ok := r.lookup("tok2"); !ok || ep.target != model.SourceTarget("dc_a") || ep.prop != "second" {
 		t.Fatalf("lookup tok2 = %+v, %v", ep, ok)
 	}
-	r.set("dc_a", map[component.EndpointToken]endpoint{"tok4": {sourceID: "dc_a"}})
+	r.set("dc_a", map[component.EndpointToken]endpoint{"tok4": {target: model.SourceTarget("dc_a")}})
 	if _, ok := r.lookup("tok1"); ok {
 		t.Error("a replaced endpoint still answers")
 	}
@@ -36,7 +37,7 @@ func TestEndpointRegistry(t *testing.T) {
 	if _, ok := r.lookup("tok4"); ok {
 		t.Error("an endpoint answers after Stop")
 	}
-	r.set("dc_c", map[component.EndpointToken]endpoint{"tok5": {sourceID: "dc_c"}})
+	r.set("dc_c", map[component.EndpointToken]endpoint{"tok5": {target: model.SourceTarget("dc_c")}})
 	if _, ok := r.lookup("tok5"); ok {
 		t.Error("an endpoint registered after Stop answers")
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -15,16 +14,17 @@ import (
 // account's code.
 var ErrQuota = errQuota
 
-// accountOf is the account a source's work is scheduled and counted
+// accountOf is the account a target's work is scheduled and counted
 // under: the user who deployed it (its runs count against this user's
-// quota). A source that cannot be found is scheduled under "", and its
+// quota). A target that cannot be found is scheduled under "", and its
 // drain finds it gone.
-func (e *Engine) accountOf(sourceID string) string {
-	if ids.Is(sourceID, ids.Workflow) {
-		if user, ok := e.flows.account(sourceID); ok {
+func (e *Engine) accountOf(t model.Target) string {
+	sourceID := t.ID
+	if t.IsWorkflow() {
+		if user, ok := e.flows.account(t.ID); ok {
 			return user // every request to a workflow kicks it: no store read then
 		}
-		wf, err := e.store.GetWorkflow(context.Background(), sourceID)
+		wf, err := e.store.GetWorkflow(context.Background(), t.ID)
 		if err != nil {
 			return ""
 		}
@@ -115,7 +115,7 @@ func (e *Engine) loadInPool(ctx context.Context, id string) (*live, error) {
 		return l, nil
 	}
 	var l *live
-	err := e.inPool(ctx, e.accountOf(id), 0, func(ctx context.Context) error {
+	err := e.inPool(ctx, e.accountOf(model.SourceTarget(id)), 0, func(ctx context.Context) error {
 		var err error
 		l, err = e.load(ctx, id)
 		return err

@@ -141,7 +141,7 @@ func TestADeepQueueIsReadAhead(t *testing.T) {
 		}
 	}
 	reads := queues.reads.Load()
-	te.workers.Kick(src.ID)
+	te.workers.Kick(model.SourceTarget(src.ID))
 	var events []model.Event
 	waitFor(t, fmt.Sprintf("%d events", n), func() bool {
 		var err error

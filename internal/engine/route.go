@@ -17,8 +17,8 @@ type router struct {
 	maxHops   int
 	subs      []model.Subscription // the owner's, and the creator's exact ones
 	autos     []model.AutoSubscription
-	kicked    map[string]bool // listener sources given work
-	delivered bool            // webhook deliveries queued
+	kicked    map[model.Target]bool // listeners given work
+	delivered bool                  // webhook deliveries queued
 }
 
 // newestOrder stands for the creation order of a source being created: it
@@ -29,7 +29,7 @@ const newestOrder = math.MaxUint64
 // Subscriptions live in the account that made them: the source's owner,
 // and its creator when the owner is an organization.
 func newRouter(ctx context.Context, st store.Store, src model.Emitter, maxHops int) (*router, error) {
-	r := &router{src: src, maxHops: maxHops, kicked: map[string]bool{}}
+	r := &router{src: src, maxHops: maxHops, kicked: map[model.Target]bool{}}
 	owners := []string{src.OwnerID}
 	if src.UserID != "" && src.UserID != src.OwnerID {
 		owners = append(owners, src.UserID)
@@ -62,13 +62,13 @@ func newRouter(ctx context.Context, st store.Store, src model.Emitter, maxHops i
 }
 
 // listeners returns who gets an event of the given channel.
-func (r *router) listeners(channel string) []string {
+func (r *router) listeners(channel string) []model.Listener {
 	seen := map[string]bool{}
-	var out []string
-	add := func(id string) {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+	var out []model.Listener
+	add := func(l model.Listener) {
+		if !seen[l.ID] {
+			seen[l.ID] = true
+			out = append(out, l)
 		}
 	}
 	for _, s := range r.subs {
@@ -78,14 +78,14 @@ func (r *router) listeners(channel string) []string {
 			continue
 		}
 		if s.EventName == channel && ids.Matches(s.EmitterID, r.src.ID) {
-			add(s.ListenerID)
+			add(s.Listener())
 		}
 	}
 	for _, a := range r.autos {
 		// The specification: an auto-subscription applies to emitters
 		// created after it; existing ones need a subscription.
 		if a.EventName == channel && a.AppliesTo(r.src) {
-			add(a.ListenerID)
+			add(a.Listener())
 		}
 	}
 	return out
@@ -95,17 +95,17 @@ func (r *router) listeners(channel string) []string {
 // through hops subscription hops.
 func (r *router) route(ev model.Event, hops int) store.Routed {
 	var out store.Routed
-	for _, id := range r.listeners(ev.Name) {
-		kind, _ := ids.Of(id)
-		switch kind {
-		case ids.Source, ids.Workflow:
+	for _, l := range r.listeners(ev.Name) {
+		if t, runs := l.Target(); runs {
 			if hops+1 > r.maxHops {
 				continue // a loop: the commit reports it on $errors
 			}
-			out.Invocations = append(out.Invocations, model.Invocation{TargetID: id, Kind: kindEvent, Event: ev.Data, Hops: hops + 1})
-			r.kicked[id] = true
-		case ids.Webhook:
-			out.Deliveries = append(out.Deliveries, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: id, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+			inv := model.NewInvocation(t, kindEvent, ev.Data)
+			inv.Hops = hops + 1
+			out.Invocations = append(out.Invocations, inv)
+			r.kicked[t] = true
+		} else if l.Kind == model.ListenerWebhook {
+			out.Deliveries = append(out.Deliveries, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: l.ID, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
 			r.delivered = true
 		}
 	}
@@ -142,8 +142,8 @@ func deliveryPayload(ev model.Event) json.RawMessage {
 // run at the hop limit may not reach.
 func (r *router) wouldLoop(events []model.Event) bool {
 	for _, ev := range events {
-		for _, id := range r.listeners(ev.Name) {
-			if ids.Is(id, ids.Source) || ids.Is(id, ids.Workflow) {
+		for _, l := range r.listeners(ev.Name) {
+			if _, runs := l.Target(); runs {
 				return true
 			}
 		}

@@ -23,7 +23,7 @@ func TestRouterListeners(t *testing.T) {
 		{ListenerID: "wh_new_errors", EventName: "$errors", Order: 11},
 		{ListenerID: "wh_logs", EventName: "$logs", Order: 1},
 	}
-	r := &router{src: src.Emitter(), maxHops: 8, subs: subs, autos: autos, kicked: map[string]bool{}}
+	r := &router{src: src.Emitter(), maxHops: 8, subs: subs, autos: autos, kicked: map[model.Target]bool{}}
 	tests := []struct {
 		channel string
 		want    []string
@@ -35,39 +35,55 @@ func TestRouterListeners(t *testing.T) {
 		{"other", nil},
 	}
 	for _, tt := range tests {
-		if got := r.listeners(tt.channel); !slices.Equal(got, tt.want) {
+		if got := listenerIDs(r.listeners(tt.channel)); !slices.Equal(got, tt.want) {
 			t.Errorf("listeners(%q) = %v, want %v", tt.channel, got, tt.want)
 		}
 	}
 	created := src
 	created.Order = newestOrder // a source being created: every stored auto-subscription applies
 	r.src = created.Emitter()
-	if got := r.listeners("$errors"); !slices.Equal(got, []string{"wh_old_errors", "wh_new_errors"}) {
+	if got := listenerIDs(r.listeners("$errors")); !slices.Equal(got, []string{"wh_old_errors", "wh_new_errors"}) {
 		t.Errorf("listeners of a new source's $errors = %v", got)
 	}
 }
 
+// listenerIDs are the ids of listeners, in order.
+func listenerIDs(listeners []model.Listener) []string {
+	var out []string
+	for _, l := range listeners {
+		out = append(out, l.ID)
+	}
+	return out
+}
+
+// TestRouteByListenerKind: a subscription's listener runs (a source or
+// a workflow) or is delivered to (a webhook) as its kind says; one
+// stored before subscriptions named it, as its id says.
 func TestRouteByListenerKind(t *testing.T) {
 	t.Parallel()
-	r := &router{src: model.Emitter{ID: "dc_me"}, maxHops: 2, kicked: map[string]bool{}, subs: []model.Subscription{
+	r := &router{src: model.Emitter{ID: "dc_me"}, maxHops: 2, kicked: map[model.Target]bool{}, subs: []model.Subscription{
 		{EmitterID: "dc_me", ListenerID: "dc_next"}, {EmitterID: "dc_me", ListenerID: "wh_1"}, {EmitterID: "dc_me", ListenerID: "p_flow"},
+		// The kind, not the id, says what a listener is.
+		{EmitterID: "dc_me", ListenerID: "named_flow", ListenerKind: model.ListenerWorkflow},
+		{EmitterID: "dc_me", ListenerID: "named_hook", ListenerKind: model.ListenerWebhook},
 	}}
 	ev := model.Event{ID: "1-0", EmitterID: "dc_me", Data: []byte(`{"a":1}`)}
 	out := r.route(ev, 0)
-	var got []string
+	var got []model.Target
 	for _, inv := range out.Invocations {
-		got = append(got, inv.TargetID)
+		got = append(got, inv.Target())
 		if inv.Hops != 1 || inv.Kind != kindEvent || string(inv.Event) != `{"a":1}` {
 			t.Errorf("invocation %+v", inv)
 		}
 	}
-	if !slices.Equal(got, []string{"dc_next", "p_flow"}) {
-		t.Errorf("invocations of %v, want the source and the workflow listener", got)
+	want := []model.Target{model.SourceTarget("dc_next"), model.WorkflowTarget("p_flow"), model.WorkflowTarget("named_flow")}
+	if !slices.Equal(got, want) {
+		t.Errorf("invocations of %v, want %v", got, want)
 	}
-	if len(out.Deliveries) != 1 || out.Deliveries[0].ListenerID != "wh_1" {
+	if len(out.Deliveries) != 2 || out.Deliveries[0].ListenerID != "wh_1" || out.Deliveries[1].ListenerID != "named_hook" {
 		t.Errorf("deliveries %+v", out.Deliveries)
 	}
-	if !r.kicked["dc_next"] || !r.kicked["p_flow"] || !r.delivered {
+	if !r.kicked[want[0]] || !r.kicked[want[1]] || !r.kicked[want[2]] || !r.delivered {
 		t.Error("route did not note whom it gave work")
 	}
 	if out := r.route(ev, 2); len(out.Invocations) != 0 {
@@ -97,7 +113,7 @@ func TestOrgSourceRouting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := r.listeners("")
+	got := listenerIDs(r.listeners(""))
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"wh_member_exact", "wh_team"}) {
 		t.Errorf("listeners %v", got)

@@ -50,14 +50,15 @@ var errSwapped = errors.New("engine: the source was updated or deleted during th
 // transaction unless it grows large). When more may be queued it asks for
 // another turn at the back of the scheduler's queue. A failure leaves the invocations queued
 // and tries the target again after retryDelay.
-func (e *Engine) drain(ctx context.Context, id string) {
+func (e *Engine) drain(ctx context.Context, target model.Target) {
+	id := target.ID
 	if !e.owns(id) {
 		e.ahead.drop(id)
 		return // another node owns it now: it drains it
 	}
 	invs, err := e.nextBatch(ctx, id)
 	if err == nil && len(invs) > 0 {
-		err = e.runBatch(ctx, e.runnerOf(id), id, invs)
+		err = e.runBatch(ctx, e.runnerOf(target), id, invs)
 	}
 	if err != nil || ctx.Err() != nil {
 		e.ahead.drop(id) // its invocations are read again, in order
@@ -66,14 +67,14 @@ func (e *Engine) drain(ctx context.Context, id string) {
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, errSwapped):
-		e.workers.Kick(id)
+		e.workers.Kick(target)
 	case errors.As(err, &throttled):
-		e.workers.KickAfter(id, throttled.wait)
+		e.workers.KickAfter(target, throttled.wait)
 	case err != nil:
 		e.log.Error("invocations failed; retrying", "target", id, "err", err)
-		e.workers.KickAfter(id, retryDelay)
+		e.workers.KickAfter(target, retryDelay)
 	case len(invs) > 0:
-		e.workers.Kick(id) // there may be more
+		e.workers.Kick(target) // there may be more
 	}
 }
 
@@ -299,11 +300,11 @@ func (e *Engine) afterCommit(r *router, events []model.Event) {
 			continue
 		}
 		if rec, err := decodeDelayed(ev.Data); err == nil {
-			e.delayed.Note(ev.EmitterID, rec.DueMs)
+			e.delayed.Note(r.src.Target(), rec.DueMs) // a commit's events are its emitter's
 		}
 	}
-	for id := range r.kicked {
-		e.kick(id)
+	for t := range r.kicked {
+		e.kick(t)
 	}
 	if r.delivered {
 		e.deliverer.Poke()

@@ -112,7 +112,7 @@ func TestInactiveSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	te.workers.Kick(inv.TargetID)
+	te.workers.Kick(inv.Target())
 	te.runAll(src.ID, `"manual"`)
 	te.waitEvents(src.ID, "", 1)
 	waitFor(t, "both invocations", te.workers.Idle)

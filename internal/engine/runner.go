@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -47,9 +46,9 @@ type batch struct {
 	pending *pendingRuns
 }
 
-// runnerOf is the runner of the target that id names.
-func (e *Engine) runnerOf(id string) runner {
-	if ids.Is(id, ids.Workflow) {
+// runnerOf is the runner of t.
+func (e *Engine) runnerOf(t model.Target) runner {
+	if t.IsWorkflow() {
 		return workflowRunner{e}
 	}
 	return sourceRunner{e}

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/fount-dev/fount/internal/component"
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -114,7 +113,7 @@ func (e *Engine) sourceMaps(l *live) []*component.SourceMap {
 // its own (an action's test run) is no stored workflow's: its maps are
 // parsed for the one error.
 func (e *Engine) stepMaps(lf *liveFlow, step model.WorkflowStep) []*component.SourceMap {
-	if !ids.Is(lf.wf.ID, ids.Workflow) {
+	if lf.action {
 		return parseMaps(step.BundleMap, step.SourceMap)
 	}
 	key := fmt.Sprintf("step %s version %d at %d: %s", lf.wf.ID, lf.wf.Version, lf.wf.UpdatedAt, step.Name)

@@ -90,8 +90,8 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	if err != nil {
 		return model.Workflow{}, err
 	}
-	e.changed(id)
-	e.kick(id) // queued executions pick up the new version
+	e.changed(model.WorkflowTarget(id))
+	e.kick(model.WorkflowTarget(id)) // queued executions pick up the new version
 	return stored, nil
 }
 

@@ -12,9 +12,9 @@ import (
 
 // CreateSubscription subscribes listener to emitter's channel event for owner,
 // and returns the subscription (the one that existed, when it did).
-func (e *Engine) CreateSubscription(ctx context.Context, owner, emitter, listener, event string) (model.Subscription, error) {
+func (e *Engine) CreateSubscription(ctx context.Context, owner, emitter string, listener model.Listener, event string) (model.Subscription, error) {
 	return e.store.PutSubscription(ctx, model.Subscription{
-		ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: emitter, ListenerID: listener,
+		ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: emitter, ListenerID: listener.ID, ListenerKind: listener.Kind,
 		EventName: event, CreatedAt: e.clock.Now().Unix(),
 	})
 }
@@ -27,8 +27,9 @@ func (e *Engine) DeleteSubscription(ctx context.Context, owner, emitter, listene
 
 // CreateAutoSubscription subscribes listener to channel event of every emitter
 // owner creates from now on.
-func (e *Engine) CreateAutoSubscription(ctx context.Context, owner, listener, event string) (model.AutoSubscription, error) {
+func (e *Engine) CreateAutoSubscription(ctx context.Context, owner string, listener model.Listener, event string) (model.AutoSubscription, error) {
 	return e.store.PutAutoSubscription(ctx, model.AutoSubscription{
-		ID: ids.New(ids.Subscription), OwnerID: owner, ListenerID: listener, EventName: event, CreatedAt: e.clock.Now().Unix(),
+		ID: ids.New(ids.Subscription), OwnerID: owner, ListenerID: listener.ID, ListenerKind: listener.Kind,
+		EventName: event, CreatedAt: e.clock.Now().Unix(),
 	})
 }

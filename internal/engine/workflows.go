@@ -125,7 +125,7 @@ func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (model
 		return model.Workflow{}, workflowStoreError(err, wf.NameSlug)
 	}
 	e.startWorkflowTriggers(stored)
-	e.changed(stored.ID)
+	e.changed(model.WorkflowTarget(stored.ID))
 	return stored, nil
 }
 
@@ -153,10 +153,10 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 	if err != nil {
 		return model.Workflow{}, workflowStoreError(err, wf.NameSlug)
 	}
-	e.stopTriggers(id)
+	e.stopTriggers(model.WorkflowTarget(id))
 	e.startWorkflowTriggers(stored)
-	e.changed(id)
-	e.kick(id) // queued executions pick up the new version
+	e.changed(model.WorkflowTarget(id))
+	e.kick(model.WorkflowTarget(id)) // queued executions pick up the new version
 	return stored, nil
 }
 
@@ -184,9 +184,9 @@ func (e *Engine) rewriteWorkflow(id string, write func(at int64) (model.Workflow
 	if err != nil {
 		return model.Workflow{}, err
 	}
-	e.stopTriggers(id)
+	e.stopTriggers(model.WorkflowTarget(id))
 	e.startWorkflowTriggers(wf)
-	e.changed(id)
+	e.changed(model.WorkflowTarget(id))
 	return wf, nil
 }
 
@@ -203,8 +203,8 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 	if err := e.store.DeleteWorkflow(ctx, id); err != nil {
 		return err
 	}
-	e.stopTriggers(id)
-	e.changed(id)
+	e.stopTriggers(model.WorkflowTarget(id))
+	e.changed(model.WorkflowTarget(id))
 	e.flows.forget(id)
 	e.throttles.forget(id)
 	e.wholeIndexes.Delete(id)
@@ -226,11 +226,11 @@ func (e *Engine) RunWorkflow(ctx context.Context, id string, event json.RawMessa
 	if err != nil {
 		return "", err
 	}
-	inv, err := e.enqueueWithin(ctx, model.Invocation{TargetID: id, Kind: kindManual, Event: event}, wf.QueueSize)
+	inv, err := e.enqueueWithin(ctx, model.NewInvocation(model.WorkflowTarget(id), kindManual, event), wf.QueueSize)
 	if err != nil {
 		return "", fmt.Errorf("engine: queue a run of %s: %w", id, err)
 	}
-	e.kick(id)
+	e.kick(model.WorkflowTarget(id))
 	return ids.ExecutionID(id, inv.ID), nil
 }
 
@@ -319,7 +319,7 @@ func (e *Engine) SetWorkflowControls(ctx context.Context, id string, c model.Con
 	})
 	if err == nil {
 		e.throttles.forget(id)
-		e.kick(id) // a looser control may let waiting executions start
+		e.kick(model.WorkflowTarget(id)) // a looser control may let waiting executions start
 	}
 	return wf, err
 }
@@ -390,7 +390,7 @@ func (e *Engine) prepareTrigger(wf *model.Workflow, t TriggerRequest, previous *
 			owner = t.SubscriptionOwner
 		}
 		sub := &model.Subscription{ID: ids.New(ids.Subscription), OwnerID: owner, EmitterID: t.EmitterID,
-			ListenerID: wf.ID, EventName: t.EventName, CreatedAt: e.clock.Now().Unix()}
+			ListenerID: wf.ID, ListenerKind: model.ListenerWorkflow, EventName: t.EventName, CreatedAt: e.clock.Now().Unix()}
 		return out, sub, nil
 	case model.TriggerManual:
 	default:
@@ -635,11 +635,11 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 	switch wf.Trigger.Type {
 	case model.TriggerHTTP:
 		e.endpoints.set(wf.ID, map[component.EndpointToken]endpoint{
-			wf.Trigger.Endpoint: {sourceID: wf.ID, account: wf.UserID, customResponse: wf.Trigger.Respond, workflow: true, tokenHash: wf.Trigger.TokenHash, queueSize: wf.QueueSize},
+			wf.Trigger.Endpoint: {target: model.WorkflowTarget(wf.ID), account: wf.UserID, customResponse: wf.Trigger.Respond, tokenHash: wf.Trigger.TokenHash, queueSize: wf.QueueSize},
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {
-			e.timers.Arm(wf.ID, time.Unix(wf.UpdatedAt, 0), map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
+			e.timers.Arm(model.WorkflowTarget(wf.ID), time.Unix(wf.UpdatedAt, 0), map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
 		}
 	}
 }

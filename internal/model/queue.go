@@ -2,7 +2,48 @@ package model
 
 import (
 	"encoding/json"
+
+	"github.com/fount-dev/fount/internal/ids"
 )
+
+// TargetKind is what runs invocations: a source or a workflow.
+type TargetKind string
+
+// The kinds of targets.
+const (
+	TargetSource   TargetKind = "source"
+	TargetWorkflow TargetKind = "workflow"
+)
+
+// Target names a source or a workflow: what queued invocations, timers,
+// endpoints and subscriptions lead to. It is comparable, a map key.
+type Target struct {
+	Kind TargetKind
+	ID   string
+}
+
+// SourceTarget and WorkflowTarget name a source and a workflow.
+func SourceTarget(id string) Target   { return Target{Kind: TargetSource, ID: id} }
+func WorkflowTarget(id string) Target { return Target{Kind: TargetWorkflow, ID: id} }
+
+// String is the target as logs name it: its kind and id.
+func (t Target) String() string { return string(t.Kind) + " " + t.ID }
+
+// IsWorkflow reports whether the target is a workflow.
+func (t Target) IsWorkflow() bool { return t.Kind == TargetWorkflow }
+
+// TargetOfStored is the target that id names, for a record stored before
+// records named their target's kind (an invocation queued, or a
+// subscription made, by an older fount): what its id says.
+func TargetOfStored(id string) (Target, bool) {
+	switch kind, _ := ids.Of(id); kind {
+	case ids.Source:
+		return SourceTarget(id), true
+	case ids.Workflow:
+		return WorkflowTarget(id), true
+	}
+	return Target{}, false
+}
 
 // Invocation is durable work for one source: an HTTP request, a timer
 // fire, a manual run, or an event delivered through a subscription. It
@@ -12,14 +53,31 @@ type Invocation struct {
 	ID string `json:"id"` // assigned by EnqueueInvocation; increasing per store
 	// TargetID is the source or workflow that runs it (stored as
 	// source_id, its name from before workflows).
-	TargetID string          `json:"source_id"`
-	Kind     InvocationKind  `json:"kind"` // why it runs, set by the engine
-	Event    json.RawMessage `json:"event"`
-	Hops     int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
+	TargetID string `json:"source_id"`
+	// TargetKind is what TargetID names; one queued before invocations
+	// named it has none, and Target tells it from the id.
+	TargetKind TargetKind      `json:"target_kind,omitempty"`
+	Kind       InvocationKind  `json:"kind"` // why it runs, set by the engine
+	Event      json.RawMessage `json:"event"`
+	Hops       int             `json:"hops,omitempty"` // subscription hops that led here (loop bound)
 	// ReplyTo names the in-memory waiter of a customResponse request; it
 	// is meaningless after a restart, when nobody waits any more.
 	ReplyTo      string `json:"reply_to,omitempty"`
 	EnqueuedAtMs int64  `json:"enqueued_at_ms"`
+}
+
+// NewInvocation is an invocation of target, queued for why.
+func NewInvocation(target Target, why InvocationKind, event json.RawMessage) Invocation {
+	return Invocation{TargetID: target.ID, TargetKind: target.Kind, Kind: why, Event: event}
+}
+
+// Target is what runs the invocation.
+func (inv Invocation) Target() Target {
+	if inv.TargetKind != "" {
+		return Target{Kind: inv.TargetKind, ID: inv.TargetID}
+	}
+	t, _ := TargetOfStored(inv.TargetID)
+	return t
 }
 
 // InvocationKind is why an invocation runs: the trigger that queued it,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/ids"
 )
 
 // Source is a deployed component.
@@ -47,17 +48,73 @@ type Subscription struct {
 	OwnerID    string `json:"owner_id"`
 	EmitterID  string `json:"emitter_id"`
 	ListenerID string `json:"listener_id"`
-	EventName  string `json:"event_name"` // "" for the default channel
-	CreatedAt  int64  `json:"created_at"`
+	// ListenerKind is what ListenerID names; one stored before
+	// subscriptions named it has none, and Listener tells it from the id.
+	ListenerKind ListenerKind `json:"listener_kind,omitempty"`
+	EventName    string       `json:"event_name"` // "" for the default channel
+	CreatedAt    int64        `json:"created_at"`
 }
+
+// ListenerKind is what a subscription delivers to.
+type ListenerKind string
+
+// The kinds of listeners: a source or a workflow runs with the event, a
+// webhook receives it.
+const (
+	ListenerSource   ListenerKind = "source"
+	ListenerWorkflow ListenerKind = "workflow"
+	ListenerWebhook  ListenerKind = "webhook"
+)
+
+// Listener names what a subscription delivers to.
+type Listener struct {
+	Kind ListenerKind
+	ID   string
+}
+
+// Target is the source or workflow the listener runs; false for a
+// webhook.
+func (l Listener) Target() (Target, bool) {
+	switch l.Kind {
+	case ListenerSource:
+		return SourceTarget(l.ID), true
+	case ListenerWorkflow:
+		return WorkflowTarget(l.ID), true
+	}
+	return Target{}, false
+}
+
+// listenerOf is the listener a subscription names: kind, or for one
+// stored before subscriptions named it, what its id says.
+func listenerOf(kind ListenerKind, id string) Listener {
+	if kind != "" {
+		return Listener{Kind: kind, ID: id}
+	}
+	switch stored, _ := ids.Of(id); stored {
+	case ids.Source:
+		kind = ListenerSource
+	case ids.Workflow:
+		kind = ListenerWorkflow
+	case ids.Webhook:
+		kind = ListenerWebhook
+	}
+	return Listener{Kind: kind, ID: id}
+}
+
+// Listener is what the subscription delivers to.
+func (s Subscription) Listener() Listener { return listenerOf(s.ListenerKind, s.ListenerID) }
+
+// Listener is what the auto-subscription delivers to.
+func (a AutoSubscription) Listener() Listener { return listenerOf(a.ListenerKind, a.ListenerID) }
 
 // AutoSubscription delivers $errors or $logs of emitters created after it.
 type AutoSubscription struct {
-	ID         string `json:"id"` // sub_...
-	OwnerID    string `json:"owner_id"`
-	ListenerID string `json:"listener_id"`
-	EventName  string `json:"event_name"` // $errors or $logs
-	CreatedAt  int64  `json:"created_at"`
+	ID           string       `json:"id"` // sub_...
+	OwnerID      string       `json:"owner_id"`
+	ListenerID   string       `json:"listener_id"`
+	ListenerKind ListenerKind `json:"listener_kind,omitempty"` // as Subscription's
+	EventName    string       `json:"event_name"`              // $errors or $logs
+	CreatedAt    int64        `json:"created_at"`
 	// Order is the store's creation order, shared with sources (assigned
 	// by PutAutoSubscription; 0 for records stored before it existed).
 	Order uint64 `json:"order,omitempty"`
@@ -66,6 +123,7 @@ type AutoSubscription struct {
 // Emitter is what routing needs to know of a source or a workflow whose
 // events it routes: who it is, whose, and when it was created.
 type Emitter struct {
+	Kind    TargetKind
 	ID      string
 	OwnerID string
 	UserID  string // who created it
@@ -76,8 +134,11 @@ type Emitter struct {
 
 // Emitter is src as an emitter of events.
 func (src Source) Emitter() Emitter {
-	return Emitter{ID: src.ID, OwnerID: src.OwnerID, UserID: src.UserID, Order: src.Order, CreatedAt: src.CreatedAt}
+	return Emitter{Kind: TargetSource, ID: src.ID, OwnerID: src.OwnerID, UserID: src.UserID, Order: src.Order, CreatedAt: src.CreatedAt}
 }
+
+// Target is the source or workflow that emits.
+func (em Emitter) Target() Target { return Target{Kind: em.Kind, ID: em.ID} }
 
 // AppliesTo reports whether a covers src: src was created after a. When
 // both records are from before creation orders existed, they compare by

@@ -142,7 +142,7 @@ type Execution struct {
 
 // Emitter is wf as an emitter of events: its steps' emits and errors.
 func (wf Workflow) Emitter() Emitter {
-	return Emitter{ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Order: wf.Order, CreatedAt: wf.CreatedAt}
+	return Emitter{Kind: TargetWorkflow, ID: wf.ID, OwnerID: wf.OwnerID, UserID: wf.UserID, Order: wf.Order, CreatedAt: wf.CreatedAt}
 }
 
 // Controls are a workflow's execution controls.

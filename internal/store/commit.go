@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store/internal/kv"
 )
@@ -388,7 +387,7 @@ func enqueueRouted(tx kv.Tx, nowMs int64, r Routed) error {
 		tx.Spend(0, len(inv.Event)+routedOverhead)
 	}
 	for _, d := range r.Deliveries {
-		if ids.Is(d.ListenerID, ids.Webhook) {
+		if d.What() == model.DeliveryToWebhook {
 			ok, err := hasRecord(tx, kv.Webhooks, d.ListenerID)
 			if err != nil {
 				return err

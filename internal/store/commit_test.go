@@ -13,11 +13,12 @@ import (
 )
 
 // failAt routes every event to nothing, and fails the transaction that
-// routes the event whose data is n: a crash in the middle of a commit.
+// routes the event whose data is n (to a workflow's send of a status the
+// store refuses): a crash in the middle of a commit.
 func failAt(n int) func(model.Event) Routed {
 	return func(e model.Event) Routed {
 		if string(e.Data) == fmt.Sprint(n) {
-			return Routed{Deliveries: []model.Delivery{{ListenerID: "dc_listener", Status: "no such status"}}}
+			return Routed{Deliveries: []model.Delivery{{Kind: model.DeliverySendHTTP, ListenerID: "p_listener", Status: "no such status"}}}
 		}
 		return Routed{}
 	}

@@ -121,7 +121,8 @@ func TestEnqueueInvocationConcurrent(t *testing.T) {
 			t.Fatalf("%d distinct ids, want 80", len(seen))
 		}
 		total := 0
-		for _, src := range must(b.SourcesWithPending(ctx)) {
+		for _, target := range must(b.TargetsWithPending(ctx)) {
+			src := target.ID
 			list := must(b.PendingInvocations(ctx, src, 1000))
 			for i := 1; i < len(list); i++ {
 				if must(strconv.Atoi(list[i-1].ID)) >= must(strconv.Atoi(list[i].ID)) {
@@ -136,23 +137,30 @@ func TestEnqueueInvocationConcurrent(t *testing.T) {
 	})
 }
 
-func TestSourcesWithPending(t *testing.T) {
+// TestTargetsWithPending: the sources and workflows with queued
+// invocations, each named with its kind: as the invocation says, or for
+// one queued before invocations named it (mustEnqueue's), as its id does.
+func TestTargetsWithPending(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b testStore) {
 		invs := map[string][]model.Invocation{}
 		for _, src := range []string{"dc_2", "dc_1", "dc_3", "dc_2"} {
 			invs[src] = append(invs[src], mustEnqueue(t, b, src))
 		}
+		flow, err := b.EnqueueInvocation(ctx, model.NewInvocation(model.WorkflowTarget("p_1"), model.InvocationManual, json.RawMessage(`{}`)))
+		wantErr(t, "enqueue a workflow's invocation", err, nil)
+		src := model.SourceTarget
 		steps := []struct {
 			name     string
 			complete model.Invocation
-			want     []string
+			want     []model.Target
 		}{
-			{"all queued", model.Invocation{}, []string{"dc_1", "dc_2", "dc_3"}},
-			{"dc_1 done", invs["dc_1"][0], []string{"dc_2", "dc_3"}},
-			{"one of dc_2 done", invs["dc_2"][0], []string{"dc_2", "dc_3"}},
-			{"dc_2 done", invs["dc_2"][1], []string{"dc_3"}},
-			{"dc_3 done", invs["dc_3"][0], []string{}},
+			{"all queued", model.Invocation{}, []model.Target{src("dc_1"), src("dc_2"), src("dc_3"), model.WorkflowTarget("p_1")}},
+			{"dc_1 done", invs["dc_1"][0], []model.Target{src("dc_2"), src("dc_3"), model.WorkflowTarget("p_1")}},
+			{"one of dc_2 done", invs["dc_2"][0], []model.Target{src("dc_2"), src("dc_3"), model.WorkflowTarget("p_1")}},
+			{"dc_2 done", invs["dc_2"][1], []model.Target{src("dc_3"), model.WorkflowTarget("p_1")}},
+			{"dc_3 done", invs["dc_3"][0], []model.Target{model.WorkflowTarget("p_1")}},
+			{"p_1 done", flow, []model.Target{}},
 		}
 		for _, st := range steps {
 			if st.complete.ID != "" {
@@ -160,16 +168,16 @@ func TestSourcesWithPending(t *testing.T) {
 					t.Fatalf("%s: CompleteRun: %v", st.name, err)
 				}
 			}
-			got, err := b.SourcesWithPending(ctx)
+			got, err := b.TargetsWithPending(ctx)
 			wantErr(t, st.name, err, nil)
 			if !slices.Equal(got, st.want) {
-				t.Errorf("%s: SourcesWithPending = %v, want %v", st.name, got, st.want)
+				t.Errorf("%s: TargetsWithPending = %v, want %v", st.name, got, st.want)
 			}
 		}
 		// A source queues again after its queue emptied.
 		mustEnqueue(t, b, "dc_1")
-		if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_1"}) {
-			t.Errorf("SourcesWithPending after re-enqueue = %v", got)
+		if got := must(b.TargetsWithPending(ctx)); !slices.Equal(got, []model.Target{src("dc_1")}) {
+			t.Errorf("TargetsWithPending after re-enqueue = %v", got)
 		}
 	})
 }
@@ -389,8 +397,8 @@ func TestCompleteRunFailureChangesNothing(t *testing.T) {
 		if ids := invIDs(must(b.PendingInvocations(ctx, "dc_1", 0))); !slices.Equal(ids, []string{inv.ID}) {
 			t.Errorf("pending after failed commit = %v", ids)
 		}
-		if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_1"}) {
-			t.Errorf("SourcesWithPending after failed commit = %v", got)
+		if got := must(b.TargetsWithPending(ctx)); !slices.Equal(got, []model.Target{model.SourceTarget("dc_1")}) {
+			t.Errorf("TargetsWithPending after failed commit = %v", got)
 		}
 		if n := len(must(b.ListEvents(ctx, "dc_1", "", 0))); n != 0 {
 			t.Errorf("%d events after failed commit", n)

@@ -105,8 +105,9 @@ type Queues interface {
 	// PendingInvocations returns up to limit queued invocations of a
 	// source, oldest first.
 	PendingInvocations(ctx context.Context, sourceID string, limit int) ([]model.Invocation, error)
-	// SourcesWithPending lists the sources that have queued invocations.
-	SourcesWithPending(ctx context.Context) ([]string, error)
+	// TargetsWithPending lists the sources and workflows that have queued
+	// invocations.
+	TargetsWithPending(ctx context.Context) ([]model.Target, error)
 	// CountPending counts a source's queued invocations, up to limit: a
 	// bound is checked without counting past it.
 	CountPending(ctx context.Context, sourceID string, limit int) (int, error)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store/internal/kv"
 )
@@ -151,7 +150,7 @@ func (r rules) FireTimer(ctx context.Context, inv model.Invocation, prop string,
 		return false, errors.New("store: fire timer: empty source id")
 	}
 	records := kv.Sources
-	if ids.Is(inv.TargetID, ids.Workflow) { // a workflow's timer trigger
+	if inv.Target().IsWorkflow() { // a workflow's timer trigger
 		records = kv.Workflows
 	}
 	fired := false

@@ -120,8 +120,8 @@ func TestDeleteSourceDeletesQueues(t *testing.T) {
 
 		wantErr(t, "DeleteSource", deleteSource(ctx, b, "dc_1"), nil)
 
-		if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2"}) {
-			t.Errorf("SourcesWithPending = %v, want [dc_2]", got)
+		if got := must(b.TargetsWithPending(ctx)); !slices.Equal(got, []model.Target{model.SourceTarget("dc_2")}) {
+			t.Errorf("TargetsWithPending = %v, want [source dc_2]", got)
 		}
 		if n := len(must(b.PendingInvocations(ctx, "dc_1", 0))); n != 0 {
 			t.Errorf("dc_1 has %d pending", n)
@@ -178,8 +178,8 @@ func checkReopenKeepsQueues(t *testing.T, open func() testStore) {
 	b = open()
 	withClock(b, 5000)
 
-	if got := must(b.SourcesWithPending(ctx)); !slices.Equal(got, []string{"dc_2", "dc_3"}) {
-		t.Errorf("SourcesWithPending after reopen = %v", got)
+	if got := must(b.TargetsWithPending(ctx)); !slices.Equal(got, []model.Target{model.SourceTarget("dc_2"), model.SourceTarget("dc_3")}) {
+		t.Errorf("TargetsWithPending after reopen = %v", got)
 	}
 	if got := must(b.PendingInvocations(ctx, "dc_2", 0)); !reflect.DeepEqual(got, []model.Invocation{second}) {
 		t.Errorf("dc_2 pending after reopen = %+v, want %+v", got, second)

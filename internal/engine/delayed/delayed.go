@@ -14,13 +14,15 @@ import (
 
 // Scheduler queues the release of delayed emits when they come due.
 // Its loop ticks every Tick; Stop ends it and waits.
-type Scheduler struct {
+//
+// K names what has emits or executions waiting (the engine's targets).
+type Scheduler[K comparable] struct {
 	clock   clock.Clock
 	log     *slog.Logger
-	release func(sourceID string) error // queues a release invocation
+	release func(target K) error // queues a release invocation
 
 	mu   sync.Mutex
-	due  map[string]int64 // earliest due time per source, epoch ms
+	due  map[K]int64 // earliest due time per target, epoch ms
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -30,12 +32,12 @@ const Tick = 100 * time.Millisecond
 
 // New returns a stopped Scheduler; release queues the release of an
 // id's due emits.
-func New(clk clock.Clock, log *slog.Logger, release func(string) error) *Scheduler {
-	return &Scheduler{clock: clk, log: log, release: release, due: map[string]int64{}}
+func New[K comparable](clk clock.Clock, log *slog.Logger, release func(K) error) *Scheduler[K] {
+	return &Scheduler[K]{clock: clk, log: log, release: release, due: map[K]int64{}}
 }
 
 // Start starts the loop.
-func (d *Scheduler) Start() {
+func (d *Scheduler[K]) Start() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stop != nil {
@@ -59,7 +61,7 @@ func (d *Scheduler) Start() {
 }
 
 // Stop ends the loop and waits for it; it is safe to call twice.
-func (d *Scheduler) Stop() {
+func (d *Scheduler[K]) Stop() {
 	d.mu.Lock()
 	stop := d.stop
 	d.stop = nil
@@ -71,7 +73,7 @@ func (d *Scheduler) Stop() {
 }
 
 // Note records that a source has an event due at dueMs.
-func (d *Scheduler) Note(sourceID string, dueMs int64) {
+func (d *Scheduler[K]) Note(sourceID K, dueMs int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if cur, ok := d.due[sourceID]; !ok || dueMs < cur {
@@ -80,7 +82,7 @@ func (d *Scheduler) Note(sourceID string, dueMs int64) {
 }
 
 // Forget drops a source (deleted).
-func (d *Scheduler) Forget(sourceID string) {
+func (d *Scheduler[K]) Forget(sourceID K) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.due, sourceID)
@@ -88,8 +90,8 @@ func (d *Scheduler) Forget(sourceID string) {
 
 // ReleaseDue queues the release of every source with an event due by now.
 // A release that cannot be queued is tried again on the next tick.
-func (d *Scheduler) ReleaseDue(now time.Time) {
-	var due []string
+func (d *Scheduler[K]) ReleaseDue(now time.Time) {
+	var due []K
 	d.mu.Lock()
 	for id, at := range d.due {
 		if at <= now.UnixMilli() {
@@ -100,7 +102,7 @@ func (d *Scheduler) ReleaseDue(now time.Time) {
 	d.mu.Unlock()
 	for _, id := range due {
 		if err := d.release(id); err != nil {
-			d.log.Error("queue the release of delayed events", "source", id, "err", err)
+			d.log.Error("queue the release of delayed events", "target", id, "err", err)
 			d.Note(id, now.UnixMilli())
 		}
 	}
@@ -108,7 +110,7 @@ func (d *Scheduler) ReleaseDue(now time.Time) {
 
 // Due is the earliest due time noted for an id, in Unix milliseconds; 0
 // for none.
-func (d *Scheduler) Due(id string) int64 {
+func (d *Scheduler[K]) Due(id K) int64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.due[id]

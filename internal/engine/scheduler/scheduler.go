@@ -34,19 +34,21 @@ var ErrStopped = errors.New("engine: stopped")
 // request waits for it, but within the account's share: an account whose
 // code keeps its workers busy waits for one of them to deploy, update or
 // delete (the engine bounds that wait: Run takes a context).
-type Scheduler struct {
-	drain      func(ctx context.Context, sourceID string)
-	accountOf  func(sourceID string) string
+//
+// K names what has queued work to drain (the engine's targets).
+type Scheduler[K comparable] struct {
+	drain      func(ctx context.Context, target K)
+	accountOf  func(target K) string
 	clock      clock.Clock
 	perAccount int
 
 	mu       sync.Mutex
 	cond     *sync.Cond
-	accounts map[string]*accountQueue // accounts with work waiting or running
-	ring     []string                 // accounts with work waiting (and only those), in serving order
-	busy     map[string]string        // source → account, for sources queued or being drained
-	dirty    map[string]bool          // kicked again while being drained
-	retries  map[string]clock.Timer
+	accounts map[string]*accountQueue[K] // accounts with work waiting or running
+	ring     []string                    // accounts with work waiting (and only those), in serving order
+	busy     map[K]string                // target → account, for targets queued or being drained
+	dirty    map[K]bool                  // kicked again while being drained
+	retries  map[K]clock.Timer
 	running  bool
 
 	cancel context.CancelFunc
@@ -55,14 +57,14 @@ type Scheduler struct {
 
 // accountQueue is one account's work: what waits, and how many of its
 // tasks hold a worker.
-type accountQueue struct {
-	waiting []task
+type accountQueue[K comparable] struct {
+	waiting []task[K]
 	running int
 }
 
-// task is a source to drain or a job to run.
-type task struct {
-	source string
+// task is a target to drain or a job to run.
+type task[K comparable] struct {
+	target K
 	job    *job
 }
 
@@ -73,17 +75,19 @@ type job struct {
 	ran  bool          // fn was called
 }
 
-func New(clk clock.Clock, perAccount int, accountOf func(string) string, drain func(ctx context.Context, sourceID string)) *Scheduler {
-	s := &Scheduler{
+// New returns a scheduler whose workers drain a target with drain, in
+// the turn of the account accountOf names.
+func New[K comparable](clk clock.Clock, perAccount int, accountOf func(K) string, drain func(ctx context.Context, target K)) *Scheduler[K] {
+	s := &Scheduler[K]{
 		drain: drain, accountOf: accountOf, clock: clk, perAccount: max(1, perAccount),
-		accounts: map[string]*accountQueue{}, busy: map[string]string{}, dirty: map[string]bool{}, retries: map[string]clock.Timer{},
+		accounts: map[string]*accountQueue[K]{}, busy: map[K]string{}, dirty: map[K]bool{}, retries: map[K]clock.Timer{},
 	}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
 
 // Start starts the workers.
-func (s *Scheduler) Start(workers int) {
+func (s *Scheduler[K]) Start(workers int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.running, s.cancel = true, cancel
@@ -101,7 +105,7 @@ func (s *Scheduler) Start(workers int) {
 					t.job.fn(ctx)
 					close(t.job.done)
 				} else {
-					s.drain(ctx, t.source)
+					s.drain(ctx, t.target)
 				}
 				s.done(account, t)
 			}
@@ -112,7 +116,7 @@ func (s *Scheduler) Start(workers int) {
 // Stop cancels the work in progress, drops the jobs still waiting (their
 // callers get ErrStopped), stops pending retries and waits for the
 // workers. It is safe to call twice, and before Start.
-func (s *Scheduler) Stop() {
+func (s *Scheduler[K]) Stop() {
 	s.mu.Lock()
 	s.running = false
 	for id, t := range s.retries {
@@ -141,14 +145,14 @@ func (s *Scheduler) Stop() {
 // returned. fn's context is cancelled when the scheduler stops. If ctx
 // ends before a worker takes the job, the job is dropped and ctx's error
 // returned; ErrStopped when the scheduler is not running.
-func (s *Scheduler) Run(ctx context.Context, account string, fn func(ctx context.Context)) error {
+func (s *Scheduler[K]) Run(ctx context.Context, account string, fn func(ctx context.Context)) error {
 	j := &job{fn: fn, done: make(chan struct{})}
 	s.mu.Lock()
 	if !s.running {
 		s.mu.Unlock()
 		return ErrStopped
 	}
-	s.enqueueLocked(account, task{job: j})
+	s.enqueueLocked(account, task[K]{job: j})
 	s.mu.Unlock()
 	select {
 	case <-j.done:
@@ -172,7 +176,7 @@ func (s *Scheduler) Run(ctx context.Context, account string, fn func(ctx context
 
 // AccountFull reports whether account holds its whole share of the
 // workers, and what the share is.
-func (s *Scheduler) AccountFull(account string) (bool, int) {
+func (s *Scheduler[K]) AccountFull(account string) (bool, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.accounts[account]
@@ -180,12 +184,12 @@ func (s *Scheduler) AccountFull(account string) (bool, int) {
 }
 
 // dropLocked removes a job that no worker has taken yet.
-func (s *Scheduler) dropLocked(account string, j *job) bool {
+func (s *Scheduler[K]) dropLocked(account string, j *job) bool {
 	q := s.accounts[account]
 	if q == nil {
 		return false
 	}
-	i := slices.IndexFunc(q.waiting, func(t task) bool { return t.job == j })
+	i := slices.IndexFunc(q.waiting, func(t task[K]) bool { return t.job == j })
 	if i < 0 {
 		return false
 	}
@@ -197,15 +201,15 @@ func (s *Scheduler) dropLocked(account string, j *job) bool {
 	return true
 }
 
-// kick tells the scheduler that a source has queued work.
-func (s *Scheduler) Kick(id string) {
+// Kick tells the scheduler that a target has queued work.
+func (s *Scheduler[K]) Kick(id K) {
 	account := s.accountOf(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.kickLocked(account, id)
 }
 
-func (s *Scheduler) kickLocked(account, id string) {
+func (s *Scheduler[K]) kickLocked(account string, id K) {
 	if !s.running {
 		return
 	}
@@ -214,16 +218,16 @@ func (s *Scheduler) kickLocked(account, id string) {
 		return
 	}
 	s.busy[id] = account
-	s.enqueueLocked(account, task{source: id})
+	s.enqueueLocked(account, task[K]{target: id})
 }
 
 // enqueueLocked puts t in account's queue (a drain at the back, a job
 // before the drains), and the account in the ring if it was not waiting
 // already.
-func (s *Scheduler) enqueueLocked(account string, t task) {
+func (s *Scheduler[K]) enqueueLocked(account string, t task[K]) {
 	q := s.accounts[account]
 	if q == nil {
-		q = &accountQueue{}
+		q = &accountQueue[K]{}
 		s.accounts[account] = q
 	}
 	if len(q.waiting) == 0 {
@@ -232,7 +236,7 @@ func (s *Scheduler) enqueueLocked(account string, t task) {
 	if t.job != nil {
 		// Someone waits on a job (an API request): it goes before the
 		// account's queued drains, after its other jobs.
-		i := slices.IndexFunc(q.waiting, func(w task) bool { return w.job == nil })
+		i := slices.IndexFunc(q.waiting, func(w task[K]) bool { return w.job == nil })
 		if i >= 0 {
 			q.waiting = slices.Insert(q.waiting, i, t)
 			s.cond.Signal()
@@ -243,9 +247,9 @@ func (s *Scheduler) enqueueLocked(account string, t task) {
 	s.cond.Signal()
 }
 
-// kickAfter kicks a source after d, unless Stop comes first: the retry of
-// a drain that failed.
-func (s *Scheduler) KickAfter(id string, d time.Duration) {
+// KickAfter kicks a target after d, unless Stop comes first: the retry
+// of a drain that failed.
+func (s *Scheduler[K]) KickAfter(id K, d time.Duration) {
 	account := s.accountOf(id)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -267,7 +271,7 @@ func (s *Scheduler) KickAfter(id string, d time.Duration) {
 // next waits for a task: the first waiting one of the first account in
 // the ring that has a worker to spare. The account goes to the back of
 // the ring if it has more waiting.
-func (s *Scheduler) next() (string, task, bool) {
+func (s *Scheduler[K]) next() (string, task[K], bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for s.running {
@@ -290,12 +294,12 @@ func (s *Scheduler) next() (string, task, bool) {
 		}
 		s.cond.Wait() // nothing can start until work comes or a worker frees up
 	}
-	return "", task{}, false
+	return "", task[K]{}, false
 }
 
 // done ends a task: the account's worker is free again, and a source
 // kicked while it was drained goes to the back of its account's queue.
-func (s *Scheduler) done(account string, t task) {
+func (s *Scheduler[K]) done(account string, t task[K]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.accounts[account]
@@ -307,10 +311,10 @@ func (s *Scheduler) done(account string, t task) {
 		s.forgetIfIdleLocked(account, q)
 		return
 	}
-	id := t.source
+	id := t.target
 	if s.dirty[id] && s.running {
 		delete(s.dirty, id)
-		s.enqueueLocked(account, task{source: id})
+		s.enqueueLocked(account, task[K]{target: id})
 		return
 	}
 	delete(s.dirty, id)
@@ -319,7 +323,7 @@ func (s *Scheduler) done(account string, t task) {
 }
 
 // forgetIfIdleLocked drops an account that has nothing waiting or running.
-func (s *Scheduler) forgetIfIdleLocked(account string, q *accountQueue) {
+func (s *Scheduler[K]) forgetIfIdleLocked(account string, q *accountQueue[K]) {
 	if len(q.waiting) == 0 && q.running == 0 {
 		delete(s.accounts, account)
 		if i := slices.Index(s.ring, account); i >= 0 {
@@ -328,8 +332,8 @@ func (s *Scheduler) forgetIfIdleLocked(account string, q *accountQueue) {
 	}
 }
 
-// idle reports whether no source is queued or being drained.
-func (s *Scheduler) Idle() bool {
+// Idle reports whether no target is queued or being drained.
+func (s *Scheduler[K]) Idle() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.busy) == 0

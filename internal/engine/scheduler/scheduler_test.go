@@ -20,7 +20,7 @@ func TestSchedulerFairnessAndStop(t *testing.T) {
 	var order []string
 	remaining := map[string]int{"dc_busy": 3, "dc_quiet": 1}
 	gate := make(chan struct{}) // the first drain waits until both sources are kicked
-	var s *Scheduler
+	var s *Scheduler[string]
 	s = New(clk, 1, func(string) string { return "" }, func(ctx context.Context, id string) {
 		<-gate
 		mu.Lock()

@@ -22,14 +22,14 @@ import (
 //
 // Stop stops every timer and waits for a fire in progress, so that nothing
 // fires, and nothing touches the store, after it returns.
-type Set struct {
+type Set[K comparable] struct {
 	clock    clock.Clock
 	log      *slog.Logger
-	fire     func(sourceID, prop string, spec component.TimerSpec, due time.Time)
-	lastFire func(sourceID string) (int64, error)
+	fire     func(target K, prop string, spec component.TimerSpec, due time.Time)
+	lastFire func(target K) (int64, error)
 
 	mu      sync.Mutex
-	timers  map[string]map[string]*armed // by source id, then prop
+	timers  map[K]map[string]*armed // by target, then prop
 	running bool
 	firing  sync.WaitGroup
 }
@@ -43,12 +43,12 @@ type armed struct {
 
 // New returns a stopped Set: fire queues a run, and lastFire tells when
 // an id's timer last fired (Unix milliseconds; 0: never).
-func New(clk clock.Clock, log *slog.Logger, fire func(string, string, component.TimerSpec, time.Time), lastFire func(string) (int64, error)) *Set {
-	return &Set{clock: clk, log: log, fire: fire, lastFire: lastFire, timers: map[string]map[string]*armed{}}
+func New[K comparable](clk clock.Clock, log *slog.Logger, fire func(K, string, component.TimerSpec, time.Time), lastFire func(K) (int64, error)) *Set[K] {
+	return &Set[K]{clock: clk, log: log, fire: fire, lastFire: lastFire, timers: map[K]map[string]*armed{}}
 }
 
 // Start lets the set arm timers.
-func (s *Set) Start() {
+func (s *Set[K]) Start() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running = true
@@ -56,7 +56,7 @@ func (s *Set) Start() {
 
 // Stop stops every timer and waits for fires in progress. It is safe to
 // call twice.
-func (s *Set) Stop() {
+func (s *Set[K]) Stop() {
 	s.mu.Lock()
 	s.running = false
 	for id := range s.timers {
@@ -70,7 +70,7 @@ func (s *Set) Stop() {
 // prop name), their intervals counted from anchor (see
 // component.TimerSpec.Schedule). A spec without a valid schedule is
 // logged and skipped.
-func (s *Set) Arm(sourceID string, anchor time.Time, specs map[string]component.TimerSpec) {
+func (s *Set[K]) Arm(sourceID K, anchor time.Time, specs map[string]component.TimerSpec) {
 	s.Remove(sourceID)
 	if len(specs) == 0 {
 		return
@@ -114,7 +114,7 @@ func firstFire(sched component.Schedule, anchor time.Time, lastMs int64) time.Ti
 
 // arm schedules a's fire of the tick due at due (at once when past);
 // s.mu is held.
-func (s *Set) arm(sourceID, prop string, a *armed, due time.Time) {
+func (s *Set[K]) arm(sourceID K, prop string, a *armed, due time.Time) {
 	a.next = s.clock.AfterFunc(max(0, due.Sub(s.clock.Now())), func() {
 		s.mu.Lock()
 		if !s.running || s.timers[sourceID][prop] != a {
@@ -144,13 +144,13 @@ func (s *Set) arm(sourceID, prop string, a *armed, due time.Time) {
 }
 
 // Remove stops every timer of a source.
-func (s *Set) Remove(sourceID string) {
+func (s *Set[K]) Remove(sourceID K) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.removeLocked(sourceID)
 }
 
-func (s *Set) removeLocked(sourceID string) {
+func (s *Set[K]) removeLocked(sourceID K) {
 	for _, a := range s.timers[sourceID] {
 		a.next.Stop()
 	}
@@ -158,7 +158,7 @@ func (s *Set) removeLocked(sourceID string) {
 }
 
 // Count reports how many timers are armed.
-func (s *Set) Count() int {
+func (s *Set[K]) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0

@@ -109,7 +109,7 @@ func TestNodesNameTicksAlike(t *testing.T) {
 	spec := map[string]component.TimerSpec{"t": {IntervalSeconds: &ten}}
 	var mu sync.Mutex
 	dues := map[string][]time.Time{}
-	node := func(name string) *Set {
+	node := func(name string) *Set[string] {
 		s := New(clk, slog.New(slog.DiscardHandler), func(_, _ string, _ component.TimerSpec, due time.Time) {
 			mu.Lock()
 			defer mu.Unlock()

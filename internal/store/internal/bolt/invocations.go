@@ -151,21 +151,28 @@ func (b *Engine) CountPending(ctx context.Context, sourceID string, limit int) (
 	return n, nil
 }
 
-// SourcesWithPending lists the ids of the sources that have queued
-// invocations, in byte order of the id.
-func (b *Engine) SourcesWithPending(ctx context.Context) ([]string, error) {
-	out := []string{}
+// TargetsWithPending lists the sources and workflows that have queued
+// invocations, in byte order of the id; each is named by its first
+// queued invocation.
+func (b *Engine) TargetsWithPending(ctx context.Context) ([]model.Target, error) {
+	out := []model.Target{}
 	err := b.view(ctx, func(tx *bbolt.Tx) error {
 		all := tx.Bucket(bucketInvocations)
 		return all.ForEachBucket(func(name []byte) error {
-			if k, _ := all.Bucket(name).Cursor().First(); k != nil {
-				out = append(out, string(name))
+			k, v := all.Bucket(name).Cursor().First()
+			if k == nil {
+				return nil
 			}
+			var inv model.Invocation
+			if err := json.Unmarshal(v, &inv); err != nil {
+				return fmt.Errorf("decode an invocation of %s: %w", name, err)
+			}
+			out = append(out, inv.Target())
 			return nil
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
+		return nil, fmt.Errorf("store: targets with pending invocations: %w", err)
 	}
 	return out, nil
 }

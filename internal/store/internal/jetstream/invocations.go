@@ -168,44 +168,50 @@ func (s *Engine) CountPending(ctx context.Context, sourceID string, limit int) (
 	return len(entries), nil
 }
 
-// SourcesWithPending lists the ids of the sources that have queued
-// invocations, in byte order of the id. The sources come from the
-// stream's index of subjects, which also holds, for a second or so, the
-// deletion markers of invocations that ran; each is then asked whether
-// it has one still queued.
-func (s *Engine) SourcesWithPending(ctx context.Context) ([]string, error) {
+// TargetsWithPending lists the sources and workflows that have queued
+// invocations, in byte order of the id, each named by one of its queued
+// invocations. The targets come from the stream's index of subjects,
+// which also holds, for a second or so, the deletion markers of
+// invocations that ran; each is then asked whether it has one still
+// queued.
+func (s *Engine) TargetsWithPending(ctx context.Context) ([]model.Target, error) {
 	subjects, err := s.listSubjects(ctx, s.key(tblInvocations)+".>")
 	if err != nil {
-		return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
+		return nil, fmt.Errorf("store: targets with pending invocations: %w", err)
 	}
 	var candidates []string
 	for _, subject := range subjects {
 		parts, err := s.keyParts(tblInvocations, subject)
 		if err != nil || len(parts) != 2 {
-			return nil, fmt.Errorf("store: sources with pending invocations: key %s: %w", subject, err)
+			return nil, fmt.Errorf("store: targets with pending invocations: key %s: %w", subject, err)
 		}
 		candidates = append(candidates, parts[0])
 	}
 	slices.Sort(candidates)
-	out := []string{}
-	for _, src := range slices.Compact(candidates) {
-		queued, err := s.hasQueued(ctx, src)
+	out := []model.Target{}
+	for _, id := range slices.Compact(candidates) {
+		queued, err := s.aQueued(ctx, id)
 		if err != nil {
-			return nil, fmt.Errorf("store: sources with pending invocations: %w", err)
+			return nil, fmt.Errorf("store: targets with pending invocations: %w", err)
 		}
-		if queued {
-			out = append(out, src)
+		if queued == nil {
+			continue
 		}
+		var inv model.Invocation
+		if err := json.Unmarshal(queued, &inv); err != nil {
+			return nil, fmt.Errorf("store: targets with pending invocations: decode an invocation of %s: %w", id, err)
+		}
+		out = append(out, inv.Target())
 	}
 	return out, nil
 }
 
-// hasQueued reports whether sourceID has an invocation queued. The last
-// message of its queue tells at once when it is an invocation, as it is
-// for a busy source; a deletion marker there leaves it to a scan, which
+// aQueued returns one of targetID's queued invocations, or nil when it
+// has none. The last message of its queue is one at once, as it is for
+// a busy target; a deletion marker there leaves it to a scan, which
 // passes over the markers of the last second or so.
-func (s *Engine) hasQueued(ctx context.Context, sourceID string) (bool, error) {
-	filter := s.key(tblInvocations, sourceID) + ".*"
+func (s *Engine) aQueued(ctx context.Context, targetID string) ([]byte, error) {
+	filter := s.key(tblInvocations, targetID) + ".*"
 	var last *jetstream.RawStreamMsg
 	err := s.retry(ctx, func() error {
 		var err error
@@ -214,14 +220,17 @@ func (s *Engine) hasQueued(ctx context.Context, sourceID string) (bool, error) {
 	})
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
-		return false, nil
+		return nil, nil
 	case err != nil:
-		return false, fmt.Errorf("read %s: %w", filter, err)
+		return nil, fmt.Errorf("read %s: %w", filter, err)
 	case last.Header.Get(hdrOperation) != opDelete:
-		return true, nil
+		return last.Data, nil
 	}
 	first, err := s.scanFirst(ctx, filter, 1)
-	return len(first) > 0, err
+	if err != nil || len(first) == 0 {
+		return nil, err
+	}
+	return first[0].value, nil
 }
 
 // invocationKey returns the subject of the queued invocation inv, read

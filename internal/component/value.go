@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/fount-dev/fount/internal/ids"
 )
 
 // MaxPropValue is the specification's limit on a prop value entered as
@@ -95,7 +97,7 @@ func (p Prop) checkScalar(typ PropType, v any, where string) error {
 	case TypeHTTPRequest:
 		return p.checkHTTPRequest(v)
 	case TypeDataStore:
-		if DataStoreRef(v) == "" {
+		if ref, _ := DataStoreRef(v); ref == "" {
 			return propErr(p, `must name one of the account's data stores: its id or name, or {"data_store_id": id}`)
 		}
 	}
@@ -103,16 +105,28 @@ func (p Prop) checkScalar(typ PropType, v any, where string) error {
 }
 
 // DataStoreRef is the data store a data_store prop's decoded value
-// names (an id or a name), or "".
-func DataStoreRef(v any) string {
+// names, or "": by its id (byID), or by its name.
+func DataStoreRef(v any) (ref string, byID bool) {
 	switch v := v.(type) {
 	case string:
-		return strings.TrimSpace(v)
+		ref = strings.TrimSpace(v)
 	case map[string]any:
 		s, _ := v["data_store_id"].(string)
-		return strings.TrimSpace(s)
+		ref = strings.TrimSpace(s)
 	}
-	return ""
+	return ref, ids.Is(ref, ids.DataStore)
+}
+
+// AuthProvisionID is the connected account an app prop's value names,
+// {"authProvisionId": "apn_..."}; false when it names none.
+func AuthProvisionID(raw json.RawMessage) (string, bool) {
+	var v struct {
+		AuthProvisionID string `json:"authProvisionId"`
+	}
+	if json.Unmarshal(raw, &v) != nil || !ids.Is(v.AuthProvisionID, ids.Account) {
+		return "", false
+	}
+	return v.AuthProvisionID, true
 }
 
 // checkOption enforces static options: the value must be one of them,

@@ -142,22 +142,11 @@ func (e *Engine) accountUsers(ctx context.Context, a model.ConnectedAccount) ([]
 
 func usesAccount(props map[string]json.RawMessage, id string) bool {
 	for _, v := range props {
-		if got, ok := authProvisionID(v); ok && got == id {
+		if got, ok := component.AuthProvisionID(v); ok && got == id {
 			return true
 		}
 	}
 	return false
-}
-
-// authProvisionID reads an app prop's value, {"authProvisionId": "apn_..."}.
-func authProvisionID(raw json.RawMessage) (string, bool) {
-	var v struct {
-		AuthProvisionID string `json:"authProvisionId"`
-	}
-	if json.Unmarshal(raw, &v) != nil || !ids.Is(v.AuthProvisionID, ids.Account) {
-		return "", false
-	}
-	return v.AuthProvisionID, true
 }
 
 // checkAppProp checks the value an app prop p is configured with: a
@@ -165,7 +154,7 @@ func authProvisionID(raw json.RawMessage) (string, bool) {
 // owner's get the same answer, so that ids of others' accounts cannot be
 // probed.
 func (e *Engine) checkAppProp(ctx context.Context, p component.Prop, raw json.RawMessage, owner string) error {
-	id, ok := authProvisionID(raw)
+	id, ok := component.AuthProvisionID(raw)
 	if !ok {
 		return &component.PropError{Prop: p.Name, Reason: `must be {"authProvisionId": "apn_..."}, naming a connected account (POST /v1/accounts, fount accounts create)`}
 	}
@@ -244,7 +233,7 @@ func (a accountAuth) Auth(ctx context.Context, propName string) (json.RawMessage
 	if !ok || isNull(raw) {
 		return json.RawMessage(`{}`), nil
 	}
-	id, ok := authProvisionID(raw)
+	id, ok := component.AuthProvisionID(raw)
 	if !ok {
 		return json.RawMessage(`{}`), nil
 	}

@@ -30,13 +30,20 @@ func (e *DataStoreError) Error() string { return e.Reason }
 // maxDataStoreName bounds a data store's name.
 const maxDataStoreName = 128
 
+// isDataStoreID reports whether a data_store prop naming s names a store
+// by its id.
+func isDataStoreID(s string) bool {
+	_, byID := component.DataStoreRef(s)
+	return byID
+}
+
 // CreateDataStore creates owner's data store named name.
 func (e *Engine) CreateDataStore(ctx context.Context, owner, name string) (model.DataStore, error) {
 	name = strings.TrimSpace(name)
 	switch {
 	case name == "" || len(name) > maxDataStoreName:
 		return model.DataStore{}, &DataStoreError{Reason: fmt.Sprintf("a data store needs a name of 1 to %d bytes", maxDataStoreName)}
-	case ids.Is(name, ids.DataStore):
+	case isDataStoreID(name):
 		return model.DataStore{}, &DataStoreError{Reason: "a data store's name cannot look like an id (ds_...): props name stores by id or name"}
 	}
 	ds := model.DataStore{ID: ids.New(ids.DataStore), OwnerID: owner, Name: name, CreatedAt: e.clock.Now().Unix()}
@@ -104,10 +111,10 @@ func (e *Engine) dataStoreOf(ctx context.Context, owner string, raw json.RawMess
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return model.DataStore{}, errors.New("names no data store")
 	}
-	ref := component.DataStoreRef(v)
+	ref, byID := component.DataStoreRef(v)
 	var ds model.DataStore
 	var err error
-	if ids.Is(ref, ids.DataStore) {
+	if byID {
 		ds, err = e.store.GetDataStore(ctx, ref)
 	} else {
 		ds, err = e.store.DataStoreByName(ctx, owner, ref)

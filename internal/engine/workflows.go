@@ -374,11 +374,7 @@ func (e *Engine) prepareTrigger(wf *model.Workflow, t TriggerRequest, previous *
 		}
 		out.Timer = &spec
 	case model.TriggerSource:
-		kind, ok := ids.Of(t.EmitterID)
-		if !ok {
-			kind, ok = ids.GlobOf(t.EmitterID)
-		}
-		if !ok || (kind != ids.Source && kind != ids.Workflow) {
+		if !ids.NamesEmitters(t.EmitterID) {
 			return out, nil, &WorkflowError{Reason: fmt.Sprintf("the source trigger needs an emitter: a source (dc_...) or workflow (p_...) id, or the glob dc_* or p_*; %q is none of them", t.EmitterID)}
 		}
 		if t.EmitterID == wf.ID {

@@ -132,6 +132,16 @@ func GlobOf(s string) (Kind, bool) {
 	return "", false
 }
 
+// NamesEmitters reports whether s names emitters of events: a source's or a
+// workflow's id, or a glob of either kind.
+func NamesEmitters(s string) bool {
+	kind, ok := Of(s)
+	if !ok {
+		kind, ok = GlobOf(s)
+	}
+	return ok && (kind == Source || kind == Workflow)
+}
+
 // Matches reports whether emitter, an id or a glob, covers id.
 func Matches(emitter, id string) bool {
 	if k, ok := GlobOf(emitter); ok {

@@ -66,6 +66,20 @@ func TestIsAndGlobs(t *testing.T) {
 	}
 }
 
+// TestNamesEmitters: a workflow's source trigger takes the id of a
+// source or a workflow, or a glob of either, and nothing else.
+func TestNamesEmitters(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]bool{
+		"dc_abc": true, "p_abc": true, "dc_*": true, "p_*": true,
+		"wh_abc": false, "wh_*": false, "dc_": false, "u_1": false, "": false, "*": false,
+	} {
+		if got := NamesEmitters(s); got != want {
+			t.Errorf("NamesEmitters(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
 // TestDerive: a derived id is its kind's prefix and 22 characters, the
 // same for the same parts, and another for other parts, however they
 // are split.

@@ -72,23 +72,23 @@ func (d *Scheduler[K]) Stop() {
 	d.wg.Wait()
 }
 
-// Note records that a source has an event due at dueMs.
-func (d *Scheduler[K]) Note(sourceID K, dueMs int64) {
+// Note records that a target has an event or execution due at dueMs.
+func (d *Scheduler[K]) Note(target K, dueMs int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if cur, ok := d.due[sourceID]; !ok || dueMs < cur {
-		d.due[sourceID] = dueMs
+	if cur, ok := d.due[target]; !ok || dueMs < cur {
+		d.due[target] = dueMs
 	}
 }
 
-// Forget drops a source (deleted).
-func (d *Scheduler[K]) Forget(sourceID K) {
+// Forget drops a target (deleted).
+func (d *Scheduler[K]) Forget(target K) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.due, sourceID)
+	delete(d.due, target)
 }
 
-// ReleaseDue queues the release of every source with an event due by now.
+// ReleaseDue queues the release of every target with something due by now.
 // A release that cannot be queued is tried again on the next tick.
 func (d *Scheduler[K]) ReleaseDue(now time.Time) {
 	var due []K

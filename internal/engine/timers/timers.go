@@ -66,18 +66,18 @@ func (s *Set[K]) Stop() {
 	s.firing.Wait()
 }
 
-// Arm replaces the timers of a source with one per entry of specs (by
+// Arm replaces the timers of a source or workflow with one per entry of specs (by
 // prop name), their intervals counted from anchor (see
 // component.TimerSpec.Schedule). A spec without a valid schedule is
 // logged and skipped.
-func (s *Set[K]) Arm(sourceID K, anchor time.Time, specs map[string]component.TimerSpec) {
-	s.Remove(sourceID)
+func (s *Set[K]) Arm(target K, anchor time.Time, specs map[string]component.TimerSpec) {
+	s.Remove(target)
 	if len(specs) == 0 {
 		return
 	}
-	last, err := s.lastFire(sourceID)
+	last, err := s.lastFire(target)
 	if err != nil {
-		s.log.Error("read the last timer fire", "source", sourceID, "err", err)
+		s.log.Error("read the last timer fire", "target", target, "err", err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -87,15 +87,15 @@ func (s *Set[K]) Arm(sourceID K, anchor time.Time, specs map[string]component.Ti
 	for prop, spec := range specs {
 		sched, err := spec.Schedule(anchor)
 		if err != nil {
-			s.log.Warn("timer prop has no valid schedule", "source", sourceID, "prop", prop, "err", err)
+			s.log.Warn("timer prop has no valid schedule", "target", target, "prop", prop, "err", err)
 			continue
 		}
 		a := &armed{spec: spec, sched: sched}
-		if s.timers[sourceID] == nil {
-			s.timers[sourceID] = map[string]*armed{}
+		if s.timers[target] == nil {
+			s.timers[target] = map[string]*armed{}
 		}
-		s.timers[sourceID][prop] = a
-		s.arm(sourceID, prop, a, firstFire(sched, anchor, last))
+		s.timers[target][prop] = a
+		s.arm(target, prop, a, firstFire(sched, anchor, last))
 	}
 }
 
@@ -114,10 +114,10 @@ func firstFire(sched component.Schedule, anchor time.Time, lastMs int64) time.Ti
 
 // arm schedules a's fire of the tick due at due (at once when past);
 // s.mu is held.
-func (s *Set[K]) arm(sourceID K, prop string, a *armed, due time.Time) {
+func (s *Set[K]) arm(target K, prop string, a *armed, due time.Time) {
 	a.next = s.clock.AfterFunc(max(0, due.Sub(s.clock.Now())), func() {
 		s.mu.Lock()
-		if !s.running || s.timers[sourceID][prop] != a {
+		if !s.running || s.timers[target][prop] != a {
 			s.mu.Unlock()
 			return // stopped, or removed or replaced meanwhile
 		}
@@ -125,12 +125,12 @@ func (s *Set[K]) arm(sourceID K, prop string, a *armed, due time.Time) {
 		s.mu.Unlock()
 		defer s.firing.Done()
 
-		s.fire(sourceID, prop, a.spec, due)
+		s.fire(target, prop, a.spec, due)
 		fired := s.clock.Now()
 
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if s.running && s.timers[sourceID][prop] == a {
+		if s.running && s.timers[target][prop] == a {
 			// The tick after the one due, as every node names it, unless
 			// that is past already (a catch-up fire): then from now, so
 			// that missed ticks do not fire in a burst.
@@ -138,23 +138,23 @@ func (s *Set[K]) arm(sourceID K, prop string, a *armed, due time.Time) {
 			if !next.After(fired) {
 				next = a.sched.Next(fired)
 			}
-			s.arm(sourceID, prop, a, next)
+			s.arm(target, prop, a, next)
 		}
 	})
 }
 
-// Remove stops every timer of a source.
-func (s *Set[K]) Remove(sourceID K) {
+// Remove stops every timer of a source or workflow.
+func (s *Set[K]) Remove(target K) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.removeLocked(sourceID)
+	s.removeLocked(target)
 }
 
-func (s *Set[K]) removeLocked(sourceID K) {
-	for _, a := range s.timers[sourceID] {
+func (s *Set[K]) removeLocked(target K) {
+	for _, a := range s.timers[target] {
 		a.next.Stop()
 	}
-	delete(s.timers, sourceID)
+	delete(s.timers, target)
 }
 
 // Count reports how many timers are armed.

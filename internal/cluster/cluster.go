@@ -366,22 +366,17 @@ func hash(s string) uint32 {
 
 func leaseName(p int) string { return fmt.Sprintf("partition-%d", p) }
 
-// Kick tells every node that id has queued work.
+// Kick tells every node that t has queued work.
 func (c *Cluster) Kick(t model.Target) {
-	m := targetMessage(c.st.BusSubject("kick"), t)
-	if err := c.nc.PublishMsg(m); err != nil {
-		c.log.Warn("tell the other nodes", "subject", "kick", "err", err)
-	}
+	c.send("kick", targetMessage(c.st.BusSubject("kick"), t))
 }
 
-// Changed tells the other nodes that id changed; this node, which made
+// Changed tells the other nodes that t changed; this node, which made
 // the change, has it already.
 func (c *Cluster) Changed(t model.Target) {
 	m := targetMessage(c.st.BusSubject("changed"), t)
 	m.Header.Set(hdrNode, c.cfg.Node)
-	if err := c.nc.PublishMsg(m); err != nil {
-		c.log.Warn("tell the other nodes", "subject", "changed", "err", err)
-	}
+	c.send("changed", m)
 }
 
 // hdrNode names the node a message between nodes comes from, and
@@ -423,7 +418,16 @@ func targetOf(m *nats.Msg) (model.Target, bool) {
 }
 
 func (c *Cluster) publish(subject string, data []byte, parts ...string) {
-	if err := c.nc.Publish(c.st.BusSubject(append([]string{subject}, parts...)...), data); err != nil {
+	m := nats.NewMsg(c.st.BusSubject(append([]string{subject}, parts...)...))
+	m.Data = data
+	c.send(subject, m)
+}
+
+// send sends m, a message of the kind subject names, to the other nodes;
+// one that cannot be sent is logged (every message between nodes is at
+// most once: the owners sweep their work now and then).
+func (c *Cluster) send(subject string, m *nats.Msg) {
+	if err := c.nc.PublishMsg(m); err != nil {
 		c.log.Warn("tell the other nodes", "subject", subject, "err", err)
 	}
 }

@@ -21,11 +21,12 @@ var DefaultSandboxes = admission.Config{AccountSandboxes: 16, AccountBytes: 1 <<
 // run and failed.
 func (e *Engine) reserveSandbox(ctx context.Context, account, target string, limits sandbox.Limits, deadline time.Time) (func(), error) {
 	wait := cmp.Or(limits.Timeout, e.cfg.Limits.Timeout, 30*time.Second)
-	until := e.clock.Now().Add(wait)
+	now := e.clock.Now()
+	until := now.Add(wait)
 	if !deadline.IsZero() && deadline.Before(until) {
 		until = deadline
 	}
-	ctx, cancel := context.WithTimeout(ctx, until.Sub(e.clock.Now()))
+	ctx, cancel := context.WithTimeout(ctx, until.Sub(now))
 	defer cancel()
 	return e.admission.Acquire(ctx, account, target, cmp.Or(limits.Memory, e.cfg.SandboxMemory))
 }

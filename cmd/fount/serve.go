@@ -7,29 +7,19 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/netip"
-	"net/url"
-	"path/filepath"
-	"strings"
-	"time"
 
-	"github.com/fount-dev/fount/internal/bundle"
-	"github.com/fount-dev/fount/internal/cluster"
-	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/host"
-	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/server"
-	"github.com/fount-dev/fount/internal/store"
 )
 
 func parseServeFlags(args []string, env environment) (server.Config, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
+	d := server.Defaults()
 	cfg := server.Config{Version: currentVersion().Version, BootstrapKey: env.getenv("FOUNT_BOOTSTRAP_API_KEY")}
-	fs.StringVar(&cfg.Addr, "addr", env.or("FOUNT_ADDR", "127.0.0.1:8080"), "listen address (FOUNT_ADDR)")
-	fs.StringVar(&cfg.DataDir, "data-dir", env.or("FOUNT_DATA_DIR", "./fount-data"), "data directory (FOUNT_DATA_DIR)")
+	fs.StringVar(&cfg.Addr, "addr", env.or("FOUNT_ADDR", d.Addr), "listen address (FOUNT_ADDR)")
+	fs.StringVar(&cfg.DataDir, "data-dir", env.or("FOUNT_DATA_DIR", d.DataDir), "data directory (FOUNT_DATA_DIR)")
 	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", env.getenv("FOUNT_SECRET_KEY_FILE"),
 		"the key that seals secret prop values, created on first use (FOUNT_SECRET_KEY_FILE; default <data-dir>/secret.key). Keep it out of the data dir to keep it out of the data dir's backups")
 	fs.StringVar(&cfg.EndpointAddr, "endpoint-addr", env.getenv("FOUNT_ENDPOINT_ADDR"),
@@ -38,7 +28,7 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 		"external base URL of the endpoints, best on a host name of its own (FOUNT_ENDPOINT_URL; default http://<endpoint-addr>, or the public URL with --endpoint-addr api)")
 	fs.IntVar(&cfg.MaxConnections, "max-connections", int(env.int("FOUNT_MAX_CONNECTIONS", 0)),
 		"open connections per listener at most (FOUNT_MAX_CONNECTIONS; default half the open-file limit)")
-	fs.DurationVar(&cfg.RunTimeout, "run-timeout", env.duration("FOUNT_RUN_TIMEOUT", host.DefaultTimeout),
+	fs.DurationVar(&cfg.RunTimeout, "run-timeout", env.duration("FOUNT_RUN_TIMEOUT", d.RunTimeout),
 		"how long a run, a hook or loading a component may take (FOUNT_RUN_TIMEOUT)")
 	fs.IntVar(&cfg.Workers, "workers", int(env.int("FOUNT_WORKERS", 0)),
 		"how many runs, hooks and loads execute at once (FOUNT_WORKERS; default 4)")
@@ -48,70 +38,70 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 	fs.StringVar(&cfg.PublicURL, "public-url", env.getenv("FOUNT_PUBLIC_URL"), "external base URL for endpoint URLs (FOUNT_PUBLIC_URL; default http://<addr>)")
 	fs.BoolVar(&cfg.AllowPrivateEgress, "allow-private-egress", env.getenv("FOUNT_ALLOW_PRIVATE_EGRESS") == "1",
 		"let webhooks and fetch reach loopback and private addresses (FOUNT_ALLOW_PRIVATE_EGRESS=1)")
-	fs.Int64Var(&cfg.QuotaInvocations, "quota-invocations", env.int("FOUNT_QUOTA_INVOCATIONS", engine.DefaultQuotaInvocations),
+	fs.Int64Var(&cfg.QuotaInvocations, "quota-invocations", env.int("FOUNT_QUOTA_INVOCATIONS", d.QuotaInvocations),
 		"daily invocations of a free account (FOUNT_QUOTA_INVOCATIONS)")
-	fs.Int64Var(&cfg.QuotaComputeMs, "quota-compute-ms", env.int("FOUNT_QUOTA_COMPUTE_MS", engine.DefaultQuotaComputeMs),
+	fs.Int64Var(&cfg.QuotaComputeMs, "quota-compute-ms", env.int("FOUNT_QUOTA_COMPUTE_MS", d.QuotaComputeMs),
 		"daily compute milliseconds of a free account (FOUNT_QUOTA_COMPUTE_MS)")
-	fs.IntVar(&cfg.EventsKept, "events-kept", int(env.int("FOUNT_EVENTS_KEPT", 100)),
+	fs.IntVar(&cfg.EventsKept, "events-kept", int(env.int("FOUNT_EVENTS_KEPT", int64(d.EventsKept))),
 		"events kept per source and channel (FOUNT_EVENTS_KEPT; the spec's figure is 100)")
-	fs.IntVar(&cfg.ExecutionsKept, "executions-kept", int(env.int("FOUNT_EXECUTIONS_KEPT", 100)),
+	fs.IntVar(&cfg.ExecutionsKept, "executions-kept", int(env.int("FOUNT_EXECUTIONS_KEPT", int64(d.ExecutionsKept))),
 		"executions kept per workflow, with each step's values and logs (FOUNT_EXECUTIONS_KEPT)")
-	fs.DurationVar(&cfg.StatsKept, "stats-kept", env.duration("FOUNT_STATS_KEPT", store.DefaultStatsKept),
+	fs.DurationVar(&cfg.StatsKept, "stats-kept", env.duration("FOUNT_STATS_KEPT", d.StatsKept),
 		"how long each source's, workflow's and webhook's per-minute statistics are kept; 0 counts none (FOUNT_STATS_KEPT)")
-	fs.DurationVar(&cfg.ExecutionRetryBase, "execution-retry-base", env.duration("FOUNT_EXECUTION_RETRY_BASE", 30*time.Second),
+	fs.DurationVar(&cfg.ExecutionRetryBase, "execution-retry-base", env.duration("FOUNT_EXECUTION_RETRY_BASE", d.ExecutionRetryBase),
 		"the first wait before a failed execution's step is retried (a workflow's retry); each next wait doubles (FOUNT_EXECUTION_RETRY_BASE)")
-	fs.IntVar(&cfg.DataStoreKeys, "data-store-max-keys", int(env.int("FOUNT_DATA_STORE_MAX_KEYS", 10_000)),
+	fs.IntVar(&cfg.DataStoreKeys, "data-store-max-keys", int(env.int("FOUNT_DATA_STORE_MAX_KEYS", int64(d.DataStoreKeys))),
 		"keys one data store may hold (FOUNT_DATA_STORE_MAX_KEYS)")
-	fs.Int64Var(&cfg.DataStoreBytes, "data-store-max-bytes", env.int("FOUNT_DATA_STORE_MAX_BYTES", 2<<20),
+	fs.Int64Var(&cfg.DataStoreBytes, "data-store-max-bytes", env.int("FOUNT_DATA_STORE_MAX_BYTES", d.DataStoreBytes),
 		"bytes of keys and values one data store may hold, at most 3 MiB so that entries() fits one message (FOUNT_DATA_STORE_MAX_BYTES)")
-	fs.IntVar(&cfg.MaxPaused, "max-paused-executions", int(env.int("FOUNT_MAX_PAUSED_EXECUTIONS", 10_000)),
+	fs.IntVar(&cfg.MaxPaused, "max-paused-executions", int(env.int("FOUNT_MAX_PAUSED_EXECUTIONS", int64(d.MaxPaused))),
 		"executions of one workflow that may wait on $.flow.delay, suspend or rerun at once (FOUNT_MAX_PAUSED_EXECUTIONS)")
-	fs.DurationVar(&cfg.ExecutionTimeout, "execution-timeout", env.duration("FOUNT_EXECUTION_TIMEOUT", 5*time.Minute),
+	fs.DurationVar(&cfg.ExecutionTimeout, "execution-timeout", env.duration("FOUNT_EXECUTION_TIMEOUT", d.ExecutionTimeout),
 		"how long a workflow execution may take, all its steps together; each step also has --run-timeout (FOUNT_EXECUTION_TIMEOUT)")
-	fs.IntVar(&cfg.ChannelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", engine.DefaultMaxChannels)),
+	fs.IntVar(&cfg.ChannelsPerSource, "channels-per-source", int(env.int("FOUNT_CHANNELS_PER_SOURCE", int64(d.ChannelsPerSource))),
 		"channels a source may have besides the default one, $errors and $logs; emits to more are dropped (FOUNT_CHANNELS_PER_SOURCE)")
-	fs.IntVar(&cfg.MaxWarm, "max-warm-instances", int(env.int("FOUNT_MAX_WARM_INSTANCES", server.DefaultMaxWarm)),
+	fs.IntVar(&cfg.MaxWarm, "max-warm-instances", int(env.int("FOUNT_MAX_WARM_INSTANCES", int64(d.MaxWarm))),
 		"warm sandbox instances kept across all sources, each a MiB or more; past it the least recently used are closed and restore from their snapshots when next run (FOUNT_MAX_WARM_INSTANCES)")
-	fs.IntVar(&cfg.AccountSandboxes, "account-sandboxes", int(env.int("FOUNT_ACCOUNT_SANDBOXES", int64(engine.DefaultSandboxes.AccountSandboxes))),
+	fs.IntVar(&cfg.AccountSandboxes, "account-sandboxes", int(env.int("FOUNT_ACCOUNT_SANDBOXES", int64(d.AccountSandboxes))),
 		"sandboxes one account's calls hold at once, across its sources, its workflows' concurrency and its actions; past it calls wait, until their time limit at most (FOUNT_ACCOUNT_SANDBOXES)")
-	fs.Int64Var(&cfg.AccountSandboxMemory, "account-sandbox-memory", env.int("FOUNT_ACCOUNT_SANDBOX_MEMORY", engine.DefaultSandboxes.AccountBytes),
+	fs.Int64Var(&cfg.AccountSandboxMemory, "account-sandbox-memory", env.int("FOUNT_ACCOUNT_SANDBOX_MEMORY", d.AccountSandboxMemory),
 		"bytes of the memory limits of the sandboxes one account holds at once (FOUNT_ACCOUNT_SANDBOX_MEMORY)")
-	fs.Int64Var(&cfg.SandboxMemory, "sandbox-memory", env.int("FOUNT_SANDBOX_MEMORY", engine.DefaultSandboxes.ServerBytes),
+	fs.Int64Var(&cfg.SandboxMemory, "sandbox-memory", env.int("FOUNT_SANDBOX_MEMORY", d.SandboxMemory),
 		"bytes of the memory limits of the sandboxes all accounts hold at once: about half the machine's memory (FOUNT_SANDBOX_MEMORY)")
 	fs.StringVar(&cfg.Engine, "engine", cmp.Or(env.getenv("FOUNT_ENGINE"), host.DefaultEngine()),
 		"what runs components' code: wasm2go (the guest translated to Go; in binaries built by make build) or wazero (FOUNT_ENGINE)")
 	fs.StringVar(&cfg.NpmRegistry, "npm-registry", env.getenv("FOUNT_NPM_REGISTRY"),
 		"npm registry that components' package imports resolve against at deploy (FOUNT_NPM_REGISTRY; default the registry npm on this machine is configured with)")
-	fs.IntVar(&cfg.MaxBundle, "max-bundle-size", int(env.int("FOUNT_MAX_BUNDLE_SIZE", bundle.DefaultMaxBundle)),
+	fs.IntVar(&cfg.MaxBundle, "max-bundle-size", int(env.int("FOUNT_MAX_BUNDLE_SIZE", int64(d.MaxBundle))),
 		"bytes a component's code may have once its npm packages are bundled in (FOUNT_MAX_BUNDLE_SIZE)")
-	fs.DurationVar(&cfg.NpmTimeout, "npm-timeout", env.duration("FOUNT_NPM_TIMEOUT", bundle.DefaultTimeout),
+	fs.DurationVar(&cfg.NpmTimeout, "npm-timeout", env.duration("FOUNT_NPM_TIMEOUT", d.NpmTimeout),
 		"how long resolving and downloading a component's npm packages may take (FOUNT_NPM_TIMEOUT)")
-	fs.Int64Var(&cfg.NpmCacheBytes, "npm-cache-size", env.int("FOUNT_NPM_CACHE_SIZE", bundle.DefaultCacheBytes),
+	fs.Int64Var(&cfg.NpmCacheBytes, "npm-cache-size", env.int("FOUNT_NPM_CACHE_SIZE", d.NpmCacheBytes),
 		"bytes the unpacked npm packages of all tenants may take in <data-dir>/npm; past it the least recently used are removed (FOUNT_NPM_CACHE_SIZE)")
 	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", env.getenv("FOUNT_METRICS_ADDR"),
 		"serve Prometheus /metrics on this address only (FOUNT_METRICS_ADDR; default: /metrics on the API's address)")
-	fs.IntVar(&cfg.DisableFailures, "webhook-disable-failures", int(env.int("FOUNT_WEBHOOK_DISABLE_FAILURES", 20)),
+	fs.IntVar(&cfg.DisableFailures, "webhook-disable-failures", int(env.int("FOUNT_WEBHOOK_DISABLE_FAILURES", int64(d.DisableFailures))),
 		"deactivate a webhook after this many deliveries in a row failed for good (FOUNT_WEBHOOK_DISABLE_FAILURES; 0: never)")
-	fs.DurationVar(&cfg.DisableAge, "webhook-disable-age", env.duration("FOUNT_WEBHOOK_DISABLE_AGE", 24*time.Hour),
+	fs.DurationVar(&cfg.DisableAge, "webhook-disable-age", env.duration("FOUNT_WEBHOOK_DISABLE_AGE", d.DisableAge),
 		"... and only when they span at least this long (FOUNT_WEBHOOK_DISABLE_AGE)")
 	fs.BoolVar(&cfg.Pprof, "pprof", env.getenv("FOUNT_PPROF") == "1",
 		"serve Go's profiler at /debug/pprof/ on the API's address, which must then be loopback (FOUNT_PPROF=1)")
-	fs.StringVar(&cfg.LogFormat, "log-format", env.or("FOUNT_LOG_FORMAT", "text"), "log lines as text or json (FOUNT_LOG_FORMAT)")
+	fs.StringVar(&cfg.LogFormat, "log-format", env.or("FOUNT_LOG_FORMAT", d.LogFormat), "log lines as text or json (FOUNT_LOG_FORMAT)")
 	logLevel := fs.String("log-level", env.or("FOUNT_LOG_LEVEL", "info"), "the least level logged: debug, info, warn or error (FOUNT_LOG_LEVEL)")
-	fs.StringVar(&cfg.StoreURL, "store", env.or("FOUNT_STORE", "bolt"),
+	fs.StringVar(&cfg.StoreURL, "store", env.or("FOUNT_STORE", d.StoreURL),
 		"where state is kept: bolt (a file in the data dir) or nats://host:4222[,nats://...], a NATS JetStream cluster shared by several fount nodes (FOUNT_STORE; see docs/nats.md)")
 	fs.StringVar(&cfg.NatsCreds, "nats-creds", env.getenv("FOUNT_NATS_CREDS"), "a NATS credentials file, with --store nats://... (FOUNT_NATS_CREDS)")
-	fs.StringVar(&cfg.NatsNamespace, "nats-namespace", env.or("FOUNT_NATS_NAMESPACE", "fount"),
+	fs.StringVar(&cfg.NatsNamespace, "nats-namespace", env.or("FOUNT_NATS_NAMESPACE", d.NatsNamespace),
 		"names this deployment's stream and subjects on the NATS cluster (FOUNT_NATS_NAMESPACE)")
-	fs.IntVar(&cfg.NatsReplicas, "nats-replicas", int(env.int("FOUNT_NATS_REPLICAS", 1)),
+	fs.IntVar(&cfg.NatsReplicas, "nats-replicas", int(env.int("FOUNT_NATS_REPLICAS", int64(d.NatsReplicas))),
 		"how many NATS servers hold fount's stream when this node creates it: 3 on a cluster of three (FOUNT_NATS_REPLICAS)")
 	fs.StringVar(&cfg.NodeName, "node-name", env.getenv("FOUNT_NODE_NAME"), "this node's name among several sharing a NATS store (FOUNT_NODE_NAME; default the host name and process id)")
-	fs.DurationVar(&cfg.NodeLeaseTTL, "node-lease-ttl", env.duration("FOUNT_NODE_LEASE_TTL", cluster.DefaultLeaseTTL),
+	fs.DurationVar(&cfg.NodeLeaseTTL, "node-lease-ttl", env.duration("FOUNT_NODE_LEASE_TTL", d.NodeLeaseTTL),
 		"with --store nats://...: how long a node that stopped answering keeps its share of the work before the others take it over; whole seconds, at least 3s (FOUNT_NODE_LEASE_TTL)")
 	fs.StringVar(&cfg.S3.Endpoint, "s3-endpoint", env.getenv("FOUNT_S3_ENDPOINT"),
 		"an S3-compatible server (http(s)://host[:port]) that workflows' $.send.s3 writes to, in --s3-bucket, with the keys of FOUNT_S3_ACCESS_KEY_ID and FOUNT_S3_SECRET_ACCESS_KEY (FOUNT_S3_ENDPOINT; default none: $.send.s3 fails the step)")
 	fs.StringVar(&cfg.S3.Bucket, "s3-bucket", env.getenv("FOUNT_S3_BUCKET"), "the bucket of --s3-endpoint (FOUNT_S3_BUCKET)")
-	fs.StringVar(&cfg.S3.Region, "s3-region", env.or("FOUNT_S3_REGION", "us-east-1"), "the region the bucket's requests are signed for (FOUNT_S3_REGION)")
+	fs.StringVar(&cfg.S3.Region, "s3-region", env.or("FOUNT_S3_REGION", d.S3.Region), "the region the bucket's requests are signed for (FOUNT_S3_REGION)")
 	cfg.S3.AccessKeyID, cfg.S3.SecretAccessKey = env.getenv("FOUNT_S3_ACCESS_KEY_ID"), env.getenv("FOUNT_S3_SECRET_ACCESS_KEY")
 	proxies := fs.String("trusted-proxies", env.getenv("FOUNT_TRUSTED_PROXIES"),
 		"reverse proxies in front of fount, as addresses and CIDR prefixes separated by commas: their X-Forwarded-For names the client that wrong API keys and forged resume URLs are counted against (FOUNT_TRUSTED_PROXIES; default none: the header is ignored)")
@@ -141,99 +131,18 @@ func parseServeFlags(args []string, env environment) (server.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if cfg.S3.Endpoint == "" && (cfg.S3.Bucket != "" || cfg.S3.AccessKeyID != "" || cfg.S3.SecretAccessKey != "") {
-		return cfg, errors.New("--s3-bucket and FOUNT_S3_ACCESS_KEY_ID/FOUNT_S3_SECRET_ACCESS_KEY need --s3-endpoint")
-	}
-	if cfg.S3.Endpoint != "" {
-		if _, err := s3.New(cfg.S3); err != nil {
-			return cfg, fmt.Errorf("--s3-endpoint: %w", err)
-		}
-	}
 	cfg.Caps = limits
 	if cfg.TrustedProxies, err = guess.ParseProxies(*proxies); err != nil {
 		return cfg, fmt.Errorf("--trusted-proxies: %w", err)
 	}
-	if cfg.QuotaInvocations < 1 || cfg.QuotaComputeMs < 1 || cfg.EventsKept < 1 || cfg.ChannelsPerSource < 1 || cfg.MaxWarm < 1 {
-		return cfg, fmt.Errorf("--quota-invocations, --quota-compute-ms, --events-kept, --channels-per-source and --max-warm-instances must be at least 1")
-	}
-	if cfg.AccountSandboxes < 1 || cfg.AccountSandboxMemory < host.DefaultMemory || cfg.SandboxMemory < host.DefaultMemory {
-		return cfg, fmt.Errorf("--account-sandboxes must be at least 1, and --account-sandbox-memory and --sandbox-memory at least %d bytes (one sandbox)", host.DefaultMemory)
-	}
-	if cfg.ExecutionRetryBase < 100*time.Millisecond || cfg.ExecutionRetryBase > time.Hour {
-		return cfg, fmt.Errorf("--execution-retry-base must be from 100ms to 1h, got %s", cfg.ExecutionRetryBase)
-	}
-	if cfg.DataStoreKeys < 1 || cfg.DataStoreKeys > 100_000 {
-		return cfg, fmt.Errorf("--data-store-max-keys must be from 1 to 100000, got %d", cfg.DataStoreKeys)
-	}
-	if cfg.DataStoreBytes < 1<<10 || cfg.DataStoreBytes > 3<<20 {
-		return cfg, fmt.Errorf("--data-store-max-bytes must be from 1024 to 3145728, got %d", cfg.DataStoreBytes)
-	}
-	if cfg.MaxPaused < 1 || cfg.MaxPaused > 100_000 {
-		return cfg, fmt.Errorf("--max-paused-executions must be from 1 to 100000, got %d", cfg.MaxPaused)
-	}
-	if cfg.StatsKept < 0 || cfg.StatsKept > 90*24*time.Hour {
-		return cfg, fmt.Errorf("--stats-kept must be from 0 to 2160h (90 days), got %s", cfg.StatsKept)
-	}
 	cfg.NoStats = cfg.StatsKept == 0
-	if cfg.ExecutionsKept < 1 || cfg.ExecutionsKept > 10_000 {
-		return cfg, fmt.Errorf("--executions-kept must be from 1 to 10000, got %d", cfg.ExecutionsKept)
-	}
-	if cfg.ExecutionTimeout < 100*time.Millisecond || cfg.ExecutionTimeout > time.Hour {
-		return cfg, fmt.Errorf("--execution-timeout must be between 100ms and 1h, got %v", cfg.ExecutionTimeout)
-	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return cfg, fmt.Errorf("--log-level must be debug, info, warn or error, got %q", *logLevel)
-	}
-	if cfg.LogFormat != "text" && cfg.LogFormat != "json" {
-		return cfg, fmt.Errorf("--log-format must be text or json, got %q", cfg.LogFormat)
 	}
 	if cfg.NpmRegistry == "" { // npm's own variable, as npm would read it
 		cfg.NpmRegistry = env.or("npm_config_registry", env.getenv("NPM_CONFIG_REGISTRY"))
 	}
-	if cfg.DisableFailures < 0 || cfg.DisableAge < 0 {
-		return cfg, fmt.Errorf("--webhook-disable-failures and --webhook-disable-age must be 0 or more")
-	}
-	if cfg.Pprof && !isLoopbackAddr(cfg.Addr) {
-		return cfg, fmt.Errorf("--pprof needs a loopback --addr (127.0.0.1 or [::1]), got %q: the profiler shows the process's memory", cfg.Addr)
-	}
-	if cfg.Pprof && cfg.AllowPrivateEgress {
-		// Loopback is then in reach of every tenant's fetch.
-		return cfg, fmt.Errorf("--pprof and --allow-private-egress cannot be used together: tenants' fetch could then read the profiler on loopback, and with it the process's memory")
-	}
-	if err := checkNpmFlags(cfg); err != nil {
-		return cfg, err
-	}
-	if cfg.MaxConnections < 0 || cfg.Workers < 0 || cfg.AccountWorkers < 0 {
-		return cfg, fmt.Errorf("--max-connections, --workers and --account-workers must be 0 (the default) or more")
-	}
-	if cfg.RunTimeout < 100*time.Millisecond || cfg.RunTimeout > 15*time.Minute {
-		return cfg, fmt.Errorf("--run-timeout must be between 100ms and 15m, got %v", cfg.RunTimeout)
-	}
-	if err := checkStoreFlags(cfg); err != nil {
-		return cfg, err
-	}
-	if cfg.PublicURL != "" && cfg.EndpointURL == "" && cfg.EndpointAddr != server.EndpointsOnAPI {
-		return cfg, fmt.Errorf("--public-url names the API's external URL: name the endpoints' with --endpoint-url (they listen apart, on --endpoint-addr), best on a host name of their own; or serve them on the API's address with --endpoint-addr api")
-	}
-	for flag, value := range map[string]string{"--public-url": cfg.PublicURL, "--endpoint-url": cfg.EndpointURL} {
-		if err := checkBaseURL(value); err != nil {
-			return cfg, fmt.Errorf("%s: %w", flag, err)
-		}
-	}
-	return cfg, nil
-}
-
-// checkBaseURL accepts "" (the default) or an absolute http(s) URL with
-// no query or fragment, that paths such as /h/<token> are added to.
-func checkBaseURL(s string) error {
-	if s == "" {
-		return nil
-	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%q is not an http(s) base URL such as https://fount.example.com", s)
-	}
-	return nil
+	return cfg, cfg.Validate()
 }
 
 func runServe(ctx context.Context, args []string, env environment) int {
@@ -257,74 +166,4 @@ func runServe(ctx context.Context, args []string, env environment) int {
 		return exitError
 	}
 	return exitOK
-}
-
-// isLoopbackAddr reports whether a listen address is on loopback only.
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
-// checkNpmFlags validates the npm flags of serve.
-func checkNpmFlags(cfg server.Config) error {
-	if cfg.NpmRegistry != "" {
-		u, err := url.Parse(cfg.NpmRegistry)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--npm-registry must be an http(s) URL, got %q", cfg.NpmRegistry)
-		}
-	}
-	if cfg.MaxBundle < 1<<10 || cfg.MaxBundle > 100<<20 {
-		return fmt.Errorf("--max-bundle-size must be from 1024 bytes to 100 MiB, got %d", cfg.MaxBundle)
-	}
-	if cfg.NpmTimeout < time.Second || cfg.NpmTimeout > 30*time.Minute {
-		return fmt.Errorf("--npm-timeout must be between 1s and 30m, got %v", cfg.NpmTimeout)
-	}
-	if cfg.NpmCacheBytes < 1<<20 || cfg.NpmCacheBytes > 1<<40 {
-		return fmt.Errorf("--npm-cache-size must be from 1 MiB to 1 TiB, got %d bytes", cfg.NpmCacheBytes)
-	}
-	// The bundle worker may read the npm cache, and only it: no key may
-	// live there.
-	if cfg.SecretKeyFile != "" {
-		key, err1 := filepath.Abs(cfg.SecretKeyFile)
-		cache, err2 := filepath.Abs(cfg.NPMCacheDir())
-		if rel, err := filepath.Rel(cache, key); err1 == nil && err2 == nil && err == nil && filepath.IsLocal(rel) {
-			return fmt.Errorf("--secret-key-file %s is inside the npm cache %s, which the workers that bundle tenants' packages read: keep it out", cfg.SecretKeyFile, cache)
-		}
-	}
-	return nil
-}
-
-// checkStoreFlags refuses a --store that is neither bolt nor nats://
-// URLs, and a NATS store without the secret key file that every node
-// must share: each node opens the secrets the others sealed.
-func checkStoreFlags(cfg server.Config) error {
-	if !cfg.UsesNATS() {
-		return nil
-	}
-	for u := range strings.SplitSeq(cfg.StoreURL, ",") {
-		parsed, err := url.Parse(strings.TrimSpace(u))
-		if err != nil || (parsed.Scheme != "nats" && parsed.Scheme != "tls") || parsed.Host == "" {
-			return fmt.Errorf("--store must be bolt or nats://host:port URLs separated by commas, got %q", cfg.StoreURL)
-		}
-		if parsed.User != nil {
-			return fmt.Errorf("--store: put NATS credentials in --nats-creds or FOUNT_NATS_TOKEN, not in the URL, where the process list shows them")
-		}
-	}
-	if cfg.SecretKeyFile == "" {
-		return errors.New("--store nats://... needs --secret-key-file (FOUNT_SECRET_KEY_FILE): every node sharing the store must open the secrets the others sealed, so they share one key file")
-	}
-	if cfg.NodeLeaseTTL < 3*time.Second || cfg.NodeLeaseTTL%time.Second != 0 {
-		return fmt.Errorf("--node-lease-ttl must be whole seconds, at least 3s, got %v", cfg.NodeLeaseTTL)
-	}
-	if cfg.NatsReplicas < 1 || cfg.NatsReplicas > 5 {
-		return fmt.Errorf("--nats-replicas must be from 1 to 5, got %d", cfg.NatsReplicas)
-	}
-	return nil
 }

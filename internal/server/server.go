@@ -65,6 +65,10 @@ func Serve(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logge
 // operator (the owner's key, the addresses) goes to stdout. When it
 // fails it leaves nothing open.
 func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger) (_ *Server, err error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("the server's settings: %w", err)
+	}
 	s := &Server{log: logger}
 	defer func() {
 		if err != nil {

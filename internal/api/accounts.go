@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/records"
 )
 
 func viewAccount(a model.ConnectedAccount) apiv1.Account {
@@ -38,7 +38,7 @@ func (s *Server) createAccount(w http.ResponseWriter, r *http.Request, req *apiv
 		}
 		fields[k] = v
 	}
-	a, err := s.engine.CreateAccount(ctx, engine.AccountRequest{OwnerID: owner, UserID: caller(ctx).ID, App: req.App, Name: req.Name, Fields: fields})
+	a, err := s.edit.CreateAccount(ctx, records.AccountRequest{OwnerID: owner, UserID: caller(ctx).ID, App: req.App, Name: req.Name, Fields: fields})
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func (s *Server) deleteAccount(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	if err := s.engine.DeleteAccount(r.Context(), a, req.Force); err != nil {
+	if err := s.edit.DeleteAccount(r.Context(), a, req.Force); err != nil {
 		return err
 	}
 	return noContent(w)

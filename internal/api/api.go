@@ -16,11 +16,13 @@ import (
 	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/records"
 )
 
 // Server holds the API's dependencies; its handlers are methods on it.
 type Server struct {
-	records   engine.Records // reads; every change goes through engine
+	records   records.Reader   // reads; every change goes through engine or edit
+	edit      *records.Service // the changes of records no running code is made of
 	engine    *engine.Engine
 	fetch     CodeFetcher
 	log       *slog.Logger
@@ -53,9 +55,12 @@ type CodeFetcher interface {
 	FetchCode(ctx context.Context, url string) (string, error)
 }
 
-// Config configures a Server. Engine is required.
+// Config configures a Server. Engine and Records are required.
 type Config struct {
 	Engine *engine.Engine
+	// Records writes and reads the records no running code is made of,
+	// in the engine's store.
+	Records *records.Service
 	// CodeFetcher fetches component_url; nil refuses component_url.
 	CodeFetcher CodeFetcher
 	// PublicURL is the server's external base URL, for endpoint URLs.
@@ -111,8 +116,8 @@ func New(cfg Config) *Server {
 		dashboard: cfg.Dashboard, sessions: newSessions(cfg.Now), siteURL: strings.TrimRight(cfg.SiteURL, "/"),
 		keyThrottle: guess.New(keyFailBurst, keyFailEvery, cfg.Now), proxies: cfg.TrustedProxies,
 	}
-	if cfg.Engine != nil { // without one, a Server still lists its routes and OpenAPI document
-		s.records = cfg.Engine.Records()
+	if cfg.Records != nil { // without them, a Server still lists its routes and OpenAPI document
+		s.records, s.edit = cfg.Records.Reader(), cfg.Records
 	}
 	if s.pageBytes <= 0 {
 		s.pageBytes = DefaultPageBytes

@@ -11,7 +11,7 @@ import (
 )
 
 func (s *Server) viewDataStore(ds model.DataStore) apiv1.DataStore {
-	keys, bytes := s.engine.DataStoreBounds()
+	keys, bytes := s.edit.DataStoreBounds()
 	return apiv1.DataStore{ID: ds.ID, OwnerID: ds.OwnerID, Name: ds.Name, CreatedAt: ds.CreatedAt, Keys: ds.Keys, Bytes: ds.Bytes,
 		MaxKeys: keys, MaxBytes: bytes}
 }
@@ -26,7 +26,7 @@ func (s *Server) createDataStore(w http.ResponseWriter, r *http.Request, req *ap
 	if err != nil {
 		return err
 	}
-	ds, err := s.engine.CreateDataStore(ctx, owner, req.Name)
+	ds, err := s.edit.CreateDataStore(ctx, owner, req.Name)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (s *Server) deleteDataStore(w http.ResponseWriter, r *http.Request, req *ap
 	if err != nil {
 		return err
 	}
-	if err := s.engine.DeleteDataStore(r.Context(), ds.ID); err != nil {
+	if err := s.edit.DeleteDataStore(r.Context(), ds.ID); err != nil {
 		return err
 	}
 	return noContent(w)
@@ -146,7 +146,7 @@ func (s *Server) putDataRecord(w http.ResponseWriter, r *http.Request, req *apiv
 	if len(req.Value) == 0 {
 		return errInvalid("value", "The value is required: any JSON value.")
 	}
-	if err := s.engine.SetData(r.Context(), ds.ID, key, req.Value, time.Duration(req.TTLSeconds)*time.Second); err != nil {
+	if err := s.edit.SetData(r.Context(), ds.ID, key, req.Value, time.Duration(req.TTLSeconds)*time.Second); err != nil {
 		return err
 	}
 	e, _, err := s.records.DataGet(r.Context(), ds.ID, key)
@@ -162,7 +162,7 @@ func (s *Server) deleteDataRecord(w http.ResponseWriter, r *http.Request, req *a
 	if err != nil {
 		return err
 	}
-	found, err := s.engine.DeleteData(r.Context(), ds.ID, key)
+	found, err := s.edit.DeleteData(r.Context(), ds.ID, key)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (s *Server) clearDataRecords(w http.ResponseWriter, r *http.Request, req *a
 	if err != nil {
 		return err
 	}
-	if err := s.engine.ClearData(r.Context(), ds.ID); err != nil {
+	if err := s.edit.ClearData(r.Context(), ds.ID); err != nil {
 		return err
 	}
 	return noContent(w)

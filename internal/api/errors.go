@@ -14,6 +14,7 @@ import (
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/records"
 )
 
 // Error is an API error: the one shape every failure is answered with,
@@ -71,11 +72,11 @@ func toAPIError(err error, param string) (*Error, bool) {
 		taken     *engine.NameTakenError
 		limit     *model.LimitError
 		we        *engine.WorkflowError
-		ae        *engine.AccountError
-		inUse     *engine.AccountInUseError
+		ae        *records.AccountError
+		inUse     *records.AccountInUseError
 		busy      *engine.BusyError
 		queueFull *engine.QueueFullError
-		dataErr   *engine.DataStoreError
+		dataErr   *records.DataStoreError
 		ctlErr    *engine.ControlsError
 	)
 	switch {

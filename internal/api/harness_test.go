@@ -14,13 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/records"
 	"github.com/fount-dev/fount/internal/secret"
 	"github.com/fount-dev/fount/internal/store"
-	"github.com/go-chi/chi/v5"
 )
 
 // sandbox compiles the guest once for the package's tests.
@@ -74,7 +76,7 @@ func newHarnessWith(t testing.TB, cfg Config, opts ...store.Option) *harness {
 		t.Fatal(err)
 	}
 	h.engine = eng
-	h.server = New(Config{Engine: eng, PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes, StreamHeartbeat: cfg.StreamHeartbeat})
+	h.server = New(Config{Engine: eng, Records: records.New(records.Config{Store: st, Secrets: sealer}), PublicURL: "http://fount.test", Registry: testRegistry(t, sb), PageBytes: cfg.PageBytes, StreamHeartbeat: cfg.StreamHeartbeat})
 	h.srv = httptest.NewServer(h.server.Handler())
 	t.Cleanup(func() {
 		h.srv.Close()

@@ -118,7 +118,7 @@ func (s *Server) createSubscription(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
-	sub, err := s.engine.CreateSubscription(ctx, owner, req.EmitterID, listenerOf(req.ListenerID), req.EventName)
+	sub, err := s.edit.CreateSubscription(ctx, owner, req.EmitterID, listenerOf(req.ListenerID), req.EventName)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func (s *Server) deleteSubscription(w http.ResponseWriter, r *http.Request, req 
 	if err != nil {
 		return err
 	}
-	if err := s.engine.DeleteSubscription(r.Context(), owner, req.EmitterID, req.ListenerID, req.EventName); err != nil {
+	if err := s.edit.DeleteSubscription(r.Context(), owner, req.EmitterID, req.ListenerID, req.EventName); err != nil {
 		if isNotFound(err) {
 			return errNotFound("subscription")
 		}
@@ -214,7 +214,7 @@ func (s *Server) createAutoSubscription(w http.ResponseWriter, r *http.Request, 
 	if err != nil {
 		return err
 	}
-	a, err := s.engine.CreateAutoSubscription(r.Context(), owner, listenerOf(req.ListenerID), req.EventName)
+	a, err := s.edit.CreateAutoSubscription(r.Context(), owner, listenerOf(req.ListenerID), req.EventName)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ func (s *Server) createUser(w http.ResponseWriter, r *http.Request, req *apiv1.C
 		return errInvalid("plan", "The plan must be %q or %q.", model.PlanFree, model.PlanPaid)
 	}
 	key := NewAPIKey()
-	u, err := s.engine.CreateUser(r.Context(), req.Username, req.Email, plan, HashKey(key))
+	u, err := s.edit.CreateUser(r.Context(), req.Username, req.Email, plan, HashKey(key))
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Server) createOrg(w http.ResponseWriter, r *http.Request, req *apiv1.Cr
 	}
 	// The creator becomes the first member; more are added with POST
 	// /orgs/{org_id}/members.
-	o, err := s.engine.CreateOrg(r.Context(), req.Orgname, name, req.Email, caller(r.Context()).ID)
+	o, err := s.edit.CreateOrg(r.Context(), req.Orgname, name, req.Email, caller(r.Context()).ID)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (s *Server) addOrgMember(w http.ResponseWriter, r *http.Request, req *apiv1
 		}
 		return err
 	}
-	o, err := s.engine.AddOrgMember(r.Context(), req.Org, req.UserID)
+	o, err := s.edit.AddOrgMember(r.Context(), req.Org, req.UserID)
 	if err != nil {
 		if isNotFound(err) {
 			return errNotFound("organization")

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/apiv1"
-	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/records"
 )
 
 // validateWebhookURL accepts an http or https URL with a hostname and an
@@ -86,7 +86,7 @@ func (s *Server) createWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	h, err := s.engine.CreateWebhook(r.Context(), engine.WebhookRequest{OwnerID: owner, UserID: caller(r.Context()).ID,
+	h, err := s.edit.CreateWebhook(r.Context(), records.WebhookRequest{OwnerID: owner, UserID: caller(r.Context()).ID,
 		URL: req.URL, Name: req.Name, Description: req.Description})
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func (s *Server) deleteWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 	if err != nil {
 		return err
 	}
-	if err := s.engine.DeleteWebhook(r.Context(), h.ID); err != nil {
+	if err := s.edit.DeleteWebhook(r.Context(), h.ID); err != nil {
 		return err
 	}
 	return noContent(w)
@@ -176,7 +176,7 @@ func (s *Server) updateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 			return err
 		}
 	}
-	h, err = s.engine.UpdateWebhook(r.Context(), h.ID, engine.WebhookChange{URL: req.URL, Name: req.Name, Description: req.Description, Active: req.Active})
+	h, err = s.edit.UpdateWebhook(r.Context(), h.ID, records.WebhookChange{URL: req.URL, Name: req.Name, Description: req.Description, Active: req.Active})
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func (s *Server) rotateWebhook(w http.ResponseWriter, r *http.Request, req *apiv
 			return errInvalid("overlap_seconds", "The overlap must be from 0 to %d seconds (7 days).", int64(maxRotationOverlap/time.Second))
 		}
 	}
-	if h, err = s.engine.RotateWebhookSecret(r.Context(), h.ID, overlap); err != nil {
+	if h, err = s.edit.RotateWebhookSecret(r.Context(), h.ID, overlap); err != nil {
 		return err
 	}
 	v := viewWebhook(h)

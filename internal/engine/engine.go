@@ -17,7 +17,9 @@ import (
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/engine/timers"
 	"github.com/fount-dev/fount/internal/guess"
+	"github.com/fount-dev/fount/internal/keyed"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/records"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
 	"github.com/fount-dev/fount/internal/store"
@@ -109,8 +111,9 @@ type Config struct {
 	// jitter, up to an hour. Default 30 s.
 	ExecutionRetryBase time.Duration
 	// DataStoreMaxKeys and DataStoreMaxBytes bound one data store: its
-	// keys, and the bytes of its keys and values. Defaults 10,000 and
-	// 2 MiB (so that entries() fits one message to the guest).
+	// keys, and the bytes of its keys and values, for the writes of
+	// components. Defaults records.DefaultDataStoreMaxKeys and
+	// DefaultDataStoreMaxBytes.
 	DataStoreMaxKeys  int
 	DataStoreMaxBytes int64
 	// MaxPausedExecutions bounds the executions of one workflow that wait
@@ -159,12 +162,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
-	}
-	if c.DataStoreMaxKeys <= 0 {
-		c.DataStoreMaxKeys = 10_000
-	}
-	if c.DataStoreMaxBytes <= 0 {
-		c.DataStoreMaxBytes = 2 << 20
 	}
 	if c.ExecutionRetryBase <= 0 {
 		c.ExecutionRetryBase = 30 * time.Second
@@ -242,14 +239,15 @@ type Engine struct {
 	ahead     *aheadSet // invocations read from the queue for later batches
 	events    *broadcaster
 	quotas    *quotas
-	lifecycle keyedMutex
+	lifecycle keyed.Mutex // of each source and workflow: two operations on one never interleave
 	// indexing serialises the indexing of a workflow's paused executions
 	// from before the index; flowGuesses throttles forged resume and
 	// cancel URLs (flowurls.go).
-	indexing     keyedMutex
+	indexing     keyed.Mutex
 	wholeIndexes sync.Map // workflow id → struct{}: its index of paused URLs is whole (flowurls.go)
 	flowGuesses  *guess.Throttle
 	admission    *admission.Admission // the sandboxes accounts hold (admit.go)
+	records      *records.Service     // the data stores' writes of components
 
 	mu      sync.Mutex
 	running bool
@@ -269,6 +267,8 @@ func New(cfg Config) (*Engine, error) {
 		quotas:      newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		flowGuesses: guess.New(flowURLFailBurst, flowURLFailEvery, cfg.Clock.Now),
 		admission:   admission.New(cfg.Sandboxes),
+		records: records.New(records.Config{Store: cfg.Store, Now: cfg.Clock.Now, Secrets: cfg.Secrets,
+			DataStoreMaxKeys: cfg.DataStoreMaxKeys, DataStoreMaxBytes: cfg.DataStoreMaxBytes}),
 	}
 	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(t model.Target) (int64, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), t.ID)
@@ -435,42 +435,6 @@ func (e *Engine) Deliveries(ctx context.Context, listenerID string, p model.Page
 
 // Now is the engine's clock.
 func (e *Engine) Now() time.Time { return e.clock.Now() }
-
-// keyedMutex serialises the lifecycle operations of each source, so that
-// two updates of one source never interleave their hooks.
-type keyedMutex struct {
-	mu    sync.Mutex
-	locks map[string]*keyedLock
-}
-
-type keyedLock struct {
-	mu   sync.Mutex
-	refs int
-}
-
-// lock locks key and returns its unlock.
-func (k *keyedMutex) lock(key string) func() {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyedLock{}
-	}
-	l := k.locks[key]
-	if l == nil {
-		l = &keyedLock{}
-		k.locks[key] = l
-	}
-	l.refs++
-	k.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		k.mu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
-	}
-}
 
 // Running returns nil while the engine runs (between Start and Stop), and
 // ErrStopped otherwise.

@@ -73,7 +73,7 @@ func (e *Engine) pausedURLsWhole(workflowID string) bool {
 // the index, once (a workflow's other requests wait for it); it returns
 // executionID's entry.
 func (e *Engine) indexPausedURLs(ctx context.Context, workflowID, executionID string) (store.PausedURL, bool, error) {
-	unlock := e.indexing.lock(workflowID)
+	unlock := e.indexing.Lock(workflowID)
 	defer unlock()
 	whole, err := e.store.PausedURLsWhole(ctx, workflowID)
 	if err != nil {

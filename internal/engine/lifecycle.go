@@ -127,7 +127,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 	src.AddedProps = added
 	// Held until the triggers are up: a delete of the new id, visible as
 	// soon as it is stored, waits for them and then takes them down.
-	unlock := e.lifecycle.lock(src.ID)
+	unlock := e.lifecycle.Lock(src.ID)
 	defer unlock()
 	l, err := e.buildInPool(ctx, src, req.Component)
 	if err != nil {
@@ -206,7 +206,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		return model.Source{}, err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	old, err := e.store.GetSource(ctx, id)
 	if err != nil {
@@ -347,7 +347,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 		return err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	src, err := e.store.GetSource(ctx, id)
 	if err != nil {
@@ -527,7 +527,7 @@ func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Contr
 		return model.Source{}, err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	src, err := e.store.SetSourceControls(ctx, id, c, e.clock.Now().Unix())
 	if err != nil {

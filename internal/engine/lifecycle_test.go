@@ -405,10 +405,8 @@ func TestLifecycleOperationsOfASourceAreSerialised(t *testing.T) {
 	if strings.Contains(got, "overlap") || got != "activate"+strings.Repeat(" deactivate activate", 4) {
 		t.Errorf("hooks ran %q", got)
 	}
-	te.lifecycle.mu.Lock()
-	defer te.lifecycle.mu.Unlock()
-	if len(te.lifecycle.locks) != 0 {
-		t.Errorf("%d source locks left after the updates", len(te.lifecycle.locks))
+	if n := te.lifecycle.Keys(); n != 0 {
+		t.Errorf("%d source locks left after the updates", n)
 	}
 }
 
@@ -511,10 +509,7 @@ func (d *deleteOnCreate) CreateSource(ctx context.Context, s model.Source, hooks
 		go func() { d.deleted <- d.te.DeleteSource(ctx, s.ID) }()
 		// Let the delete reach the source's lock before the deploy goes on.
 		waitFor(d.te.t, "the delete to wait for the deploy", func() bool {
-			d.te.lifecycle.mu.Lock()
-			defer d.te.lifecycle.mu.Unlock()
-			l := d.te.lifecycle.locks[s.ID]
-			return l != nil && l.refs == 2
+			return d.te.lifecycle.Wanted(s.ID) == 2
 		})
 	}
 	return stored, evs, err

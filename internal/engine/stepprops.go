@@ -50,7 +50,7 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 		return model.Workflow{}, err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	wf, err := e.store.GetWorkflow(ctx, id)
 	if err != nil {

@@ -118,7 +118,7 @@ func (e *Engine) DeployWorkflow(ctx context.Context, req WorkflowRequest) (model
 	if err != nil {
 		return model.Workflow{}, err
 	}
-	unlock := e.lifecycle.lock(wf.ID)
+	unlock := e.lifecycle.Lock(wf.ID)
 	defer unlock()
 	stored, err := e.store.CreateWorkflow(ctx, wf, sub)
 	if err != nil {
@@ -138,7 +138,7 @@ func (e *Engine) UpdateWorkflow(ctx context.Context, id string, req WorkflowRequ
 		return model.Workflow{}, err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	old, err := e.store.GetWorkflow(ctx, id)
 	if err != nil {
@@ -178,7 +178,7 @@ func (e *Engine) rewriteWorkflow(id string, write func(at int64) (model.Workflow
 		return model.Workflow{}, err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	wf, err := write(e.clock.Now().Unix())
 	if err != nil {
@@ -198,7 +198,7 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 		return err
 	}
 	defer end()
-	unlock := e.lifecycle.lock(id)
+	unlock := e.lifecycle.Lock(id)
 	defer unlock()
 	if err := e.store.DeleteWorkflow(ctx, id); err != nil {
 		return err

@@ -26,6 +26,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/metrics"
+	"github.com/fount-dev/fount/internal/records"
 	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -113,8 +114,9 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 	if err != nil {
 		return nil, err
 	}
+	recs := records.New(records.Config{Store: st, Now: eng.Now, Secrets: sealer, DataStoreMaxKeys: cfg.DataStoreKeys, DataStoreMaxBytes: cfg.DataStoreBytes})
 	handler := api.New(api.Config{
-		Engine: eng, CodeFetcher: codeFetcher{policy}, PublicURL: urls.endpoints, Registry: registry, Logger: logger,
+		Engine: eng, Records: recs, CodeFetcher: codeFetcher{policy}, PublicURL: urls.endpoints, Registry: registry, Logger: logger,
 		StreamHeartbeat:  cfg.StreamHeartbeat,
 		OnRequest:        meters.Request,
 		Dashboard:        dashboard.Handler(),

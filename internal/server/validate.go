@@ -15,6 +15,7 @@ import (
 	"github.com/fount-dev/fount/internal/cluster"
 	"github.com/fount-dev/fount/internal/engine"
 	"github.com/fount-dev/fount/internal/host"
+	"github.com/fount-dev/fount/internal/records"
 	"github.com/fount-dev/fount/internal/s3"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -30,7 +31,7 @@ func Defaults() Config {
 		QuotaInvocations: engine.DefaultQuotaInvocations, QuotaComputeMs: engine.DefaultQuotaComputeMs,
 		EventsKept: 100, ExecutionsKept: 100, StatsKept: store.DefaultStatsKept,
 		ExecutionRetryBase: 30 * time.Second, ExecutionTimeout: 5 * time.Minute,
-		DataStoreKeys: 10_000, DataStoreBytes: 2 << 20, MaxPaused: 10_000,
+		DataStoreKeys: records.DefaultDataStoreMaxKeys, DataStoreBytes: records.DefaultDataStoreMaxBytes, MaxPaused: 10_000,
 		ChannelsPerSource: engine.DefaultMaxChannels, MaxWarm: DefaultMaxWarm,
 		AccountSandboxes:     engine.DefaultSandboxes.AccountSandboxes,
 		AccountSandboxMemory: engine.DefaultSandboxes.AccountBytes,

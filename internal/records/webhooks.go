@@ -1,4 +1,4 @@
-package engine
+package records
 
 import (
 	"context"
@@ -9,8 +9,6 @@ import (
 	"github.com/fount-dev/fount/webhook"
 )
 
-// Webhooks are written here, as every state change is: the API checks a
-// request and who may make it, the engine makes it.
 
 // WebhookRequest is a new webhook. Its URL is checked by the caller
 // against the egress policy.
@@ -21,13 +19,13 @@ type WebhookRequest struct {
 }
 
 // CreateWebhook creates a webhook with a fresh signing secret.
-func (e *Engine) CreateWebhook(ctx context.Context, req WebhookRequest) (model.Webhook, error) {
-	now := e.clock.Now().Unix()
+func (s *Service) CreateWebhook(ctx context.Context, req WebhookRequest) (model.Webhook, error) {
+	now := s.now().Unix()
 	h := model.Webhook{
 		ID: ids.New(ids.Webhook), OwnerID: req.OwnerID, UserID: req.UserID, Name: req.Name, Description: req.Description,
 		URL: req.URL, Active: true, SigningSecret: webhook.NewSecret(), CreatedAt: now, UpdatedAt: now,
 	}
-	return h, e.store.CreateWebhook(ctx, h)
+	return h, s.store.CreateWebhook(ctx, h)
 }
 
 // WebhookChange edits a webhook: each field that is not nil replaces its
@@ -39,8 +37,8 @@ type WebhookChange struct {
 
 // UpdateWebhook applies c to webhook id. Activating a deactivated
 // webhook is a fresh start: its failures no longer count.
-func (e *Engine) UpdateWebhook(ctx context.Context, id string, c WebhookChange) (model.Webhook, error) {
-	return e.rewriteWebhook(ctx, id, func(h *model.Webhook, _ time.Time) {
+func (s *Service) UpdateWebhook(ctx context.Context, id string, c WebhookChange) (model.Webhook, error) {
+	return s.rewriteWebhook(ctx, id, func(h *model.Webhook, _ time.Time) {
 		if c.URL != nil {
 			h.URL = *c.URL
 		}
@@ -61,8 +59,8 @@ func (e *Engine) UpdateWebhook(ctx context.Context, id string, c WebhookChange) 
 
 // RotateWebhookSecret gives webhook id a new signing secret; the old one
 // signs too for overlap.
-func (e *Engine) RotateWebhookSecret(ctx context.Context, id string, overlap time.Duration) (model.Webhook, error) {
-	return e.rewriteWebhook(ctx, id, func(h *model.Webhook, now time.Time) {
+func (s *Service) RotateWebhookSecret(ctx context.Context, id string, overlap time.Duration) (model.Webhook, error) {
+	return s.rewriteWebhook(ctx, id, func(h *model.Webhook, now time.Time) {
 		h.PreviousSecret, h.PreviousUntilMs = h.SigningSecret, now.Add(overlap).UnixMilli()
 		h.SigningSecret = webhook.NewSecret()
 	})
@@ -70,23 +68,23 @@ func (e *Engine) RotateWebhookSecret(ctx context.Context, id string, overlap tim
 
 // rewriteWebhook reads webhook id, changes it with change and writes it
 // back, under the webhook's lock so that two edits do not lose one.
-func (e *Engine) rewriteWebhook(ctx context.Context, id string, change func(h *model.Webhook, now time.Time)) (model.Webhook, error) {
-	unlock := e.lifecycle.lock(id)
+func (s *Service) rewriteWebhook(ctx context.Context, id string, change func(h *model.Webhook, now time.Time)) (model.Webhook, error) {
+	unlock := s.webhooks.Lock(id)
 	defer unlock()
-	h, err := e.store.GetWebhook(ctx, id)
+	h, err := s.store.GetWebhook(ctx, id)
 	if err != nil {
 		return model.Webhook{}, err
 	}
-	now := e.clock.Now()
+	now := s.now()
 	change(&h, now)
 	h.UpdatedAt = now.Unix()
-	return h, e.store.UpdateWebhook(ctx, h)
+	return h, s.store.UpdateWebhook(ctx, h)
 }
 
 // DeleteWebhook deletes webhook id, the subscriptions that deliver to
 // it and its deliveries (store.DeleteWebhook).
-func (e *Engine) DeleteWebhook(ctx context.Context, id string) error {
-	unlock := e.lifecycle.lock(id)
+func (s *Service) DeleteWebhook(ctx context.Context, id string) error {
+	unlock := s.webhooks.Lock(id)
 	defer unlock()
-	return e.store.DeleteWebhook(ctx, id)
+	return s.store.DeleteWebhook(ctx, id)
 }

@@ -1,15 +1,21 @@
-package engine
+package records
 
 import (
+	"cmp"
 	"context"
+	"time"
 
+	"github.com/fount-dev/fount/internal/keyed"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/secret"
+	"github.com/fount-dev/fount/internal/store"
 )
 
-// Records is what the API reads of fount's stored records. It holds
-// reads only: every change goes through the engine's methods, which own
-// what a change implies (hooks, timers, queued work, signing secrets).
-type Records interface {
+// Reader is what the API reads of fount's stored records. It holds
+// reads only: every change goes through a Service's methods or the
+// engine's, which own what a change implies (hooks, timers, queued
+// work, signing secrets, bounds).
+type Reader interface {
 	GetUser(ctx context.Context, id string) (model.User, error)
 	UserByKeyHash(ctx context.Context, keyHash string) (model.User, error)
 	GetOrg(ctx context.Context, id string) (model.Org, error)
@@ -41,5 +47,51 @@ type Records interface {
 	CheckLimit(ctx context.Context, kind model.Counted, account string) error
 }
 
-// Records returns the stored records, for reading.
-func (e *Engine) Records() Records { return e.store }
+// Config configures a Service. Store is required.
+type Config struct {
+	Store store.Store
+	// Now is the time records are stamped with. Default time.Now.
+	Now func() time.Time
+	// Secrets seals connected accounts' fields; required to create one.
+	Secrets *secret.Sealer
+	// DataStoreMaxKeys and DataStoreMaxBytes bound one data store.
+	// Defaults DefaultDataStoreMaxKeys and DefaultDataStoreMaxBytes.
+	DataStoreMaxKeys  int
+	DataStoreMaxBytes int64
+}
+
+// Defaults of Config.
+const (
+	DefaultDataStoreMaxKeys = 10_000
+	// DefaultDataStoreMaxBytes lets entries() fit one message to the
+	// guest.
+	DefaultDataStoreMaxBytes = 2 << 20
+)
+
+// Service writes the records no running code is made of: users and
+// organizations, subscriptions, webhooks, connected accounts, data
+// stores and their entries. What it writes takes effect where it is
+// next read: a subscription at the next routing, a webhook at its next
+// delivery, an account at the next $auth.
+type Service struct {
+	store    store.Store
+	now      func() time.Time
+	secrets  *secret.Sealer
+	bounds   store.DataBounds
+	webhooks keyed.Mutex // two edits of a webhook do not lose one
+}
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: cfg.Store, now: now, secrets: cfg.Secrets, bounds: store.DataBounds{
+		MaxKeys:  cmp.Or(max(cfg.DataStoreMaxKeys, 0), DefaultDataStoreMaxKeys),
+		MaxBytes: cmp.Or(max(cfg.DataStoreMaxBytes, 0), DefaultDataStoreMaxBytes),
+	}}
+}
+
+// Reader returns the stored records, for reading.
+func (s *Service) Reader() Reader { return s.store }

@@ -9,7 +9,6 @@ import (
 	"github.com/fount-dev/fount/webhook"
 )
 
-
 // WebhookRequest is a new webhook. Its URL is checked by the caller
 // against the egress policy.
 type WebhookRequest struct {

@@ -60,7 +60,9 @@ func TestValidateNamesTheSetting(t *testing.T) {
 		{"--store", func(c *Config) { c.StoreURL = "postgres://db" }},
 		{"--store", func(c *Config) { c.StoreURL, c.SecretKeyFile = "nats://user:pw@n:4222", "/k" }},
 		{"--secret-key-file", func(c *Config) { c.StoreURL = "nats://n:4222" }},
-		{"--node-lease-ttl", func(c *Config) { c.StoreURL, c.SecretKeyFile, c.NodeLeaseTTL = "nats://n:4222", "/k", 3500 * time.Millisecond }},
+		{"--node-lease-ttl", func(c *Config) {
+			c.StoreURL, c.SecretKeyFile, c.NodeLeaseTTL = "nats://n:4222", "/k", 3500*time.Millisecond
+		}},
 		{"--nats-replicas", func(c *Config) { c.StoreURL, c.SecretKeyFile, c.NatsReplicas = "nats://n:4222", "/k", 6 }},
 		{"--s3-endpoint", func(c *Config) { c.S3 = s3.Config{Bucket: "b"} }},
 		{"--log-format", func(c *Config) { c.LogFormat = "xml" }},

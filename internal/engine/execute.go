@@ -212,104 +212,142 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 }
 
 // runFlow runs st's steps from st.next on, until the last, a failure,
-// an exit or a pause.
+// an exit or a pause, and returns what the part commits.
 func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *waiter) (execution, error) {
-	wf, rec := lf.wf, st.rec
-	st.steps.flowURL = e.flowURL(rec.ID)
-	c := &collector{channels: e.channelBudget(wf.ID)}
-	var out execution
-	deadline := st.start.Add(e.cfg.ExecutionTimeout)
-	var failure error
-	failedStep := ""
-	retryable := true // a failure of the pause itself is not
-	var paused *model.Event
-	var respond sandbox.RespondSink
-	held := &heldResponse{w: w}
+	st.steps.flowURL = e.flowURL(st.rec.ID)
+	part := &flowPart{c: &collector{channels: e.channelBudget(lf.wf.ID)}, held: &heldResponse{w: w},
+		deadline: st.start.Add(e.cfg.ExecutionTimeout)}
 	if w != nil {
-		respond = held
+		part.respond = part.held
 	}
+	end, err := e.runSteps(ctx, lf, st, part)
+	if err != nil {
+		return execution{}, err
+	}
+	part.held.flush()
+	return e.endPart(ctx, lf, st, part, end), nil
+}
+
+// flowPart is what a part of an execution gathers as its steps run:
+// their emits, their sends, the response held for its waiter.
+type flowPart struct {
+	c        *collector
+	sends    execution // the deliveries and SSE messages of $.send
+	held     *heldResponse
+	respond  sandbox.RespondSink // held, when a request waits for the response
+	deadline time.Time           // of the whole execution
+}
+
+// partEnd is how a part of an execution ended: at its last step or an
+// exit (the zero value), failed, or paused.
+type partEnd struct {
+	failure error  // why it failed
+	step    string // the step that failed, or that paused
+	// retryable says that a retry (model.Retry) may put the failure off:
+	// not when it is the pause's own failure, or no step's.
+	retryable bool
+	pause     *model.Event // the paused execution's record on $in
+	urlHash   string       // the hash of the pause's URLs' secret
+	retried   error        // the failure a retry's pause puts off
+}
+
+// runSteps runs st's steps from st.next on, recording each in st.rec,
+// and says how the part ended; the error is the engine's, not a step's.
+func (e *Engine) runSteps(ctx context.Context, lf *liveFlow, st *flowState, part *flowPart) (partEnd, error) {
+	wf, rec := lf.wf, st.rec
 	for i := st.next; i < len(wf.Steps); i++ {
 		step := wf.Steps[i]
-		sx, res, err := e.runStepWith(ctx, lf, i, st.steps, c, respond, deadline, sourceDB{e.store, wf.ID})
+		sx, res, err := e.runStepWith(ctx, lf, i, st.steps, part.c, part.respond, part.deadline, sourceDB{e.store, wf.ID})
 		if err != nil {
-			return execution{}, err
+			return partEnd{}, err
 		}
 		runs := st.runs + 1
 		st.runs, st.steps.run = 0, nil // a rerun's count is its step's only
 		rec.Steps = append(rec.Steps, sx)
 		if res.err != nil {
-			rec.Status, failure, failedStep = model.ExecutionError, res.err, step.Name
-			break
+			return partEnd{failure: res.err, step: step.Name, retryable: true}, nil
 		}
-		for _, s := range res.sends {
-			switch s.Kind {
-			case abi.SendHTTP:
-				out.commit.Deliveries = append(out.commit.Deliveries, model.Delivery{Kind: model.DeliverySendHTTP, ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
-					Request: &model.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
-			case abi.SendSSE:
-				out.sse = append(out.sse, model.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
-			case abi.SendS3:
-				dl, err := e.s3Delivery(wf, rec.ID, len(out.commit.Deliveries), s, st.start)
-				if err != nil {
-					last := &rec.Steps[len(rec.Steps)-1]
-					last.Status, last.Error = model.ExecutionError, stepError(err)
-					rec.Status, failure, failedStep = model.ExecutionError, err, step.Name
-					break
-				}
-				out.commit.Deliveries = append(out.commit.Deliveries, dl)
-			}
+		if err := e.addSends(wf, st, res.sends, &part.sends); err != nil {
+			failLastStep(rec, err)
+			return partEnd{failure: err, step: step.Name, retryable: true}, nil
 		}
-		if failure != nil {
-			break
-		}
-		if res.exit != nil {
+		switch {
+		case res.exit != nil:
 			rec.Status, rec.ExitReason = model.ExecutionExited, *res.exit
-			break
-		}
-		if res.flow != nil {
+			return partEnd{}, nil
+		case res.flow != nil:
 			ev, err := e.pause(ctx, lf, st, i, runs, res)
 			if err != nil {
-				last := &rec.Steps[len(rec.Steps)-1]
-				last.Status, last.Error = model.ExecutionError, stepError(err)
-				rec.Status, failure, failedStep, retryable = model.ExecutionError, err, step.Name, false
+				failLastStep(rec, err)
+				return partEnd{failure: err, step: step.Name}, nil
 			}
-			paused, out.commit.PauseSecretHash = &ev, secretHash(res.flow.Secret) // its URLs find it by this
-			break
+			return partEnd{step: step.Name, pause: &ev, urlHash: secretHash(res.flow.Secret)}, nil // its URLs find it by the hash
 		}
 		st.steps.add(step.Name, res.data)
 	}
-	held.flush()
-	rec.DurationMs += e.clock.Now().Sub(st.start).Milliseconds()
-	events, err := flowEvents(c, e.clock.Now())
-	if err != nil && failure == nil {
-		rec.Status, failure = model.ExecutionError, err
-	}
-	var retried error // the failure a retry's pause puts off
-	if failure != nil && retryable && failedStep != "" {
-		if ev, ok := e.retryLater(ctx, lf, st, failedStep); ok {
-			retried, failure, paused, events = failure, nil, &ev, events[:0]
-			out.sse, out.commit.Deliveries = nil, nil // the step runs again: what the failed part sent goes
+	return partEnd{}, nil
+}
+
+// addSends adds a step's $.send calls to sends: HTTP and S3 sends as
+// deliveries, SSE messages to publish once the part is committed.
+func (e *Engine) addSends(wf model.Workflow, st *flowState, calls []abi.Send, sends *execution) error {
+	for _, s := range calls {
+		switch s.Kind {
+		case abi.SendHTTP:
+			sends.commit.Deliveries = append(sends.commit.Deliveries, model.Delivery{Kind: model.DeliverySendHTTP, ListenerID: wf.ID, EmitterID: wf.ID, Channel: "$send.http",
+				Request: &model.DeliveryRequest{Method: s.Method, URL: s.URL, Headers: s.Headers, Body: s.Body}})
+		case abi.SendSSE:
+			sends.sse = append(sends.sse, model.Event{EmitterID: wf.ID, Name: channelSSE, EmitID: s.Channel, Data: s.Payload, IndexedAtMs: e.clock.Now().UnixMilli()})
+		case abi.SendS3:
+			dl, err := e.s3Delivery(wf, st.rec.ID, len(sends.commit.Deliveries), s, st.start)
+			if err != nil {
+				return err
+			}
+			sends.commit.Deliveries = append(sends.commit.Deliveries, dl)
 		}
 	}
-	if failure != nil {
-		rec.Pause = nil
-		events = append(events[:0:0], flowErrorEvent(failure, wf.ID, failedStep, st.event, st.context, e.clock.Now()))
-		out.sse = nil
-		out.commit.Deliveries = nil
-	} else if paused != nil {
-		events = append(events, *paused)
+	return nil
+}
+
+// failLastStep marks the last step recorded failed with err.
+func failLastStep(rec *model.Execution, err error) {
+	last := &rec.Steps[len(rec.Steps)-1]
+	last.Status, last.Error = model.ExecutionError, stepError(err)
+}
+
+// endPart is the commit of a part that ended so: its emits and sends,
+// and the execution's record; or, when it failed, an $errors event
+// instead (and nothing it sent), unless a retry puts the failure off
+// with a pause; or its pause.
+func (e *Engine) endPart(ctx context.Context, lf *liveFlow, st *flowState, part *flowPart, end partEnd) execution {
+	wf, rec, out := lf.wf, st.rec, part.sends
+	now := e.clock.Now()
+	rec.DurationMs += now.Sub(st.start).Milliseconds()
+	events, err := flowEvents(part.c, now)
+	if err != nil && end.failure == nil {
+		end = partEnd{failure: err}
+	}
+	if end.failure != nil && end.retryable {
+		if ev, ok := e.retryLater(ctx, lf, st, end.step); ok {
+			end = partEnd{step: end.step, pause: &ev, retried: end.failure}
+			events, out = events[:0], execution{} // the step runs again: what the failed part sent goes
+		}
+	}
+	switch {
+	case end.failure != nil:
+		rec.Status, rec.Pause = model.ExecutionError, nil
+		events, out = []model.Event{flowErrorEvent(end.failure, wf.ID, end.step, st.event, st.context, now)}, execution{}
+	case end.pause != nil:
+		events = append(events, *end.pause)
+		out.commit.PauseSecretHash = end.urlHash
 		out.commit.KeepDelayed, out.commit.MaxPaused = keepAllPaused, e.cfg.MaxPausedExecutions
-		pausedStep := failedStep // a retry's; else the step that paused, the last that ran
-		if pausedStep == "" && len(rec.Steps) > 0 {
-			pausedStep = rec.Steps[len(rec.Steps)-1].Name
-		}
-		out.commit.OverPaused = e.failOverPaused(wf.ID, st, pausedStep, retried)
+		out.commit.OverPaused = e.failOverPaused(wf.ID, st, end.step, end.retried)
 	}
 	capExecution(rec)
 	out.commit.Events, out.commit.Keep = events, e.cfg.EventsKept
 	out.commit.Execution, out.commit.ExecutionsKept = rec, e.cfg.ExecutionsKept
 	out.commit.Invocations, out.commit.ComputeMs = 1, max(1, rec.DurationMs)
-	return out, nil
+	return out
 }
 
 // failOverPaused is what the commit of st's pause applies instead when

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -97,7 +98,7 @@ func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL s
 // Once the first hook has run, the operation goes on to the end even if
 // ctx is cancelled (a client that hangs up must not leave hooks half
 // undone); so do UpdateSource and DeleteSource.
-func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Source, error) {
+func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.Source, err error) {
 	end, err := e.beginOp()
 	if err != nil {
 		return model.Source{}, err
@@ -137,12 +138,16 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 	// until one has run, the operation may give up for want of a worker
 	// (a *BusyError), having done nothing.
 	ctx = context.WithoutCancel(ctx)
+	defer func() { // a source that is not stored leaves nothing behind
+		if err != nil {
+			e.undeploy(ctx, l)
+			l.box.Close(ctx)
+		}
+	}()
 	var events []model.Event
 	for _, hook := range []string{component.HookDeploy, component.HookActivate} {
 		evs, err := e.runHook(ctx, l, hook)
 		if err != nil {
-			e.undeploy(ctx, l)
-			l.box.Close(ctx)
 			return model.Source{}, err
 		}
 		events = append(events, evs...)
@@ -163,12 +168,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (model.Sou
 		if _, herr := e.runHook(ctx, l, component.HookDeactivate); herr != nil {
 			e.log.Warn("deactivate hook of a source that could not be stored failed", "source", src.ID, "err", herr)
 		}
-		e.undeploy(ctx, l)
-		l.box.Close(ctx)
-		if errors.Is(err, model.ErrConflict) {
-			return model.Source{}, &NameTakenError{Slug: slug}
-		}
-		return model.Source{}, err
+		return model.Source{}, nameTaken(err, slug)
 	}
 	l.src = stored
 	e.live.install(l)
@@ -200,7 +200,7 @@ func (e *Engine) undeploy(ctx context.Context, l *live) {
 // keeps running, as stored. A running version whose code no longer loads
 // (a *CodeError) is replaced without its deactivate hook; any other
 // failure to load it fails the update.
-func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (model.Source, error) {
+func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest) (_ model.Source, err error) {
 	end, err := e.beginOp()
 	if err != nil {
 		return model.Source{}, err
@@ -212,78 +212,36 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if err != nil {
 		return model.Source{}, err
 	}
-	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
+	updated, meta, err := e.updatedSource(ctx, old, req)
 	if err != nil {
 		return model.Source{}, err
 	}
-	props, err := e.prepareProps(meta, req.Props, &old, old)
-	if err != nil {
-		return model.Source{}, err
-	}
-	if err := e.checkOwnedProps(ctx, meta, props.values, old.OwnerID); err != nil {
-		return model.Source{}, err
-	}
-	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)
-	if err != nil {
-		return model.Source{}, err
-	}
-	if name == "" {
-		name = old.Name
-	}
-	updated := old
-	updated.ComponentID, updated.Name, updated.NameSlug = req.Component.ID, name, slug
-	updated.Active, updated.UpdatedAt = req.Active, e.clock.Now().Unix()
-	props.apply(&updated)
-	updated.AddedProps = added
 	next, err := e.buildInPool(ctx, updated, req.Component)
 	if err != nil {
 		return model.Source{}, err
 	}
+	defer func() { // the new version runs only once it is stored
+		if err != nil {
+			next.box.Close(context.WithoutCancel(ctx))
+		}
+	}()
 	prev, err := e.loadForHook(ctx, id)
 	if err != nil {
-		next.box.Close(ctx)
 		return model.Source{}, err
 	}
 	ctx = context.WithoutCancel(ctx) // as in DeploySource
-	var events []model.Event
-	if prev != nil {
-		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
-		if err != nil {
-			next.box.Close(ctx)
-			return model.Source{}, err
-		}
-		events = append(events, evs...)
-		if prev.meta().HasHook(component.HookDeactivate) {
-			ctx = begun(ctx)
-		}
-	}
-	evs, err := e.runHook(ctx, next, component.HookActivate)
-	if busy := (*BusyError)(nil); errors.As(err, &busy) {
-		next.box.Close(ctx) // no hook has run: nothing to undo
-		return model.Source{}, err
-	}
-	events = append(events, evs...)
+	events, err := e.swapHooks(ctx, prev, next)
 	if err != nil {
-		e.reactivate(ctx, prev, events)
-		next.box.Close(ctx)
 		return model.Source{}, err
 	}
 	r, err := newRouter(ctx, e.store, updated.Emitter(), e.cfg.MaxHops)
+	var evs []model.Event
 	if err == nil {
 		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
 	}
 	if err != nil {
-		// Undo the hooks: the new version goes, the old one comes back.
-		undo, herr := e.runHook(ctx, next, component.HookDeactivate)
-		if herr != nil {
-			e.log.Warn("deactivate hook of a version that could not be stored failed", "source", id, "err", herr)
-		}
-		e.reactivate(ctx, prev, append(events, undo...))
-		next.box.Close(ctx)
-		if errors.Is(err, model.ErrConflict) {
-			return model.Source{}, &NameTakenError{Slug: slug}
-		}
-		return model.Source{}, err
+		e.unswapHooks(ctx, prev, next, events)
+		return model.Source{}, nameTaken(err, updated.NameSlug)
 	}
 	e.live.install(next)
 	if updated.Active {
@@ -294,6 +252,81 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	e.changed(model.SourceTarget(id))
 	e.afterCommit(r, evs)
 	return updated, nil
+}
+
+// updatedSource is old as req changes it, with the metadata of its new
+// props; an error names what req has wrong.
+func (e *Engine) updatedSource(ctx context.Context, old model.Source, req UpdateRequest) (model.Source, *component.Metadata, error) {
+	meta, added, err := e.propsMetadata(ctx, req.Component, req.Props, &old, old.OwnerID, old.UserID)
+	if err != nil {
+		return model.Source{}, nil, err
+	}
+	props, err := e.prepareProps(meta, req.Props, &old, old)
+	if err != nil {
+		return model.Source{}, nil, err
+	}
+	if err := e.checkOwnedProps(ctx, meta, props.values, old.OwnerID); err != nil {
+		return model.Source{}, nil, err
+	}
+	name, slug, err := e.sourceName(ctx, old.OwnerID, req.Name, meta.Name, old.NameSlug)
+	if err != nil {
+		return model.Source{}, nil, err
+	}
+	updated := old
+	updated.ComponentID, updated.Name, updated.NameSlug = req.Component.ID, cmp.Or(name, old.Name), slug
+	updated.Active, updated.UpdatedAt = req.Active, e.clock.Now().Unix()
+	props.apply(&updated)
+	updated.AddedProps = added
+	return updated, meta, nil
+}
+
+// swapHooks runs the running version's deactivate hook (prev: nil when
+// it does not load) and then the new version's activate hook, and
+// returns what both emitted. When the activate hook fails, prev is
+// activated again (reactivate); when prev's deactivate hook fails, or no
+// worker is free before any hook ran (a *BusyError), nothing ran to undo.
+func (e *Engine) swapHooks(ctx context.Context, prev, next *live) ([]model.Event, error) {
+	var events []model.Event
+	if prev != nil {
+		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
+		if err != nil {
+			return nil, err
+		}
+		events = append(events, evs...)
+		if prev.meta().HasHook(component.HookDeactivate) {
+			ctx = begun(ctx)
+		}
+	}
+	evs, err := e.runHook(ctx, next, component.HookActivate)
+	if busy := (*BusyError)(nil); errors.As(err, &busy) {
+		return nil, err
+	}
+	events = append(events, evs...)
+	if err != nil {
+		e.reactivate(ctx, prev, events)
+		return nil, err
+	}
+	return events, nil
+}
+
+// unswapHooks undoes swapHooks after the store refused the update:
+// the new version is deactivated, the old one activated again, and what
+// all those hooks emitted is recorded.
+func (e *Engine) unswapHooks(ctx context.Context, prev, next *live, events []model.Event) {
+	undo, err := e.runHook(ctx, next, component.HookDeactivate)
+	if err != nil {
+		e.log.Warn("deactivate hook of a version that could not be stored failed", "source", next.src.ID, "err", err)
+	}
+	e.reactivate(ctx, prev, append(events, undo...))
+}
+
+// nameTaken is err, or a *NameTakenError for slug when the store refused
+// a source's name as another's.
+func nameTaken(err error, slug string) error {
+	if errors.Is(err, model.ErrConflict) {
+		return &NameTakenError{Slug: slug}
+	}
+	return err
 }
 
 // loadForHook loads a source's running version to run a hook of it. A

@@ -25,8 +25,10 @@ import (
 // fakeComponent is a component written in Go for the fake sandbox: its
 // metadata, and what each operation does.
 type fakeComponent struct {
-	meta  component.Metadata
-	run   func(ctx context.Context, f *fakeSource, event json.RawMessage, caps sandbox.Capabilities) error
+	meta component.Metadata
+	run  func(ctx context.Context, f *fakeSource, event json.RawMessage, caps sandbox.Capabilities) error
+	// step, when set, is the run of a workflow step, with its outcome.
+	step  func(ctx context.Context, event json.RawMessage, caps sandbox.Capabilities) (*sandbox.Outcome, error)
 	hooks map[string]func(ctx context.Context, f *fakeSource, caps sandbox.Capabilities) error
 }
 
@@ -123,6 +125,9 @@ func (f *fakeSource) Invoke(ctx context.Context, req sandbox.Request, caps sandb
 	}
 	switch req.Op {
 	case abi.OpRun:
+		if f.comp.step != nil {
+			return f.comp.step(ctx, req.Event, caps)
+		}
 		if f.comp.run == nil {
 			return &sandbox.Outcome{}, nil
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +17,9 @@ import (
 
 	"go.etcd.io/bbolt"
 
+	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/server"
+	"github.com/fount-dev/fount/internal/store"
 	"github.com/fount-dev/fount/internal/wait"
 )
 
@@ -223,38 +227,33 @@ func median(ds []time.Duration) time.Duration {
 	return sorted[len(sorted)/2]
 }
 
-// TestPausedURLsOfAnOlderDataDir: executions paused by a version of
-// fount before the index of paused URLs (a schema 6 file, whose index
-// is empty) go on when their URLs are called after the upgrade: the
-// first URL of a workflow indexes it once, from its records.
-func TestPausedURLsOfAnOlderDataDir(t *testing.T) {
+// TestPausedExecutionsOfAnOlderDataDir: executions paused by a version
+// of fount before the table of paused executions (a schema 7 file, where
+// they are events on the workflow's $in) are moved into the table when
+// the server starts, once, and go on when their URLs are called; a
+// forged URL still finds nothing.
+func TestPausedExecutionsOfAnOlderDataDir(t *testing.T) {
 	t.Parallel()
 	cfg := server.Config{BootstrapKey: ownerKey, DataDir: t.TempDir(), StoreURL: "bolt"}
 	s := startServer(t, cfg)
 	wf := s.deployWorkflow(map[string]any{"name": "Older", "trigger": map[string]any{"type": "manual"},
 		"steps": []any{step("wait", strings.ReplaceAll(suspendStep, "%TIMEOUT%", ""), nil), step("after", afterStep, nil)}})
+	wfID := wf["id"].(string)
 	var ids, urls []string
 	for range 3 {
-		id := s.runWorkflow(wf["id"].(string), nil)
+		id := s.runWorkflow(wfID, nil)
 		ids, urls = append(ids, id), append(urls, stepValue(s.waitStatus(id, "paused"), 0)["resume_url"].(string))
 	}
 	s.stop()
-
-	db, err := bbolt.Open(filepath.Join(cfg.DataDir, "fount.db"), 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bbolt.Tx) error {
-		if err := tx.DeleteBucket([]byte("paused_urls")); err != nil {
-			return err
-		}
-		return tx.Bucket([]byte("meta")).Put([]byte("schema_version"), []byte("6"))
-	})
-	if err := errors.Join(err, db.Close()); err != nil {
-		t.Fatal(err)
-	}
+	toOlderLayout(t, filepath.Join(cfg.DataDir, "fount.db"), wfID)
 
 	s = startServer(t, cfg)
+	if n := strings.Count(s.log.String(), "moved a workflow's paused executions into their table"); n != 1 {
+		t.Errorf("the move was logged %d times, want once:\n%s", n, s.log)
+	}
+	if _, body := s.do("GET", "/v1/workflows/"+wfID, nil); data(body)["paused_executions"] != float64(3) {
+		t.Errorf("after the upgrade the workflow says %v paused executions, want 3", data(body)["paused_executions"])
+	}
 	forged := urls[0][:strings.LastIndex(urls[0], "/")-32] + strings.Repeat("C", 32) + "/resume"
 	if st := callFlowURL(t, "POST", forged, s.endpoints, "{}"); st != 404 {
 		t.Errorf("a wrong secret after the upgrade: %d, want 404", st)
@@ -265,8 +264,61 @@ func TestPausedURLsOfAnOlderDataDir(t *testing.T) {
 		}
 		s.waitStatus(id, "success")
 	}
-	if n := strings.Count(s.log.String(), "indexed the paused executions of a workflow from before the index"); n != 1 {
-		t.Errorf("the workflow was indexed %d times, want once:\n%s", n, s.log)
+	if _, body := s.do("GET", "/v1/workflows/"+wfID, nil); data(body)["paused_executions"] != float64(1) {
+		t.Errorf("after two resumes the workflow says %v paused executions, want 1", data(body)["paused_executions"])
+	}
+}
+
+// toOlderLayout rewrites the bbolt file at path as fount kept paused
+// executions before their table (schema version 7): the workflow's are
+// taken out of the table and written as events on its $in, in the form
+// the engine wrote then, and the mark of their move is taken away.
+func toOlderLayout(t *testing.T, path, workflowID string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.OpenBolt(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := st.PausedEntries(ctx, workflowID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []model.Event
+	var resumes []store.CompletedRun
+	for id, entry := range entries {
+		state, err := st.PausedState(ctx, workflowID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, model.Event{Name: model.ChannelDelayed, Data: json.RawMessage(fmt.Sprintf(`{"v":1,"due_ms":%d,"paused":%s}`, entry.DueMs, state))})
+		resumes = append(resumes, store.CompletedRun{Invocation: model.Invocation{TargetID: workflowID, TargetKind: model.TargetWorkflow}, Commit: store.RunCommit{Resume: id}})
+	}
+	if _, err := st.CompleteRuns(ctx, resumes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AppendEvents(ctx, workflowID, events, len(events)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := st.CountPaused(ctx, workflowID); n != 0 || len(events) != 3 {
+		t.Fatalf("%d left in the table, %d moved to $in", n, len(events))
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket([]byte("meta"))
+		if err := meta.Delete(append([]byte{byte(len("paused_moved"))}, "paused_moved"...)); err != nil { // a value's key: its parts, each after its length
+			return err
+		}
+		return meta.Put([]byte("schema_version"), []byte("7"))
+	})
+	if err := errors.Join(err, db.Close()); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -120,7 +120,7 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, req *apiv1.
 	}
 	view := s.viewWorkflow(wf)
 	// Paused executions wait on the workflow's $in channel, each one event.
-	if view.PausedExecutions, err = s.records.CountEvents(r.Context(), wf.ID, model.ChannelDelayed); err != nil {
+	if view.PausedExecutions, err = s.records.CountPaused(r.Context(), wf.ID); err != nil {
 		return err
 	}
 	s.writeData(w, r, view)

@@ -78,6 +78,12 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 // source, and of the paused executions of every workflow, of emitters.
 func (e *Engine) loadDelayed(ctx context.Context, emitters []model.Target) error {
 	for _, t := range emitters {
+		if t.Kind == model.TargetWorkflow {
+			if err := e.loadPaused(ctx, t.ID); err != nil {
+				return err
+			}
+			continue
+		}
 		events, err := e.store.ListEvents(ctx, t.ID, model.ChannelDelayed, maxDelayedScan)
 		if err != nil {
 			return err

@@ -29,9 +29,6 @@ type delayedRecord struct {
 	Summary string          `json:"summary,omitempty"`
 	Event   json.RawMessage `json:"event,omitempty"`
 	ID      string          `json:"id,omitempty"` // the emit's dedupe id
-	// Paused, when set, makes the record a workflow's paused execution
-	// rather than an emit.
-	Paused *pausedExecution `json:"paused,omitempty"`
 }
 
 // newDelayedRecord records em, due at em.DeliveryTS.

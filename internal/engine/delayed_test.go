@@ -123,19 +123,3 @@ func TestDelayedEmitsSurviveARestart(t *testing.T) {
 		t.Errorf("released %s", evs[0].Data)
 	}
 }
-
-// TestDueOfReadsTheHeadOfARecord: the shortcut that skips records not
-// yet due reads the due time this code writes, and gives up on any
-// other shape rather than guess.
-func TestDueOfReadsTheHeadOfARecord(t *testing.T) {
-	t.Parallel()
-	rec, _ := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: 1234, Paused: &pausedExecution{Kind: "delay"}})
-	if at, ok := dueOf(rec); !ok || at != 1234 {
-		t.Errorf("dueOf(%s) = %d, %v", rec, at, ok)
-	}
-	for _, other := range []string{`{"due_ms":5,"v":1}`, `{"v":1,"due_ms":x,`, `{"v":1,"due_ms":7}`, `{"v":2,"due_ms":7,"a":1}`, ``} {
-		if at, ok := dueOf([]byte(other)); ok {
-			t.Errorf("dueOf(%s) = %d, want no answer", other, at)
-		}
-	}
-}

@@ -226,28 +226,24 @@ type Engine struct {
 	queues  store.Queues
 	sandbox sandbox.Sandbox
 
-	live      *liveSet
-	flows     *flowSet
-	throttles throttles // of workflows with a throttle
-	maps      *mapCache // parsed source maps
-	endpoints *endpointRegistry
-	timers    *timers.Set[model.Target]
-	waiters   *waiterSet
-	delayed   *delayed.Scheduler[model.Target]
-	deliverer *delivery.Deliverer
-	workers   *scheduler.Scheduler[model.Target]
-	ahead     *aheadSet // invocations read from the queue for later batches
-	events    *broadcaster
-	quotas    *quotas
-	lifecycle keyed.Mutex // of each source and workflow: two operations on one never interleave
-	// indexing serialises the indexing of a workflow's paused executions
-	// from before the index; flowGuesses throttles forged resume and
-	// cancel URLs (flowurls.go).
-	indexing     keyed.Mutex
-	wholeIndexes sync.Map // workflow id → struct{}: its index of paused URLs is whole (flowurls.go)
-	flowGuesses  *guess.Throttle
-	admission    *admission.Admission // the sandboxes accounts hold (admit.go)
-	records      *records.Service     // the data stores' writes of components
+	live        *liveSet
+	flows       *flowSet
+	throttles   throttles // of workflows with a throttle
+	maps        *mapCache // parsed source maps
+	endpoints   *endpointRegistry
+	timers      *timers.Set[model.Target]
+	waiters     *waiterSet
+	delayed     *delayed.Scheduler[model.Target]
+	deliverer   *delivery.Deliverer
+	workers     *scheduler.Scheduler[model.Target]
+	ahead       *aheadSet // invocations read from the queue for later batches
+	events      *broadcaster
+	quotas      *quotas
+	lifecycle   keyed.Mutex          // of each source and workflow: two operations on one never interleave
+	pausedDue   *pausedDueSet        // when the paused executions of the workflows this node runs are due (flowdue.go)
+	flowGuesses *guess.Throttle      // throttles forged resume and cancel URLs (flowurls.go)
+	admission   *admission.Admission // the sandboxes accounts hold (admit.go)
+	records     *records.Service     // the data stores' writes of components
 
 	mu      sync.Mutex
 	running bool
@@ -263,7 +259,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), flows: newFlowSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
+		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
 		quotas:      newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		flowGuesses: guess.New(flowURLFailBurst, flowURLFailEvery, cfg.Clock.Now),
 		admission:   admission.New(cfg.Sandboxes),

@@ -246,9 +246,8 @@ type partEnd struct {
 	// retryable says that a retry (model.Retry) may put the failure off:
 	// not when it is the pause's own failure, or no step's.
 	retryable bool
-	pause     *model.Event // the paused execution's record on $in
-	urlHash   string       // the hash of the pause's URLs' secret
-	retried   error        // the failure a retry's pause puts off
+	pause     *store.PausedExecution // the execution paused, as the commit stores it
+	retried   error                  // the failure a retry's pause puts off
 }
 
 // runSteps runs st's steps from st.next on, recording each in st.rec,
@@ -276,12 +275,12 @@ func (e *Engine) runSteps(ctx context.Context, lf *liveFlow, st *flowState, part
 			rec.Status, rec.ExitReason = model.ExecutionExited, *res.exit
 			return partEnd{}, nil
 		case res.flow != nil:
-			ev, err := e.pause(ctx, lf, st, i, runs, res)
+			paused, err := e.pause(ctx, lf, st, i, runs, res)
 			if err != nil {
 				failLastStep(rec, err)
 				return partEnd{failure: err, step: step.Name}, nil
 			}
-			return partEnd{step: step.Name, pause: &ev, urlHash: secretHash(res.flow.Secret)}, nil // its URLs find it by the hash
+			return partEnd{step: step.Name, pause: paused}, nil
 		}
 		st.steps.add(step.Name, res.data)
 	}
@@ -328,8 +327,8 @@ func (e *Engine) endPart(ctx context.Context, lf *liveFlow, st *flowState, part 
 		end = partEnd{failure: err}
 	}
 	if end.failure != nil && end.retryable {
-		if ev, ok := e.retryLater(ctx, lf, st, end.step); ok {
-			end = partEnd{step: end.step, pause: &ev, retried: end.failure}
+		if paused, ok := e.retryLater(ctx, lf, st, end.step); ok {
+			end = partEnd{step: end.step, pause: paused, retried: end.failure}
 			events, out = events[:0], execution{} // the step runs again: what the failed part sent goes
 		}
 	}
@@ -338,9 +337,7 @@ func (e *Engine) endPart(ctx context.Context, lf *liveFlow, st *flowState, part 
 		rec.Status, rec.Pause = model.ExecutionError, nil
 		events, out = []model.Event{flowErrorEvent(end.failure, wf.ID, end.step, st.event, st.context, now)}, execution{}
 	case end.pause != nil:
-		events = append(events, *end.pause)
-		out.commit.PauseSecretHash = end.urlHash
-		out.commit.KeepDelayed, out.commit.MaxPaused = keepAllPaused, e.cfg.MaxPausedExecutions
+		out.commit.Pause, out.commit.MaxPaused = end.pause, e.cfg.MaxPausedExecutions
 		out.commit.OverPaused = e.failOverPaused(wf.ID, st, end.step, end.retried)
 	}
 	capExecution(rec)

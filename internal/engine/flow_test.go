@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
+	"github.com/fount-dev/fount/internal/store"
 )
 
 // stepFunc is a fake workflow step: what it returns for the event it is
@@ -112,6 +114,16 @@ func (te *testEngine) advance(wf model.Workflow, d time.Duration, status string)
 		return false
 	})
 	return got
+}
+
+// pausedCount is how many executions wf holds paused.
+func (te *testEngine) pausedCount(wf model.Workflow) int {
+	te.t.Helper()
+	n, err := te.st.CountPaused(ctx, wf.ID)
+	if err != nil {
+		te.t.Fatal(err)
+	}
+	return n
 }
 
 // returns is a step that returns value.
@@ -259,8 +271,8 @@ func TestFlowDelayGoesOnWhenDue(t *testing.T) {
 	if paused.Pause == nil || paused.Pause.Kind != abi.FlowDelay || paused.Pause.Step != "step0" {
 		t.Errorf("the paused execution's pause: %+v", paused.Pause)
 	}
-	if n := len(te.events(wf.ID, model.ChannelDelayed)); n != 1 {
-		t.Errorf("%d records of paused executions, want 1", n)
+	if n := te.pausedCount(wf); n != 1 {
+		t.Errorf("%d paused executions, want 1", n)
 	}
 	waitFor(t, "the due time to be noted", func() bool { return te.delayed.Due(model.WorkflowTarget(wf.ID)) != 0 })
 	for range 10 {
@@ -273,8 +285,8 @@ func TestFlowDelayGoesOnWhenDue(t *testing.T) {
 	if x.ID != paused.ID || stepNames(x) != "step0:success step1:success" {
 		t.Errorf("the execution that went on: %s %s, want %s with both steps", x.ID, stepNames(x), paused.ID)
 	}
-	if n := len(te.events(wf.ID, model.ChannelDelayed)); n != 0 {
-		t.Errorf("%d records of paused executions left once it went on", n)
+	if n := te.pausedCount(wf); n != 0 {
+		t.Errorf("%d paused executions left once it went on", n)
 	}
 }
 
@@ -420,7 +432,101 @@ func TestFlowPausesAreBounded(t *testing.T) {
 	if !strings.Contains(x.Steps[0].Error.Message, "paused executions") {
 		t.Errorf("the refused pause's error: %+v", x.Steps[0].Error)
 	}
-	if n := len(te.events(wf.ID, model.ChannelDelayed)); n != 2 {
+	if n := te.pausedCount(wf); n != 2 {
 		t.Errorf("%d paused executions held, want 2", n)
 	}
+}
+
+// readCounter is a store that counts the reads made with a context that
+// carries a *atomic.Int64 (countReads): those of one request, apart
+// from the workers'.
+type readCounter struct{ *store.Bolt }
+
+type readsKey struct{}
+
+func countReads(ctx context.Context, n *atomic.Int64) context.Context {
+	return context.WithValue(ctx, readsKey{}, n)
+}
+
+func (r readCounter) read(ctx context.Context) {
+	if n, ok := ctx.Value(readsKey{}).(*atomic.Int64); ok {
+		n.Add(1)
+	}
+}
+
+func (r readCounter) GetWorkflow(ctx context.Context, id string) (model.Workflow, error) {
+	r.read(ctx)
+	return r.Bolt.GetWorkflow(ctx, id)
+}
+
+func (r readCounter) GetExecution(ctx context.Context, id string) (model.Execution, error) {
+	r.read(ctx)
+	return r.Bolt.GetExecution(ctx, id)
+}
+
+func (r readCounter) ListEvents(ctx context.Context, emitterID, channel string, limit int) ([]model.Event, error) {
+	r.read(ctx)
+	return r.Bolt.ListEvents(ctx, emitterID, channel, limit)
+}
+
+func (r readCounter) PageEvents(ctx context.Context, emitterID, channel string, p model.EventPage) ([]model.Event, error) {
+	r.read(ctx)
+	return r.Bolt.PageEvents(ctx, emitterID, channel, p)
+}
+
+func (r readCounter) CountEvents(ctx context.Context, emitterID, channel string) (int, error) {
+	r.read(ctx)
+	return r.Bolt.CountEvents(ctx, emitterID, channel)
+}
+
+func (r readCounter) PausedEntry(ctx context.Context, workflowID, executionID string) (store.PausedEntry, bool, error) {
+	r.read(ctx)
+	return r.Bolt.PausedEntry(ctx, workflowID, executionID)
+}
+
+func (r readCounter) PausedState(ctx context.Context, workflowID, executionID string) (json.RawMessage, error) {
+	r.read(ctx)
+	return r.Bolt.PausedState(ctx, workflowID, executionID)
+}
+
+func (r readCounter) PausedEntries(ctx context.Context, workflowID string) (map[string]store.PausedEntry, error) {
+	r.read(ctx)
+	return r.Bolt.PausedEntries(ctx, workflowID)
+}
+
+func (r readCounter) CountPaused(ctx context.Context, workflowID string) (int, error) {
+	r.read(ctx)
+	return r.Bolt.CountPaused(ctx, workflowID)
+}
+
+// TestAResumeURLCostsOneRead: a resume or cancel URL, right or forged,
+// costs one small store read however many executions wait: it reads the
+// execution's index entry, not the paused executions nor their states.
+func TestAResumeURLCostsOneRead(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, func(c *Config) {
+		bolt := c.Store.(*store.Bolt)
+		c.Store, c.Queues = readCounter{bolt}, readCounter{bolt}
+	})
+	wf := te.deployFlow(model.Controls{Concurrency: 8}, pauses(abi.Flow{Kind: abi.FlowSuspend, Ms: 3_600_000, Secret: flowSecret}), returns(`1`))
+	const waiting = 200
+	for range waiting {
+		te.run(wf, `{}`)
+	}
+	waitFor(t, "every execution to pause", func() bool { return te.pausedCount(wf) == waiting })
+	x := te.execution(wf, model.ExecutionPaused)
+	call := func(secret, action string) (int, int64) {
+		var reads atomic.Int64
+		w := httptest.NewRecorder()
+		r := httptest.NewRequestWithContext(countReads(ctx, &reads), http.MethodPost, component.FlowPath+x.ID+"/"+secret+"/"+action, strings.NewReader(`{}`))
+		te.Ingress().ServeHTTP(w, r)
+		return w.Code, reads.Load()
+	}
+	if st, reads := call(strings.Repeat("x", abi.FlowSecretLen), flowResume); st != http.StatusNotFound || reads != 1 {
+		t.Errorf("a forged resume URL: %d after %d reads, want 404 after 1", st, reads)
+	}
+	if st, reads := call(flowSecret, flowResume); st != http.StatusAccepted || reads != 1 {
+		t.Errorf("the resume URL: %d after %d reads, want 202 after 1", st, reads)
+	}
+	te.execution(wf, model.ExecutionSuccess)
 }

@@ -36,6 +36,7 @@ func (r workflowRunner) gone(id string) {
 	r.e.flows.forget(id)
 	r.e.throttles.forget(id)
 	r.e.delayed.Forget(model.WorkflowTarget(id))
+	r.e.pausedDue.forget(id)
 }
 
 // flowBatch is a workflow running a batch: its steps, loaded when the
@@ -146,20 +147,20 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 			e.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 		}
-		if len(act.Paused) == 0 { // read now: its URL read only the index
-			var err error
-			if act.Paused, err = e.pausedRecord(ctx, wf.ID, act.PausedID); errors.Is(err, model.ErrNotFound) {
-				return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // it went on meanwhile
-			} else if err != nil {
-				return err
-			}
+		if act.ExecutionID == "" {
+			act.ExecutionID = oldExecutionID(act)
 		}
-		var rec delayedRecord
-		if json.Unmarshal(act.Paused, &rec) != nil || rec.Paused == nil || rec.Paused.Execution == nil {
-			e.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID)
+		p, err := e.pausedState(ctx, wf.ID, act.ExecutionID)
+		switch {
+		case errors.Is(err, model.ErrNotFound):
+			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // it went on meanwhile
+		case errors.Is(err, errUnreadablePause):
+			e.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID, "err", err)
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+		case err != nil:
+			return err
 		}
-		return b.goOn(ctx, inv, rec.Paused, act)
+		return b.goOn(ctx, inv, p, act)
 	case !wf.Active && inv.Kind != kindManual:
 		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // queued before it was switched off
 	}
@@ -195,7 +196,7 @@ func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExe
 			return err
 		}
 	}
-	x.commit.Resume, x.commit.KeepDelayed = act.PausedID, keepAllPaused
+	x.commit.Resume = act.ExecutionID
 	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
 }
 
@@ -215,4 +216,23 @@ func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model
 	}
 	b.pending.live = append(b.pending.live, sse...)
 	return b.pending.add(ctx, run, commitBytes(run.Commit)+recordSize(run.Commit.Execution))
+}
+
+// oldExecutionID is the id of the execution a resume queued before
+// paused executions had a table of their own names: read from the event
+// that kept it, when the resume carries it; "" otherwise (a resume that
+// named only the event: it finds nothing, and the execution stays
+// paused, for its URL to be called again).
+func oldExecutionID(act flowAction) string {
+	var rec struct {
+		Paused *struct {
+			Execution *struct {
+				ID string `json:"id"`
+			} `json:"execution"`
+		} `json:"paused"`
+	}
+	if json.Unmarshal(act.OldPaused, &rec) != nil || rec.Paused == nil || rec.Paused.Execution == nil {
+		return ""
+	}
+	return rec.Paused.Execution.ID
 }

@@ -1,15 +1,13 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,25 +19,21 @@ import (
 )
 
 // A step's $.flow.delay, $.flow.suspend or $.flow.rerun pauses its
-// execution once the step ends. The execution is then a record on the
-// workflow's $in channel (a delayedRecord whose Paused is set), committed
-// with the step, and the delayed scheduler notes when it is due, as for a
-// source's delayed emits: after a restart, loadDelayed finds it again.
-// When it is due, a release invocation of the workflow runs every due
-// execution on; a call of its resume or cancel URL queues a resume
-// invocation for it. Either commits the execution's next part with the
-// removal of its record (store.RunCommit.Resume), so that whichever
-// comes first goes on and the other finds nothing: no part runs twice.
+// execution once the step ends. The execution is then a record in the
+// store's table of paused executions (store.RunCommit.Pause: its state,
+// a pausedExecution, and its due time), committed with the step; the
+// engine keeps the due times of the workflows it runs in memory
+// (pausedDue), and the delayed scheduler the earliest of each: after a
+// restart, loadPaused reads them again. When one is due, a release
+// invocation of the workflow runs every due execution on; a call of its
+// resume or cancel URL queues a resume invocation for it. Either commits
+// the execution's next part with the removal of its record
+// (store.RunCommit.Resume), so that whichever comes first goes on and
+// the other finds nothing: no part runs twice.
 
 // maxPausedState bounds a paused execution's stored state: the steps'
 // values so far are kept whole, unlike the execution's record.
 const maxPausedState = 1 << 20
-
-// keepAllPaused is the keep of a workflow's $in: paused executions are
-// never trimmed, even when an operator lowers --max-paused-executions
-// below what a workflow holds; the bound refuses new ones instead
-// (store.RunCommit.MaxPaused).
-const keepAllPaused = math.MaxInt32
 
 // errTooManyPaused fails a step that would pause its execution while its
 // workflow holds held paused executions, its most.
@@ -90,8 +84,8 @@ func secretHash(secret string) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// pause is the $in record of st paused by step i's res.flow.
-func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (model.Event, error) {
+// pause is st paused by step i's res.flow, as the commit stores it.
+func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (*store.PausedExecution, error) {
 	wf, f := lf.wf, res.flow
 	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, SecretHash: secretHash(f.Secret)}
 	switch f.Kind {
@@ -107,38 +101,39 @@ func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs
 		}
 	}
 	until := e.clock.Now().Add(time.Duration(f.Ms) * time.Millisecond)
-	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "paused execution "+st.rec.ID)
+	paused, err := e.pausedAs(ctx, wf.ID, st, p, until)
 	if err != nil {
-		return model.Event{}, fmt.Errorf("$.flow.%s: %w", f.Kind, err)
+		return nil, fmt.Errorf("$.flow.%s: %w", f.Kind, err)
 	}
-	return ev, nil
+	return paused, nil
 }
 
-// pausedEvent is st paused as p until until: the record on the
-// workflow's $in that keeps it, summarised as summary; st's record says
-// it is paused. It fails, changing nothing, when the workflow holds its
-// most paused executions or the state is too large to keep.
-func (e *Engine) pausedEvent(ctx context.Context, workflowID string, st *flowState, p pausedExecution, until time.Time, summary string) (model.Event, error) {
-	waiting, err := e.store.CountEvents(ctx, workflowID, model.ChannelDelayed)
+// pausedAs is st paused as p until until, as the commit stores it; st's
+// record says it is paused. It fails, changing nothing, when the
+// workflow holds its most paused executions or the state is too large
+// to keep.
+func (e *Engine) pausedAs(ctx context.Context, workflowID string, st *flowState, p pausedExecution, until time.Time) (*store.PausedExecution, error) {
+	waiting, err := e.store.CountPaused(ctx, workflowID)
 	if err != nil {
-		return model.Event{}, fmt.Errorf("count the workflow's paused executions: %w", err)
+		return nil, fmt.Errorf("count the workflow's paused executions: %w", err)
 	}
 	if waiting >= e.cfg.MaxPausedExecutions { // checked again in the commit's transaction, with the pauses of the runs committed with it
-		return model.Event{}, errTooManyPaused(waiting)
+		return nil, errTooManyPaused(waiting)
 	}
 	pause := &model.ExecutionPause{Kind: p.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
 	p.Steps, p.Context, p.Event = st.steps.obj.close(), st.context, st.event
 	p.Execution = st.pausedRecord(e.clock.Now())
 	p.Execution.Status, p.Execution.Pause = model.ExecutionPaused, pause
-	data, err := json.Marshal(delayedRecord{Version: delayedVersion, DueMs: until.UnixMilli(), Paused: &p})
+	state, err := json.Marshal(p)
 	if err != nil {
-		return model.Event{}, err
+		return nil, err
 	}
-	if len(data) > maxPausedState {
-		return model.Event{}, fmt.Errorf("the execution's state (the steps' values so far) is %d bytes, over the %d a paused execution keeps", len(data), maxPausedState)
+	if len(state) > maxPausedState {
+		return nil, fmt.Errorf("the execution's state (the steps' values so far) is %d bytes, over the %d a paused execution keeps", len(state), maxPausedState)
 	}
 	st.rec.Status, st.rec.Pause = model.ExecutionPaused, pause
-	return model.Event{Name: model.ChannelDelayed, EmitID: newEmitID(), Summary: summary, Data: data}, nil
+	return &store.PausedExecution{ExecutionID: st.rec.ID, State: state,
+		PausedEntry: store.PausedEntry{DueMs: until.UnixMilli(), SecretHash: p.SecretHash}}, nil
 }
 
 // pausedRecord is the execution's record as its pause keeps it: with the
@@ -153,11 +148,13 @@ func (st *flowState) pausedRecord(now time.Time) *model.Execution {
 // flowAction is what goes on with a paused execution.
 type flowAction struct {
 	Action string `json:"action"` // flowDue, flowResume or flowCancel
-	// PausedID is the id of the execution's record on $in, and Paused
-	// the record, when the resume was queued with it (a release's, and
-	// a URL's before URLs were indexed); else the worker reads it.
-	PausedID string          `json:"paused_id"`
-	Paused   json.RawMessage `json:"paused,omitempty"`
+	// ExecutionID is the paused execution's id. A resume queued before
+	// paused executions had a table of their own named the event that
+	// kept it (paused_id) and may carry that event (paused), from which
+	// its id is read.
+	ExecutionID string          `json:"execution_id,omitempty"`
+	OldEventID  string          `json:"paused_id,omitempty"`
+	OldPaused   json.RawMessage `json:"paused,omitempty"`
 	// Data is the resume request's body ($resume_data), Request the
 	// whole request ($.context.run.callback_request of a rerun).
 	Data    json.RawMessage `json:"data,omitempty"`
@@ -173,7 +170,7 @@ func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecutio
 	now := e.clock.Now()
 	end := func() (execution, error) {
 		x := execution{commit: store.RunCommit{Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept, Invocations: 1, ComputeMs: 1}}
-		x.commit.Resume = act.PausedID
+		x.commit.Resume = act.ExecutionID
 		return x, nil
 	}
 	switch {
@@ -232,7 +229,7 @@ func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecutio
 		return x, nil
 	}
 	x, err := e.runFlow(ctx, lf, st, nil)
-	x.commit.Resume = act.PausedID
+	x.commit.Resume = act.ExecutionID
 	return x, err
 }
 
@@ -254,56 +251,48 @@ func rawOrNull(raw json.RawMessage) json.RawMessage {
 }
 
 // dueFlows returns the workflow's paused executions whose time has come,
-// oldest due first, and notes when the next one is due.
+// oldest due first, with their states, and notes when the next one is
+// due. One whose state is gone (it went on meanwhile) is left out, and
+// one whose state does not read is logged and left where it is.
 func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction, []*pausedExecution, error) {
-	waiting, err := e.store.ListEvents(ctx, workflowID, model.ChannelDelayed, maxDelayedScan)
-	if err != nil {
-		return nil, nil, err
+	due, next := e.pausedDue.due(workflowID, e.clock.Now().UnixMilli())
+	if next > 0 {
+		e.delayed.Note(model.WorkflowTarget(workflowID), next)
 	}
-	now := e.clock.Now().UnixMilli()
-	type due struct {
-		id  string
-		rec delayedRecord
-	}
-	var ready []due
-	for _, ev := range waiting {
-		if at, ok := dueOf(ev.Data); ok && at > now {
-			e.delayed.Note(model.WorkflowTarget(workflowID), at) // not due: not decoded whole
-			continue
-		}
-		rec, err := decodeDelayed(ev.Data)
+	var acts []flowAction
+	var paused []*pausedExecution
+	for _, id := range due {
+		p, err := e.pausedState(ctx, workflowID, id)
 		switch {
-		case err != nil || rec.Paused == nil || rec.Paused.Execution == nil:
-			e.log.Warn("a paused execution cannot be read; it stays on $in", "workflow", workflowID, "event", ev.ID, "err", err)
-		case rec.DueMs <= now:
-			ready = append(ready, due{ev.ID, rec})
+		case errors.Is(err, model.ErrNotFound):
+			e.pausedDue.drop(workflowID, id)
+		case errors.Is(err, errUnreadablePause):
+			e.log.Warn("a paused execution cannot be read; it stays paused", "workflow", workflowID, "execution", id, "err", err)
+			e.pausedDue.drop(workflowID, id) // not read again until a restart
+		case err != nil:
+			return nil, nil, err
 		default:
-			e.delayed.Note(model.WorkflowTarget(workflowID), rec.DueMs)
+			acts, paused = append(acts, flowAction{Action: flowDue, ExecutionID: id}), append(paused, p)
 		}
-	}
-	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
-	acts := make([]flowAction, len(ready))
-	paused := make([]*pausedExecution, len(ready))
-	for i, d := range ready {
-		acts[i], paused[i] = flowAction{Action: flowDue, PausedID: d.id}, d.rec.Paused
 	}
 	return acts, paused, nil
 }
 
-// dueOf reads the due time at the head of a delayedRecord as this code
-// writes it ({"v":1,"due_ms":...}) without decoding the rest; false for
-// any other shape, which the caller then decodes whole.
-func dueOf(data []byte) (int64, bool) {
-	rest, ok := bytes.CutPrefix(data, []byte(`{"v":1,"due_ms":`))
-	if !ok {
-		return 0, false
+// errUnreadablePause: a paused execution's stored state does not read.
+var errUnreadablePause = errors.New("the paused execution's state does not read")
+
+// pausedState reads the state of a paused execution; model.ErrNotFound
+// when it is not paused.
+func (e *Engine) pausedState(ctx context.Context, workflowID, executionID string) (*pausedExecution, error) {
+	raw, err := e.store.PausedState(ctx, workflowID, executionID)
+	if err != nil {
+		return nil, err
 	}
-	end := bytes.IndexByte(rest, ',')
-	if end < 0 {
-		return 0, false
+	var p pausedExecution
+	if err := json.Unmarshal(raw, &p); err != nil || p.Execution == nil {
+		return nil, fmt.Errorf("%w: %v", errUnreadablePause, err)
 	}
-	at, err := strconv.ParseInt(string(rest[:end]), 10, 64)
-	return at, err == nil
+	return &p, nil
 }
 
 // flowRetry is the pause of a failed execution until its failed step is
@@ -313,13 +302,13 @@ const flowRetry = "retry"
 // retryLater pauses st, failed at its step named step, until that step
 // is retried, when the workflow retries and has attempts left; false
 // otherwise (the execution fails).
-func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, step string) (model.Event, bool) {
+func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, step string) (*store.PausedExecution, bool) {
 	wf := lf.wf
 	if wf.Retry == nil || st.retries >= wf.Retry.Attempts {
-		return model.Event{}, false
+		return nil, false
 	}
 	until := e.clock.Now().Add(delivery.Backoff(e.cfg.ExecutionRetryBase, st.retries+1))
 	p := pausedExecution{Kind: flowRetry, Step: step, Runs: st.retries + 1}
-	ev, err := e.pausedEvent(ctx, wf.ID, st, p, until, "execution "+st.rec.ID+" retries step "+step)
-	return ev, err == nil
+	paused, err := e.pausedAs(ctx, wf.ID, st, p, until)
+	return paused, err == nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,17 +15,15 @@ import (
 	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
-	"github.com/fount-dev/fount/internal/store"
 )
 
 // A paused execution's resume and cancel URLs are open to anyone who
 // holds one, and whoever holds one knows its workflow and can count its
 // executions: so what a URL costs does not grow with the paused
-// executions, nor with their size. It reads the execution's entry in the
-// store's index of paused URLs (store/paused.go), one small record, and
-// compares the secret's hash in constant time; the record itself is read
-// by the workflow's worker once the resume is queued. (The first URL of
-// a workflow a node serves also reads whether its index is whole.) Failures are
+// executions, nor with their size. It reads the execution's index entry
+// in the store's table of paused executions (store/paused.go), one small
+// record, and compares the secret's hash in constant time; the state
+// itself is read by the workflow's worker once the resume is queued. Failures are
 // throttled per client address and per workflow, as wrong API keys are
 // (package guess): a flood of forged URLs is answered 429, while a right
 // URL is always served.
@@ -41,90 +38,17 @@ const (
 // errNoPausedExecution: no paused execution has this id and secret.
 var errNoPausedExecution = errors.New("no paused execution has this URL: it went on already, or was cancelled, or the URL is wrong")
 
-// findPaused returns the id of the $in record of the paused execution
-// executionID whose URLs' secret is secret.
-func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) (string, error) {
-	want := secretHash(secret)
-	entry, found, err := e.store.PausedURL(ctx, workflowID, executionID)
+// findPaused checks that the paused execution executionID of
+// workflowID has URLs whose secret is secret: one small read.
+func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) error {
+	entry, found, err := e.store.PausedEntry(ctx, workflowID, executionID)
 	if err != nil {
-		return "", err
+		return err
 	}
-	if !found && !e.pausedURLsWhole(workflowID) {
-		if entry, found, err = e.indexPausedURLs(ctx, workflowID, executionID); err != nil {
-			return "", err
-		}
+	if !found || entry.SecretHash == "" || subtle.ConstantTimeCompare([]byte(entry.SecretHash), []byte(secretHash(secret))) != 1 {
+		return errNoPausedExecution
 	}
-	if !found || subtle.ConstantTimeCompare([]byte(entry.SecretHash), []byte(want)) != 1 {
-		return "", errNoPausedExecution
-	}
-	return entry.EventID, nil
-}
-
-// pausedURLsWhole reports whether this node knows the workflow's index
-// of paused URLs to be whole, which it stays: then a URL it does not
-// find names no paused execution, and costs one read.
-func (e *Engine) pausedURLsWhole(workflowID string) bool {
-	_, whole := e.wholeIndexes.Load(workflowID)
-	return whole
-}
-
-// indexPausedURLs finds out whether the workflow's index of paused URLs
-// is whole, and if not, indexes the paused executions it has from before
-// the index, once (a workflow's other requests wait for it); it returns
-// executionID's entry.
-func (e *Engine) indexPausedURLs(ctx context.Context, workflowID, executionID string) (store.PausedURL, bool, error) {
-	unlock := e.indexing.Lock(workflowID)
-	defer unlock()
-	whole, err := e.store.PausedURLsWhole(ctx, workflowID)
-	if err != nil {
-		return store.PausedURL{}, false, err
-	}
-	if whole {
-		e.wholeIndexes.Store(workflowID, struct{}{}) // real workflows only: a made-up id is never whole
-		return e.store.PausedURL(ctx, workflowID, executionID)
-	}
-	if _, err := e.store.GetWorkflow(ctx, workflowID); err != nil {
-		if errors.Is(err, model.ErrNotFound) {
-			err = nil // a made-up workflow: nothing to index, nor to mark
-		}
-		return store.PausedURL{}, false, err
-	}
-	waiting, err := e.store.ListEvents(ctx, workflowID, model.ChannelDelayed, maxDelayedScan)
-	if err != nil {
-		return store.PausedURL{}, false, err
-	}
-	entries := map[string]store.PausedURL{}
-	for _, ev := range waiting {
-		rec, err := decodeDelayed(ev.Data)
-		if err != nil || rec.Paused == nil || rec.Paused.Execution == nil || rec.Paused.Kind == flowRetry {
-			continue // a retry's pause has no URLs
-		}
-		entries[rec.Paused.Execution.ID] = store.PausedURL{EventID: ev.ID, SecretHash: rec.Paused.SecretHash}
-	}
-	if err := e.store.IndexPausedURLs(ctx, workflowID, entries); err != nil {
-		return store.PausedURL{}, false, err
-	}
-	e.wholeIndexes.Store(workflowID, struct{}{})
-	e.log.Info("indexed the paused executions of a workflow from before the index", "workflow", workflowID, "paused", len(entries))
-	return e.store.PausedURL(ctx, workflowID, executionID)
-}
-
-// pausedRecord reads the $in record id of a workflow: the newest record
-// at or before id, if it is id. ErrNotFound when it is gone (the
-// execution went on).
-func (e *Engine) pausedRecord(ctx context.Context, workflowID, id string) (json.RawMessage, error) {
-	ms, seq, err := model.ParseEventID(id)
-	if err != nil {
-		return nil, err
-	}
-	page, err := e.store.PageEvents(ctx, workflowID, model.ChannelDelayed, model.EventPage{After: model.FormatEventID(ms, seq+1), Limit: 1})
-	if err != nil {
-		return nil, err
-	}
-	if len(page) == 0 || page[0].ID != id {
-		return nil, fmt.Errorf("paused record %s: %w", id, model.ErrNotFound)
-	}
-	return page[0].Data, nil
+	return nil
 }
 
 // serveFlowURL serves a paused execution's resume and cancel URLs:
@@ -152,7 +76,7 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	pausedID, err := e.findPaused(r.Context(), workflowID, executionID, secret)
+	err := e.findPaused(r.Context(), workflowID, executionID, secret)
 	switch {
 	case errors.Is(err, errNoPausedExecution):
 		e.refuseFlowURL(w, r, workflowID, err)
@@ -162,7 +86,7 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 		ingressError(w, http.StatusInternalServerError, "the server could not read the paused execution; try again")
 		return
 	}
-	act := flowAction{Action: action, PausedID: pausedID}
+	act := flowAction{Action: action, ExecutionID: executionID}
 	if len(body) > 0 {
 		act.Data, _ = json.Marshal(parseBody(r.Header.Get("Content-Type"), body))
 	}

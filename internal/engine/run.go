@@ -284,6 +284,7 @@ func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.Com
 		run.Commit.Route = r.at(hops)
 	}
 	stored, err := e.queues.CompleteRuns(ctx, runs)
+	e.notePaused(src, runs, err == nil)
 	var all []model.Event
 	for _, events := range stored {
 		all = append(all, events...)

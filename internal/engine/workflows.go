@@ -207,7 +207,8 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 	e.changed(model.WorkflowTarget(id))
 	e.flows.forget(id)
 	e.throttles.forget(id)
-	e.wholeIndexes.Delete(id)
+	e.pausedDue.forget(id)
+	e.delayed.Forget(model.WorkflowTarget(id))
 	return nil
 }
 

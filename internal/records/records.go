@@ -35,6 +35,7 @@ type Reader interface {
 	GetWorkflow(ctx context.Context, id string) (model.Workflow, error)
 	ListWorkflows(ctx context.Context, ownerID string, p model.Page) (model.PageOf[model.Workflow], error)
 	GetExecution(ctx context.Context, id string) (model.Execution, error)
+	CountPaused(ctx context.Context, workflowID string) (int, error)
 	ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error)
 	GetWebhook(ctx context.Context, id string) (model.Webhook, error)
 	ListWebhooks(ctx context.Context, ownerID string, p model.Page) (model.PageOf[model.Webhook], error)

@@ -77,7 +77,7 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 		}
 	}()
 	meters := metrics.New()
-	start, err := takeStartup(ctx, cfg, store.WithCommitObserver(meters.StoreCommitted))
+	start, err := takeStartup(ctx, cfg, store.WithCommitObserver(meters.StoreCommitted), store.WithLogger(logger))
 	if err != nil {
 		return nil, err
 	}

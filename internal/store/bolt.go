@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+
 	"github.com/fount-dev/fount/internal/store/internal/bolt"
 )
 
@@ -39,5 +41,10 @@ func OpenBolt(path string, opts ...Option) (*Bolt, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bolt{rules: rules{kv: e, limits: o.limits, now: o.now, statsKept: o.statsKept}, Engine: e}, nil
+	b := &Bolt{rules: rules{kv: e, limits: o.limits, now: o.now, statsKept: o.statsKept}, Engine: e}
+	if err := b.movePaused(context.Background(), b, o.log); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return b, nil
 }

@@ -137,7 +137,7 @@ func (r rules) completePart(tx kv.Tx, runs []CompletedRun, at commitPos) (commit
 		}
 		sourceID := run.Invocation.TargetID
 		if queued && at.event == 0 {
-			if queued, err = consumePaused(tx, r.now().UnixMilli(), sourceID, run.Commit); err != nil {
+			if queued, err = consumePaused(tx, sourceID, run.Commit); err != nil {
 				return at, nil, err
 			}
 			if !queued && !resumed { // resumed elsewhere: the invocation goes, with nothing of its run
@@ -213,7 +213,7 @@ func (r rules) applyCommit(tx kv.Tx, sourceID string, c RunCommit) ([]model.Even
 	if err := checkRelease(c); err != nil {
 		return nil, err
 	}
-	if ok, err := consumePaused(tx, r.now().UnixMilli(), sourceID, c); err != nil || !ok {
+	if ok, err := consumePaused(tx, sourceID, c); err != nil || !ok {
 		return nil, err
 	}
 	c, _, err := boundPaused(tx, sourceID, c)
@@ -243,54 +243,35 @@ func checkRun(run CompletedRun) error {
 	return checkRelease(run.Commit)
 }
 
-// consumePaused removes the paused execution c resumes, if any, from
-// the source's ChannelDelayed; false when it is gone already, and c must
-// then apply nothing.
-func consumePaused(tx kv.Tx, nowMs int64, sourceID string, c RunCommit) (bool, error) {
+// consumePaused removes the paused execution c resumes, if any; false
+// when it is gone already, and c must then apply nothing.
+func consumePaused(tx kv.Tx, workflowID string, c RunCommit) (bool, error) {
 	if c.Resume == "" {
 		return true, nil
 	}
-	a, err := tx.AppendEvents(nowMs, sourceID, c.Keep)
+	ok, err := removePaused(tx, workflowID, c.Resume)
 	if err != nil {
 		return false, fmt.Errorf("resume %s: %w", c.Resume, err)
 	}
-	ok, err := a.Release(c.Resume)
-	if err != nil {
-		return false, fmt.Errorf("resume %s: %w", c.Resume, err)
-	}
-	if ok { // else its entry, if any, is another pause's by now
-		if err := unindexResume(tx, sourceID, c); err != nil {
-			return false, fmt.Errorf("resume %s: %w", c.Resume, err)
-		}
-	}
-	return ok, a.Close()
+	return ok, nil
 }
 
-// boundPaused is c, or what c.OverPaused gives instead when c's events
-// would leave more than c.MaxPaused on the source's ChannelDelayed
+// boundPaused is c, or what c.OverPaused gives instead when c's Pause
+// would make the workflow hold more than c.MaxPaused paused executions
 // (true then); counted in tx, after c's Resume was removed.
-func boundPaused(tx kv.Tx, sourceID string, c RunCommit) (RunCommit, bool, error) {
-	if c.MaxPaused <= 0 || c.OverPaused == nil {
+func boundPaused(tx kv.Tx, workflowID string, c RunCommit) (RunCommit, bool, error) {
+	if c.MaxPaused <= 0 || c.OverPaused == nil || c.Pause == nil {
 		return c, false, nil
 	}
-	adds := 0
-	for _, e := range c.Events {
-		if e.Name == model.ChannelDelayed {
-			adds++
-		}
-	}
-	if adds == 0 {
-		return c, false, nil
-	}
-	held, err := tx.EventCount(sourceID, model.ChannelDelayed)
+	held, err := pausedCount(tx, workflowID)
 	if err != nil {
 		return c, false, fmt.Errorf("count the paused executions: %w", err)
 	}
-	if held+adds <= c.MaxPaused {
+	if held+1 <= c.MaxPaused {
 		return c, false, nil
 	}
 	over := c.OverPaused(c, held)
-	over.Resume, over.MaxPaused, over.OverPaused = c.Resume, 0, nil // its paused record is removed already
+	over.Resume, over.MaxPaused, over.OverPaused, over.Pause = c.Resume, 0, nil, nil // its paused record is removed already
 	return over, true, checkRelease(over)
 }
 
@@ -314,7 +295,6 @@ func applyEvents(tx kv.Tx, nowMs int64, sourceID string, c RunCommit, from int, 
 	if err != nil {
 		return nil, from, fmt.Errorf("append events: %w", err)
 	}
-	a.KeepDelayed(c.KeepDelayed)
 	var out []model.Event
 	i := from
 	for ; i < len(c.Events) && (i == from || !bounded || !tx.Full()); i++ {
@@ -333,9 +313,6 @@ func applyEvents(tx kv.Tx, nowMs int64, sourceID string, c RunCommit, from int, 
 			return nil, from, fmt.Errorf("append events: %w", err)
 		}
 		tx.Spend(1, n)
-		if err := indexPause(tx, sourceID, c, e); err != nil {
-			return nil, from, fmt.Errorf("index the pause: %w", err)
-		}
 		if c.Route != nil {
 			if err := enqueueRouted(tx, nowMs, c.Route(e)); err != nil {
 				return nil, from, fmt.Errorf("route event %s: %w", e.ID, err)
@@ -350,7 +327,8 @@ func applyEvents(tx kv.Tx, nowMs int64, sourceID string, c RunCommit, from int, 
 }
 
 // finishCommit writes what a commit changes besides its events: the
-// dedupe state, a workflow's execution and deliveries, and the usage.
+// dedupe state, a workflow's execution, its pause and its deliveries,
+// and the usage.
 func (r rules) finishCommit(tx kv.Tx, sourceID string, c RunCommit) error {
 	if err := putDedupe(tx, sourceID, c.Dedupe); err != nil {
 		return err
@@ -359,6 +337,12 @@ func (r rules) finishCommit(tx kv.Tx, sourceID string, c RunCommit) error {
 		if err := tx.PutExecution(c.Execution, c.ExecutionsKept); err != nil {
 			return err
 		}
+	}
+	if c.Pause != nil {
+		if err := putPaused(tx, sourceID, c.Pause); err != nil {
+			return fmt.Errorf("pause execution %s: %w", c.Pause.ExecutionID, err)
+		}
+		tx.Spend(0, len(c.Pause.State))
 	}
 	if len(c.Deliveries) > 0 {
 		if err := enqueueRouted(tx, r.now().UnixMilli(), Routed{Deliveries: c.Deliveries}); err != nil {

@@ -38,5 +38,10 @@ func OpenJetStream(ctx context.Context, cfg JetStreamConfig, opts ...Option) (*J
 	if err != nil {
 		return nil, err
 	}
-	return &JetStream{rules: rules{kv: e, limits: o.limits, now: o.now, statsKept: o.statsKept}, Engine: e}, nil
+	js := &JetStream{rules: rules{kv: e, limits: o.limits, now: o.now, statsKept: o.statsKept}, Engine: e}
+	if err := js.movePaused(ctx, js, o.log); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return js, nil
 }

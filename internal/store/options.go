@@ -1,6 +1,9 @@
 package store
 
-import "time"
+import (
+	"log/slog"
+	"time"
+)
 
 // Option configures OpenBolt and OpenJetStream.
 type Option func(*options)
@@ -12,10 +15,11 @@ type options struct {
 	onCommit func(d time.Duration, pageWrites int64)
 	// statsKept is how long per-minute statistics are kept; 0: none.
 	statsKept time.Duration
+	log       *slog.Logger
 }
 
 func applyOptions(opts []Option) options {
-	o := options{now: time.Now, statsKept: DefaultStatsKept}
+	o := options{now: time.Now, statsKept: DefaultStatsKept, log: slog.New(slog.DiscardHandler)}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -35,4 +39,11 @@ func WithClock(now func() time.Time) Option {
 // enqueues (EnqueueInvocation) is one commit.
 func WithCommitObserver(observe func(d time.Duration, pageWrites int64)) Option {
 	return func(o *options) { o.onCommit = observe }
+}
+
+// WithLogger has the store log what it does on its own (moving records
+// when it opens a file of an older layout) to log; by default nothing
+// is logged.
+func WithLogger(log *slog.Logger) Option {
+	return func(o *options) { o.log = log }
 }

@@ -20,22 +20,16 @@ type RunCommit struct {
 	// Keep per channel.
 	Events []model.Event
 	Keep   int
-	// KeepDelayed, when larger than Keep, is how many events the
-	// source's ChannelDelayed keeps: a workflow's paused executions are
-	// never trimmed, but bounded by MaxPaused.
-	KeepDelayed int
-	// PauseSecretHash, when set, is the hash of the URLs' secret of the
-	// execution (Execution) whose pause is this commit's event on
-	// ChannelDelayed: the event is indexed for its URLs (paused.go).
-	PauseSecretHash string
-	// MaxPaused, when above 0, bounds the events on the target's
-	// ChannelDelayed (a workflow's paused executions): a commit whose
-	// Events would leave more there applies OverPaused(c, held) instead,
-	// held being how many it holds once Resume is removed. It is checked
-	// in the commit's transaction, so that no burst of runs, committed
-	// together or by several nodes, passes it. OverPaused is called
-	// inside the transaction, must not do I/O, and must add nothing to
-	// ChannelDelayed.
+	// Pause, when not nil, is the workflow execution this run paused,
+	// stored with it (paused.go).
+	Pause *PausedExecution
+	// MaxPaused, when above 0, bounds the workflow's paused executions:
+	// a commit whose Pause would make more applies OverPaused(c, held)
+	// instead, held being how many it holds once Resume is removed. It
+	// is checked in the commit's transaction, so that no burst of runs,
+	// committed together or by several nodes, passes it. OverPaused is
+	// called inside the transaction, must not do I/O, and must pause
+	// nothing.
 	MaxPaused  int
 	OverPaused func(c RunCommit, held int) RunCommit
 	// Route is called inside the transaction for each stored event, with
@@ -47,9 +41,8 @@ type RunCommit struct {
 	// ChannelDelayed in the same transaction; one that is gone by then
 	// (cancelled) is not emitted.
 	Release []string
-	// Resume names the event of the target's ChannelDelayed that holds
-	// the paused workflow execution this run continues. The commit
-	// removes it first; when it is gone already (the execution was
+	// Resume names the paused execution of the workflow that this run
+	// continues (its execution id). The commit removes it first; when it is gone already (the execution was
 	// resumed or cancelled by another run, or deleted), the commit
 	// applies nothing but the removal of its invocation. A CompletedRun
 	// that resumes an execution may have no invocation of its own (an

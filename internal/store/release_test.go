@@ -94,20 +94,19 @@ func TestRoutedDeliveryToAMissingWebhookIsSkipped(t *testing.T) {
 }
 
 // TestResumeConsumesThePausedRecordOnce: a run that resumes a paused
-// execution commits only while its record is on $in, so that two runs
-// resuming the same execution (a timer and a resume URL, or a release
-// retried after a crash) commit it once, with or without an invocation of
-// their own.
+// execution commits only while it is paused, so that two runs resuming
+// the same execution (a timer and a resume URL, or a release retried
+// after a crash) commit it once, with or without an invocation of their
+// own.
 func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	eachBackend(t, func(t *testing.T, b testStore) {
-		paused, err := b.AppendEvents(ctx, "p_w", []model.Event{
-			{Name: model.ChannelDelayed, Data: json.RawMessage(`{"x":1}`)},
-			{Name: model.ChannelDelayed, Data: json.RawMessage(`{"x":2}`)},
-		}, 0)
-		if err != nil {
-			t.Fatal(err)
+		for _, x := range []string{"ex_w-a", "ex_w-b"} {
+			inv, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "manual"})
+			if _, err := b.CompleteRun(ctx, inv, RunCommit{Pause: paused(x, 1, "")}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		resumed := func(n int, id string) CompletedRun {
 			return CompletedRun{Invocation: model.Invocation{TargetID: "p_w"}, Commit: RunCommit{
@@ -116,87 +115,35 @@ func TestResumeConsumesThePausedRecordOnce(t *testing.T) {
 			}}
 		}
 		rel, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "release"})
-		out, err := b.CompleteRuns(ctx, []CompletedRun{resumed(1, paused[0].ID), resumed(2, paused[0].ID), {Invocation: rel}})
+		out, err := b.CompleteRuns(ctx, []CompletedRun{resumed(1, "ex_w-a"), resumed(2, "ex_w-a"), {Invocation: rel}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(out[0]) != 1 || out[1] != nil {
-			t.Fatalf("results %+v: want the first resume stored and the second, of the same record, not", out)
+			t.Fatalf("results %+v: want the first resume stored and the second, of the same execution, not", out)
 		}
-		// A resume URL's invocation for a record already resumed: it goes
-		// with nothing of its run.
+		// A resume URL's invocation for an execution already resumed: it
+		// goes with nothing of its run.
 		late, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "resume"})
-		if _, err := b.CompleteRun(ctx, late, resumed(3, paused[0].ID).Commit); err != nil {
+		if _, err := b.CompleteRun(ctx, late, resumed(3, "ex_w-a").Commit); err != nil {
 			t.Fatal(err)
 		}
 		other, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_w", Kind: "resume"})
-		if _, err := b.CompleteRun(ctx, other, resumed(4, paused[1].ID).Commit); err != nil {
+		if _, err := b.CompleteRun(ctx, other, resumed(4, "ex_w-b").Commit); err != nil {
 			t.Fatal(err)
 		}
 		evs, _ := b.ListEvents(ctx, "p_w", "done", 10)
 		if len(evs) != 2 || string(evs[0].Data)+string(evs[1].Data) != "41" && string(evs[0].Data)+string(evs[1].Data) != "14" {
 			t.Errorf("done events %+v, want runs 1 and 4 only", evs)
 		}
-		if left, _ := b.ListEvents(ctx, "p_w", model.ChannelDelayed, 10); len(left) != 0 {
-			t.Errorf("$in still holds %d paused records", len(left))
+		if n, _ := b.CountPaused(ctx, "p_w"); n != 0 {
+			t.Errorf("%d executions still paused", n)
 		}
 		if pending, _ := b.PendingInvocations(ctx, "p_w", 10); len(pending) != 0 {
 			t.Errorf("%d invocations still queued", len(pending))
 		}
 		if _, err := b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{TargetID: "p_w"}}}); err == nil {
 			t.Error("a run with neither an invocation nor a resumed execution was accepted")
-		}
-	})
-}
-
-// TestKeepDelayedBoundsOnlyTheDelayedChannel: a workflow's paused
-// executions on $in are kept to their own bound, while its other
-// channels are trimmed to Keep in the same commit.
-func TestKeepDelayedBoundsOnlyTheDelayedChannel(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	eachBackend(t, func(t *testing.T, b testStore) {
-		for i := range 4 {
-			inv, _ := b.EnqueueInvocation(ctx, model.Invocation{TargetID: "p_k", Kind: "manual"})
-			_, err := b.CompleteRun(ctx, inv, RunCommit{Keep: 2, KeepDelayed: 3, Events: []model.Event{
-				{Name: model.ChannelDelayed, Data: json.RawMessage(strconv.Itoa(i))},
-				{Name: "out", Data: json.RawMessage(strconv.Itoa(i))},
-			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		if evs, _ := b.ListEvents(ctx, "p_k", model.ChannelDelayed, 10); len(evs) != 3 {
-			t.Errorf("$in keeps %d, want its own bound of 3", len(evs))
-		}
-		if evs, _ := b.ListEvents(ctx, "p_k", "out", 10); len(evs) != 2 {
-			t.Errorf("out keeps %d, want Keep's 2", len(evs))
-		}
-	})
-}
-
-// TestResumeTrimsNothing: resuming one of many paused executions, with a
-// commit whose Keep is far below how many wait, leaves the others on $in.
-func TestResumeTrimsNothing(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	eachBackend(t, func(t *testing.T, b testStore) {
-		var waiting []model.Event
-		for range 8 {
-			waiting = append(waiting, model.Event{Name: model.ChannelDelayed, Data: json.RawMessage(`{}`)})
-		}
-		paused, err := b.AppendEvents(ctx, "p_t", waiting, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = b.CompleteRuns(ctx, []CompletedRun{{Invocation: model.Invocation{TargetID: "p_t"}, Commit: RunCommit{
-			Resume: paused[0].ID, Keep: 2, Events: []model.Event{{Name: "done", Data: json.RawMessage(`1`)}},
-		}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if left, _ := b.ListEvents(ctx, "p_t", model.ChannelDelayed, 100); len(left) != 7 {
-			t.Errorf("$in holds %d after one resume, want the 7 others", len(left))
 		}
 	})
 }

@@ -2,11 +2,13 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
-	"github.com/fount-dev/fount/internal/model"
 	"github.com/nats-io/nats.go"
+
+	"github.com/fount-dev/fount/internal/model"
 )
 
 // Store is fount's durable state. Lists return records in creation order
@@ -105,13 +107,15 @@ type Store interface {
 	// (RunCommit.Execution). ListExecutions is newest first.
 	GetExecution(ctx context.Context, id string) (model.Execution, error)
 	ListExecutions(ctx context.Context, workflowID string, limit int) ([]model.Execution, error)
-	// PausedURL reads the index entry of a paused execution's URLs;
-	// PausedURLsWhole tells whether a workflow's index is whole;
-	// IndexPausedURLs adds the entries of a workflow from before the
-	// index, and marks it whole (paused.go).
-	PausedURL(ctx context.Context, workflowID, executionID string) (entry PausedURL, found bool, err error)
-	PausedURLsWhole(ctx context.Context, workflowID string) (bool, error)
-	IndexPausedURLs(ctx context.Context, workflowID string, entries map[string]PausedURL) error
+	// Paused executions, stored by the commit that pauses one
+	// (RunCommit.Pause) and removed by the one that goes on with it
+	// (paused.go). PausedEntry reads one's index entry (its due time and
+	// URLs' hash), one small read; PausedState its state; PausedEntries
+	// every entry of a workflow; CountPaused how many it holds.
+	PausedEntry(ctx context.Context, workflowID, executionID string) (entry PausedEntry, found bool, err error)
+	PausedState(ctx context.Context, workflowID, executionID string) (json.RawMessage, error)
+	PausedEntries(ctx context.Context, workflowID string) (map[string]PausedEntry, error)
+	CountPaused(ctx context.Context, workflowID string) (int, error)
 
 	// Webhooks.
 	CreateWebhook(ctx context.Context, w model.Webhook) error

@@ -46,9 +46,6 @@ func (r rules) CreateWorkflow(ctx context.Context, w model.Workflow, sub *model.
 		if err := r.putTriggerSub(tx, &out, sub); err != nil {
 			return err
 		}
-		if err := markPausedURLsWhole(tx, w.ID); err != nil { // nothing to index yet
-			return err
-		}
 		return putRecord(tx, kv.Workflows, w.ID, out)
 	})
 	if err != nil {
@@ -221,7 +218,7 @@ func (r rules) DeleteWorkflow(ctx context.Context, id string) error {
 		if err := tx.DeleteRunnerData(id, true); err != nil {
 			return err
 		}
-		if err := tx.DeleteValuesUnder(kv.PausedURLs, id); err != nil {
+		if err := deletePausedOf(tx, id); err != nil {
 			return err
 		}
 		if err := deleteStats(tx, id); err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 // schemaVersion is the layout of the bbolt file this code writes and reads.
-const schemaVersion = 7
+const schemaVersion = 8
 
 // ErrLocked is returned by Open when another process holds the file.
 var ErrLocked = errors.New("the store file is locked by another process")
@@ -100,7 +100,10 @@ var (
 	bucketDataStorePos   = kv.DataStoreList.Pos    // data store id -> its data_store_order key
 	bucketDataStoreNames = kv.DataStoreKeys.Bucket // key(owner, name) -> data store id
 	bucketDataEntries    = kv.DataEntries.Bucket   // key(data store id, key) -> entry
-	bucketPausedURLs     = kv.PausedURLs.Bucket    // key(workflow id, execution id) -> the index entry of a paused execution's URLs
+	bucketPausedURLs     = kv.PausedURLs.Bucket    // key(workflow id, execution id) -> a paused execution's event on $in, before version 8
+	bucketPaused         = kv.Paused.Bucket        // key(workflow id, execution id) -> a paused execution's state
+	bucketPausedIndex    = kv.PausedIndex.Bucket   // key(workflow id, execution id) -> its due time and URLs' hash
+	bucketPausedCounts   = kv.PausedCounts.Bucket  // key(workflow id) -> how many it holds paused
 
 	keySchemaVersion = []byte("schema_version")
 )
@@ -122,7 +125,7 @@ var allBuckets = [][]byte{
 	bucketDedupe, bucketUsage, bucketTimers, bucketStats,
 	bucketAccounts, bucketAccountOrder, bucketAccountPos,
 	bucketDataStores, bucketDataStoreOrder, bucketDataStorePos, bucketDataStoreNames, bucketDataEntries,
-	bucketPausedURLs,
+	bucketPausedURLs, bucketPaused, bucketPausedIndex, bucketPausedCounts,
 }
 
 // Engine keeps fount's state in a bbolt file: the transactions the

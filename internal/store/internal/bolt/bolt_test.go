@@ -43,9 +43,10 @@ func TestOpenRefusesSchema(t *testing.T) {
 		{"version 2, upgraded", "2", nil, ""},
 		{"version 3, upgraded", "3", nil, ""},
 		{"version 4, upgraded", "4", nil, ""},
-		{"previous version, upgraded", "6", nil, ""},
-		{"same version", "7", nil, ""},
-		{"newer version", "8", errSchemaTooNew, "upgrade fount"},
+		{"version 6, upgraded", "6", nil, ""},
+		{"previous version, upgraded", "7", nil, ""},
+		{"same version", "8", nil, ""},
+		{"newer version", "9", errSchemaTooNew, "upgrade fount"},
 		{"much newer", "999", errSchemaTooNew, "version 999"},
 		{"garbage", "x", nil, "unreadable schema version"},
 	}

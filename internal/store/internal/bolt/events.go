@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 
+	bbolt "go.etcd.io/bbolt"
+
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store/internal/kv"
-	bbolt "go.etcd.io/bbolt"
 )
 
 // channelName is the bucket name of a channel inside its emitter's bucket;
@@ -83,8 +84,6 @@ type appender struct {
 	now       uint64
 	emitterID string
 	keep      int
-	// keepDelayed, when larger, is ChannelDelayed's keep (KeepDelayed).
-	keepDelayed int
 
 	em              *bbolt.Bucket // created on the first add
 	lastMs, lastSeq uint64
@@ -139,9 +138,6 @@ func (a *appender) Add(e *model.Event) (int, error) {
 	return len(key) + len(data), ch.Put(key, data)
 }
 
-// KeepDelayed sets ChannelDelayed's keep, when larger than keep.
-func (a *appender) KeepDelayed(keep int) { a.keepDelayed = keep }
-
 // Close records the emitter's id clock and trims every channel touched,
 // $in included, to keep.
 func (a *appender) Close() error {
@@ -158,7 +154,7 @@ func (a *appender) Close() error {
 		} else {
 			n = countEvents(ch) // once per channel stored without a count
 		}
-		left, err := trim(ch, n, uint64(kv.ChannelKeep(name, a.keep, a.keepDelayed)))
+		left, err := trim(ch, n, uint64(a.keep))
 		if err != nil {
 			return err
 		}

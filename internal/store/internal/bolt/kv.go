@@ -97,6 +97,20 @@ func (k boltKV) LookupIDs(t kv.Table, first string) (map[string]bool, error) {
 	return idsUnder(k.tx.Bucket(t.Bucket), kv.Key(first)), nil
 }
 
+func (k boltKV) ValuesUnder(t kv.Table, first string) (map[string][]byte, error) {
+	prefix := kv.Key(first)
+	keys, values := scanPrefix(k.tx.Bucket(t.Bucket), prefix)
+	out := make(map[string][]byte, len(keys))
+	for i, key := range keys {
+		second, err := lastPart(key[len(prefix):])
+		if err != nil {
+			return nil, err
+		}
+		out[second] = values[i]
+	}
+	return out, nil
+}
+
 // idsUnder returns the values (ids) of bk's keys under prefix.
 func idsUnder(bk *bbolt.Bucket, prefix []byte) map[string]bool {
 	ids := map[string]bool{}

@@ -26,7 +26,16 @@ var migrations = map[uint64]func(tx *bbolt.Tx) error{
 	4: settleWorkflowDeliveries,
 	5: countEventsLater,
 	6: indexPausedURLsLater,
+	7: movePausedLater,
 }
+
+// movePausedLater moves a version 7 file to version 8, which keeps
+// paused executions in a table of their own rather than as events on
+// their workflow's $in (store/paused.go). The store's rules move them
+// once the file is open, in batches (store.movePaused), so nothing is
+// done here: the version exists so that older code, which would look
+// for them on $in, refuses the file.
+func movePausedLater(*bbolt.Tx) error { return nil }
 
 // indexPausedURLsLater moves a version 6 file to version 7, which keeps
 // an index of paused executions by their URLs (store/paused.go). The

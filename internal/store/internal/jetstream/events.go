@@ -63,8 +63,6 @@ type jsAppender struct {
 	now       uint64
 	emitterID string
 	keep      uint64
-	// keepDelayed, when larger, is ChannelDelayed's keep (KeepDelayed).
-	keepDelayed int
 	// released: a delayed event left; its channel's record is written
 	// even when nothing was added.
 	released bool
@@ -148,9 +146,6 @@ func (s *Engine) eventKey(emitterID, channel string, n uint64) string {
 	return s.key(tblEvents, emitterID, channel, strconv.FormatUint(n, 10))
 }
 
-// KeepDelayed sets ChannelDelayed's keep, when larger than keep.
-func (a *jsAppender) KeepDelayed(keep int) { a.keepDelayed = keep }
-
 // Close writes the clock and trims every channel touched to keep.
 func (a *jsAppender) Close() error {
 	if len(a.added) == 0 && !a.released {
@@ -160,7 +155,7 @@ func (a *jsAppender) Close() error {
 		return err
 	}
 	for name, ch := range a.chans {
-		keep := uint64(kv.ChannelKeep(name, int(a.keep), a.keepDelayed))
+		keep := a.keep
 		if len(a.added[name]) == 0 {
 			keep = math.MaxUint64 // only released from: nothing came to trim, only its record to write
 		}

@@ -148,6 +148,34 @@ func (k jsKV) LookupIDs(t kv.Table, first string) (map[string]bool, error) {
 	return ids, nil
 }
 
+// ValuesUnder reads the values by a scan, with what this transaction
+// wrote over them; as LookupIDs', the scan is not checked at commit.
+func (k jsKV) ValuesUnder(t kv.Table, first string) (map[string][]byte, error) {
+	s := k.tx.s
+	entries, err := s.scan(k.tx.ctx, s.key(t.Subject, first)+".*")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(entries))
+	for _, e := range entries {
+		if parts, err := s.keyParts(t.Subject, e.subject); err == nil && len(parts) == 2 {
+			out[parts[1]] = e.value
+		}
+	}
+	for subject, w := range k.tx.write {
+		parts, err := s.keyParts(t.Subject, subject)
+		if err != nil || len(parts) != 2 || parts[0] != first {
+			continue
+		}
+		if w.deleted {
+			delete(out, parts[1])
+		} else {
+			out[parts[1]] = kv.Clone(w.value)
+		}
+	}
+	return out, nil
+}
+
 func (k jsKV) Members(t kv.Table, of string) ([]string, error) {
 	return k.tx.ids(k.tx.s.key(t.Subject, of))
 }

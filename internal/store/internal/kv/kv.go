@@ -46,6 +46,9 @@ type Tx interface {
 	// LookupIDs returns the ids of every lookup of t whose first part
 	// is first.
 	LookupIDs(t Table, first string) (map[string]bool, error)
+	// ValuesUnder returns the values of t filed under two parts whose
+	// first is first, by their second part.
+	ValuesUnder(t Table, first string) (map[string][]byte, error)
 
 	Members(t Table, of string) ([]string, error)
 	AddMember(t Table, of, id string) error
@@ -132,21 +135,7 @@ type EventAppender interface {
 	// Release removes the event id from the emitter's ChannelDelayed;
 	// false when it is not there (cancelled).
 	Release(id string) (bool, error)
-	// KeepDelayed bounds the emitter's ChannelDelayed to keep events
-	// instead of the appender's keep, when larger: a workflow's paused
-	// executions wait there, and they are not to be trimmed as its
-	// channels of emitted events are.
-	KeepDelayed(keep int)
 	Close() error
-}
-
-// ChannelKeep is how many events channel keeps: keep, or keepDelayed
-// for ChannelDelayed when that is larger.
-func ChannelKeep(channel string, keep, keepDelayed int) int {
-	if channel == model.ChannelDelayed && keepDelayed > keep {
-		return keepDelayed
-	}
-	return keep
 }
 
 // Engine runs the rules' transactions: View's writes nothing, Update's

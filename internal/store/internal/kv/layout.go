@@ -55,5 +55,8 @@ var (
 	DataStores    = Table{Bucket: []byte("data_stores"), Subject: "ds"}               // data store id → DataStore
 	DataStoreKeys = Table{Bucket: []byte("data_store_names"), Subject: "ds_name"}     // owner, name → data store id
 	DataEntries   = Table{Bucket: []byte("data_entries"), Subject: "ds_entry"}        // data store id, key → entry
-	PausedURLs    = Table{Bucket: []byte("paused_urls"), Subject: "paused_url"}       // workflow id, execution id → store.PausedURL
+	PausedURLs    = Table{Bucket: []byte("paused_urls"), Subject: "paused_url"}       // before the paused table: workflow id, execution id → its event on $in; emptied when moved
+	Paused        = Table{Bucket: []byte("paused"), Subject: "paused"}                // workflow id, execution id → the engine's state of a paused execution
+	PausedIndex   = Table{Bucket: []byte("paused_index"), Subject: "paused_ix"}       // workflow id, execution id → store.PausedEntry: its due time and URLs' hash
+	PausedCounts  = Table{Bucket: []byte("paused_counts"), Subject: "paused_n"}       // workflow id → how many executions it holds paused
 )

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/store"
+)
+
+// pausedDueSet keeps when each paused execution of the workflows this
+// node runs is due, so that a release reads the states of the due ones
+// only, however many wait: the store's table is read whole once per
+// workflow, when the node starts or takes the workflow over
+// (loadPaused), and each commit that pauses or goes on with one updates
+// it (notePaused). An entry whose execution went on elsewhere is found
+// out when it is due (its state is gone) and dropped then.
+type pausedDueSet struct {
+	mu    sync.Mutex
+	flows map[string]map[string]int64 // workflow id → execution id → due, epoch ms
+}
+
+func newPausedDueSet() *pausedDueSet { return &pausedDueSet{flows: map[string]map[string]int64{}} }
+
+// set notes that execution of workflow is due at dueMs.
+func (d *pausedDueSet) set(workflow, execution string, dueMs int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	m := d.flows[workflow]
+	if m == nil {
+		m = map[string]int64{}
+		d.flows[workflow] = m
+	}
+	m[execution] = dueMs
+}
+
+// drop forgets execution of workflow.
+func (d *pausedDueSet) drop(workflow, execution string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if m := d.flows[workflow]; m != nil {
+		if delete(m, execution); len(m) == 0 {
+			delete(d.flows, workflow)
+		}
+	}
+}
+
+// forget forgets every execution of workflow.
+func (d *pausedDueSet) forget(workflow string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.flows, workflow)
+}
+
+// due returns the executions of workflow due at nowMs, oldest due
+// first, and when the next of the others is due (0: none).
+func (d *pausedDueSet) due(workflow string, nowMs int64) (ids []string, nextMs int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	type entry struct {
+		id  string
+		due int64
+	}
+	var ready []entry
+	for id, due := range d.flows[workflow] {
+		switch {
+		case due <= nowMs:
+			ready = append(ready, entry{id, due})
+		case nextMs == 0 || due < nextMs:
+			nextMs = due
+		}
+	}
+	slices.SortFunc(ready, func(a, b entry) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.id, b.id)) })
+	ids = make([]string, len(ready))
+	for i, r := range ready {
+		ids[i] = r.id
+	}
+	return ids, nextMs
+}
+
+// loadPaused reads the due times of a workflow's paused executions from
+// the store into the set, and notes the earliest with the delayed
+// scheduler.
+func (e *Engine) loadPaused(ctx context.Context, workflowID string) error {
+	entries, err := e.store.PausedEntries(ctx, workflowID)
+	if err != nil {
+		return err
+	}
+	e.pausedDue.forget(workflowID)
+	for id, entry := range entries {
+		e.pausedDue.set(workflowID, id, entry.DueMs)
+		e.delayed.Note(model.WorkflowTarget(workflowID), entry.DueMs)
+	}
+	return nil
+}
+
+// notePaused updates the set with what runs committed: the executions
+// they paused, and, when the commit succeeded (ok), those they went on
+// with. A pause is noted whatever the commit's outcome, as it may be
+// stored: one that is not is dropped when it is due.
+func (e *Engine) notePaused(em model.Emitter, runs []store.CompletedRun, ok bool) {
+	if em.Kind != model.TargetWorkflow {
+		return
+	}
+	for _, run := range runs {
+		if id := run.Commit.Resume; id != "" && ok {
+			e.pausedDue.drop(em.ID, id)
+		}
+		if p := run.Commit.Pause; p != nil { // after its resume: a part may pause the execution it went on with again
+			e.pausedDue.set(em.ID, p.ExecutionID, p.DueMs)
+			e.delayed.Note(model.WorkflowTarget(em.ID), p.DueMs)
+		}
+	}
+}

@@ -121,8 +121,10 @@ func (e *Engine) reloadTriggers(t model.Target) {
 	case model.TargetWorkflow:
 		e.flows.forget(id)
 		wf, err := e.store.GetWorkflow(ctx, id)
-		if err != nil {
+		if err != nil { // deleted
 			e.stopTriggers(t)
+			e.delayed.Forget(t)
+			e.pausedDue.forget(id)
 			return
 		}
 		e.startWorkflowTriggers(wf)

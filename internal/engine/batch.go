@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -49,17 +50,17 @@ func (e *Engine) throttle(id string, t model.Throttle, invs []model.Invocation) 
 
 // waitersOf takes the waiters of invs' requests (nil for those that have
 // none); finishWaiters answers those the runs did not.
-func (e *Engine) waitersOf(invs []model.Invocation) []*waiter {
-	ws := make([]*waiter, len(invs))
+func (e *Engine) waitersOf(invs []model.Invocation) []*ingress.Waiter {
+	ws := make([]*ingress.Waiter, len(invs))
 	for i, inv := range invs {
 		ws[i] = e.waiterOf(inv)
 	}
 	return ws
 }
 
-func finishWaiters(ws []*waiter) {
+func finishWaiters(ws []*ingress.Waiter) {
 	for _, w := range ws {
-		w.finish()
+		w.Finish()
 	}
 }
 

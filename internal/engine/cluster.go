@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fount-dev/fount/abi"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -90,12 +91,12 @@ func (e *Engine) replyAddress(key string) string {
 
 // waiterOf returns who waits for inv's response: a request on this node,
 // one on another node (through the cluster), or nobody (nil).
-func (e *Engine) waiterOf(inv model.Invocation) *waiter {
-	if w := e.waiters.take(inv.ReplyTo); w != nil || inv.ReplyTo == "" || e.cfg.Cluster == nil {
+func (e *Engine) waiterOf(inv model.Invocation) *ingress.Waiter {
+	if w := e.ingress.Waiters.Take(inv.ReplyTo); w != nil || inv.ReplyTo == "" || e.cfg.Cluster == nil {
 		return w
 	}
 	c, address := e.cfg.Cluster, inv.ReplyTo
-	return newRemoteWaiter(func(r *abi.Response) { c.Reply(address, r) })
+	return ingress.NewRemoteWaiter(func(r *abi.Response) { c.Reply(address, r) })
 }
 
 // clusterHandlers are the engine's answers to other nodes.
@@ -108,7 +109,7 @@ func (e *Engine) clusterHandlers() ClusterHandlers {
 		},
 		Changed: e.reloadTriggers,
 		Events:  func(events []model.Event) { e.events.publish(events...) },
-		Reply:   e.waiters.deliver,
+		Reply:   e.ingress.Waiters.Deliver,
 		Resume:  e.resumeOwned,
 	}
 }

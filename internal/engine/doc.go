@@ -1,9 +1,23 @@
-// Package engine makes deployed sources live. It owns a source's
-// lifecycle (deploy, update, activate and deactivate, delete) as single
-// operations, HTTP-interface ingress, timers, manual runs, the emit
-// pipeline (ordering by ts, dedupe, channels, $errors, $logs), delayed
-// emits, subscription fan-out, delivery to sources, workflows and signed
-// webhooks, and quotas.
+// Package engine makes deployed sources and workflows live. It owns a
+// source's lifecycle (deploy, update, activate and deactivate, delete)
+// as single operations, a workflow's deploys and executions, timers,
+// manual runs, the emit pipeline (ordering by ts, dedupe, channels,
+// $errors, $logs), delayed emits, paused executions, subscription
+// fan-out, delivery to sources, workflows and signed webhooks, and
+// quotas.
+//
+// # Where things are
+//
+// In this package: lifecycle.go (a source's deploy, update and delete),
+// workflows.go (a workflow's), runner.go, batch.go and run.go (the batch
+// loop both kinds share: a target's turn, its invocations read ahead,
+// throttled and committed), pipeline.go and collector.go (a source's
+// emits), execute.go (a workflow execution's steps), flowpause.go and
+// flowdue.go (pauses, resumes, releases), flowbatch.go (a workflow's
+// batch), cluster.go (messages between nodes). The parts with a
+// responsibility of their own are the packages below it (see Parts);
+// the records no running code is made of are written by package records,
+// beside the engine.
 //
 // It depends on a store (package store) for everything durable, on a
 // sandbox through the small interface of package sandbox, and on a clock.Clock
@@ -78,6 +92,22 @@
 // twice. A batch commits its runs whenever their results reach
 // maxBatchBytes, so that it never holds more in memory.
 //
+// # Workflows
+//
+// A workflow is a trigger and steps. Its invocations queue and run as a
+// source's do (one batch at a time, in order, or up to its concurrency),
+// each a new execution: its steps run in order in sandboxes of their own,
+// each given steps.* so far, until the last, a throw, an exit or a pause;
+// the execution's record, its $.send calls and emits are committed with
+// the invocation's removal, and a failed execution commits an $errors
+// event instead of what it sent, unless its retry (model.Retry) pauses it
+// until its failed step runs again. A step's $.flow.delay, suspend or
+// rerun pauses the execution: its state is stored in the store's table of
+// paused executions with the commit of its step, and it goes on when due
+// (a release invocation of the workflow) or when its resume or cancel URL
+// is called (a resume invocation), committed with the removal of its
+// state, so that it goes on once (flowpause.go, flowdue.go).
+//
 // # Limits inside a run
 //
 // A run adds at most newChannelsPerRun channels and a source has at most
@@ -137,10 +167,12 @@
 //   - timers: the timer props of sources and triggers of workflows;
 //   - delayed: the due times of delayed emits and paused executions;
 //   - scheduler: the pool of workers, fair between accounts;
-//   - delivery: the deliverer of webhooks and of workflows' sends.
+//   - delivery: the deliverer of webhooks and of workflows' sends;
+//   - ingress: the endpoints of sources and workflows, the requests
+//     waiting for respond(), the resume and cancel URLs;
+//   - admission: the sandboxes accounts hold at once.
 //
-// The endpoint registry (tokens of active HTTP interfaces) and the set of
-// requests waiting for respond() are the engine's own. Engine.Stop stops
+// Engine.Stop stops
 // the endpoints, timers, delayed emits, workers and deliverer in that
 // order, answers the waiting requests and closes the sandboxes; the store
 // can be closed after it.

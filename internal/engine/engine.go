@@ -14,6 +14,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/delivery"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/engine/timers"
 	"github.com/fount-dev/fount/internal/guess"
@@ -226,24 +227,22 @@ type Engine struct {
 	queues  store.Queues
 	sandbox sandbox.Sandbox
 
-	live        *liveSet
-	flows       *flowSet
-	throttles   throttles // of workflows with a throttle
-	maps        *mapCache // parsed source maps
-	endpoints   *endpointRegistry
-	timers      *timers.Set[model.Target]
-	waiters     *waiterSet
-	delayed     *delayed.Scheduler[model.Target]
-	deliverer   *delivery.Deliverer
-	workers     *scheduler.Scheduler[model.Target]
-	ahead       *aheadSet // invocations read from the queue for later batches
-	events      *broadcaster
-	quotas      *quotas
-	lifecycle   keyed.Mutex          // of each source and workflow: two operations on one never interleave
-	pausedDue   *pausedDueSet        // when the paused executions of the workflows this node runs are due (flowdue.go)
-	flowGuesses *guess.Throttle      // throttles forged resume and cancel URLs (flowurls.go)
-	admission   *admission.Admission // the sandboxes accounts hold (admit.go)
-	records     *records.Service     // the data stores' writes of components
+	live      *liveSet
+	flows     *flowSet
+	throttles throttles       // of workflows with a throttle
+	maps      *mapCache       // parsed source maps
+	ingress   *ingress.Server // endpoints, waiting requests, resume URLs
+	timers    *timers.Set[model.Target]
+	delayed   *delayed.Scheduler[model.Target]
+	deliverer *delivery.Deliverer
+	workers   *scheduler.Scheduler[model.Target]
+	ahead     *aheadSet // invocations read from the queue for later batches
+	events    *broadcaster
+	quotas    *quotas
+	lifecycle keyed.Mutex          // of each source and workflow: two operations on one never interleave
+	pausedDue *pausedDueSet        // when the paused executions of the workflows this node runs are due (flowdue.go)
+	admission *admission.Admission // the sandboxes accounts hold (admit.go)
+	records   *records.Service     // the data stores' writes of components
 
 	mu      sync.Mutex
 	running bool
@@ -259,10 +258,9 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), endpoints: newEndpointRegistry(), waiters: newWaiterSet(), events: newBroadcaster(),
-		quotas:      newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
-		flowGuesses: guess.New(flowURLFailBurst, flowURLFailEvery, cfg.Clock.Now),
-		admission:   admission.New(cfg.Sandboxes),
+		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
+		quotas:    newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
+		admission: admission.New(cfg.Sandboxes),
 		records: records.New(records.Config{Store: cfg.Store, Now: cfg.Clock.Now, Secrets: cfg.Secrets,
 			DataStoreMaxKeys: cfg.DataStoreMaxKeys, DataStoreMaxBytes: cfg.DataStoreMaxBytes}),
 	}
@@ -270,6 +268,8 @@ func New(cfg Config) (*Engine, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), t.ID)
 	})
 	e.delayed = delayed.New(cfg.Clock, cfg.Logger, e.releaseDelayed)
+	e.ingress = ingress.New(ingress.Config{Clock: cfg.Clock, Logger: cfg.Logger, MaxBody: cfg.MaxBody, BodyTimeout: cfg.BodyTimeout,
+		RespondTimeout: cfg.RespondTimeout, EndpointsShareSite: cfg.EndpointsShareSite, TrustedProxies: cfg.TrustedProxies}, ingressHost{e})
 	var fetch delivery.Fetch
 	if cfg.Egress != nil {
 		fetch = cfg.Egress.Fetch
@@ -309,9 +309,9 @@ func (e *Engine) Start(ctx context.Context) (err error) {
 	if err := e.resealUnbound(ctx, sources); err != nil {
 		return err
 	}
-	e.endpoints.Start()
+	e.ingress.Endpoints.Start()
 	e.timers.Start()
-	e.waiters.Start()
+	e.ingress.Waiters.Start()
 	for _, src := range sources {
 		if !src.Active {
 			continue
@@ -369,7 +369,7 @@ func (e *Engine) Stop() {
 	e.stopped, e.running = true, false
 	e.mu.Unlock()
 	e.ops.Wait()
-	e.endpoints.Stop()
+	e.ingress.Endpoints.Stop()
 	e.timers.Stop()
 	e.delayed.Stop()
 	e.workers.Stop()
@@ -377,7 +377,7 @@ func (e *Engine) Stop() {
 	if e.cfg.Cluster != nil {
 		e.cfg.Cluster.Stop() // after this node's work stopped: the others take it over
 	}
-	e.waiters.Stop()
+	e.ingress.Waiters.Stop()
 	e.live.closeAll()
 	e.flows.closeAll()
 }
@@ -398,7 +398,7 @@ func (e *Engine) beginOp() (end func(), err error) {
 // ReleaseWaiters ends every HTTP request still waiting for a respond():
 // they answer 503 at once. A server calls it when it starts shutting down,
 // so that its graceful shutdown does not wait out RespondTimeout.
-func (e *Engine) ReleaseWaiters() { e.waiters.Stop() }
+func (e *Engine) ReleaseWaiters() { e.ingress.Waiters.Stop() }
 
 // Subscribe streams an emitter's new events until cancel is called or the
 // channel is closed (the subscriber fell behind and resumes from the log).

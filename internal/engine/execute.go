@@ -17,6 +17,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/delivery"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -197,7 +198,7 @@ type flowState struct {
 // $errors event; $.flow.exit ends it early; $.flow.delay, suspend and
 // rerun pause it. The error returned is the engine's (stopping, or the
 // workflow replaced), not the steps'.
-func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation, w *waiter) (execution, error) {
+func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation, w *ingress.Waiter) (execution, error) {
 	wf := lf.wf
 	start := e.clock.Now()
 	rec := &model.Execution{ID: ids.ExecutionID(wf.ID, inv.ID), WorkflowID: wf.ID, Event: capValue(inv.Event),
@@ -213,9 +214,9 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 
 // runFlow runs st's steps from st.next on, until the last, a failure,
 // an exit or a pause, and returns what the part commits.
-func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *waiter) (execution, error) {
+func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *ingress.Waiter) (execution, error) {
 	st.steps.flowURL = e.flowURL(st.rec.ID)
-	part := &flowPart{c: &collector{channels: e.channelBudget(lf.wf.ID)}, held: &heldResponse{w: w},
+	part := &flowPart{c: &collector{channels: e.channelBudget(lf.wf.ID)}, held: ingress.NewHeldResponse(w),
 		deadline: st.start.Add(e.cfg.ExecutionTimeout)}
 	if w != nil {
 		part.respond = part.held
@@ -224,7 +225,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 	if err != nil {
 		return execution{}, err
 	}
-	part.held.flush()
+	part.held.Flush()
 	return e.endPart(ctx, lf, st, part, end), nil
 }
 
@@ -233,7 +234,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *wa
 type flowPart struct {
 	c        *collector
 	sends    execution // the deliveries and SSE messages of $.send
-	held     *heldResponse
+	held     *ingress.HeldResponse
 	respond  sandbox.RespondSink // held, when a request waits for the response
 	deadline time.Time           // of the whole execution
 }

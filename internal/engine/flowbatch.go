@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -79,7 +80,7 @@ func (b *flowBatch) run(ctx context.Context, bt *batch) error {
 // when one ends), each on an instance of its own, and are committed in
 // their order. A group holds 4n executions at most, so that the results
 // held before their commit stay bounded.
-func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters []*waiter) error {
+func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters []*ingress.Waiter) error {
 	n := max(1, b.wf.Concurrency)
 	for i := 0; i < len(invs); {
 		j := i
@@ -127,7 +128,7 @@ func (b *flowBatch) startsNew(inv model.Invocation) bool {
 
 // runInvocation runs one invocation: a new execution, or paused ones
 // going on.
-func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *waiter) error {
+func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *ingress.Waiter) error {
 	e, wf := b.e, b.wf
 	switch {
 	case inv.Kind == kindRelease:

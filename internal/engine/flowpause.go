@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +12,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/delivery"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -43,9 +42,9 @@ func errTooManyPaused(held int) error {
 
 // Actions on a paused execution.
 const (
-	flowDue    = "due"    // its time came
-	flowResume = "resume" // its resume URL was called
-	flowCancel = "cancel" // its cancel URL was called
+	flowDue    = "due"                // its time came
+	flowResume = ingress.ActionResume // its resume URL was called
+	flowCancel = ingress.ActionCancel // its cancel URL was called
 )
 
 // pausedExecution is a paused execution as the engine stores it.
@@ -78,16 +77,10 @@ func (e *Engine) flowURL(executionID string) json.RawMessage {
 	return b
 }
 
-// secretHash is how a paused execution keeps its URLs' secret.
-func secretHash(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
 // pause is st paused by step i's res.flow, as the commit stores it.
 func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (*store.PausedExecution, error) {
 	wf, f := lf.wf, res.flow
-	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, SecretHash: secretHash(f.Secret)}
+	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, SecretHash: ingress.SecretHash(f.Secret)}
 	switch f.Kind {
 	case abi.FlowRerun:
 		p.Runs, p.RunContext, p.MaxReruns = runs, f.Context, f.MaxReruns

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -498,12 +499,12 @@ func withAddedProps(meta component.Metadata, src model.Source) *component.Metada
 
 // startTriggers registers a source's endpoints and arms its timers.
 func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
-	eps := map[component.EndpointToken]endpoint{}
+	eps := map[component.EndpointToken]ingress.Endpoint{}
 	for name, tok := range src.Endpoints {
 		p, _ := meta.Prop(name)
-		eps[tok] = endpoint{target: model.SourceTarget(src.ID), account: src.UserID, prop: name, customResponse: p.CustomResponse, queueSize: src.QueueSize}
+		eps[tok] = ingress.Endpoint{Target: model.SourceTarget(src.ID), Account: src.UserID, Prop: name, CustomResponse: p.CustomResponse, QueueSize: src.QueueSize}
 	}
-	e.endpoints.set(src.ID, eps)
+	e.ingress.Endpoints.Set(src.ID, eps)
 	specs := map[string]component.TimerSpec{}
 	for _, p := range meta.PropsOfType(component.TypeTimer) {
 		var spec component.TimerSpec
@@ -519,7 +520,7 @@ func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
 // stopTriggers removes a source's or workflow's endpoints and stops its
 // timers.
 func (e *Engine) stopTriggers(t model.Target) {
-	e.endpoints.remove(t.ID)
+	e.ingress.Endpoints.Remove(t.ID)
 	e.timers.Remove(t)
 }
 

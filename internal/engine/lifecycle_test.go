@@ -89,7 +89,7 @@ func TestDeleteWithThrowingDeactivate(t *testing.T) {
 		!strings.Contains(string(pg.Items[0].Payload), `"name":"$errors"`) {
 		t.Fatalf("deliveries to the $errors listener: %+v, %v", pg.Items, err)
 	}
-	if _, ok := te.endpoints.lookup(src.Endpoints["http"]); ok || te.live.count() != 0 {
+	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); ok || te.live.count() != 0 {
 		t.Errorf("the deleted source left an endpoint or a sandbox")
 	}
 }
@@ -125,7 +125,7 @@ func TestUpdateWhoseActivateThrowsKeepsTheOldVersion(t *testing.T) {
 	if evs := te.waitEvents(src.ID, "", 1); string(evs[0].Data) != `"v1"` {
 		t.Errorf("the source runs %s, want the old version v1", evs[0].Data)
 	}
-	if _, ok := te.endpoints.lookup(src.Endpoints["http"]); !ok {
+	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); !ok {
 		t.Error("the old version's endpoint is gone")
 	}
 }
@@ -229,11 +229,8 @@ func TestCreateWhoseStoreWriteFailsLeavesNothing(t *testing.T) {
 	if n := te.timers.Count(); n != 0 {
 		t.Errorf("%d timers armed", n)
 	}
-	te.endpoints.mu.RLock()
-	eps := len(te.endpoints.byToken)
-	te.endpoints.mu.RUnlock()
-	if eps != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
-		t.Errorf("left behind: %d endpoints, %d live sources, %d open sandboxes", eps, te.live.count(), len(te.box.open()))
+	if eps := te.ingress.Endpoints.Count(); eps != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
+		t.Errorf("left behind: %d endpoints, %d live sources, %d open sandboxes", te.ingress.Endpoints.Count(), te.live.count(), len(te.box.open()))
 	}
 }
 
@@ -533,7 +530,7 @@ func TestDeleteRacingADeploy(t *testing.T) {
 	if err := <-racer.deleted; err != nil {
 		t.Fatalf("DeleteSource = %v", err)
 	}
-	if _, ok := te.endpoints.lookup(src.Endpoints["http"]); ok || te.timers.Count() != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
+	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); ok || te.timers.Count() != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
 		t.Errorf("left behind a deleted source: endpoint %v, %d timers, %d live, %d open", ok, te.timers.Count(), te.live.count(), len(te.box.open()))
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/clock"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -18,7 +19,7 @@ const (
 	DefaultQuotaComputeMs   = 30 * 60 * 1000
 )
 
-var errQuota = errors.New("the account's daily quota of invocations or compute time is used up")
+var errQuota = ingress.ErrQuota
 
 // quotaCacheTTL is how long the ingress trusts a quota check: a request
 // does not need a fresh count of the day's usage, and under load reading

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
@@ -214,7 +215,7 @@ func (s sourceBatch) run(ctx context.Context, b *batch) error {
 
 // runOne runs an invocation and returns what to commit for it. The quota
 // was checked once for the batch (over); usage is counted per run.
-func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *waiter, dedupe *model.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
+func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *ingress.Waiter, dedupe *model.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
 	if inv.Kind == kindRelease {
 		return e.releaseCommit(ctx, l.src.ID)

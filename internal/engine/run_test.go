@@ -105,7 +105,7 @@ func TestInactiveSources(t *testing.T) {
 	if _, err := te.UpdateSource(ctx, src.ID, UpdateRequest{Component: comp, Active: false}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := te.endpoints.lookup(tok); ok || te.timers.Count() != 0 {
+	if _, ok := te.ingress.Endpoints.Lookup(tok); ok || te.timers.Count() != 0 {
 		t.Fatal("an inactive source kept its triggers")
 	}
 	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
@@ -122,7 +122,7 @@ func TestInactiveSources(t *testing.T) {
 	if _, err := te.UpdateSource(ctx, src.ID, UpdateRequest{Component: comp, Active: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := te.endpoints.lookup(tok); !ok || te.timers.Count() != 1 {
+	if _, ok := te.ingress.Endpoints.Lookup(tok); !ok || te.timers.Count() != 1 {
 		t.Error("reactivating did not bring the triggers back, with the same endpoint")
 	}
 	// A restart brings back the triggers of active sources only.
@@ -132,10 +132,10 @@ func TestInactiveSources(t *testing.T) {
 	}
 	te.Stop()
 	again := te.restart()
-	if _, ok := again.endpoints.lookup(tok); !ok {
+	if _, ok := again.ingress.Endpoints.Lookup(tok); !ok {
 		t.Error("an active source's endpoint is gone after a restart")
 	}
-	if _, ok := again.endpoints.lookup(other.Endpoints["http"]); ok || again.timers.Count() != 1 {
+	if _, ok := again.ingress.Endpoints.Lookup(other.Endpoints["http"]); ok || again.timers.Count() != 1 {
 		t.Error("an inactive source's triggers came back after a restart")
 	}
 }

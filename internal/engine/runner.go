@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -40,7 +41,7 @@ type loaded interface {
 // its quota today, and the runs finished but not yet committed.
 type batch struct {
 	invs    []model.Invocation
-	waiters []*waiter
+	waiters []*ingress.Waiter
 	today   string
 	over    bool
 	pending *pendingRuns

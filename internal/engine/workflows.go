@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -242,6 +243,9 @@ type QueueFullError struct{ Size int }
 func (e *QueueFullError) Error() string {
 	return fmt.Sprintf("the queue is full: %d runs wait to start, its queue_size", e.Size)
 }
+
+// Unwrap says what it is to those that know no engine: a full queue.
+func (e *QueueFullError) Unwrap() error { return store.ErrQueueFull }
 
 // enqueueWithin queues inv unless its target's queue holds size
 // invocations or more (size 0: no bound), counted with the write so that
@@ -631,8 +635,8 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 	}
 	switch wf.Trigger.Type {
 	case model.TriggerHTTP:
-		e.endpoints.set(wf.ID, map[component.EndpointToken]endpoint{
-			wf.Trigger.Endpoint: {target: model.WorkflowTarget(wf.ID), account: wf.UserID, customResponse: wf.Trigger.Respond, tokenHash: wf.Trigger.TokenHash, queueSize: wf.QueueSize},
+		e.ingress.Endpoints.Set(wf.ID, map[component.EndpointToken]ingress.Endpoint{
+			wf.Trigger.Endpoint: {Target: model.WorkflowTarget(wf.ID), Account: wf.UserID, CustomResponse: wf.Trigger.Respond, TokenHash: wf.Trigger.TokenHash, QueueSize: wf.QueueSize},
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {

@@ -1,8 +1,10 @@
-package engine
+package ingress
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -14,7 +16,6 @@ import (
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/ids"
-	"github.com/fount-dev/fount/internal/model"
 )
 
 // A paused execution's resume and cancel URLs are open to anyone who
@@ -38,14 +39,26 @@ const (
 // errNoPausedExecution: no paused execution has this id and secret.
 var errNoPausedExecution = errors.New("no paused execution has this URL: it went on already, or was cancelled, or the URL is wrong")
 
+// Actions on a paused execution that its URLs ask for.
+const (
+	ActionResume = "resume"
+	ActionCancel = "cancel"
+)
+
+// SecretHash is how a paused execution keeps its URLs' secret.
+func SecretHash(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
 // findPaused checks that the paused execution executionID of
 // workflowID has URLs whose secret is secret: one small read.
-func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret string) error {
-	entry, found, err := e.store.PausedEntry(ctx, workflowID, executionID)
+func (s *Server) findPaused(ctx context.Context, workflowID, executionID, secret string) error {
+	entry, found, err := s.host.PausedEntry(ctx, workflowID, executionID)
 	if err != nil {
 		return err
 	}
-	if !found || entry.SecretHash == "" || subtle.ConstantTimeCompare([]byte(entry.SecretHash), []byte(secretHash(secret))) != 1 {
+	if !found || entry.SecretHash == "" || subtle.ConstantTimeCompare([]byte(entry.SecretHash), []byte(SecretHash(secret))) != 1 {
 		return errNoPausedExecution
 	}
 	return nil
@@ -55,49 +68,47 @@ func (e *Engine) findPaused(ctx context.Context, workflowID, executionID, secret
 // FlowPath + <execution id>/<secret>/resume or /cancel, any method, no
 // API key (the secret is the key). It checks the secret, then queues the
 // action for the workflow's worker, and answers 202.
-func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.TrimPrefix(r.URL.Path, component.FlowPath), "/")
 	if r.Method == http.MethodOptions {
 		cors(w, r)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if len(parts) != 3 || (parts[2] != flowResume && parts[2] != flowCancel) || len(parts[1]) != abi.FlowSecretLen {
+	if len(parts) != 3 || (parts[2] != ActionResume && parts[2] != ActionCancel) || len(parts[1]) != abi.FlowSecretLen {
 		ingressError(w, http.StatusNotFound, "not a resume or cancel URL: they end in /<secret>/resume or /<secret>/cancel")
 		return
 	}
 	executionID, secret, action := parts[0], parts[1], parts[2]
 	workflowID, _, ok := ids.ParseExecutionID(executionID)
 	if !ok {
-		e.refuseFlowURL(w, r, "", errNoPausedExecution)
+		s.refuseFlowURL(w, r, "", errNoPausedExecution)
 		return
 	}
-	body, ok := e.readIngressBody(w, r)
+	body, ok := s.readBody(w, r)
 	if !ok {
 		return
 	}
-	err := e.findPaused(r.Context(), workflowID, executionID, secret)
+	err := s.findPaused(r.Context(), workflowID, executionID, secret)
 	switch {
 	case errors.Is(err, errNoPausedExecution):
-		e.refuseFlowURL(w, r, workflowID, err)
+		s.refuseFlowURL(w, r, workflowID, err)
 		return
 	case err != nil:
-		e.log.Error("find a paused execution", "execution", executionID, "err", err)
+		s.log.Error("find a paused execution", "execution", executionID, "err", err)
 		ingressError(w, http.StatusInternalServerError, "the server could not read the paused execution; try again")
 		return
 	}
-	act := flowAction{Action: action, ExecutionID: executionID}
+	var data json.RawMessage
 	if len(body) > 0 {
-		act.Data, _ = json.Marshal(parseBody(r.Header.Get("Content-Type"), body))
+		data, _ = json.Marshal(parseBody(r.Header.Get("Content-Type"), body))
 	}
-	act.Request, _ = json.Marshal(httpEvent(r, "/", body))
-	event, _ := json.Marshal(act)
-	if _, err := e.queues.EnqueueInvocation(r.Context(), model.NewInvocation(model.WorkflowTarget(workflowID), kindResume, event)); err != nil {
-		e.log.Error("enqueue a resume", "execution", executionID, "err", err)
+	request, _ := json.Marshal(httpEvent(r, "/", body))
+	if err := s.host.Resume(r.Context(), workflowID, executionID, action, data, request); err != nil {
+		s.log.Error("enqueue a resume", "execution", executionID, "err", err)
 		ingressError(w, http.StatusServiceUnavailable, "the request could not be queued; try again")
 		return
 	}
-	e.kick(model.WorkflowTarget(workflowID))
 	cors(w, r)
 	tenantContent(w.Header())
 	w.Header().Set("Content-Type", "application/json")
@@ -108,12 +119,12 @@ func (e *Engine) serveFlowURL(w http.ResponseWriter, r *http.Request) {
 // refuseFlowURL answers a URL that names no paused execution: 404, or
 // 429 with Retry-After when its client, or its workflow, had too many
 // such answers lately.
-func (e *Engine) refuseFlowURL(w http.ResponseWriter, r *http.Request, workflowID string, err error) {
-	buckets := []string{"addr " + e.cfg.TrustedProxies.ClientAddr(r)}
+func (s *Server) refuseFlowURL(w http.ResponseWriter, r *http.Request, workflowID string, err error) {
+	buckets := []string{"addr " + s.cfg.TrustedProxies.ClientAddr(r)}
 	if workflowID != "" {
 		buckets = append(buckets, "workflow "+workflowID)
 	}
-	if d := e.flowGuesses.Refuse(buckets...); d > 0 {
+	if d := s.guesses.Refuse(buckets...); d > 0 {
 		secs := guess.RetryAfter(d)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		ingressError(w, http.StatusTooManyRequests, "too many resume and cancel URLs that name no paused execution came from this address, or for this workflow; try again in "+strconv.Itoa(secs)+" seconds")

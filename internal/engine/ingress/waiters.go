@@ -1,4 +1,4 @@
-package engine
+package ingress
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"github.com/fount-dev/fount/abi"
 )
 
-// waiter is a customResponse request waiting for its run's respond().
-type waiter struct {
+// Waiter is a customResponse request waiting for its run's respond().
+type Waiter struct {
 	once      sync.Once
 	response  chan abi.Response // buffered 1
 	ended     chan struct{}     // closed when the run has finished, or the waiter was released
@@ -20,7 +20,7 @@ type waiter struct {
 }
 
 // Respond is the run's sandbox.RespondSink.
-func (w *waiter) Respond(_ context.Context, r abi.Response) error {
+func (w *Waiter) Respond(_ context.Context, r abi.Response) error {
 	if w.forward != nil {
 		w.forward(&r)
 		return nil
@@ -33,13 +33,13 @@ func (w *waiter) Respond(_ context.Context, r abi.Response) error {
 }
 
 // release ends the wait because the server is shutting down.
-func (w *waiter) release() {
+func (w *Waiter) release() {
 	w.abandoned.Do(func() { close(w.released) })
-	w.finish()
+	w.Finish()
 }
 
-// finish tells the request that its run is over; safe on nil and twice.
-func (w *waiter) finish() {
+// Finish tells the request that its run is over; safe on nil and twice.
+func (w *Waiter) Finish() {
 	if w != nil {
 		w.once.Do(func() {
 			close(w.ended)
@@ -50,23 +50,23 @@ func (w *waiter) finish() {
 	}
 }
 
-// waiterSet holds the requests waiting for a respond(), by the
+// Waiters holds the requests waiting for a respond(), by the
 // invocation's reply address. After Stop, every waiting request is told
 // its run ended and no new one is registered.
-type waiterSet struct {
+type Waiters struct {
 	mu      sync.Mutex
-	waiting map[string]*waiter
+	waiting map[string]*Waiter
 	stopped bool
 }
 
-func newWaiterSet() *waiterSet { return &waiterSet{waiting: map[string]*waiter{}} }
+func newWaiters() *Waiters { return &Waiters{waiting: map[string]*Waiter{}} }
 
 // Start is a no-op: the set needs nothing running. It exists so that
 // every part of the engine is started and stopped alike.
-func (s *waiterSet) Start() {}
+func (s *Waiters) Start() {}
 
 // Stop ends every wait; it is safe to call twice.
-func (s *waiterSet) Stop() {
+func (s *Waiters) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stopped = true
@@ -77,19 +77,19 @@ func (s *waiterSet) Stop() {
 }
 
 // register adds a waiter for key, or returns nil after Stop.
-func (s *waiterSet) register(key string) *waiter {
+func (s *Waiters) register(key string) *Waiter {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return nil
 	}
-	w := &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{}), released: make(chan struct{})}
+	w := &Waiter{response: make(chan abi.Response, 1), ended: make(chan struct{}), released: make(chan struct{})}
 	s.waiting[key] = w
 	return w
 }
 
-// take removes and returns the waiter of key (nil when none).
-func (s *waiterSet) take(key string) *waiter {
+// Take removes and returns the waiter of key (nil when none).
+func (s *Waiters) Take(key string) *Waiter {
 	if key == "" {
 		return nil
 	}
@@ -100,15 +100,15 @@ func (s *waiterSet) take(key string) *waiter {
 	return w
 }
 
-// newRemoteWaiter is a waiter for a request on another node: what the run
+// NewRemoteWaiter is a waiter for a request on another node: what the run
 // responds, and its end, go to forward.
-func newRemoteWaiter(forward func(r *abi.Response)) *waiter {
-	return &waiter{response: make(chan abi.Response, 1), ended: make(chan struct{}), released: make(chan struct{}), forward: forward}
+func NewRemoteWaiter(forward func(r *abi.Response)) *Waiter {
+	return &Waiter{response: make(chan abi.Response, 1), ended: make(chan struct{}), released: make(chan struct{}), forward: forward}
 }
 
-// deliver gives the waiter of key, on this node, its run's response (r
+// Deliver gives the waiter of key, on this node, its run's response (r
 // nil: the run ended), as its run would.
-func (s *waiterSet) deliver(key string, r *abi.Response) {
+func (s *Waiters) Deliver(key string, r *abi.Response) {
 	s.mu.Lock()
 	w := s.waiting[key]
 	s.mu.Unlock()
@@ -116,25 +116,29 @@ func (s *waiterSet) deliver(key string, r *abi.Response) {
 		return // answered, timed out or gone
 	}
 	if r == nil {
-		w.finish()
+		w.Finish()
 		return
 	}
 	_ = w.Respond(context.Background(), *r)
 }
 
-// heldResponse is a workflow's HTTP response as Pipedream gives it: the
+// HeldResponse is a workflow's HTTP response as Pipedream gives it: the
 // execution's first $.respond() answers the request when the execution
 // ends (flush), or at once when it says immediate; calls of later steps
 // are ignored, as a request has one response (within a step, the
 // sandbox refuses a second call).
-type heldResponse struct {
-	w     *waiter
+type HeldResponse struct {
+	w     *Waiter
 	mu    sync.Mutex
 	given bool
 	held  *abi.Response
 }
 
-func (h *heldResponse) Respond(ctx context.Context, r abi.Response) error {
+// NewHeldResponse holds the response of a workflow's execution for w.
+func NewHeldResponse(w *Waiter) *HeldResponse { return &HeldResponse{w: w} }
+
+// Respond is the execution's sandbox.RespondSink.
+func (h *HeldResponse) Respond(ctx context.Context, r abi.Response) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.given {
@@ -148,9 +152,9 @@ func (h *heldResponse) Respond(ctx context.Context, r abi.Response) error {
 	return nil
 }
 
-// flush sends the held response, if any: the execution has ended, well
+// Flush sends the held response, if any: the execution has ended, well
 // or not (a response was given either way).
-func (h *heldResponse) flush() {
+func (h *HeldResponse) Flush() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.held != nil {

@@ -1,4 +1,4 @@
-package engine
+package ingress
 
 import (
 	"net/http/httptest"

@@ -1,8 +1,10 @@
 package ingress
 
 import (
+	"context"
 	"testing"
 
+	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/model"
 )
@@ -66,4 +68,32 @@ func TestWaiters(t *testing.T) {
 		t.Fatal("a waiter was registered after Stop")
 	}
 	pending.Finish() // finishing twice is safe
+}
+
+// TestWaitersAcrossNodes: a response delivered for a request waiting on
+// this node reaches it; a remote waiter forwards its run's response and
+// end instead of holding them.
+func TestWaitersAcrossNodes(t *testing.T) {
+	t.Parallel()
+	s := newWaiters()
+	w := s.register("k")
+	s.Deliver("k", &abi.Response{Status: 202})
+	if got := <-w.response; got.Status != 202 {
+		t.Errorf("delivered %+v", got)
+	}
+	s.Deliver("k", nil)
+	select {
+	case <-w.ended:
+	default:
+		t.Error("a delivered end did not end the wait")
+	}
+	s.Deliver("gone", &abi.Response{Status: 200}) // nobody waits: nothing happens
+	var forwarded []*abi.Response
+	remote := NewRemoteWaiter(func(r *abi.Response) { forwarded = append(forwarded, r) })
+	_ = remote.Respond(context.Background(), abi.Response{Status: 201})
+	remote.Finish()
+	remote.Finish()
+	if len(forwarded) != 2 || forwarded[0].Status != 201 || forwarded[1] != nil {
+		t.Errorf("forwarded %v, want the response then the end, once", forwarded)
+	}
 }

@@ -154,76 +154,110 @@ type flowAction struct {
 	Request json.RawMessage `json:"request,omitempty"`
 }
 
-// resumeFlow runs the paused execution p on after act: its next step, or
-// its paused step again, or its end when cancelled. The commit removes
-// its record.
+// resumeFlow runs the paused execution p on after act: its end when it
+// was cancelled (by its cancel URL, or a suspend by its timeout), else
+// the step the resume of its kind names, and the steps after it. The
+// commit removes its record.
 func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecution, act flowAction) (execution, error) {
 	rec := p.Execution
 	rec.Pause = nil
-	now := e.clock.Now()
-	end := func() (execution, error) {
-		x := execution{commit: store.RunCommit{Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept, Invocations: 1, ComputeMs: 1}}
-		x.commit.Resume = act.ExecutionID
-		return x, nil
-	}
-	switch {
-	case act.Action == flowCancel:
-		rec.Status, rec.ExitReason = model.ExecutionCancelled, "cancelled by its cancel URL"
-		return end()
-	case act.Action == flowDue && p.Kind == abi.FlowSuspend:
-		rec.Status, rec.ExitReason = model.ExecutionCancelled, fmt.Sprintf("not resumed within its timeout of %s", time.Duration(p.TimeoutMs)*time.Millisecond)
-		return end()
+	if reason := cancelReason(p, act); reason != "" {
+		rec.Status, rec.ExitReason = model.ExecutionCancelled, reason
+		return e.endPaused(rec, act), nil
 	}
 	rec.Status = model.ExecutionSuccess
-	st := &flowState{rec: rec, context: p.Context, event: p.Event, steps: restoreSteps(p.Steps), start: now}
-	names := make([]string, len(lf.wf.Steps))
-	for i, s := range lf.wf.Steps {
-		names[i] = s.Name
-	}
-	next := p.Next
+	st := &flowState{rec: rec, context: p.Context, event: p.Event, steps: restoreSteps(p.Steps), start: e.clock.Now()}
+	var next string
 	switch p.Kind {
 	case flowRetry:
-		next, st.retries = p.Step, p.Runs
+		next = resumeRetry(st, p)
 	case abi.FlowRerun:
-		next = p.Step
-		run := map[string]any{"runs": p.Runs + 1}
-		if len(p.RunContext) > 0 {
-			run["context"] = p.RunContext
-		}
-		if act.Action == flowResume && len(act.Request) > 0 {
-			run["callback_request"] = act.Request
-		}
-		st.runs = p.Runs
-		st.steps.run, _ = json.Marshal(run)
-	default:
-		data := p.StepData
-		if p.Kind == abi.FlowSuspend {
-			resumeData := rawOrNull(act.Data)
-			data = withValue(data, "$resume_data", resumeData)
-			if n := len(rec.Steps); n > 0 {
-				last := &rec.Steps[n-1]
-				if last.Exports == nil {
-					last.Exports = map[string]json.RawMessage{}
-				}
-				last.Exports["$resume_data"] = capValue(resumeData)
-			}
-		}
-		st.steps.add(p.Step, data)
+		next = resumeRerun(st, p, act)
+	default: // a delay or a suspend
+		next = resumeAfter(st, p, act)
 	}
-	switch st.next = slices.Index(names, next); {
-	case next == "":
-		st.next = len(names) // it paused after the last step: nothing is left
-	case st.next < 0:
+	if st.next = stepIndex(lf.wf, next); st.next < 0 {
 		err := fmt.Errorf("the workflow was changed while this execution was paused: its step %q is gone", next)
 		rec.Status = model.ExecutionError
-		x, _ := end()
-		x.commit.Events = []model.Event{flowErrorEvent(err, lf.wf.ID, next, p.Event, p.Context, now)}
+		x := e.endPaused(rec, act)
+		x.commit.Events = []model.Event{flowErrorEvent(err, lf.wf.ID, next, p.Event, p.Context, st.start)}
 		x.commit.Keep = e.cfg.EventsKept
 		return x, nil
 	}
 	x, err := e.runFlow(ctx, lf, st, nil)
 	x.commit.Resume = act.ExecutionID
 	return x, err
+}
+
+// cancelReason says why act ends p without running it on: its cancel
+// URL, or a suspend's timeout; "" when it goes on.
+func cancelReason(p *pausedExecution, act flowAction) string {
+	switch {
+	case act.Action == flowCancel:
+		return "cancelled by its cancel URL"
+	case act.Action == flowDue && p.Kind == abi.FlowSuspend:
+		return fmt.Sprintf("not resumed within its timeout of %s", time.Duration(p.TimeoutMs)*time.Millisecond)
+	}
+	return ""
+}
+
+// endPaused is the commit of a paused execution that ends as rec says,
+// without running a step.
+func (e *Engine) endPaused(rec *model.Execution, act flowAction) execution {
+	return execution{commit: store.RunCommit{Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept, Invocations: 1, ComputeMs: 1,
+		Resume: act.ExecutionID}}
+}
+
+// resumeRetry readies a retry's execution: its failed step runs again,
+// its retries counted.
+func resumeRetry(st *flowState, p *pausedExecution) string {
+	st.retries = p.Runs
+	return p.Step
+}
+
+// resumeRerun readies a rerun's execution: its step runs again, with
+// $.context.run saying how many times it ran, the context it gave, and
+// the request that called its resume URL.
+func resumeRerun(st *flowState, p *pausedExecution, act flowAction) string {
+	run := map[string]any{"runs": p.Runs + 1}
+	if len(p.RunContext) > 0 {
+		run["context"] = p.RunContext
+	}
+	if act.Action == flowResume && len(act.Request) > 0 {
+		run["callback_request"] = act.Request
+	}
+	st.runs = p.Runs
+	st.steps.run, _ = json.Marshal(run)
+	return p.Step
+}
+
+// resumeAfter readies a delay's or a suspend's execution: the step that
+// paused keeps its values (a suspend's with the resume's data as
+// $resume_data), and the next one runs; "" when it was the last.
+func resumeAfter(st *flowState, p *pausedExecution, act flowAction) string {
+	data := p.StepData
+	if p.Kind == abi.FlowSuspend {
+		resumeData := rawOrNull(act.Data)
+		data = withValue(data, "$resume_data", resumeData)
+		if n := len(st.rec.Steps); n > 0 {
+			last := &st.rec.Steps[n-1]
+			if last.Exports == nil {
+				last.Exports = map[string]json.RawMessage{}
+			}
+			last.Exports["$resume_data"] = capValue(resumeData)
+		}
+	}
+	st.steps.add(p.Step, data)
+	return p.Next
+}
+
+// stepIndex is the index of wf's step named name: len(wf.Steps) for ""
+// (nothing left to run), -1 when there is none of that name.
+func stepIndex(wf model.Workflow, name string) int {
+	if name == "" {
+		return len(wf.Steps)
+	}
+	return slices.IndexFunc(wf.Steps, func(s model.WorkflowStep) bool { return s.Name == name })
 }
 
 // withValue is the JSON object obj with name set to value.

@@ -38,10 +38,20 @@ var flowSecret = strings.Repeat("s", abi.FlowSecretLen)
 // step0, step1...; controls are its execution controls.
 func (te *testEngine) deployFlow(controls model.Controls, steps ...stepFunc) model.Workflow {
 	te.t.Helper()
-	req := WorkflowRequest{OwnerID: "u_owner", UserID: "u_owner", Name: fmt.Sprintf("flow-%p", &steps), Active: true,
+	wf, err := te.DeployWorkflow(ctx, te.flowRequest(fmt.Sprintf("flow-%p", &steps), "step", controls, steps...))
+	if err != nil {
+		te.t.Fatalf("deploy a workflow: %v", err)
+	}
+	return wf
+}
+
+// flowRequest is a manual workflow named name of the steps, in order,
+// named prefix0, prefix1...
+func (te *testEngine) flowRequest(name, prefix string, controls model.Controls, steps ...stepFunc) WorkflowRequest {
+	req := WorkflowRequest{OwnerID: "u_owner", UserID: "u_owner", Name: name, Active: true,
 		Trigger: TriggerRequest{Type: model.TriggerManual}, Controls: controls}
 	for i, run := range steps {
-		code := fmt.Sprintf("%s-step%d", te.t.Name(), i)
+		code := fmt.Sprintf("%s-%s%d", te.t.Name(), prefix, i)
 		te.box.add(code, &fakeComponent{meta: component.Metadata{Type: component.KindAction},
 			step: func(ctx context.Context, raw json.RawMessage, caps sandbox.Capabilities) (*sandbox.Outcome, error) {
 				var ev stepEvent
@@ -50,13 +60,9 @@ func (te *testEngine) deployFlow(controls model.Controls, steps ...stepFunc) mod
 				}
 				return run(ctx, ev, caps)
 			}})
-		req.Steps = append(req.Steps, StepRequest{Name: fmt.Sprintf("step%d", i), Kind: model.StepCode, Code: code})
+		req.Steps = append(req.Steps, StepRequest{Name: fmt.Sprintf("%s%d", prefix, i), Kind: model.StepCode, Code: code})
 	}
-	wf, err := te.DeployWorkflow(ctx, req)
-	if err != nil {
-		te.t.Fatalf("deploy a workflow: %v", err)
-	}
-	return wf
+	return req
 }
 
 // run queues a manual execution of wf with event and returns its id.
@@ -529,4 +535,30 @@ func TestAResumeURLCostsOneRead(t *testing.T) {
 		t.Errorf("the resume URL: %d after %d reads, want 202 after 1", st, reads)
 	}
 	te.execution(wf, model.ExecutionSuccess)
+}
+
+// TestAPausedExecutionWhoseNextStepIsGone: a workflow changed while an
+// execution was paused, its next step gone, fails the execution when it
+// is due, saying so, rather than run another step.
+func TestAPausedExecutionWhoseNextStepIsGone(t *testing.T) {
+	t.Parallel()
+	te := newTestEngine(t, nil)
+	wf := te.deployFlow(model.Controls{}, pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 60_000, Secret: flowSecret}), returns(`1`))
+	te.run(wf, `{}`)
+	te.execution(wf, model.ExecutionPaused)
+	other := &seen{}
+	if _, err := te.UpdateWorkflow(ctx, wf.ID, te.flowRequest(wf.Name, "other", model.Controls{}, other.step(`1`))); err != nil {
+		t.Fatal(err)
+	}
+	x := te.advance(wf, 61*time.Second, model.ExecutionError)
+	if n := len(other.all()); n != 0 {
+		t.Errorf("a step of the changed workflow ran %d times", n)
+	}
+	errs := te.events(wf.ID, model.ChannelErrors)
+	if len(errs) != 1 || !strings.Contains(string(errs[0].Data), `step \"step1\" is gone`) {
+		t.Errorf("the $errors events: %v", errs)
+	}
+	if te.pausedCount(wf) != 0 || x.Pause != nil {
+		t.Errorf("the failed execution is still paused: %d, %+v", te.pausedCount(wf), x.Pause)
+	}
 }

@@ -562,3 +562,24 @@ func TestAPausedExecutionWhoseNextStepIsGone(t *testing.T) {
 		t.Errorf("the failed execution is still paused: %d, %+v", te.pausedCount(wf), x.Pause)
 	}
 }
+
+// TestOldExecutionID: a resume queued before paused executions had a
+// table names its execution only through the event it may carry.
+func TestOldExecutionID(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		act  flowAction
+		want string
+	}{
+		{"with its event", flowAction{OldEventID: "1-1", OldPaused: json.RawMessage(`{"v":1,"due_ms":5,"paused":{"kind":"suspend","execution":{"id":"ex_a-1"}}}`)}, "ex_a-1"},
+		{"with its event id only", flowAction{OldEventID: "1-1"}, ""},
+		{"an event that is not a pause", flowAction{OldPaused: json.RawMessage(`{"v":1,"due_ms":5}`)}, ""},
+		{"garbage", flowAction{OldPaused: json.RawMessage(`{nope`)}, ""},
+	}
+	for _, tc := range cases {
+		if got := oldExecutionID(tc.act); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -149,7 +149,10 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 		}
 		if act.ExecutionID == "" {
-			act.ExecutionID = oldExecutionID(act)
+			if act.ExecutionID = oldExecutionID(act); act.ExecutionID == "" {
+				e.log.Warn("a resume queued before the upgrade names no execution; it is dropped, and its execution stays paused", "workflow", wf.ID, "invocation", inv.ID)
+				return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+			}
 		}
 		p, err := e.pausedState(ctx, wf.ID, act.ExecutionID)
 		switch {

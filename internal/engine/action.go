@@ -7,6 +7,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -107,14 +108,14 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 	}
 	lf := &liveFlow{action: true, wf: model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
 	lf.addTemplates(templates)
-	c := &collector{}
+	c := emit.NewCollector(nil)
 	kv := &memKV{values: map[string][]byte{}}
 	sx, out, err := e.runStepWith(ctx, lf, 0, steps, c, nil, e.clock.Now().Add(e.cfg.ExecutionTimeout), kv)
 	if err != nil {
 		return ActionResult{}, err
 	}
 	res := ActionResult{Step: sx, Sends: out.sends, Exit: out.exit}
-	for _, em := range c.emits {
+	for _, em := range c.Emits() {
 		res.Emits = append(res.Emits, rawOrEmpty(em.Event))
 	}
 	return res, nil

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
@@ -24,13 +26,10 @@ func (d sourceDB) Set(ctx context.Context, key string, value []byte) error {
 }
 
 // capabilities are what a run or hook of l may reach: emits and logs into
-// c, the source's db, $auth, and fetch through the egress policy. A
-// collector without a channel budget (a hook's) gets one of its own.
-func (e *Engine) capabilities(l *live, c *collector) sandbox.Capabilities {
-	if c.channels == nil {
-		c.channels = e.channelBudget(l.src.ID)
-	}
-	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: accountAuth{e, l.src.OwnerID, l.src.ConfiguredProps, &c.goneAccounts},
+// c, the source's db, $auth (noting in gone the accounts that are gone),
+// and fetch through the egress policy.
+func (e *Engine) capabilities(l *live, c *emit.Collector, gone *goneAccounts) sandbox.Capabilities {
+	caps := sandbox.Capabilities{Emit: c, Log: c, DB: sourceDB{e.store, l.src.ID}, Auth: accountAuth{e, l.src.OwnerID, l.src.ConfiguredProps, gone},
 		Stores: dataStores{e, l.src.OwnerID, l.src.ConfiguredProps}}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
@@ -50,12 +49,12 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 	}
 	type due struct {
 		id  string
-		rec delayedRecord
+		rec emit.Delayed
 	}
 	var ready []due
 	now := e.clock.Now().UnixMilli()
 	for _, ev := range waiting {
-		rec, err := decodeDelayed(ev.Data)
+		rec, err := emit.DecodeDelayed(ev.Data)
 		switch {
 		case err != nil:
 			e.log.Warn("a delayed event cannot be read; it stays on $in", "source", sourceID, "event", ev.ID, "err", err)
@@ -65,10 +64,10 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 			e.delayed.Note(model.SourceTarget(sourceID), rec.DueMs)
 		}
 	}
-	slices.SortStableFunc(ready, func(a, b due) int { return cmpInt64(a.rec.DueMs, b.rec.DueMs) })
+	slices.SortStableFunc(ready, func(a, b due) int { return cmp.Compare(a.rec.DueMs, b.rec.DueMs) })
 	c := store.RunCommit{Keep: e.cfg.EventsKept}
 	for _, d := range ready {
-		c.Events = append(c.Events, d.rec.event())
+		c.Events = append(c.Events, d.rec.Released())
 		c.Release = append(c.Release, d.id)
 	}
 	return c, nil
@@ -89,7 +88,7 @@ func (e *Engine) loadDelayed(ctx context.Context, emitters []model.Target) error
 			return err
 		}
 		for _, ev := range events {
-			if rec, err := decodeDelayed(ev.Data); err == nil {
+			if rec, err := emit.DecodeDelayed(ev.Data); err == nil {
 				e.delayed.Note(t, rec.DueMs)
 			}
 		}

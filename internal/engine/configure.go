@@ -10,6 +10,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -243,7 +244,7 @@ func (e *Engine) configureCall(ctx context.Context, req ConfigureRequest, call s
 		}
 		defer box.Close(context.WithoutCancel(ctx))
 		caps := sandbox.Capabilities{
-			Log:  &collector{},
+			Log:  emit.NewCollector(nil),
 			DB:   &memKV{values: map[string][]byte{}},
 			Auth: accountAuth{e, req.OwnerID, req.Props, nil},
 		}

@@ -11,8 +11,9 @@
 // In this package: lifecycle.go (a source's deploy, update and delete),
 // workflows.go (a workflow's), runner.go, batch.go and run.go (the batch
 // loop both kinds share: a target's turn, its invocations read ahead,
-// throttled and committed), pipeline.go and collector.go (a source's
-// emits), execute.go (a workflow execution's steps), flowpause.go and
+// throttled and committed), capabilities.go (what a source's run may
+// reach, and its delayed emits' release), execute.go (a workflow
+// execution's steps), flowpause.go and
 // flowdue.go (pauses, resumes, releases), flowbatch.go (a workflow's
 // batch), cluster.go (messages between nodes). The parts with a
 // responsibility of their own are the packages below it (see Parts);
@@ -110,11 +111,11 @@
 //
 // # Limits inside a run
 //
-// A run adds at most newChannelsPerRun channels and a source has at most
+// A run adds at most emit.NewChannelsPerRun channels and a source has at most
 // Config.MaxChannels (reserved channels aside); emits past them are
 // dropped and reported in one $errors event. A run keeps at most
-// maxLogLines console lines. An $errors event copies the error's name,
-// message and stack and the original event within caps (errevent.go),
+// emit.MaxLogLines console lines. An $errors event copies the error's name,
+// message and stack and the original event within caps (package emit),
 // the event replaced by {"truncated": true, "bytes": N} when over. Every
 // channel, $in included, keeps Config.EventsKept events.
 //
@@ -170,6 +171,8 @@
 //   - delivery: the deliverer of webhooks and of workflows' sends;
 //   - ingress: the endpoints of sources and workflows, the requests
 //     waiting for respond(), the resume and cancel URLs;
+//   - emit: what a run emitted becomes events (ts order, dedupe,
+//     channels, $errors, $logs, delayed records);
 //   - admission: the sandboxes accounts hold at once.
 //
 // Engine.Stop stops

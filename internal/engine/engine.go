@@ -14,6 +14,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/delivery"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/engine/timers"
@@ -492,7 +493,7 @@ func (e *Engine) webhookDisabled(ctx context.Context, hook model.Webhook, dl mod
 	}
 	reason := fmt.Errorf("the webhook %s (%s) was %s; it gets no deliveries until it is activated again (PUT /v1/webhooks/%s with active: true)",
 		hook.ID, hook.URL, hook.DisabledReason, hook.ID)
-	if err := e.commitEvents(ctx, src, []model.Event{errorEvent(reason, model.Invocation{Kind: "delivery", Event: dl.Payload})}); err != nil && ctx.Err() == nil {
+	if err := e.commitEvents(ctx, src, []model.Event{emit.ErrorEvent(reason, model.Invocation{Kind: "delivery", Event: dl.Payload})}); err != nil && ctx.Err() == nil {
 		e.log.Error("record a webhook's deactivation", "webhook", hook.ID, "err", err)
 	}
 }

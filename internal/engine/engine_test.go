@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -330,5 +331,18 @@ func TestSealedValuesDoNotOpenElsewhere(t *testing.T) {
 	te.live.forget(thief.ID)
 	if _, err := te.load(ctx, thief.ID); err == nil || !strings.Contains(err.Error(), "secret prop token") {
 		t.Fatalf("the copied value loaded: %v", err)
+	}
+}
+
+// TestHookErrorsNameTheirJSError: a hook that threw is described on
+// $errors by the JavaScript error it threw, not by the wrapping message.
+func TestHookErrorsNameTheirJSError(t *testing.T) {
+	t.Parallel()
+	ev := emit.ErrorEvent(&HookError{Hook: "deploy", Name: "TypeError", Msg: "x is undefined"}, model.Invocation{Kind: hookKind("deploy")})
+	var got struct {
+		Error struct{ Name, Message string } `json:"error"`
+	}
+	if err := json.Unmarshal(ev.Data, &got); err != nil || got.Error.Name != "TypeError" || got.Error.Message != "x is undefined" {
+		t.Errorf("the $errors event of a hook error: %s (%v)", ev.Data, err)
 	}
 }

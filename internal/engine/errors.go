@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -91,6 +92,9 @@ func (e *HookError) Error() string {
 	return fmt.Sprintf("the %s hook failed: %s: %s", e.Hook, e.Name, e.Msg)
 }
 
+// JSError is the JavaScript error the hook threw, for its $errors event.
+func (e *HookError) JSError() (name, message string) { return e.Name, e.Msg }
+
 // hookError describes a failed hook; errors that are not the component's
 // (the host failing) are returned as they are.
 func hookError(hook string, err error) error {
@@ -128,7 +132,7 @@ func (e *NameTakenError) Error() string {
 // message: the JavaScript error's name, or what limit it hit.
 func errorClass(err error) string {
 	var se *sandbox.ScriptError
-	var ce *channelLimitError
+	var ce *emit.LimitError
 	switch {
 	case errors.As(err, &se):
 		return se.Name

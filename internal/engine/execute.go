@@ -17,6 +17,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/delivery"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
@@ -216,7 +217,7 @@ func (e *Engine) execute(ctx context.Context, lf *liveFlow, inv model.Invocation
 // an exit or a pause, and returns what the part commits.
 func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *ingress.Waiter) (execution, error) {
 	st.steps.flowURL = e.flowURL(st.rec.ID)
-	part := &flowPart{c: &collector{channels: e.channelBudget(lf.wf.ID)}, held: ingress.NewHeldResponse(w),
+	part := &flowPart{c: emit.NewCollector(e.channelBudget(lf.wf.ID)), held: ingress.NewHeldResponse(w),
 		deadline: st.start.Add(e.cfg.ExecutionTimeout)}
 	if w != nil {
 		part.respond = part.held
@@ -232,7 +233,7 @@ func (e *Engine) runFlow(ctx context.Context, lf *liveFlow, st *flowState, w *in
 // flowPart is what a part of an execution gathers as its steps run:
 // their emits, their sends, the response held for its waiter.
 type flowPart struct {
-	c        *collector
+	c        *emit.Collector
 	sends    execution // the deliveries and SSE messages of $.send
 	held     *ingress.HeldResponse
 	respond  sandbox.RespondSink // held, when a request waits for the response
@@ -393,18 +394,18 @@ func (e *Engine) s3Delivery(wf model.Workflow, execution string, n int, s abi.Se
 // at once: a workflow has no $in channel to delay one on, so an emit
 // with a future delivery_ts fails the execution, saying so. Emits past the
 // channel limits fail it too.
-func flowEvents(c *collector, now time.Time) ([]model.Event, error) {
-	if dropped := c.dropped(); dropped != nil {
+func flowEvents(c *emit.Collector, now time.Time) ([]model.Event, error) {
+	if dropped := c.Dropped(); dropped != nil {
 		return nil, dropped
 	}
-	for _, em := range c.emits {
+	for _, em := range c.Emits() {
 		if em.DeliveryTS != nil && *em.DeliveryTS > now.UnixMilli() {
 			return nil, errors.New("a workflow cannot delay an emit: delivery_ts is for sources; emit at once, or emit to a source that delays it")
 		}
 	}
-	out := make([]model.Event, 0, len(c.emits))
-	for _, em := range c.emits {
-		out = append(out, emitEvent(em))
+	out := make([]model.Event, 0, len(c.Emits()))
+	for _, em := range c.Emits() {
+		out = append(out, emit.Event(em))
 	}
 	return out, nil
 }
@@ -420,7 +421,7 @@ type stepResult struct {
 
 // runStepWith runs step i of lf with db as its $.service.db and records
 // it.
-func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *collector, respond sandbox.RespondSink, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
+func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *emit.Collector, respond sandbox.RespondSink, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
 	step := lf.wf.Steps[i]
 	sx := model.StepExecution{Name: step.Name, Status: model.ExecutionSuccess}
 	limits := e.cfg.Limits
@@ -495,7 +496,7 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 			if json.Unmarshal(v, &s) != nil {
 				s = string(v)
 			}
-			sx.Summary = capText(s, maxRecordedLogLine)
+			sx.Summary = emit.CapText(s, maxRecordedLogLine)
 			continue
 		}
 		sx.Exports[name] = capValue(v)
@@ -585,7 +586,7 @@ func (l *stepLogs) Log(_ context.Context, e sandbox.LogEntry) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.lines) < maxRecordedLogs {
-		l.lines = append(l.lines, model.StepLog{AtMs: e.Time.UnixMilli(), Level: e.Level, Text: capText(e.Text, maxRecordedLogLine)})
+		l.lines = append(l.lines, model.StepLog{AtMs: e.Time.UnixMilli(), Level: e.Level, Text: emit.CapText(e.Text, maxRecordedLogLine)})
 	}
 	return nil
 }
@@ -593,7 +594,7 @@ func (l *stepLogs) Log(_ context.Context, e sandbox.LogEntry) error {
 // stepError describes a step's failure for its record.
 func stepError(err error) *model.StepError {
 	name, message, stack := errorParts(err)
-	return &model.StepError{Name: name, Message: capText(message, maxErrorMessage), Stack: capText(stack, maxErrorStack)}
+	return &model.StepError{Name: name, Message: emit.CapText(message, emit.MaxErrorMessage), Stack: emit.CapText(stack, emit.MaxErrorStack)}
 }
 
 // errorCode is the code of a run's failure: the thrown error's own code
@@ -673,15 +674,15 @@ func flowErrorEvent(err error, workflowID, step string, event, context json.RawM
 		stack = strings.TrimRight(head+"\n"+stack, "\n")
 	}
 	desc := map[string]any{
-		"code": capText(errorCode(err, name), maxErrorName), "cellId": cellID(workflowID, step), "stepName": step, "ts": at.UTC().Format(time.RFC3339Nano),
-		"stack": capText(stack, maxErrorStack), "name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage),
+		"code": emit.CapText(errorCode(err, name), emit.MaxErrorName), "cellId": cellID(workflowID, step), "stepName": step, "ts": at.UTC().Format(time.RFC3339Nano),
+		"stack": emit.CapText(stack, emit.MaxErrorStack), "name": emit.CapText(name, emit.MaxErrorName), "message": emit.CapText(message, emit.MaxErrorMessage),
 	}
-	data, _ := json.Marshal(map[string]any{"original_event": capEvent(rawOrEmpty(event), maxOriginalEvent), "original_context": rawOrEmpty(context), "error": desc})
+	data, _ := json.Marshal(map[string]any{"original_event": emit.CapEvent(rawOrEmpty(event), emit.MaxOriginalEvent), "original_context": rawOrEmpty(context), "error": desc})
 	summary := name + ": " + message
 	if step != "" {
 		summary = "step " + step + ": " + summary
 	}
-	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(summary, 120), Data: data}
+	return model.Event{Name: channelErrors, EmitID: emit.NewID(), Summary: emit.Truncate(summary, 120), Data: data}
 }
 
 // cellID is the id of workflowID's step named step, or "" for a failure

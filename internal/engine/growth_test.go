@@ -12,145 +12,11 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
 )
-
-// TestErrorEventKeepsTheCode: a thrown error's own code is the $errors
-// event's error.code, capped as its name is; an error without one has
-// none.
-func TestErrorEventKeepsTheCode(t *testing.T) {
-	t.Parallel()
-	huge := strings.Repeat("E", 4<<10)
-	for _, tt := range []struct{ code, want string }{
-		{"ECONNREFUSED", "ECONNREFUSED"},
-		{huge, huge[:maxErrorName]},
-		{"", ""},
-	} {
-		ev := errorEvent(&sandbox.ScriptError{GuestError: abi.GuestError{Name: "Error", Message: "m", Code: tt.code}}, model.Invocation{Kind: kindManual})
-		var got struct {
-			Error map[string]any `json:"error"`
-		}
-		if err := json.Unmarshal(ev.Data, &got); err != nil {
-			t.Fatal(err)
-		}
-		code, has := got.Error["code"].(string)
-		if has != (tt.want != "") || !strings.HasPrefix(code, tt.want) || len(code) > maxErrorName+64 {
-			t.Errorf("code %.20q...: error.code = %.80q (present %v), want %.20q...", tt.code, code, has, tt.want)
-		}
-	}
-}
-
-// TestErrorEventCaps: what an $errors event copies of a failed run is
-// capped, marked when cut, and the event stays valid JSON far below the
-// emit cap however large the error and the original event were.
-func TestErrorEventCaps(t *testing.T) {
-	t.Parallel()
-	huge := strings.Repeat("é\x01", 4<<20) // 12 MiB, escaped in JSON as 7 bytes a pair
-	tests := []struct {
-		name                 string
-		err                  error
-		event                string
-		wantName, wantMsg    string // prefixes
-		wantStack            string
-		cutName, cutMessage  bool
-		cutStack, cutOrigial bool
-	}{
-		{"small, as it was", &sandbox.ScriptError{GuestError: abi.GuestError{Name: "TypeError", Message: "bad", Stack: "at x"}}, `{"n":1}`, "TypeError", "bad", "at x", false, false, false, false},
-		{"huge message", throw(huge), `{"n":1}`, "Error", "é\x01", "at fake", false, true, false, false},
-		{"huge name and stack", &sandbox.ScriptError{GuestError: abi.GuestError{Name: huge, Message: "m", Stack: huge}}, `null`, "é", "m", "é", true, false, true, false},
-		{"huge original event", throw("boom"), `"` + strings.Repeat("x", 5<<20) + `"`, "Error", "boom", "at fake", false, false, false, true},
-		{"a huge hook error", &HookError{Hook: "deploy", Name: "Error", Msg: huge}, `null`, "Error", "é", "", false, true, false, false},
-		{"a huge Go error", fmt.Errorf("wrapped: %s", huge), `null`, "Error", "wrapped", "", false, true, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			ev := errorEvent(tt.err, model.Invocation{Kind: kindManual, Event: json.RawMessage(tt.event)})
-			if len(ev.Data) > 256<<10 {
-				t.Errorf("the $errors event has %d bytes", len(ev.Data))
-			}
-			var got struct {
-				Error struct {
-					Name, Message, Stack string
-				}
-				Original json.RawMessage `json:"original_event"`
-			}
-			if err := json.Unmarshal(ev.Data, &got); err != nil {
-				t.Fatalf("not JSON: %v", err)
-			}
-			for _, f := range []struct {
-				what, got, prefix string
-				max               int
-				cut               bool
-			}{
-				{"name", got.Error.Name, tt.wantName, maxErrorName, tt.cutName},
-				{"message", got.Error.Message, tt.wantMsg, maxErrorMessage, tt.cutMessage},
-				{"stack", got.Error.Stack, tt.wantStack, maxErrorStack, tt.cutStack},
-			} {
-				marked := strings.Contains(f.got, "[truncated: ")
-				if !strings.HasPrefix(f.got, f.prefix) || marked != f.cut || len(f.got) > f.max+64 || !utf8.ValidString(f.got) {
-					t.Errorf("%s = %.80q (%d bytes), want %q..., cut %v", f.what, f.got, len(f.got), f.prefix, f.cut)
-				}
-			}
-			wantOriginal := tt.event
-			if tt.cutOrigial {
-				wantOriginal = fmt.Sprintf(`{"truncated":true,"bytes":%d}`, len(tt.event))
-			}
-			if string(got.Original) != wantOriginal {
-				t.Errorf("original_event = %.80s, want %.80s", got.Original, wantOriginal)
-			}
-			if utf8.RuneCountInString(ev.Summary) > 121 {
-				t.Errorf("summary of %d characters", utf8.RuneCountInString(ev.Summary))
-			}
-		})
-	}
-}
-
-// TestDedupeAfter: the dedupe state after each prefix of a run's emits is
-// the one a run of just those emits would leave.
-func TestDedupeAfter(t *testing.T) {
-	t.Parallel()
-	f := func(v float64) *float64 { return &v }
-	emits := []abi.Emit{emitOf(`"3"`, 0), emitOf(`"5"`, 0), emitOf(`"9"`, 0)}
-	for _, tt := range []struct {
-		strategy string
-		initial  model.DedupeState
-		want     []string // the state after 0, 1, 2, 3 and 4 events
-	}{
-		{component.DedupeUnique, model.DedupeState{Unique: []string{"1"}}, []string{"[1]", "[1 3]", "[1 3 5]", "[1 3 5 9]", "[1 3 5 9]"}},
-		{component.DedupeGreatest, model.DedupeState{Greatest: f(1)}, []string{"1", "3", "5", "9", "9"}},
-		{component.DedupeLast, model.DedupeState{Last: "1"}, []string{"1", "3", "5", "9", "9"}},
-	} {
-		kept, final, err := applyDedupe(tt.strategy, emits, tt.initial)
-		if err != nil {
-			t.Fatal(err)
-		}
-		after := dedupeAfter(tt.strategy, kept, tt.initial, final)
-		for n, want := range tt.want {
-			st := after(n)
-			var got string
-			switch tt.strategy {
-			case component.DedupeUnique:
-				got = fmt.Sprint(st.Unique)
-			case component.DedupeGreatest:
-				got = fmt.Sprint(*st.Greatest)
-			default:
-				got = st.Last
-			}
-			if got != want {
-				t.Errorf("%s after %d events: %s, want %s", tt.strategy, n, got, want)
-			}
-		}
-		if after(len(kept)) != final {
-			t.Errorf("%s: the state after all events is not the final one", tt.strategy)
-		}
-	}
-	if dedupeAfter("", emits, model.DedupeState{}, nil) != nil {
-		t.Error("a source without a strategy has a dedupe state")
-	}
-}
 
 // channelEmitter emits one event to each of the channels named
 // <prefix><i> for i in [from, to) of its event, then one to the default
@@ -163,11 +29,11 @@ func channelEmitter() *fakeComponent {
 		}
 		_ = json.Unmarshal(event, &e)
 		for i := e.From; i < e.To; i++ {
-			if err := emit(ctx, caps, fmt.Sprint(e.Prefix, i), i); err != nil {
+			if err := emitTo(ctx, caps, fmt.Sprint(e.Prefix, i), i); err != nil {
 				return err
 			}
 		}
-		return emit(ctx, caps, "", "default")
+		return emitTo(ctx, caps, "", "default")
 	}}
 }
 
@@ -177,7 +43,7 @@ func (te *testEngine) channels(sourceID string) []string {
 	if err != nil {
 		te.t.Fatal(err)
 	}
-	return slices.DeleteFunc(chs, reservedChannel)
+	return slices.DeleteFunc(chs, emit.ReservedChannel)
 }
 
 func (te *testEngine) runNow(sourceID string, event any) {
@@ -188,7 +54,7 @@ func (te *testEngine) runNow(sourceID string, event any) {
 	}
 }
 
-// TestChannelLimits: a run adds at most newChannelsPerRun channels, a
+// TestChannelLimits: a run adds at most emit.NewChannelsPerRun channels, a
 // source has at most MaxChannels, emits past them are dropped with one
 // $errors event that names the limits, and the rest of the run is kept.
 func TestChannelLimits(t *testing.T) {
@@ -198,8 +64,8 @@ func TestChannelLimits(t *testing.T) {
 
 	te.runNow(src.ID, map[string]any{"prefix": "a", "from": 0, "to": 1000})
 	errs := te.waitEvents(src.ID, channelErrors, 1)
-	if got := te.channels(src.ID); len(got) != newChannelsPerRun {
-		t.Errorf("%d channels after a run, want %d", len(got), newChannelsPerRun)
+	if got := te.channels(src.ID); len(got) != emit.NewChannelsPerRun {
+		t.Errorf("%d channels after a run, want %d", len(got), emit.NewChannelsPerRun)
 	}
 	msg := string(errs[0].Data)
 	for _, want := range []string{"ChannelLimitError", "980 emits to 980 new channels were dropped", "at most 30 channels", "at most 20"} {
@@ -237,7 +103,7 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 	hooked.hooks = map[string]func(context.Context, *fakeSource, sandbox.Capabilities) error{
 		component.HookDeploy: func(ctx context.Context, _ *fakeSource, caps sandbox.Capabilities) error {
 			for i := range 50 {
-				if err := emit(ctx, caps, fmt.Sprint("hook", i), i); err != nil {
+				if err := emitTo(ctx, caps, fmt.Sprint("hook", i), i); err != nil {
 					return err
 				}
 			}
@@ -245,8 +111,8 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 		},
 	}
 	src := te.deploy(te.saveComponent("hooked", hooked), nil)
-	if got := te.channels(src.ID); len(got) != newChannelsPerRun {
-		t.Errorf("%d channels after the deploy hook, want %d", len(got), newChannelsPerRun)
+	if got := te.channels(src.ID); len(got) != emit.NewChannelsPerRun {
+		t.Errorf("%d channels after the deploy hook, want %d", len(got), emit.NewChannelsPerRun)
 	}
 	if n := len(te.events(src.ID, channelErrors)); n != 1 {
 		t.Errorf("%d $errors events after the deploy hook, want 1", n)
@@ -266,13 +132,13 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 	}
 }
 
-// TestConsoleLinesPerRunAreBounded: a run printing more than maxLogLines
-// lines keeps maxLogLines and one line that says the rest was dropped.
+// TestConsoleLinesPerRunAreBounded: a run printing more than emit.MaxLogLines
+// lines keeps emit.MaxLogLines and one line that says the rest was dropped.
 func TestConsoleLinesPerRunAreBounded(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, func(c *Config) { c.EventsKept = 5000 })
 	src := te.deploy(te.saveComponent("printer", &fakeComponent{run: func(ctx context.Context, _ *fakeSource, _ json.RawMessage, caps sandbox.Capabilities) error {
-		for range 3 * maxLogLines {
+		for range 3 * emit.MaxLogLines {
 			if err := caps.Log.Log(ctx, sandbox.LogEntry{Level: "info"}); err != nil {
 				return err
 			}
@@ -286,8 +152,8 @@ func TestConsoleLinesPerRunAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(logs) != maxLogLines+1 || !strings.Contains(string(logs[0].Data), "were dropped") {
-		t.Errorf("%d console lines kept, the newest %s; want %d and a notice", len(logs), logs[0].Data, maxLogLines+1)
+	if len(logs) != emit.MaxLogLines+1 || !strings.Contains(string(logs[0].Data), "were dropped") {
+		t.Errorf("%d console lines kept, the newest %s; want %d and a notice", len(logs), logs[0].Data, emit.MaxLogLines+1)
 	}
 }
 
@@ -328,7 +194,7 @@ func TestBatchIsBoundedInBytes(t *testing.T) {
 	te := newTestEngine(t, func(c *Config) { q.Queues = c.Queues; c.Queues = q })
 	const runs, perRun = 8, 3 << 20
 	src := te.deploy(te.saveComponent("big", &fakeComponent{run: func(ctx context.Context, _ *fakeSource, _ json.RawMessage, caps sandbox.Capabilities) error {
-		return emit(ctx, caps, "", strings.Repeat("x", perRun))
+		return emitTo(ctx, caps, "", strings.Repeat("x", perRun))
 	}}), nil)
 	for range runs - 1 {
 		if _, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindManual}); err != nil {
@@ -371,15 +237,15 @@ func FuzzErrorEvent(f *testing.F) {
 			event = []byte(fmt.Sprintf(`{"pad":%q}`, strings.Repeat("p", pad)))
 		}
 		err := &sandbox.ScriptError{GuestError: abi.GuestError{Name: name, Message: message, Stack: stack}}
-		ev := errorEvent(err, model.Invocation{Kind: kindHTTP, Event: event})
+		ev := emit.ErrorEvent(err, model.Invocation{Kind: kindHTTP, Event: event})
 		if !json.Valid(ev.Data) || len(ev.Data) > 256<<10 {
 			t.Fatalf("an $errors event of %d bytes, valid JSON: %v", len(ev.Data), json.Valid(ev.Data))
 		}
 		for _, tt := range []struct {
 			s string
 			n int
-		}{{name, maxErrorName}, {message, maxErrorMessage}, {stack, maxErrorStack}} {
-			got := capText(tt.s, tt.n)
+		}{{name, emit.MaxErrorName}, {message, emit.MaxErrorMessage}, {stack, emit.MaxErrorStack}} {
+			got := emit.CapText(tt.s, tt.n)
 			if len(tt.s) <= tt.n {
 				if got != tt.s {
 					t.Fatalf("capText changed a text within its cap: %q", got)

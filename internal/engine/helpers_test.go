@@ -163,8 +163,8 @@ func (f *fakeSource) prop(name string) json.RawMessage {
 	return m[name]
 }
 
-// emit is a run or hook emitting event on channel ("" the default).
-func emit(ctx context.Context, caps sandbox.Capabilities, channel string, event any) error {
+// emitTo is a run or hook emitting event on channel ("" the default).
+func emitTo(ctx context.Context, caps sandbox.Capabilities, channel string, event any) error {
 	b, _ := json.Marshal(event)
 	return caps.Emit.Emit(ctx, abi.Emit{Event: b, Name: channel})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
@@ -430,11 +431,11 @@ func (e *Engine) deactivateForDelete(ctx context.Context, src model.Source) ([]m
 	case errors.As(err, &ce):
 		e.log.Warn("a source being deleted does not load; its deactivate hook is skipped", "source", src.ID, "err", err)
 		notRun := fmt.Errorf("the component does not load, so its deactivate hook could not run: %w", err)
-		return []model.Event{errorEvent(notRun, model.Invocation{Kind: hookKind(component.HookDeactivate)})}, nil
+		return []model.Event{emit.ErrorEvent(notRun, model.Invocation{Kind: hookKind(component.HookDeactivate)})}, nil
 	case errors.Is(err, ErrQuota):
 		// Removing a source must stay possible: only its hook is skipped.
 		notRun := fmt.Errorf("the deactivate hook did not run: %w", err)
-		return []model.Event{errorEvent(notRun, model.Invocation{Kind: hookKind(component.HookDeactivate)})}, nil
+		return []model.Event{emit.ErrorEvent(notRun, model.Invocation{Kind: hookKind(component.HookDeactivate)})}, nil
 	case err != nil:
 		return nil, err
 	}
@@ -453,23 +454,23 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Eve
 	if !l.meta().HasHook(hook) {
 		return nil, nil
 	}
-	c := &collector{}
+	c := emit.NewCollector(e.channelBudget(l.src.ID)) // a hook's own
 	var err error
 	poolErr := e.inPool(ctx, l.src.UserID, 1, func(ctx context.Context) error {
-		_, err = e.invokeReserved(ctx, l.src.UserID, l.src.ID, l.box, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c))
+		_, err = e.invokeReserved(ctx, l.src.UserID, l.src.ID, l.box, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c, &goneAccounts{}))
 		return nil
 	})
 	if poolErr != nil {
 		notRun := fmt.Errorf("the %s hook did not run: %w", hook, poolErr)
-		return []model.Event{errorEvent(notRun, model.Invocation{Kind: hookKind(hook)})}, notRun
+		return []model.Event{emit.ErrorEvent(notRun, model.Invocation{Kind: hookKind(hook)})}, notRun
 	}
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
-	out := pipeline("", model.Invocation{Kind: hookKind(hook)}, c, err, model.DedupeState{}, e.clock.Now())
+	out := emit.Pipeline("", model.Invocation{Kind: hookKind(hook)}, c, err, model.DedupeState{}, e.clock.Now())
 	if err != nil {
 		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", errorClass(err))
-		return out.events, hookError(hook, err)
+		return out.Events, hookError(hook, err)
 	}
-	return out.events, nil
+	return out.Events, nil
 }
 
 // commitEvents stores and routes events of a source outside a run.

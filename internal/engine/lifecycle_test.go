@@ -58,7 +58,7 @@ func versioned(version string, activateErr, deactivateErr error) *fakeComponent 
 			},
 		},
 		run: func(ctx context.Context, f *fakeSource, _ json.RawMessage, caps sandbox.Capabilities) error {
-			return emit(ctx, caps, "", version)
+			return emitTo(ctx, caps, "", version)
 		},
 	}
 }
@@ -308,10 +308,10 @@ func TestHookEventsAreRouted(t *testing.T) {
 	}
 	comp := te.saveComponent("announcer", &fakeComponent{hooks: map[string]func(context.Context, *fakeSource, sandbox.Capabilities) error{
 		component.HookDeploy: func(ctx context.Context, f *fakeSource, caps sandbox.Capabilities) error {
-			return emit(ctx, caps, "", "deployed")
+			return emitTo(ctx, caps, "", "deployed")
 		},
 		component.HookActivate: func(ctx context.Context, f *fakeSource, caps sandbox.Capabilities) error {
-			return emit(ctx, caps, "", "activated")
+			return emitTo(ctx, caps, "", "activated")
 		},
 	}})
 	src := te.deploy(comp, nil)
@@ -593,7 +593,7 @@ func TestLostSnapshotReloadsTheSource(t *testing.T) {
 			if lostOnce.CompareAndSwap(false, true) {
 				return fmt.Errorf("the snapshot's file is gone: %w", sandbox.ErrLost)
 			}
-			return emit(ctx, caps, "", "ran")
+			return emitTo(ctx, caps, "", "ran")
 		},
 	})
 	src := te.deploy(comp, nil)

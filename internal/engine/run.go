@@ -8,6 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -180,7 +181,7 @@ func (r sourceRunner) loadFailed(ctx context.Context, id string, invs []model.In
 	}
 	runs := make([]store.CompletedRun, len(invs))
 	for i, inv := range invs {
-		runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{errorEvent(err, inv)}, Keep: e.cfg.EventsKept, Outcome: &model.RunOutcome{Failed: true}}}
+		runs[i] = store.CompletedRun{Invocation: inv, Commit: store.RunCommit{Events: []model.Event{emit.ErrorEvent(err, inv)}, Keep: e.cfg.EventsKept, Outcome: &model.RunOutcome{Failed: true}}}
 	}
 	return e.commit(ctx, src.Emitter(), runs)
 }
@@ -215,7 +216,7 @@ func (s sourceBatch) run(ctx context.Context, b *batch) error {
 
 // runOne runs an invocation and returns what to commit for it. The quota
 // was checked once for the batch (over); usage is counted per run.
-func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *ingress.Waiter, dedupe *model.DedupeState, channels *channelBudget, today string, over bool) (store.RunCommit, error) {
+func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *ingress.Waiter, dedupe *model.DedupeState, channels *emit.Budget, today string, over bool) (store.RunCommit, error) {
 	keep := e.cfg.EventsKept
 	if inv.Kind == kindRelease {
 		return e.releaseCommit(ctx, l.src.ID)
@@ -224,16 +225,16 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *i
 		return store.RunCommit{}, nil // queued before the source was deactivated
 	}
 	if over {
-		return store.RunCommit{Events: []model.Event{errorEvent(errQuota, inv)}, Keep: keep}, nil
+		return store.RunCommit{Events: []model.Event{emit.ErrorEvent(errQuota, inv)}, Keep: keep}, nil
 	}
-	c := &collector{channels: channels}
-	caps := e.capabilities(l, c)
+	c, gone := emit.NewCollector(channels), &goneAccounts{}
+	caps := e.capabilities(l, c, gone)
 	if w != nil {
 		caps.Respond = w
 	}
 	start := e.clock.Now()
 	_, runErr := e.invokeReserved(ctx, l.src.UserID, l.src.ID, l.box, sandbox.Request{Op: abi.OpRun, Event: inv.Event, Limits: e.cfg.Limits}, caps)
-	runErr = mapStack(c.goneAccounts.explain(runErr), entryFile, func() []*component.SourceMap { return e.sourceMaps(l) })
+	runErr = mapStack(gone.explain(runErr), entryFile, func() []*component.SourceMap { return e.sourceMaps(l) })
 	elapsed := e.clock.Now().Sub(start)
 	if ctx.Err() != nil {
 		return store.RunCommit{}, ctx.Err() // stopping: the invocation stays queued and runs again
@@ -254,12 +255,12 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *i
 		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", outcome)
 	}
 	e.cfg.Observer.RunFinished(string(inv.Kind), outcome, elapsed)
-	out := pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
-	if out.dedupe != nil {
-		*dedupe = *out.dedupe
+	out := emit.Pipeline(l.meta().Dedupe, inv, c, runErr, *dedupe, e.clock.Now())
+	if out.Dedupe != nil {
+		*dedupe = *out.Dedupe
 	}
 	return store.RunCommit{
-		Events: out.events, Keep: keep, Dedupe: out.dedupe, DedupeAfter: out.dedupeAfter,
+		Events: out.Events, Keep: keep, Dedupe: out.Dedupe, DedupeAfter: out.DedupeAfter,
 		UsageAccount: l.src.UserID, UsageDay: today, Invocations: 1, ComputeMs: max(1, elapsed.Milliseconds()),
 		Outcome: &model.RunOutcome{Failed: runErr != nil, Duration: elapsed},
 	}, nil
@@ -279,7 +280,7 @@ func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.Com
 		run := &runs[i]
 		hops := run.Invocation.Hops
 		if hops >= e.cfg.MaxHops && r.wouldLoop(run.Commit.Events) {
-			run.Commit.Events = append(run.Commit.Events, errorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), run.Invocation))
+			run.Commit.Events = append(run.Commit.Events, emit.ErrorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), run.Invocation))
 			run.Commit.Keep = e.cfg.EventsKept
 		}
 		run.Commit.Route = r.at(hops)
@@ -301,7 +302,7 @@ func (e *Engine) afterCommit(r *router, events []model.Event) {
 		if ev.Name != model.ChannelDelayed {
 			continue
 		}
-		if rec, err := decodeDelayed(ev.Data); err == nil {
+		if rec, err := emit.DecodeDelayed(ev.Data); err == nil {
 			e.delayed.Note(r.src.Target(), rec.DueMs) // a commit's events are its emitter's
 		}
 	}

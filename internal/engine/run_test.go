@@ -146,7 +146,7 @@ func TestAFailedRunIsAnError(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, nil)
 	flaky := &fakeComponent{run: func(ctx context.Context, f *fakeSource, event json.RawMessage, caps sandbox.Capabilities) error {
-		if err := emit(ctx, caps, "", event); err != nil {
+		if err := emitTo(ctx, caps, "", event); err != nil {
 			return err
 		}
 		if string(event) == `"bad"` {
@@ -278,7 +278,7 @@ func TestStopInterruptsARunThatRunsAgain(t *testing.T) {
 			<-ctx.Done() // the first attempt runs until Stop
 			return sandbox.ErrTimeout
 		}
-		return emit(ctx, caps, "", event)
+		return emitTo(ctx, caps, "", event)
 	}}
 	src := te.deploy(te.saveComponent("slow", slow), nil)
 	te.runAll(src.ID, `"once"`)

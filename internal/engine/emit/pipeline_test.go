@@ -1,7 +1,8 @@
-package engine
+package emit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestApplyDedupe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kept, _, err := applyDedupe(tt.strategy, tt.emits, tt.state)
+			kept, _, err := ApplyDedupe(tt.strategy, tt.emits, tt.state)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -71,23 +72,23 @@ func TestUniqueCachePurgesOldestFirst(t *testing.T) {
 	for i := range 150 {
 		emits = append(emits, emitOf(fmt.Sprintf(`"id%d"`, i), 0))
 	}
-	_, next, err := applyDedupe("unique", emits, st)
+	_, next, err := ApplyDedupe("unique", emits, st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(next.Unique) != uniqueCacheSize || next.Unique[0] != emits[50].IDString() {
+	if len(next.Unique) != UniqueCacheSize || next.Unique[0] != emits[50].IDString() {
 		t.Fatalf("cache holds %d ids starting %q; want the newest 100", len(next.Unique), next.Unique[0])
 	}
 }
 
 func TestOrderByTS(t *testing.T) {
 	t.Parallel()
-	got := orderByTS([]abi.Emit{emitOf(`"c"`, 30), emitOf(`"n1"`, 0), emitOf(`"a"`, 10), emitOf(`"b"`, 20), emitOf(`"n2"`, 0)})
+	got := OrderByTS([]abi.Emit{emitOf(`"c"`, 30), emitOf(`"n1"`, 0), emitOf(`"a"`, 10), emitOf(`"b"`, 20), emitOf(`"n2"`, 0)})
 	if emitIDs(got) != "a,b,c,n1,n2" {
 		t.Fatalf("order %s", emitIDs(got))
 	}
 	plain := []abi.Emit{emitOf(`"x"`, 0), emitOf(`"y"`, 0)}
-	if emitIDs(orderByTS(plain)) != "x,y" {
+	if emitIDs(OrderByTS(plain)) != "x,y" {
 		t.Fatal("emits without ts must keep their order")
 	}
 }
@@ -116,13 +117,13 @@ func TestPipeline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &collector{emits: tt.emits, logs: []sandbox.LogEntry{log}}
-			out := pipeline(tt.strategy, model.Invocation{Kind: kindManual, Event: json.RawMessage(`{"x":1}`)}, c, tt.runErr, model.DedupeState{}, now)
+			c := &Collector{emits: tt.emits, logs: []sandbox.LogEntry{log}}
+			out := Pipeline(tt.strategy, model.Invocation{Kind: model.InvocationManual, Event: json.RawMessage(`{"x":1}`)}, c, tt.runErr, model.DedupeState{}, now)
 			want := strings.Split(tt.want, "|")
-			if len(out.events) != len(want) {
-				t.Fatalf("%d events, want %d: %+v", len(out.events), len(want), out.events)
+			if len(out.Events) != len(want) {
+				t.Fatalf("%d events, want %d: %+v", len(out.Events), len(want), out.Events)
 			}
-			for i, ev := range out.events {
+			for i, ev := range out.Events {
 				channel, data, _ := strings.Cut(want[i], ":")
 				if ev.Name != channel || !strings.Contains(string(ev.Data), data) || ev.EmitID == "" {
 					t.Errorf("event %d = %s %s, want %s containing %s", i, ev.Name, ev.Data, channel, data)
@@ -134,18 +135,18 @@ func TestPipeline(t *testing.T) {
 
 func TestErrorEventDescribesTheFailure(t *testing.T) {
 	t.Parallel()
-	inv := model.Invocation{Kind: kindHTTP, Event: json.RawMessage(`{"body":1}`)}
+	inv := model.Invocation{Kind: model.InvocationHTTP, Event: json.RawMessage(`{"body":1}`)}
 	for _, tt := range []struct {
 		err  error
 		name string
 	}{
 		{throw("boom"), "Error"},
-		{&HookError{Hook: "deactivate", Name: "TypeError", Msg: "x"}, "TypeError"},
+		{&testHookError{"TypeError", "x"}, "TypeError"},
 		{sandbox.ErrTimeout, "TimeoutError"},
 		{sandbox.ErrOutOfMemory, "OutOfMemoryError"},
-		{errQuota, "Error"},
+		{errors.New("the account is over its quota"), "Error"},
 	} {
-		ev := errorEvent(tt.err, inv)
+		ev := ErrorEvent(tt.err, inv)
 		var data struct {
 			Error struct {
 				Name string `json:"name"`
@@ -153,9 +154,9 @@ func TestErrorEventDescribesTheFailure(t *testing.T) {
 			Original json.RawMessage `json:"original_event"`
 			Trigger  string          `json:"trigger"`
 		}
-		if err := json.Unmarshal(ev.Data, &data); err != nil || ev.Name != channelErrors || data.Error.Name != tt.name ||
-			string(data.Original) != `{"body":1}` || data.Trigger != string(kindHTTP) {
-			t.Errorf("errorEvent(%v) = %s %s", tt.err, ev.Name, ev.Data)
+		if err := json.Unmarshal(ev.Data, &data); err != nil || ev.Name != model.ChannelErrors || data.Error.Name != tt.name ||
+			string(data.Original) != `{"body":1}` || data.Trigger != string(model.InvocationHTTP) {
+			t.Errorf("ErrorEvent(%v) = %s %s", tt.err, ev.Name, ev.Data)
 		}
 	}
 }

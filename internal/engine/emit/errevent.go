@@ -1,4 +1,4 @@
-package engine
+package emit
 
 import (
 	"encoding/json"
@@ -18,25 +18,25 @@ import (
 // the component itself is held to. With these caps an $errors event is
 // under 256 KiB (JSON escaping of the text included).
 const (
-	maxErrorName     = 256
-	maxErrorMessage  = 8 << 10
-	maxErrorStack    = 16 << 10
-	maxOriginalEvent = 64 << 10
+	MaxErrorName     = 256
+	MaxErrorMessage  = 8 << 10
+	MaxErrorStack    = 16 << 10
+	MaxOriginalEvent = 64 << 10
 )
 
-// errorEvent describes a failed run on the $errors channel: the error's
+// ErrorEvent describes a failed run on the $errors channel: the error's
 // name, message, stack and own code (when it had one), the event that
 // triggered the run, and the kind of trigger, each within its cap.
-func errorEvent(err error, inv model.Invocation) model.Event {
+func ErrorEvent(err error, inv model.Invocation) model.Event {
 	name, message, stack := "Error", err.Error(), ""
 	var se *sandbox.ScriptError
-	var he *HookError
-	var ce *channelLimitError
+	var je jsError
+	var ce *LimitError
 	switch {
 	case errors.As(err, &se):
 		name, message, stack = se.Name, se.Message, se.Stack
-	case errors.As(err, &he):
-		name, message = he.Name, he.Msg
+	case errors.As(err, &je):
+		name, message = je.JSError()
 	case errors.As(err, &ce):
 		name = "ChannelLimitError"
 	case errors.Is(err, sandbox.ErrTimeout):
@@ -44,21 +44,21 @@ func errorEvent(err error, inv model.Invocation) model.Event {
 	case errors.Is(err, sandbox.ErrOutOfMemory):
 		name, message = "OutOfMemoryError", "the run ran out of memory"
 	}
-	desc := map[string]any{"name": capText(name, maxErrorName), "message": capText(message, maxErrorMessage)}
+	desc := map[string]any{"name": CapText(name, MaxErrorName), "message": CapText(message, MaxErrorMessage)}
 	if se != nil {
-		desc["stack"] = capText(stack, maxErrorStack)
+		desc["stack"] = CapText(stack, MaxErrorStack)
 		if se.Code != "" {
-			desc["code"] = capText(se.Code, maxErrorName)
+			desc["code"] = CapText(se.Code, MaxErrorName)
 		}
 	}
-	data, _ := json.Marshal(map[string]any{"error": desc, "original_event": capEvent(inv.Event, maxOriginalEvent), "trigger": inv.Kind})
-	return model.Event{Name: channelErrors, EmitID: newEmitID(), Summary: truncate(fmt.Sprint(desc["name"], ": ", desc["message"]), 120), Data: data}
+	data, _ := json.Marshal(map[string]any{"error": desc, "original_event": CapEvent(inv.Event, MaxOriginalEvent), "trigger": inv.Kind})
+	return model.Event{Name: model.ChannelErrors, EmitID: NewID(), Summary: Truncate(fmt.Sprint(desc["name"], ": ", desc["message"]), 120), Data: data}
 }
 
-// capText returns s when it has at most n bytes, else its first bytes up
+// CapText returns s when it has at most n bytes, else its first bytes up
 // to a character boundary (at most n; bytes that are no UTF-8 are cut
 // anywhere, JSON encoding replaces them), marked with how long s was.
-func capText(s string, n int) string {
+func CapText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -72,10 +72,10 @@ func capText(s string, n int) string {
 	return s[:cut] + "… [truncated: " + strconv.Itoa(len(s)) + " bytes in all]"
 }
 
-// capEvent returns the JSON event ev (null when empty) when it has at
+// CapEvent returns the JSON event ev (null when empty) when it has at
 // most n bytes, else a marker that says how large it was: valid JSON that
 // a listener can tell from any event, {"truncated": true, "bytes": N}.
-func capEvent(ev json.RawMessage, n int) json.RawMessage {
+func CapEvent(ev json.RawMessage, n int) json.RawMessage {
 	switch {
 	case len(ev) == 0:
 		return json.RawMessage("null")
@@ -83,4 +83,12 @@ func capEvent(ev json.RawMessage, n int) json.RawMessage {
 		return ev
 	}
 	return json.RawMessage(`{"truncated":true,"bytes":` + strconv.Itoa(len(ev)) + `}`)
+}
+
+// jsError is an error that names the JavaScript error behind it (a
+// lifecycle hook's that threw): its $errors event shows that name and
+// message.
+type jsError interface {
+	error
+	JSError() (name, message string)
 }

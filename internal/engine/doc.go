@@ -173,6 +173,7 @@
 //     waiting for respond(), the resume and cancel URLs;
 //   - emit: what a run emitted becomes events (ts order, dedupe,
 //     channels, $errors, $logs, delayed records);
+//   - route: who gets an emitter's events (subscriptions, hops);
 //   - admission: the sandboxes accounts hold at once.
 //
 // Engine.Stop stops

@@ -16,6 +16,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
+	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/engine/timers"
 	"github.com/fount-dev/fount/internal/guess"
@@ -512,7 +513,7 @@ func (e *Engine) ReplayEvents(ctx context.Context, hookID, emitterID, channel st
 		if ev.IndexedAtMs < fromMs || ev.IndexedAtMs > toMs {
 			continue
 		}
-		ds = append(ds, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+		ds = append(ds, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: hookID, EmitterID: emitterID, EventID: ev.ID, Channel: ev.Name, Payload: route.DeliveryPayload(ev)})
 	}
 	if len(ds) == 0 {
 		return nil, nil

@@ -15,6 +15,7 @@ import (
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
+	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -159,12 +160,12 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.S
 	}
 	// Every auto-subscription stored so far predates the new source.
 	routing := src
-	routing.Order = newestOrder
-	r, err := newRouter(ctx, e.store, routing.Emitter(), e.cfg.MaxHops)
+	routing.Order = route.NewestOrder
+	r, err := route.New(ctx, e.store, routing.Emitter(), e.cfg.MaxHops)
 	var stored model.Source
 	var evs []model.Event
 	if err == nil {
-		stored, evs, err = e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+		stored, evs, err = e.store.CreateSource(ctx, src, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.At(0)})
 	}
 	if err != nil {
 		if _, herr := e.runHook(ctx, l, component.HookDeactivate); herr != nil {
@@ -236,10 +237,10 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	if err != nil {
 		return model.Source{}, err
 	}
-	r, err := newRouter(ctx, e.store, updated.Emitter(), e.cfg.MaxHops)
+	r, err := route.New(ctx, e.store, updated.Emitter(), e.cfg.MaxHops)
 	var evs []model.Event
 	if err == nil {
-		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+		evs, err = e.store.UpdateSource(ctx, updated, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.At(0)})
 	}
 	if err != nil {
 		e.unswapHooks(ctx, prev, next, events)
@@ -393,11 +394,11 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 		return err
 	}
 	ctx = begun(ctx) // the hook has run: go on to the end
-	r, err := newRouter(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
+	r, err := route.New(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
-	stored, err := e.store.DeleteSource(ctx, id, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	stored, err := e.store.DeleteSource(ctx, id, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.At(0)})
 	if err != nil {
 		return err
 	}
@@ -478,11 +479,11 @@ func (e *Engine) commitEvents(ctx context.Context, src model.Source, events []mo
 	if len(events) == 0 {
 		return nil
 	}
-	r, err := newRouter(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
+	r, err := route.New(ctx, e.store, src.Emitter(), e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
-	stored, err := e.queues.CommitEvents(ctx, src.ID, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.at(0)})
+	stored, err := e.queues.CommitEvents(ctx, src.ID, store.RunCommit{Events: events, Keep: e.cfg.EventsKept, Route: r.At(0)})
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
+	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
@@ -272,18 +273,18 @@ func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.Com
 	if len(runs) == 0 {
 		return nil
 	}
-	r, err := newRouter(ctx, e.store, src, e.cfg.MaxHops)
+	r, err := route.New(ctx, e.store, src, e.cfg.MaxHops)
 	if err != nil {
 		return err
 	}
 	for i := range runs {
 		run := &runs[i]
 		hops := run.Invocation.Hops
-		if hops >= e.cfg.MaxHops && r.wouldLoop(run.Commit.Events) {
+		if hops >= e.cfg.MaxHops && r.WouldLoop(run.Commit.Events) {
 			run.Commit.Events = append(run.Commit.Events, emit.ErrorEvent(fmt.Errorf("a chain of source-to-source deliveries reached the limit of %d hops; its events were not delivered further", e.cfg.MaxHops), run.Invocation))
 			run.Commit.Keep = e.cfg.EventsKept
 		}
-		run.Commit.Route = r.at(hops)
+		run.Commit.Route = r.At(hops)
 	}
 	stored, err := e.queues.CompleteRuns(ctx, runs)
 	e.notePaused(src, runs, err == nil)
@@ -297,19 +298,19 @@ func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.Com
 
 // afterCommit wakes whoever a commit gave work to, notes delayed emits and
 // publishes the stored events to live streams.
-func (e *Engine) afterCommit(r *router, events []model.Event) {
+func (e *Engine) afterCommit(r *route.Router, events []model.Event) {
 	for _, ev := range events {
 		if ev.Name != model.ChannelDelayed {
 			continue
 		}
 		if rec, err := emit.DecodeDelayed(ev.Data); err == nil {
-			e.delayed.Note(r.src.Target(), rec.DueMs) // a commit's events are its emitter's
+			e.delayed.Note(r.Emitter().Target(), rec.DueMs) // a commit's events are its emitter's
 		}
 	}
-	for t := range r.kicked {
+	for _, t := range r.Woken() {
 		e.kick(t)
 	}
-	if r.delivered {
+	if r.Delivered() {
 		e.deliverer.Poke()
 	}
 	e.publish(events)

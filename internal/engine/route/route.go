@@ -1,4 +1,4 @@
-package engine
+package route
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/fount-dev/fount/internal/store"
 )
 
-// router matches an emitter's events against subscriptions. It is built
+// Router matches an emitter's events against subscriptions. It is built
 // before a commit (reading subscriptions) and called inside it (no I/O).
-type router struct {
+type Router struct {
 	src       model.Emitter
 	maxHops   int
 	subs      []model.Subscription // the owner's, and the creator's exact ones
@@ -21,15 +21,22 @@ type router struct {
 	delivered bool                  // webhook deliveries queued
 }
 
-// newestOrder stands for the creation order of a source being created: it
+// NewestOrder stands for the creation order of a source being created: it
 // comes after every auto-subscription already stored.
-const newestOrder = math.MaxUint64
+const NewestOrder = math.MaxUint64
 
-// newRouter reads the subscriptions that can match src's events.
-// Subscriptions live in the account that made them: the source's owner,
-// and its creator when the owner is an organization.
-func newRouter(ctx context.Context, st store.Store, src model.Emitter, maxHops int) (*router, error) {
-	r := &router{src: src, maxHops: maxHops, kicked: map[model.Target]bool{}}
+// Subscriptions are what a Router reads of the store.
+type Subscriptions interface {
+	ListSubscriptions(ctx context.Context, ownerID string) ([]model.Subscription, error)
+	ListAutoSubscriptions(ctx context.Context, ownerID string) ([]model.AutoSubscription, error)
+}
+
+// New reads the subscriptions that can match src's events, for runs that
+// may reach maxHops subscription hops. Subscriptions live in the account
+// that made them: the source's owner, and its creator when the owner is
+// an organization.
+func New(ctx context.Context, st Subscriptions, src model.Emitter, maxHops int) (*Router, error) {
+	r := &Router{src: src, maxHops: maxHops, kicked: map[model.Target]bool{}}
 	owners := []string{src.OwnerID}
 	if src.UserID != "" && src.UserID != src.OwnerID {
 		owners = append(owners, src.UserID)
@@ -61,8 +68,8 @@ func newRouter(ctx context.Context, st store.Store, src model.Emitter, maxHops i
 	return r, nil
 }
 
-// listeners returns who gets an event of the given channel.
-func (r *router) listeners(channel string) []model.Listener {
+// Listeners returns who gets an event of the given channel.
+func (r *Router) Listeners(channel string) []model.Listener {
 	seen := map[string]bool{}
 	var out []model.Listener
 	add := func(l model.Listener) {
@@ -91,30 +98,30 @@ func (r *router) listeners(channel string) []model.Listener {
 	return out
 }
 
-// route is store.RunCommit.Route for an event of a run that was reached
+// Route is store.RunCommit.Route for an event of a run that was reached
 // through hops subscription hops.
-func (r *router) route(ev model.Event, hops int) store.Routed {
+func (r *Router) Route(ev model.Event, hops int) store.Routed {
 	var out store.Routed
-	for _, l := range r.listeners(ev.Name) {
+	for _, l := range r.Listeners(ev.Name) {
 		if t, runs := l.Target(); runs {
 			if hops+1 > r.maxHops {
 				continue // a loop: the commit reports it on $errors
 			}
-			inv := model.NewInvocation(t, kindEvent, ev.Data)
+			inv := model.NewInvocation(t, model.InvocationEvent, ev.Data)
 			inv.Hops = hops + 1
 			out.Invocations = append(out.Invocations, inv)
 			r.kicked[t] = true
 		} else if l.Kind == model.ListenerWebhook {
-			out.Deliveries = append(out.Deliveries, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: l.ID, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: deliveryPayload(ev)})
+			out.Deliveries = append(out.Deliveries, model.Delivery{Kind: model.DeliveryToWebhook, ListenerID: l.ID, EmitterID: ev.EmitterID, EventID: ev.ID, Channel: ev.Name, Payload: DeliveryPayload(ev)})
 			r.delivered = true
 		}
 	}
 	return out
 }
 
-// at returns route for events reached through hops subscription hops.
-func (r *router) at(hops int) func(model.Event) store.Routed {
-	return func(ev model.Event) store.Routed { return r.route(ev, hops) }
+// At returns Route for events reached through hops subscription hops.
+func (r *Router) At(hops int) func(model.Event) store.Routed {
+	return func(ev model.Event) store.Routed { return r.Route(ev, hops) }
 }
 
 // deliveryMetadata is an event summary's metadata.
@@ -126,9 +133,9 @@ func deliveryMetadata(ev model.Event) map[string]any {
 	return m
 }
 
-// deliveryPayload is the body a webhook receives: the event summary with
+// DeliveryPayload is the body a webhook receives: the event summary with
 // the whole event.
-func deliveryPayload(ev model.Event) json.RawMessage {
+func DeliveryPayload(ev model.Event) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{
 		"id":            ev.ID,
 		"indexed_at_ms": ev.IndexedAtMs,
@@ -138,11 +145,11 @@ func deliveryPayload(ev model.Event) json.RawMessage {
 	return b
 }
 
-// wouldLoop reports whether any of events has a source listener, which a
+// WouldLoop reports whether any of events has a source listener, which a
 // run at the hop limit may not reach.
-func (r *router) wouldLoop(events []model.Event) bool {
+func (r *Router) WouldLoop(events []model.Event) bool {
 	for _, ev := range events {
-		for _, l := range r.listeners(ev.Name) {
+		for _, l := range r.Listeners(ev.Name) {
 			if _, runs := l.Target(); runs {
 				return true
 			}
@@ -150,3 +157,19 @@ func (r *router) wouldLoop(events []model.Event) bool {
 	}
 	return false
 }
+
+// Emitter is whose events r routes.
+func (r *Router) Emitter() model.Emitter { return r.src }
+
+// Woken are the sources and workflows r gave work to, to be woken once
+// the commit that queued it is done.
+func (r *Router) Woken() []model.Target {
+	out := make([]model.Target, 0, len(r.kicked))
+	for t := range r.kicked {
+		out = append(out, t)
+	}
+	return out
+}
+
+// Delivered reports whether r queued webhook deliveries.
+func (r *Router) Delivered() bool { return r.delivered }

@@ -420,61 +420,36 @@ type stepResult struct {
 }
 
 // runStepWith runs step i of lf with db as its $.service.db and records
-// it.
+// it. A step that cannot start (past the execution's deadline, or no
+// sandbox in time) or fails is recorded failed, with the failure in its
+// result; the error returned is the engine's (stopping, or the
+// workflow's sandboxes gone).
 func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *stepsContext, c *emit.Collector, respond sandbox.RespondSink, deadline time.Time, db sandbox.KV) (model.StepExecution, stepResult, error) {
 	step := lf.wf.Steps[i]
 	sx := model.StepExecution{Name: step.Name, Status: model.ExecutionSuccess}
-	limits := e.cfg.Limits
-	pastDeadline := func() (model.StepExecution, stepResult, error) {
-		err := fmt.Errorf("%w: the execution ran past its time limit of %s before this step", sandbox.ErrTimeout, e.cfg.ExecutionTimeout)
-		sx.Status, sx.Error = model.ExecutionError, stepError(err)
-		return sx, stepResult{err: err}, nil
-	}
-	if deadline.Sub(e.clock.Now()) <= 0 {
-		return pastDeadline()
-	}
-	release, err := e.reserveSandbox(ctx, lf.wf.UserID, lf.wf.ID, limits, deadline)
-	switch {
-	case ctx.Err() != nil:
-		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
-	case err != nil:
-		sx.Status, sx.Error = model.ExecutionError, stepError(err)
-		return sx, stepResult{err: err}, nil
+	limits, release, err := e.stepLimits(ctx, lf.wf, deadline)
+	if err != nil {
+		if ctx.Err() != nil {
+			return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
+		}
+		return failedStep(sx, err)
 	}
 	defer release()
-	remaining := deadline.Sub(e.clock.Now()) // less the wait for a sandbox
-	if remaining <= 0 {
-		return pastDeadline()
-	}
-	if limits.Timeout <= 0 || limits.Timeout > remaining {
-		limits.Timeout = remaining
-	}
-	ev := steps.event(lf.templatesJSON[i])
-	logs := &stepLogs{}
-	gone := &goneAccounts{}
+	logs, gone := &stepLogs{}, &goneAccounts{}
 	caps := sandbox.Capabilities{Emit: c, Log: logs, DB: db, Auth: accountAuth{e, lf.wf.OwnerID, step.Props, gone},
-		Stores: dataStores{e, lf.wf.OwnerID, step.Props}}
+		Stores: dataStores{e, lf.wf.OwnerID, step.Props}, Respond: respond}
 	if e.cfg.Egress != nil {
 		caps.Egress = e.cfg.Egress
 	}
-	if respond != nil {
-		caps.Respond = respond
-	}
 	start := e.clock.Now()
-	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: ev, Limits: limits}, caps)
+	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: steps.event(lf.templatesJSON[i]), Limits: limits}, caps)
 	if ctx.Err() == nil {
-		outcome := "ok"
-		if err != nil {
-			outcome = errorClass(err)
-		}
-		e.cfg.Observer.RunFinished("step", outcome, e.clock.Now().Sub(start))
+		e.cfg.Observer.RunFinished("step", outcomeOf(err), e.clock.Now().Sub(start))
 	}
-	err = gone.explain(err)
-	if err != nil && (step.BundleMap != "" || step.SourceMap != "") {
+	if err = gone.explain(err); err != nil && (step.BundleMap != "" || step.SourceMap != "") {
 		err = mapStack(err, cmp.Or(step.Filename, entryFile), func() []*component.SourceMap { return e.stepMaps(lf, step) })
 	}
-	sx.DurationMs = e.clock.Now().Sub(start).Milliseconds()
-	sx.Logs = logs.lines
+	sx.DurationMs, sx.Logs = e.clock.Now().Sub(start).Milliseconds(), logs.lines
 	switch {
 	case ctx.Err() != nil:
 		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
@@ -484,9 +459,54 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	case errors.Is(err, sandbox.ErrClosed):
 		return sx, stepResult{}, errSwapped
 	case err != nil:
-		sx.Status, sx.Error = model.ExecutionError, stepError(err)
-		return sx, stepResult{err: err}, nil
+		return failedStep(sx, err)
 	}
+	return recordStep(sx, o)
+}
+
+// stepLimits reserves a sandbox for a step of wf (release frees it) and
+// returns the step's limits, its time bounded by what the execution has
+// left; an error when the execution's deadline has passed, before or
+// while it waited, or no sandbox was free in time.
+func (e *Engine) stepLimits(ctx context.Context, wf model.Workflow, deadline time.Time) (limits sandbox.Limits, release func(), err error) {
+	pastDeadline := fmt.Errorf("%w: the execution ran past its time limit of %s before this step", sandbox.ErrTimeout, e.cfg.ExecutionTimeout)
+	if deadline.Sub(e.clock.Now()) <= 0 {
+		return limits, nil, pastDeadline
+	}
+	release, err = e.reserveSandbox(ctx, wf.UserID, wf.ID, e.cfg.Limits, deadline)
+	if err != nil {
+		return limits, nil, err
+	}
+	remaining := deadline.Sub(e.clock.Now()) // less the wait for a sandbox
+	if remaining <= 0 {
+		release()
+		return limits, nil, pastDeadline
+	}
+	limits = e.cfg.Limits
+	if limits.Timeout <= 0 || limits.Timeout > remaining {
+		limits.Timeout = remaining
+	}
+	return limits, release, nil
+}
+
+// outcomeOf is how a call ended, for metrics: "ok" or its error's class.
+func outcomeOf(err error) string {
+	if err != nil {
+		return errorClass(err)
+	}
+	return "ok"
+}
+
+// failedStep records sx failed with err, which its result carries.
+func failedStep(sx model.StepExecution, err error) (model.StepExecution, stepResult, error) {
+	sx.Status, sx.Error = model.ExecutionError, stepError(err)
+	return sx, stepResult{err: err}, nil
+}
+
+// recordStep records in sx what a step's call gave (its return value,
+// exports and summary, each capped) and returns its result: steps.<name>
+// for the steps after it whole, and its exit, pause and sends.
+func recordStep(sx model.StepExecution, o *sandbox.Outcome) (model.StepExecution, stepResult, error) {
 	sx.ReturnValue = capValue(o.Value)
 	sx.Exports = map[string]json.RawMessage{}
 	data := &jsonObject{}
@@ -508,11 +528,10 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	if len(o.Value) > 0 {
 		data.add("$return_value", o.Value)
 	}
-	res := stepResult{exit: o.Exit, flow: o.Flow, sends: o.Sends, data: data.close()}
 	if o.Exit != nil {
 		sx.Status = model.ExecutionExited
 	}
-	return sx, res, nil
+	return sx, stepResult{exit: o.Exit, flow: o.Flow, sends: o.Sends, data: data.close()}, nil
 }
 
 // jsonObject builds a JSON object from values that are valid JSON

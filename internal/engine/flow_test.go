@@ -75,24 +75,10 @@ func (te *testEngine) run(wf model.Workflow, event string) string {
 	return id
 }
 
-// execution waits until wf's execution id has status, and returns it.
+// execution waits until wf has an execution with status, and returns it.
 func (te *testEngine) execution(wf model.Workflow, status string) model.Execution {
 	te.t.Helper()
-	var got model.Execution
-	waitFor(te.t, "an execution "+status, func() bool {
-		xs, err := te.st.ListExecutions(ctx, wf.ID, 10)
-		if err != nil {
-			te.t.Fatal(err)
-		}
-		for _, x := range xs {
-			if x.Status == status {
-				got = x
-				return true
-			}
-		}
-		return false
-	})
-	return got
+	return te.awaitExecution(wf, status, func() {})
 }
 
 // advance moves the clock on by d once wf's next due time is noted (just
@@ -104,9 +90,16 @@ func (te *testEngine) advance(wf model.Workflow, d time.Duration, status string)
 	te.t.Helper()
 	waitFor(te.t, "a due time to be noted", func() bool { return te.delayed.Due(model.WorkflowTarget(wf.ID)) != 0 })
 	te.clock.Advance(d)
+	return te.awaitExecution(wf, status, func() { te.clock.Advance(delayed.Tick) })
+}
+
+// awaitExecution waits until wf has an execution with status, calling
+// each before every look, and returns it.
+func (te *testEngine) awaitExecution(wf model.Workflow, status string, each func()) model.Execution {
+	te.t.Helper()
 	var got model.Execution
 	waitFor(te.t, "an execution "+status, func() bool {
-		te.clock.Advance(delayed.Tick)
+		each()
 		xs, err := te.st.ListExecutions(ctx, wf.ID, 10)
 		if err != nil {
 			te.t.Fatal(err)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -33,14 +34,14 @@ func (e *Engine) throttle(id string, t model.Throttle, invs []model.Invocation) 
 			fresh++
 		}
 	}
-	allowed, wait := e.throttles.allow(id, t, e.clock.Now(), fresh)
+	allowed, wait := e.throttles.Allow(id, t, e.clock.Now(), fresh)
 	if allowed == fresh {
 		return len(invs), nil
 	}
 	for i, inv := range invs {
 		if inv.Kind != kindRelease && inv.Kind != kindResume {
 			if allowed == 0 {
-				return i, &throttledError{wait: wait}
+				return i, &batch.ThrottledError{Wait: wait}
 			}
 			allowed--
 		}

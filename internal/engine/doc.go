@@ -11,7 +11,7 @@
 // In this package: lifecycle.go (a source's deploy, update and delete),
 // workflows.go (a workflow's), runner.go, batch.go and run.go (the batch
 // loop both kinds share: a target's turn, its invocations read ahead,
-// throttled and committed), capabilities.go (what a source's run may
+// throttled and committed, with the parts of package batch), capabilities.go (what a source's run may
 // reach, and its delayed emits' release), execute.go (a workflow
 // execution's steps), flowpause.go and
 // flowdue.go (pauses, resumes, releases), flowbatch.go (a workflow's
@@ -125,7 +125,7 @@
 // sources run in parallel on a bounded pool of workers (scheduler). A
 // source's turn runs a batch of its queue; a deep queue is read several
 // batches at a time, the rest kept in memory for its next turns, shortly
-// and within bounds (readahead.go), and dropped when a batch fails so that
+// and within bounds (package batch), and dropped when a batch fails so that
 // its invocations are read again in order.
 //
 // # Fairness
@@ -174,6 +174,8 @@
 //   - emit: what a run emitted becomes events (ts order, dedupe,
 //     channels, $errors, $logs, delayed records);
 //   - route: who gets an emitter's events (subscriptions, hops);
+//   - batch: the parts of the batch loop (its size, read-ahead, a
+//     workflow's throttle windows, the daily quotas);
 //   - admission: the sandboxes accounts hold at once.
 //
 // Engine.Stop stops

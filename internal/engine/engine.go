@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/admission"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/clock"
 	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/delivery"
@@ -231,16 +232,16 @@ type Engine struct {
 
 	live      *liveSet
 	flows     *flowSet
-	throttles throttles       // of workflows with a throttle
+	throttles batch.Throttles // of workflows with a throttle
 	maps      *mapCache       // parsed source maps
 	ingress   *ingress.Server // endpoints, waiting requests, resume URLs
 	timers    *timers.Set[model.Target]
 	delayed   *delayed.Scheduler[model.Target]
 	deliverer *delivery.Deliverer
 	workers   *scheduler.Scheduler[model.Target]
-	ahead     *aheadSet // invocations read from the queue for later batches
+	ahead     *batch.Ahead // invocations read from the queue for later batches
 	events    *broadcaster
-	quotas    *quotas
+	quotas    *batch.Quotas
 	lifecycle keyed.Mutex          // of each source and workflow: two operations on one never interleave
 	pausedDue *pausedDueSet        // when the paused executions of the workflows this node runs are due (flowdue.go)
 	admission *admission.Admission // the sandboxes accounts hold (admit.go)
@@ -260,8 +261,8 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: newAheadSet(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
-		quotas:    newQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
+		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: batch.NewAhead(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
+		quotas:    batch.NewQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		admission: admission.New(cfg.Sandboxes),
 		records: records.New(records.Config{Store: cfg.Store, Now: cfg.Clock.Now, Secrets: cfg.Secrets,
 			DataStoreMaxKeys: cfg.DataStoreMaxKeys, DataStoreMaxBytes: cfg.DataStoreMaxBytes}),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -32,7 +33,7 @@ func TestQuotaCaching(t *testing.T) {
 	}
 	use := func(account string, n int64) {
 		inv, _ := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: "dc_x", Kind: kindManual})
-		if _, err := te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{UsageAccount: account, UsageDay: day(te.clock.Now()), Invocations: n}}}); err != nil {
+		if _, err := te.st.CompleteRuns(ctx, []store.CompletedRun{{Invocation: inv, Commit: store.RunCommit{UsageAccount: account, UsageDay: batch.Day(te.clock.Now()), Invocations: n}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,22 +49,22 @@ func TestQuotaCaching(t *testing.T) {
 	}
 	for _, tt := range tests {
 		use(tt.account, tt.use)
-		if over, err := te.quotas.over(ctx, tt.account, day(te.clock.Now())); err != nil || over != tt.want {
+		if over, err := te.quotas.Over(ctx, tt.account, batch.Day(te.clock.Now())); err != nil || over != tt.want {
 			t.Errorf("over(%s) = %v, %v", tt.account, over, err)
 		}
 	}
-	if over, _ := te.quotas.overCached(ctx, "u_free"); over {
+	if over, _ := te.quotas.OverCached(ctx, "u_free"); over {
 		t.Fatal("a fresh free account is over its quota")
 	}
 	use("u_free", 2)
-	if over, _ := te.quotas.overCached(ctx, "u_free"); over {
+	if over, _ := te.quotas.OverCached(ctx, "u_free"); over {
 		t.Error("the cached answer was not used within its TTL")
 	}
-	te.clock.Advance(quotaCacheTTL)
-	if over, _ := te.quotas.overCached(ctx, "u_free"); !over {
+	te.clock.Advance(batch.QuotaCacheTTL)
+	if over, _ := te.quotas.OverCached(ctx, "u_free"); !over {
 		t.Error("the cached answer was used past its TTL")
 	}
-	if over, _ := te.quotas.over(ctx, "u_free", day(te.clock.Now().Add(24*time.Hour))); over {
+	if over, _ := te.quotas.Over(ctx, "u_free", batch.Day(te.clock.Now().Add(24*time.Hour))); over {
 		t.Error("yesterday's usage counts today")
 	}
 }
@@ -276,10 +277,10 @@ func TestQuotaRefusesIngress(t *testing.T) {
 		t.Fatalf("first request: %v %v", resp, err)
 	}
 	waitFor(t, "the run's usage to be counted", func() bool {
-		u, _ := te.st.GetUsage(ctx, "u_owner", day(te.clock.Now()))
+		u, _ := te.st.GetUsage(ctx, "u_owner", batch.Day(te.clock.Now()))
 		return u.Invocations == 1
 	})
-	te.clock.Advance(quotaCacheTTL)
+	te.clock.Advance(batch.QuotaCacheTTL)
 	if resp, err := http.Post(url, "text/plain", nil); err != nil || resp.StatusCode != 429 {
 		t.Errorf("over the quota: %v %v", resp, err)
 	}

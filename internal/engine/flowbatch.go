@@ -35,7 +35,7 @@ func (workflowRunner) loadFailed(_ context.Context, _ string, _ []model.Invocati
 // executions.
 func (r workflowRunner) gone(id string) {
 	r.e.flows.forget(id)
-	r.e.throttles.forget(id)
+	r.e.throttles.Forget(id)
 	r.e.delayed.Forget(model.WorkflowTarget(id))
 	r.e.pausedDue.forget(id)
 }
@@ -49,7 +49,7 @@ type flowBatch struct {
 	lf      *liveFlow
 	loadErr error
 	unload  func() // releases lf
-	*batch
+	*turn
 }
 
 func (b *flowBatch) emitter() model.Emitter   { return b.wf.Emitter() }
@@ -62,8 +62,8 @@ func (b *flowBatch) release() {
 }
 
 // run loads the workflow's steps and runs the batch on them.
-func (b *flowBatch) run(ctx context.Context, bt *batch) error {
-	b.batch = bt
+func (b *flowBatch) run(ctx context.Context, bt *turn) error {
+	b.turn = bt
 	lf, release, err := b.e.loadFlow(ctx, b.wf)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()

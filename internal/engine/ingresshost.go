@@ -19,7 +19,7 @@ func (e *Engine) Ingress() http.Handler { return e.ingress }
 type ingressHost struct{ e *Engine }
 
 func (h ingressHost) OverQuota(ctx context.Context, account string) (bool, error) {
-	return h.e.quotas.overCached(ctx, account)
+	return h.e.quotas.OverCached(ctx, account)
 }
 
 func (h ingressHost) Enqueue(ctx context.Context, inv model.Invocation, queueSize int) error {

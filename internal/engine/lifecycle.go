@@ -569,7 +569,7 @@ func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Contr
 	if err != nil {
 		return model.Source{}, err
 	}
-	e.throttles.forget(id)
+	e.throttles.Forget(id)
 	e.reloadTriggers(model.SourceTarget(id)) // its endpoints' queue size, and a live source with the new record
 	e.changed(model.SourceTarget(id))
 	e.kick(model.SourceTarget(id))

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -76,7 +77,7 @@ func (e *Engine) describeWithPackages(ctx context.Context, account, code string,
 		return meta, Bundled{}, err
 	}
 	bundled, berr := e.cfg.Packages.Bundle(ctx, code, lock)
-	if uerr := e.queues.AddNpmBytes(context.WithoutCancel(ctx), account, day(e.clock.Now()), bundled.Downloaded); uerr != nil {
+	if uerr := e.queues.AddNpmBytes(context.WithoutCancel(ctx), account, batch.Day(e.clock.Now()), bundled.Downloaded); uerr != nil {
 		e.log.Warn("npm usage not counted", "account", account, "bytes", bundled.Downloaded, "err", uerr)
 	}
 	if berr != nil || bundled.Code == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -48,7 +49,7 @@ func (e *Engine) accountOf(t model.Target) string {
 // when the engine stops. fn must not call inPool: it already holds a
 // worker.
 func (e *Engine) inPool(ctx context.Context, account string, invocations int64, fn func(ctx context.Context) error) error {
-	over, err := e.quotas.overCached(ctx, account)
+	over, err := e.quotas.OverCached(ctx, account)
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (e *Engine) inPool(ctx context.Context, account string, invocations int64, 
 		}
 		return rerr
 	}
-	today := day(e.clock.Now())
+	today := batch.Day(e.clock.Now())
 	if uerr := e.queues.AddUsage(context.WithoutCancel(ctx), account, today, invocations, max(1, elapsed.Milliseconds())); uerr != nil {
 		e.log.Error("count the usage of a lifecycle operation", "account", account, "err", uerr)
 	}

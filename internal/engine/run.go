@@ -8,6 +8,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/route"
@@ -15,10 +16,6 @@ import (
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
 )
-
-// batchSize is how many queued invocations of a source run before their
-// results are committed together.
-const batchSize = 256
 
 // maxBatchBytes bounds the results a batch holds in memory: once its runs
 // have produced this much, they are committed before the next one runs.
@@ -56,7 +53,7 @@ var errSwapped = errors.New("engine: the source was updated or deleted during th
 func (e *Engine) drain(ctx context.Context, target model.Target) {
 	id := target.ID
 	if !e.owns(id) {
-		e.ahead.drop(id)
+		e.ahead.Drop(id)
 		return // another node owns it now: it drains it
 	}
 	invs, err := e.nextBatch(ctx, id)
@@ -64,15 +61,15 @@ func (e *Engine) drain(ctx context.Context, target model.Target) {
 		err = e.runBatch(ctx, e.runnerOf(target), id, invs)
 	}
 	if err != nil || ctx.Err() != nil {
-		e.ahead.drop(id) // its invocations are read again, in order
+		e.ahead.Drop(id) // its invocations are read again, in order
 	}
-	var throttled *throttledError
+	var throttled *batch.ThrottledError
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, errSwapped):
 		e.workers.Kick(target)
 	case errors.As(err, &throttled):
-		e.workers.KickAfter(target, throttled.wait)
+		e.workers.KickAfter(target, throttled.Wait)
 	case err != nil:
 		e.log.Error("invocations failed; retrying", "target", id, "err", err)
 		e.workers.KickAfter(target, retryDelay)
@@ -81,26 +78,26 @@ func (e *Engine) drain(ctx context.Context, target model.Target) {
 	}
 }
 
-// nextBatch returns the target's next batchSize queued invocations,
+// nextBatch returns the target's next batch.Size queued invocations,
 // oldest first: those read ahead by an earlier turn, or a read of the
-// queue, which for a deep queue reads readAhead and keeps the rest for
+// queue, which for a deep queue reads batch.ReadAhead and keeps the rest for
 // the next turns.
 func (e *Engine) nextBatch(ctx context.Context, id string) ([]model.Invocation, error) {
-	if invs := e.ahead.take(id, batchSize); len(invs) > 0 {
+	if invs := e.ahead.Take(id, batch.Size); len(invs) > 0 {
 		return invs, nil
 	}
 	at := e.clock.Now()
-	limit := e.ahead.limit(id, batchSize)
+	limit := e.ahead.Limit(id, batch.Size)
 	invs, err := e.queues.PendingInvocations(ctx, id, limit)
 	if err != nil {
 		return nil, err
 	}
-	e.ahead.read(id, len(invs), limit)
-	if len(invs) <= batchSize {
+	e.ahead.Read(id, len(invs), limit)
+	if len(invs) <= batch.Size {
 		return invs, nil
 	}
-	e.ahead.keep(id, invs[batchSize:], at)
-	return invs[:batchSize:batchSize], nil
+	e.ahead.Keep(id, invs[batch.Size:], at)
+	return invs[:batch.Size:batch.Size], nil
 }
 
 // load returns the live source, loading it from the store on first use.
@@ -196,7 +193,7 @@ func (s sourceBatch) controls() model.Controls { return s.l.src.Controls }
 // release keeps the source live: its next batch runs on the same sandbox.
 func (sourceBatch) release() {}
 
-func (s sourceBatch) run(ctx context.Context, b *batch) error {
+func (s sourceBatch) run(ctx context.Context, b *turn) error {
 	e, l := s.e, s.l
 	dedupe, err := e.queues.GetDedupe(ctx, l.src.ID)
 	if err != nil {

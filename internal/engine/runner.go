@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 )
@@ -31,15 +32,15 @@ type loaded interface {
 	// run runs b's invocations in order, adding each finished run to
 	// b.pending; an error stops the batch, and what finished before it
 	// is committed.
-	run(ctx context.Context, b *batch) error
+	run(ctx context.Context, b *turn) error
 	// release frees what the batch held, once it is committed.
 	release()
 }
 
-// batch is what a loaded target runs: invocations admitted by its
+// turn is the batch a loaded target runs: invocations admitted by its
 // throttle, the waiters of their requests, whether its account is over
 // its quota today, and the runs finished but not yet committed.
-type batch struct {
+type turn struct {
 	invs    []model.Invocation
 	waiters []*ingress.Waiter
 	today   string
@@ -78,12 +79,12 @@ func (e *Engine) runBatch(ctx context.Context, r runner, id string, invs []model
 		return r.loadFailed(ctx, id, invs, err)
 	}
 	em := t.emitter()
-	today := day(e.clock.Now())
-	over, err := e.quotas.over(ctx, em.UserID, today)
+	today := batch.Day(e.clock.Now())
+	over, err := e.quotas.Over(ctx, em.UserID, today)
 	if err != nil {
 		return err
 	}
-	b := &batch{invs: invs, waiters: waiters, today: today, over: over, pending: &pendingRuns{e: e, emitter: em}}
+	b := &turn{invs: invs, waiters: waiters, today: today, over: over, pending: &pendingRuns{e: e, emitter: em}}
 	if err := t.run(ctx, b); err != nil {
 		return b.pending.keepAfter(ctx, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
@@ -207,7 +208,7 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 	e.stopTriggers(model.WorkflowTarget(id))
 	e.changed(model.WorkflowTarget(id))
 	e.flows.forget(id)
-	e.throttles.forget(id)
+	e.throttles.Forget(id)
 	e.pausedDue.forget(id)
 	e.delayed.Forget(model.WorkflowTarget(id))
 	return nil
@@ -301,8 +302,8 @@ func (e *ControlsError) Error() string { return e.Reason }
 // checkControls says what is wrong with execution controls.
 func checkControls(c model.Controls) error {
 	switch t := c.Throttle; {
-	case t != nil && (t.Limit < 1 || t.Limit > maxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > maxThrottleInterval):
-		return &ControlsError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", maxThrottleLimit, maxThrottleInterval)}
+	case t != nil && (t.Limit < 1 || t.Limit > batch.MaxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > batch.MaxThrottleInterval):
+		return &ControlsError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", batch.MaxThrottleLimit, batch.MaxThrottleInterval)}
 	case c.Concurrency < 0 || c.Concurrency > maxConcurrency:
 		return &ControlsError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, c.Concurrency)}
 	case c.QueueSize < 0 || c.QueueSize > maxQueueSize:
@@ -323,7 +324,7 @@ func (e *Engine) SetWorkflowControls(ctx context.Context, id string, c model.Con
 		return e.store.SetWorkflowControls(ctx, id, c, at)
 	})
 	if err == nil {
-		e.throttles.forget(id)
+		e.throttles.Forget(id)
 		e.kick(model.WorkflowTarget(id)) // a looser control may let waiting executions start
 	}
 	return wf, err

@@ -1,4 +1,4 @@
-package engine
+package batch
 
 import (
 	"testing"
@@ -12,7 +12,7 @@ import (
 // after that; workflows have windows of their own.
 func TestThrottleWindows(t *testing.T) {
 	t.Parallel()
-	var th throttles
+	var th Throttles
 	t0 := time.Unix(1_700_000_000, 0)
 	two := model.Throttle{Limit: 2, IntervalSeconds: 10}
 	steps := []struct {
@@ -30,13 +30,13 @@ func TestThrottleWindows(t *testing.T) {
 		{"p_a", 26 * time.Second, 2, 1, 9 * time.Second},
 	}
 	for i, st := range steps {
-		allowed, wait := th.allow(st.id, two, t0.Add(st.at), st.want)
+		allowed, wait := th.Allow(st.id, two, t0.Add(st.at), st.want)
 		if allowed != st.wantAllowed || wait != st.wantWait {
 			t.Errorf("step %d (%s at +%v, %d wanted): %d allowed, wait %v; want %d, %v", i, st.id, st.at, st.want, allowed, wait, st.wantAllowed, st.wantWait)
 		}
 	}
-	th.forget("p_a")
-	if allowed, _ := th.allow("p_a", two, t0.Add(27*time.Second), 2); allowed != 2 {
+	th.Forget("p_a")
+	if allowed, _ := th.Allow("p_a", two, t0.Add(27*time.Second), 2); allowed != 2 {
 		t.Errorf("after forget: %d allowed, want a new window's 2", allowed)
 	}
 }

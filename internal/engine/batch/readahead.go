@@ -1,4 +1,4 @@
-package engine
+package batch
 
 import (
 	"sync"
@@ -8,15 +8,15 @@ import (
 	"github.com/fount-dev/fount/internal/model"
 )
 
-// A deep queue is read readAhead invocations at a time and run batchSize
-// at a time: the rest wait here for the source's next turns, so that the
+// A deep queue is read ReadAhead invocations at a time and run Size at a
+// time: the rest wait here for the source's next turns, so that the
 // store is read once per four batches. On JetStream a read past a few
 // dozen invocations creates a consumer, whose cost grows with the queue
 // (docs/benchmarks.md, "One busy source"). A queue is deep when its last
-// read came back full; a shallow one is read a batch at a time, as what
+// Read came back full; a shallow one is read a batch at a time, as what
 // it would keep may expire before its next turn.
 const (
-	readAhead = 4 * batchSize
+	ReadAhead = 4 * Size
 	// readAheadBytes bounds the events a source's read-ahead holds, and
 	// readAheadTotal those of every source's.
 	readAheadBytes = 8 << 20
@@ -29,9 +29,13 @@ const (
 	readAheadFor = time.Second
 )
 
-// aheadSet holds, per source, the invocations read from the queue but not
+// Size is how many queued invocations of a source or workflow run in
+// one batch, before their results are committed together.
+const Size = 256
+
+// Ahead holds, per source, the invocations read from the queue but not
 // yet run: still queued in the store, oldest first.
-type aheadSet struct {
+type Ahead struct {
 	clk   clock.Clock
 	mu    sync.Mutex
 	by    map[string]ahead
@@ -45,23 +49,24 @@ type ahead struct {
 	bytes int
 }
 
-func newAheadSet(clk clock.Clock) *aheadSet {
-	return &aheadSet{clk: clk, by: map[string]ahead{}, deep: map[string]bool{}}
+// NewAhead holds invocations read ahead for as long as clk says.
+func NewAhead(clk clock.Clock) *Ahead {
+	return &Ahead{clk: clk, by: map[string]ahead{}, deep: map[string]bool{}}
 }
 
-// limit is how many invocations of id the next read of its queue asks
-// for, of at most n: readAhead when its queue is deep.
-func (s *aheadSet) limit(id string, n int) int {
+// Limit is how many invocations of id the next read of its queue asks
+// for, of at most n: ReadAhead when its queue is deep.
+func (s *Ahead) Limit(id string, n int) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.deep[id] {
-		return readAhead
+		return ReadAhead
 	}
 	return n
 }
 
-// read notes how a read of id's queue that asked for limit came back.
-func (s *aheadSet) read(id string, got, limit int) {
+// Read notes how a read of id's queue that asked for limit came back.
+func (s *Ahead) Read(id string, got, limit int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if got >= limit {
@@ -71,9 +76,9 @@ func (s *aheadSet) read(id string, got, limit int) {
 	}
 }
 
-// take returns up to n invocations of id read ahead and still fresh,
+// Take returns up to n invocations of id read ahead and still fresh,
 // removing them; none when there are none.
-func (s *aheadSet) take(id string, n int) []model.Invocation {
+func (s *Ahead) Take(id string, n int) []model.Invocation {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a, ok := s.by[id]
@@ -81,13 +86,13 @@ func (s *aheadSet) take(id string, n int) []model.Invocation {
 		return nil
 	}
 	if s.clk.Now().Sub(a.at) > readAheadFor {
-		s.forget(id)
+		s.Forget(id)
 		return nil
 	}
 	n = min(n, len(a.invs))
 	out := a.invs[:n:n]
 	if len(a.invs) == n {
-		s.forget(id)
+		s.Forget(id)
 		return out
 	}
 	taken := invocationBytes(out)
@@ -96,10 +101,10 @@ func (s *aheadSet) take(id string, n int) []model.Invocation {
 	return out
 }
 
-// keep holds invs, read at at, for id's next turns: as many of them as
+// Keep holds invs, read at at, for id's next turns: as many of them as
 // readAheadBytes allows, and none when every source's read-ahead would
 // then pass readAheadTotal.
-func (s *aheadSet) keep(id string, invs []model.Invocation, at time.Time) {
+func (s *Ahead) Keep(id string, invs []model.Invocation, at time.Time) {
 	size, n := 0, 0
 	for ; n < len(invs); n++ {
 		if size+len(invs[n].Event) > readAheadBytes {
@@ -112,7 +117,7 @@ func (s *aheadSet) keep(id string, invs []model.Invocation, at time.Time) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.forget(id)
+	s.Forget(id)
 	if s.bytes+size > readAheadTotal {
 		return
 	}
@@ -120,17 +125,17 @@ func (s *aheadSet) keep(id string, invs []model.Invocation, at time.Time) {
 	s.bytes += size
 }
 
-// drop forgets what was read ahead of id, and that its queue was deep: a
+// Drop forgets what was read ahead of id, and that its queue was deep: a
 // batch that failed leaves its invocations queued, to be read again in
 // order, and a source this node no longer owns needs neither.
-func (s *aheadSet) drop(id string) {
+func (s *Ahead) Drop(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.forget(id)
+	s.Forget(id)
 	delete(s.deep, id)
 }
 
-func (s *aheadSet) forget(id string) {
+func (s *Ahead) Forget(id string) {
 	s.bytes -= s.by[id].bytes
 	delete(s.by, id)
 }

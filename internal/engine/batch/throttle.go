@@ -1,4 +1,4 @@
-package engine
+package batch
 
 import (
 	"fmt"
@@ -10,15 +10,15 @@ import (
 
 // Bounds of a workflow's throttle.
 const (
-	maxThrottleLimit    = 10_000
-	maxThrottleInterval = 24 * 3600 // seconds
+	MaxThrottleLimit    = 10_000
+	MaxThrottleInterval = 24 * 3600 // seconds
 )
 
-// throttles counts the executions each throttled workflow started in its
+// Throttles counts the executions each throttled workflow started in its
 // current window: a fixed window that opens with the first execution
 // after the last one closed. The count lives on the node that runs the
 // workflow's queue, so a restart or a failover opens a new window.
-type throttles struct {
+type Throttles struct {
 	mu      sync.Mutex
 	windows map[string]*throttleWindow
 }
@@ -28,10 +28,10 @@ type throttleWindow struct {
 	n     int
 }
 
-// allow returns how many of want executions of workflow id may start at
+// Allow returns how many of want executions of workflow id may start at
 // now under t, counting them as started, and, when fewer than want may,
 // how long until the window closes.
-func (th *throttles) allow(id string, t model.Throttle, now time.Time, want int) (int, time.Duration) {
+func (th *Throttles) Allow(id string, t model.Throttle, now time.Time, want int) (int, time.Duration) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	if th.windows == nil {
@@ -51,17 +51,17 @@ func (th *throttles) allow(id string, t model.Throttle, now time.Time, want int)
 	return allowed, w.start.Add(interval).Sub(now)
 }
 
-// forget drops workflow id's window (deleted or updated).
-func (th *throttles) forget(id string) {
+// Forget drops workflow id's window (deleted or updated).
+func (th *Throttles) Forget(id string) {
 	th.mu.Lock()
 	defer th.mu.Unlock()
 	delete(th.windows, id)
 }
 
-// throttledError ends a workflow's turn whose throttle held back the
-// rest of its queue until the window closes.
-type throttledError struct{ wait time.Duration }
+// ThrottledError ends a workflow's turn whose throttle held back the
+// rest of its queue until the window closes, Wait from now.
+type ThrottledError struct{ Wait time.Duration }
 
-func (e *throttledError) Error() string {
-	return fmt.Sprintf("engine: throttled for %s", e.wait)
+func (e *ThrottledError) Error() string {
+	return fmt.Sprintf("engine: throttled for %s", e.Wait)
 }

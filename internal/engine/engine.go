@@ -114,12 +114,11 @@ type Config struct {
 	// step is retried (model.Retry); each next one doubles it, with
 	// jitter, up to an hour. Default 30 s.
 	ExecutionRetryBase time.Duration
-	// DataStoreMaxKeys and DataStoreMaxBytes bound one data store: its
-	// keys, and the bytes of its keys and values, for the writes of
-	// components. Defaults records.DefaultDataStoreMaxKeys and
-	// DefaultDataStoreMaxBytes.
-	DataStoreMaxKeys  int
-	DataStoreMaxBytes int64
+	// Records writes components' data-store entries, within its bounds
+	// of one data store: the service the API writes through too, so
+	// that both are bounded alike. nil: one over Store with the default
+	// bounds, stamped by Clock.
+	Records *records.Service
 	// MaxPausedExecutions bounds the executions of one workflow that wait
 	// on $.flow.delay, suspend or rerun at once; a step that would pause
 	// one more fails its execution. Default 10,000.
@@ -166,6 +165,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.EventsKept <= 0 {
 		c.EventsKept = 100
+	}
+	if c.Records == nil {
+		c.Records = records.New(records.Config{Store: c.Store, Now: c.Clock.Now, Secrets: c.Secrets})
 	}
 	if c.ExecutionRetryBase <= 0 {
 		c.ExecutionRetryBase = 30 * time.Second
@@ -264,8 +266,7 @@ func New(cfg Config) (*Engine, error) {
 		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: batch.NewAhead(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
 		quotas:    batch.NewQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		admission: admission.New(cfg.Sandboxes),
-		records: records.New(records.Config{Store: cfg.Store, Now: cfg.Clock.Now, Secrets: cfg.Secrets,
-			DataStoreMaxKeys: cfg.DataStoreMaxKeys, DataStoreMaxBytes: cfg.DataStoreMaxBytes}),
+		records:   cfg.Records,
 	}
 	e.timers = timers.New(cfg.Clock, cfg.Logger, e.fireTimer, func(t model.Target) (int64, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), t.ID)

@@ -109,12 +109,14 @@ func New(ctx context.Context, cfg Config, stdout io.Writer, logger *slog.Logger)
 	urls := siteURLsOf(cfg, start)
 	policy := egress.New(cfg.AllowPrivateEgress, 10*time.Second, 1<<20)
 	watch(meters, st, box)
-	eng, err := s.startEngine(ctx, cfg, engineParts{store: st, box: box, sealer: sealer, policy: policy, meters: meters,
+	// One service writes data-store entries for the API and for
+	// components, within one set of bounds.
+	recs := records.New(records.Config{Store: st, Secrets: sealer, DataStoreMaxKeys: cfg.DataStoreKeys, DataStoreMaxBytes: cfg.DataStoreBytes})
+	eng, err := s.startEngine(ctx, cfg, engineParts{store: st, records: recs, box: box, sealer: sealer, policy: policy, meters: meters,
 		exe: exe, urls: urls, bodyTimeout: limits.Body, log: logger})
 	if err != nil {
 		return nil, err
 	}
-	recs := records.New(records.Config{Store: st, Now: eng.Now, Secrets: sealer, DataStoreMaxKeys: cfg.DataStoreKeys, DataStoreMaxBytes: cfg.DataStoreBytes})
 	handler := api.New(api.Config{
 		Engine: eng, Records: recs, CodeFetcher: codeFetcher{policy}, PublicURL: urls.endpoints, Registry: registry, Logger: logger,
 		StreamHeartbeat:  cfg.StreamHeartbeat,
@@ -217,6 +219,7 @@ func backupOf(st servedStore, keyFile, version string) func(ctx context.Context,
 // engineParts are what the engine is built on.
 type engineParts struct {
 	store       servedStore
+	records     *records.Service
 	box         *host.Host
 	sealer      *secret.Sealer
 	policy      *egress.Policy
@@ -254,7 +257,7 @@ func (s *Server) startEngine(ctx context.Context, cfg Config, p engineParts) (*e
 		Limits: limitsOf(cfg), Workers: cfg.Workers, AccountWorkers: cfg.AccountWorkers,
 		QuotaInvocations: cfg.QuotaInvocations, QuotaComputeMs: cfg.QuotaComputeMs, EventsKept: cfg.EventsKept,
 		MaxChannels: cfg.ChannelsPerSource, ExecutionsKept: cfg.ExecutionsKept, MaxPausedExecutions: cfg.MaxPaused,
-		DataStoreMaxKeys: cfg.DataStoreKeys, DataStoreMaxBytes: cfg.DataStoreBytes,
+		Records:            p.records,
 		ExecutionRetryBase: cfg.ExecutionRetryBase, ExecutionTimeout: cfg.ExecutionTimeout,
 		Packages:            worker.NewPackages(p.exe, npmConfig(cfg), p.log),
 		DisableWebhookAfter: cfg.DisableFailures, DisableWebhookAge: cfg.DisableAge,

@@ -47,6 +47,26 @@ func (d *pausedDueSet) drop(workflow, execution string) {
 	}
 }
 
+// load replaces what the set holds of workflow with entries, and
+// returns when the first of them is due; false when there is none.
+func (d *pausedDueSet) load(workflow string, entries map[string]store.PausedEntry) (firstMs int64, ok bool) {
+	m := make(map[string]int64, len(entries))
+	for id, entry := range entries {
+		m[id] = entry.DueMs
+		if !ok || entry.DueMs < firstMs {
+			firstMs, ok = entry.DueMs, true
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(m) == 0 {
+		delete(d.flows, workflow)
+	} else {
+		d.flows[workflow] = m
+	}
+	return firstMs, ok
+}
+
 // forget forgets every execution of workflow.
 func (d *pausedDueSet) forget(workflow string) {
 	d.mu.Lock()
@@ -88,10 +108,8 @@ func (e *Engine) loadPaused(ctx context.Context, workflowID string) error {
 	if err != nil {
 		return err
 	}
-	e.pausedDue.forget(workflowID)
-	for id, entry := range entries {
-		e.pausedDue.set(workflowID, id, entry.DueMs)
-		e.delayed.Note(model.WorkflowTarget(workflowID), entry.DueMs)
+	if first, ok := e.pausedDue.load(workflowID, entries); ok {
+		e.delayed.Note(model.WorkflowTarget(workflowID), first)
 	}
 	return nil
 }

@@ -228,15 +228,8 @@ func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model
 // named only the event: it finds nothing, and the execution stays
 // paused, for its URL to be called again).
 func oldExecutionID(act flowAction) string {
-	var rec struct {
-		Paused *struct {
-			Execution *struct {
-				ID string `json:"id"`
-			} `json:"execution"`
-		} `json:"paused"`
+	if p, ok := store.OldPaused(act.OldPaused); ok {
+		return p.ExecutionID
 	}
-	if json.Unmarshal(act.OldPaused, &rec) != nil || rec.Paused == nil || rec.Paused.Execution == nil {
-		return ""
-	}
-	return rec.Paused.Execution.ID
+	return ""
 }

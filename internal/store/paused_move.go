@@ -94,7 +94,7 @@ func (r rules) movePausedOf(ctx context.Context, workflowID string, events paged
 				return err
 			}
 			for _, ev := range page {
-				p, ok := oldPaused(ev)
+				p, ok := OldPaused(ev.Data)
 				if !ok {
 					log.Warn("an event on a workflow's $in does not read as a paused execution; it stays there", "workflow", workflowID, "event", ev.ID)
 					continue
@@ -122,11 +122,13 @@ func (r rules) movePausedOf(ctx context.Context, workflowID string, events paged
 	}
 }
 
-// oldPaused reads an event of $in in the form of oldPausedRecord.
-func oldPaused(ev model.Event) (*PausedExecution, bool) {
+// OldPaused reads a paused execution in the form engines kept on $in
+// before the paused table (oldPausedRecord): what the move stores, and
+// what the engine reads a resume queued before the upgrade by.
+func OldPaused(data []byte) (*PausedExecution, bool) {
 	var rec oldPausedRecord
 	var state oldPausedState
-	if json.Unmarshal(ev.Data, &rec) != nil || len(rec.Paused) == 0 || json.Unmarshal(rec.Paused, &state) != nil ||
+	if json.Unmarshal(data, &rec) != nil || len(rec.Paused) == 0 || json.Unmarshal(rec.Paused, &state) != nil ||
 		state.Execution == nil || state.Execution.ID == "" {
 		return nil, false
 	}

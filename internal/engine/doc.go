@@ -9,9 +9,9 @@
 // # Where things are
 //
 // In this package: lifecycle.go (a source's deploy, update and delete),
-// workflows.go (a workflow's), runner.go, batch.go and run.go (the batch
-// loop both kinds share: a target's turn, its invocations read ahead,
-// throttled and committed, with the parts of package batch), capabilities.go (what a source's run may
+// workflows.go (a workflow's), run.go (a source's run, and the commit
+// of runs; the batch loop both kinds share is package batch, which
+// runner.go connects to the engine), capabilities.go (what a source's run may
 // reach, and its delayed emits' release), execute.go (a workflow
 // execution's steps), flowpause.go and
 // flowdue.go (pauses, resumes, releases), flowbatch.go (a workflow's
@@ -91,7 +91,7 @@
 // the invocation again, and what it emits again is deduplicated as the
 // stored part was; a source without a dedupe strategy gets that part
 // twice. A batch commits its runs whenever their results reach
-// maxBatchBytes, so that it never holds more in memory.
+// batch.MaxBytes, so that it never holds more in memory.
 //
 // # Workflows
 //

@@ -241,6 +241,7 @@ type Engine struct {
 	delayed   *delayed.Scheduler[model.Target]
 	deliverer *delivery.Deliverer
 	workers   *scheduler.Scheduler[model.Target]
+	loop      *batch.Loop  // a target's turn: the batch of its queue the workers run
 	ahead     *batch.Ahead // invocations read from the queue for later batches
 	events    *broadcaster
 	quotas    *batch.Quotas
@@ -285,7 +286,8 @@ func New(cfg Config) (*Engine, error) {
 	e.deliverer = delivery.New(delivery.Config{Clock: cfg.Clock, Log: cfg.Logger, Store: cfg.Store, Queues: cfg.Queues, Send: send,
 		MaxAttempts: cfg.MaxAttempts, RetryBase: cfg.RetryBase, Finished: cfg.Observer.DeliveryFinished,
 		DisableAfter: cfg.DisableWebhookAfter, DisableAge: cfg.DisableWebhookAge, OnDisable: e.webhookDisabled, Owns: e.owns})
-	e.workers = scheduler.New(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.drain)
+	e.loop = &batch.Loop{Clock: cfg.Clock, Queues: cfg.Queues, Ahead: e.ahead, Throttles: &e.throttles, Quotas: e.quotas, Host: loopHost{e}, Log: cfg.Logger}
+	e.workers = scheduler.New(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.loop.Drain)
 	return e, nil
 }
 

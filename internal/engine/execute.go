@@ -16,6 +16,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
@@ -455,9 +456,9 @@ func (e *Engine) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 		return sx, stepResult{}, ctx.Err() // stopping: the invocation stays queued
 	case errors.Is(err, sandbox.ErrLost):
 		e.flows.forget(lf.wf.ID) // its steps load anew from the store
-		return sx, stepResult{}, errSwapped
+		return sx, stepResult{}, batch.ErrSwapped
 	case errors.Is(err, sandbox.ErrClosed):
-		return sx, stepResult{}, errSwapped
+		return sx, stepResult{}, batch.ErrSwapped
 	case err != nil:
 		return failedStep(sx, err)
 	}

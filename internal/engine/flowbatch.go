@@ -7,6 +7,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -16,7 +17,7 @@ import (
 // their steps, and paused executions going on.
 type workflowRunner struct{ e *Engine }
 
-func (r workflowRunner) load(ctx context.Context, id string) (loaded, error) {
+func (r workflowRunner) Load(ctx context.Context, id string) (batch.Loaded, error) {
 	wf, err := r.e.store.GetWorkflow(ctx, id)
 	if err != nil {
 		return nil, err
@@ -24,16 +25,16 @@ func (r workflowRunner) load(ctx context.Context, id string) (loaded, error) {
 	return &flowBatch{e: r.e, wf: wf}, nil
 }
 
-// loadFailed leaves the batch queued, to try again: a workflow's load
+// LoadFailed leaves the batch queued, to try again: a workflow's load
 // fails only when the store does. Steps that do not load are no load
 // failure: each execution fails with their error (flowBatch.run).
-func (workflowRunner) loadFailed(_ context.Context, _ string, _ []model.Invocation, err error) error {
+func (workflowRunner) LoadFailed(_ context.Context, _ string, _ []model.Invocation, err error) error {
 	return err
 }
 
-// gone forgets a deleted workflow's steps, throttle and paused
+// Gone forgets a deleted workflow's steps, throttle and paused
 // executions.
-func (r workflowRunner) gone(id string) {
+func (r workflowRunner) Gone(id string) {
 	r.e.flows.forget(id)
 	r.e.throttles.Forget(id)
 	r.e.delayed.Forget(model.WorkflowTarget(id))
@@ -49,21 +50,21 @@ type flowBatch struct {
 	lf      *liveFlow
 	loadErr error
 	unload  func() // releases lf
-	*turn
+	*batch.Turn
 }
 
-func (b *flowBatch) emitter() model.Emitter   { return b.wf.Emitter() }
-func (b *flowBatch) controls() model.Controls { return b.wf.Controls }
+func (b *flowBatch) Emitter() model.Emitter   { return b.wf.Emitter() }
+func (b *flowBatch) Controls() model.Controls { return b.wf.Controls }
 
-func (b *flowBatch) release() {
+func (b *flowBatch) Release() {
 	if b.unload != nil {
 		b.unload()
 	}
 }
 
-// run loads the workflow's steps and runs the batch on them.
-func (b *flowBatch) run(ctx context.Context, bt *turn) error {
-	b.turn = bt
+// Run loads the workflow's steps and runs the batch on them.
+func (b *flowBatch) Run(ctx context.Context, bt *batch.Turn) error {
+	b.Turn = bt
 	lf, release, err := b.e.loadFlow(ctx, b.wf)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
@@ -72,7 +73,7 @@ func (b *flowBatch) run(ctx context.Context, bt *turn) error {
 		b.lf, b.unload = lf, release
 	}
 	b.loadErr = err
-	return b.runAll(ctx, bt.invs, bt.waiters)
+	return b.runAll(ctx, bt.Invs, bt.Waiters)
 }
 
 // runAll runs invs in order; with a concurrency above one, the new
@@ -123,7 +124,7 @@ func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters
 
 // startsNew reports whether inv runs a new execution's steps.
 func (b *flowBatch) startsNew(inv model.Invocation) bool {
-	return inv.Kind != kindRelease && inv.Kind != kindResume && (b.wf.Active || inv.Kind == kindManual) && !b.over && b.loadErr == nil
+	return batch.StartsWork(inv.Kind) && (b.wf.Active || inv.Kind == kindManual) && !b.Over && b.loadErr == nil
 }
 
 // runInvocation runs one invocation: a new execution, or paused ones
@@ -170,7 +171,7 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 	}
 	var x execution
 	switch {
-	case b.over:
+	case b.Over:
 		x = e.failedExecution(wf, inv, "", errQuota)
 	case b.loadErr != nil:
 		e.log.Warn("workflow failed to load", "workflow", wf.ID, "err", b.loadErr)
@@ -188,7 +189,7 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 // run (over its quota, or not loaded).
 func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExecution, act flowAction) error {
 	var x execution
-	switch failure := cmp.Or(b.loadErr, quotaErr(b.over)); {
+	switch failure := cmp.Or(b.loadErr, quotaErr(b.Over)); {
 	case failure != nil && act.Action != flowCancel:
 		rec := p.Execution
 		rec.Status, rec.Pause = model.ExecutionError, nil
@@ -216,10 +217,9 @@ func quotaErr(over bool) error {
 // is large.
 func (b *flowBatch) add(ctx context.Context, run store.CompletedRun, sse []model.Event) error {
 	if run.Commit.Execution != nil || len(run.Commit.Events) > 0 {
-		run.Commit.UsageAccount, run.Commit.UsageDay = b.wf.UserID, b.today
+		run.Commit.UsageAccount, run.Commit.UsageDay = b.wf.UserID, b.Today
 	}
-	b.pending.live = append(b.pending.live, sse...)
-	return b.pending.add(ctx, run, commitBytes(run.Commit)+recordSize(run.Commit.Execution))
+	return b.Pending.Add(ctx, run, batch.CommitBytes(run.Commit)+recordSize(run.Commit.Execution), sse...)
 }
 
 // oldExecutionID is the id of the execution a resume queued before

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -167,7 +168,7 @@ type committing struct {
 func (q *committing) CompleteRuns(ctx context.Context, runs []store.CompletedRun) ([][]model.Event, error) {
 	n := 0
 	for _, r := range runs {
-		n += commitBytes(r.Commit)
+		n += batch.CommitBytes(r.Commit)
 	}
 	q.mu.Lock()
 	q.bytes = append(q.bytes, n)
@@ -187,7 +188,7 @@ func (q *committing) committed() int {
 }
 
 // TestBatchIsBoundedInBytes: a batch whose runs emit a lot is committed
-// as its results reach maxBatchBytes, not held whole until its end.
+// as its results reach batch.MaxBytes, not held whole until its end.
 func TestBatchIsBoundedInBytes(t *testing.T) {
 	t.Parallel()
 	q := &committing{}
@@ -212,11 +213,11 @@ func TestBatchIsBoundedInBytes(t *testing.T) {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if len(q.bytes) < runs*perRun/maxBatchBytes {
-		t.Errorf("%d commits of %v bytes for %d MiB of results, want one per %d MiB at least", len(q.bytes), q.bytes, runs*perRun>>20, maxBatchBytes>>20)
+	if len(q.bytes) < runs*perRun/batch.MaxBytes {
+		t.Errorf("%d commits of %v bytes for %d MiB of results, want one per %d MiB at least", len(q.bytes), q.bytes, runs*perRun>>20, batch.MaxBytes>>20)
 	}
 	for _, n := range q.bytes {
-		if n > maxBatchBytes+perRun+1024 {
+		if n > batch.MaxBytes+perRun+1024 {
 			t.Errorf("a commit of %d bytes", n)
 		}
 	}

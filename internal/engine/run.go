@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
@@ -17,91 +16,8 @@ import (
 	"github.com/fount-dev/fount/internal/store"
 )
 
-// maxBatchBytes bounds the results a batch holds in memory: once its runs
-// have produced this much, they are committed before the next one runs.
-// A run may emit up to the sandbox's emit cap (4 MiB by default), so 256
-// of them would hold a gigabyte.
-const maxBatchBytes = 8 << 20
-
-// eventOverhead estimates what a stored event weighs besides its name,
-// summary and data: ids, times and the encoding.
-const eventOverhead = 128
-
-// commitBytes estimates the bytes of the events of c.
-func commitBytes(c store.RunCommit) int {
-	n := 0
-	for _, ev := range c.Events {
-		n += len(ev.Name) + len(ev.Summary) + len(ev.Data) + eventOverhead
-	}
-	return n
-}
-
-// retryDelay is how long a source whose invocations failed to run (the
-// store or the sandbox failing, not the component) waits to try again.
-const retryDelay = time.Second
-
-// errSwapped ends a batch whose sandbox was replaced by an update or
-// delete while it ran: the rest of the batch runs again with what is now
-// stored.
-var errSwapped = errors.New("engine: the source was updated or deleted during the batch")
-
-// drain runs one batch of the queued invocations of a source or a
-// workflow, oldest first, with its runner, and commits it (in one
-// transaction unless it grows large). When more may be queued it asks for
-// another turn at the back of the scheduler's queue. A failure leaves the invocations queued
-// and tries the target again after retryDelay.
-func (e *Engine) drain(ctx context.Context, target model.Target) {
-	id := target.ID
-	if !e.owns(id) {
-		e.ahead.Drop(id)
-		return // another node owns it now: it drains it
-	}
-	invs, err := e.nextBatch(ctx, id)
-	if err == nil && len(invs) > 0 {
-		err = e.runBatch(ctx, e.runnerOf(target), id, invs)
-	}
-	if err != nil || ctx.Err() != nil {
-		e.ahead.Drop(id) // its invocations are read again, in order
-	}
-	var throttled *batch.ThrottledError
-	switch {
-	case ctx.Err() != nil:
-	case errors.Is(err, errSwapped):
-		e.workers.Kick(target)
-	case errors.As(err, &throttled):
-		e.workers.KickAfter(target, throttled.Wait)
-	case err != nil:
-		e.log.Error("invocations failed; retrying", "target", id, "err", err)
-		e.workers.KickAfter(target, retryDelay)
-	case len(invs) > 0:
-		e.workers.Kick(target) // there may be more
-	}
-}
-
-// nextBatch returns the target's next batch.Size queued invocations,
-// oldest first: those read ahead by an earlier turn, or a read of the
-// queue, which for a deep queue reads batch.ReadAhead and keeps the rest for
-// the next turns.
-func (e *Engine) nextBatch(ctx context.Context, id string) ([]model.Invocation, error) {
-	if invs := e.ahead.Take(id, batch.Size); len(invs) > 0 {
-		return invs, nil
-	}
-	at := e.clock.Now()
-	limit := e.ahead.Limit(id, batch.Size)
-	invs, err := e.queues.PendingInvocations(ctx, id, limit)
-	if err != nil {
-		return nil, err
-	}
-	e.ahead.Read(id, len(invs), limit)
-	if len(invs) <= batch.Size {
-		return invs, nil
-	}
-	e.ahead.Keep(id, invs[batch.Size:], at)
-	return invs[:batch.Size:batch.Size], nil
-}
-
 // load returns the live source, loading it from the store on first use.
-// It returns errSwapped when a lifecycle change of the source raced the
+// It returns batch.ErrSwapped when a lifecycle change of the source raced the
 // load (the caller tries again), and an error wrapping model.ErrNotFound
 // for a source that is gone.
 func (e *Engine) load(ctx context.Context, id string) (*live, error) {
@@ -117,7 +33,7 @@ func (e *Engine) load(ctx context.Context, id string) (*live, error) {
 	if cur := e.live.finish(id, ticket, l); cur != nil {
 		return cur, nil
 	}
-	return nil, errSwapped
+	return nil, batch.ErrSwapped
 }
 
 // loadStored builds the live form of a stored source.
@@ -156,7 +72,7 @@ type sourceBatch struct {
 	l *live
 }
 
-func (r sourceRunner) load(ctx context.Context, id string) (loaded, error) {
+func (r sourceRunner) Load(ctx context.Context, id string) (batch.Loaded, error) {
 	l, err := r.e.load(ctx, id)
 	if err != nil {
 		return nil, err
@@ -164,11 +80,11 @@ func (r sourceRunner) load(ctx context.Context, id string) (loaded, error) {
 	return sourceBatch{e: r.e, l: l}, nil
 }
 
-// loadFailed ends each invocation of a source whose code no longer loads
+// LoadFailed ends each invocation of a source whose code no longer loads
 // (or whose secret cannot be opened) with an $errors event. A load that
 // raced a change of the source, or a stop, leaves the batch queued.
-func (r sourceRunner) loadFailed(ctx context.Context, id string, invs []model.Invocation, err error) error {
-	if errors.Is(err, errSwapped) || ctx.Err() != nil {
+func (r sourceRunner) LoadFailed(ctx context.Context, id string, invs []model.Invocation, err error) error {
+	if errors.Is(err, batch.ErrSwapped) || ctx.Err() != nil {
 		return err
 	}
 	e := r.e
@@ -184,28 +100,28 @@ func (r sourceRunner) loadFailed(ctx context.Context, id string, invs []model.In
 	return e.commit(ctx, src.Emitter(), runs)
 }
 
-// gone: a deleted source's live state went with its delete.
-func (sourceRunner) gone(string) {}
+// Gone: a deleted source's live state went with its delete.
+func (sourceRunner) Gone(string) {}
 
-func (s sourceBatch) emitter() model.Emitter   { return s.l.src.Emitter() }
-func (s sourceBatch) controls() model.Controls { return s.l.src.Controls }
+func (s sourceBatch) Emitter() model.Emitter   { return s.l.src.Emitter() }
+func (s sourceBatch) Controls() model.Controls { return s.l.src.Controls }
 
-// release keeps the source live: its next batch runs on the same sandbox.
-func (sourceBatch) release() {}
+// Release keeps the source live: its next batch runs on the same sandbox.
+func (sourceBatch) Release() {}
 
-func (s sourceBatch) run(ctx context.Context, b *turn) error {
+func (s sourceBatch) Run(ctx context.Context, b *batch.Turn) error {
 	e, l := s.e, s.l
 	dedupe, err := e.queues.GetDedupe(ctx, l.src.ID)
 	if err != nil {
 		return err
 	}
 	channels := e.channelBudget(l.src.ID)
-	for i, inv := range b.invs {
-		c, err := e.runOne(ctx, l, inv, b.waiters[i], &dedupe, channels, b.today, b.over)
+	for i, inv := range b.Invs {
+		c, err := e.runOne(ctx, l, inv, b.Waiters[i], &dedupe, channels, b.Today, b.Over)
 		if err != nil {
 			return err
 		}
-		if err := b.pending.add(ctx, store.CompletedRun{Invocation: inv, Commit: c}, commitBytes(c)); err != nil {
+		if err := b.Pending.Add(ctx, store.CompletedRun{Invocation: inv, Commit: c}, batch.CommitBytes(c)); err != nil {
 			return err
 		}
 	}
@@ -241,10 +157,10 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *i
 		// Its snapshot is gone: load the source anew from the store, and
 		// run the invocation again on that.
 		e.live.forgetIf(l)
-		return store.RunCommit{}, errSwapped
+		return store.RunCommit{}, batch.ErrSwapped
 	}
 	if errors.Is(runErr, sandbox.ErrClosed) {
-		return store.RunCommit{}, errSwapped
+		return store.RunCommit{}, batch.ErrSwapped
 	}
 	outcome := "ok"
 	if runErr != nil {

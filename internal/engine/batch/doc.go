@@ -1,6 +1,9 @@
-// Package batch holds the parts of the loop that runs a source's or a
-// workflow's queued invocations a batch at a time: how many make a batch
-// (Size), the invocations of a deep queue read ahead for later batches
-// (Ahead), a workflow's throttle windows (Throttles), and the daily
-// quotas of free accounts (Quotas). The loop itself is the engine's.
+// Package batch is the loop that runs a source's or a workflow's queued
+// invocations a batch at a time (Loop.Drain: written once for both
+// kinds, each of which brings a Runner), with its parts: how many make a
+// batch (Size), the invocations of a deep queue read ahead for later
+// batches (Ahead), a workflow's throttle windows (Throttles), the daily
+// quotas of free accounts (Quotas), and the finished runs held until
+// they are committed (Pending). How an invocation runs, and how a commit
+// routes what it stored, are the engine's (its Host).
 package batch

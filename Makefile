@@ -108,7 +108,7 @@ openapi-check:
 ## FOUNT_TEST_ENGINE=wazero measures the other.
 bench: guest-go
 	$(GO) test -tags wasm2go -run '^$$' -bench . -benchmem -count 3 ./internal/host/
-	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./internal/engine/
+	$(GO) test -run '^$$' -bench WorkflowSteps -count 3 ./internal/engine/flow/
 	$(GO) test -tags wasm2go -run '^$$' -bench 'Load|Fairness|Restart' -skip 'Load/node-vm' -benchtime 1x -count 3 -timeout 60m ./cmd/fount/
 	$(GO) test -run '^$$' -bench NpmDeploy -count 3 ./cmd/fount/
 	$(GO) test -run '^$$' -bench 'AppendEventsKept|EnqueueInvocation|StatsDay' -count 3 ./internal/store/

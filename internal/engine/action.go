@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
-	"github.com/fount-dev/fount/internal/engine/emit"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -24,13 +23,8 @@ type ActionRequest struct {
 }
 
 // ActionResult is what the run gave back. A failure of the action's own
-// code is in Error, not the returned error.
-type ActionResult struct {
-	Step  model.StepExecution // $return_value, exports, $summary, logs, error
-	Emits []json.RawMessage   // what $.send.emit or $emit emitted (not stored)
-	Sends []abi.Send          // $.send.http and $.send.sse requests (not performed)
-	Exit  *string             // $.flow.exit(reason)
-}
+// code is in Step, not the returned error.
+type ActionResult = flow.OneOff
 
 // RunAction loads an action with its props and runs it once, on the
 // pool as the user's work. Nothing is stored: emits and sends are
@@ -99,26 +93,14 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 		return ActionResult{}, stepErr(stepName, "%v", codeError(err))
 	}
 	defer box.Close(context.WithoutCancel(ctx))
-	steps := &stepsContext{}
 	for name, v := range req.Steps {
 		if !json.Valid(v) {
 			return ActionResult{}, stepErr(stepName, "steps.%s is not JSON", name)
 		}
-		steps.add(name, v)
 	}
-	lf := &liveFlow{action: true, wf: model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}, boxes: []sandbox.Source{box}}
-	lf.addTemplates(templates)
-	c := emit.NewCollector(nil)
-	kv := &memKV{values: map[string][]byte{}}
-	sx, out, err := e.runStepWith(ctx, lf, 0, steps, c, nil, e.clock.Now().Add(e.cfg.ExecutionTimeout), kv)
-	if err != nil {
-		return ActionResult{}, err
-	}
-	res := ActionResult{Step: sx, Sends: out.sends, Exit: out.exit}
-	for _, em := range c.Emits() {
-		res.Emits = append(res.Emits, rawOrEmpty(em.Event))
-	}
-	return res, nil
+	wf := model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}
+	out, err := e.flows.RunOneOff(ctx, wf, box, templates, req.Steps, &memKV{values: map[string][]byte{}})
+	return out, err
 }
 
 // memKV is the db of an action run on its own: it lives for the run.

@@ -78,7 +78,7 @@ func (e *Engine) releaseCommit(ctx context.Context, sourceID string) (store.RunC
 func (e *Engine) loadDelayed(ctx context.Context, emitters []model.Target) error {
 	for _, t := range emitters {
 		if t.Kind == model.TargetWorkflow {
-			if err := e.loadPaused(ctx, t.ID); err != nil {
+			if err := e.flows.LoadPaused(ctx, t.ID); err != nil {
 				return err
 			}
 			continue

@@ -120,12 +120,11 @@ func (e *Engine) reloadTriggers(t model.Target) {
 	ctx, id := context.Background(), t.ID
 	switch t.Kind {
 	case model.TargetWorkflow:
-		e.flows.forget(id)
+		e.flows.Unload(id)
 		wf, err := e.store.GetWorkflow(ctx, id)
 		if err != nil { // deleted
 			e.stopTriggers(t)
-			e.delayed.Forget(t)
-			e.pausedDue.forget(id)
+			e.flows.Forget(id)
 			return
 		}
 		e.startWorkflowTriggers(wf)

@@ -9,16 +9,15 @@
 // # Where things are
 //
 // In this package: lifecycle.go (a source's deploy, update and delete),
-// workflows.go (a workflow's), run.go (a source's run, and the commit
-// of runs; the batch loop both kinds share is package batch, which
-// runner.go connects to the engine), capabilities.go (what a source's run may
-// reach, and its delayed emits' release), execute.go (a workflow
-// execution's steps), flowpause.go and
-// flowdue.go (pauses, resumes, releases), flowbatch.go (a workflow's
-// batch), cluster.go (messages between nodes). The parts with a
-// responsibility of their own are the packages below it (see Parts);
-// the records no running code is made of are written by package records,
-// beside the engine.
+// workflows.go and stepprops.go (a workflow's deploys and its steps'
+// props), run.go (a source's run, and the commit of runs of both kinds),
+// capabilities.go (what a source's run may reach, and its delayed emits'
+// release), cluster.go (messages between nodes). The batch loop both
+// kinds share is package batch (runner.go connects it to the engine), a
+// workflow's executions are package flow (flowhost.go gives it what its
+// steps need). The parts with a responsibility of their own are the
+// packages below it (see Parts); the records no running code is made of
+// are written by package records, beside the engine.
 //
 // It depends on a store (package store) for everything durable, on a
 // sandbox through the small interface of package sandbox, and on a clock.Clock
@@ -97,17 +96,12 @@
 //
 // A workflow is a trigger and steps. Its invocations queue and run as a
 // source's do (one batch at a time, in order, or up to its concurrency),
-// each a new execution: its steps run in order in sandboxes of their own,
-// each given steps.* so far, until the last, a throw, an exit or a pause;
-// the execution's record, its $.send calls and emits are committed with
-// the invocation's removal, and a failed execution commits an $errors
-// event instead of what it sent, unless its retry (model.Retry) pauses it
-// until its failed step runs again. A step's $.flow.delay, suspend or
-// rerun pauses the execution: its state is stored in the store's table of
-// paused executions with the commit of its step, and it goes on when due
-// (a release invocation of the workflow) or when its resume or cancel URL
-// is called (a resume invocation), committed with the removal of its
-// state, so that it goes on once (flowpause.go, flowdue.go).
+// each a new execution of its steps (package flow, whose doc says how an
+// execution runs, pauses and goes on). The engine deploys a workflow
+// (workflows.go: its trigger, its steps described and their props
+// checked and sealed), starts its trigger (an endpoint, a timer or a
+// subscription), and gives package flow its steps' code and props, the
+// sandboxes, and what a step may reach (flowhost.go).
 //
 // # Limits inside a run
 //

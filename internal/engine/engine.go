@@ -16,6 +16,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/engine/emit"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
@@ -233,7 +234,7 @@ type Engine struct {
 	sandbox sandbox.Sandbox
 
 	live      *liveSet
-	flows     *flowSet
+	flows     *flow.Runner    // workflows' executions, their loaded steps and paused executions
 	throttles batch.Throttles // of workflows with a throttle
 	maps      *mapCache       // parsed source maps
 	ingress   *ingress.Server // endpoints, waiting requests, resume URLs
@@ -246,7 +247,6 @@ type Engine struct {
 	events    *broadcaster
 	quotas    *batch.Quotas
 	lifecycle keyed.Mutex          // of each source and workflow: two operations on one never interleave
-	pausedDue *pausedDueSet        // when the paused executions of the workflows this node runs are due (flowdue.go)
 	admission *admission.Admission // the sandboxes accounts hold (admit.go)
 	records   *records.Service     // the data stores' writes of components
 
@@ -264,7 +264,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), flows: newFlowSet(), pausedDue: newPausedDueSet(), ahead: batch.NewAhead(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
+		live: newLiveSet(), ahead: batch.NewAhead(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
 		quotas:    batch.NewQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		admission: admission.New(cfg.Sandboxes),
 		records:   cfg.Records,
@@ -273,6 +273,9 @@ func New(cfg Config) (*Engine, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), t.ID)
 	})
 	e.delayed = delayed.New(cfg.Clock, cfg.Logger, e.releaseDelayed)
+	e.flows = flow.New(flow.Config{Store: cfg.Store, Clock: cfg.Clock, Logger: cfg.Logger, Host: flowHost{e}, Delayed: e.delayed, Throttles: &e.throttles,
+		Objects: cfg.Objects, Observer: cfg.Observer, PublicURL: cfg.PublicURL, Limits: cfg.Limits, ExecutionTimeout: cfg.ExecutionTimeout,
+		EventsKept: cfg.EventsKept, ExecutionsKept: cfg.ExecutionsKept, ExecutionRetryBase: cfg.ExecutionRetryBase, MaxPausedExecutions: cfg.MaxPausedExecutions})
 	e.ingress = ingress.New(ingress.Config{Clock: cfg.Clock, Logger: cfg.Logger, MaxBody: cfg.MaxBody, BodyTimeout: cfg.BodyTimeout,
 		RespondTimeout: cfg.RespondTimeout, EndpointsShareSite: cfg.EndpointsShareSite, TrustedProxies: cfg.TrustedProxies}, ingressHost{e})
 	var fetch delivery.Fetch
@@ -385,7 +388,7 @@ func (e *Engine) Stop() {
 	}
 	e.ingress.Waiters.Stop()
 	e.live.closeAll()
-	e.flows.closeAll()
+	e.flows.Close()
 }
 
 // beginOp admits a lifecycle operation or manual run, which Stop waits

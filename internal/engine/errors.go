@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
-	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -48,6 +47,10 @@ type CodeError struct {
 	Line    int // 1-based; 0 when unknown
 	Column  int // 1-based; 0 when unknown
 }
+
+// CodeFailure is the JavaScript error the code failed with, for the
+// record and the $errors event of a workflow step that did not load.
+func (e *CodeError) CodeFailure() (name, message string) { return e.Name, e.Message }
 
 func (e *CodeError) Error() string {
 	msg := e.Name + ": " + e.Message
@@ -126,24 +129,4 @@ type NameTakenError struct{ Slug string }
 
 func (e *NameTakenError) Error() string {
 	return "a source named " + e.Slug + " already exists"
-}
-
-// errorClass names the kind of a run's error for logs, without its
-// message: the JavaScript error's name, or what limit it hit.
-func errorClass(err error) string {
-	var se *sandbox.ScriptError
-	var ce *emit.LimitError
-	switch {
-	case errors.As(err, &se):
-		return se.Name
-	case errors.Is(err, sandbox.ErrTimeout):
-		return "timeout"
-	case errors.Is(err, sandbox.ErrOutOfMemory):
-		return "out_of_memory"
-	case errors.As(err, &ce):
-		return "channel_limit"
-	case errors.Is(err, sandbox.ErrTrap):
-		return "trap"
-	}
-	return "error"
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/delayed"
+	"github.com/fount-dev/fount/internal/engine/flow"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
@@ -310,10 +312,10 @@ func TestFlowSuspend(t *testing.T) {
 		wf := te.deployFlow(model.Controls{}, suspend, after.step(`1`))
 		te.run(wf, `{}`)
 		x := te.execution(wf, model.ExecutionPaused)
-		if st := te.flowURL(x.ID, strings.Repeat("x", abi.FlowSecretLen), flowResume, `{}`); st != http.StatusNotFound {
+		if st := te.flowURL(x.ID, strings.Repeat("x", abi.FlowSecretLen), ingress.ActionResume, `{}`); st != http.StatusNotFound {
 			t.Errorf("a wrong secret: %d, want 404", st)
 		}
-		if st := te.flowURL(x.ID, flowSecret, flowResume, `{"ok":true}`); st != http.StatusAccepted {
+		if st := te.flowURL(x.ID, flowSecret, ingress.ActionResume, `{"ok":true}`); st != http.StatusAccepted {
 			t.Fatalf("the resume URL: %d, want 202", st)
 		}
 		done := te.execution(wf, model.ExecutionSuccess)
@@ -325,7 +327,7 @@ func TestFlowSuspend(t *testing.T) {
 			t.Errorf("the suspended step's recorded $resume_data: %s", got)
 		}
 		// Its URL names nothing once it went on.
-		if st := te.flowURL(x.ID, flowSecret, flowResume, `{}`); st != http.StatusNotFound {
+		if st := te.flowURL(x.ID, flowSecret, ingress.ActionResume, `{}`); st != http.StatusNotFound {
 			t.Errorf("the resume URL again: %d, want 404", st)
 		}
 	})
@@ -334,7 +336,7 @@ func TestFlowSuspend(t *testing.T) {
 		wf := te.deployFlow(model.Controls{}, suspend, after.step(`1`))
 		te.run(wf, `{}`)
 		x := te.execution(wf, model.ExecutionPaused)
-		if st := te.flowURL(x.ID, flowSecret, flowCancel, ``); st != http.StatusAccepted {
+		if st := te.flowURL(x.ID, flowSecret, ingress.ActionCancel, ``); st != http.StatusAccepted {
 			t.Fatalf("the cancel URL: %d, want 202", st)
 		}
 		cancelled := te.execution(wf, model.ExecutionCancelled)
@@ -403,7 +405,7 @@ func TestFlowRetry(t *testing.T) {
 	wf := te.deployFlow(model.Controls{Retry: &model.Retry{Attempts: 3}}, first.step(`"kept"`), flaky)
 	te.run(wf, `{}`)
 	x := te.execution(wf, model.ExecutionPaused)
-	if x.Pause == nil || x.Pause.Kind != flowRetry || x.Pause.Step != "step1" {
+	if x.Pause == nil || x.Pause.Kind != flow.PauseRetry || x.Pause.Step != "step1" {
 		t.Fatalf("the retry's pause: %+v", x.Pause)
 	}
 	x = te.advance(wf, time.Minute, model.ExecutionSuccess) // past any backoff of the first attempts
@@ -521,10 +523,10 @@ func TestAResumeURLCostsOneRead(t *testing.T) {
 		te.Ingress().ServeHTTP(w, r)
 		return w.Code, reads.Load()
 	}
-	if st, reads := call(strings.Repeat("x", abi.FlowSecretLen), flowResume); st != http.StatusNotFound || reads != 1 {
+	if st, reads := call(strings.Repeat("x", abi.FlowSecretLen), ingress.ActionResume); st != http.StatusNotFound || reads != 1 {
 		t.Errorf("a forged resume URL: %d after %d reads, want 404 after 1", st, reads)
 	}
-	if st, reads := call(flowSecret, flowResume); st != http.StatusAccepted || reads != 1 {
+	if st, reads := call(flowSecret, ingress.ActionResume); st != http.StatusAccepted || reads != 1 {
 		t.Errorf("the resume URL: %d after %d reads, want 202 after 1", st, reads)
 	}
 	te.execution(wf, model.ExecutionSuccess)
@@ -553,47 +555,5 @@ func TestAPausedExecutionWhoseNextStepIsGone(t *testing.T) {
 	}
 	if te.pausedCount(wf) != 0 || x.Pause != nil {
 		t.Errorf("the failed execution is still paused: %d, %+v", te.pausedCount(wf), x.Pause)
-	}
-}
-
-// TestOldExecutionID: a resume queued before paused executions had a
-// table names its execution only through the event it may carry.
-func TestOldExecutionID(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name string
-		act  flowAction
-		want string
-	}{
-		{"with its event", flowAction{OldEventID: "1-1", OldPaused: json.RawMessage(`{"v":1,"due_ms":5,"paused":{"kind":"suspend","execution":{"id":"ex_a-1"}}}`)}, "ex_a-1"},
-		{"with its event id only", flowAction{OldEventID: "1-1"}, ""},
-		{"an event that is not a pause", flowAction{OldPaused: json.RawMessage(`{"v":1,"due_ms":5}`)}, ""},
-		{"garbage", flowAction{OldPaused: json.RawMessage(`{nope`)}, ""},
-	}
-	for _, tc := range cases {
-		if got := oldExecutionID(tc.act); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
-// TestPausedDueSet: loading a workflow's entries replaces what the set
-// held of it and says when the first is due; due lists the due ones,
-// oldest first, and when the next of the others is.
-func TestPausedDueSet(t *testing.T) {
-	t.Parallel()
-	d := newPausedDueSet()
-	d.set("p_a", "ex_a-stale", 1)
-	if first, ok := d.load("p_a", map[string]store.PausedEntry{"ex_a-2": {DueMs: 20}, "ex_a-1": {DueMs: 10}, "ex_a-3": {DueMs: 30}}); !ok || first != 10 {
-		t.Errorf("load: first %d, %v; want 10", first, ok)
-	}
-	if ids, next := d.due("p_a", 20); strings.Join(ids, ",") != "ex_a-1,ex_a-2" || next != 30 {
-		t.Errorf("due at 20: %v, next %d; want ex_a-1,ex_a-2 and 30 (the stale entry gone)", ids, next)
-	}
-	if _, ok := d.load("p_a", nil); ok {
-		t.Error("an empty load has a first due time")
-	}
-	if ids, next := d.due("p_a", 100); len(ids) != 0 || next != 0 {
-		t.Errorf("after an empty load: %v, %d", ids, next)
 	}
 }

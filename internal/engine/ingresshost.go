@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -37,7 +38,7 @@ func (h ingressHost) PausedEntry(ctx context.Context, workflowID, executionID st
 }
 
 func (h ingressHost) Resume(ctx context.Context, workflowID, executionID, action string, data, request json.RawMessage) error {
-	event, err := json.Marshal(flowAction{Action: action, ExecutionID: executionID, Data: data, Request: request})
+	event, err := flow.ResumeEvent(executionID, action, data, request)
 	if err != nil {
 		return err
 	}

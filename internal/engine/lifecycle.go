@@ -468,7 +468,7 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Eve
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
 	out := emit.Pipeline("", model.Invocation{Kind: hookKind(hook)}, c, err, model.DedupeState{}, e.clock.Now())
 	if err != nil {
-		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", errorClass(err))
+		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", emit.ErrorClass(err))
 		return out.Events, hookError(hook, err)
 	}
 	return out.Events, nil

@@ -22,7 +22,7 @@ var ErrQuota = errQuota
 func (e *Engine) accountOf(t model.Target) string {
 	sourceID := t.ID
 	if t.IsWorkflow() {
-		if user, ok := e.flows.account(t.ID); ok {
+		if user, ok := e.flows.Account(t.ID); ok {
 			return user // every request to a workflow kicks it: no store read then
 		}
 		wf, err := e.store.GetWorkflow(context.Background(), t.ID)

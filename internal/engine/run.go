@@ -164,7 +164,7 @@ func (e *Engine) runOne(ctx context.Context, l *live, inv model.Invocation, w *i
 	}
 	outcome := "ok"
 	if runErr != nil {
-		outcome = errorClass(runErr)
+		outcome = emit.ErrorClass(runErr)
 		// The class only: a message may carry the component's data.
 		e.log.Warn("run failed", "source", l.src.ID, "kind", inv.Kind, "duration", elapsed, "error", outcome)
 	}
@@ -200,7 +200,7 @@ func (e *Engine) commit(ctx context.Context, src model.Emitter, runs []store.Com
 		run.Commit.Route = r.At(hops)
 	}
 	stored, err := e.queues.CompleteRuns(ctx, runs)
-	e.notePaused(src, runs, err == nil)
+	e.flows.Committed(src, runs, err == nil)
 	var all []model.Event
 	for _, events := range stored {
 		all = append(all, events...)

@@ -35,7 +35,7 @@ func (h loopHost) Publish(events []model.Event) { h.e.publish(events) }
 
 func (h loopHost) Runner(t model.Target) batch.Runner {
 	if t.IsWorkflow() {
-		return workflowRunner{h.e}
+		return h.e.flows
 	}
 	return sourceRunner{h.e}
 }

@@ -112,10 +112,10 @@ func (e *Engine) sourceMaps(l *live) []*component.SourceMap {
 // stepMaps are sourceMaps for a step of a loaded workflow. A step run on
 // its own (an action's test run) is no stored workflow's: its maps are
 // parsed for the one error.
-func (e *Engine) stepMaps(lf *liveFlow, step model.WorkflowStep) []*component.SourceMap {
-	if lf.action {
+func (e *Engine) stepMaps(wf model.Workflow, step model.WorkflowStep, oneOff bool) []*component.SourceMap {
+	if oneOff {
 		return parseMaps(step.BundleMap, step.SourceMap)
 	}
-	key := fmt.Sprintf("step %s version %d at %d: %s", lf.wf.ID, lf.wf.Version, lf.wf.UpdatedAt, step.Name)
-	return e.maps.get(key, lf.wf.OwnerID, step.BundleMap, step.SourceMap)
+	key := fmt.Sprintf("step %s version %d at %d: %s", wf.ID, wf.Version, wf.UpdatedAt, step.Name)
+	return e.maps.get(key, wf.OwnerID, step.BundleMap, step.SourceMap)
 }

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/batch"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
@@ -26,9 +26,6 @@ const (
 	MaxSteps       = 50
 	maxStepNameLen = 64
 )
-
-// stepTrigger is the reserved name of the trigger in steps.*.
-const stepTrigger = "trigger"
 
 // stepName is what a step may be called: it is read as steps.<name>.
 var stepName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -207,10 +204,7 @@ func (e *Engine) DeleteWorkflow(ctx context.Context, id string) error {
 	}
 	e.stopTriggers(model.WorkflowTarget(id))
 	e.changed(model.WorkflowTarget(id))
-	e.flows.forget(id)
-	e.throttles.Forget(id)
-	e.pausedDue.forget(id)
-	e.delayed.Forget(model.WorkflowTarget(id))
+	e.flows.Forget(id)
 	return nil
 }
 
@@ -267,22 +261,10 @@ var ErrEventNotKept = errors.New("engine: the execution's trigger event was too 
 // trigger event (a manual one: its context's source_type is MANUAL) and
 // returns the id it will have.
 func (e *Engine) ReplayExecution(ctx context.Context, x model.Execution) (string, error) {
-	if eventCut(x.Event) {
+	if flow.EventCut(x.Event) {
 		return "", ErrEventNotKept
 	}
 	return e.RunWorkflow(ctx, x.WorkflowID, x.Event)
-}
-
-// eventCut reports whether an execution's event is the marker capValue
-// left in place of one too large to keep (byte for byte, and of a size
-// past the cap: an event of the same shape sent by a user is replayed).
-func eventCut(event json.RawMessage) bool {
-	var marker struct {
-		Truncated bool `json:"truncated"`
-		Bytes     int  `json:"bytes"`
-	}
-	return json.Unmarshal(event, &marker) == nil && marker.Truncated && marker.Bytes > maxRecordedValue &&
-		string(event) == `{"truncated":true,"bytes":`+strconv.Itoa(marker.Bytes)+`}`
 }
 
 // workflowStoreError maps a failed workflow write to what the caller
@@ -417,7 +399,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf model.Workflow, reqs []Ste
 		switch {
 		case !stepName.MatchString(r.Name) || len(r.Name) > maxStepNameLen:
 			return nil, stepErr(r.Name, "step %d needs a name of letters, digits and _ (not starting with a digit, at most %d characters)", i+1, maxStepNameLen)
-		case r.Name == stepTrigger:
+		case r.Name == flow.TriggerStep:
 			return nil, stepErr(r.Name, "the name trigger is reserved for the workflow's trigger")
 		case seen[r.Name]:
 			return nil, stepErr(r.Name, "two steps have this name; step names must be unique")
@@ -592,7 +574,7 @@ func checkTemplates(step string, props map[string]json.RawMessage, earlier map[s
 		for _, m := range templateExpr.FindAllStringSubmatch(s, -1) {
 			for _, ref := range stepRef.FindAllStringSubmatch(m[1], -1) {
 				target := ref[1] + ref[2]
-				if target != stepTrigger && !earlier[target] {
+				if target != flow.TriggerStep && !earlier[target] {
 					return stepErr(step, "the prop %s reads steps.%s in {{%s}}, and no earlier step has that name", name, target, strings.TrimSpace(m[1]))
 				}
 			}
@@ -641,7 +623,7 @@ func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
 		})
 	case model.TriggerTimer:
 		if wf.Trigger.Timer != nil {
-			e.timers.Arm(model.WorkflowTarget(wf.ID), time.Unix(wf.UpdatedAt, 0), map[string]component.TimerSpec{stepTrigger: *wf.Trigger.Timer})
+			e.timers.Arm(model.WorkflowTarget(wf.ID), time.Unix(wf.UpdatedAt, 0), map[string]component.TimerSpec{flow.TriggerStep: *wf.Trigger.Timer})
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package flow
 
 import (
 	"context"
@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/fount-dev/fount/abi"
-	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/delivery"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
@@ -23,7 +21,7 @@ import (
 // a pausedExecution, and its due time), committed with the step; the
 // engine keeps the due times of the workflows it runs in memory
 // (pausedDue), and the delayed scheduler the earliest of each: after a
-// restart, loadPaused reads them again. When one is due, a release
+// restart, LoadPaused reads them again. When one is due, a release
 // invocation of the workflow runs every due execution on; a call of its
 // resume or cancel URL queues a resume invocation for it. Either commits
 // the execution's next part with the removal of its record
@@ -49,7 +47,7 @@ const (
 
 // pausedExecution is a paused execution as the engine stores it.
 type pausedExecution struct {
-	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend, FlowRerun, or flowRetry
+	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend, FlowRerun, or PauseRetry
 	// Step is the step that paused; Next the one to run after a delay or
 	// a suspend ("" when Step was the last). A rerun runs Step again.
 	Step string `json:"step"`
@@ -70,15 +68,8 @@ type pausedExecution struct {
 	TimeoutMs  int64           `json:"timeout_ms,omitempty"` // a suspend's
 }
 
-// flowURL is the base of an execution's resume and cancel URLs, as a
-// JSON string: the step adds its secret and the action.
-func (e *Engine) flowURL(executionID string) json.RawMessage {
-	b, _ := json.Marshal(strings.TrimRight(e.cfg.PublicURL, "/") + component.FlowPath + executionID)
-	return b
-}
-
 // pause is st paused by step i's res.flow, as the commit stores it.
-func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (*store.PausedExecution, error) {
+func (r *Runner) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs int, res stepResult) (*store.PausedExecution, error) {
 	wf, f := lf.wf, res.flow
 	p := pausedExecution{Kind: f.Kind, Step: wf.Steps[i].Name, SecretHash: ingress.SecretHash(f.Secret)}
 	switch f.Kind {
@@ -93,8 +84,8 @@ func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs
 			p.TimeoutMs = f.Ms
 		}
 	}
-	until := e.clock.Now().Add(time.Duration(f.Ms) * time.Millisecond)
-	paused, err := e.pausedAs(ctx, wf.ID, st, p, until)
+	until := r.cfg.Clock.Now().Add(time.Duration(f.Ms) * time.Millisecond)
+	paused, err := r.pausedAs(ctx, wf.ID, st, p, until)
 	if err != nil {
 		return nil, fmt.Errorf("$.flow.%s: %w", f.Kind, err)
 	}
@@ -105,17 +96,17 @@ func (e *Engine) pause(ctx context.Context, lf *liveFlow, st *flowState, i, runs
 // record says it is paused. It fails, changing nothing, when the
 // workflow holds its most paused executions or the state is too large
 // to keep.
-func (e *Engine) pausedAs(ctx context.Context, workflowID string, st *flowState, p pausedExecution, until time.Time) (*store.PausedExecution, error) {
-	waiting, err := e.store.CountPaused(ctx, workflowID)
+func (r *Runner) pausedAs(ctx context.Context, workflowID string, st *flowState, p pausedExecution, until time.Time) (*store.PausedExecution, error) {
+	waiting, err := r.cfg.Store.CountPaused(ctx, workflowID)
 	if err != nil {
 		return nil, fmt.Errorf("count the workflow's paused executions: %w", err)
 	}
-	if waiting >= e.cfg.MaxPausedExecutions { // checked again in the commit's transaction, with the pauses of the runs committed with it
+	if waiting >= r.cfg.MaxPausedExecutions { // checked again in the commit's transaction, with the pauses of the runs committed with it
 		return nil, errTooManyPaused(waiting)
 	}
 	pause := &model.ExecutionPause{Kind: p.Kind, Step: p.Step, UntilMs: until.UnixMilli()}
 	p.Steps, p.Context, p.Event = st.steps.obj.close(), st.context, st.event
-	p.Execution = st.pausedRecord(e.clock.Now())
+	p.Execution = st.pausedRecord(r.cfg.Clock.Now())
 	p.Execution.Status, p.Execution.Pause = model.ExecutionPaused, pause
 	state, err := json.Marshal(p)
 	if err != nil {
@@ -138,6 +129,14 @@ func (st *flowState) pausedRecord(now time.Time) *model.Execution {
 	return &rec
 }
 
+// ResumeEvent is the event of the resume invocation (model.InvocationResume)
+// of a call of an execution's resume or cancel URL (action: ingress.ActionResume
+// or ingress.ActionCancel), with the request's body (data) and the whole
+// request.
+func ResumeEvent(executionID, action string, data, request json.RawMessage) (json.RawMessage, error) {
+	return json.Marshal(flowAction{Action: action, ExecutionID: executionID, Data: data, Request: request})
+}
+
 // flowAction is what goes on with a paused execution.
 type flowAction struct {
 	Action string `json:"action"` // flowDue, flowResume or flowCancel
@@ -158,18 +157,18 @@ type flowAction struct {
 // was cancelled (by its cancel URL, or a suspend by its timeout), else
 // the step the resume of its kind names, and the steps after it. The
 // commit removes its record.
-func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecution, act flowAction) (execution, error) {
+func (r *Runner) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecution, act flowAction) (execution, error) {
 	rec := p.Execution
 	rec.Pause = nil
 	if reason := cancelReason(p, act); reason != "" {
 		rec.Status, rec.ExitReason = model.ExecutionCancelled, reason
-		return e.endPaused(rec, act), nil
+		return r.endPaused(rec, act), nil
 	}
 	rec.Status = model.ExecutionSuccess
-	st := &flowState{rec: rec, context: p.Context, event: p.Event, steps: restoreSteps(p.Steps), start: e.clock.Now()}
+	st := &flowState{rec: rec, context: p.Context, event: p.Event, steps: restoreSteps(p.Steps), start: r.cfg.Clock.Now()}
 	var next string
 	switch p.Kind {
-	case flowRetry:
+	case PauseRetry:
 		next = resumeRetry(st, p)
 	case abi.FlowRerun:
 		next = resumeRerun(st, p, act)
@@ -179,12 +178,12 @@ func (e *Engine) resumeFlow(ctx context.Context, lf *liveFlow, p *pausedExecutio
 	if st.next = stepIndex(lf.wf, next); st.next < 0 {
 		err := fmt.Errorf("the workflow was changed while this execution was paused: its step %q is gone", next)
 		rec.Status = model.ExecutionError
-		x := e.endPaused(rec, act)
+		x := r.endPaused(rec, act)
 		x.commit.Events = []model.Event{flowErrorEvent(err, lf.wf.ID, next, p.Event, p.Context, st.start)}
-		x.commit.Keep = e.cfg.EventsKept
+		x.commit.Keep = r.cfg.EventsKept
 		return x, nil
 	}
-	x, err := e.runFlow(ctx, lf, st, nil)
+	x, err := r.runFlow(ctx, lf, st, nil)
 	x.commit.Resume = act.ExecutionID
 	return x, err
 }
@@ -203,8 +202,8 @@ func cancelReason(p *pausedExecution, act flowAction) string {
 
 // endPaused is the commit of a paused execution that ends as rec says,
 // without running a step.
-func (e *Engine) endPaused(rec *model.Execution, act flowAction) execution {
-	return execution{commit: store.RunCommit{Execution: rec, ExecutionsKept: e.cfg.ExecutionsKept, Invocations: 1, ComputeMs: 1,
+func (r *Runner) endPaused(rec *model.Execution, act flowAction) execution {
+	return execution{commit: store.RunCommit{Execution: rec, ExecutionsKept: r.cfg.ExecutionsKept, Invocations: 1, ComputeMs: 1,
 		Resume: act.ExecutionID}}
 }
 
@@ -281,21 +280,21 @@ func rawOrNull(raw json.RawMessage) json.RawMessage {
 // oldest due first, with their states, and notes when the next one is
 // due. One whose state is gone (it went on meanwhile) is left out, and
 // one whose state does not read is logged and left where it is.
-func (e *Engine) dueFlows(ctx context.Context, workflowID string) ([]flowAction, []*pausedExecution, error) {
-	due, next := e.pausedDue.due(workflowID, e.clock.Now().UnixMilli())
+func (r *Runner) dueFlows(ctx context.Context, workflowID string) ([]flowAction, []*pausedExecution, error) {
+	due, next := r.due.due(workflowID, r.cfg.Clock.Now().UnixMilli())
 	if next > 0 {
-		e.delayed.Note(model.WorkflowTarget(workflowID), next)
+		r.cfg.Delayed.Note(model.WorkflowTarget(workflowID), next)
 	}
 	var acts []flowAction
 	var paused []*pausedExecution
 	for _, id := range due {
-		p, err := e.pausedState(ctx, workflowID, id)
+		p, err := r.pausedState(ctx, workflowID, id)
 		switch {
 		case errors.Is(err, model.ErrNotFound):
-			e.pausedDue.drop(workflowID, id)
+			r.due.drop(workflowID, id)
 		case errors.Is(err, errUnreadablePause):
-			e.log.Warn("a paused execution cannot be read; it stays paused", "workflow", workflowID, "execution", id, "err", err)
-			e.pausedDue.drop(workflowID, id) // not read again until a restart
+			r.log.Warn("a paused execution cannot be read; it stays paused", "workflow", workflowID, "execution", id, "err", err)
+			r.due.drop(workflowID, id) // not read again until a restart
 		case err != nil:
 			return nil, nil, err
 		default:
@@ -310,8 +309,8 @@ var errUnreadablePause = errors.New("the paused execution's state does not read"
 
 // pausedState reads the state of a paused execution; model.ErrNotFound
 // when it is not paused.
-func (e *Engine) pausedState(ctx context.Context, workflowID, executionID string) (*pausedExecution, error) {
-	raw, err := e.store.PausedState(ctx, workflowID, executionID)
+func (r *Runner) pausedState(ctx context.Context, workflowID, executionID string) (*pausedExecution, error) {
+	raw, err := r.cfg.Store.PausedState(ctx, workflowID, executionID)
 	if err != nil {
 		return nil, err
 	}
@@ -322,20 +321,20 @@ func (e *Engine) pausedState(ctx context.Context, workflowID, executionID string
 	return &p, nil
 }
 
-// flowRetry is the pause of a failed execution until its failed step is
+// PauseRetry is the kind of the pause of a failed execution until its failed step is
 // retried (model.Retry); it has no URLs.
-const flowRetry = "retry"
+const PauseRetry = "retry"
 
 // retryLater pauses st, failed at its step named step, until that step
 // is retried, when the workflow retries and has attempts left; false
 // otherwise (the execution fails).
-func (e *Engine) retryLater(ctx context.Context, lf *liveFlow, st *flowState, step string) (*store.PausedExecution, bool) {
+func (r *Runner) retryLater(ctx context.Context, lf *liveFlow, st *flowState, step string) (*store.PausedExecution, bool) {
 	wf := lf.wf
 	if wf.Retry == nil || st.retries >= wf.Retry.Attempts {
 		return nil, false
 	}
-	until := e.clock.Now().Add(delivery.Backoff(e.cfg.ExecutionRetryBase, st.retries+1))
-	p := pausedExecution{Kind: flowRetry, Step: step, Runs: st.retries + 1}
-	paused, err := e.pausedAs(ctx, wf.ID, st, p, until)
+	until := r.cfg.Clock.Now().Add(delivery.Backoff(r.cfg.ExecutionRetryBase, st.retries+1))
+	p := pausedExecution{Kind: PauseRetry, Step: step, Runs: st.retries + 1}
+	paused, err := r.pausedAs(ctx, wf.ID, st, p, until)
 	return paused, err == nil
 }

@@ -1,11 +1,9 @@
-package engine
+package flow
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -14,13 +12,11 @@ import (
 	"github.com/fount-dev/fount/internal/host"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
-	"github.com/fount-dev/fount/internal/secret"
-	"github.com/fount-dev/fount/internal/store"
 )
 
 // BenchmarkWorkflowSteps measures, in one run, what a workflow's steps
 // cost beyond the sandbox calls themselves: a 3-step execution
-// (Engine.execute: the steps context, templates, the record; no commit),
+// (Runner.execute: the steps context, templates, the record; no commit),
 // each of its steps invoked alone on a warm instance, and the host's
 // warm-invoke component (host.BenchmarkWarmInvoke's), all on the real
 // sandbox. Figures in docs/benchmarks.md.
@@ -31,21 +27,11 @@ func BenchmarkWorkflowSteps(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close(ctx)
-	st, err := store.OpenBolt(filepath.Join(b.TempDir(), "fount.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	sealer, err := secret.NewSealer(bytes.Repeat([]byte{3}, 32))
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, err := New(Config{Store: st, Queues: st, Sandbox: h, Secrets: sealer, Logger: quiet})
-	if err != nil {
-		b.Fatal(err)
-	}
+	hs := newHarness(b, nil)
+	hs.host.real = h
+	e := hs.r
 	read := func(name string) string {
-		code, err := os.ReadFile("../../testdata/workflows/bench/" + name)
+		code, err := os.ReadFile("../../../testdata/workflows/bench/" + name)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,7 +53,7 @@ func BenchmarkWorkflowSteps(b *testing.B) {
 		var ds []time.Duration
 		for i := 0; b.Loop(); i++ {
 			start := time.Now()
-			x, err := e.execute(ctx, lf, model.Invocation{ID: "1", TargetID: wf.ID, Kind: kindHTTP, Event: event}, nil)
+			x, err := e.execute(ctx, lf, model.Invocation{ID: "1", TargetID: wf.ID, Kind: model.InvocationHTTP, Event: event}, nil)
 			if err != nil || x.commit.Execution.Status != model.ExecutionSuccess {
 				b.Fatalf("execute: %v %+v", err, x.commit.Execution)
 			}

@@ -1,4 +1,4 @@
-package engine
+package flow
 
 import (
 	"cmp"
@@ -14,8 +14,8 @@ import (
 // node runs is due, so that a release reads the states of the due ones
 // only, however many wait: the store's table is read whole once per
 // workflow, when the node starts or takes the workflow over
-// (loadPaused), and each commit that pauses or goes on with one updates
-// it (notePaused). An entry whose execution went on elsewhere is found
+// (LoadPaused), and each commit that pauses or goes on with one updates
+// it (Committed). An entry whose execution went on elsewhere is found
 // out when it is due (its state is gone) and dropped then.
 type pausedDueSet struct {
 	mu    sync.Mutex
@@ -100,35 +100,35 @@ func (d *pausedDueSet) due(workflow string, nowMs int64) (ids []string, nextMs i
 	return ids, nextMs
 }
 
-// loadPaused reads the due times of a workflow's paused executions from
+// LoadPaused reads the due times of a workflow's paused executions from
 // the store into the set, and notes the earliest with the delayed
 // scheduler.
-func (e *Engine) loadPaused(ctx context.Context, workflowID string) error {
-	entries, err := e.store.PausedEntries(ctx, workflowID)
+func (r *Runner) LoadPaused(ctx context.Context, workflowID string) error {
+	entries, err := r.cfg.Store.PausedEntries(ctx, workflowID)
 	if err != nil {
 		return err
 	}
-	if first, ok := e.pausedDue.load(workflowID, entries); ok {
-		e.delayed.Note(model.WorkflowTarget(workflowID), first)
+	if first, ok := r.due.load(workflowID, entries); ok {
+		r.cfg.Delayed.Note(model.WorkflowTarget(workflowID), first)
 	}
 	return nil
 }
 
-// notePaused updates the set with what runs committed: the executions
+// Committed updates the due times with what runs of em committed: the executions
 // they paused, and, when the commit succeeded (ok), those they went on
 // with. A pause is noted whatever the commit's outcome, as it may be
 // stored: one that is not is dropped when it is due.
-func (e *Engine) notePaused(em model.Emitter, runs []store.CompletedRun, ok bool) {
+func (r *Runner) Committed(em model.Emitter, runs []store.CompletedRun, ok bool) {
 	if em.Kind != model.TargetWorkflow {
 		return
 	}
 	for _, run := range runs {
 		if id := run.Commit.Resume; id != "" && ok {
-			e.pausedDue.drop(em.ID, id)
+			r.due.drop(em.ID, id)
 		}
 		if p := run.Commit.Pause; p != nil { // after its resume: a part may pause the execution it went on with again
-			e.pausedDue.set(em.ID, p.ExecutionID, p.DueMs)
-			e.delayed.Note(model.WorkflowTarget(em.ID), p.DueMs)
+			r.due.set(em.ID, p.ExecutionID, p.DueMs)
+			r.cfg.Delayed.Note(model.WorkflowTarget(em.ID), p.DueMs)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package flow
 
 import (
 	"cmp"
@@ -13,39 +13,31 @@ import (
 	"github.com/fount-dev/fount/internal/store"
 )
 
-// workflowRunner runs the invocations of workflows: new executions of
-// their steps, and paused executions going on.
-type workflowRunner struct{ e *Engine }
-
-func (r workflowRunner) Load(ctx context.Context, id string) (batch.Loaded, error) {
-	wf, err := r.e.store.GetWorkflow(ctx, id)
+// Load reads workflow id, whose batch loads its steps when it runs.
+func (r *Runner) Load(ctx context.Context, id string) (batch.Loaded, error) {
+	wf, err := r.cfg.Store.GetWorkflow(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return &flowBatch{e: r.e, wf: wf}, nil
+	return &flowBatch{r: r, wf: wf}, nil
 }
 
 // LoadFailed leaves the batch queued, to try again: a workflow's load
 // fails only when the store does. Steps that do not load are no load
-// failure: each execution fails with their error (flowBatch.run).
-func (workflowRunner) LoadFailed(_ context.Context, _ string, _ []model.Invocation, err error) error {
+// failure: each execution fails with their error (flowBatch.Run).
+func (*Runner) LoadFailed(_ context.Context, _ string, _ []model.Invocation, err error) error {
 	return err
 }
 
 // Gone forgets a deleted workflow's steps, throttle and paused
 // executions.
-func (r workflowRunner) Gone(id string) {
-	r.e.flows.forget(id)
-	r.e.throttles.Forget(id)
-	r.e.delayed.Forget(model.WorkflowTarget(id))
-	r.e.pausedDue.forget(id)
-}
+func (r *Runner) Gone(id string) { r.Forget(id) }
 
 // flowBatch is a workflow running a batch: its steps, loaded when the
 // batch runs (loadErr when they do not load: each execution fails with
 // it), and the batch.
 type flowBatch struct {
-	e       *Engine
+	r       *Runner
 	wf      model.Workflow
 	lf      *liveFlow
 	loadErr error
@@ -65,7 +57,7 @@ func (b *flowBatch) Release() {
 // Run loads the workflow's steps and runs the batch on them.
 func (b *flowBatch) Run(ctx context.Context, bt *batch.Turn) error {
 	b.Turn = bt
-	lf, release, err := b.e.loadFlow(ctx, b.wf)
+	lf, release, err := b.r.loadFlow(ctx, b.wf)
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -105,7 +97,7 @@ func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters
 			go func() {
 				defer wg.Done()
 				defer func() { <-slots }()
-				xs[k-i], errs[k-i] = b.e.execute(ctx, b.lf, invs[k], waiters[k])
+				xs[k-i], errs[k-i] = b.r.execute(ctx, b.lf, invs[k], waiters[k])
 			}()
 		}
 		wg.Wait()
@@ -124,16 +116,16 @@ func (b *flowBatch) runAll(ctx context.Context, invs []model.Invocation, waiters
 
 // startsNew reports whether inv runs a new execution's steps.
 func (b *flowBatch) startsNew(inv model.Invocation) bool {
-	return batch.StartsWork(inv.Kind) && (b.wf.Active || inv.Kind == kindManual) && !b.Over && b.loadErr == nil
+	return batch.StartsWork(inv.Kind) && (b.wf.Active || inv.Kind == model.InvocationManual) && !b.Over && b.loadErr == nil
 }
 
 // runInvocation runs one invocation: a new execution, or paused ones
 // going on.
 func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *ingress.Waiter) error {
-	e, wf := b.e, b.wf
+	r, wf := b.r, b.wf
 	switch {
-	case inv.Kind == kindRelease:
-		acts, paused, err := e.dueFlows(ctx, wf.ID)
+	case inv.Kind == model.InvocationRelease:
+		acts, paused, err := r.dueFlows(ctx, wf.ID)
 		if err != nil {
 			return err
 		}
@@ -143,42 +135,42 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 			}
 		}
 		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
-	case inv.Kind == kindResume:
+	case inv.Kind == model.InvocationResume:
 		var act flowAction
 		if json.Unmarshal(inv.Event, &act) != nil {
-			e.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
+			r.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 		}
 		if act.ExecutionID == "" {
 			if act.ExecutionID = oldExecutionID(act); act.ExecutionID == "" {
-				e.log.Warn("a resume queued before the upgrade names no execution; it is dropped, and its execution stays paused", "workflow", wf.ID, "invocation", inv.ID)
+				r.log.Warn("a resume queued before the upgrade names no execution; it is dropped, and its execution stays paused", "workflow", wf.ID, "invocation", inv.ID)
 				return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 			}
 		}
-		p, err := e.pausedState(ctx, wf.ID, act.ExecutionID)
+		p, err := r.pausedState(ctx, wf.ID, act.ExecutionID)
 		switch {
 		case errors.Is(err, model.ErrNotFound):
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // it went on meanwhile
 		case errors.Is(err, errUnreadablePause):
-			e.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID, "err", err)
+			r.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID, "err", err)
 			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
 		case err != nil:
 			return err
 		}
 		return b.goOn(ctx, inv, p, act)
-	case !wf.Active && inv.Kind != kindManual:
+	case !wf.Active && inv.Kind != model.InvocationManual:
 		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // queued before it was switched off
 	}
 	var x execution
 	switch {
 	case b.Over:
-		x = e.failedExecution(wf, inv, "", errQuota)
+		x = r.failedExecution(wf, inv, "", ingress.ErrQuota)
 	case b.loadErr != nil:
-		e.log.Warn("workflow failed to load", "workflow", wf.ID, "err", b.loadErr)
-		x = e.failedExecution(wf, inv, "", b.loadErr)
+		r.log.Warn("workflow failed to load", "workflow", wf.ID, "err", b.loadErr)
+		x = r.failedExecution(wf, inv, "", b.loadErr)
 	default:
 		var err error
-		if x, err = e.execute(ctx, b.lf, inv, w); err != nil {
+		if x, err = r.execute(ctx, b.lf, inv, w); err != nil {
 			return err
 		}
 	}
@@ -193,11 +185,11 @@ func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExe
 	case failure != nil && act.Action != flowCancel:
 		rec := p.Execution
 		rec.Status, rec.Pause = model.ExecutionError, nil
-		x.commit = store.RunCommit{Execution: rec, ExecutionsKept: b.e.cfg.ExecutionsKept, Keep: b.e.cfg.EventsKept,
-			Events: []model.Event{flowErrorEvent(failure, b.wf.ID, "", p.Event, p.Context, b.e.clock.Now())}}
+		x.commit = store.RunCommit{Execution: rec, ExecutionsKept: b.r.cfg.ExecutionsKept, Keep: b.r.cfg.EventsKept,
+			Events: []model.Event{flowErrorEvent(failure, b.wf.ID, "", p.Event, p.Context, b.r.cfg.Clock.Now())}}
 	default:
 		var err error
-		if x, err = b.e.resumeFlow(ctx, b.lf, p, act); err != nil {
+		if x, err = b.r.resumeFlow(ctx, b.lf, p, act); err != nil {
 			return err
 		}
 	}
@@ -205,10 +197,10 @@ func (b *flowBatch) goOn(ctx context.Context, inv model.Invocation, p *pausedExe
 	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
 }
 
-// quotaErr is errQuota when over.
+// quotaErr is ingress.ErrQuota when over.
 func quotaErr(over bool) error {
 	if over {
-		return errQuota
+		return ingress.ErrQuota
 	}
 	return nil
 }

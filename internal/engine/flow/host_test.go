@@ -166,8 +166,10 @@ type harness struct {
 	delayed *delayed.Scheduler[model.Target]
 	// released are the targets the delayed scheduler released.
 	released chan model.Target
-	live     []model.Event // what the batches sent to live streams
-	liveMu   sync.Mutex
+	// over says the account is over its quota in the next batches.
+	over   bool
+	live   []model.Event // what the batches sent to live streams
+	liveMu sync.Mutex
 }
 
 func newHarness(t testing.TB, steps map[string]stepFunc, configure ...func(*Config)) *harness {
@@ -253,7 +255,7 @@ func (h *harness) run(id string, invs ...model.Invocation) error {
 		return err
 	}
 	defer loaded.Release()
-	turn := &batch.Turn{Invs: invs, Waiters: make([]*ingress.Waiter, len(invs)), Today: batch.Day(h.clock.Now()),
+	turn := &batch.Turn{Invs: invs, Waiters: make([]*ingress.Waiter, len(invs)), Today: batch.Day(h.clock.Now()), Over: h.over,
 		Pending: batch.NewPending(h, loaded.Emitter())}
 	if err := loaded.Run(ctx, turn); err != nil {
 		return turn.Pending.KeepAfter(ctx, err)
@@ -307,3 +309,6 @@ func (h *harness) release() {
 		}
 	}
 }
+
+// abiEmit is an emit of event.
+func abiEmit(event string) abi.Emit { return abi.Emit{Event: json.RawMessage(event)} }

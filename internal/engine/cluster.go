@@ -129,7 +129,7 @@ func (e *Engine) reloadTriggers(t model.Target) {
 		}
 		e.startWorkflowTriggers(wf)
 	case model.TargetSource:
-		e.live.forget(id)
+		e.sources.Forget(id)
 		src, err := e.store.GetSource(ctx, id)
 		if err != nil {
 			e.stopTriggers(t)

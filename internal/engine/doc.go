@@ -10,12 +10,12 @@
 //
 // In this package: lifecycle.go (a source's deploy, update and delete),
 // workflows.go and stepprops.go (a workflow's deploys and its steps'
-// props), run.go (a source's run, and the commit of runs of both kinds),
-// capabilities.go (what a source's run may reach, and its delayed emits'
-// release), cluster.go (messages between nodes). The batch loop both
-// kinds share is package batch (runner.go connects it to the engine), a
-// workflow's executions are package flow (flowhost.go gives it what its
-// steps need). The parts with a responsibility of their own are the
+// props), run.go (the commit of runs of both kinds, and the routing of
+// what they stored), capabilities.go (what a source's run or hook may
+// reach), cluster.go (messages between nodes). The batch loop both kinds
+// share is package batch (runner.go connects it to the engine); a
+// source's runs are package source (sourcehost.go gives it what they
+// need), a workflow's executions package flow (flowhost.go). The parts with a responsibility of their own are the
 // packages below it (see Parts); the records no running code is made of
 // are written by package records, beside the engine.
 //

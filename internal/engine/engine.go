@@ -20,6 +20,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/engine/scheduler"
+	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/engine/timers"
 	"github.com/fount-dev/fount/internal/guess"
 	"github.com/fount-dev/fount/internal/keyed"
@@ -233,7 +234,7 @@ type Engine struct {
 	queues  store.Queues
 	sandbox sandbox.Sandbox
 
-	live      *liveSet
+	sources   *source.Runner  // sources' runs on their live sandboxes
 	flows     *flow.Runner    // workflows' executions, their loaded steps and paused executions
 	throttles batch.Throttles // of workflows with a throttle
 	maps      *mapCache       // parsed source maps
@@ -264,7 +265,7 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{
 		cfg: cfg, log: cfg.Logger, clock: cfg.Clock, store: cfg.Store, queues: cfg.Queues, sandbox: cfg.Sandbox,
-		live: newLiveSet(), ahead: batch.NewAhead(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
+		ahead: batch.NewAhead(cfg.Clock), maps: newMapCache(mapCacheBytes, mapCacheAccountBytes), events: newBroadcaster(),
 		quotas:    batch.NewQuotas(cfg.Clock, cfg.Store, cfg.Queues, cfg.QuotaInvocations, cfg.QuotaComputeMs),
 		admission: admission.New(cfg.Sandboxes),
 		records:   cfg.Records,
@@ -273,6 +274,8 @@ func New(cfg Config) (*Engine, error) {
 		return cfg.Queues.TimerLastFire(context.Background(), t.ID)
 	})
 	e.delayed = delayed.New(cfg.Clock, cfg.Logger, e.releaseDelayed)
+	e.sources = source.New(source.Config{Store: cfg.Store, Queues: cfg.Queues, Clock: cfg.Clock, Logger: cfg.Logger, Host: sourceHost{e}, Delayed: e.delayed,
+		Observer: cfg.Observer, Limits: cfg.Limits, EventsKept: cfg.EventsKept})
 	e.flows = flow.New(flow.Config{Store: cfg.Store, Clock: cfg.Clock, Logger: cfg.Logger, Host: flowHost{e}, Delayed: e.delayed, Throttles: &e.throttles,
 		Objects: cfg.Objects, Observer: cfg.Observer, PublicURL: cfg.PublicURL, Limits: cfg.Limits, ExecutionTimeout: cfg.ExecutionTimeout,
 		EventsKept: cfg.EventsKept, ExecutionsKept: cfg.ExecutionsKept, ExecutionRetryBase: cfg.ExecutionRetryBase, MaxPausedExecutions: cfg.MaxPausedExecutions})
@@ -387,7 +390,7 @@ func (e *Engine) Stop() {
 		e.cfg.Cluster.Stop() // after this node's work stopped: the others take it over
 	}
 	e.ingress.Waiters.Stop()
-	e.live.closeAll()
+	e.sources.Close()
 	e.flows.Close()
 }
 

@@ -118,12 +118,12 @@ func TestObjectPropShapedLikeASealedValue(t *testing.T) {
 	if strings.Contains(string(src.ConfiguredProps["token"]), "hunter2") {
 		t.Fatal("the secret is stored in clear")
 	}
-	te.live.forget(src.ID)
-	l, err := te.load(ctx, src.ID)
+	te.sources.Forget(src.ID)
+	l, err := te.sources.Live(ctx, src.ID)
 	if err != nil {
 		t.Fatalf("the source does not load: %v", err)
 	}
-	f := l.box.(*fakeSource)
+	f := l.Box.(*fakeSource)
 	if string(f.prop("opts")) != `{"$sealed":"not sealed"}` || string(f.prop("token")) != `"hunter2"` {
 		t.Errorf("loaded with opts %s token %s", f.prop("opts"), f.prop("token"))
 	}
@@ -305,11 +305,11 @@ func TestUnboundSecretsAreResealedAtStart(t *testing.T) {
 	if string(stored.ConfiguredProps["token"]) == string(legacy) || !strings.Contains(string(stored.ConfiguredProps["token"]), `"v2.`) {
 		t.Fatalf("the legacy value was not resealed: %s", stored.ConfiguredProps["token"])
 	}
-	l, err := again.load(ctx, src.ID)
+	l, err := again.sources.Live(ctx, src.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := l.box.(*fakeSource).prop("token"); string(got) != `"hunter2"` {
+	if got := l.Box.(*fakeSource).prop("token"); string(got) != `"hunter2"` {
 		t.Errorf("the component got %s", got)
 	}
 }
@@ -329,8 +329,8 @@ func TestSealedValuesDoNotOpenElsewhere(t *testing.T) {
 	if _, err := te.st.UpdateSource(ctx, thief, store.RunCommit{}); err != nil {
 		t.Fatal(err)
 	}
-	te.live.forget(thief.ID)
-	if _, err := te.load(ctx, thief.ID); err == nil || !strings.Contains(err.Error(), "secret prop token") {
+	te.sources.Forget(thief.ID)
+	if _, err := te.sources.Live(ctx, thief.ID); err == nil || !strings.Contains(err.Error(), "secret prop token") {
 		t.Fatalf("the copied value loaded: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/route"
+	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -144,7 +145,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.S
 	defer func() { // a source that is not stored leaves nothing behind
 		if err != nil {
 			e.undeploy(ctx, l)
-			l.box.Close(ctx)
+			l.Box.Close(ctx)
 		}
 	}()
 	var events []model.Event
@@ -154,7 +155,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.S
 			return model.Source{}, err
 		}
 		events = append(events, evs...)
-		if l.meta().HasHook(hook) {
+		if l.Meta().HasHook(hook) {
 			ctx = begun(ctx)
 		}
 	}
@@ -173,8 +174,8 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.S
 		}
 		return model.Source{}, nameTaken(err, slug)
 	}
-	l.src = stored
-	e.live.install(l)
+	l.Source = stored
+	e.sources.Install(l)
 	e.startTriggers(stored, meta)
 	e.changed(model.SourceTarget(stored.ID))
 	e.afterCommit(r, evs)
@@ -183,9 +184,9 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.S
 
 // undeploy removes what the hooks of a source that was never stored wrote
 // to its db.
-func (e *Engine) undeploy(ctx context.Context, l *live) {
-	if err := e.store.DBClear(ctx, l.src.ID); err != nil {
-		e.log.Error("clear the db of a source that was not deployed", "source", l.src.ID, "err", err)
+func (e *Engine) undeploy(ctx context.Context, l *source.Live) {
+	if err := e.store.DBClear(ctx, l.Source.ID); err != nil {
+		e.log.Error("clear the db of a source that was not deployed", "source", l.Source.ID, "err", err)
 	}
 }
 
@@ -225,7 +226,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 	}
 	defer func() { // the new version runs only once it is stored
 		if err != nil {
-			next.box.Close(context.WithoutCancel(ctx))
+			next.Box.Close(context.WithoutCancel(ctx))
 		}
 	}()
 	prev, err := e.loadForHook(ctx, id)
@@ -246,7 +247,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		e.unswapHooks(ctx, prev, next, events)
 		return model.Source{}, nameTaken(err, updated.NameSlug)
 	}
-	e.live.install(next)
+	e.sources.Install(next)
 	if updated.Active {
 		e.startTriggers(updated, meta) // replaces the old ones: no moment without an endpoint
 	} else {
@@ -288,7 +289,7 @@ func (e *Engine) updatedSource(ctx context.Context, old model.Source, req Update
 // returns what both emitted. When the activate hook fails, prev is
 // activated again (reactivate); when prev's deactivate hook fails, or no
 // worker is free before any hook ran (a *BusyError), nothing ran to undo.
-func (e *Engine) swapHooks(ctx context.Context, prev, next *live) ([]model.Event, error) {
+func (e *Engine) swapHooks(ctx context.Context, prev, next *source.Live) ([]model.Event, error) {
 	var events []model.Event
 	if prev != nil {
 		evs, err := e.runHook(ctx, prev, component.HookDeactivate)
@@ -296,7 +297,7 @@ func (e *Engine) swapHooks(ctx context.Context, prev, next *live) ([]model.Event
 			return nil, err
 		}
 		events = append(events, evs...)
-		if prev.meta().HasHook(component.HookDeactivate) {
+		if prev.Meta().HasHook(component.HookDeactivate) {
 			ctx = begun(ctx)
 		}
 	}
@@ -315,10 +316,10 @@ func (e *Engine) swapHooks(ctx context.Context, prev, next *live) ([]model.Event
 // unswapHooks undoes swapHooks after the store refused the update:
 // the new version is deactivated, the old one activated again, and what
 // all those hooks emitted is recorded.
-func (e *Engine) unswapHooks(ctx context.Context, prev, next *live, events []model.Event) {
+func (e *Engine) unswapHooks(ctx context.Context, prev, next *source.Live, events []model.Event) {
 	undo, err := e.runHook(ctx, next, component.HookDeactivate)
 	if err != nil {
-		e.log.Warn("deactivate hook of a version that could not be stored failed", "source", next.src.ID, "err", err)
+		e.log.Warn("deactivate hook of a version that could not be stored failed", "source", next.Source.ID, "err", err)
 	}
 	e.reactivate(ctx, prev, append(events, undo...))
 }
@@ -337,7 +338,7 @@ func nameTaken(err error, slug string) error {
 // under a new guest, say) gives nil: an update or delete is how it gets
 // replaced, so it goes on without that hook. Any other failure is
 // returned.
-func (e *Engine) loadForHook(ctx context.Context, id string) (*live, error) {
+func (e *Engine) loadForHook(ctx context.Context, id string) (*source.Live, error) {
 	l, err := e.loadInPool(ctx, id)
 	var ce *CodeError
 	if errors.As(err, &ce) {
@@ -351,16 +352,16 @@ func (e *Engine) loadForHook(ctx context.Context, id string) (*live, error) {
 // its deactivate hook, so that the version that stays stored is running
 // as it was. earlier are the events the update's hooks emitted so far;
 // they are committed with what this hook emits, since those hooks did run.
-func (e *Engine) reactivate(ctx context.Context, prev *live, earlier []model.Event) {
+func (e *Engine) reactivate(ctx context.Context, prev *source.Live, earlier []model.Event) {
 	var evs []model.Event
 	src := model.Source{}
 	if prev != nil {
 		var err error
 		evs, err = e.runHook(ctx, prev, component.HookActivate)
 		if err != nil {
-			e.log.Warn("re-activating a source after a failed update failed", "source", prev.src.ID, "err", err)
+			e.log.Warn("re-activating a source after a failed update failed", "source", prev.Source.ID, "err", err)
 		}
-		src = prev.src
+		src = prev.Source
 	}
 	if src.ID == "" {
 		return // nothing ran that is stored
@@ -404,7 +405,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	}
 	e.stopTriggers(model.SourceTarget(id))
 	e.changed(model.SourceTarget(id))
-	e.live.forget(id)
+	e.sources.Forget(id)
 	e.delayed.Forget(model.SourceTarget(id))
 	e.afterCommit(r, stored)
 	return nil
@@ -451,14 +452,14 @@ func (e *Engine) deactivateForDelete(ctx context.Context, src model.Source) ([]m
 // it: its emits and console lines, or, when it fails, an $errors event
 // and its console lines together with a *HookError. A component without
 // the hook runs nothing.
-func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Event, error) {
-	if !l.meta().HasHook(hook) {
+func (e *Engine) runHook(ctx context.Context, l *source.Live, hook string) ([]model.Event, error) {
+	if !l.Meta().HasHook(hook) {
 		return nil, nil
 	}
-	c := emit.NewCollector(e.channelBudget(l.src.ID)) // a hook's own
+	c := emit.NewCollector(e.channelBudget(l.Source.ID)) // a hook's own
 	var err error
-	poolErr := e.inPool(ctx, l.src.UserID, 1, func(ctx context.Context) error {
-		_, err = e.invokeReserved(ctx, l.src.UserID, l.src.ID, l.box, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c, &goneAccounts{}))
+	poolErr := e.inPool(ctx, l.Source.UserID, 1, func(ctx context.Context) error {
+		_, err = e.invokeReserved(ctx, l.Source.UserID, l.Source.ID, l.Box, sandbox.Request{Op: abi.OpHook, Hook: hook, Limits: e.cfg.Limits}, e.capabilities(l, c, &goneAccounts{}))
 		return nil
 	})
 	if poolErr != nil {
@@ -468,7 +469,7 @@ func (e *Engine) runHook(ctx context.Context, l *live, hook string) ([]model.Eve
 	// Hooks' emits are not deduplicated: dedupe state belongs to runs.
 	out := emit.Pipeline("", model.Invocation{Kind: hookKind(hook)}, c, err, model.DedupeState{}, e.clock.Now())
 	if err != nil {
-		e.log.Warn("hook failed", "source", l.src.ID, "hook", hook, "error", emit.ErrorClass(err))
+		e.log.Warn("hook failed", "source", l.Source.ID, "hook", hook, "error", emit.ErrorClass(err))
 		return out.Events, hookError(hook, err)
 	}
 	return out.Events, nil

@@ -89,7 +89,7 @@ func TestDeleteWithThrowingDeactivate(t *testing.T) {
 		!strings.Contains(string(pg.Items[0].Payload), `"name":"$errors"`) {
 		t.Fatalf("deliveries to the $errors listener: %+v, %v", pg.Items, err)
 	}
-	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); ok || te.live.count() != 0 {
+	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); ok || te.sources.Count() != 0 {
 		t.Errorf("the deleted source left an endpoint or a sandbox")
 	}
 }
@@ -229,8 +229,8 @@ func TestCreateWhoseStoreWriteFailsLeavesNothing(t *testing.T) {
 	if n := te.timers.Count(); n != 0 {
 		t.Errorf("%d timers armed", n)
 	}
-	if eps := te.ingress.Endpoints.Count(); eps != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
-		t.Errorf("left behind: %d endpoints, %d live sources, %d open sandboxes", te.ingress.Endpoints.Count(), te.live.count(), len(te.box.open()))
+	if eps := te.ingress.Endpoints.Count(); eps != 0 || te.sources.Count() != 0 || len(te.box.open()) != 0 {
+		t.Errorf("left behind: %d endpoints, %d live sources, %d open sandboxes", te.ingress.Endpoints.Count(), te.sources.Count(), len(te.box.open()))
 	}
 }
 
@@ -269,7 +269,7 @@ func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
 	te := newTestEngine(t, func(c *Config) { c.AccountWorkers = 2 })
 	comp := te.saveComponent("racy", versioned("v1", nil, nil))
 	src := te.deploy(comp, nil)
-	te.live.forget(src.ID) // as after a restart: the next run loads it
+	te.sources.Forget(src.ID) // as after a restart: the next run loads it
 
 	loading, release := make(chan struct{}), make(chan struct{})
 	var first atomic.Bool
@@ -290,8 +290,8 @@ func TestRunRacingDeleteKeepsNoSandbox(t *testing.T) {
 	waitFor(t, "the run's load to finish and the workers to go idle", func() bool {
 		return te.box.loads() == 3 && te.workers.Idle() // deploy, delete, and the run
 	})
-	if open := te.box.open(); len(open) != 0 || te.live.count() != 0 {
-		t.Errorf("after the delete: %d open sandboxes, %d live sources; want none", len(open), te.live.count())
+	if open := te.box.open(); len(open) != 0 || te.sources.Count() != 0 {
+		t.Errorf("after the delete: %d open sandboxes, %d live sources; want none", len(open), te.sources.Count())
 	}
 }
 
@@ -339,8 +339,8 @@ func TestDeployWhoseHookThrowsLeavesNothing(t *testing.T) {
 		t.Fatalf("DeploySource = %v", err)
 	}
 	all, _ := te.st.AllSources(ctx)
-	if len(all) != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
-		t.Errorf("left behind: %d stored, %d live, %d open", len(all), te.live.count(), len(te.box.open()))
+	if len(all) != 0 || te.sources.Count() != 0 || len(te.box.open()) != 0 {
+		t.Errorf("left behind: %d stored, %d live, %d open", len(all), te.sources.Count(), len(te.box.open()))
 	}
 }
 
@@ -530,8 +530,8 @@ func TestDeleteRacingADeploy(t *testing.T) {
 	if err := <-racer.deleted; err != nil {
 		t.Fatalf("DeleteSource = %v", err)
 	}
-	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); ok || te.timers.Count() != 0 || te.live.count() != 0 || len(te.box.open()) != 0 {
-		t.Errorf("left behind a deleted source: endpoint %v, %d timers, %d live, %d open", ok, te.timers.Count(), te.live.count(), len(te.box.open()))
+	if _, ok := te.ingress.Endpoints.Lookup(src.Endpoints["http"]); ok || te.timers.Count() != 0 || te.sources.Count() != 0 || len(te.box.open()) != 0 {
+		t.Errorf("left behind a deleted source: endpoint %v, %d timers, %d live, %d open", ok, te.timers.Count(), te.sources.Count(), len(te.box.open()))
 	}
 }
 
@@ -574,8 +574,8 @@ func TestStopWaitsForLifecycleOperations(t *testing.T) {
 	if err := <-deployed; err != nil {
 		t.Errorf("the deploy in flight failed: %v", err)
 	}
-	if te.live.count() != 0 {
-		t.Errorf("%d sandboxes live after Stop", te.live.count())
+	if te.sources.Count() != 0 {
+		t.Errorf("%d sandboxes live after Stop", te.sources.Count())
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/batch"
+	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -31,8 +32,8 @@ func (e *Engine) accountOf(t model.Target) string {
 		}
 		return wf.UserID
 	}
-	if l := e.live.get(sourceID); l != nil {
-		return l.src.UserID
+	if l := e.sources.Loaded(sourceID); l != nil {
+		return l.Source.UserID
 	}
 	src, err := e.store.GetSource(context.Background(), sourceID)
 	if err != nil {
@@ -99,11 +100,11 @@ func begun(ctx context.Context) context.Context {
 
 // buildInPool is build as account's work in the pool: loading a component
 // evaluates its top-level code.
-func (e *Engine) buildInPool(ctx context.Context, src model.Source, comp model.Component) (*live, error) {
-	var l *live
+func (e *Engine) buildInPool(ctx context.Context, src model.Source, comp model.Component) (*source.Live, error) {
+	var l *source.Live
 	err := e.inPool(ctx, src.UserID, 0, func(ctx context.Context) error {
 		var err error
-		l, err = e.build(ctx, src, comp)
+		l, err = e.sources.Build(ctx, src, comp)
 		return err
 	})
 	return l, err
@@ -111,14 +112,14 @@ func (e *Engine) buildInPool(ctx context.Context, src model.Source, comp model.C
 
 // loadInPool is load as the source's account's work in the pool, for a
 // lifecycle operation (a drain, already on a worker, calls load).
-func (e *Engine) loadInPool(ctx context.Context, id string) (*live, error) {
-	if l := e.live.get(id); l != nil {
+func (e *Engine) loadInPool(ctx context.Context, id string) (*source.Live, error) {
+	if l := e.sources.Loaded(id); l != nil {
 		return l, nil
 	}
-	var l *live
+	var l *source.Live
 	err := e.inPool(ctx, e.accountOf(model.SourceTarget(id)), 0, func(ctx context.Context) error {
 		var err error
-		l, err = e.load(ctx, id)
+		l, err = e.sources.Live(ctx, id)
 		return err
 	})
 	return l, err

@@ -172,7 +172,7 @@ func TestASourceThatNoLongerLoads(t *testing.T) {
 	t.Parallel()
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("vanishing", echo(component.Metadata{})), nil)
-	te.live.forget(src.ID)
+	te.sources.Forget(src.ID)
 	te.box.mu.Lock()
 	delete(te.box.components, "vanishing") // as if the guest no longer ran its code
 	te.box.mu.Unlock()

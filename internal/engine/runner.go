@@ -37,5 +37,5 @@ func (h loopHost) Runner(t model.Target) batch.Runner {
 	if t.IsWorkflow() {
 		return h.e.flows
 	}
-	return sourceRunner{h.e}
+	return h.e.sources
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/model"
 )
 
@@ -102,11 +103,11 @@ func (c *mapCache) size(account string) (total, ofAccount int64) {
 
 // sourceMaps are the maps from the code a source runs back to its
 // author's files: the bundle's map, then the author's.
-func (e *Engine) sourceMaps(l *live) []*component.SourceMap {
-	if l.comp.BundleMap == "" && l.comp.SourceMap == "" {
+func (e *Engine) sourceMaps(l *source.Live) []*component.SourceMap {
+	if l.Component.BundleMap == "" && l.Component.SourceMap == "" {
 		return nil
 	}
-	return e.maps.get("component "+l.comp.ID, l.src.OwnerID, l.comp.BundleMap, l.comp.SourceMap)
+	return e.maps.get("component "+l.Component.ID, l.Source.OwnerID, l.Component.BundleMap, l.Component.SourceMap)
 }
 
 // stepMaps are sourceMaps for a step of a loaded workflow. A step run on

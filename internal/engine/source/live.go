@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"github.com/fount-dev/fount/internal/sandbox"
 )
 
-// live is a loaded source: its record, its component and its sandbox.
-type live struct {
-	src  model.Source
-	comp model.Component
-	box  sandbox.Source
+// Live is a loaded source: its record, its component and its sandbox.
+type Live struct {
+	Source    model.Source
+	Component model.Component
+	Box       sandbox.Source
 }
 
-func (l *live) meta() *component.Metadata { return &l.comp.Metadata }
+// Meta is the loaded component's description.
+func (l *Live) Meta() *component.Metadata { return &l.Component.Metadata }
 
 // liveSet holds the loaded sources. Loading is slow (a sandbox is built),
 // so it happens outside the lock, under a ticket: a lifecycle change of
@@ -25,7 +26,7 @@ func (l *live) meta() *component.Metadata { return &l.comp.Metadata }
 // that loads a source while it is deleted keeps no sandbox of it.
 type liveSet struct {
 	mu      sync.Mutex
-	loaded  map[string]*live
+	loaded  map[string]*Live
 	loading map[string][]*loadTicket
 }
 
@@ -33,11 +34,11 @@ type liveSet struct {
 type loadTicket struct{ stale bool }
 
 func newLiveSet() *liveSet {
-	return &liveSet{loaded: map[string]*live{}, loading: map[string][]*loadTicket{}}
+	return &liveSet{loaded: map[string]*Live{}, loading: map[string][]*loadTicket{}}
 }
 
 // get returns the loaded source, or nil.
-func (s *liveSet) get(id string) *live {
+func (s *liveSet) get(id string) *Live {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.loaded[id]
@@ -55,7 +56,7 @@ func (s *liveSet) begin(id string) *loadTicket {
 // finish ends a load: it installs l unless the ticket went stale or
 // another load got there first. It returns the source now loaded, or nil
 // when the ticket is stale; l is closed unless it was installed.
-func (s *liveSet) finish(id string, t *loadTicket, l *live) *live {
+func (s *liveSet) finish(id string, t *loadTicket, l *Live) *Live {
 	s.mu.Lock()
 	s.dropTicket(id, t)
 	cur := s.loaded[id]
@@ -69,7 +70,7 @@ func (s *liveSet) finish(id string, t *loadTicket, l *live) *live {
 	}
 	s.mu.Unlock()
 	if l != nil {
-		l.box.Close(context.Background())
+		l.Box.Close(context.Background())
 	}
 	return cur
 }
@@ -98,14 +99,14 @@ func (s *liveSet) staleLocked(id string) {
 
 // install makes l the loaded version of its source, closing the one it
 // replaces.
-func (s *liveSet) install(l *live) {
+func (s *liveSet) install(l *Live) {
 	s.mu.Lock()
-	prev := s.loaded[l.src.ID]
-	s.loaded[l.src.ID] = l
-	s.staleLocked(l.src.ID)
+	prev := s.loaded[l.Source.ID]
+	s.loaded[l.Source.ID] = l
+	s.staleLocked(l.Source.ID)
 	s.mu.Unlock()
 	if prev != nil && prev != l {
-		prev.box.Close(context.Background())
+		prev.Box.Close(context.Background())
 	}
 }
 
@@ -117,35 +118,35 @@ func (s *liveSet) forget(id string) {
 	s.staleLocked(id)
 	s.mu.Unlock()
 	if prev != nil {
-		prev.box.Close(context.Background())
+		prev.Box.Close(context.Background())
 	}
 }
 
 // forgetIf is forget when l is still the loaded version of its source,
 // so that a newer one installed meanwhile stays.
-func (s *liveSet) forgetIf(l *live) {
+func (s *liveSet) forgetIf(l *Live) {
 	s.mu.Lock()
-	if s.loaded[l.src.ID] != l {
+	if s.loaded[l.Source.ID] != l {
 		s.mu.Unlock()
 		return
 	}
-	delete(s.loaded, l.src.ID)
-	s.staleLocked(l.src.ID)
+	delete(s.loaded, l.Source.ID)
+	s.staleLocked(l.Source.ID)
 	s.mu.Unlock()
-	l.box.Close(context.Background())
+	l.Box.Close(context.Background())
 }
 
 // closeAll closes every loaded sandbox.
 func (s *liveSet) closeAll() {
 	s.mu.Lock()
 	all := s.loaded
-	s.loaded = map[string]*live{}
+	s.loaded = map[string]*Live{}
 	for id := range s.loading {
 		s.staleLocked(id)
 	}
 	s.mu.Unlock()
 	for _, l := range all {
-		l.box.Close(context.Background())
+		l.Box.Close(context.Background())
 	}
 }
 

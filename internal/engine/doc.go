@@ -1,10 +1,11 @@
-// Package engine makes deployed sources and workflows live. It owns a
-// source's lifecycle (deploy, update, activate and deactivate, delete)
-// as single operations, a workflow's deploys and executions, timers,
-// manual runs, the emit pipeline (ordering by ts, dedupe, channels,
-// $errors, $logs), delayed emits, paused executions, subscription
-// fan-out, delivery to sources, workflows and signed webhooks, and
-// quotas.
+// Package engine makes deployed sources and workflows live. It owns
+// their lifecycle operations (a source's deploy, update, activate and
+// deactivate, delete, each a single operation; a workflow's deploys and
+// updates), their triggers (endpoints, timers, subscriptions), manual
+// runs, the commit of runs with its fan-out to listeners, and quotas. It
+// runs sources (package source) and workflows' executions (package flow)
+// a batch at a time (package batch), and delivers to signed webhooks
+// (package delivery).
 //
 // # Where things are
 //

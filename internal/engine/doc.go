@@ -11,12 +11,12 @@
 //
 // In this package: lifecycle.go (a source's deploy, update and delete),
 // workflows.go and stepprops.go (a workflow's deploys and its steps'
-// props), run.go (the commit of runs of both kinds, and the routing of
-// what they stored), capabilities.go (what a source's run or hook may
-// reach), cluster.go (messages between nodes). The batch loop both kinds
-// share is package batch (runner.go connects it to the engine); a
-// source's runs are package source (sourcehost.go gives it what they
-// need), a workflow's executions package flow (flowhost.go). The parts with a responsibility of their own are the
+// props), capabilities.go (what a source's run or hook may reach),
+// cluster.go (messages between nodes). The batch loop both kinds share,
+// with the commit of runs and its routing, is package batch (loophost.go
+// connects it to the engine); a source's runs are package source
+// (sourcehost.go gives it what they need), a workflow's executions
+// package flow (flowhost.go). The parts with a responsibility of their own are the
 // packages below it (see Parts); the records no running code is made of
 // are written by package records, beside the engine.
 //

@@ -292,7 +292,8 @@ func New(cfg Config) (*Engine, error) {
 	e.deliverer = delivery.New(delivery.Config{Clock: cfg.Clock, Log: cfg.Logger, Store: cfg.Store, Queues: cfg.Queues, Send: send,
 		MaxAttempts: cfg.MaxAttempts, RetryBase: cfg.RetryBase, Finished: cfg.Observer.DeliveryFinished,
 		DisableAfter: cfg.DisableWebhookAfter, DisableAge: cfg.DisableWebhookAge, OnDisable: e.webhookDisabled, Owns: e.owns})
-	e.loop = &batch.Loop{Clock: cfg.Clock, Queues: cfg.Queues, Ahead: e.ahead, Throttles: &e.throttles, Quotas: e.quotas, Host: loopHost{e}, Log: cfg.Logger}
+	e.loop = &batch.Loop{Clock: cfg.Clock, Store: cfg.Store, Queues: cfg.Queues, Delayed: e.delayed, Ahead: e.ahead, Throttles: &e.throttles, Quotas: e.quotas,
+		Host: loopHost{e}, Log: cfg.Logger, MaxHops: cfg.MaxHops, EventsKept: cfg.EventsKept}
 	e.workers = scheduler.New(cfg.Clock, cfg.AccountWorkers, e.accountOf, e.loop.Drain)
 	return e, nil
 }

@@ -178,7 +178,7 @@ func (e *Engine) DeploySource(ctx context.Context, req DeployRequest) (_ model.S
 	e.sources.Install(l)
 	e.startTriggers(stored, meta)
 	e.changed(model.SourceTarget(stored.ID))
-	e.afterCommit(r, evs)
+	e.loop.After(r, evs)
 	return stored, nil
 }
 
@@ -254,7 +254,7 @@ func (e *Engine) UpdateSource(ctx context.Context, id string, req UpdateRequest)
 		e.stopTriggers(model.SourceTarget(id))
 	}
 	e.changed(model.SourceTarget(id))
-	e.afterCommit(r, evs)
+	e.loop.After(r, evs)
 	return updated, nil
 }
 
@@ -407,7 +407,7 @@ func (e *Engine) DeleteSource(ctx context.Context, id string) error {
 	e.changed(model.SourceTarget(id))
 	e.sources.Forget(id)
 	e.delayed.Forget(model.SourceTarget(id))
-	e.afterCommit(r, stored)
+	e.loop.After(r, stored)
 	return nil
 }
 
@@ -488,7 +488,7 @@ func (e *Engine) commitEvents(ctx context.Context, src model.Source, events []mo
 	if err != nil {
 		return err
 	}
-	e.afterCommit(r, stored)
+	e.loop.After(r, stored)
 	return nil
 }
 

@@ -44,5 +44,5 @@ func (h sourceHost) MapStack(err error, l *source.Live) error {
 }
 
 func (h sourceHost) Commit(ctx context.Context, em model.Emitter, runs []store.CompletedRun) error {
-	return h.e.commit(ctx, em, runs)
+	return h.e.loop.Commit(ctx, em, runs)
 }

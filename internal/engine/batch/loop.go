@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/clock"
+	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -70,23 +71,34 @@ type Host interface {
 	Kick(t model.Target, wait time.Duration)
 	// Waiter takes the waiter of inv's request, or nil.
 	Waiter(inv model.Invocation) *ingress.Waiter
-	// Commit stores finished runs of em, routing their events.
-	Commit(ctx context.Context, em model.Emitter, runs []store.CompletedRun) error
+	// Committed: runs of em were committed (ok) or may have been.
+	Committed(em model.Emitter, runs []store.CompletedRun, ok bool)
+	// Wake gives t's queued work to its owner, this node or another.
+	Wake(t model.Target)
+	// Deliver wakes the deliverer: a commit queued deliveries.
+	Deliver()
 	// Publish sends events to live streams.
 	Publish(events []model.Event)
 	// Runner is the runner of t's kind.
 	Runner(t model.Target) Runner
 }
 
-// Loop runs the turns of sources' and workflows' queues.
+// Loop runs the turns of sources' and workflows' queues, and commits
+// what they ran.
 type Loop struct {
 	Clock     clock.Clock
+	Store     store.Store // where commits find the listeners of events
 	Queues    store.Queues
+	Delayed   *delayed.Scheduler[model.Target] // told of delayed emits committed
 	Ahead     *Ahead
 	Throttles *Throttles
 	Quotas    *Quotas
 	Host      Host
 	Log       *slog.Logger
+	// MaxHops bounds chains of source-to-source deliveries; EventsKept
+	// is what each channel keeps.
+	MaxHops    int
+	EventsKept int
 }
 
 // Drain runs one batch of target's queued invocations, oldest first,
@@ -171,7 +183,7 @@ func (l *Loop) run(ctx context.Context, r Runner, id string, invs []model.Invoca
 	if err != nil {
 		return err
 	}
-	turn := &Turn{Invs: invs, Waiters: waiters, Today: today, Over: over, Pending: NewPending(l.Host, em)}
+	turn := &Turn{Invs: invs, Waiters: waiters, Today: today, Over: over, Pending: NewPending(l, em)}
 	if err := t.Run(ctx, turn); err != nil {
 		return turn.Pending.KeepAfter(ctx, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/clock"
+	"github.com/fount-dev/fount/internal/engine/delayed"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/store"
@@ -36,6 +37,8 @@ type testLoop struct {
 	run       func(inv model.Invocation) (store.RunCommit, error)
 	overToday []bool // Turn.Over of each batch
 	released  int
+	woken     []model.Target
+	delivered int
 }
 
 func newTestLoop(t *testing.T) *testLoop {
@@ -47,8 +50,9 @@ func newTestLoop(t *testing.T) *testLoop {
 	t.Cleanup(func() { st.Close() })
 	clk := clock.NewFake()
 	tl := &testLoop{store: st, clock: clk, run: func(model.Invocation) (store.RunCommit, error) { return store.RunCommit{}, nil }}
-	tl.Loop = &Loop{Clock: clk, Queues: st, Ahead: NewAhead(clk), Throttles: &Throttles{}, Quotas: NewQuotas(clk, st, st, 0, 0),
-		Host: tl, Log: slog.New(slog.DiscardHandler)}
+	log := slog.New(slog.DiscardHandler)
+	tl.Loop = &Loop{Clock: clk, Store: st, Queues: st, Delayed: delayed.New(clk, log, func(model.Target) error { return nil }),
+		Ahead: NewAhead(clk), Throttles: &Throttles{}, Quotas: NewQuotas(clk, st, st, 0, 0), Host: tl, Log: log, MaxHops: 2, EventsKept: 100}
 	return tl
 }
 
@@ -62,15 +66,19 @@ func (tl *testLoop) Kick(_ model.Target, wait time.Duration) {
 
 func (tl *testLoop) Waiter(model.Invocation) *ingress.Waiter { return nil }
 
-func (tl *testLoop) Commit(ctx context.Context, _ model.Emitter, runs []store.CompletedRun) error {
+func (tl *testLoop) Committed(_ model.Emitter, runs []store.CompletedRun, ok bool) {
 	var ids []string
 	for _, r := range runs {
 		ids = append(ids, r.Invocation.ID)
 	}
-	tl.commits = append(tl.commits, ids)
-	_, err := tl.store.CompleteRuns(ctx, runs)
-	return err
+	if ok {
+		tl.commits = append(tl.commits, ids)
+	}
 }
+
+func (tl *testLoop) Wake(t model.Target) { tl.woken = append(tl.woken, t) }
+
+func (tl *testLoop) Deliver() { tl.delivered++ }
 
 func (tl *testLoop) Publish([]model.Event) {}
 
@@ -93,7 +101,9 @@ func (r testRunner) Gone(id string) { r.tl.gone = append(r.tl.gone, id) }
 
 type testLoaded struct{ tl *testLoop }
 
-func (l testLoaded) Emitter() model.Emitter   { return model.Emitter{ID: "dc_a", Kind: model.TargetSource, UserID: "u_a"} }
+func (l testLoaded) Emitter() model.Emitter {
+	return model.Emitter{ID: "dc_a", Kind: model.TargetSource, OwnerID: "u_a", UserID: "u_a"}
+}
 func (l testLoaded) Controls() model.Controls { return l.tl.controls }
 func (l testLoaded) Release()                 { l.tl.released++ }
 
@@ -270,5 +280,54 @@ func TestAnAccountOverItsQuota(t *testing.T) {
 	tl.Drain(context.Background(), target)
 	if len(tl.overToday) != 1 || !tl.overToday[0] {
 		t.Errorf("Over %v, want true with a quota of 0", tl.overToday)
+	}
+}
+
+// TestACommitRoutesItsEvents: a commit queues the invocations of the
+// emitter's listeners and wakes them, stops a chain at the hop bound with
+// an $errors event, and notes its delayed emits.
+func TestACommitRoutesItsEvents(t *testing.T) {
+	t.Parallel()
+	tl := newTestLoop(t)
+	ctx := context.Background()
+	if _, err := tl.store.PutSubscription(ctx, model.Subscription{ID: "sub_1", OwnerID: "u_a", EmitterID: "dc_a", ListenerID: "dc_b", ListenerKind: model.ListenerSource}); err != nil {
+		t.Fatal(err)
+	}
+	due := tl.clock.Now().Add(time.Hour).UnixMilli()
+	delayed, _ := json.Marshal(map[string]any{"v": 1, "due_ms": due, "event": map[string]int{"n": 1}})
+	tl.run = func(inv model.Invocation) (store.RunCommit, error) {
+		return store.RunCommit{Keep: 10, Events: []model.Event{
+			{Name: "", EmitID: "e" + inv.ID, Data: json.RawMessage(`{"n":1}`)},
+			{Name: model.ChannelDelayed, EmitID: "d" + inv.ID, Data: delayed},
+		}}, nil
+	}
+	first, err := tl.store.EnqueueInvocation(ctx, model.NewInvocation(target, model.InvocationHTTP, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl.Drain(ctx, target)
+	listener, err := tl.store.PendingInvocations(ctx, "dc_b", 10)
+	if err != nil || len(listener) != 1 || listener[0].Hops != first.Hops+1 {
+		t.Fatalf("the listener's queue: %+v (%v), want one invocation a hop further", listener, err)
+	}
+	if len(tl.woken) != 1 || tl.woken[0] != model.SourceTarget("dc_b") {
+		t.Errorf("woken %v, want the listener", tl.woken)
+	}
+	if got := tl.Delayed.Due(target); got != due {
+		t.Errorf("delayed emit noted at %d, want %d", got, due)
+	}
+
+	at := model.NewInvocation(target, model.InvocationEvent, nil)
+	at.Hops = tl.MaxHops
+	if _, err := tl.store.EnqueueInvocation(ctx, at); err != nil {
+		t.Fatal(err)
+	}
+	tl.Drain(ctx, target)
+	if again, _ := tl.store.PendingInvocations(ctx, "dc_b", 10); len(again) != 1 {
+		t.Errorf("a run at the hop bound delivered further: %d queued for the listener", len(again))
+	}
+	errs, err := tl.store.ListEvents(ctx, "dc_a", model.ChannelErrors, 10)
+	if err != nil || len(errs) != 1 || !strings.Contains(string(errs[0].Data), "limit of 2 hops") {
+		t.Errorf("$errors %+v (%v), want the hop limit's", errs, err)
 	}
 }

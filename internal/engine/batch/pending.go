@@ -27,7 +27,7 @@ func CommitBytes(c store.RunCommit) int {
 }
 
 // A Committer stores a batch's finished runs and publishes what they
-// sent to live streams.
+// sent to live streams: the Loop.
 type Committer interface {
 	Commit(ctx context.Context, em model.Emitter, runs []store.CompletedRun) error
 	Publish(events []model.Event)

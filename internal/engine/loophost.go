@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/batch"
@@ -12,7 +11,8 @@ import (
 
 // loopHost is the engine as the batch loop (package batch) sees it: the
 // cluster's owner of each queue, the workers that give targets turns,
-// the waiters of requests, the commit, and a runner per kind of target.
+// the waiters of requests, what follows a commit, and a runner per kind
+// of target.
 type loopHost struct{ e *Engine }
 
 func (h loopHost) Owns(id string) bool { return h.e.owns(id) }
@@ -27,9 +27,13 @@ func (h loopHost) Kick(t model.Target, wait time.Duration) {
 
 func (h loopHost) Waiter(inv model.Invocation) *ingress.Waiter { return h.e.waiterOf(inv) }
 
-func (h loopHost) Commit(ctx context.Context, em model.Emitter, runs []store.CompletedRun) error {
-	return h.e.commit(ctx, em, runs)
+func (h loopHost) Committed(em model.Emitter, runs []store.CompletedRun, ok bool) {
+	h.e.flows.Committed(em, runs, ok)
 }
+
+func (h loopHost) Wake(t model.Target) { h.e.kick(t) }
+
+func (h loopHost) Deliver() { h.e.deliverer.Poke() }
 
 func (h loopHost) Publish(events []model.Event) { h.e.publish(events) }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -46,7 +47,7 @@ func (e *Engine) checkOwnedProps(ctx context.Context, meta *component.Metadata, 
 		}
 	}
 	for _, p := range meta.PropsOfType(component.TypeDataStore) {
-		if raw, ok := props[p.Name]; ok && !isNull(raw) && !isTemplate(raw) {
+		if raw, ok := props[p.Name]; ok && !isNull(raw) && !flow.IsTemplate(raw) {
 			if _, err := e.dataStoreOf(ctx, owner, raw); err != nil {
 				return &component.PropError{Prop: p.Name, Reason: err.Error()}
 			}

@@ -42,7 +42,7 @@ func (e *Engine) RunAction(ctx context.Context, req ActionRequest) (ActionResult
 	for name := range req.Steps {
 		earlier[name] = true
 	}
-	if err := checkTemplates(stepName, req.Props, earlier); err != nil {
+	if err := flow.CheckTemplates(stepName, req.Props, earlier); err != nil {
 		return ActionResult{}, err
 	}
 	// Described as a code step, so that what is not an action gets the
@@ -53,7 +53,7 @@ func (e *Engine) RunAction(ctx context.Context, req ActionRequest) (ActionResult
 		return ActionResult{}, err
 	}
 	if meta.Type != component.KindAction {
-		return ActionResult{}, stepErr(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
+		return ActionResult{}, flow.StepFault(stepName, "the component is not an action (type: \"action\"); deploy a source with `fount deploy`")
 	}
 	step.Kind, step.Metadata = model.StepAction, *meta
 	if err := e.stepAddedProps(ctx, req.UserID, req.UserID, &step, req.Props); err != nil {
@@ -75,13 +75,13 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 		return ActionResult{}, err
 	}
 	if err := e.checkOwnedProps(ctx, meta, step.Props, req.UserID); err != nil { // the user's own accounts
-		return ActionResult{}, stepErr(stepName, "%v", err)
+		return ActionResult{}, flow.StepFault(stepName, "%v", err)
 	}
 	templates := map[string]string{}
 	plain := map[string]json.RawMessage{}
 	for name, v := range req.Props { // unsealed: nothing here is stored
 		var s string
-		if _, declared := meta.Prop(name); declared && isTemplate(v) && json.Unmarshal(v, &s) == nil {
+		if _, declared := meta.Prop(name); declared && flow.IsTemplate(v) && json.Unmarshal(v, &s) == nil {
 			templates[name] = s
 		} else if declared {
 			plain[name] = v
@@ -90,12 +90,12 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 	static, _ := json.Marshal(plain)
 	box, err := e.sandbox.Load(ctx, sandbox.Spec{ID: "action", Code: req.Code, Props: static, Format: meta.Format, Step: true})
 	if err != nil {
-		return ActionResult{}, stepErr(stepName, "%v", codeError(err))
+		return ActionResult{}, flow.StepFault(stepName, "%v", codeError(err))
 	}
 	defer box.Close(context.WithoutCancel(ctx))
 	for name, v := range req.Steps {
 		if !json.Valid(v) {
-			return ActionResult{}, stepErr(stepName, "steps.%s is not JSON", name)
+			return ActionResult{}, flow.StepFault(stepName, "steps.%s is not JSON", name)
 		}
 	}
 	wf := model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}

@@ -11,6 +11,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/emit"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/secret"
@@ -204,11 +205,11 @@ func (e *Engine) stepAddedProps(ctx context.Context, owner, user string, step *m
 	comp := model.Component{Code: step.Code, Bundle: step.Bundle, Metadata: step.Metadata}
 	added, err := e.addedProps(ctx, ConfigureRequest{UserID: user, OwnerID: owner, Component: comp, Props: given})
 	if err != nil {
-		return stepErr(step.Name, "%v", err)
+		return flow.StepFault(step.Name, "%v", err)
 	}
 	for _, p := range added {
 		if slices.Contains(addedInterfaceTypes, p.Type) {
-			return stepErr(step.Name, "its additionalProps() added the interface prop %s (%s); a step runs in its workflow, which has the trigger", p.Name, p.Type)
+			return flow.StepFault(step.Name, "its additionalProps() added the interface prop %s (%s); a step runs in its workflow, which has the trigger", p.Name, p.Type)
 		}
 	}
 	step.Metadata.ConfigurableProps = append(slices.Clip(step.Metadata.ConfigurableProps), added...)

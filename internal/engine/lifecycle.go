@@ -14,6 +14,7 @@ import (
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/emit"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/engine/source"
@@ -556,7 +557,7 @@ func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Contr
 	case c.Retry != nil:
 		return model.Source{}, &ControlsError{Reason: "a source's failed run is an $errors event, not retried: retry is for workflows"}
 	}
-	if err := checkControls(c); err != nil {
+	if err := flow.CheckControls(c); err != nil {
 		return model.Source{}, err
 	}
 	end, err := e.beginOp()

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -23,7 +24,7 @@ import (
 // ("[redacted]") replaced by its stored value, as a source's method sees
 // it.
 func (e *Engine) StepConfigureRequest(ctx context.Context, wf model.Workflow, stepName, userID string, given map[string]json.RawMessage) (ConfigureRequest, error) {
-	_, step, err := stepOf(wf, stepName)
+	_, step, err := flow.StepOf(wf, stepName)
 	if err != nil {
 		return ConfigureRequest{}, err
 	}
@@ -56,7 +57,7 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	if err != nil {
 		return model.Workflow{}, err
 	}
-	at, prev, err := stepOf(wf, stepName)
+	at, prev, err := flow.StepOf(wf, stepName)
 	if err != nil {
 		return model.Workflow{}, err
 	}
@@ -64,7 +65,7 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	for _, s := range wf.Steps[:at] {
 		earlier[s.Name] = true
 	}
-	if err := checkTemplates(stepName, given, earlier); err != nil {
+	if err := flow.CheckTemplates(stepName, given, earlier); err != nil {
 		return model.Workflow{}, err
 	}
 	declared, err := e.declaredStepMetadata(ctx, wf, prev)
@@ -84,7 +85,7 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 		return model.Workflow{}, err
 	}
 	if err := e.checkOwnedProps(ctx, &step.Metadata, step.Props, wf.OwnerID); err != nil {
-		return model.Workflow{}, stepErr(step.Name, "%v", err)
+		return model.Workflow{}, flow.StepFault(step.Name, "%v", err)
 	}
 	stored, err := e.store.SetWorkflowStep(ctx, id, step, e.clock.Now().Unix())
 	if err != nil {
@@ -95,15 +96,6 @@ func (e *Engine) SetStepProps(ctx context.Context, id, stepName, userID string, 
 	return stored, nil
 }
 
-// stepOf is wf's step of that name and its place, or a *WorkflowError.
-func stepOf(wf model.Workflow, name string) (int, *model.WorkflowStep, error) {
-	i := slices.IndexFunc(wf.Steps, func(s model.WorkflowStep) bool { return s.Name == name })
-	if i < 0 {
-		return 0, nil, stepErr(name, "the workflow has no step of that name")
-	}
-	return i, &wf.Steps[i], nil
-}
-
 // openKeptSecrets is given with each secret sent back as "[redacted]"
 // replaced by the step's stored value, opened: what the component's
 // methods see, as a source's see theirs.
@@ -111,7 +103,7 @@ func (e *Engine) openKeptSecrets(wf model.Workflow, step *model.WorkflowStep, gi
 	props := maps.Clone(given)
 	for name, raw := range given {
 		if isMarker(raw) && slices.Contains(step.SecretProps, name) {
-			opened, err := e.cfg.Secrets.OpenProp(step.Props[name], stepBinding(wf, step.Name, name))
+			opened, err := e.cfg.Secrets.OpenProp(step.Props[name], flow.StepBinding(wf, step.Name, name))
 			if err != nil {
 				return nil, err
 			}
@@ -141,7 +133,7 @@ func (e *Engine) declaredStepMetadata(ctx context.Context, wf model.Workflow, st
 		return nil
 	})
 	if err != nil {
-		return nil, stepErr(step.Name, "%v", codeError(err))
+		return nil, flow.StepFault(step.Name, "%v", codeError(err))
 	}
 	return meta, nil
 }

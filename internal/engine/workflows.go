@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
-	"github.com/fount-dev/fount/internal/engine/batch"
 	"github.com/fount-dev/fount/internal/engine/flow"
 	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
@@ -20,15 +18,6 @@ import (
 	"github.com/fount-dev/fount/internal/secret"
 	"github.com/fount-dev/fount/internal/store"
 )
-
-// Limits of a workflow definition.
-const (
-	MaxSteps       = 50
-	maxStepNameLen = 64
-)
-
-// stepName is what a step may be called: it is read as steps.<name>.
-var stepName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // WorkflowRequest asks for a new workflow, or a new version of one.
 type WorkflowRequest struct {
@@ -43,13 +32,6 @@ type WorkflowRequest struct {
 	// Controls are its execution controls.
 	Controls model.Controls
 }
-
-// Bounds of the execution controls.
-const (
-	maxConcurrency   = 50
-	maxQueueSize     = 10_000
-	maxRetryAttempts = 8
-)
 
 // TriggerRequest is a workflow's trigger as the user gave it.
 type TriggerRequest struct {
@@ -82,24 +64,16 @@ type StepRequest struct {
 	Props     map[string]json.RawMessage
 }
 
-// WorkflowError is a workflow definition that cannot be deployed. Step
-// names the step at fault ("" for the workflow itself).
-type WorkflowError struct {
-	Step   string
-	Reason string
-}
+// WorkflowError is a workflow definition that cannot be deployed (package
+// flow checks definitions). Step names the step at fault ("" for the
+// workflow itself).
+type WorkflowError = flow.DefinitionError
 
-func (e *WorkflowError) Error() string {
-	if e.Step == "" {
-		return e.Reason
-	}
-	return fmt.Sprintf("step %q: %s", e.Step, e.Reason)
-}
+// ControlsError is execution controls out of their bounds.
+type ControlsError = flow.ControlsError
 
-// stepErr is a *WorkflowError of step.
-func stepErr(step, format string, args ...any) *WorkflowError {
-	return &WorkflowError{Step: step, Reason: fmt.Sprintf(format, args...)}
-}
+// MaxSteps is the most steps a workflow has.
+const MaxSteps = flow.MaxSteps
 
 // DeployWorkflow validates a definition, loads every step in the sandbox
 // (which checks its code and describes its props), stores the workflow
@@ -276,30 +250,10 @@ func workflowStoreError(err error, slug string) error {
 	return err
 }
 
-// ControlsError is execution controls out of their bounds.
-type ControlsError struct{ Reason string }
-
-func (e *ControlsError) Error() string { return e.Reason }
-
-// checkControls says what is wrong with execution controls.
-func checkControls(c model.Controls) error {
-	switch t := c.Throttle; {
-	case t != nil && (t.Limit < 1 || t.Limit > batch.MaxThrottleLimit || t.IntervalSeconds < 1 || t.IntervalSeconds > batch.MaxThrottleInterval):
-		return &ControlsError{Reason: fmt.Sprintf("the throttle needs a limit from 1 to %d and interval_seconds from 1 to %d", batch.MaxThrottleLimit, batch.MaxThrottleInterval)}
-	case c.Concurrency < 0 || c.Concurrency > maxConcurrency:
-		return &ControlsError{Reason: fmt.Sprintf("concurrency must be from 1 to %d (0: 1), not %d", maxConcurrency, c.Concurrency)}
-	case c.QueueSize < 0 || c.QueueSize > maxQueueSize:
-		return &ControlsError{Reason: fmt.Sprintf("queue_size must be from 1 to %d (0: no bound), not %d", maxQueueSize, c.QueueSize)}
-	case c.Retry != nil && (c.Retry.Attempts < 1 || c.Retry.Attempts > maxRetryAttempts):
-		return &ControlsError{Reason: fmt.Sprintf("retry.attempts must be from 1 to %d, not %d", maxRetryAttempts, c.Retry.Attempts)}
-	}
-	return nil
-}
-
 // SetWorkflowControls replaces a workflow's execution controls, keeping
 // its definition and version (no new deployment).
 func (e *Engine) SetWorkflowControls(ctx context.Context, id string, c model.Controls) (model.Workflow, error) {
-	if err := checkControls(c); err != nil {
+	if err := flow.CheckControls(c); err != nil {
 		return model.Workflow{}, err
 	}
 	wf, err := e.rewriteWorkflow(id, func(at int64) (model.Workflow, error) {
@@ -327,7 +281,7 @@ func (e *Engine) prepareWorkflow(ctx context.Context, wf *model.Workflow, req Wo
 		return nil, err
 	}
 	wf.Trigger = trigger
-	if err := checkControls(req.Controls); err != nil {
+	if err := flow.CheckControls(req.Controls); err != nil {
 		return nil, err
 	}
 	wf.Controls = req.Controls
@@ -350,7 +304,7 @@ func (e *Engine) prepareTrigger(wf *model.Workflow, t TriggerRequest, previous *
 		if previous != nil && previous.Trigger.Endpoint != "" {
 			out.Endpoint = previous.Trigger.Endpoint
 		}
-		hash, err := triggerTokenHash(t.Token, previous)
+		hash, err := flow.TriggerTokenHash(t.Token, previous)
 		if err != nil {
 			return out, nil, err
 		}
@@ -387,40 +341,17 @@ func (e *Engine) prepareTrigger(wf *model.Workflow, t TriggerRequest, previous *
 // is the stored workflow on update, whose steps' secrets a step of the
 // same name may keep.
 func (e *Engine) prepareSteps(ctx context.Context, wf model.Workflow, reqs []StepRequest, previous *model.Workflow, opts SaveOptions) ([]model.WorkflowStep, error) {
-	if len(reqs) == 0 {
-		return nil, &WorkflowError{Reason: "the workflow needs at least one step"}
-	}
-	if len(reqs) > MaxSteps {
-		return nil, &WorkflowError{Reason: fmt.Sprintf("the workflow has %d steps, more than %d", len(reqs), MaxSteps)}
+	if err := flow.CheckStepCount(len(reqs)); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	out := make([]model.WorkflowStep, 0, len(reqs))
 	for i, r := range reqs {
-		switch {
-		case !stepName.MatchString(r.Name) || len(r.Name) > maxStepNameLen:
-			return nil, stepErr(r.Name, "step %d needs a name of letters, digits and _ (not starting with a digit, at most %d characters)", i+1, maxStepNameLen)
-		case r.Name == flow.TriggerStep:
-			return nil, stepErr(r.Name, "the name trigger is reserved for the workflow's trigger")
-		case seen[r.Name]:
-			return nil, stepErr(r.Name, "two steps have this name; step names must be unique")
-		case r.Kind != model.StepCode && r.Kind != model.StepAction:
-			return nil, stepErr(r.Name, "unknown kind %q; use code or action", r.Kind)
-		case strings.TrimSpace(r.Code) == "":
-			return nil, stepErr(r.Name, "the step has no code")
-		}
-		if err := checkTemplates(r.Name, r.Props, seen); err != nil {
+		step := model.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, SourceMap: r.SourceMap, Modules: r.Modules}
+		if err := flow.CheckStep(i, step, r.Props, seen); err != nil {
 			return nil, err
 		}
 		seen[r.Name] = true
-		if len(r.SourceMap) > component.MaxAuthorSourceMap {
-			return nil, stepErr(r.Name, "the source_map is %d bytes; at most %d MiB is kept", len(r.SourceMap), component.MaxAuthorSourceMap>>20)
-		}
-		if r.SourceMap != "" {
-			if _, err := component.ParseSourceMap(r.SourceMap); err != nil {
-				return nil, stepErr(r.Name, "the source_map is not a source map v3: %v", err)
-			}
-		}
-		step := model.WorkflowStep{Name: r.Name, Kind: r.Kind, Key: r.Key, Code: r.Code, Filename: r.Filename, SourceMap: r.SourceMap, Modules: r.Modules}
 		var prev *model.WorkflowStep
 		if previous != nil {
 			for i := range previous.Steps {
@@ -445,7 +376,7 @@ func (e *Engine) prepareSteps(ctx context.Context, wf model.Workflow, reqs []Ste
 			return nil, err
 		}
 		if err := e.checkOwnedProps(ctx, &step.Metadata, step.Props, wf.OwnerID); err != nil {
-			return nil, stepErr(step.Name, "%v", err)
+			return nil, flow.StepFault(step.Name, "%v", err)
 		}
 		out = append(out, step)
 	}
@@ -472,16 +403,16 @@ func (e *Engine) describeStep(ctx context.Context, wf model.Workflow, step *mode
 	})
 	if err != nil {
 		if cerr := codeError(err); cerr != err || isCodeError(err) {
-			return nil, stepErr(step.Name, "%v", cerr)
+			return nil, flow.StepFault(step.Name, "%v", cerr)
 		}
 		return nil, err
 	}
 	step.Bundle, step.BundleMap, step.Packages = bundled.Code, bundled.Map, bundled.Packages
 	if step.Kind == model.StepAction && meta.Type != component.KindAction {
-		return nil, stepErr(step.Name, "an action step needs an action component, with type: \"action\"; make it a code step, or give it that type")
+		return nil, flow.StepFault(step.Name, "an action step needs an action component, with type: \"action\"; make it a code step, or give it that type")
 	}
 	if len(meta.Hooks) > 0 || len(meta.PropsOfType(component.TypeHTTP)) > 0 || len(meta.PropsOfType(component.TypeAppHook)) > 0 || len(meta.PropsOfType(component.TypeTimer)) > 0 || meta.Dedupe != "" {
-		return nil, stepErr(step.Name, "the component is a source (it has hooks, an HTTP or timer interface, or a dedupe strategy), not an action; deploy it as a source and trigger the workflow with its events")
+		return nil, flow.StepFault(step.Name, "the component is a source (it has hooks, an HTTP or timer interface, or a dedupe strategy), not an action; deploy it as a source and trigger the workflow with its events")
 	}
 	return meta, nil
 }
@@ -495,7 +426,7 @@ func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, g
 	meta := &step.Metadata
 	for name := range given {
 		if _, ok := meta.Prop(name); !ok {
-			return stepErr(step.Name, "the component has no prop %q", name)
+			return flow.StepFault(step.Name, "the component has no prop %q", name)
 		}
 	}
 	step.Props = map[string]json.RawMessage{}
@@ -509,7 +440,7 @@ func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, g
 			continue
 		case p.Type == component.TypeAlert:
 			if ok {
-				return stepErr(step.Name, "the prop %s is an alert, shown to whoever configures the step: it takes no value", p.Name)
+				return flow.StepFault(step.Name, "the prop %s is an alert, shown to whoever configures the step: it takes no value", p.Name)
 			}
 			continue
 		case p.Type == component.TypeApp:
@@ -519,65 +450,26 @@ func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, g
 			continue
 		case !ok:
 			if p.Required() {
-				return stepErr(step.Name, "the prop %s is required; give it a value of type %s", p.Name, p.Type)
+				return flow.StepFault(step.Name, "the prop %s is required; give it a value of type %s", p.Name, p.Type)
 			}
 			continue
 		case p.Secret && isMarker(raw):
 			if prev == nil || !slices.Contains(prev.SecretProps, p.Name) {
-				return stepErr(step.Name, "the prop %s was sent as %s but has no stored value; send the secret itself", p.Name, secret.Marker)
+				return flow.StepFault(step.Name, "the prop %s was sent as %s but has no stored value; send the secret itself", p.Name, secret.Marker)
 			}
 			step.Props[p.Name] = prev.Props[p.Name]
 			step.SecretProps = append(step.SecretProps, p.Name)
 			continue
-		case isTemplate(raw):
+		case flow.IsTemplate(raw):
 		default:
 			if err := p.Check(raw); err != nil {
-				return stepErr(step.Name, "%v", err)
+				return flow.StepFault(step.Name, "%v", err)
 			}
 		}
 		step.Props[p.Name] = raw
 		if p.Secret {
-			step.Props[p.Name] = e.cfg.Secrets.SealProp(raw, stepBinding(wf, step.Name, p.Name))
+			step.Props[p.Name] = e.cfg.Secrets.SealProp(raw, flow.StepBinding(wf, step.Name, p.Name))
 			step.SecretProps = append(step.SecretProps, p.Name)
-		}
-	}
-	return nil
-}
-
-// stepBinding binds a step's sealed prop to its workflow, step and prop.
-func stepBinding(wf model.Workflow, step, prop string) string {
-	return secret.PropBinding(wf.OwnerID, wf.ID, step+"."+prop)
-}
-
-// templateExpr finds the {{...}} expressions of a prop value.
-var templateExpr = regexp.MustCompile(`\{\{([\s\S]*?)\}\}`)
-
-// stepRef finds the steps a template expression reads: steps.name,
-// steps["name"] or steps['name'].
-var stepRef = regexp.MustCompile(`\bsteps\s*(?:\.\s*([A-Za-z_$][A-Za-z0-9_$]*)|\[\s*["']([^"']*)["']\s*\])`)
-
-// isTemplate reports whether raw is a string holding a {{...}}
-// expression.
-func isTemplate(raw json.RawMessage) bool {
-	var s string
-	return json.Unmarshal(raw, &s) == nil && templateExpr.MatchString(s)
-}
-
-// checkTemplates refuses an expression in a step's props that reads a
-// step that does not come before it.
-func checkTemplates(step string, props map[string]json.RawMessage, earlier map[string]bool) error {
-	for name, raw := range props {
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			continue
-		}
-		for _, m := range templateExpr.FindAllStringSubmatch(s, -1) {
-			for _, ref := range stepRef.FindAllStringSubmatch(m[1], -1) {
-				target := ref[1] + ref[2]
-				if target != flow.TriggerStep && !earlier[target] {
-					return stepErr(step, "the prop %s reads steps.%s in {{%s}}, and no earlier step has that name", name, target, strings.TrimSpace(m[1]))
-				}
-			}
 		}
 	}
 	return nil
@@ -590,14 +482,14 @@ func (e *Engine) stepTemplates(wf model.Workflow, step model.WorkflowStep) (stat
 	plain := map[string]json.RawMessage{}
 	for name, v := range step.Props {
 		if slices.Contains(step.SecretProps, name) {
-			opened, err := e.cfg.Secrets.OpenProp(v, stepBinding(wf, step.Name, name))
+			opened, err := e.cfg.Secrets.OpenProp(v, flow.StepBinding(wf, step.Name, name))
 			if err != nil {
 				return nil, nil, fmt.Errorf("engine: secret prop %s of step %s of %s: %w", name, step.Name, wf.ID, err)
 			}
 			v = opened
 		}
 		var s string
-		if isTemplate(v) && json.Unmarshal(v, &s) == nil {
+		if flow.IsTemplate(v) && json.Unmarshal(v, &s) == nil {
 			if templates == nil {
 				templates = map[string]string{}
 			}

@@ -90,7 +90,7 @@ func (r testRunner) Load(context.Context, string) (Loaded, error) {
 	if r.tl.loadErr != nil {
 		return nil, r.tl.loadErr
 	}
-	return testLoaded{r.tl}, nil
+	return testLoaded(r), nil
 }
 
 func (r testRunner) LoadFailed(_ context.Context, _ string, _ []model.Invocation, err error) error {

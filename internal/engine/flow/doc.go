@@ -4,6 +4,8 @@
 //
 // # Where things are
 //
+// definition.go: the checks a workflow's definition passes before its
+// steps load (names, kinds, templates, controls, the trigger's token).
 // batch.go: a workflow's batch (new executions, up to its concurrency at
 // once; releases and resumes of paused ones). execute.go: one
 // execution's steps, in order, and what its part commits. steps.go: the
@@ -17,7 +19,9 @@
 //
 // # What the engine gives it
 //
-// A step's code loaded with its props (secrets opened, templates set
+// Deploying a workflow (describing its steps in the sandbox, sealing
+// their secret props, starting its trigger) is the engine's. So are a
+// step's code loaded with its props (secrets opened, templates set
 // apart), a sandbox reserved for each call, the accounts, data stores
 // and egress a step reaches, its $.service.db, its channel bounds and
 // source maps: the Host. Its store, clock and delayed scheduler are the

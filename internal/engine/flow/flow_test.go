@@ -11,8 +11,8 @@ import (
 	"github.com/fount-dev/fount/internal/sandbox"
 )
 
-// secret is a flow's URL secret, as a step would draw it.
-var secret = strings.Repeat("s", abi.FlowSecretLen)
+// flowSecret is the secret of a flow's URLs, as a step would draw it.
+var flowSecret = strings.Repeat("s", abi.FlowSecretLen)
 
 // farFuture is a time, in epoch ms, later than any test's clock.
 const farFuture = int64(4102444800000) // 2100

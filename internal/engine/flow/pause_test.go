@@ -41,7 +41,7 @@ func (h *harness) resume(wf model.Workflow, x model.Execution, action, data stri
 func TestADelayGoesOnWhenDue(t *testing.T) {
 	t.Parallel()
 	after := &seen{value: `"after"`}
-	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 60_000, Secret: secret}, `{"kept":1}`), "after": after.step})
+	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 60_000, Secret: flowSecret}, `{"kept":1}`), "after": after.step})
 	wf := h.deploy(model.Workflow{Steps: steps("wait", "after")})
 	x := h.trigger(wf.ID, `{}`)
 	if x.Status != model.ExecutionPaused || x.Pause == nil || x.Pause.Kind != abi.FlowDelay || x.Pause.Step != "wait" {
@@ -77,7 +77,7 @@ func TestADelayGoesOnWhenDue(t *testing.T) {
 // times back and goes on with the execution.
 func TestPausedExecutionsSurviveARestart(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 1000, Secret: secret}, `1`), "after": returns(`2`)})
+	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 1000, Secret: flowSecret}, `1`), "after": returns(`2`)})
 	wf := h.deploy(model.Workflow{Steps: steps("wait", "after")})
 	x := h.trigger(wf.ID, `{}`)
 	restarted := New(h.r.cfg)
@@ -102,7 +102,7 @@ func TestPausedExecutionsSurviveARestart(t *testing.T) {
 // timeout ends it cancelled; a second call finds nothing.
 func TestASuspendGoesOnWithItsURL(t *testing.T) {
 	t.Parallel()
-	suspend := pauses(abi.Flow{Kind: abi.FlowSuspend, Ms: 3_600_000, Secret: secret}, `{"asked":true}`)
+	suspend := pauses(abi.Flow{Kind: abi.FlowSuspend, Ms: 3_600_000, Secret: flowSecret}, `{"asked":true}`)
 	cases := []struct {
 		name   string
 		end    func(h *harness, wf model.Workflow, x model.Execution)
@@ -163,7 +163,7 @@ func TestARerunRunsItsStepAgain(t *testing.T) {
 	var runs []json.RawMessage
 	rerun := func(ctx context.Context, ev json.RawMessage, caps sandbox.Capabilities) (*sandbox.Outcome, error) {
 		runs = append(runs, ev)
-		return pauses(abi.Flow{Kind: abi.FlowRerun, Ms: 60_000, Secret: secret, Context: json.RawMessage(`{"page":2}`), MaxReruns: 3}, `"again"`)(ctx, ev, caps)
+		return pauses(abi.Flow{Kind: abi.FlowRerun, Ms: 60_000, Secret: flowSecret, Context: json.RawMessage(`{"page":2}`), MaxReruns: 3}, `"again"`)(ctx, ev, caps)
 	}
 	h := newHarness(t, map[string]stepFunc{"poll": rerun, "after": returns(`1`)})
 	wf := h.deploy(model.Workflow{Steps: steps("poll", "after")})
@@ -241,7 +241,7 @@ func TestPausesAreBounded(t *testing.T) {
 	big := func(context.Context, json.RawMessage, sandbox.Capabilities) (*sandbox.Outcome, error) {
 		return &sandbox.Outcome{Value: json.RawMessage(`"` + strings.Repeat("x", maxPausedState) + `"`)}, nil
 	}
-	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 60_000, Secret: secret}, `1`), "big": big},
+	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 60_000, Secret: flowSecret}, `1`), "big": big},
 		func(c *Config) { c.MaxPausedExecutions = 2 })
 	wf := h.deploy(model.Workflow{Steps: steps("wait")})
 	for range 2 {
@@ -267,7 +267,7 @@ func TestPausesAreBounded(t *testing.T) {
 // removed its next step fails when it goes on, naming the step.
 func TestAStepGoneWhilePaused(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 1000, Secret: secret}, `1`), "after": returns(`2`), "other": returns(`3`)})
+	h := newHarness(t, map[string]stepFunc{"wait": pauses(abi.Flow{Kind: abi.FlowDelay, Ms: 1000, Secret: flowSecret}, `1`), "after": returns(`2`), "other": returns(`3`)})
 	wf := h.deploy(model.Workflow{Steps: steps("wait", "after")})
 	x := h.trigger(wf.ID, `{}`)
 	wf.Steps = steps("wait", "other")

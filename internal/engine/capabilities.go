@@ -5,7 +5,6 @@ import (
 
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/source"
-	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 	"github.com/fount-dev/fount/internal/store"
 )
@@ -34,37 +33,4 @@ func (e *Engine) capabilities(l *source.Live, c *emit.Collector, gone *goneAccou
 		caps.Egress = e.cfg.Egress
 	}
 	return caps
-}
-
-// loadDelayed rebuilds the due times of the delayed events of every
-// source, and of the paused executions of every workflow, of emitters.
-func (e *Engine) loadDelayed(ctx context.Context, emitters []model.Target) error {
-	for _, t := range emitters {
-		if t.Kind == model.TargetWorkflow {
-			if err := e.flows.LoadPaused(ctx, t.ID); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := e.sources.LoadDelayed(ctx, t.ID); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// emitters are the sources and workflows for whose ids owns is true.
-func emitters(sources []model.Source, flows []model.Workflow, owns func(string) bool) []model.Target {
-	var out []model.Target
-	for _, src := range sources {
-		if owns(src.ID) {
-			out = append(out, model.SourceTarget(src.ID))
-		}
-	}
-	for _, wf := range flows {
-		if owns(wf.ID) {
-			out = append(out, model.WorkflowTarget(wf.ID))
-		}
-	}
-	return out
 }

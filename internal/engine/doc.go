@@ -9,16 +9,22 @@
 //
 // # Where things are
 //
-// In this package: lifecycle.go (a source's deploy, update and delete),
-// workflows.go and stepprops.go (a workflow's deploys and its steps'
-// props), capabilities.go (what a source's run or hook may reach),
-// cluster.go (messages between nodes). The batch loop both kinds share,
-// with the commit of runs and its routing, is package batch (loophost.go
-// connects it to the engine); a source's runs are package source
-// (sourcehost.go gives it what they need), a workflow's executions
-// package flow (flowhost.go). The parts with a responsibility of their own are the
-// packages below it (see Parts); the records no running code is made of
-// are written by package records, beside the engine.
+// In this package: engine.go (Config, New, Start and Stop), lifecycle.go
+// (a source's deploy, update and delete), components.go and packages.go
+// (saving a component, with the npm packages it imports), props.go and
+// configure.go (a source's props: checked, sealed, options and added
+// props), workflows.go and stepprops.go (a workflow's deploys and its
+// steps' props), triggers.go (endpoints, timers, manual runs and
+// releases: what queues invocations), capabilities.go, accounts.go and
+// datastores.go (what a run or hook may reach), pool.go and admit.go
+// (the workers and sandboxes tenants' code runs on), cluster.go
+// (messages between nodes). The batch loop both kinds share, with the
+// commit of runs and its routing, is package batch (loophost.go connects
+// it to the engine); a source's runs are package source (sourcehost.go
+// gives them what they need), a workflow's definitions and executions
+// package flow (flowhost.go). The parts with a responsibility of their
+// own are the packages below it (see Parts); the records no running code
+// is made of are written by package records, beside the engine.
 //
 // It depends on a store (package store) for everything durable, on a
 // sandbox through the small interface of package sandbox, and on a clock.Clock

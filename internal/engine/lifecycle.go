@@ -3,19 +3,14 @@ package engine
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/engine/flow"
-	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/route"
 	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/ids"
@@ -26,7 +21,7 @@ import (
 
 // The lifecycle of a source is four operations, each one call: deploy,
 // update (which also switches it on or off), delete, and saving the
-// component they start from. Each writes the store once, in one
+// component they start from (components.go). Each writes the store once, in one
 // transaction that also commits what the hooks emitted, and brings the
 // source's triggers up or down only after that write, so the engine is
 // never ahead of the store. The order of each, and why, is in the package
@@ -55,42 +50,6 @@ type UpdateRequest struct {
 	Props map[string]json.RawMessage
 	// Active switches the source's triggers on or off.
 	Active bool
-}
-
-// SaveComponent describes code in the sandbox and stores it as a saved
-// component of owner, or returns the equal one owner saved before (see
-// store.CreateComponent). Describing it evaluates it, as user's work (see
-// inPool). Code that cannot be loaded is a *CodeError; a new component
-// past owner's limit a *model.LimitError.
-func (e *Engine) SaveComponent(ctx context.Context, owner, user, code, codeURL string, opts SaveOptions) (model.Component, error) {
-	end, err := e.beginOp()
-	if err != nil {
-		return model.Component{}, err
-	}
-	defer end()
-	lock, err := e.savedLock(ctx, owner, code, codeURL, opts)
-	if err != nil {
-		return model.Component{}, err
-	}
-	c := model.Component{Code: code, SourceMap: opts.SourceMap}
-	meta, bundled, err := e.describeWithPackages(ctx, user, code, lock, func(code string) (*component.Metadata, error) {
-		var meta *component.Metadata
-		err := e.inPool(ctx, user, 0, func(ctx context.Context) error {
-			var err error
-			meta, err = e.sandbox.Introspect(ctx, code, "", nil)
-			return err
-		})
-		return meta, err
-	})
-	if err != nil {
-		return model.Component{}, codeError(err)
-	}
-	c.Bundle, c.BundleMap, c.Packages = bundled.Code, bundled.Map, bundled.Packages
-	sum := sha256.Sum256([]byte(code))
-	now := e.clock.Now().Unix()
-	c.ID, c.OwnerID, c.Key, c.Name, c.Version = ids.New(ids.Component), owner, meta.Key, meta.Name, meta.Version
-	c.CodeHash, c.ComponentURL, c.Metadata, c.CreatedAt, c.UpdatedAt = hex.EncodeToString(sum[:]), codeURL, *meta, now, now
-	return e.store.CreateComponent(ctx, c)
 }
 
 // DeploySource deploys a source: it validates the props, loads the
@@ -493,60 +452,6 @@ func (e *Engine) commitEvents(ctx context.Context, src model.Source, events []mo
 	return nil
 }
 
-// withAddedProps is a source's component metadata with the props its
-// additionalProps method added when it was configured (timers among
-// them).
-func withAddedProps(meta component.Metadata, src model.Source) *component.Metadata {
-	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), src.AddedProps...)
-	return &meta
-}
-
-// startTriggers registers a source's endpoints and arms its timers.
-func (e *Engine) startTriggers(src model.Source, meta *component.Metadata) {
-	eps := map[component.EndpointToken]ingress.Endpoint{}
-	for name, tok := range src.Endpoints {
-		p, _ := meta.Prop(name)
-		eps[tok] = ingress.Endpoint{Target: model.SourceTarget(src.ID), Account: src.UserID, Prop: name, CustomResponse: p.CustomResponse, QueueSize: src.QueueSize}
-	}
-	e.ingress.Endpoints.Set(src.ID, eps)
-	specs := map[string]component.TimerSpec{}
-	for _, p := range meta.PropsOfType(component.TypeTimer) {
-		var spec component.TimerSpec
-		if err := json.Unmarshal(src.ConfiguredProps[p.Name], &spec); err != nil {
-			e.log.Warn("a stored timer value cannot be read", "source", src.ID, "prop", p.Name, "err", err)
-			continue
-		}
-		specs[p.Name] = spec
-	}
-	e.timers.Arm(model.SourceTarget(src.ID), time.Unix(src.UpdatedAt, 0), specs)
-}
-
-// stopTriggers removes a source's or workflow's endpoints and stops its
-// timers.
-func (e *Engine) stopTriggers(t model.Target) {
-	e.ingress.Endpoints.Remove(t.ID)
-	e.timers.Remove(t)
-}
-
-// fireTimer queues the run of a timer's tick due at due: event
-// {timestamp, interval_seconds}, the timestamp the tick's. Only the
-// target's owner fires, and the store enqueues each tick once
-// (Queues.FireTimer), so that a tick fires once however ownership moves.
-func (e *Engine) fireTimer(t model.Target, prop string, spec component.TimerSpec, due time.Time) {
-	if !e.owns(t.ID) {
-		return
-	}
-	inv := model.NewInvocation(t, kindTimer, spec.Event(due))
-	fired, err := e.queues.FireTimer(context.Background(), inv, prop, due.UnixMilli())
-	if err != nil {
-		e.log.Error("enqueue a timer run", "target", t, "err", err)
-		return
-	}
-	if fired {
-		e.workers.Kick(t)
-	}
-}
-
 // SetSourceControls replaces a source's controls: its throttle and queue
 // size. A source's runs are one at a time and never retried, so
 // concurrency and retry are refused.
@@ -576,38 +481,4 @@ func (e *Engine) SetSourceControls(ctx context.Context, id string, c model.Contr
 	e.changed(model.SourceTarget(id))
 	e.kick(model.SourceTarget(id))
 	return src, nil
-}
-
-// RunNow queues a manual run of a source with event ({} when empty).
-func (e *Engine) RunNow(ctx context.Context, sourceID string, event json.RawMessage) error {
-	end, err := e.beginOp()
-	if err != nil {
-		return err
-	}
-	defer end()
-	if len(event) == 0 {
-		event = json.RawMessage("{}")
-	}
-	src, err := e.store.GetSource(ctx, sourceID)
-	if err != nil {
-		return err
-	}
-	if _, err := e.enqueueWithin(ctx, model.NewInvocation(model.SourceTarget(sourceID), kindManual, event), src.QueueSize); err != nil {
-		return fmt.Errorf("engine: queue a manual run of %s: %w", sourceID, err)
-	}
-	e.kick(model.SourceTarget(sourceID))
-	return nil
-}
-
-// releaseDelayed queues the release of a source's due delayed emits, or
-// of a workflow's due paused executions.
-func (e *Engine) releaseDelayed(t model.Target) error {
-	if !e.owns(t.ID) {
-		return nil // its owner releases them (resumeOwned loads them there)
-	}
-	if _, err := e.queues.EnqueueInvocation(context.Background(), model.NewInvocation(t, kindRelease, nil)); err != nil {
-		return err
-	}
-	e.workers.Kick(t)
-	return nil
 }

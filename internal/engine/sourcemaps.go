@@ -2,12 +2,15 @@ package engine
 
 import (
 	"container/list"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/model"
+	"github.com/fount-dev/fount/internal/sandbox"
 )
 
 // Source maps are parsed only when code throws, and what they hold in
@@ -119,4 +122,44 @@ func (e *Engine) stepMaps(wf model.Workflow, step model.WorkflowStep, oneOff boo
 	}
 	key := fmt.Sprintf("step %s version %d at %d: %s", wf.ID, wf.Version, wf.UpdatedAt, step.Name)
 	return e.maps.get(key, wf.OwnerID, step.BundleMap, step.SourceMap)
+}
+
+// parseMaps parses source maps, skipping the empty and the malformed (a
+// stack then keeps the bundle's lines).
+func parseMaps(raws ...string) []*component.SourceMap {
+	var out []*component.SourceMap
+	for _, raw := range raws {
+		if raw == "" {
+			continue
+		}
+		if m, err := component.ParseSourceMap(raw); err == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// mapStack rewrites the stack of a script error through the maps that
+// mapsOf returns (called only for a script error), so that it names the
+// author's files and lines; other errors are left as they are. file is
+// the name the code runs under; the bundler calls it entryFile.
+func mapStack(err error, file string, mapsOf func() []*component.SourceMap) error {
+	var se *sandbox.ScriptError
+	if !errors.As(err, &se) {
+		return err
+	}
+	maps := mapsOf()
+	if len(maps) == 0 {
+		return err
+	}
+	mapped := *se
+	stack := se.Stack
+	if file != entryFile {
+		stack = strings.ReplaceAll(stack, file+":", entryFile+":")
+	}
+	mapped.Stack = component.MapStack(stack, entryFile, maps...)
+	if file != entryFile {
+		mapped.Stack = strings.ReplaceAll(mapped.Stack, entryFile+":", file+":")
+	}
+	return &mapped
 }

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/fount-dev/fount/internal/component"
 	"github.com/fount-dev/fount/internal/engine/flow"
-	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/ids"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
@@ -500,22 +498,4 @@ func (e *Engine) stepTemplates(wf model.Workflow, step model.WorkflowStep) (stat
 	}
 	static, err = json.Marshal(plain)
 	return static, templates, err
-}
-
-// startWorkflowTriggers registers an active workflow's endpoint or arms
-// its timer. A source trigger is its subscription, which the store holds.
-func (e *Engine) startWorkflowTriggers(wf model.Workflow) {
-	if !wf.Active {
-		return
-	}
-	switch wf.Trigger.Type {
-	case model.TriggerHTTP:
-		e.ingress.Endpoints.Set(wf.ID, map[component.EndpointToken]ingress.Endpoint{
-			wf.Trigger.Endpoint: {Target: model.WorkflowTarget(wf.ID), Account: wf.UserID, CustomResponse: wf.Trigger.Respond, TokenHash: wf.Trigger.TokenHash, QueueSize: wf.QueueSize},
-		})
-	case model.TriggerTimer:
-		if wf.Trigger.Timer != nil {
-			e.timers.Arm(model.WorkflowTarget(wf.ID), time.Unix(wf.UpdatedAt, 0), map[string]component.TimerSpec{flow.TriggerStep: *wf.Trigger.Timer})
-		}
-	}
 }

@@ -46,3 +46,45 @@ func TestDelayedSchedulerStops(t *testing.T) {
 		t.Errorf("released after Stop: %v", released[1:])
 	}
 }
+
+// TestDelayedReleasesWhatIsDue: each tick of a started scheduler
+// releases the targets due by then, once, and leaves the others and the
+// forgotten ones.
+func TestDelayedReleasesWhatIsDue(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake()
+	released := make(chan string, 8)
+	d := New(clk, slog.New(slog.DiscardHandler), func(id string) error {
+		released <- id
+		return nil
+	})
+	d.Start()
+	defer d.Stop()
+	now := clk.Now()
+	d.Note("soon", now.Add(time.Second).UnixMilli())
+	d.Note("later", now.Add(time.Hour).UnixMilli())
+	d.Note("gone", now.Add(time.Second).UnixMilli())
+	d.Forget("gone")
+	if d.Due("later") != now.Add(time.Hour).UnixMilli() || d.Due("gone") != 0 {
+		t.Fatalf("due later %d, gone %d", d.Due("later"), d.Due("gone"))
+	}
+	clk.Advance(time.Second)
+	select {
+	case id := <-released:
+		if id != "soon" {
+			t.Fatalf("released %q, want soon", id)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("nothing released by the tick after it was due")
+	}
+	clk.Advance(Tick)
+	d.ReleaseDue(clk.Now()) // a second look finds nothing more due
+	select {
+	case id := <-released:
+		t.Errorf("released %q again, or before it was due", id)
+	default:
+	}
+	if d.Due("soon") != 0 || d.Due("later") == 0 {
+		t.Errorf("after the release: soon %d, later %d", d.Due("soon"), d.Due("later"))
+	}
+}

@@ -54,8 +54,8 @@ staticcheck:
 
 ## unit runs the tests under the race detector, but for those whose time
 ## goes where the detector finds nothing: the ones that drive fount as
-## separate processes built without it (the cluster's failover and make
-## run-cluster), whose NATS servers it would only slow; the real npm
+## separate processes built without it (the cluster's failover, make run
+## and make run-cluster), whose NATS servers it would only slow; the real npm
 ## libraries (the corpus; the database, mail and SFTP clients), whose time
 ## goes to JavaScript in the sandbox and in Node; and the bundles of every
 ## built-in and of a large SDK, and an npm cache filled by bundles, whose
@@ -64,7 +64,7 @@ staticcheck:
 ## worker process; a 4 MiB source map parsed on one goroutine. Those run
 ## beside, without it. (The tests' workers run a plain build too: see
 ## workerExe in cmd/fount.)
-PLAIN_TESTS := ^(TestFailoverLosesNothing|TestReadmeCluster|TestCorpusAsInNode|TestStacksOfMinifiedBundles|TestNpm(Postgres|MySQL|SMTP|SFTP)Client|TestEveryProvidedBuiltinBundles|TestBuiltinsExportWhatNodeExports|TestLargeBundlesAreMinified|TestNpmCacheIsPerPackageAndBounded|TestNodeKeygen|TestDeeplyNestedCodeCannotCrashTheServer|TestSourceMapsAreCappedAndStillMap)$$
+PLAIN_TESTS := ^(TestFailoverLosesNothing|TestReadmeWalkthrough|TestReadmeCluster|TestCorpusAsInNode|TestStacksOfMinifiedBundles|TestNpm(Postgres|MySQL|SMTP|SFTP)Client|TestEveryProvidedBuiltinBundles|TestBuiltinsExportWhatNodeExports|TestLargeBundlesAreMinified|TestNpmCacheIsPerPackageAndBounded|TestNodeKeygen|TestDeeplyNestedCodeCannotCrashTheServer|TestSourceMapsAreCappedAndStillMap)$$
 unit: browser-deps corpus server-deps
 	@$(GO) test -count=1 -run '$(PLAIN_TESTS)' ./cmd/fount/ ./internal/bundle/ > .unit-plain.log 2>&1 & plain=$$!; \
 	$(GO) test -race -skip '$(PLAIN_TESTS)' ./...; race=$$?; \

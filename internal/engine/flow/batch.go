@@ -125,39 +125,9 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 	r, wf := b.r, b.wf
 	switch {
 	case inv.Kind == model.InvocationRelease:
-		acts, paused, err := r.dueFlows(ctx, wf.ID)
-		if err != nil {
-			return err
-		}
-		for i, act := range acts { // each commits with its record's removal: no invocation of its own
-			if err := b.goOn(ctx, model.Invocation{TargetID: wf.ID, TargetKind: model.TargetWorkflow}, paused[i], act); err != nil {
-				return err
-			}
-		}
-		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+		return b.release(ctx, inv)
 	case inv.Kind == model.InvocationResume:
-		var act flowAction
-		if json.Unmarshal(inv.Event, &act) != nil {
-			r.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
-			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
-		}
-		if act.ExecutionID == "" {
-			if act.ExecutionID = oldExecutionID(act); act.ExecutionID == "" {
-				r.log.Warn("a resume queued before the upgrade names no execution; it is dropped, and its execution stays paused", "workflow", wf.ID, "invocation", inv.ID)
-				return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
-			}
-		}
-		p, err := r.pausedState(ctx, wf.ID, act.ExecutionID)
-		switch {
-		case errors.Is(err, model.ErrNotFound):
-			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // it went on meanwhile
-		case errors.Is(err, errUnreadablePause):
-			r.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID, "err", err)
-			return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
-		case err != nil:
-			return err
-		}
-		return b.goOn(ctx, inv, p, act)
+		return b.resume(ctx, inv)
 	case !wf.Active && inv.Kind != model.InvocationManual:
 		return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) // queued before it was switched off
 	}
@@ -175,6 +145,51 @@ func (b *flowBatch) runInvocation(ctx context.Context, inv model.Invocation, w *
 		}
 	}
 	return b.add(ctx, store.CompletedRun{Invocation: inv, Commit: x.commit}, x.sse)
+}
+
+// release runs on every paused execution whose time has come (a release
+// invocation, queued by the delayed scheduler).
+func (b *flowBatch) release(ctx context.Context, inv model.Invocation) error {
+	acts, paused, err := b.r.dueFlows(ctx, b.wf.ID)
+	if err != nil {
+		return err
+	}
+	for i, act := range acts { // each commits with its record's removal: no invocation of its own
+		if err := b.goOn(ctx, model.Invocation{TargetID: b.wf.ID, TargetKind: model.TargetWorkflow}, paused[i], act); err != nil {
+			return err
+		}
+	}
+	return b.add(ctx, store.CompletedRun{Invocation: inv}, nil)
+}
+
+// resume runs on the paused execution a call of its resume or cancel URL
+// names (a resume invocation); one that went on meanwhile, or whose
+// resume or state does not read, is dropped.
+func (b *flowBatch) resume(ctx context.Context, inv model.Invocation) error {
+	r, wf := b.r, b.wf
+	drop := func() error { return b.add(ctx, store.CompletedRun{Invocation: inv}, nil) }
+	var act flowAction
+	if json.Unmarshal(inv.Event, &act) != nil {
+		r.log.Warn("a resume of a paused execution cannot be read; it is dropped", "workflow", wf.ID, "invocation", inv.ID)
+		return drop()
+	}
+	if act.ExecutionID == "" {
+		if act.ExecutionID = oldExecutionID(act); act.ExecutionID == "" {
+			r.log.Warn("a resume queued before the upgrade names no execution; it is dropped, and its execution stays paused", "workflow", wf.ID, "invocation", inv.ID)
+			return drop()
+		}
+	}
+	p, err := r.pausedState(ctx, wf.ID, act.ExecutionID)
+	switch {
+	case errors.Is(err, model.ErrNotFound):
+		return drop() // it went on meanwhile
+	case errors.Is(err, errUnreadablePause):
+		r.log.Warn("a paused execution cannot be read; its resume is dropped", "workflow", wf.ID, "invocation", inv.ID, "err", err)
+		return drop()
+	case err != nil:
+		return err
+	}
+	return b.goOn(ctx, inv, p, act)
 }
 
 // goOn runs a paused execution on, or fails it when the workflow cannot

@@ -284,3 +284,28 @@ func TestAStepGoneWhilePaused(t *testing.T) {
 		t.Errorf("$errors %+v", errs)
 	}
 }
+
+// TestResumesThatFindNothing: a resume that does not read, or names an
+// execution not paused, is dropped, and the paused one stays as it was.
+func TestResumesThatFindNothing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, map[string]stepFunc{"ask": pauses(abi.Flow{Kind: abi.FlowSuspend, Ms: 60_000, Secret: flowSecret}, `1`)})
+	wf := h.deploy(model.Workflow{Steps: steps("ask")})
+	x := h.trigger(wf.ID, `{}`)
+	unknown, err := ResumeEvent(wf.ID+"-999", ingress.ActionResume, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []string{`"not a resume"`, string(unknown), `{"action":"resume"}`} {
+		if err := h.run(wf.ID, model.Invocation{Kind: model.InvocationResume, Event: json.RawMessage(ev)}); err != nil {
+			t.Fatalf("resume %s: %v", ev, err)
+		}
+	}
+	if got := h.newest(wf.ID); got.ID != x.ID || got.Status != model.ExecutionPaused || h.paused(wf.ID) != 1 {
+		t.Errorf("after resumes that find nothing: %s, %d paused", got.Status, h.paused(wf.ID))
+	}
+	queued, err := h.store.PendingInvocations(context.Background(), wf.ID, 10)
+	if err != nil || len(queued) != 0 {
+		t.Errorf("%d resumes still queued (%v), want them dropped", len(queued), err)
+	}
+}

@@ -77,7 +77,8 @@
 // that hangs up must not leave a version deactivated upstream and still
 // stored. Engine.Stop waits for operations in flight. Runs go on during
 // them in their own instances; a run that loads a source while it is
-// updated or deleted keeps no sandbox of the old version (liveSet).
+// updated or deleted keeps no sandbox of the old version (package
+// source's live set).
 //
 // # Durability
 //

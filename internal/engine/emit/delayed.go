@@ -12,7 +12,7 @@ import (
 // Delayed records. The delayed scheduler (package delayed) keeps, per source, the earliest
 // due time it knows of; when it comes, a release invocation is queued, and
 // the source's worker moves every due event from $in to its channel in one
-// commit (releaseCommit). A restart rebuilds the due times from the stored
+// commit (package source's release). A restart rebuilds the due times from the stored
 // $in channels, so delays survive it; an event deleted from $in before its
 // time is cancelled.
 

@@ -7,7 +7,7 @@
 GO ?= go
 BIN := bin/fount
 
-.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go test-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck unit bench clean guest guest-deps guest-verify guest-header openapi-check
+.PHONY: corpus server-deps all build run-cluster bench-compare bench-wasm2go guest-go test-wasm2go browser-deps screenshots run test check-tracked fmt-check vet staticcheck lint unit bench clean guest guest-deps guest-verify guest-header openapi-check
 
 all: build
 
@@ -25,8 +25,15 @@ run: build
 run-cluster:
 	GO="$(GO)" bash tools/run-cluster.sh
 
-## test: everything CI checks.
-test: check-tracked fmt-check vet staticcheck unit
+## test: everything CI checks. The linters run beside the tests, their
+## output kept and shown after the tests': neither waits for the other.
+test: check-tracked fmt-check
+	@$(MAKE) --no-print-directory lint > .lint.log 2>&1 & lint=$$!; \
+	$(MAKE) --no-print-directory unit; unit=$$?; \
+	wait $$lint; linted=$$?; cat .lint.log; rm -f .lint.log; \
+	[ $$unit -eq 0 ] && [ $$linted -eq 0 ]
+
+lint: vet staticcheck
 
 ## check-tracked: nothing built is committed. Binary files are refused except
 ## the guest (checked by guest-verify) and wasm test fixtures kept beside

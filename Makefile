@@ -27,10 +27,12 @@ run-cluster:
 
 ## test: everything CI checks. The linters run beside the tests, their
 ## output kept and shown after the tests': neither waits for the other.
+## (The log is a temporary file, not in the tree: make -n runs a line
+## that calls $(MAKE), and TestReadmeMakeCommands runs make -n test.)
 test: check-tracked fmt-check
-	@$(MAKE) --no-print-directory lint > .lint.log 2>&1 & lint=$$!; \
+	@log=$$(mktemp); $(MAKE) --no-print-directory lint > $$log 2>&1 & lint=$$!; \
 	$(MAKE) --no-print-directory unit; unit=$$?; \
-	wait $$lint; linted=$$?; cat .lint.log; rm -f .lint.log; \
+	wait $$lint; linted=$$?; cat $$log; rm -f $$log; \
 	[ $$unit -eq 0 ] && [ $$linted -eq 0 ]
 
 lint: vet staticcheck

@@ -99,8 +99,7 @@ func (e *Engine) runAction(ctx context.Context, req ActionRequest, step model.Wo
 		}
 	}
 	wf := model.Workflow{ID: "action", OwnerID: req.UserID, UserID: req.UserID, Steps: []model.WorkflowStep{step}}
-	out, err := e.flows.RunOneOff(ctx, wf, box, templates, req.Steps, &memKV{values: map[string][]byte{}})
-	return out, err
+	return e.flows.RunOneOff(ctx, wf, box, templates, req.Steps, &memKV{values: map[string][]byte{}})
 }
 
 // memKV is the db of an action run on its own: it lives for the run.

@@ -19,8 +19,8 @@ import (
 // execution once the step ends. The execution is then a record in the
 // store's table of paused executions (store.RunCommit.Pause: its state,
 // a pausedExecution, and its due time), committed with the step; the
-// engine keeps the due times of the workflows it runs in memory
-// (pausedDue), and the delayed scheduler the earliest of each: after a
+// Runner keeps the due times of the workflows this node runs in memory
+// (due.go), and the delayed scheduler the earliest of each: after a
 // restart, LoadPaused reads them again. When one is due, a release
 // invocation of the workflow runs every due execution on; a call of its
 // resume or cancel URL queues a resume invocation for it. Either commits
@@ -45,7 +45,7 @@ const (
 	flowCancel = ingress.ActionCancel // its cancel URL was called
 )
 
-// pausedExecution is a paused execution as the engine stores it.
+// pausedExecution is a paused execution as its stored state.
 type pausedExecution struct {
 	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend, FlowRerun, or PauseRetry
 	// Step is the step that paused; Next the one to run after a delay or

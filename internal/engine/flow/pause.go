@@ -45,7 +45,7 @@ const (
 	flowCancel = ingress.ActionCancel // its cancel URL was called
 )
 
-// pausedExecution is a paused execution as its stored state.
+// pausedExecution is the stored state of a paused execution.
 type pausedExecution struct {
 	Kind string `json:"kind"` // abi.FlowDelay, FlowSuspend, FlowRerun, or PauseRetry
 	// Step is the step that paused; Next the one to run after a delay or

@@ -33,6 +33,7 @@
     ObjectHasOwn = Object.prototype.hasOwnProperty;
   const ArrayIsArray = Array.isArray, ArrayBufferIsView = ArrayBuffer.isView;
   const MathFloor = Math.floor, MathMax = Math.max, MathMin = Math.min, DateNow = Date.now;
+  const DatePrototypeGetTime = uncurry(Date.prototype.getTime);
   const { BigInt } = globalThis;
   // NODE_VERSION is the Node release fount's runtime answers to.
   const NODE_VERSION = "v20.18.1";
@@ -972,6 +973,24 @@
   }
 
   // ---- building `this` ---------------------------------------------------
+  // emitTime is an emit's ts or delivery_ts as the host takes it, epoch
+  // milliseconds: a Date gives its time, as Pipedream takes one (an
+  // invalid Date is refused, naming the field); anything else goes as it
+  // is, for the host to check. A Date is told by the intrinsic getTime,
+  // which only a Date's slot answers, not by instanceof, which code can
+  // redefine.
+  function emitTime(v, field) {
+    if (v === null || typeof v !== "object") return v;
+    let t;
+    try {
+      t = DatePrototypeGetTime(v);
+    } catch {
+      return v;
+    }
+    if (!NumberIsFinite(t)) throw new TypeError("$emit: meta." + field + " is an invalid Date");
+    return t;
+  }
+
   // emit is on the path of nearly every call: it spells out each field
   // rather than loop over their names, which costs several times more in
   // the sandbox.
@@ -982,8 +1001,8 @@
       if (meta.id !== undefined) payload.id = meta.id;
       if (meta.name !== undefined) payload.name = meta.name;
       if (meta.summary !== undefined) payload.summary = meta.summary;
-      if (meta.ts !== undefined) payload.ts = meta.ts;
-      if (meta.delivery_ts !== undefined) payload.delivery_ts = meta.delivery_ts;
+      if (meta.ts !== undefined) payload.ts = emitTime(meta.ts, "ts");
+      if (meta.delivery_ts !== undefined) payload.delivery_ts = emitTime(meta.delivery_ts, "delivery_ts");
     }
     const text = toJSON("the emitted event", payload);
     try {

@@ -223,6 +223,23 @@ func TestEmit(t *testing.T) {
 					t.Errorf("emit 4 = %+v", rec.emits[4])
 				}
 			}},
+		{name: "ts and delivery_ts as Dates", code: src(`run() {
+				this.$emit({ a: 1 }, { id: "d", ts: new Date(1700000000123), delivery_ts: new Date("2027-01-01T00:00:00Z") });
+				this.$emit({ b: 2 }, { ts: { getTime() { return 5 } } });
+			}`),
+			check: func(t *testing.T, _ *sandbox.Outcome, err error, rec *recorder) {
+				if err == nil || !strings.Contains(err.Error(), "$emit: invalid request") {
+					t.Errorf("an object that only looks like a Date: %v, want it refused by the host", err)
+				}
+				if len(rec.emits) != 1 {
+					t.Fatalf("got %d emits, want the first", len(rec.emits))
+				}
+				e := rec.emits[0]
+				if e.TS == nil || *e.TS != 1700000000123 || e.DeliveryTS == nil || *e.DeliveryTS != 1798761600000 {
+					t.Errorf("emit = %+v, want the Dates' times", e)
+				}
+			}},
+		{name: "an invalid Date is refused", code: src(`run() { this.$emit({}, { ts: new Date("nope") }) }`), check: wantScriptError("TypeError", "$emit: meta.ts is an invalid Date")},
 		{name: "an object id is refused", code: src(`run() { this.$emit({}, { id: { x: 1 } }) }`), check: wantScriptError("Error", "$emit: invalid request")},
 		{name: "a non-serializable event is refused", code: src(`run() { this.$emit({ n: 10n }) }`), check: wantScriptError("TypeError", "not JSON-serializable")},
 	})

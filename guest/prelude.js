@@ -107,7 +107,7 @@
   const KNOWN_TYPES = new Set([
     "app", "boolean", "boolean[]", "integer", "integer[]", "string", "string[]",
     "object", "any", "$.interface.http", "$.interface.timer", "$.service.db", "http_request", "alert",
-    "$.interface.apphook", "data_store",
+    "$.interface.apphook", "data_store", "dir", "sql",
   ]);
   const HOOKS = ["deploy", "activate", "deactivate"];
   const DEDUPE = ["unique", "greatest", "last"];
@@ -1219,6 +1219,12 @@
         return configured !== undefined ? configured : prop.default;
       case "alert":
         return undefined; // a note for whoever configures the component
+      case "dir": // the call's scratch directory: fount has no File Stash to sync it with
+        return "/tmp";
+      case "sql": { // as Pipedream gives it: {query, params}; the host stores it so, a default or a template may be text
+        const v = configured !== undefined ? configured : prop.default;
+        return typeof v === "string" ? { query: v, params: [] } : v;
+      }
       default:
         return configured !== undefined ? configured : prop.default;
     }

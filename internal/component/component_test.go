@@ -35,6 +35,14 @@ func TestPropCheck(t *testing.T) {
 		{"options as values", Prop{Name: "c", Type: TypeString, Options: json.RawMessage(`["red","blue"]`)}, `"blue"`, ""},
 		{"options as label/value", Prop{Name: "c", Type: TypeInteger, Options: json.RawMessage(`[{"label":"One","value":1}]`)}, `1`, ""},
 		{"not an option", Prop{Name: "c", Type: TypeString, Options: json.RawMessage(`["red"]`)}, `"green"`, `must be one of its options ["red"]`},
+		{"sql as text", Prop{Name: "q", Type: TypeSQL}, `"select 1"`, ""},
+		{"sql as query and params", Prop{Name: "q", Type: TypeSQL}, `{"query":"select $1","params":[1]}`, ""},
+		{"sql without params", Prop{Name: "q", Type: TypeSQL}, `{"query":"select 1"}`, ""},
+		{"sql empty", Prop{Name: "q", Type: TypeSQL}, `"  "`, "must be a SQL query, not empty"},
+		{"sql without a query", Prop{Name: "q", Type: TypeSQL}, `{"params":[]}`, "query must be a SQL query"},
+		{"sql params not a list", Prop{Name: "q", Type: TypeSQL}, `{"query":"select 1","params":{"a":1}}`, "params must be a list"},
+		{"sql with another field", Prop{Name: "q", Type: TypeSQL}, `{"query":"select 1","db":"x"}`, `has "db"`},
+		{"sql of a number", Prop{Name: "q", Type: TypeSQL}, `1`, "must be a SQL query: text, or"},
 		{"invalid JSON", Prop{Name: "s", Type: TypeString}, `"x`, "is not valid JSON"},
 		{"trailing data", Prop{Name: "s", Type: TypeString}, `"x" "y"`, "is not valid JSON"},
 	}
@@ -73,6 +81,8 @@ func TestRequired(t *testing.T) {
 		{Prop{Type: TypeHTTP}, false},
 		{Prop{Type: TypeTimer}, false},
 		{Prop{Type: TypeDB}, false},
+		{Prop{Type: TypeDir}, false},
+		{Prop{Type: TypeSQL}, true},
 	} {
 		if got := tt.p.Required(); got != tt.want {
 			t.Errorf("%s Required = %v", tt.p.Type, got)
@@ -273,4 +283,20 @@ func FuzzDecodeMetadata(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSQLValue: a sql value as the component is given it, whichever form
+// it was configured in.
+func TestSQLValue(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{`"select 1"`, `{"query":"select 1","params":[]}`},
+		{`{"query":"select $1","params":[1.50]}`, `{"query":"select $1","params":[1.50]}`},
+		{`{"query":"select 1"}`, `{"query":"select 1","params":[]}`},
+		{`{"query":"select 1","params":null}`, `{"query":"select 1","params":[]}`},
+	} {
+		if got := string(SQLValue(json.RawMessage(tc.in))); got != tc.want {
+			t.Errorf("SQLValue(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
 }

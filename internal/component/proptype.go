@@ -54,13 +54,22 @@ const (
 	// component reads and writes it with get, set, has, delete, keys,
 	// entries and clear.
 	TypeDataStore PropType = "data_store"
+	// TypeDir is Pipedream's directory prop (accessMode, sync): a
+	// directory the component reads and writes files in. fount gives the
+	// call's /tmp (docs/runtime.md); nothing is configured. Pipedream
+	// syncs such a directory with its File Stash, which fount has not.
+	TypeDir PropType = "dir"
+	// TypeSQL is Pipedream's SQL query prop (auth names the database
+	// app): a query as text, or {query, params}; the component is given
+	// {query, params} either way.
+	TypeSQL PropType = "sql"
 )
 
 // PropTypes lists every known type, in the specification's order.
 var PropTypes = []PropType{
 	TypeApp, TypeBoolean, TypeBooleanArray, TypeInteger, TypeIntegerArray,
 	TypeString, TypeStringArray, TypeObject, TypeAny, TypeHTTP, TypeTimer, TypeDB, TypeHTTPRequest, TypeAlert, TypeAppHook,
-	TypeDataStore,
+	TypeDataStore, TypeDir, TypeSQL,
 }
 
 // Known reports whether t is one of PropTypes.

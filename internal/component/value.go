@@ -96,6 +96,8 @@ func (p Prop) checkScalar(typ PropType, v any, where string) error {
 		}
 	case TypeHTTPRequest:
 		return p.checkHTTPRequest(v)
+	case TypeSQL:
+		return p.checkSQL(v)
 	case TypeDataStore:
 		if ref, _ := DataStoreRef(v); ref == "" {
 			return propErr(p, `must name one of the account's data stores: its id or name, or {"data_store_id": id}`)
@@ -160,10 +162,57 @@ func (p Prop) checkOption(value, where string) error {
 // prop that is neither optional nor has a default.
 func (p Prop) Required() bool {
 	switch p.Type {
-	case TypeApp, TypeHTTP, TypeTimer, TypeDB, TypeAlert, TypeAppHook:
+	case TypeApp, TypeHTTP, TypeTimer, TypeDB, TypeAlert, TypeAppHook, TypeDir:
 		return false
 	}
 	return !p.Optional && len(p.Default) == 0
+}
+
+// checkSQL checks a sql prop's value: a query as text, or {query,
+// params} with params a list.
+func (p Prop) checkSQL(v any) error {
+	if s, ok := v.(string); ok {
+		if strings.TrimSpace(s) == "" {
+			return propErr(p, "must be a SQL query, not empty")
+		}
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return propErr(p, `must be a SQL query: text, or {"query": "...", "params": [...]}`)
+	}
+	for k := range m {
+		if k != "query" && k != "params" {
+			return propErr(p, "has %q; a sql value holds query and params only", k)
+		}
+	}
+	if q, _ := m["query"].(string); strings.TrimSpace(q) == "" {
+		return propErr(p, "query must be a SQL query, not empty")
+	}
+	if params, ok := m["params"]; ok {
+		if _, ok := params.([]any); !ok {
+			return propErr(p, "params must be a list of the query's values")
+		}
+	}
+	return nil
+}
+
+// SQLValue is a checked sql prop's value in the form the component is
+// given, as Pipedream gives it: {"query": "...", "params": [...]}, from a
+// query given as text or an object whose params may be missing.
+func SQLValue(raw json.RawMessage) json.RawMessage {
+	var form struct {
+		Query  string          `json:"query"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(raw, &form.Query) != nil && json.Unmarshal(raw, &form) != nil {
+		return raw // not a sql value: Check refuses it first
+	}
+	if len(form.Params) == 0 || string(form.Params) == "null" {
+		form.Params = json.RawMessage("[]")
+	}
+	out, _ := json.Marshal(form)
+	return out
 }
 
 // checkHTTPRequest checks an http_request prop's configuration: an object

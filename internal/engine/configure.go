@@ -146,6 +146,7 @@ const maxAddedProps = 100
 var addedPropTypes = []component.PropType{
 	component.TypeBoolean, component.TypeBooleanArray, component.TypeInteger, component.TypeIntegerArray,
 	component.TypeString, component.TypeStringArray, component.TypeObject, component.TypeAny,
+	component.TypeSQL, component.TypeAlert,
 }
 
 // addedInterfaceTypes are the interfaces a source's additionalProps may

@@ -74,7 +74,7 @@ func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.Ra
 			}
 			out.values[p.Name], _ = json.Marshal(spec)
 			continue
-		case component.TypeDB:
+		case component.TypeDB, component.TypeDir:
 			continue
 		case component.TypeAlert:
 			if ok {
@@ -98,6 +98,9 @@ func (e *Engine) prepareProps(meta *component.Metadata, given map[string]json.Ra
 		}
 		if err := p.Check(raw); err != nil {
 			return out, err
+		}
+		if p.Type == component.TypeSQL {
+			raw = component.SQLValue(raw)
 		}
 		out.values[p.Name] = raw
 		if p.Secret {

@@ -434,7 +434,7 @@ func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, g
 			ok = false
 		}
 		switch {
-		case p.Type == component.TypeDB:
+		case p.Type == component.TypeDB, p.Type == component.TypeDir:
 			continue
 		case p.Type == component.TypeAlert:
 			if ok {
@@ -462,6 +462,9 @@ func (e *Engine) prepareStepProps(wf model.Workflow, step *model.WorkflowStep, g
 		default:
 			if err := p.Check(raw); err != nil {
 				return flow.StepFault(step.Name, "%v", err)
+			}
+			if p.Type == component.TypeSQL {
+				raw = component.SQLValue(raw)
 			}
 		}
 		step.Props[p.Name] = raw

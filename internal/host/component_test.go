@@ -245,6 +245,18 @@ func TestEmit(t *testing.T) {
 	})
 }
 
+// TestDirAndSQLProps: a dir prop is the call's /tmp, a sql prop is
+// {query, params} whether its value or default is text or an object.
+func TestDirAndSQLProps(t *testing.T) {
+	t.Parallel()
+	props := `props: { files: { type: "dir", accessMode: "write", sync: true }, q: { type: "sql", auth: { app: "postgresql" } },
+		d: { type: "sql", default: "select 2" } }, run() { return [this.files, this.q, this.d] }`
+	runComponentCases(t, []componentCase{
+		{name: "stored form", code: src(props), props: `{"q":{"query":"select $1","params":[7]}}`, check: wantValue(`["/tmp",{"query":"select $1","params":[7]},{"query":"select 2","params":[]}]`)},
+		{name: "text", code: src(props), props: `{"q":"select 1"}`, check: wantValue(`["/tmp",{"query":"select 1","params":[]},{"query":"select 2","params":[]}]`)},
+	})
+}
+
 func TestHooksAndLifecycle(t *testing.T) {
 	t.Parallel()
 	hooks := `hooks: {

@@ -390,6 +390,21 @@
         return { el: h('div', {}, h('p', { class: 'hint', text: `${prop.name}: an HTTP endpoint, created at deploy.` })), read: () => undefined };
       case '$.service.db':
         return { el: null, read: () => undefined };
+      case 'dir':
+        return { el: h('div', {}, h('p', { class: 'hint', text: `${prop.name}: a directory for files, /tmp while the component runs.` })), read: () => undefined };
+      case 'sql': {
+        input = h('textarea', { id, class: 'code' });
+        input.style.minHeight = '5em';
+        input.value = def && typeof def === 'object' ? def.query || '' : def || '';
+        hints.push('A SQL query.');
+        // The query is edited here; params given through the API are kept.
+        read = () => {
+          if (!input.value.trim()) return undefined;
+          const params = def && typeof def === 'object' && Array.isArray(def.params) ? def.params : [];
+          return params.length ? { query: input.value, params } : input.value;
+        };
+        break;
+      }
       case 'alert':
         return { el: h('p', { class: `alert alert-${prop.alertType || 'info'}`, role: 'note', text: prop.content || prop.label || prop.name }), read: () => undefined };
       case '$.interface.timer': {

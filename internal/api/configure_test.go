@@ -158,12 +158,47 @@ func TestAddedPropsFollowSecretsAndAreChecked(t *testing.T) {
 		{"boom", "upstream down"},
 		{"bad-type", "must be declared"},
 		{"bad-name", "toString"},
-		{"clash", "declares"},
 	} {
 		r := h.call("POST", "/v1/components/"+comp.(string)+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"token": tt.token}})
 		if r.status != 400 || r.errCode() != "component_method_failed" || !contains(r.raw, tt.says) {
 			t.Errorf("token %s: %d %s", tt.token, r.status, r.raw)
 		}
+	}
+}
+
+// TestAnAddedPropTakesADeclaredPropsPlace: additionalProps() may return a
+// declared prop again (Shopify's gid), which takes its place, a declared
+// secret staying secret; an app cannot take a place.
+func TestAnAddedPropTakesADeclaredPropsPlace(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	code := `export default { name: "Replace", version: "1",
+	  props: { token: { type: "string", secret: true }, gid: { type: "string", label: "Declared" }, mode: { type: "string", optional: true } },
+	  async additionalProps() {
+	    if (this.mode === "app") return { token: { type: "app", app: "github" } };
+	    return { gid: { type: "integer", label: "Added" }, token: { type: "string", label: "Token again" } };
+	  },
+	  run() { this.$emit({ gid: this.gid }) } }`
+	comp := h.must(h.call("POST", "/v1/components", h.ownerKey, map[string]any{"component_code": code}), 200).data()["id"].(string)
+	props := h.must(h.call("POST", "/v1/components/"+comp+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"token": "s"}}), 200).data()
+	byName := map[string]map[string]any{}
+	for _, p := range props["configurable_props"].([]any) {
+		byName[p.(map[string]any)["name"].(string)] = p.(map[string]any)
+	}
+	if len(byName) != 3 || byName["gid"]["type"] != "integer" || byName["gid"]["label"] != "Added" || byName["token"]["secret"] != true {
+		t.Fatalf("props after additionalProps: %v", props["configurable_props"])
+	}
+	src := h.call("POST", "/v1/sources", h.ownerKey, map[string]any{"component_id": comp, "configured_props": map[string]any{"token": "s", "gid": "seven"}})
+	if src.status != 400 || !contains(src.raw, "gid") {
+		t.Errorf("a value of the declared type, not the added one: %d %s", src.status, src.raw)
+	}
+	ok := h.must(h.call("POST", "/v1/sources", h.ownerKey, map[string]any{"component_id": comp, "configured_props": map[string]any{"token": "s", "gid": 7}}), 200).data()
+	if got := ok["configured_props"].(map[string]any)["token"]; got != "[redacted]" {
+		t.Errorf("the token in its added place is shown as %v, want it kept secret", got)
+	}
+	r := h.call("POST", "/v1/components/"+comp+"/props", h.ownerKey, map[string]any{"configured_props": map[string]any{"mode": "app"}})
+	if r.status != 400 || !contains(r.raw, "of type") || !contains(r.raw, "token") {
+		t.Errorf("an app in a declared string's place: %d %s", r.status, r.raw)
 	}
 }
 

@@ -300,3 +300,26 @@ func TestSQLValue(t *testing.T) {
 		}
 	}
 }
+
+// TestWithAdded: an added prop takes the place of the declared prop of
+// its name (a secret's staying secret), and the others follow the
+// declared ones in their order.
+func TestWithAdded(t *testing.T) {
+	t.Parallel()
+	declared := []Prop{{Name: "a", Type: TypeString, Secret: true}, {Name: "gid", Type: TypeString, Label: "declared"}, {Name: "c", Type: TypeBoolean}}
+	added := []Prop{{Name: "new", Type: TypeInteger}, {Name: "gid", Type: TypeString, Label: "added"}, {Name: "a", Type: TypeString}}
+	got := WithAdded(declared, added)
+	var names []string
+	for _, p := range got {
+		names = append(names, p.Name+":"+p.Label)
+	}
+	if strings.Join(names, ",") != "a:,gid:added,c:,new:" {
+		t.Errorf("WithAdded = %v", names)
+	}
+	if !got[0].Secret {
+		t.Error("an added prop in a declared secret's place is not secret")
+	}
+	if declared[1].Label != "declared" {
+		t.Error("WithAdded changed the declared props")
+	}
+}

@@ -159,3 +159,21 @@ func (m *Metadata) Validate() error {
 	}
 	return nil
 }
+
+// WithAdded is declared props with added ones, which additionalProps()
+// returned: an added prop of a declared prop's name takes its place (as
+// Pipedream lets it), the others follow. A declared secret stays secret
+// in its place: the component's code cannot have its value stored in
+// clear by returning the prop again.
+func WithAdded(declared, added []Prop) []Prop {
+	out := slices.Clone(declared)
+	for _, a := range added {
+		if i := slices.IndexFunc(out, func(p Prop) bool { return p.Name == a.Name }); i >= 0 {
+			a.Secret = a.Secret || out[i].Secret
+			out[i] = a
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -107,15 +107,14 @@ func optionsPage(v json.RawMessage) OptionsPage {
 }
 
 // AdditionalProps calls the component's additionalProps method and
-// returns its props followed by the ones the method adds, which must be
-// plain values (see checkAddedProps).
+// returns its props with the ones the method adds, which must be plain
+// values (see checkAddedProps): in a declared prop's place, or after.
 func (e *Engine) AdditionalProps(ctx context.Context, req ConfigureRequest) ([]component.Prop, error) {
-	declared := req.Component.Metadata.ConfigurableProps
 	added, err := e.addedProps(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	return append(slices.Clip(declared), added...), nil
+	return component.WithAdded(req.Component.Metadata.ConfigurableProps, added), nil
 }
 
 // addedProps is what the component's additionalProps method adds, checked.
@@ -159,8 +158,8 @@ var addedInterfaceTypes = []component.PropType{component.TypeHTTP, component.Typ
 var addedPropName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 // checkAddedProps refuses what additionalProps returned unless each prop
-// is a plain value with a name of its own: not a declared prop's, not
-// one of Object.prototype's, not twice. What it returns comes from the
+// is a plain value with a name of its own (not one of Object.prototype's,
+// not twice) or a declared value's, whose place it takes. What it returns comes from the
 // component's code, so it is checked like any input. An added prop may
 // have options, static or from its own options method (PropOptions runs
 // additionalProps to reach it); it cannot name an app or a
@@ -176,17 +175,21 @@ func checkAddedProps(meta component.Metadata, added []component.Prop) error {
 	if meta.Type == component.KindSource {
 		allowed = append(slices.Clip(allowed), addedInterfaceTypes...)
 	}
-	seen := map[string]bool{}
+	declared := map[string]component.PropType{}
 	for _, p := range meta.ConfigurableProps {
-		seen[p.Name] = true
+		declared[p.Name] = p.Type
 	}
+	seen := map[string]bool{}
 	for i := range added {
 		p := &added[i]
+		declaredType, isDeclared := declared[p.Name]
 		switch {
 		case !addedPropName.MatchString(p.Name) || strings.HasPrefix(p.Name, "__") || objectPrototype[p.Name]:
 			return bad("it returned a prop named %q; a name is letters, digits and _, not a name of Object.prototype", p.Name)
 		case seen[p.Name]:
-			return bad("it returned the prop %s, which the component declares or which it returned twice", p.Name)
+			return bad("it returned the prop %s twice", p.Name)
+		case isDeclared && !slices.Contains(addedPropTypes, declaredType):
+			return bad("it returned the prop %s, which the component declares as %q: an added prop may take the place of a declared value (%v), not of an app, an interface or a service", p.Name, declaredType, addedPropTypes)
 		case !slices.Contains(allowed, p.Type):
 			return bad("it returned the prop %s of type %q; added props hold values (%v) or, a source's, interfaces (%v); other types must be declared", p.Name, p.Type, addedPropTypes, addedInterfaceTypes)
 		}
@@ -213,7 +216,7 @@ func (e *Engine) stepAddedProps(ctx context.Context, owner, user string, step *m
 			return flow.StepFault(step.Name, "its additionalProps() added the interface prop %s (%s); a step runs in its workflow, which has the trigger", p.Name, p.Type)
 		}
 	}
-	step.Metadata.ConfigurableProps = append(slices.Clip(step.Metadata.ConfigurableProps), added...)
+	step.Metadata.ConfigurableProps = component.WithAdded(step.Metadata.ConfigurableProps, added)
 	return nil
 }
 
@@ -283,7 +286,7 @@ func (e *Engine) propsMetadata(ctx context.Context, comp model.Component, given 
 	}
 	meta := comp.Metadata
 	if given == nil && previous != nil {
-		meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), previous.AddedProps...)
+		meta.ConfigurableProps = component.WithAdded(meta.ConfigurableProps, previous.AddedProps)
 		return &meta, previous.AddedProps, nil
 	}
 	values := make(map[string]json.RawMessage, len(given))
@@ -301,6 +304,6 @@ func (e *Engine) propsMetadata(ctx context.Context, comp model.Component, given 
 	if err != nil {
 		return nil, nil, err
 	}
-	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), added...)
+	meta.ConfigurableProps = component.WithAdded(meta.ConfigurableProps, added)
 	return &meta, added, nil
 }

@@ -8,11 +8,13 @@ import (
 )
 
 // TestCheckAddedProps: what additionalProps() may return: plain values,
-// a sql query and an alert; a source's interfaces; not an app, not a
-// name the component declares or Object.prototype's.
+// a sql query and an alert, also in a declared value's place; a source's
+// interfaces; not an app, not in a declared app's place, not a name of
+// Object.prototype's, not twice.
 func TestCheckAddedProps(t *testing.T) {
 	t.Parallel()
-	action := component.Metadata{Type: component.KindAction, ConfigurableProps: []component.Prop{{Name: "declared", Type: component.TypeString}}}
+	action := component.Metadata{Type: component.KindAction, ConfigurableProps: []component.Prop{
+		{Name: "declared", Type: component.TypeString}, {Name: "github", Type: component.TypeApp, App: "github"}}}
 	source := action
 	source.Type = component.KindSource
 	cases := []struct {
@@ -26,10 +28,15 @@ func TestCheckAddedProps(t *testing.T) {
 		{"an alert", action, component.Prop{Name: "note", Type: component.TypeAlert}, ""},
 		{"a source's timer", source, component.Prop{Name: "every", Type: component.TypeTimer}, ""},
 		{"an action's timer", action, component.Prop{Name: "every", Type: component.TypeTimer}, `of type "$.interface.timer"`},
-		{"an app", action, component.Prop{Name: "github", Type: component.TypeApp}, `of type "app"`},
+		{"an app", action, component.Prop{Name: "slack", Type: component.TypeApp}, `of type "app"`},
 		{"a dir", action, component.Prop{Name: "files", Type: component.TypeDir}, `of type "dir"`},
-		{"a declared name", action, component.Prop{Name: "declared", Type: component.TypeString}, "which the component declares"},
+		{"a declared value's place", action, component.Prop{Name: "declared", Type: component.TypeInteger}, ""},
+		{"a declared app's place", action, component.Prop{Name: "github", Type: component.TypeString}, `declares as "app"`},
 		{"Object.prototype's", action, component.Prop{Name: "toString", Type: component.TypeString}, "not a name of Object.prototype"},
+	}
+	twice := []component.Prop{{Name: "x", Type: component.TypeString}, {Name: "x", Type: component.TypeString}}
+	if err := checkAddedProps(action, twice); err == nil || !strings.Contains(err.Error(), "the prop x twice") {
+		t.Errorf("a prop returned twice: %v", err)
 	}
 	for _, tc := range cases {
 		err := checkAddedProps(tc.meta, []component.Prop{tc.added})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/fount-dev/fount/internal/component"
@@ -22,7 +21,7 @@ import (
 // additionalProps method added when it was configured (timers among
 // them).
 func withAddedProps(meta component.Metadata, src model.Source) *component.Metadata {
-	meta.ConfigurableProps = append(slices.Clip(meta.ConfigurableProps), src.AddedProps...)
+	meta.ConfigurableProps = component.WithAdded(meta.ConfigurableProps, src.AddedProps)
 	return &meta
 }
 

@@ -159,8 +159,9 @@ var addedPropName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 // checkAddedProps refuses what additionalProps returned unless each prop
 // is a plain value with a name of its own (not one of Object.prototype's,
-// not twice) or a declared value's, whose place it takes. What it returns comes from the
-// component's code, so it is checked like any input. An added prop may
+// not twice) or a declared value's, whose place it takes. What it
+// returns comes from the component's code, so it is checked like any
+// input. An added prop may
 // have options, static or from its own options method (PropOptions runs
 // additionalProps to reach it); it cannot name an app or a
 // propDefinition, which need a declared app prop.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -438,8 +439,12 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 	if err != nil {
 		return esbuild.OnResolveResult{}, b.fail(err)
 	}
-	r := pb.Resolve(imp.Name+imp.Subpath, esbuild.ResolveOptions{
-		ResolveDir: inst.dir, Kind: args.Kind, PluginData: innerResolve{},
+	spec, resolveDir := imp.Name+imp.Subpath, inst.dir
+	if main, ok := requireMain(inst, imp, args.Kind); ok {
+		spec, resolveDir = main, inst.root()
+	}
+	r := pb.Resolve(spec, esbuild.ResolveOptions{
+		ResolveDir: resolveDir, Kind: args.Kind, PluginData: innerResolve{},
 	})
 	if len(r.Errors) > 0 {
 		return esbuild.OnResolveResult{}, b.fail(&PackageError{Package: inst.id(),
@@ -454,6 +459,28 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 		return esbuild.OnResolveResult{}, b.fail(err)
 	}
 	return res, nil
+}
+
+// requireMain is the file that require() of package inst's root loads,
+// as Node 20 loads it: the package's main, where esbuild's main fields
+// (module first, for imports) would give it the ES build (node-fetch 2's,
+// whose default export a CommonJS caller cannot call). Only for a
+// package.json that names both and has no exports, whose require
+// condition esbuild follows itself. main is kept inside the package.
+func requireMain(inst *instance, imp Import, kind esbuild.ResolveKind) (string, bool) {
+	if imp.Subpath != "" || (kind != esbuild.ResolveJSRequireCall && kind != esbuild.ResolveJSRequireResolve) {
+		return "", false
+	}
+	raw, err := os.ReadFile(filepath.Join(inst.root(), "package.json"))
+	var pj struct {
+		Main    string          `json:"main"`
+		Module  json.RawMessage `json:"module"`
+		Exports json.RawMessage `json:"exports"`
+	}
+	if err != nil || json.Unmarshal(raw, &pj) != nil || len(pj.Exports) > 0 || strings.TrimSpace(pj.Main) == "" || len(pj.Module) == 0 {
+		return "", false
+	}
+	return "./" + strings.TrimPrefix(path.Clean("/"+pj.Main), "/"), true
 }
 
 // leftOut reports whether owner's import of package name is left for run

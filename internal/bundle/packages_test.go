@@ -534,3 +534,34 @@ func TestMissingModulesFailWhereReached(t *testing.T) {
 		t.Errorf("the missing peer is not a module that fails where reached:\n%s", res.Code)
 	}
 }
+
+// TestRequireLoadsMainAsNode: a package that names a main (CommonJS) and a
+// module (ES) build, without exports, is given to require() as its main,
+// as Node 20 gives it, and to import as its module build; through a
+// package's own require too.
+func TestRequireLoadsMainAsNode(t *testing.T) {
+	t.Parallel()
+	reg := npmtest.New(t)
+	reg.Publish(npmtest.Package{Name: "dualish", Version: "2.6.0", Files: map[string]string{
+		"package.json":   `{"name":"dualish","version":"2.6.0","main":"lib/index","module":"lib/index.mjs"}`,
+		"lib/index.js":   `module.exports = function fetchish() { return "cjs build"; };`,
+		"lib/index.mjs":  `export default function fetchish() { return "esm build"; }`,
+		"lib/escape.mjs": `export default "unused";`}})
+	reg.Publish(npmtest.Package{Name: "sdkish", Version: "1.0.0", Dependencies: map[string]string{"dualish": "^2.0.0"}, Files: map[string]string{
+		"index.js": `const fetchish = require("dualish"); module.exports = { call: () => fetchish() };`}})
+	p := newPackages(t, reg)
+	cases := []struct{ name, code, want, not string }{
+		{"require", `const f = require("dualish"); module.exports = { v: f() };`, "cjs build", "esm build"},
+		{"a package's require", `const sdk = require("sdkish"); module.exports = { v: sdk.call() };`, "cjs build", "esm build"},
+		{"import", `import f from "dualish"; export default { v: f() };`, "esm build", "cjs build"},
+	}
+	for _, c := range cases {
+		res, err := p.Bundle(context.Background(), c.code, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !strings.Contains(res.Code, c.want) || strings.Contains(res.Code, c.not) {
+			t.Errorf("%s: the bundle has %q: %v, %q: %v", c.name, c.want, strings.Contains(res.Code, c.want), c.not, strings.Contains(res.Code, c.not))
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -267,6 +266,13 @@ type instance struct {
 	// (peerDependenciesMeta): npm installs none of them, and the package
 	// requires them only where it can do without.
 	optionalPeers map[string]bool
+	// main is what require() of the package's root loads, as Node 20
+	// loads it, where esbuild's main fields (module first, for imports)
+	// would give it the ES build (node-fetch 2's, whose default export a
+	// CommonJS caller cannot call): the package's main, kept inside the
+	// package, for a package.json that names both and has no exports
+	// (whose require condition esbuild follows itself); "" otherwise.
+	main string
 }
 
 // replacedFiles are files of packages that need what the sandbox lacks
@@ -462,25 +468,13 @@ func (b *build) resolveBare(pb esbuild.PluginBuild, args esbuild.OnResolveArgs, 
 }
 
 // requireMain is the file that require() of package inst's root loads,
-// as Node 20 loads it: the package's main, where esbuild's main fields
-// (module first, for imports) would give it the ES build (node-fetch 2's,
-// whose default export a CommonJS caller cannot call). Only for a
-// package.json that names both and has no exports, whose require
-// condition esbuild follows itself. main is kept inside the package.
+// as Node 20 loads it (instance.main); false where esbuild's own
+// resolution already does as Node does.
 func requireMain(inst *instance, imp Import, kind esbuild.ResolveKind) (string, bool) {
-	if imp.Subpath != "" || (kind != esbuild.ResolveJSRequireCall && kind != esbuild.ResolveJSRequireResolve) {
+	if imp.Subpath != "" || (kind != esbuild.ResolveJSRequireCall && kind != esbuild.ResolveJSRequireResolve) || inst.main == "" {
 		return "", false
 	}
-	raw, err := os.ReadFile(filepath.Join(inst.root(), "package.json"))
-	var pj struct {
-		Main    string          `json:"main"`
-		Module  json.RawMessage `json:"module"`
-		Exports json.RawMessage `json:"exports"`
-	}
-	if err != nil || json.Unmarshal(raw, &pj) != nil || len(pj.Exports) > 0 || strings.TrimSpace(pj.Main) == "" || len(pj.Module) == 0 {
-		return "", false
-	}
-	return "./" + strings.TrimPrefix(path.Clean("/"+pj.Main), "/"), true
+	return inst.main, true
 }
 
 // leftOut reports whether owner's import of package name is left for run
@@ -806,7 +800,7 @@ func (b *build) install(name, version, sum string, m *packageManifest) (*instanc
 }
 
 // readDeps reads the dependency ranges of the unpacked package.json,
-// which npm also takes over the registry's copy.
+// which npm also takes over the registry's copy, and its main.
 func (in *instance) readDeps() error {
 	raw, err := packageFile{in: in, rel: "package.json"}.read()
 	if err != nil {
@@ -819,9 +813,15 @@ func (in *instance) readDeps() error {
 		PeerDependenciesMeta map[string]struct {
 			Optional bool `json:"optional"`
 		} `json:"peerDependenciesMeta"`
+		Main    any             `json:"main"`
+		Module  json.RawMessage `json:"module"`
+		Exports json.RawMessage `json:"exports"`
 	}
 	if err := json.Unmarshal(raw, &pj); err != nil {
 		return fmt.Errorf("its package.json does not parse: %w", err)
+	}
+	if main, _ := pj.Main.(string); strings.TrimSpace(main) != "" && len(pj.Module) > 0 && len(pj.Exports) == 0 {
+		in.main = "./" + strings.TrimPrefix(path.Clean("/"+main), "/")
 	}
 	in.optionalPeers = map[string]bool{}
 	for name, meta := range pj.PeerDependenciesMeta {

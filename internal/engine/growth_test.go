@@ -64,7 +64,7 @@ func TestChannelLimits(t *testing.T) {
 	src := te.deploy(te.saveComponent("channels", channelEmitter()), nil)
 
 	te.runNow(src.ID, map[string]any{"prefix": "a", "from": 0, "to": 1000})
-	errs := te.waitEvents(src.ID, channelErrors, 1)
+	errs := te.waitEvents(src.ID, model.ChannelErrors, 1)
 	if got := te.channels(src.ID); len(got) != emit.NewChannelsPerRun {
 		t.Errorf("%d channels after a run, want %d", len(got), emit.NewChannelsPerRun)
 	}
@@ -80,7 +80,7 @@ func TestChannelLimits(t *testing.T) {
 
 	// Channels the source has take emits; new ones only up to 30.
 	te.runNow(src.ID, map[string]any{"prefix": "a", "from": 0, "to": 40})
-	te.waitEvents(src.ID, channelErrors, 2)
+	te.waitEvents(src.ID, model.ChannelErrors, 2)
 	if got := te.channels(src.ID); len(got) != 30 {
 		t.Errorf("%d channels, want 30", len(got))
 	}
@@ -90,7 +90,7 @@ func TestChannelLimits(t *testing.T) {
 	te.runNow(src.ID, map[string]any{"prefix": "a", "from": 0, "to": 30})
 	te.waitEvents(src.ID, "", 3)
 	waitFor(t, "the worker to finish", te.workers.Idle)
-	if n := len(te.events(src.ID, channelErrors)); n != 2 {
+	if n := len(te.events(src.ID, model.ChannelErrors)); n != 2 {
 		t.Errorf("a run within the limits made an $errors event (%d in all)", n)
 	}
 }
@@ -115,7 +115,7 @@ func TestChannelLimitsHoldAcrossABatch(t *testing.T) {
 	if got := te.channels(src.ID); len(got) != emit.NewChannelsPerRun {
 		t.Errorf("%d channels after the deploy hook, want %d", len(got), emit.NewChannelsPerRun)
 	}
-	if n := len(te.events(src.ID, channelErrors)); n != 1 {
+	if n := len(te.events(src.ID, model.ChannelErrors)); n != 1 {
 		t.Errorf("%d $errors events after the deploy hook, want 1", n)
 	}
 	// Queued together, so that one batch runs them.
@@ -147,9 +147,9 @@ func TestConsoleLinesPerRunAreBounded(t *testing.T) {
 		return nil
 	}}), nil)
 	te.runNow(src.ID, nil)
-	te.waitEvents(src.ID, channelLogs, 1)
+	te.waitEvents(src.ID, emit.ChannelLogs, 1)
 	waitFor(t, "the worker to finish", te.workers.Idle)
-	logs, err := te.st.ListEvents(ctx, src.ID, channelLogs, 5000)
+	logs, err := te.st.ListEvents(ctx, src.ID, emit.ChannelLogs, 5000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func FuzzErrorEvent(f *testing.F) {
 			event = []byte(fmt.Sprintf(`{"pad":%q}`, strings.Repeat("p", pad)))
 		}
 		err := &sandbox.ScriptError{GuestError: abi.GuestError{Name: name, Message: message, Stack: stack}}
-		ev := emit.ErrorEvent(err, model.Invocation{Kind: kindHTTP, Event: event})
+		ev := emit.ErrorEvent(err, model.Invocation{Kind: model.InvocationHTTP, Event: event})
 		if !json.Valid(ev.Data) || len(ev.Data) > 256<<10 {
 			t.Fatalf("an $errors event of %d bytes, valid JSON: %v", len(ev.Data), json.Valid(ev.Data))
 		}

@@ -9,18 +9,10 @@ import (
 // default one, $errors and $logs, unless Config.MaxChannels says.
 const DefaultMaxChannels = emit.DefaultMaxChannels
 
-// Channels of the specification.
-const (
-	channelErrors = model.ChannelErrors
-	channelLogs   = emit.ChannelLogs
-)
-
 // Kinds of invocation (model.Invocation.Kind), and of the hooks' runs.
 const (
-	kindHTTP    = model.InvocationHTTP
 	kindTimer   = model.InvocationTimer
 	kindManual  = model.InvocationManual
-	kindEvent   = model.InvocationEvent
 	kindRelease = model.InvocationRelease
 	kindResume  = model.InvocationResume
 	// kindHook and the hook's name are the kind of a hook's run, which is

@@ -72,7 +72,7 @@ func TestDeleteWithThrowingDeactivate(t *testing.T) {
 	if err := te.st.CreateWebhook(ctx, model.Webhook{ID: "wh_errors", OwnerID: "u_owner", Active: true, URL: "https://example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := te.st.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_a", OwnerID: "u_owner", ListenerID: "wh_errors", EventName: channelErrors}); err != nil {
+	if _, err := te.st.PutAutoSubscription(ctx, model.AutoSubscription{ID: "sub_a", OwnerID: "u_owner", ListenerID: "wh_errors", EventName: model.ChannelErrors}); err != nil {
 		t.Fatal(err)
 	}
 	comp := te.saveComponent("broken-deactivate", versioned("1", nil, throw("cannot unregister")))

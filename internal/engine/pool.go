@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fount-dev/fount/internal/engine/batch"
+	"github.com/fount-dev/fount/internal/engine/ingress"
 	"github.com/fount-dev/fount/internal/engine/source"
 	"github.com/fount-dev/fount/internal/model"
 )
@@ -14,7 +15,7 @@ import (
 // ErrQuota is an operation refused because the account's daily quota of
 // invocations or compute time is used up: the operation would run the
 // account's code.
-var ErrQuota = errQuota
+var ErrQuota = ingress.ErrQuota
 
 // accountOf is the account a target's work is scheduled and counted
 // under: the user who deployed it (its runs count against this user's

@@ -1,12 +1,8 @@
 package engine
 
-import "github.com/fount-dev/fount/internal/engine/ingress"
-
 // Default daily quotas of free accounts. Compute time is in milliseconds
 // (the specification leaves the unit open).
 const (
 	DefaultQuotaInvocations = 10_000
 	DefaultQuotaComputeMs   = 30 * 60 * 1000
 )
-
-var errQuota = ingress.ErrQuota

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fount-dev/fount/abi"
 	"github.com/fount-dev/fount/internal/component"
+	"github.com/fount-dev/fount/internal/engine/emit"
 	"github.com/fount-dev/fount/internal/model"
 	"github.com/fount-dev/fount/internal/sandbox"
 )
@@ -56,9 +57,9 @@ func TestDedupeCarriesAcrossRuns(t *testing.T) {
 	te := newTestEngine(t, nil)
 	src := te.deploy(te.saveComponent("dedupe", echo(component.Metadata{Dedupe: component.DedupeUnique})), nil)
 	te.runAll(src.ID, `{"id":1}`, `{"id":2}`, `{"id":1}`)
-	te.waitEvents(src.ID, channelLogs, 3)
+	te.waitEvents(src.ID, emit.ChannelLogs, 3)
 	te.runAll(src.ID, `{"id":2}`, `{"id":3}`)
-	te.waitEvents(src.ID, channelLogs, 5)
+	te.waitEvents(src.ID, emit.ChannelLogs, 5)
 	waitFor(t, "the runs to be committed", te.workers.Idle)
 	if got := dataOf(te.events(src.ID, "")); got != `{"id":1} {"id":2} {"id":3}` {
 		t.Errorf("emitted %s", got)
@@ -81,7 +82,7 @@ func TestSourceToSourceAndTheHopLimit(t *testing.T) {
 		}
 	}
 	te.runAll(a.ID, `"ping"`)
-	errs := te.waitEvents(b.ID, channelErrors, 1)
+	errs := te.waitEvents(b.ID, model.ChannelErrors, 1)
 	if !strings.Contains(string(errs[0].Data), "limit of 3 hops") {
 		t.Errorf("loop error %s", errs[0].Data)
 	}
@@ -108,7 +109,7 @@ func TestInactiveSources(t *testing.T) {
 	if _, ok := te.ingress.Endpoints.Lookup(tok); ok || te.timers.Count() != 0 {
 		t.Fatal("an inactive source kept its triggers")
 	}
-	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: kindHTTP, Event: json.RawMessage(`"queued before"`)})
+	inv, err := te.st.EnqueueInvocation(ctx, model.Invocation{TargetID: src.ID, Kind: model.InvocationHTTP, Event: json.RawMessage(`"queued before"`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestAFailedRunIsAnError(t *testing.T) {
 	}}
 	src := te.deploy(te.saveComponent("flaky", flaky), nil)
 	te.runAll(src.ID, `"bad"`, `"good"`)
-	errs := te.waitEvents(src.ID, channelErrors, 1)
+	errs := te.waitEvents(src.ID, model.ChannelErrors, 1)
 	te.waitEvents(src.ID, "", 1)
 	if !strings.Contains(string(errs[0].Data), "bad input") || !strings.Contains(string(errs[0].Data), `"original_event":"bad"`) {
 		t.Errorf("$errors %s", errs[0].Data)
@@ -177,7 +178,7 @@ func TestASourceThatNoLongerLoads(t *testing.T) {
 	delete(te.box.components, "vanishing") // as if the guest no longer ran its code
 	te.box.mu.Unlock()
 	te.runAll(src.ID, `1`, `2`)
-	errs := te.waitEvents(src.ID, channelErrors, 2)
+	errs := te.waitEvents(src.ID, model.ChannelErrors, 2)
 	if !strings.Contains(string(errs[0].Data), "no such fake component") {
 		t.Errorf("$errors %s", errs[0].Data)
 	}
@@ -287,7 +288,7 @@ func TestStopInterruptsARunThatRunsAgain(t *testing.T) {
 	if pending, _ := te.st.PendingInvocations(ctx, src.ID, 10); len(pending) != 1 {
 		t.Fatalf("%d invocations queued after Stop, want the interrupted one", len(pending))
 	}
-	if evs := te.events(src.ID, channelErrors); len(evs) != 0 {
+	if evs := te.events(src.ID, model.ChannelErrors); len(evs) != 0 {
 		t.Fatalf("the interrupted run was recorded as failed: %s", evs[0].Data)
 	}
 	te.restart()

@@ -36,11 +36,7 @@ func (h flowHost) Reserve(ctx context.Context, account, target string, limits sa
 
 func (h flowHost) Capabilities(wf model.Workflow, step model.WorkflowStep) (sandbox.Capabilities, func(error) error) {
 	gone := &goneAccounts{}
-	caps := sandbox.Capabilities{Auth: accountAuth{h.e, wf.OwnerID, step.Props, gone}, Stores: dataStores{h.e, wf.OwnerID, step.Props}}
-	if h.e.cfg.Egress != nil {
-		caps.Egress = h.e.cfg.Egress
-	}
-	return caps, gone.explain
+	return h.e.reach(wf.OwnerID, step.Props, gone), gone.explain
 }
 
 func (h flowHost) DB(workflowID string) sandbox.KV { return sourceDB{h.e.store, workflowID} }

@@ -25,3 +25,11 @@ func ErrorClass(err error) string {
 	}
 	return "error"
 }
+
+// Outcome is how a call ended, for metrics: "ok", or its error's class.
+func Outcome(err error) string {
+	if err != nil {
+		return ErrorClass(err)
+	}
+	return "ok"
+}

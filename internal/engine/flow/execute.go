@@ -304,7 +304,7 @@ func (r *Runner) runStepWith(ctx context.Context, lf *liveFlow, i int, steps *st
 	start := r.cfg.Clock.Now()
 	o, err := lf.boxes[i].Invoke(ctx, sandbox.Request{Op: abi.OpRun, Event: steps.event(lf.templatesJSON[i]), Limits: limits}, caps)
 	if ctx.Err() == nil {
-		r.cfg.Observer.RunFinished("step", outcomeOf(err), r.cfg.Clock.Now().Sub(start))
+		r.cfg.Observer.RunFinished("step", emit.Outcome(err), r.cfg.Clock.Now().Sub(start))
 	}
 	if err = explain(err); err != nil {
 		err = r.host.MapStack(err, lf.wf, step, lf.action)

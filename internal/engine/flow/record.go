@@ -12,14 +12,6 @@ import (
 	"github.com/fount-dev/fount/internal/sandbox"
 )
 
-// outcomeOf is how a call ended, for metrics: "ok" or its error's class.
-func outcomeOf(err error) string {
-	if err != nil {
-		return emit.ErrorClass(err)
-	}
-	return "ok"
-}
-
 // failedStep records sx failed with err, which its result carries.
 func failedStep(sx model.StepExecution, err error) (model.StepExecution, stepResult, error) {
 	sx.Status, sx.Error = model.ExecutionError, stepError(err)

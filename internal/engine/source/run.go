@@ -78,9 +78,8 @@ func (r *Runner) runOne(ctx context.Context, l *Live, inv model.Invocation, w *i
 	if errors.Is(runErr, sandbox.ErrClosed) {
 		return store.RunCommit{}, batch.ErrSwapped
 	}
-	outcome := "ok"
+	outcome := emit.Outcome(runErr)
 	if runErr != nil {
-		outcome = emit.ErrorClass(runErr)
 		// The class only: a message may carry the component's data.
 		r.log.Warn("run failed", "source", l.Source.ID, "kind", inv.Kind, "duration", elapsed, "error", outcome)
 	}
